@@ -1,0 +1,450 @@
+// Package allocator is a Go implementation of PyTorch's CUDA caching
+// allocator (c10/cuda/CUDACachingAllocator.cpp, PyTorch 2.11) for one
+// device and the default stream: the same rounding, pools, best-fit
+// search, splitting, merging, cache release and retry, garbage
+// collection, statistics and out-of-memory message, so that any sequence
+// of allocations and frees reports what PyTorch reports. It asks a
+// device.Device for segments and knows nothing of tensors.
+package allocator
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator/device"
+)
+
+// Allocator is the caching allocator of one device (PyTorch's
+// DeviceCachingAllocator).
+type Allocator struct {
+	dev    device.Device
+	index  int // the device index shown in messages
+	cfg    Config
+	small  BlockPool
+	large  BlockPool
+	active map[uint64]*Block // handed-out blocks by address
+	stats  Stats
+
+	totalAllocated uint64 // bytes obtained from the device
+	limit          uint64 // allowed_memory_maximum; valid when hasLimit
+	hasLimit       bool
+
+	spare []*Block // recycled Block objects, so steady state allocates nothing
+}
+
+// New returns the allocator of device number index, with config cfg.
+func New(dev device.Device, index int, cfg Config) *Allocator {
+	a := &Allocator{
+		dev:    dev,
+		index:  index,
+		cfg:    cfg,
+		small:  BlockPool{isSmall: true},
+		active: make(map[uint64]*Block),
+	}
+	a.stats.MaxSplitSize = int64(cfg.MaxSplitSize) // SIZE_MAX shows as -1
+	if cfg.MemoryFraction < 1 {
+		a.SetMemoryFraction(cfg.MemoryFraction) //nolint:errcheck // validated by ParseConfig
+	}
+	return a
+}
+
+// Config returns the allocator's configuration.
+func (a *Allocator) Config() Config { return a.cfg }
+
+// Device returns the device under the allocator.
+func (a *Allocator) Device() device.Device { return a.dev }
+
+// Stats returns a copy of the current statistics.
+func (a *Allocator) Stats() Stats { return a.stats }
+
+// ErrUnknownPointer is returned by Free for an address that is not a live
+// allocation.
+var ErrUnknownPointer = errors.New("pointer is not allocated by this allocator")
+
+// SetMemoryFraction is set_per_process_memory_fraction: limit the memory
+// this allocator may reserve to floor(fraction × total memory). 1 removes
+// the limit.
+func (a *Allocator) SetMemoryFraction(fraction float64) error {
+	if !(fraction >= 0 && fraction <= 1) {
+		return fmt.Errorf("invalid fraction:%g. Please set within [0, 1].", fraction)
+	}
+	a.hasLimit = fraction < 1
+	a.limit = 0
+	if a.hasLimit {
+		a.limit = uint64(fraction * float64(a.dev.TotalMemory()))
+	}
+	return nil
+}
+
+// Limit reports allowed_memory_maximum and whether one is set.
+func (a *Allocator) Limit() (uint64, bool) { return a.limit, a.hasLimit }
+
+func (a *Allocator) gcEnabled() bool { return a.hasLimit && a.cfg.GCThreshold > 0 }
+
+func (a *Allocator) newBlock(pool *BlockPool, ptr, size uint64) *Block {
+	var b *Block
+	if n := len(a.spare); n > 0 {
+		b = a.spare[n-1]
+		a.spare = a.spare[:n-1]
+		*b = Block{}
+	} else {
+		b = new(Block)
+	}
+	b.pool, b.ptr, b.size = pool, ptr, size
+	return b
+}
+
+func (a *Allocator) recycle(b *Block) {
+	*b = Block{}
+	a.spare = append(a.spare, b)
+}
+
+// Malloc is the allocator's malloc: it returns the address of a block of
+// at least size bytes. On out-of-memory it returns an *OutOfMemoryError;
+// the cache released on the way stays released, as in PyTorch.
+func (a *Allocator) Malloc(size uint64) (uint64, error) {
+	if size == 0 {
+		return 0, nil
+	}
+	if size >= maxRequest {
+		return 0, &OutOfMemoryError{Huge: true}
+	}
+	s := a.cfg.roundSize(size)
+	pool := &a.large
+	if s <= kSmallSize {
+		pool = &a.small
+	}
+	allocSize := a.cfg.allocationSize(s)
+	b := a.getFreeBlock(pool, s)
+	if b == nil {
+		var err error
+		if b, err = a.newSegment(pool, s, allocSize); err != nil {
+			return 0, err
+		}
+	}
+	return a.allocFoundBlock(b, s, size), nil
+}
+
+// newSegment runs the slow path of malloc: GC, a new segment, then
+// freeing cached blocks and trying again.
+func (a *Allocator) newSegment(pool *BlockPool, s, allocSize uint64) (*Block, error) {
+	if a.gcEnabled() {
+		if err := a.garbageCollect(); err != nil {
+			return nil, err
+		}
+	}
+	b, err := a.allocBlock(pool, allocSize, false)
+	if b != nil || err != nil {
+		return b, err
+	}
+	released, err := a.releaseAvailableCachedBlocks(pool, s)
+	if err != nil {
+		return nil, err
+	}
+	if released {
+		if b, err = a.allocBlock(pool, allocSize, false); b != nil || err != nil {
+			return b, err
+		}
+	}
+	if err := a.releaseCachedBlocks(); err != nil {
+		return nil, err
+	}
+	if b, err = a.allocBlock(pool, allocSize, true); b != nil || err != nil {
+		return b, err
+	}
+	return nil, a.outOfMemory(s, allocSize)
+}
+
+// getFreeBlock is get_free_block: the best-fitting cached block, removed
+// from the pool, or nil.
+func (a *Allocator) getFreeBlock(pool *BlockPool, s uint64) *Block {
+	if a.gcEnabled() {
+		pool.freeBlocksCalls++
+	}
+	i := pool.lowerBound(s, 0)
+	if i == len(pool.blocks) {
+		return nil
+	}
+	b := pool.blocks[i].b
+	maxSplit := a.cfg.MaxSplitSize
+	// An oversize block never serves a normal request, and serves an
+	// oversize one only if it is less than max_non_split_rounding larger.
+	if s < maxSplit && b.size >= maxSplit {
+		return nil
+	}
+	if s >= maxSplit && b.size >= s+a.cfg.MaxNonSplitRounding {
+		return nil
+	}
+	pool.remove(b)
+	return b
+}
+
+// allocBlock is alloc_block: a new segment of size bytes from the device.
+// A nil block with a nil error means the device (or the memory fraction)
+// had no room.
+func (a *Allocator) allocBlock(pool *BlockPool, size uint64, isRetry bool) (*Block, error) {
+	if isRetry {
+		a.stats.NumAllocRetries++
+	}
+	if a.hasLimit && a.totalAllocated+size > a.limit {
+		return nil, nil
+	}
+	ptr, err := a.dev.Malloc(size)
+	if errors.Is(err, device.ErrOutOfMemory) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	a.totalAllocated += size
+	b := a.newBlock(pool, ptr, size)
+	a.stats.Segment.increase(pool.isSmall, 1)
+	a.stats.ReservedBytes.increase(pool.isSmall, int64(size))
+	if size >= a.cfg.MaxSplitSize {
+		a.stats.OversizeSegments.increase(1)
+	}
+	a.stats.NumDeviceAlloc++
+	return b, nil
+}
+
+func (a *Allocator) shouldSplit(b *Block, s uint64) bool {
+	remaining := b.size - s
+	if b.pool.isSmall {
+		return remaining >= kMinBlockSize
+	}
+	return s < a.cfg.MaxSplitSize && remaining > kSmallSize
+}
+
+// allocFoundBlock is alloc_found_block: split b if the rule says so and
+// hand out its front.
+func (a *Allocator) allocFoundBlock(b *Block, s, orig uint64) uint64 {
+	small := b.pool.isSmall
+	alreadySplit := b.isSplit()
+	h := b
+	if a.shouldSplit(b, s) {
+		// The front becomes a new Block; the old object is the remainder
+		// and keeps its requested_size.
+		h = a.newBlock(b.pool, b.ptr, s)
+		h.prev, h.next = b.prev, b
+		if b.prev != nil {
+			b.prev.next = h
+		}
+		b.prev = h
+		b.ptr += s
+		b.size -= s
+		b.pool.insert(b)
+		if alreadySplit {
+			a.stats.InactiveSplitBytes.decrease(small, int64(s))
+		} else {
+			a.stats.InactiveSplit.increase(small, 1)
+			a.stats.InactiveSplitBytes.increase(small, int64(b.size))
+		}
+	} else if alreadySplit {
+		a.stats.InactiveSplit.decrease(small, 1)
+		a.stats.InactiveSplitBytes.decrease(small, int64(b.size))
+	}
+	h.allocated = true
+	h.requestedSize = orig
+	a.active[h.ptr] = h
+	a.stats.Allocation.increase(small, 1)
+	a.stats.AllocatedBytes.increase(small, int64(h.size))
+	a.stats.Active.increase(small, 1)
+	a.stats.ActiveBytes.increase(small, int64(h.size))
+	a.stats.RequestedBytes.increase(small, int64(orig))
+	if h.size >= a.cfg.MaxSplitSize {
+		a.stats.OversizeAllocs.increase(1)
+	}
+	return h.ptr
+}
+
+// Free returns an allocation to the cache. An address that is not live is
+// refused with ErrUnknownPointer and changes nothing.
+func (a *Allocator) Free(ptr uint64) error {
+	b, ok := a.active[ptr]
+	if !ok {
+		return fmt.Errorf("free(%#x): %w", ptr, ErrUnknownPointer)
+	}
+	small := b.pool.isSmall
+	b.allocated = false
+	a.stats.Allocation.decrease(small, 1)
+	a.stats.AllocatedBytes.decrease(small, int64(b.size))
+	if b.size >= a.cfg.MaxSplitSize {
+		a.stats.OversizeAllocs.decrease(1)
+	}
+	delete(a.active, ptr)
+	a.freeBlock(b)
+	return nil
+}
+
+// freeBlock is free_block: merge b with free neighbours and cache it.
+func (a *Allocator) freeBlock(b *Block) {
+	small := b.pool.isSmall
+	origSize, req := b.size, b.requestedSize
+	var dBlocks, dBytes int64
+	for _, n := range [2]*Block{b.prev, b.next} {
+		if n == nil || n.allocated {
+			continue
+		}
+		a.merge(b, n)
+		dBlocks--
+		dBytes -= int64(n.size)
+		a.recycle(n)
+	}
+	b.pool.insert(b)
+	if b.isSplit() {
+		dBlocks++
+		dBytes += int64(b.size)
+	}
+	a.stats.InactiveSplit.change(small, dBlocks)
+	a.stats.InactiveSplitBytes.change(small, dBytes)
+	a.stats.Active.decrease(small, 1)
+	a.stats.ActiveBytes.decrease(small, int64(origSize))
+	a.stats.RequestedBytes.decrease(small, int64(req))
+}
+
+// merge absorbs the free neighbour n into b; n leaves the pool.
+func (a *Allocator) merge(b, n *Block) {
+	b.pool.remove(n)
+	if n == b.prev {
+		b.ptr = n.ptr
+		b.prev = n.prev
+		if b.prev != nil {
+			b.prev.next = b
+		}
+	} else {
+		b.next = n.next
+		if b.next != nil {
+			b.next.prev = b
+		}
+	}
+	b.size += n.size
+}
+
+// releaseBlock is release_block: give a whole free segment back to the
+// device.
+func (a *Allocator) releaseBlock(b *Block) error {
+	if err := a.dev.Free(b.ptr); err != nil {
+		return err
+	}
+	small := b.pool.isSmall
+	a.stats.NumDeviceFree++
+	a.totalAllocated -= b.size
+	a.stats.Segment.decrease(small, 1)
+	a.stats.ReservedBytes.decrease(small, int64(b.size))
+	if b.size >= a.cfg.MaxSplitSize {
+		a.stats.OversizeSegments.decrease(1)
+	}
+	b.pool.remove(b)
+	a.recycle(b)
+	return nil
+}
+
+// releasePool frees every cached block of pool that is a whole segment.
+func (a *Allocator) releasePool(pool *BlockPool) error {
+	for i := 0; i < len(pool.blocks); {
+		b := pool.blocks[i].b
+		if b.isSplit() {
+			i++
+			continue
+		}
+		if err := a.releaseBlock(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// releaseCachedBlocks is release_cached_blocks, which is also what
+// empty_cache does: free every fully free segment, large pool first.
+func (a *Allocator) releaseCachedBlocks() error {
+	a.stats.NumSyncAllStreams++
+	if err := a.releasePool(&a.large); err != nil {
+		return err
+	}
+	return a.releasePool(&a.small)
+}
+
+// EmptyCache is torch.cuda.empty_cache() for this device.
+func (a *Allocator) EmptyCache() error { return a.releaseCachedBlocks() }
+
+// releaseAvailableCachedBlocks is release_available_cached_blocks: with
+// max_split_size set, free one cached oversize block big enough for the
+// request, or else oversize blocks from the largest down until enough is
+// freed. It reports whether enough was freed; what it freed stays freed.
+func (a *Allocator) releaseAvailableCachedBlocks(pool *BlockPool, s uint64) (bool, error) {
+	maxSplit := a.cfg.MaxSplitSize
+	if maxSplit == NoMaxSplit {
+		return false, nil
+	}
+	key := max(s, maxSplit)
+	i := pool.lowerBound(key, 0)
+	if i < len(pool.blocks) {
+		return true, a.releaseBlock(pool.blocks[i].b)
+	}
+	if i == 0 {
+		return false, nil
+	}
+	var released uint64
+	for i--; released < key && pool.blocks[i].size >= maxSplit; i-- {
+		cur := pool.blocks[i].b
+		released += cur.size
+		if err := a.releaseBlock(cur); err != nil {
+			return false, err
+		}
+		if i == 0 {
+			break
+		}
+	}
+	return released >= key, nil
+}
+
+// garbageCollect is garbage_collect_cached_blocks: above
+// garbage_collection_threshold of the limit, free whole cached large
+// segments that have waited longest (at least the average age), pass by
+// pass, until the excess is reclaimed.
+func (a *Allocator) garbageCollect() error {
+	threshold := uint64(a.cfg.GCThreshold * float64(a.limit))
+	if a.totalAllocated <= threshold {
+		return nil
+	}
+	target := a.totalAllocated - threshold
+	pool := &a.large
+	var totalAge float64
+	count := 0
+	for _, e := range pool.blocks {
+		if b := e.b; !b.isSplit() {
+			totalAge += float64(pool.freeBlocksCalls - b.gcCountBase)
+			count++
+		}
+	}
+	if count == 0 {
+		return nil
+	}
+	var reclaimed uint64
+	for freed := true; reclaimed < target && freed && count > 0; {
+		avg := totalAge / float64(count)
+		freed = false
+		for i := 0; i < len(pool.blocks); {
+			b := pool.blocks[i].b
+			age := float64(pool.freeBlocksCalls - b.gcCountBase)
+			if b.isSplit() || age < avg {
+				i++
+				continue
+			}
+			freed = true
+			reclaimed += b.size
+			totalAge -= age
+			count--
+			if err := a.releaseBlock(b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// ResetPeakStats is reset_peak_memory_stats.
+func (a *Allocator) ResetPeakStats() { a.stats.resetPeak() }
+
+// ResetAccumulatedStats is reset_accumulated_memory_stats.
+func (a *Allocator) ResetAccumulatedStats() { a.stats.resetAccumulated() }

@@ -1,0 +1,262 @@
+package allocator
+
+import (
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator/device/sim"
+)
+
+func newTest(t testing.TB, conf string) *Allocator {
+	t.Helper()
+	cfg, err := ParseConfig(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(sim.New(sim.H200Total), 0, cfg)
+}
+
+func TestRoundSize(t *testing.T) {
+	for _, tc := range []struct {
+		conf string
+		n    uint64
+		want uint64
+	}{
+		{"", 1, 512},
+		{"", 512, 512},
+		{"", 513, 1024},
+		{"", 1000, 1024},
+		{"roundup_power2_divisions:4", 1200, 1536}, // n <= 512*d: not power-rounded
+		{"roundup_power2_divisions:4", 5*MiB + 1, 6 * MiB},
+		{"roundup_power2_divisions:4", 4 * MiB, 4 * MiB},
+		{"roundup_power2_divisions:[256:1,512:2,1024:4,>:8]", 300 * MiB, 300 * MiB},
+		{"roundup_power2_divisions:[256:1,512:2,1024:4,>:8]", 600 * MiB, 768 * MiB},
+		{"roundup_power2_divisions:[256:1,512:2,1024:4,>:8]", 1100 * MiB, 1280 * MiB},
+	} {
+		c, err := ParseConfig(tc.conf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.roundSize(tc.n); got != tc.want {
+			t.Errorf("%q: roundSize(%d) = %d, want %d", tc.conf, tc.n, got, tc.want)
+		}
+	}
+}
+
+func TestAllocationSize(t *testing.T) {
+	c := DefaultConfig()
+	for _, tc := range []struct{ s, want uint64 }{
+		{512, 2 * MiB}, {MiB, 2 * MiB}, {MiB + 512, 20 * MiB},
+		{10*MiB - 512, 20 * MiB}, {10 * MiB, 10 * MiB}, {26214912, 26 * MiB},
+	} {
+		if got := c.allocationSize(tc.s); got != tc.want {
+			t.Errorf("allocationSize(%d) = %d, want %d", tc.s, got, tc.want)
+		}
+	}
+}
+
+// The texts PyTorch 2.11 gave for these strings (scripts/probe_torch.py).
+func TestParseConfigErrors(t *testing.T) {
+	for conf, want := range map[string]string{
+		"bogus:1":                          "Unrecognized key 'bogus' in Accelerator allocator config.",
+		"max_split_size_mb:5":              "CachingAllocator option max_split_size_mb too small, must be >= 20",
+		"max_split_size_mb:abc":            "stoull",
+		"garbage_collection_threshold:1.5": "garbage_collect_threshold is invalid, set it in (0.0, 1.0)",
+		"expandable_segments:true":         "Expected 'True' or 'False'",
+		"roundup_power2_divisions:3":       "For roundups, the divisions has to be power of 2 ",
+		"roundup_power2_divisions:[256:3]": "For roundups, the divisions has to be power of 2 or 0 to disable roundup ",
+		"roundup_power2_divisions:[300:2]": "For roundups, the intervals have to be power of 2 ",
+		"roundup_power2_divisions:[256:2":  "Expected closing bracket",
+		"max_split_size_mb=40":             "Unrecognized key 'max_split_size_mb=40'",
+		"large_segment_size_mb:8":          "large_segment_size_mb must be > 10 MB",
+		"max_non_split_rounding_mb:10":     "max_non_split_rounding_mb too small, must be >= 20",
+		"backend:foo":                      "Unknown allocator backend, options are native and cudaMallocAsync",
+		"per_process_memory_fraction:2":    "per_process_memory_fraction is invalid, set it in [0.0, 1.0]",
+		"pinned_num_register_threads:4":    "not supported by gpumemrepl",
+		"expandable_segments:True":         "not yet supported",
+		"max_split_size_mb":                "Index out of bounds",
+		"max_split_size_mb:":               "Index out of bounds",
+	} {
+		_, err := ParseConfig(conf)
+		var ce *ConfigError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseConfig(%q) = %v, want an error containing %q", conf, err, want)
+		}
+	}
+}
+
+func TestParseConfig(t *testing.T) {
+	c, err := ParseConfig(" max_split_size_mb:40.5, garbage_collection_threshold:0.6,roundup_power2_divisions:[>:4]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MaxSplitSize != 40*MiB || c.GCThreshold != 0.6 || c.RoundupDivisions[0] != 0 || c.RoundupDivisions[1] != 4 || c.RoundupDivisions[15] != 4 {
+		t.Errorf("got %+v", c)
+	}
+	c, err = ParseConfig("max_split_size_mb:30,large_segment_size_mb:40")
+	if err == nil {
+		t.Errorf("max_split_size_mb:30 under large_segment_size_mb:40 accepted: %+v", c)
+	}
+	c, err = ParseConfig("large_segment_size_mb:40")
+	if err != nil || c.LargeSegmentSize != 40*MiB || c.MaxNonSplitRounding != 40*MiB {
+		t.Errorf("large_segment_size_mb:40 = %+v, %v", c, err)
+	}
+}
+
+func TestFormatSize(t *testing.T) {
+	for n, want := range map[uint64]string{
+		0: "0 bytes", 1024: "1024 bytes", 1025: "1.00 KiB", MiB: "1024.00 KiB", MiB + 1: "1.00 MiB",
+		GiB: "1024.00 MiB", GiB + 1: "1.00 GiB", 1152: "1.12 KiB", 5368709: "5.12 MiB", 150119400000: "139.81 GiB",
+	} {
+		if got := FormatSize(n); got != want {
+			t.Errorf("FormatSize(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// PyTorch 2.11's text for a 2 GiB request under fraction 0.01 on a fresh
+// H200 (scripts/probe_torch.py), less NVML's sentence about the process.
+func TestOutOfMemoryMessage(t *testing.T) {
+	a := newTest(t, "")
+	if err := a.SetMemoryFraction(0.01); err != nil {
+		t.Fatal(err)
+	}
+	_, err := a.Malloc(2 * GiB)
+	var oom *OutOfMemoryError
+	if !errors.As(err, &oom) {
+		t.Fatalf("Malloc = %v, want out of memory", err)
+	}
+	oom.DeviceFree = 149561409536 // what cudaMemGetInfo said on the real GPU
+	want := "CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 139.80 GiB of which 139.29 GiB is free. 1.40 GiB allowed; Of the allocated memory 0 bytes is allocated by PyTorch, and 0 bytes is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  (https://docs.pytorch.org/docs/stable/notes/cuda.html#optimizing-memory-usage-with-pytorch-cuda-alloc-conf)"
+	if got := oom.Error(); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	s := a.Stats()
+	if s.NumOOMs != 1 || s.NumAllocRetries != 1 || s.NumSyncAllStreams != 1 {
+		t.Errorf("ooms %d retries %d syncs %d, want 1 1 1", s.NumOOMs, s.NumAllocRetries, s.NumSyncAllStreams)
+	}
+}
+
+// Worked examples of allocator-spec.md §15.1.
+func TestWorkedExamples(t *testing.T) {
+	a := newTest(t, "")
+	p, _ := a.Malloc(1000)
+	s := a.Stats()
+	if s.AllocatedBytes[0].Current != 1024 || s.ReservedBytes[0].Current != 2*MiB || s.InactiveSplitBytes[0].Current != 2096128 {
+		t.Errorf("after alloc(1000): %+v", s)
+	}
+	if err := a.Free(p); err != nil {
+		t.Fatal(err)
+	}
+	if seg := a.Snapshot(); len(seg) != 1 || seg[0].Blocks[0].RequestedSize != 1000 || seg[0].Blocks[0].Size != 2*MiB {
+		t.Errorf("snapshot after free: %+v", seg)
+	}
+	if err := a.EmptyCache(); err != nil {
+		t.Fatal(err)
+	}
+	if s := a.Stats(); s.ReservedBytes[0].Current != 0 || s.NumDeviceFree != 1 {
+		t.Errorf("after empty_cache: %+v", s)
+	}
+	a.Malloc(25*MiB + 1)
+	if s := a.Stats(); s.AllocatedBytes[0].Current != 26*MiB || s.RequestedBytes[0].Current != 25*MiB+1 {
+		t.Errorf("25 MiB + 1 not handed out whole: %+v", s.AllocatedBytes[0])
+	}
+
+	b := newTest(t, "max_split_size_mb:40")
+	x, _ := b.Malloc(100 * MiB)
+	b.Free(x)
+	y, _ := b.Malloc(90 * MiB)
+	if y != x || b.Stats().AllocatedBytes[0].Current != 100*MiB {
+		t.Errorf("90 MiB did not reuse the oversize 100 MiB block whole")
+	}
+	b.Free(y)
+	z, _ := b.Malloc(30 * MiB)
+	if z == x || b.Stats().Segment[0].Current != 2 {
+		t.Errorf("30 MiB used an oversize block")
+	}
+}
+
+func TestFreeUnknownPointer(t *testing.T) {
+	a := newTest(t, "")
+	p, _ := a.Malloc(4096)
+	before := a.Stats()
+	for _, bad := range []uint64{p + 512, 12345} {
+		if err := a.Free(bad); !errors.Is(err, ErrUnknownPointer) {
+			t.Errorf("Free(%#x) = %v", bad, err)
+		}
+	}
+	a.Free(p)
+	if err := a.Free(p); !errors.Is(err, ErrUnknownPointer) {
+		t.Errorf("double free = %v", err)
+	}
+	a2 := newTest(t, "")
+	q, _ := a2.Malloc(4096)
+	snap := a2.Stats()
+	a2.Free(q + 512)
+	if a2.Stats() != snap || before.Allocation[0].Current != 1 {
+		t.Errorf("a refused free changed the stats")
+	}
+}
+
+var fuzzConfigs = []string{
+	"", "max_split_size_mb:40", "max_split_size_mb:100,garbage_collection_threshold:0.6",
+	"roundup_power2_divisions:4", "roundup_power2_divisions:[256:1,512:2,1024:4,>:8]",
+	"garbage_collection_threshold:0.7", "large_segment_size_mb:40,max_non_split_rounding_mb:64",
+}
+
+// runRandom drives random ops and checks the invariants after each.
+func runRandom(t testing.TB, seed uint64, conf string, limit uint64, n int) {
+	a := newTest(t, conf)
+	if limit > 0 {
+		a.SetMemoryFraction(float64(limit) / sim.H200Total)
+	}
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	var live []uint64
+	for i := 0; i < n; i++ {
+		switch r := rng.IntN(100); {
+		case r < 2:
+			if err := a.EmptyCache(); err != nil {
+				t.Fatal(err)
+			}
+		case r < 55 || len(live) == 0:
+			size := uint64(1) << rng.IntN(31)
+			size += rng.Uint64N(size)
+			p, err := a.Malloc(size)
+			var oom *OutOfMemoryError
+			if errors.As(err, &oom) {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			live = append(live, p)
+		default:
+			k := rng.IntN(len(live))
+			if err := a.Free(live[k]); err != nil {
+				t.Fatalf("op %d: %v", i, err)
+			}
+			live = append(live[:k], live[k+1:]...)
+		}
+		if err := a.CheckInvariants(); err != nil {
+			t.Fatalf("seed %d conf %q op %d: %v", seed, conf, i, err)
+		}
+	}
+}
+
+func TestInvariantsRandom(t *testing.T) {
+	for i, conf := range fuzzConfigs {
+		for _, limit := range []uint64{0, 2 * GiB} {
+			runRandom(t, uint64(i)*7+limit, conf, limit, 3000)
+		}
+	}
+}
+
+func FuzzInvariants(f *testing.F) {
+	f.Add(uint64(1), uint8(0), uint16(0))
+	f.Add(uint64(2), uint8(2), uint16(3))
+	f.Fuzz(func(t *testing.T, seed uint64, conf uint8, limitMiB uint16) {
+		runRandom(t, seed, fuzzConfigs[int(conf)%len(fuzzConfigs)], uint64(limitMiB)*MiB, 400)
+	})
+}

@@ -1,0 +1,68 @@
+package allocator
+
+// A Block is a contiguous range of a segment: handed out (allocated) or
+// cached (in its pool's free set). Blocks of one segment form a list in
+// address order.
+type Block struct {
+	ptr           uint64
+	size          uint64
+	requestedSize uint64 // the last request this Block object served; kept after free
+	pool          *BlockPool
+	allocated     bool
+	prev, next    *Block
+	gcCountBase   int64 // pool.freeBlocksCalls when last cached
+}
+
+// isSplit reports whether the block shares its segment with others.
+func (b *Block) isSplit() bool { return b.prev != nil || b.next != nil }
+
+// A BlockPool is PyTorch's BlockPool: the cached (free) blocks of one
+// size class, ordered by (size, address) so that the first block of at
+// least a size is its best fit.
+type BlockPool struct {
+	blocks          []poolEntry // sorted by (size, ptr)
+	isSmall         bool
+	freeBlocksCalls int64 // get_free_blocks_call_count, for GC ageing
+}
+
+// poolEntry keeps a cached block's key beside it, so the search reads
+// one contiguous array instead of chasing pointers.
+type poolEntry struct {
+	size, ptr uint64
+	b         *Block
+}
+
+func (e *poolEntry) less(size, ptr uint64) bool {
+	return e.size < size || (e.size == size && e.ptr < ptr)
+}
+
+// lowerBound returns the index of the first cached block >= (size, ptr).
+func (p *BlockPool) lowerBound(size, ptr uint64) int {
+	lo, hi := 0, len(p.blocks)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if p.blocks[mid].less(size, ptr) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+func (p *BlockPool) insert(b *Block) {
+	b.gcCountBase = p.freeBlocksCalls
+	i := p.lowerBound(b.size, b.ptr)
+	p.blocks = append(p.blocks, poolEntry{})
+	copy(p.blocks[i+1:], p.blocks[i:])
+	p.blocks[i] = poolEntry{b.size, b.ptr, b}
+}
+
+func (p *BlockPool) remove(b *Block) {
+	i := p.lowerBound(b.size, b.ptr)
+	if i < len(p.blocks) && p.blocks[i].b == b {
+		copy(p.blocks[i:], p.blocks[i+1:])
+		p.blocks[len(p.blocks)-1] = poolEntry{}
+		p.blocks = p.blocks[:len(p.blocks)-1]
+	}
+}

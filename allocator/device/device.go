@@ -1,0 +1,27 @@
+// Package device defines the memory source under the caching allocator:
+// the calls the allocator makes to get and return device memory. The
+// simulated device (package sim) and the CUDA driver implement it; the
+// allocator knows nothing of which one it talks to.
+package device
+
+import "errors"
+
+// ErrOutOfMemory is returned (possibly wrapped) when the device has no room
+// for a request. The allocator treats it as cudaErrorMemoryAllocation:
+// release cached blocks and retry, then raise out-of-memory. Any other
+// error is passed to the caller at once.
+var ErrOutOfMemory = errors.New("out of memory")
+
+// Device is one GPU's memory, as the caching allocator sees it.
+type Device interface {
+	// Malloc returns the address of a new segment of exactly size bytes
+	// (cudaMalloc).
+	Malloc(size uint64) (uint64, error)
+	// Free returns a segment obtained from Malloc (cudaFree).
+	Free(ptr uint64) error
+	// MemGetInfo reports free and total device memory (cudaMemGetInfo).
+	MemGetInfo() (free, total uint64, err error)
+	// TotalMemory is the device's total memory (totalGlobalMem), the base
+	// of set_per_process_memory_fraction.
+	TotalMemory() uint64
+}

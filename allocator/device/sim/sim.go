@@ -1,0 +1,194 @@
+// Package sim provides a simulated GPU: a fake address space of a chosen
+// size that hands out addresses in the pattern the CUDA driver does, so
+// that the caching allocator above it breaks ties between equal-size
+// blocks, and releases segments, in the same order as on a real GPU.
+package sim
+
+import (
+	"fmt"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator/device"
+)
+
+// H200Total is the total memory of an NVIDIA H200 as cuDeviceTotalMem
+// reports it.
+const H200Total = 150109880320
+
+// The address pattern of cuMemAlloc, measured on an H200 (driver
+// 580.159.04) with scripts/probe_torch.py and the segment addresses in
+// testdata/traces (scripts/record_traces.py):
+//
+//   - Sizes are rounded up to 2 MiB.
+//   - The driver reserves virtual address space in chunks that are a
+//     multiple of 32 MiB; a new allocation sits at the bottom of its chunk
+//     and the rest of the chunk is a gap that later allocations fill.
+//   - A request first goes into a gap: the chunks are searched from the
+//     most recently reserved back, and in a chunk the lowest free range
+//     that fits is used.
+//   - Otherwise a new chunk is carved from the top of a free address
+//     range: the range freed most recently among those that fit (the
+//     untouched space below everything counts as freed first of all).
+//   - A chunk whose allocations are all freed is returned to the free
+//     address space, merging with free neighbours.
+const (
+	vaTop     = 0x7f0000000000
+	vaBottom  = 0x100000000
+	granule   = 2 << 20
+	chunkUnit = 32 << 20
+)
+
+type span struct{ start, size uint64 }
+
+func (s span) end() uint64 { return s.start + s.size }
+
+// chunk is a reserved range of address space and the allocations in it,
+// sorted by address.
+type chunk struct {
+	span
+	used []span
+}
+
+// firstFit returns the lowest address in c where size bytes are free.
+func (c *chunk) firstFit(size uint64) (uint64, int, bool) {
+	at := c.start
+	for i, u := range c.used {
+		if u.start-at >= size {
+			return at, i, true
+		}
+		at = u.end()
+	}
+	if c.end()-at >= size {
+		return at, len(c.used), true
+	}
+	return 0, 0, false
+}
+
+// freeRange is unreserved address space, stamped with when it was freed.
+type freeRange struct {
+	span
+	stamp uint64
+}
+
+// Device is a simulated GPU. The zero value is not usable; call New.
+type Device struct {
+	total  uint64
+	used   uint64
+	chunks []*chunk // in the order they were reserved
+	free   []freeRange
+	clock  uint64
+	live   map[uint64]*chunk
+}
+
+// New returns a simulated device with total bytes of memory.
+func New(total uint64) *Device {
+	return &Device{
+		total: total,
+		free:  []freeRange{{span: span{vaBottom, vaTop - vaBottom}}},
+		live:  make(map[uint64]*chunk),
+	}
+}
+
+func roundUp(n, unit uint64) uint64 { return (n + unit - 1) / unit * unit }
+
+// Malloc implements device.Device.
+func (d *Device) Malloc(size uint64) (uint64, error) {
+	va := roundUp(size, granule)
+	if size == 0 || d.used+va > d.total {
+		return 0, fmt.Errorf("cudaMalloc(%d): %w", size, device.ErrOutOfMemory)
+	}
+	for i := len(d.chunks) - 1; i >= 0; i-- {
+		c := d.chunks[i]
+		if at, j, ok := c.firstFit(va); ok {
+			c.used = append(c.used, span{})
+			copy(c.used[j+1:], c.used[j:])
+			c.used[j] = span{at, va}
+			return d.place(at, va, c), nil
+		}
+	}
+	c, err := d.reserve(roundUp(va, chunkUnit))
+	if err != nil {
+		return 0, err
+	}
+	c.used = append(c.used, span{c.start, va})
+	return d.place(c.start, va, c), nil
+}
+
+func (d *Device) place(at, va uint64, c *chunk) uint64 {
+	d.live[at] = c
+	d.used += va
+	return at
+}
+
+// reserve carves a chunk from the top of the most recently freed range
+// that fits it.
+func (d *Device) reserve(size uint64) (*chunk, error) {
+	best := -1
+	for i, r := range d.free {
+		if r.size >= size && (best < 0 || r.stamp > d.free[best].stamp) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil, fmt.Errorf("cudaMalloc: address space exhausted: %w", device.ErrOutOfMemory)
+	}
+	r := &d.free[best]
+	r.size -= size
+	c := &chunk{span: span{r.end(), size}}
+	if r.size == 0 {
+		d.free = append(d.free[:best], d.free[best+1:]...)
+	}
+	d.chunks = append(d.chunks, c)
+	return c, nil
+}
+
+// Free implements device.Device.
+func (d *Device) Free(ptr uint64) error {
+	c, ok := d.live[ptr]
+	if !ok {
+		return fmt.Errorf("cudaFree(%#x): not a live allocation", ptr)
+	}
+	delete(d.live, ptr)
+	for j, u := range c.used {
+		if u.start == ptr {
+			d.used -= u.size
+			c.used = append(c.used[:j], c.used[j+1:]...)
+			break
+		}
+	}
+	if len(c.used) == 0 {
+		d.release(c)
+	}
+	return nil
+}
+
+// release returns an empty chunk's range to the free address space.
+func (d *Device) release(c *chunk) {
+	for i, x := range d.chunks {
+		if x == c {
+			d.chunks = append(d.chunks[:i], d.chunks[i+1:]...)
+			break
+		}
+	}
+	d.clock++
+	r := freeRange{span: c.span, stamp: d.clock}
+	kept := d.free[:0]
+	for _, f := range d.free {
+		switch {
+		case f.end() == r.start:
+			r.start, r.size = f.start, r.size+f.size
+		case r.end() == f.start:
+			r.size += f.size
+		default:
+			kept = append(kept, f)
+		}
+	}
+	d.free = append(kept, r)
+}
+
+// MemGetInfo implements device.Device.
+func (d *Device) MemGetInfo() (free, total uint64, err error) {
+	return d.total - d.used, d.total, nil
+}
+
+// TotalMemory implements device.Device.
+func (d *Device) TotalMemory() uint64 { return d.total }

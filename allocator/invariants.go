@@ -1,0 +1,81 @@
+package allocator
+
+import "fmt"
+
+// CheckInvariants verifies the allocator's bookkeeping against its blocks:
+// the blocks of each segment tile it, no two free neighbours are left
+// unmerged, the cached sets hold exactly the free blocks, and the current
+// stats equal what the blocks say. It returns the first violation.
+func (a *Allocator) CheckInvariants() error {
+	var want Stats
+	for _, seg := range a.Snapshot() {
+		small := seg.Small
+		want.Segment.increase(small, 1)
+		want.ReservedBytes.increase(small, int64(seg.TotalSize))
+		addr := seg.Address
+		for i, b := range seg.Blocks {
+			if b.Address != addr {
+				return fmt.Errorf("segment %#x: block %d at %#x, want %#x", seg.Address, i, b.Address, addr)
+			}
+			addr += b.Size
+			if b.Size%kMinBlockSize != 0 {
+				return fmt.Errorf("block %#x: size %d is not a multiple of 512", b.Address, b.Size)
+			}
+			if b.State == StateAllocated {
+				want.Allocation.increase(small, 1)
+				want.AllocatedBytes.increase(small, int64(b.Size))
+				want.RequestedBytes.increase(small, int64(b.RequestedSize))
+				continue
+			}
+			if i > 0 && seg.Blocks[i-1].State == StateInactive {
+				return fmt.Errorf("block %#x: free neighbours not merged", b.Address)
+			}
+			if len(seg.Blocks) > 1 {
+				want.InactiveSplit.increase(small, 1)
+				want.InactiveSplitBytes.increase(small, int64(b.Size))
+			}
+		}
+	}
+	cached := 0
+	for _, pool := range []*BlockPool{&a.small, &a.large} {
+		for i, e := range pool.blocks {
+			if e.b.allocated || e.size != e.b.size || e.ptr != e.b.ptr || e.b.pool != pool {
+				return fmt.Errorf("pool entry %d (%#x) is stale", i, e.ptr)
+			}
+			if i > 0 && !pool.blocks[i-1].less(e.size, e.ptr) {
+				return fmt.Errorf("pool out of order at %#x", e.ptr)
+			}
+		}
+		cached += len(pool.blocks)
+	}
+	if got := int64(len(a.active)); got != a.stats.Active[bucketAll].Current {
+		return fmt.Errorf("active: %d blocks, stat says %d", got, a.stats.Active[bucketAll].Current)
+	}
+	checks := []struct {
+		name      string
+		got, want *StatArray
+	}{
+		{"allocation", &a.stats.Allocation, &want.Allocation},
+		{"allocated_bytes", &a.stats.AllocatedBytes, &want.AllocatedBytes},
+		{"active_bytes", &a.stats.ActiveBytes, &want.AllocatedBytes},
+		{"requested_bytes", &a.stats.RequestedBytes, &want.RequestedBytes},
+		{"segment", &a.stats.Segment, &want.Segment},
+		{"reserved_bytes", &a.stats.ReservedBytes, &want.ReservedBytes},
+		{"inactive_split", &a.stats.InactiveSplit, &want.InactiveSplit},
+		{"inactive_split_bytes", &a.stats.InactiveSplitBytes, &want.InactiveSplitBytes},
+	}
+	for _, c := range checks {
+		for k := range c.got {
+			if c.got[k].Current != c.want[k].Current {
+				return fmt.Errorf("%s.%s.current = %d, blocks say %d", c.name, bucketNames[k], c.got[k].Current, c.want[k].Current)
+			}
+		}
+	}
+	if uint64(a.stats.ReservedBytes[bucketAll].Current) != a.totalAllocated {
+		return fmt.Errorf("reserved %d != total allocated %d", a.stats.ReservedBytes[bucketAll].Current, a.totalAllocated)
+	}
+	if a.hasLimit && a.totalAllocated > a.limit {
+		return fmt.Errorf("reserved %d exceeds the limit %d", a.totalAllocated, a.limit)
+	}
+	return nil
+}

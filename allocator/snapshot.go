@@ -1,0 +1,64 @@
+package allocator
+
+import "sort"
+
+// SegmentInfo is one segment of torch.cuda.memory_snapshot().
+type SegmentInfo struct {
+	Device        int
+	Address       uint64
+	TotalSize     uint64
+	AllocatedSize uint64
+	ActiveSize    uint64
+	RequestedSize uint64
+	Small         bool // segment_type "small", else "large"
+	Blocks        []BlockInfo
+}
+
+// BlockInfo is one block of a SegmentInfo.
+type BlockInfo struct {
+	Address       uint64
+	Size          uint64
+	RequestedSize uint64
+	State         string // "active_allocated" or "inactive"
+}
+
+// Block states as PyTorch names them.
+const (
+	StateAllocated = "active_allocated"
+	StateInactive  = "inactive"
+)
+
+// Snapshot returns the segments and their blocks, by address.
+func (a *Allocator) Snapshot() []SegmentInfo {
+	var heads []*Block
+	for _, pool := range []*BlockPool{&a.large, &a.small} {
+		for _, e := range pool.blocks {
+			if e.b.prev == nil {
+				heads = append(heads, e.b)
+			}
+		}
+	}
+	for _, b := range a.active {
+		if b.prev == nil {
+			heads = append(heads, b)
+		}
+	}
+	sort.Slice(heads, func(i, j int) bool { return heads[i].ptr < heads[j].ptr })
+	segs := make([]SegmentInfo, 0, len(heads))
+	for _, h := range heads {
+		s := SegmentInfo{Device: a.index, Address: h.ptr, Small: h.pool.isSmall}
+		for b := h; b != nil; b = b.next {
+			bi := BlockInfo{Address: b.ptr, Size: b.size, RequestedSize: b.requestedSize, State: StateInactive}
+			s.TotalSize += b.size
+			if b.allocated {
+				bi.State = StateAllocated
+				s.AllocatedSize += b.size
+				s.ActiveSize += b.size
+				s.RequestedSize += b.requestedSize
+			}
+			s.Blocks = append(s.Blocks, bi)
+		}
+		segs = append(segs, s)
+	}
+	return segs
+}

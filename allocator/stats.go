@@ -1,0 +1,179 @@
+package allocator
+
+import "sort"
+
+// A Stat is one memory_stats() figure with its four fields.
+type Stat struct {
+	Current, Peak, Allocated, Freed int64
+}
+
+func (s *Stat) increase(n int64) {
+	s.Current += n
+	s.Peak = max(s.Peak, s.Current)
+	s.Allocated += n
+}
+
+func (s *Stat) decrease(n int64) {
+	s.Current -= n
+	s.Freed += n
+}
+
+// change applies a signed difference as PyTorch does: an increase or a
+// decrease by its absolute value.
+func (s *Stat) change(n int64) {
+	if n >= 0 {
+		s.increase(n)
+	} else {
+		s.decrease(-n)
+	}
+}
+
+// Pool buckets of a StatArray, in PyTorch's order.
+const (
+	bucketAll = iota
+	bucketSmall
+	bucketLarge
+	numBuckets
+)
+
+var bucketNames = [numBuckets]string{"all", "small_pool", "large_pool"}
+
+// A StatArray is a Stat per bucket: all, small_pool, large_pool.
+type StatArray [numBuckets]Stat
+
+func (a *StatArray) increase(small bool, n int64) {
+	a[bucketAll].increase(n)
+	a[poolBucket(small)].increase(n)
+}
+
+func (a *StatArray) decrease(small bool, n int64) {
+	a[bucketAll].decrease(n)
+	a[poolBucket(small)].decrease(n)
+}
+
+func (a *StatArray) change(small bool, n int64) {
+	a[bucketAll].change(n)
+	a[poolBucket(small)].change(n)
+}
+
+func poolBucket(small bool) int {
+	if small {
+		return bucketSmall
+	}
+	return bucketLarge
+}
+
+// Stats is DeviceStats: everything torch.cuda.memory_stats() reports.
+type Stats struct {
+	Allocation         StatArray // blocks handed out
+	Segment            StatArray // device segments
+	Active             StatArray // handed-out blocks not yet returned
+	InactiveSplit      StatArray // cached blocks of split segments
+	AllocatedBytes     StatArray
+	ReservedBytes      StatArray
+	ActiveBytes        StatArray
+	InactiveSplitBytes StatArray
+	RequestedBytes     StatArray
+	OversizeAllocs     Stat
+	OversizeSegments   Stat
+	NumAllocRetries    int64
+	NumOOMs            int64
+	NumSyncAllStreams  int64
+	NumDeviceAlloc     int64
+	NumDeviceFree      int64
+	MaxSplitSize       int64 // -1 when unlimited; frozen at creation
+}
+
+func (s *Stats) arrays() [9]*StatArray {
+	return [9]*StatArray{&s.Allocation, &s.Segment, &s.Active, &s.InactiveSplit,
+		&s.AllocatedBytes, &s.ReservedBytes, &s.ActiveBytes, &s.InactiveSplitBytes, &s.RequestedBytes}
+}
+
+var arrayNames = [9]string{"allocation", "segment", "active", "inactive_split",
+	"allocated_bytes", "reserved_bytes", "active_bytes", "inactive_split_bytes", "requested_bytes"}
+
+var fieldNames = [4]string{"current", "peak", "allocated", "freed"}
+
+func (s *Stat) fields() [4]int64 { return [4]int64{s.Current, s.Peak, s.Allocated, s.Freed} }
+
+func (s *Stats) resetPeak() {
+	for _, a := range s.arrays() {
+		for i := range a {
+			a[i].Peak = a[i].Current
+		}
+	}
+	s.OversizeAllocs.Peak = s.OversizeAllocs.Current
+	s.OversizeSegments.Peak = s.OversizeSegments.Current
+}
+
+func (s *Stats) resetAccumulated() {
+	for _, a := range s.arrays() {
+		for i := range a {
+			a[i].Allocated, a[i].Freed = 0, 0
+		}
+	}
+	for _, st := range []*Stat{&s.OversizeAllocs, &s.OversizeSegments} {
+		st.Allocated, st.Freed = 0, 0
+	}
+	s.NumAllocRetries, s.NumOOMs, s.NumSyncAllStreams, s.NumDeviceAlloc, s.NumDeviceFree = 0, 0, 0, 0, 0
+}
+
+// StatKeys lists the memory_stats() keys in PyTorch's order (sorted).
+var StatKeys = statKeys()
+
+// NumStatKeys is the number of memory_stats() keys (122).
+const NumStatKeys = 9*numBuckets*4 + 2*4 + 6
+
+func statKeys() []string {
+	var keys []string
+	for _, a := range arrayNames {
+		for _, b := range bucketNames {
+			for _, f := range fieldNames {
+				keys = append(keys, a+"."+b+"."+f)
+			}
+		}
+	}
+	for _, a := range []string{"oversize_allocations", "oversize_segments"} {
+		for _, f := range fieldNames {
+			keys = append(keys, a+"."+f)
+		}
+	}
+	keys = append(keys, "num_alloc_retries", "num_ooms", "num_sync_all_streams",
+		"num_device_alloc", "num_device_free", "max_split_size")
+	order := make([]int, len(keys))
+	for i := range order {
+		order[i] = i
+	}
+	sort.Slice(order, func(i, j int) bool { return keys[order[i]] < keys[order[j]] })
+	sorted := make([]string, len(keys))
+	for i, o := range order {
+		sorted[i] = keys[o]
+	}
+	statOrder = order
+	return sorted
+}
+
+// statOrder[i] is the position, in the unsorted build order, of
+// StatKeys[i].
+var statOrder []int
+
+// Values fills v with the memory_stats() values, in StatKeys order.
+func (s *Stats) Values(v *[NumStatKeys]int64) {
+	var raw [NumStatKeys]int64
+	n := 0
+	for _, a := range s.arrays() {
+		for b := range a {
+			f := a[b].fields()
+			n += copy(raw[n:], f[:])
+		}
+	}
+	for _, st := range []*Stat{&s.OversizeAllocs, &s.OversizeSegments} {
+		f := st.fields()
+		n += copy(raw[n:], f[:])
+	}
+	copy(raw[n:], []int64{s.NumAllocRetries, s.NumOOMs, s.NumSyncAllStreams,
+		s.NumDeviceAlloc, s.NumDeviceFree, s.MaxSplitSize})
+	for i, o := range statOrder {
+		v[i] = raw[o]
+	}
+}

@@ -1,0 +1,112 @@
+package trace
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator"
+	"github.com/gpumemrepl/gpumemrepl/allocator/device/sim"
+)
+
+// Options override what a trace file says about its process.
+type Options struct {
+	AllocConf  *string // PYTORCH_CUDA_ALLOC_CONF
+	LimitBytes *uint64 // per-process limit, as set_per_process_memory_fraction(limit/total)
+	TotalBytes uint64  // simulated device size; 0: the trace's total_memory
+}
+
+// Row is the state after one replayed op.
+type Row struct {
+	Stats [allocator.NumStatKeys]int64 // in allocator.StatKeys order
+	Err   error                        // the op's out-of-memory error, if any
+}
+
+// Setup makes the allocator a trace ran on: a simulated device of the
+// trace's size, its config and its memory fraction.
+func Setup(t *Trace, o Options) (*allocator.Allocator, error) {
+	conf := t.AllocConf
+	if o.AllocConf != nil {
+		conf = *o.AllocConf
+	}
+	cfg, err := allocator.ParseConfig(conf)
+	if err != nil {
+		return nil, err
+	}
+	total := t.TotalMemory
+	if o.TotalBytes != 0 {
+		total = o.TotalBytes
+	}
+	if total == 0 {
+		total = sim.H200Total
+	}
+	a := allocator.New(sim.New(total), 0, cfg)
+	switch {
+	case o.LimitBytes != nil:
+		err = a.SetMemoryFraction(float64(*o.LimitBytes) / float64(total))
+	case t.MemoryFraction != nil:
+		err = a.SetMemoryFraction(*t.MemoryFraction)
+	}
+	return a, err
+}
+
+// Replayer runs a trace's ops one by one.
+type Replayer struct {
+	A    *allocator.Allocator
+	ops  []Op
+	ptrs []uint64 // by op id; 0 when not live
+	next int
+}
+
+// NewReplayer returns a Replayer for t's ops on a.
+func NewReplayer(t *Trace, a *allocator.Allocator) *Replayer {
+	maxID := 0
+	for _, op := range t.Ops {
+		maxID = max(maxID, op.ID)
+	}
+	return &Replayer{A: a, ops: t.Ops, ptrs: make([]uint64, maxID+1)}
+}
+
+// Done reports whether every op has run.
+func (r *Replayer) Done() bool { return r.next == len(r.ops) }
+
+// Step runs the next op. An out-of-memory error is the op's result and is
+// returned as oom; err is any other failure, which ends the replay.
+func (r *Replayer) Step() (oom error, err error) {
+	i := r.next
+	op := r.ops[i]
+	r.next++
+	switch op.Op {
+	case "alloc":
+		p, e := r.A.Malloc(op.Size)
+		var o *allocator.OutOfMemoryError
+		if errors.As(e, &o) {
+			return e, nil
+		}
+		if e != nil {
+			return nil, fmt.Errorf("op %d: %w", i, e)
+		}
+		r.ptrs[op.ID] = p
+	case "free":
+		p := r.ptrs[op.ID]
+		if p == 0 {
+			// PyTorch's alloc of this id raised OOM; nothing to free.
+			return nil, nil
+		}
+		r.ptrs[op.ID] = 0
+		if e := r.A.Free(p); e != nil {
+			return nil, fmt.Errorf("op %d: %w", i, e)
+		}
+	case "empty_cache":
+		if e := r.A.EmptyCache(); e != nil {
+			return nil, fmt.Errorf("op %d: %w", i, e)
+		}
+	}
+	return nil, nil
+}
+
+// Reset restarts the replay on a fresh allocator.
+func (r *Replayer) Reset(a *allocator.Allocator) {
+	r.A = a
+	r.next = 0
+	clear(r.ptrs)
+}

@@ -1,0 +1,82 @@
+// Package trace reads allocator traces in the format of gpumemrepl's ground
+// truth (random alloc/free/empty_cache sequences recorded from real
+// PyTorch with memory_stats() after every op), replays them through the
+// caching allocator, and compares the result with what PyTorch reported.
+package trace
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Op is one trace operation.
+type Op struct {
+	Op   string `json:"op"` // "alloc", "free", "empty_cache" or "noop"
+	ID   int    `json:"id"`
+	Size uint64 `json:"size"`
+	OOM  bool   `json:"oom"` // PyTorch raised out-of-memory here
+}
+
+// Segment is one segment of a recorded layout: memory_snapshot() with
+// addresses made relative to the segment.
+type Segment struct {
+	Pool          string  `json:"pool"`
+	TotalSize     uint64  `json:"total_size"`
+	AllocatedSize uint64  `json:"allocated_size"`
+	RequestedSize uint64  `json:"requested_size"`
+	Blocks        [][]any `json:"blocks"` // [offset, size, state, requested_size]
+}
+
+// Trace is a recorded trace file.
+type Trace struct {
+	Name           string               `json:"name"`
+	AllocConf      string               `json:"alloc_conf"`
+	MemoryFraction *float64             `json:"memory_fraction"`
+	LimitBytes     *uint64              `json:"limit_bytes"`
+	TotalMemory    uint64               `json:"total_memory"`
+	Ops            []Op                 `json:"ops"`
+	Expect         []map[string]any     `json:"expect"`
+	Layouts        map[string][]Segment `json:"layouts"`
+	Path           string               `json:"-"`
+}
+
+// Load reads a trace from a .json or .json.gz file.
+func Load(path string) (*Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var r io.Reader = bufio.NewReader(f)
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		defer zr.Close()
+		r = zr
+	}
+	var t Trace
+	dec := json.NewDecoder(r)
+	dec.UseNumber()
+	if err := dec.Decode(&t); err != nil {
+		return nil, fmt.Errorf("%s: not a trace: %w", path, err)
+	}
+	if len(t.Ops) == 0 {
+		return nil, fmt.Errorf("%s: not a trace: no ops", path)
+	}
+	for i, op := range t.Ops {
+		switch op.Op {
+		case "alloc", "free", "empty_cache", "noop":
+		default:
+			return nil, fmt.Errorf("%s: op %d: unknown op %q", path, i, op.Op)
+		}
+	}
+	t.Path = path
+	return &t, nil
+}

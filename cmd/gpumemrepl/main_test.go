@@ -1,0 +1,100 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var binary string
+
+// TestMain builds the gpumemrepl binary once, so the tests run it as a
+// user does.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "gpumemrepl-test")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "gpumemrepl")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		os.Stderr.Write(out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func run(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return stdout.String(), stderr.String(), code
+}
+
+const goodTrace = "../../testdata/traces/limit2g_s0.json.gz"
+
+func TestReplayCheckPasses(t *testing.T) {
+	out, errOut, code := run(t, "replay", "--check", goodTrace)
+	if code != 0 || !strings.HasPrefix(out, "ok   ") || !strings.Contains(out, "600 ops") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+}
+
+func TestReplayCheckFailsOnOtherConfig(t *testing.T) {
+	// The trace was recorded under a 2 GiB limit: without it PyTorch's
+	// recorded OOMs do not happen, and --check must say so.
+	out, _, code := run(t, "replay", "--check", "--limit-bytes", "150109880320", goodTrace)
+	if code != 1 || !strings.HasPrefix(out, "FAIL ") || !strings.Contains(out, "first mismatch at op") {
+		t.Fatalf("exit %d, stdout %s", code, out)
+	}
+}
+
+func TestReplayJSON(t *testing.T) {
+	out, _, code := run(t, "replay", "--json", goodTrace)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 600 {
+		t.Fatalf("exit %d, %d lines", code, len(lines))
+	}
+	if !strings.HasPrefix(lines[0], `{"active.all.allocated":`) || !strings.Contains(lines[0], `"i":0}`) {
+		t.Errorf("first row: %s", lines[0])
+	}
+	errs := strings.Count(out, `"error":"CUDA out of memory. Tried to allocate`)
+	if errs == 0 {
+		t.Errorf("no OOM rows in a trace that hit the 2 GiB limit")
+	}
+}
+
+func TestReplayBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"replay", "--alloc-conf", "max_split_size_mb:5", goodTrace}, "max_split_size_mb:5: CachingAllocator option max_split_size_mb too small, must be >= 20"},
+		{[]string{"replay", "nope.json"}, "nope.json: open nope.json: no such file"},
+		{[]string{"replay", "--limit-bytes", "lots", goodTrace}, "not a byte count"},
+		{[]string{"replay"}, "no trace file given"},
+	} {
+		_, errOut, code := run(t, tc.args...)
+		if code == 0 || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
+			t.Errorf("%v: exit %d, stderr %q, want one line with %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+func TestHelp(t *testing.T) {
+	out, _, code := run(t, "help")
+	if code != 0 || !strings.Contains(out, "replay [flags] TRACE") || !strings.Contains(out, "--check") {
+		t.Errorf("help: exit %d, %s", code, out)
+	}
+}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator"
+	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
+)
+
+// parseInterleaved parses flags that may come before, between or after the
+// positional arguments, and returns the positional ones.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+type optString struct{ v *string }
+
+func (o *optString) String() string {
+	if o.v == nil {
+		return ""
+	}
+	return *o.v
+}
+func (o *optString) Set(s string) error { o.v = &s; return nil }
+
+type optUint struct{ v *uint64 }
+
+func (o *optUint) String() string {
+	if o.v == nil {
+		return ""
+	}
+	return strconv.FormatUint(*o.v, 10)
+}
+func (o *optUint) Set(s string) error {
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return fmt.Errorf("not a byte count: %q", s)
+	}
+	o.v = &n
+	return nil
+}
+
+func cmdReplay(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	check := fs.Bool("check", false, "compare with the recorded stats and layouts")
+	asJSON := fs.Bool("json", false, "one JSON object per op")
+	timeIt := fs.Bool("time", false, "time the replay")
+	var conf optString
+	var limit, total optUint
+	fs.Var(&conf, "alloc-conf", "PYTORCH_CUDA_ALLOC_CONF")
+	fs.Var(&limit, "limit-bytes", "per-process limit in bytes")
+	fs.Var(&total, "total-bytes", "simulated device size in bytes")
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		fmt.Fprintf(stderr, "gpumemrepl replay: %v (see gpumemrepl help)\n", err)
+		return 2
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(stderr, "gpumemrepl replay: no trace file given")
+		return 2
+	}
+	opts := trace.Options{AllocConf: conf.v, LimitBytes: limit.v}
+	if total.v != nil {
+		opts.TotalBytes = *total.v
+	}
+	out := bufio.NewWriter(stdout)
+	defer out.Flush()
+	status := 0
+	for _, f := range files {
+		t, err := trace.Load(f)
+		if err == nil {
+			switch {
+			case *check:
+				err = checkOne(out, t, opts)
+			case *timeIt:
+				err = timeOne(out, t, opts)
+			case *asJSON:
+				err = jsonOne(out, t, opts)
+			default:
+				err = summaryOne(out, t, opts)
+			}
+		}
+		if err != nil {
+			out.Flush()
+			fmt.Fprintf(stderr, "%s: %v\n", f, err)
+			status = 1
+		}
+	}
+	return status
+}
+
+var errMismatch = errors.New("mismatch")
+
+func checkOne(w io.Writer, t *trace.Trace, o trace.Options) error {
+	a, err := trace.Setup(t, o)
+	if err != nil {
+		return err
+	}
+	res, err := trace.Check(t, a)
+	if err != nil {
+		return err
+	}
+	if res.First != nil {
+		fmt.Fprintf(w, "FAIL %s: %d ops, first mismatch at %s\n", t.Path, res.Ops, res.First)
+		return errMismatch
+	}
+	fmt.Fprintf(w, "ok   %s: %d ops, %d values match\n", t.Path, res.Ops, res.Compared)
+	return nil
+}
+
+func jsonOne(w io.Writer, t *trace.Trace, o trace.Options) error {
+	a, err := trace.Setup(t, o)
+	if err != nil {
+		return err
+	}
+	r := trace.NewReplayer(t, a)
+	var v [allocator.NumStatKeys]int64
+	buf := make([]byte, 0, 8192)
+	for i := 0; !r.Done(); i++ {
+		oom, err := r.Step()
+		if err != nil {
+			return err
+		}
+		st := a.Stats()
+		st.Values(&v)
+		buf = append(buf[:0], '{')
+		for k, key := range allocator.StatKeys {
+			buf = strconv.AppendQuote(buf, key)
+			buf = append(buf, ':')
+			buf = strconv.AppendInt(buf, v[k], 10)
+			buf = append(buf, ',')
+		}
+		buf = append(buf, `"i":`...)
+		buf = strconv.AppendInt(buf, int64(i), 10)
+		if oom != nil {
+			e, _ := json.Marshal(oom.Error())
+			buf = append(buf, `,"error":`...)
+			buf = append(buf, e...)
+		}
+		buf = append(buf, "}\n"...)
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func summaryOne(w io.Writer, t *trace.Trace, o trace.Options) error {
+	a, err := trace.Setup(t, o)
+	if err != nil {
+		return err
+	}
+	r := trace.NewReplayer(t, a)
+	ooms := 0
+	for !r.Done() {
+		oom, err := r.Step()
+		if err != nil {
+			return err
+		}
+		if oom != nil {
+			ooms++
+		}
+	}
+	s := a.Stats()
+	fmt.Fprintf(w, "%s: %d ops, %d OOMs; allocated %s (peak %s), reserved %s (peak %s), %d device allocs, %d retries\n",
+		t.Path, len(t.Ops), ooms,
+		allocator.FormatSize(uint64(s.AllocatedBytes[0].Current)), allocator.FormatSize(uint64(s.AllocatedBytes[0].Peak)),
+		allocator.FormatSize(uint64(s.ReservedBytes[0].Current)), allocator.FormatSize(uint64(s.ReservedBytes[0].Peak)),
+		s.NumDeviceAlloc, s.NumAllocRetries)
+	return nil
+}
+
+func timeOne(w io.Writer, t *trace.Trace, o trace.Options) error {
+	var runs []time.Duration
+	deadline := time.Now().Add(2 * time.Second)
+	for len(runs) < 5 || (len(runs) < 50 && time.Now().Before(deadline)) {
+		a, err := trace.Setup(t, o)
+		if err != nil {
+			return err
+		}
+		r := trace.NewReplayer(t, a)
+		start := time.Now()
+		for !r.Done() {
+			if _, err := r.Step(); err != nil {
+				return err
+			}
+		}
+		runs = append(runs, time.Since(start))
+	}
+	slices.Sort(runs)
+	med := runs[len(runs)/2]
+	fmt.Fprintf(w, "%s: %d ops, %.1f ns/op (median of %d runs)\n", t.Path, len(t.Ops), float64(med.Nanoseconds())/float64(len(t.Ops)), len(runs))
+	return nil
+}

@@ -1,0 +1,3 @@
+module github.com/gpumemrepl/gpumemrepl
+
+go 1.26.8
