@@ -35,6 +35,7 @@ replay flags:
   --check              compare with the trace's recorded memory_stats() and
                        layouts; one line per file; exit 1 on any mismatch
   --json               one JSON object per op: memory_stats() keys, "i", "error"
+  --summary            print memory_summary() (PyTorch's table) after the replay
   --time               replay repeatedly and print N ops, X ns/op (median)
   --alloc-conf STR     PYTORCH_CUDA_ALLOC_CONF to use instead of the trace's
   --limit-bytes N      per-process limit (set_per_process_memory_fraction)

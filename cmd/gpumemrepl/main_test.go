@@ -98,3 +98,11 @@ func TestHelp(t *testing.T) {
 		t.Errorf("help: exit %d, %s", code, out)
 	}
 }
+
+func TestReplaySummary(t *testing.T) {
+	out, _, code := run(t, "replay", "--summary", goodTrace)
+	if code != 0 || !strings.Contains(out, "|                  PyTorch CUDA memory summary, device ID 0                 |") ||
+		!strings.Contains(out, "| Allocated memory      |") || strings.Count(out, "\n") != 48 {
+		t.Errorf("exit %d, output:\n%s", code, out)
+	}
+}

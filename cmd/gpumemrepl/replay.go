@@ -65,6 +65,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	check := fs.Bool("check", false, "compare with the recorded stats and layouts")
 	asJSON := fs.Bool("json", false, "one JSON object per op")
 	timeIt := fs.Bool("time", false, "time the replay")
+	summary := fs.Bool("summary", false, "print memory_summary() after the replay")
 	var conf optString
 	var limit, total optUint
 	fs.Var(&conf, "alloc-conf", "PYTORCH_CUDA_ALLOC_CONF")
@@ -97,7 +98,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 			case *asJSON:
 				err = jsonOne(out, t, opts)
 			default:
-				err = summaryOne(out, t, opts)
+				err = summaryOne(out, t, opts, *summary)
 			}
 		}
 		if err != nil {
@@ -165,7 +166,7 @@ func jsonOne(w io.Writer, t *trace.Trace, o trace.Options) error {
 	return nil
 }
 
-func summaryOne(w io.Writer, t *trace.Trace, o trace.Options) error {
+func summaryOne(w io.Writer, t *trace.Trace, o trace.Options, table bool) error {
 	a, err := trace.Setup(t, o)
 	if err != nil {
 		return err
@@ -187,6 +188,9 @@ func summaryOne(w io.Writer, t *trace.Trace, o trace.Options) error {
 		allocator.FormatSize(uint64(s.AllocatedBytes[0].Current)), allocator.FormatSize(uint64(s.AllocatedBytes[0].Peak)),
 		allocator.FormatSize(uint64(s.ReservedBytes[0].Current)), allocator.FormatSize(uint64(s.ReservedBytes[0].Peak)),
 		s.NumDeviceAlloc, s.NumAllocRetries)
+	if table {
+		fmt.Fprint(w, s.Summary(0, false))
+	}
 	return nil
 }
 
