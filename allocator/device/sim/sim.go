@@ -23,18 +23,22 @@ const H200Total = 150109880320
 //     multiple of 32 MiB; a new allocation sits at the bottom of its chunk
 //     and the rest of the chunk is a gap that later allocations fill.
 //   - A request first goes into a gap: the chunks are searched from the
-//     most recently reserved back, and in a chunk the lowest free range
-//     that fits is used.
-//   - Otherwise a new chunk is carved from the top of a free address
-//     range: the range freed most recently among those that fit (the
-//     untouched space below everything counts as freed first of all).
+//     most recently reserved back; in a chunk it takes the smallest hole
+//     that holds it (the lowest of equal ones).
+//   - Otherwise a new chunk is carved from the top of the highest free
+//     address range that is strictly larger than the chunk.
 //   - A chunk whose allocations are all freed is returned to the free
 //     address space, merging with free neighbours.
+//   - The CUDA context leaves two gaps in chunks of its own (the same in a
+//     bare driver process and in PyTorch's): relative to the first, a
+//     2 MiB gap at 0 in the newer chunk, a 24 MiB gap at +74 MiB in an
+//     older one; fresh address space starts 414 MiB below the first.
 const (
-	vaTop     = 0x7f0000000000
+	vaBase    = 0x7f0000000000 // where the context's 2 MiB gap is
 	vaBottom  = 0x100000000
 	granule   = 2 << 20
 	chunkUnit = 32 << 20
+	mib       = 1 << 20
 )
 
 type span struct{ start, size uint64 }
@@ -45,28 +49,29 @@ func (s span) end() uint64 { return s.start + s.size }
 // sorted by address.
 type chunk struct {
 	span
-	used []span
+	used   []span
+	pinned bool // the CUDA context's own: never released
 }
 
-// firstFit returns the lowest address in c where size bytes are free.
-func (c *chunk) firstFit(size uint64) (uint64, int, bool) {
+// fit returns where size bytes go in c: the smallest free hole of the
+// chunk that holds them (the lowest of equal ones), and the index in used
+// to insert at.
+func (c *chunk) fit(size uint64) (uint64, int, bool) {
+	best, bestAt, bestIdx := uint64(0), uint64(0), -1
 	at := c.start
-	for i, u := range c.used {
-		if u.start-at >= size {
-			return at, i, true
+	for i := 0; i <= len(c.used); i++ {
+		end := c.end()
+		if i < len(c.used) {
+			end = c.used[i].start
 		}
-		at = u.end()
+		if hole := end - at; hole >= size && (bestIdx < 0 || hole < best) {
+			best, bestAt, bestIdx = hole, at, i
+		}
+		if i < len(c.used) {
+			at = c.used[i].end()
+		}
 	}
-	if c.end()-at >= size {
-		return at, len(c.used), true
-	}
-	return 0, 0, false
-}
-
-// freeRange is unreserved address space, stamped with when it was freed.
-type freeRange struct {
-	span
-	stamp uint64
+	return bestAt, bestIdx, bestIdx >= 0
 }
 
 // Device is a simulated GPU. The zero value is not usable; call New.
@@ -74,8 +79,7 @@ type Device struct {
 	total  uint64
 	used   uint64
 	chunks []*chunk // in the order they were reserved
-	free   []freeRange
-	clock  uint64
+	free   []span   // unreserved address space
 	live   map[uint64]*chunk
 }
 
@@ -83,8 +87,12 @@ type Device struct {
 func New(total uint64) *Device {
 	return &Device{
 		total: total,
-		free:  []freeRange{{span: span{vaBottom, vaTop - vaBottom}}},
-		live:  make(map[uint64]*chunk),
+		free:  []span{{vaBottom, vaBase - 414*mib - vaBottom}},
+		chunks: []*chunk{
+			{span: span{vaBase + 74*mib, 24 * mib}, pinned: true},
+			{span: span{vaBase, 2 * mib}, pinned: true},
+		},
+		live: make(map[uint64]*chunk),
 	}
 }
 
@@ -98,7 +106,7 @@ func (d *Device) Malloc(size uint64) (uint64, error) {
 	}
 	for i := len(d.chunks) - 1; i >= 0; i-- {
 		c := d.chunks[i]
-		if at, j, ok := c.firstFit(va); ok {
+		if at, j, ok := c.fit(va); ok {
 			c.used = append(c.used, span{})
 			copy(c.used[j+1:], c.used[j:])
 			c.used[j] = span{at, va}
@@ -119,12 +127,12 @@ func (d *Device) place(at, va uint64, c *chunk) uint64 {
 	return at
 }
 
-// reserve carves a chunk from the top of the most recently freed range
-// that fits it.
+// reserve carves a chunk from the top of the highest free range that is
+// strictly larger than it.
 func (d *Device) reserve(size uint64) (*chunk, error) {
 	best := -1
 	for i, r := range d.free {
-		if r.size >= size && (best < 0 || r.stamp > d.free[best].stamp) {
+		if r.size > size && (best < 0 || r.start > d.free[best].start) {
 			best = i
 		}
 	}
@@ -155,7 +163,7 @@ func (d *Device) Free(ptr uint64) error {
 			break
 		}
 	}
-	if len(c.used) == 0 {
+	if len(c.used) == 0 && !c.pinned {
 		d.release(c)
 	}
 	return nil
@@ -169,8 +177,7 @@ func (d *Device) release(c *chunk) {
 			break
 		}
 	}
-	d.clock++
-	r := freeRange{span: c.span, stamp: d.clock}
+	r := c.span
 	kept := d.free[:0]
 	for _, f := range d.free {
 		switch {
