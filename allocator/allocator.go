@@ -175,7 +175,7 @@ func (a *Allocator) getFreeBlock(pool *BlockPool, s uint64) *Block {
 	if s >= maxSplit && b.size >= s+a.cfg.MaxNonSplitRounding {
 		return nil
 	}
-	pool.remove(b)
+	pool.removeAt(i)
 	return b
 }
 

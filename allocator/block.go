@@ -59,10 +59,14 @@ func (p *BlockPool) insert(b *Block) {
 }
 
 func (p *BlockPool) remove(b *Block) {
-	i := p.lowerBound(b.size, b.ptr)
-	if i < len(p.blocks) && p.blocks[i].b == b {
-		copy(p.blocks[i:], p.blocks[i+1:])
-		p.blocks[len(p.blocks)-1] = poolEntry{}
-		p.blocks = p.blocks[:len(p.blocks)-1]
+	if i := p.lowerBound(b.size, b.ptr); i < len(p.blocks) && p.blocks[i].b == b {
+		p.removeAt(i)
 	}
+}
+
+// removeAt drops the i-th cached block.
+func (p *BlockPool) removeAt(i int) {
+	copy(p.blocks[i:], p.blocks[i+1:])
+	p.blocks[len(p.blocks)-1] = poolEntry{}
+	p.blocks = p.blocks[:len(p.blocks)-1]
 }
