@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/gpumemrepl/gpumemrepl/repl"
 )
 
 func main() { os.Exit(doMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
@@ -14,12 +16,22 @@ func main() { os.Exit(doMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 func doMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
-		case "replay":
-			return cmdReplay(args[1:], stdout, stderr)
 		case "help", "-h", "--help":
 			fmt.Fprint(stdout, usage)
+			if len(args) > 1 {
+				fmt.Fprint(stdout, repl.Help(args[1]))
+			} else {
+				fmt.Fprint(stdout, "\n"+repl.Help(""))
+			}
 			return 0
+		case "replay":
+			return cmdReplay(args[1:], stdout, stderr)
+		case "run":
+			return cmdRun(args[1:], stdin, stdout, stderr)
 		}
+	}
+	if len(args) == 0 || args[0][0] == '-' {
+		return cmdRun(args, stdin, stdout, stderr)
 	}
 	fmt.Fprint(stderr, usage)
 	return 2
@@ -28,8 +40,23 @@ func doMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 const usage = `gpumemrepl: see how PyTorch's CUDA caching allocator uses GPU memory.
 
 Usage:
+  gpumemrepl [flags]                   the interactive REPL (a script when stdin is not a terminal)
+  gpumemrepl run [flags] FILE.gpumem   run a script; an error stops it with FILE:LINE:COL (exit 1)
   gpumemrepl replay [flags] TRACE...   replay allocator traces (.json, .json.gz)
   gpumemrepl help                      this text
+
+REPL and run flags:
+  --json               one JSON object per command: line, source, host_rss_bytes,
+                       allocated_bytes, reserved_bytes, driver_used_bytes, devices, error
+  --keep-going         go on after a failing line
+  --alloc-conf STR     PYTORCH_CUDA_ALLOC_CONF (default: that variable)
+  --preset NAME        simulated GPU: h200 (150,109,880,320 bytes, 610 MiB CUDA context)
+  --total-bytes N      simulated GPU size instead of the preset's
+  --devices N          number of simulated GPUs
+  --device auto|sim    where tensors live (the real-GPU backend is not built yet)
+  --no-color           no color (also NO_COLOR, or output that is not a terminal)
+  --fake-host          deterministic mode for golden tests: no real host memory;
+                       "host" is the bytes of live cpu tensors
 
 replay flags:
   --check              compare with the trace's recorded memory_stats() and

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/chzyer/readline"
+	"github.com/fatih/color"
+
+	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/repl"
+)
+
+// sessionFlags are the flags of run and of the interactive REPL.
+type sessionFlags struct {
+	json, keepGoing, noColor, fakeHost bool
+	preset, allocConf, device          string
+	totalBytes                         optUint
+	devices                            int
+}
+
+func (f *sessionFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&f.json, "json", false, "one JSON object per command")
+	fs.BoolVar(&f.keepGoing, "keep-going", false, "go on after a failing line")
+	fs.BoolVar(&f.noColor, "no-color", false, "no color")
+	fs.BoolVar(&f.fakeHost, "fake-host", false, "deterministic host memory (for golden tests)")
+	fs.StringVar(&f.preset, "preset", "h200", "simulated GPU")
+	fs.StringVar(&f.allocConf, "alloc-conf", os.Getenv("PYTORCH_CUDA_ALLOC_CONF"), "PYTORCH_CUDA_ALLOC_CONF")
+	fs.StringVar(&f.device, "device", "auto", "auto, sim or cuda")
+	fs.Var(&f.totalBytes, "total-bytes", "simulated device size in bytes")
+	fs.IntVar(&f.devices, "devices", 1, "number of simulated devices")
+}
+
+func (f *sessionFlags) session() (*engine.Session, error) {
+	p, ok := engine.Presets[f.preset]
+	if !ok {
+		return nil, fmt.Errorf("unknown preset %q (presets: h200)", f.preset)
+	}
+	switch f.device {
+	case "auto", "sim":
+	case "cuda":
+		return nil, fmt.Errorf("--device cuda: the real-GPU backend is not built yet; use --device sim")
+	default:
+		return nil, fmt.Errorf("--device %s: want auto, sim or cuda", strconv.Quote(f.device))
+	}
+	o := engine.Options{Preset: p, AllocConf: f.allocConf, Devices: f.devices, FakeHost: f.fakeHost}
+	if f.totalBytes.v != nil {
+		o.TotalBytes = *f.totalBytes.v
+	}
+	if f.noColor || os.Getenv("NO_COLOR") != "" {
+		color.NoColor = true
+	}
+	return engine.NewSession(o)
+}
+
+// cmdRun runs a .gpumem script, or standard input when no file is given.
+func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var sf sessionFlags
+	sf.register(fs)
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		fmt.Fprintf(stderr, "gpumemrepl run: %v (see gpumemrepl help)\n", err)
+		return 2
+	}
+	if len(files) > 1 {
+		fmt.Fprintln(stderr, "gpumemrepl run: one script at a time")
+		return 2
+	}
+	s, err := sf.session()
+	if err != nil {
+		fmt.Fprintf(stderr, "gpumemrepl: %v\n", err)
+		return 2
+	}
+	r := &repl.Runner{Session: s, Out: stdout, Err: stderr, Echo: true, JSON: sf.json, KeepGoing: sf.keepGoing, File: "<stdin>"}
+	if f, ok := stdin.(*os.File); ok && len(files) == 0 && readline.IsTerminal(int(f.Fd())) {
+		return r.Interactive()
+	}
+	in := stdin
+	if len(files) == 1 {
+		f, err := os.Open(files[0])
+		if err != nil {
+			fmt.Fprintf(stderr, "gpumemrepl: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		in, r.File = f, files[0]
+	}
+	return r.Script(in)
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden transcripts in testdata/golden")
+
+type truthStep struct {
+	Step         string  `json:"step"`
+	RSS          int64   `json:"rss"`
+	Allocated    uint64  `json:"allocated"`
+	Reserved     uint64  `json:"reserved"`
+	NVMLProcUsed *uint64 `json:"nvml_proc_used"`
+}
+
+type stepRow struct {
+	Line       int     `json:"line"`
+	Source     string  `json:"source"`
+	HostRSS    *int64  `json:"host_rss_bytes"`
+	Allocated  uint64  `json:"allocated_bytes"`
+	Reserved   uint64  `json:"reserved_bytes"`
+	DriverUsed *uint64 `json:"driver_used_bytes"`
+	Error      *string `json:"error"`
+}
+
+func readTruth(t *testing.T, path string) []truthStep {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var steps []truthStep
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if line := sc.Text(); strings.HasPrefix(line, "{") {
+			var s truthStep
+			if err := json.Unmarshal([]byte(line), &s); err != nil {
+				t.Fatal(err)
+			}
+			steps = append(steps, s)
+		}
+	}
+	return steps
+}
+
+func runJSON(t *testing.T, args ...string) []stepRow {
+	out, errOut, code := run(t, append([]string{"run", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rows []stepRow
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r stepRow
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// TestSeed000 runs the first seed experiment, in both forms, and compares
+// every step with what PyTorch 2.11 reported on an H200.
+func TestSeed000(t *testing.T) {
+	truth := readTruth(t, "../../../shared/truth/seed000.jsonl")
+	for _, tc := range []struct {
+		script string
+		skip   int // truth steps the script has no line for (import torch)
+	}{{"../../scripts/seed000.gpumem", 1}, {"../../scripts/seed000_torch.gpumem", 0}} {
+		rows := runJSON(t, tc.script)
+		want := truth[tc.skip:]
+		if len(rows) != len(want) {
+			t.Fatalf("%s: %d steps, truth has %d", tc.script, len(rows), len(want))
+		}
+		for i, r := range rows {
+			w := want[i]
+			if r.Allocated != w.Allocated || r.Reserved != w.Reserved {
+				t.Errorf("%s: step %q (%s): allocated %d reserved %d, PyTorch %d %d", tc.script, w.Step, r.Source, r.Allocated, r.Reserved, w.Allocated, w.Reserved)
+			}
+			if w.NVMLProcUsed != nil && (r.DriverUsed == nil || *r.DriverUsed != *w.NVMLProcUsed) {
+				t.Errorf("%s: step %q: driver used %v, NVML said %d", tc.script, w.Step, r.DriverUsed, *w.NVMLProcUsed)
+			}
+		}
+		// Host RSS moves as in PyTorch: +1 GiB at b.to cpu and e on cpu,
+		// -1 GiB at e.to cuda, -1 GiB when b goes.
+		for i, r := range rows[1:] {
+			got := *r.HostRSS - *rows[i].HostRSS
+			wantD := want[i+1].RSS - want[i].RSS
+			if big := wantD > 1<<29 || wantD < -(1<<29); big && abs(got-wantD) > abs(wantD)/10 {
+				t.Errorf("%s: step %q: RSS changed by %d, PyTorch's by %d", tc.script, want[i+1].Step, got, wantD)
+			}
+		}
+	}
+}
+
+// TestGoldenTranscripts runs every script in scripts/ in the deterministic
+// mode and compares its transcript byte for byte.
+func TestGoldenTranscripts(t *testing.T) {
+	scripts, _ := filepath.Glob("../../scripts/*.gpumem")
+	if len(scripts) < 2 {
+		t.Fatalf("found %d scripts", len(scripts))
+	}
+	for _, s := range scripts {
+		name := strings.TrimSuffix(filepath.Base(s), ".gpumem")
+		t.Run(name, func(t *testing.T) {
+			out, errOut, code := run(t, "run", "--fake-host", "--no-color", "--keep-going", s)
+			got := out + "--- stderr ---\n" + errOut + "--- exit " + string(rune('0'+code)) + " ---\n"
+			golden := filepath.Join("../../testdata/golden", name+".txt")
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./cmd/gpumemrepl -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("transcript differs from %s (rerun with -update after a deliberate change):\n%s", golden, got)
+			}
+		})
+	}
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

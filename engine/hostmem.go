@@ -1,0 +1,83 @@
+package engine
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// hostBuf is host memory taken outside the Go heap with an anonymous
+// mmap, so that RSS rises when it is written and falls at once when it is
+// unmapped, as with PyTorch's CPU allocator for large buffers.
+type hostBuf struct {
+	mem []byte
+}
+
+// HostAllocError is a refused host allocation, in PyTorch's words.
+type HostAllocError struct {
+	Bytes uint64
+}
+
+func (e *HostAllocError) Error() string {
+	return fmt.Sprintf("DefaultCPUAllocator: can't allocate memory: you tried to allocate %d bytes. Error code 12 (Cannot allocate memory)", e.Bytes)
+}
+
+// newHostBuf maps n bytes and writes every page (zeros), as torch.zeros
+// does. A request above the machine's available memory is refused, never
+// taken.
+func newHostBuf(n uint64) (*hostBuf, error) {
+	if n == 0 {
+		return &hostBuf{}, nil
+	}
+	if avail, ok := memAvailable(); ok && n > avail {
+		return nil, &HostAllocError{Bytes: n}
+	}
+	mem, err := syscall.Mmap(-1, 0, int(n), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		return nil, &HostAllocError{Bytes: n}
+	}
+	clear(mem)
+	return &hostBuf{mem: mem}, nil
+}
+
+func (h *hostBuf) free() {
+	if h.mem != nil {
+		syscall.Munmap(h.mem) //nolint:errcheck // unmapping our own mapping cannot fail
+		h.mem = nil
+	}
+}
+
+// memAvailable reads MemAvailable from /proc/meminfo.
+func memAvailable() (uint64, bool) {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "MemAvailable:"); ok {
+			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb * 1024, err == nil
+		}
+	}
+	return 0, false
+}
+
+// ReadRSS is the resident set of this process in bytes
+// (/proc/self/statm resident × page size, as psutil reports it).
+func ReadRSS() (uint64, bool) {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0, false
+	}
+	pages, err := strconv.ParseUint(f[1], 10, 64)
+	return pages * uint64(os.Getpagesize()), err == nil
+}

@@ -1,0 +1,42 @@
+package engine
+
+// Figures are the numbers shown after every step.
+type Figures struct {
+	HostRSS   uint64 // resident set of this process (or, in FakeHost mode, the bytes of live host tensors)
+	HostKnown bool
+	Devices   []DeviceFigures
+}
+
+// DeviceFigures are one GPU's numbers.
+type DeviceFigures struct {
+	Allocated uint64 // torch.cuda.memory_allocated
+	Reserved  uint64 // torch.cuda.memory_reserved
+	// DriverUsed is what the driver has given this process: on the
+	// simulated device, the reserved memory plus the preset's CUDA
+	// context, once the context exists.
+	DriverUsed uint64
+	Inited     bool // the CUDA context exists
+}
+
+// Measure reads the figures now.
+func (s *Session) Measure() Figures {
+	f := Figures{}
+	if s.opts.FakeHost {
+		f.HostRSS, f.HostKnown = s.hostLive, true
+	} else {
+		f.HostRSS, f.HostKnown = ReadRSS()
+	}
+	for _, g := range s.gpus {
+		st := g.stats()
+		d := DeviceFigures{
+			Allocated: uint64(st.AllocatedBytes[0].Current),
+			Reserved:  uint64(st.ReservedBytes[0].Current),
+			Inited:    g.inited,
+		}
+		if g.inited {
+			d.DriverUsed = d.Reserved + g.ctx
+		}
+		f.Devices = append(f.Devices, d)
+	}
+	return f
+}

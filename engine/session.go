@@ -1,0 +1,389 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator"
+	"github.com/gpumemrepl/gpumemrepl/allocator/device"
+	"github.com/gpumemrepl/gpumemrepl/allocator/device/sim"
+)
+
+// Preset describes a simulated GPU.
+type Preset struct {
+	Name         string
+	Total        uint64 // cuDeviceTotalMem
+	ContextBytes uint64 // what a PyTorch process's CUDA context takes
+}
+
+// Presets are the simulated GPUs by name. H200: measured with PyTorch 2.11
+// (../shared/truth/README.md: the context is 639,631,360 bytes).
+var Presets = map[string]Preset{
+	"h200": {"h200", sim.H200Total, 639631360},
+}
+
+// Options configure a session.
+type Options struct {
+	Preset     Preset
+	TotalBytes uint64 // overrides the preset's total when set
+	Devices    int    // number of simulated devices (default 1)
+	AllocConf  string // PYTORCH_CUDA_ALLOC_CONF
+	// FakeHost keeps host tensors as plain bookkeeping (no real memory)
+	// and reports RSS as the bytes of live host tensors: the documented
+	// deterministic mode for golden tests.
+	FakeHost bool
+}
+
+type gpu struct {
+	dev    device.Device
+	alloc  *allocator.Allocator
+	inited bool // the CUDA context exists
+	ctx    uint64
+}
+
+// Session is one REPL session's state.
+type Session struct {
+	opts     Options
+	cfg      allocator.Config
+	gpus     []*gpu
+	vars     map[string]*Tensor
+	hostLive uint64 // bytes of live host storages
+	events   []string
+	out      strings.Builder
+}
+
+// NewSession returns an empty session.
+func NewSession(o Options) (*Session, error) {
+	if o.Devices <= 0 {
+		o.Devices = 1
+	}
+	if o.Preset.Name == "" {
+		o.Preset = Presets["h200"]
+	}
+	cfg, err := allocator.ParseConfig(o.AllocConf)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{opts: o, cfg: cfg, vars: map[string]*Tensor{}}
+	total := o.Preset.Total
+	if o.TotalBytes != 0 {
+		total = o.TotalBytes
+	}
+	for i := 0; i < o.Devices; i++ {
+		d := sim.New(total)
+		s.gpus = append(s.gpus, &gpu{dev: d, ctx: o.Preset.ContextBytes})
+	}
+	return s, nil
+}
+
+// EvalError is a command that failed at a position of its input.
+type EvalError struct {
+	Pos Pos
+	Err error
+}
+
+func (e *EvalError) Error() string { return e.Err.Error() }
+func (e *EvalError) Unwrap() error { return e.Err }
+
+// Result is what a command did.
+type Result struct {
+	Events []string // tensors created or freed, in words
+	Output string   // text the command prints (memory_summary, vars, …)
+}
+
+// Exec runs one command. A failing command changes nothing it had not
+// already changed in PyTorch (an OOM's cache release stays).
+func (s *Session) Exec(c Command) (Result, error) {
+	s.events = s.events[:0]
+	s.out.Reset()
+	err := s.exec(c)
+	return Result{Events: append([]string(nil), s.events...), Output: s.out.String()}, err
+}
+
+func (s *Session) exec(c Command) error {
+	switch c := c.(type) {
+	case *Nop:
+	case *Assign:
+		t, err := s.eval(c.X)
+		if err != nil {
+			return err
+		}
+		s.event("%s: %s", c.Name, describe(t))
+		if old, ok := s.vars[c.Name]; ok {
+			s.vars[c.Name] = t
+			s.drop(old, "old "+c.Name)
+		} else {
+			s.vars[c.Name] = t
+		}
+	case *Eval:
+		t, err := s.eval(c.X)
+		if err != nil {
+			return err
+		}
+		s.drop(t, "the result")
+	case *Del:
+		for _, n := range c.Names {
+			if _, ok := s.vars[n.Name]; !ok {
+				return nameError(n)
+			}
+		}
+		for _, n := range c.Names {
+			t := s.vars[n.Name]
+			delete(s.vars, n.Name)
+			s.drop(t, n.Name)
+		}
+	case *EmptyCache:
+		for i, g := range s.gpus {
+			if g.alloc != nil {
+				if err := g.alloc.EmptyCache(); err != nil {
+					return fmt.Errorf("cuda:%d: %w", i, err)
+				}
+			}
+		}
+	case *MemorySummary:
+		g, err := s.gpu(c.Device)
+		if err != nil {
+			return err
+		}
+		st := g.stats()
+		s.out.WriteString(st.Summary(c.Device, false))
+	case *MemoryStats:
+		g, err := s.gpu(c.Device)
+		if err != nil {
+			return err
+		}
+		if g.alloc == nil {
+			s.out.WriteString("{}\n") // CUDA not initialised
+			break
+		}
+		st := g.stats()
+		var v [allocator.NumStatKeys]int64
+		st.Values(&v)
+		for i, k := range allocator.StatKeys {
+			fmt.Fprintf(&s.out, "%s: %d\n", k, v[i])
+		}
+	case *ResetPeak:
+		g, err := s.gpu(c.Device)
+		if err != nil {
+			return err
+		}
+		if err := s.initGPU(c.Device); err != nil {
+			return err
+		}
+		g.alloc.ResetPeakStats()
+	case *SetFraction:
+		if _, err := s.gpu(c.Device); err != nil {
+			return err
+		}
+		if err := s.initGPU(c.Device); err != nil {
+			return err
+		}
+		return s.gpus[c.Device].alloc.SetMemoryFraction(c.Fraction)
+	case *AllocConf:
+		return s.setAllocConf(c.Conf)
+	case *Vars:
+		s.listVars()
+	default:
+		return fmt.Errorf("unknown command %T", c)
+	}
+	return nil
+}
+
+func (g *gpu) stats() allocator.Stats {
+	if g.alloc == nil {
+		return allocator.Stats{MaxSplitSize: -1}
+	}
+	return g.alloc.Stats()
+}
+
+// ErrConfigFrozen is returned by alloc_conf once a device is in use.
+var ErrConfigFrozen = errors.New("alloc_conf: the allocator config is read once, when a device is first used; cuda:0 is in use already (set PYTORCH_CUDA_ALLOC_CONF or --alloc-conf before the first CUDA command)")
+
+func (s *Session) setAllocConf(conf string) error {
+	for _, g := range s.gpus {
+		if g.alloc != nil {
+			return ErrConfigFrozen
+		}
+	}
+	cfg, err := allocator.ParseConfig(conf)
+	if err != nil {
+		return err
+	}
+	s.cfg = cfg
+	return nil
+}
+
+func (s *Session) gpu(i int) (*gpu, error) {
+	if i < 0 || i >= len(s.gpus) {
+		return nil, fmt.Errorf("CUDA error: invalid device ordinal: cuda:%d (this session has %d device(s))", i, len(s.gpus))
+	}
+	return s.gpus[i], nil
+}
+
+// initGPU creates device i's CUDA context and allocator on first use.
+func (s *Session) initGPU(i int) error {
+	g, err := s.gpu(i)
+	if err != nil {
+		return err
+	}
+	if g.alloc == nil {
+		g.alloc = allocator.New(g.dev, i, s.cfg)
+		g.inited = true
+	}
+	return nil
+}
+
+func nameError(n *Name) error {
+	return &EvalError{Pos: n.At, Err: fmt.Errorf("NameError: name '%s' is not defined", n.Name)}
+}
+
+func (s *Session) event(format string, args ...any) {
+	s.events = append(s.events, fmt.Sprintf(format, args...))
+}
+
+func describe(t *Tensor) string {
+	dims := make([]string, len(t.Shape))
+	for i, d := range t.Shape {
+		dims[i] = fmt.Sprint(d)
+	}
+	return fmt.Sprintf("%s %s [%s] on %s", allocator.FormatSize(t.Bytes()), t.DType.Name, strings.Join(dims, ", "), t.Device())
+}
+
+// eval returns a tensor that holds its own reference to its storage.
+func (s *Session) eval(e Expr) (*Tensor, error) {
+	switch e := e.(type) {
+	case *Name:
+		t, ok := s.vars[e.Name]
+		if !ok {
+			return nil, nameError(e)
+		}
+		t.st.refs++
+		return &Tensor{Shape: t.Shape, DType: t.DType, st: t.st}, nil
+	case *Create:
+		t := &Tensor{Shape: e.Shape, DType: e.DType}
+		st, err := s.newStorage(e.Device, t.Bytes())
+		if err != nil {
+			return nil, &EvalError{Pos: e.At, Err: err}
+		}
+		t.st = st
+		return t, nil
+	case *To:
+		x, err := s.eval(e.X)
+		if err != nil {
+			return nil, err
+		}
+		if x.Device() == e.Device {
+			return x, nil
+		}
+		return s.copyTo(x, e.Device, e.At)
+	case *Clone:
+		x, err := s.eval(e.X)
+		if err != nil {
+			return nil, err
+		}
+		return s.copyTo(x, x.Device(), e.At)
+	}
+	return nil, fmt.Errorf("unknown expression %T", e)
+}
+
+// copyTo makes a copy of the temporary x on dev and drops x.
+func (s *Session) copyTo(x *Tensor, dev Device, at Pos) (*Tensor, error) {
+	st, err := s.newStorage(dev, x.Bytes())
+	if err != nil {
+		s.release(x.st)
+		return nil, &EvalError{Pos: at, Err: err}
+	}
+	y := &Tensor{Shape: x.Shape, DType: x.DType, st: st}
+	s.release(x.st)
+	return y, nil
+}
+
+func (s *Session) newStorage(dev Device, n uint64) (*storage, error) {
+	st := &storage{device: dev, bytes: n, refs: 1}
+	if !dev.CUDA {
+		if !s.opts.FakeHost {
+			h, err := newHostBuf(n)
+			if err != nil {
+				return nil, err
+			}
+			st.host = h
+		}
+		s.hostLive += n
+		return st, nil
+	}
+	if err := s.initGPU(dev.Index); err != nil {
+		return nil, err
+	}
+	p, err := s.gpus[dev.Index].alloc.Malloc(n)
+	if err != nil {
+		return nil, err
+	}
+	st.ptr = p
+	return st, nil
+}
+
+// drop releases a tensor that goes away, and says so when its storage is
+// freed.
+func (s *Session) drop(t *Tensor, who string) {
+	if s.release(t.st) {
+		s.event("freed %s (%s on %s)", who, allocator.FormatSize(t.st.bytes), t.Device())
+	}
+}
+
+// release drops one reference and frees the storage with the last; it
+// reports whether it freed.
+func (s *Session) release(st *storage) bool {
+	st.refs--
+	if st.refs > 0 {
+		return false
+	}
+	if st.device.CUDA {
+		if st.bytes > 0 {
+			s.gpus[st.device.Index].alloc.Free(st.ptr) //nolint:errcheck // the engine only frees what it allocated
+		}
+	} else {
+		if st.host != nil {
+			st.host.free()
+		}
+		s.hostLive -= st.bytes
+	}
+	return true
+}
+
+func (s *Session) listVars() {
+	names := make([]string, 0, len(s.vars))
+	for n := range s.vars {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		s.out.WriteString("no tensors\n")
+		return
+	}
+	for _, n := range names {
+		t := s.vars[n]
+		var shared []string
+		for _, m := range names {
+			if m != n && s.vars[m].st == t.st {
+				shared = append(shared, m)
+			}
+		}
+		line := fmt.Sprintf("%-8s %s", n, describe(t))
+		if len(shared) > 0 {
+			line += " (storage shared with " + strings.Join(shared, ", ") + ")"
+		}
+		s.out.WriteString(line + "\n")
+	}
+}
+
+// Names lists the bound names, sorted.
+func (s *Session) Names() []string {
+	names := make([]string, 0, len(s.vars))
+	for n := range s.vars {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

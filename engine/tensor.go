@@ -1,0 +1,79 @@
+// Package engine runs gpumemrepl's commands: it keeps the session's names,
+// tensors and their storages (shared by aliases and views, freed when the
+// last reference goes), puts device storages in the caching allocator and
+// host storages in real memory of this process, and measures what each
+// step did. It knows nothing of how a command was spelled.
+package engine
+
+import "fmt"
+
+// DType is a tensor element type.
+type DType struct {
+	Name string // PyTorch's name, e.g. "float32"
+	Size uint64 // bytes per element
+}
+
+// DTypes are the element types a tensor can have, by name.
+var DTypes = map[string]DType{
+	"float32": {"float32", 4}, "float": {"float32", 4},
+	"float16": {"float16", 2}, "half": {"float16", 2},
+	"bfloat16": {"bfloat16", 2},
+	"float64":  {"float64", 8}, "double": {"float64", 8},
+	"int64": {"int64", 8}, "long": {"int64", 8},
+	"int32": {"int32", 4}, "int": {"int32", 4},
+	"int16": {"int16", 2}, "short": {"int16", 2},
+	"int8": {"int8", 1}, "uint8": {"uint8", 1}, "bool": {"bool", 1},
+}
+
+// Float32 is the default dtype.
+var Float32 = DTypes["float32"]
+
+// Device names where a tensor lives: CPU, or CUDA device Index.
+type Device struct {
+	CUDA  bool
+	Index int
+}
+
+// CPU is the host.
+var CPU = Device{}
+
+func (d Device) String() string {
+	if !d.CUDA {
+		return "cpu"
+	}
+	return fmt.Sprintf("cuda:%d", d.Index)
+}
+
+// storage is the memory behind one or more tensors.
+type storage struct {
+	device Device
+	bytes  uint64
+	ptr    uint64   // device address (CUDA)
+	host   *hostBuf // host memory (CPU)
+	refs   int      // tensors that use it
+}
+
+// Tensor is a named value: a shape and dtype over a storage.
+type Tensor struct {
+	Shape []int64
+	DType DType
+	st    *storage
+}
+
+// Numel is the number of elements.
+func (t *Tensor) Numel() uint64 {
+	n := uint64(1)
+	for _, d := range t.Shape {
+		n *= uint64(d)
+	}
+	return n
+}
+
+// Bytes is the size of the tensor's own elements.
+func (t *Tensor) Bytes() uint64 { return t.Numel() * t.DType.Size }
+
+// Device is where the tensor's storage lives.
+func (t *Tensor) Device() Device { return t.st.device }
+
+// StorageBytes is the size of the storage the tensor keeps alive.
+func (t *Tensor) StorageBytes() uint64 { return t.st.bytes }

@@ -1,0 +1,320 @@
+package repl
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gpumemrepl/gpumemrepl/engine"
+)
+
+func (p *parser) expr() (engine.Expr, error) {
+	x, err := p.primary()
+	if err != nil {
+		return nil, err
+	}
+	for p.is(".") {
+		p.next()
+		m, err := p.word()
+		if err != nil {
+			return nil, err
+		}
+		if x, err = p.method(x, m); err != nil {
+			return nil, err
+		}
+	}
+	return x, nil
+}
+
+func (p *parser) primary() (engine.Expr, error) {
+	t := p.peek()
+	if t.kind != tWord {
+		return nil, p.errAt(t, "expected a tensor expression")
+	}
+	if t.text == "torch" {
+		p.next()
+		if err := p.expect("."); err != nil {
+			return nil, err
+		}
+		op, err := p.word()
+		if err != nil {
+			return nil, err
+		}
+		if op.text == "tensor" {
+			return p.torchTensor(op)
+		}
+		if !constructors[op.text] {
+			return nil, &Error{op.pos, fmt.Sprintf("torch.%s is not supported (constructors: zeros ones empty full rand randn tensor)", op.text)}
+		}
+		return p.torchCreate(op)
+	}
+	if constructors[t.text] && p.toks[p.i+1].kind == tWord {
+		p.next()
+		return p.shortCreate(t)
+	}
+	if !isIdent(t.text) {
+		return nil, p.errAt(t, "expected a tensor expression")
+	}
+	p.next()
+	return &engine.Name{At: t.pos, Name: t.text}, nil
+}
+
+// parseShape reads 256x1024x1024 (short form) or a single dimension.
+func parseShape(t token) ([]int64, error) {
+	var shape []int64
+	for _, f := range strings.Split(t.text, "x") {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil || n < 0 {
+			return nil, &Error{t.pos, fmt.Sprintf("expected a shape like 256x1024, found %q", t.text)}
+		}
+		shape = append(shape, n)
+	}
+	return shape, nil
+}
+
+// shortCreate: zeros SHAPE [DTYPE] [DEVICE]; full SHAPE VALUE [DTYPE] [DEVICE].
+func (p *parser) shortCreate(op token) (engine.Expr, error) {
+	st := p.next()
+	shape, err := parseShape(st)
+	if err != nil {
+		return nil, err
+	}
+	c := &engine.Create{At: op.pos, Op: op.text, Shape: shape, DType: engine.Float32, Device: engine.CPU}
+	if op.text == "full" {
+		if v := p.next(); v.kind != tWord {
+			return nil, p.errAt(v, "full needs a fill value")
+		}
+	}
+	for p.peek().kind == tWord || p.peek().kind == tString {
+		a := p.next()
+		if err := p.deviceOrDType(a, c); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// deviceOrDType applies a short-form word: a dtype or a device.
+func (p *parser) deviceOrDType(a token, c *engine.Create) error {
+	if dt, ok := engine.DTypes[strings.TrimPrefix(a.text, "torch.")]; ok {
+		c.DType = dt
+		return nil
+	}
+	d, err := p.deviceAfter(a)
+	if err != nil {
+		return err
+	}
+	c.Device = d
+	return nil
+}
+
+// deviceAfter reads a device that starts with token a: cpu, cuda, cuda:N
+// (a string, or the words cuda : N).
+func (p *parser) deviceAfter(a token) (engine.Device, error) {
+	s := a.text
+	if a.kind == tWord && s == "cuda" && p.is(":") {
+		p.next()
+		n := p.next()
+		s = "cuda:" + n.text
+	}
+	return parseDevice(s, a.pos)
+}
+
+func parseDevice(s string, pos engine.Pos) (engine.Device, error) {
+	switch {
+	case s == "cpu":
+		return engine.CPU, nil
+	case s == "cuda":
+		return engine.Device{CUDA: true}, nil
+	case strings.HasPrefix(s, "cuda:"):
+		n, err := strconv.Atoi(s[5:])
+		if err == nil && n >= 0 {
+			return engine.Device{CUDA: true, Index: n}, nil
+		}
+	}
+	return engine.Device{}, &Error{pos, fmt.Sprintf("expected a device (cpu, cuda, cuda:N) or a dtype, found %q", s)}
+}
+
+// torchCreate: torch.zeros([a, b], dtype=torch.float16, device='cuda'),
+// torch.zeros(a, b, ...), torch.full((a, b), v, ...).
+func (p *parser) torchCreate(op token) (engine.Expr, error) {
+	c := &engine.Create{At: op.pos, Op: op.text, DType: engine.Float32, Device: engine.CPU}
+	if err := p.expect("("); err != nil {
+		return nil, err
+	}
+	positional := 0
+	for !p.is(")") {
+		t := p.peek()
+		switch {
+		case t.kind == tEOF:
+			return nil, p.errAt(t, "expected \")\"")
+		case t.kind == tWord && p.toks[p.i+1].text == "=":
+			p.i += 2
+			if err := p.keyword(t, c); err != nil {
+				return nil, err
+			}
+		case p.is("[") || p.is("("):
+			p.next()
+			dims, err := p.intList()
+			if err != nil {
+				return nil, err
+			}
+			if positional == 0 {
+				c.Shape = dims
+			}
+			positional++
+		default:
+			v := p.next()
+			if op.text == "full" && positional == 1 {
+				positional++
+				break
+			}
+			n, err := strconv.ParseInt(v.text, 10, 64)
+			if err != nil || n < 0 {
+				return nil, p.errAt(v, "expected a dimension")
+			}
+			c.Shape = append(c.Shape, n)
+			if op.text == "full" && !p.is(",") {
+				positional++
+			}
+		}
+		if !p.accept(",") && !p.is(")") {
+			return nil, p.errAt(p.peek(), "expected \",\" or \")\"")
+		}
+	}
+	p.next()
+	if op.text == "full" && positional < 2 {
+		return nil, &Error{op.pos, "torch.full needs a size and a fill value"}
+	}
+	return c, nil
+}
+
+func (p *parser) intList() ([]int64, error) {
+	var dims []int64
+	for !p.is("]") && !p.is(")") {
+		v := p.next()
+		n, err := strconv.ParseInt(v.text, 10, 64)
+		if v.kind != tWord || err != nil || n < 0 {
+			return nil, p.errAt(v, "expected a dimension")
+		}
+		dims = append(dims, n)
+		if !p.accept(",") && !p.is("]") && !p.is(")") {
+			return nil, p.errAt(p.peek(), "expected \",\"")
+		}
+	}
+	p.next()
+	return dims, nil
+}
+
+func (p *parser) keyword(k token, c *engine.Create) error {
+	v := p.next()
+	switch k.text {
+	case "device":
+		d, err := p.deviceAfter(v)
+		if err != nil {
+			return err
+		}
+		c.Device = d
+	case "dtype":
+		name := v.text
+		if name == "torch" && p.accept(".") {
+			name = p.next().text
+		}
+		dt, ok := engine.DTypes[name]
+		if !ok {
+			return &Error{v.pos, fmt.Sprintf("unknown dtype %q", name)}
+		}
+		c.DType = dt
+	case "requires_grad", "pin_memory":
+	default:
+		return &Error{k.pos, fmt.Sprintf("unexpected keyword argument %q", k.text)}
+	}
+	return nil
+}
+
+// torchTensor: torch.tensor([1, 2, 3], device=...): int64 for integers,
+// float32 otherwise.
+func (p *parser) torchTensor(op token) (engine.Expr, error) {
+	c := &engine.Create{At: op.pos, Op: "tensor", DType: engine.DTypes["int64"], Device: engine.CPU}
+	if err := p.expect("("); err != nil {
+		return nil, err
+	}
+	if err := p.expect("["); err != nil {
+		return nil, err
+	}
+	var n int64
+	for !p.is("]") {
+		v := p.next()
+		if v.kind != tWord {
+			return nil, p.errAt(v, "expected a number")
+		}
+		if _, err := strconv.ParseInt(v.text, 10, 64); err != nil {
+			if _, err := strconv.ParseFloat(v.text, 64); err != nil {
+				return nil, p.errAt(v, "expected a number")
+			}
+			c.DType = engine.Float32
+		}
+		n++
+		p.accept(",")
+	}
+	p.next()
+	c.Shape = []int64{n}
+	for p.accept(",") {
+		k, err := p.word()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.expect("="); err != nil {
+			return nil, err
+		}
+		if err := p.keyword(k, c); err != nil {
+			return nil, err
+		}
+	}
+	return c, p.expect(")")
+}
+
+// method parses .to(DEV) / .to DEV / .cuda() / .cpu() / .clone().
+func (p *parser) method(x engine.Expr, m token) (engine.Expr, error) {
+	switch m.text {
+	case "to":
+		paren := p.accept("(")
+		a := p.next()
+		if a.kind == tWord && a.text == "device" && p.accept("=") {
+			a = p.next()
+		}
+		d, err := p.deviceAfter(a)
+		if err != nil {
+			return nil, err
+		}
+		if paren {
+			if err := p.expect(")"); err != nil {
+				return nil, err
+			}
+		}
+		return &engine.To{At: m.pos, X: x, Device: d}, nil
+	case "cuda", "cpu", "clone":
+		d := engine.CPU
+		if p.accept("(") {
+			if m.text == "cuda" && !p.is(")") {
+				n := p.next()
+				idx, err := deviceIndex(n)
+				if err != nil {
+					return nil, err
+				}
+				d.Index = idx
+			}
+			if err := p.expect(")"); err != nil {
+				return nil, err
+			}
+		}
+		switch m.text {
+		case "clone":
+			return &engine.Clone{At: m.pos, X: x}, nil
+		case "cuda":
+			d.CUDA = true
+		}
+		return &engine.To{At: m.pos, X: x, Device: d}, nil
+	}
+	return nil, &Error{m.pos, fmt.Sprintf("unknown method %q (methods: to, cuda, cpu, clone)", m.text)}
+}

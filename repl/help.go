@@ -1,0 +1,58 @@
+package repl
+
+import (
+	"fmt"
+	"strings"
+)
+
+type cmdHelp struct {
+	name, usage, summary string
+}
+
+// commandHelp drives help and completion alike.
+var commandHelp = []cmdHelp{
+	{"zeros", "NAME = zeros SHAPE [DTYPE] [DEVICE]", "a new tensor of zeros; SHAPE like 256x1024x1024, DEVICE cpu, cuda or cuda:N (default cpu), DTYPE float32 (default), float16, bfloat16, float64, int64, int32, int16, int8, uint8, bool. PyTorch form: torch.zeros([256,1024,1024], device='cuda', dtype=torch.float16)"},
+	{"ones", "NAME = ones SHAPE [DTYPE] [DEVICE]", "like zeros; on the simulated GPU values are not kept"},
+	{"empty", "NAME = empty SHAPE [DTYPE] [DEVICE]", "like zeros"},
+	{"full", "NAME = full SHAPE VALUE [DTYPE] [DEVICE]", "like zeros; torch.full((2,3), 7.0, device='cuda')"},
+	{"rand", "NAME = rand SHAPE [DTYPE] [DEVICE]", "like zeros (values are not computed)"},
+	{"randn", "NAME = randn SHAPE [DTYPE] [DEVICE]", "like zeros (values are not computed)"},
+	{"tensor", "NAME = torch.tensor([1, 2, 3], device='cuda')", "a small tensor from a list (int64 for integers, else float32)"},
+	{"to", "NAME = X.to DEVICE | X.to('cuda') | X.cuda() | X.cpu()", "a copy on DEVICE (X itself when it is there already); the new copy is made before the old name is dropped"},
+	{"clone", "NAME = X.clone()", "a copy on the same device"},
+	{"del", "del NAME [, NAME ...]", "drop names; memory goes back to the cache when the last name of a storage goes (all names must exist)"},
+	{"empty_cache", "empty_cache | torch.cuda.empty_cache()", "return every fully free cached segment to the driver"},
+	{"memory_summary", "memory_summary [DEVICE]", "torch.cuda.memory_summary(), byte for byte"},
+	{"memory_stats", "memory_stats [DEVICE]", "torch.cuda.memory_stats(): every key, sorted"},
+	{"reset_peak_memory_stats", "reset_peak_memory_stats [DEVICE]", "peaks start again from the current values"},
+	{"set_per_process_memory_fraction", "set_per_process_memory_fraction F [DEVICE]", "limit what the allocator may reserve to F × total memory"},
+	{"alloc_conf", "alloc_conf STR", "PYTORCH_CUDA_ALLOC_CONF for this session, before the first CUDA command (e.g. max_split_size_mb:128,garbage_collection_threshold:0.8)"},
+	{"vars", "vars", "live tensors: shape, dtype, device, bytes, and who shares storage"},
+}
+
+// Help is the text of help, or of help NAME.
+func Help(name string) string {
+	var b strings.Builder
+	if name == "" {
+		b.WriteString("Commands (each line is one step; the report after it shows host RSS and, per GPU, allocated, reserved and driver-used memory with their changes):\n")
+		for _, c := range commandHelp {
+			fmt.Fprintf(&b, "  %-58s %s\n", c.usage, firstSentence(c.summary))
+		}
+		b.WriteString("  help [COMMAND]                                             this text, or one command's\n")
+		b.WriteString("Lines may also be pasted PyTorch: import torch, #%% cells, torch.zeros(...), b.to('cpu'), del a, b.\n")
+		return b.String()
+	}
+	for _, c := range commandHelp {
+		if c.name == name {
+			return fmt.Sprintf("%s\n  %s\n", c.usage, c.summary)
+		}
+	}
+	return fmt.Sprintf("help: no command %q (try help)\n", name)
+}
+
+func firstSentence(s string) string {
+	if i := strings.Index(s, "; "); i > 0 {
+		return s[:i]
+	}
+	return s
+}

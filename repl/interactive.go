@@ -1,0 +1,91 @@
+package repl
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/chzyer/readline"
+
+	"github.com/gpumemrepl/gpumemrepl/engine"
+)
+
+// Interactive runs the prompt on a terminal: readline with history in
+// ~/.gpumemrepl_history and tab completion; Ctrl-C drops the line, Ctrl-D
+// (or exit) quits. Errors are shown with a caret under their column and
+// change nothing.
+func (r *Runner) Interactive() int {
+	r.File = ""
+	home, _ := os.UserHomeDir()
+	rl, err := readline.NewEx(&readline.Config{
+		Prompt:            "gpumem> ",
+		HistoryFile:       filepath.Join(home, ".gpumemrepl_history"),
+		AutoComplete:      completer{r.Session},
+		InterruptPrompt:   "^C",
+		EOFPrompt:         "exit",
+		HistorySearchFold: true,
+	})
+	if err != nil {
+		fmt.Fprintf(r.Err, "gpumemrepl: %v\n", err)
+		return 1
+	}
+	defer rl.Close()
+	fmt.Fprintln(r.Out, "gpumemrepl: PyTorch's CUDA caching allocator on a simulated GPU. Type help for commands, Ctrl-D to quit.")
+	for n := 1; ; n++ {
+		line, err := rl.Readline()
+		if errors.Is(err, readline.ErrInterrupt) {
+			continue
+		}
+		if errors.Is(err, io.EOF) {
+			return 0
+		}
+		if err != nil {
+			fmt.Fprintf(r.Err, "gpumemrepl: %v\n", err)
+			return 1
+		}
+		switch strings.TrimSpace(line) {
+		case "exit", "quit", "exit()", "quit()":
+			return 0
+		}
+		r.Line(line, n) //nolint:errcheck // printed by Line; the session goes on
+	}
+}
+
+// completer completes command words, names, devices and dtypes.
+type completer struct{ s *engine.Session }
+
+var completionWords = func() []string {
+	w := []string{"del", "cpu", "cuda", "cuda:0", "torch.", ".to", ".cuda()", ".cpu()", ".clone()", "help", "exit"}
+	for _, c := range commandHelp {
+		w = append(w, c.name)
+	}
+	for d := range engine.DTypes {
+		w = append(w, d)
+	}
+	return w
+}()
+
+// Do implements readline.AutoCompleter: candidates for the word before
+// the cursor, as suffixes.
+func (c completer) Do(line []rune, pos int) ([][]rune, int) {
+	start := pos
+	for start > 0 && (isWordRune(line[start-1]) || line[start-1] == ':') {
+		start--
+	}
+	prefix := string(line[start:pos])
+	words := append(c.s.Names(), completionWords...)
+	sort.Strings(words)
+	var out [][]rune
+	seen := map[string]bool{}
+	for _, w := range words {
+		if strings.HasPrefix(w, prefix) && w != prefix && !seen[w] {
+			seen[w] = true
+			out = append(out, []rune(w[len(prefix):]))
+		}
+	}
+	return out, len([]rune(prefix))
+}

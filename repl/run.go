@@ -1,0 +1,189 @@
+package repl
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gpumemrepl/gpumemrepl/engine"
+)
+
+// Runner runs lines of input against a session and reports each step.
+type Runner struct {
+	Session   *engine.Session
+	Out       io.Writer
+	Err       io.Writer
+	Echo      bool   // print each command before its report (scripts)
+	JSON      bool   // one JSON object per command instead of the report
+	KeepGoing bool   // go on after a failing line (scripts)
+	File      string // script name for error positions
+	prev      engine.Figures
+	started   bool
+}
+
+// errPos returns where an error happened, if it says.
+func errPos(err error) (engine.Pos, bool) {
+	var se *Error
+	if errors.As(err, &se) {
+		return se.Pos, true
+	}
+	var ee *engine.EvalError
+	if errors.As(err, &ee) && ee.Pos.Line > 0 {
+		return ee.Pos, true
+	}
+	return engine.Pos{}, false
+}
+
+// errMsg is the error's text without the position a syntax error carries.
+func errMsg(err error) string {
+	var se *Error
+	if errors.As(err, &se) {
+		return se.Msg
+	}
+	return err.Error()
+}
+
+// Line runs one line and reports it. It returns the line's error, after
+// printing it; the session is unchanged by a failing line.
+func (r *Runner) Line(src string, lineNo int) error {
+	if !r.started {
+		r.prev = r.Session.Measure()
+		r.started = true
+	}
+	if t := strings.TrimSpace(src); t == "help" || strings.HasPrefix(t, "help ") {
+		io.WriteString(r.Out, Help(strings.TrimSpace(strings.TrimPrefix(t, "help"))))
+		return nil
+	}
+	cmd, err := ParseLine(src, lineNo)
+	if err == nil && cmd == nil {
+		return nil
+	}
+	var res engine.Result
+	if err == nil {
+		res, err = r.Session.Exec(cmd)
+	}
+	cur := r.Session.Measure()
+	if r.JSON {
+		r.writeJSON(src, lineNo, cur, res, err)
+		if err != nil {
+			r.printError(src, lineNo, err)
+		}
+	} else {
+		if r.Echo {
+			fmt.Fprintf(r.Out, "%s %s\n", colorName.Sprintf("%3d >", lineNo), src)
+		}
+		if res.Output != "" {
+			io.WriteString(r.Out, res.Output)
+		}
+		if err != nil {
+			r.printError(src, lineNo, err)
+		} else {
+			writeReport(r.Out, r.prev, cur, res.Events)
+		}
+	}
+	r.prev = cur
+	return err
+}
+
+func (r *Runner) printError(src string, lineNo int, err error) {
+	pos, ok := errPos(err)
+	if r.File != "" {
+		where := fmt.Sprintf("%s:%d", r.File, lineNo)
+		if ok {
+			where = fmt.Sprintf("%s:%d:%d", r.File, pos.Line, pos.Col)
+		}
+		fmt.Fprintf(r.Err, "%s: %s\n", where, errMsg(err))
+		return
+	}
+	if ok {
+		fmt.Fprintf(r.Err, "    %s\n    %s%s\n", src, strings.Repeat(" ", caretOffset(src, pos.Col)), colorErr.Sprint("^"))
+	}
+	fmt.Fprintf(r.Err, "%s %s\n", colorErr.Sprint("error:"), errMsg(err))
+}
+
+// caretOffset is the display column of rune column col (1-based).
+func caretOffset(src string, col int) int {
+	n := 0
+	for i, r := range []rune(src) {
+		if i >= col-1 {
+			break
+		}
+		if r == '\t' {
+			n += 4 - n%4
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+type jsonDevice struct {
+	Device     string  `json:"device"`
+	Allocated  uint64  `json:"allocated_bytes"`
+	Reserved   uint64  `json:"reserved_bytes"`
+	DriverUsed *uint64 `json:"driver_used_bytes"`
+}
+
+type jsonStep struct {
+	Line       int          `json:"line"`
+	Source     string       `json:"source"`
+	HostRSS    *uint64      `json:"host_rss_bytes"`
+	Allocated  uint64       `json:"allocated_bytes"`
+	Reserved   uint64       `json:"reserved_bytes"`
+	DriverUsed *uint64      `json:"driver_used_bytes"`
+	Devices    []jsonDevice `json:"devices"`
+	Events     []string     `json:"events,omitempty"`
+	Output     string       `json:"output,omitempty"`
+	Error      *string      `json:"error,omitempty"`
+}
+
+func (r *Runner) writeJSON(src string, lineNo int, f engine.Figures, res engine.Result, err error) {
+	s := jsonStep{Line: lineNo, Source: src, Events: res.Events, Output: res.Output}
+	if f.HostKnown {
+		s.HostRSS = &f.HostRSS
+	}
+	for i, d := range f.Devices {
+		jd := jsonDevice{Device: fmt.Sprintf("cuda:%d", i), Allocated: d.Allocated, Reserved: d.Reserved}
+		if d.Inited {
+			v := d.DriverUsed
+			jd.DriverUsed = &v
+		}
+		s.Devices = append(s.Devices, jd)
+	}
+	if len(s.Devices) > 0 {
+		s.Allocated, s.Reserved, s.DriverUsed = s.Devices[0].Allocated, s.Devices[0].Reserved, s.Devices[0].DriverUsed
+	}
+	if err != nil {
+		msg := errMsg(err)
+		if pos, ok := errPos(err); ok {
+			msg = fmt.Sprintf("%d:%d: %s", pos.Line, pos.Col, msg)
+		}
+		s.Error = &msg
+	}
+	b, _ := json.Marshal(s)
+	r.Out.Write(append(b, '\n'))
+}
+
+// Script runs every line of in; the first failing line stops it (unless
+// KeepGoing). It returns the exit status: 0, or 1 after an error.
+func (r *Runner) Script(in io.Reader) int {
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	status := 0
+	for n := 1; sc.Scan(); n++ {
+		if err := r.Line(sc.Text(), n); err != nil {
+			status = 1
+			if !r.KeepGoing {
+				return status
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		fmt.Fprintf(r.Err, "%s: %v\n", r.File, err)
+		return 1
+	}
+	return status
+}
