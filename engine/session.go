@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
-	"github.com/gpumemrepl/gpumemrepl/allocator/device"
 	"github.com/gpumemrepl/gpumemrepl/allocator/device/sim"
 )
 
@@ -37,7 +36,7 @@ type Options struct {
 }
 
 type gpu struct {
-	dev    device.Device
+	dev    *sim.Device
 	alloc  *allocator.Allocator
 	inited bool // the CUDA context exists
 	ctx    uint64
@@ -229,6 +228,7 @@ func (s *Session) initGPU(i int) error {
 		return err
 	}
 	if g.alloc == nil {
+		g.dev.SetContextBytes(g.ctx)
 		g.alloc = allocator.New(g.dev, i, s.cfg)
 		g.inited = true
 	}

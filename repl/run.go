@@ -48,7 +48,13 @@ func errMsg(err error) string {
 
 // Line runs one line and reports it. It returns the line's error, after
 // printing it; the session is unchanged by a failing line.
-func (r *Runner) Line(src string, lineNo int) error {
+func (r *Runner) Line(src string, lineNo int) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error: %v (please report this line)", p)
+			r.printError(src, lineNo, err)
+		}
+	}()
 	if !r.started {
 		r.prev = r.Session.Measure()
 		r.started = true

@@ -76,11 +76,12 @@ func (c *chunk) fit(size uint64) (uint64, int, bool) {
 
 // Device is a simulated GPU. The zero value is not usable; call New.
 type Device struct {
-	total  uint64
-	used   uint64
-	chunks []*chunk // in the order they were reserved
-	free   []span   // unreserved address space
-	live   map[uint64]*chunk
+	total   uint64
+	used    uint64 // bytes handed out, context included
+	context uint64
+	chunks  []*chunk // in the order they were reserved
+	free    []span   // unreserved address space
+	live    map[uint64]*chunk
 }
 
 // New returns a simulated device with total bytes of memory.
@@ -97,6 +98,13 @@ func New(total uint64) *Device {
 }
 
 func roundUp(n, unit uint64) uint64 { return (n + unit - 1) / unit * unit }
+
+// SetContextBytes counts n bytes as taken by the CUDA context: they are
+// not free and not available to Malloc.
+func (d *Device) SetContextBytes(n uint64) {
+	d.used = d.used - d.context + n
+	d.context = n
+}
 
 // Malloc implements device.Device.
 func (d *Device) Malloc(size uint64) (uint64, error) {
