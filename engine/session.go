@@ -109,7 +109,11 @@ func (s *Session) exec(c Command) error {
 		if err != nil {
 			return err
 		}
-		s.event("%s: %s", c.Name, describe(t))
+		if n, ok := c.X.(*Name); ok {
+			s.event("%s: the same storage as %s (no new memory)", c.Name, n.Name)
+		} else {
+			s.event("%s: %s", c.Name, describe(t))
+		}
 		if old, ok := s.vars[c.Name]; ok {
 			s.vars[c.Name] = t
 			s.drop(old, "old "+c.Name)

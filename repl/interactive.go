@@ -20,6 +20,7 @@ import (
 // change nothing.
 func (r *Runner) Interactive() int {
 	r.File = ""
+	r.Echo = false // the prompt shows the line already
 	home, _ := os.UserHomeDir()
 	rl, err := readline.NewEx(&readline.Config{
 		Prompt:            "gpumem> ",
