@@ -62,3 +62,14 @@ func (a *Allocator) Snapshot() []SegmentInfo {
 	}
 	return segs
 }
+
+// FreeBlocks counts the segment's cached (inactive) blocks.
+func (s *SegmentInfo) FreeBlocks() int {
+	n := 0
+	for _, b := range s.Blocks {
+		if b.State == StateInactive {
+			n++
+		}
+	}
+	return n
+}

@@ -37,6 +37,17 @@ type Clone struct {
 	X  Expr
 }
 
+// View is a tensor over X's storage with another shape: x[i] (Index >= 0)
+// drops the first dimension, x.view(...) reshapes.
+type View struct {
+	At    Pos
+	X     Expr
+	Index int64   // x[Index], or -1
+	Shape []int64 // x.view(Shape) when Index is -1; one dimension may be -1
+}
+
+func (e *View) pos() Pos { return e.At }
+
 func (e *Create) pos() Pos { return e.At }
 func (e *Name) pos() Pos   { return e.At }
 func (e *To) pos() Pos     { return e.At }
@@ -83,6 +94,9 @@ type AllocConf struct{ Conf string }
 // Vars lists the live tensors.
 type Vars struct{}
 
+// Map shows Device's segments and blocks.
+type Map struct{ Device int }
+
 // Nop changes nothing (import torch, a cell marker, a comment).
 type Nop struct{}
 
@@ -96,4 +110,5 @@ func (*ResetPeak) command()     {}
 func (*SetFraction) command()   {}
 func (*AllocConf) command()     {}
 func (*Vars) command()          {}
+func (*Map) command()           {}
 func (*Nop) command()           {}

@@ -51,6 +51,7 @@ type Session struct {
 	hostLive uint64 // bytes of live host storages
 	events   []string
 	out      strings.Builder
+	segments []allocator.SegmentInfo
 }
 
 // NewSession returns an empty session.
@@ -90,6 +91,8 @@ func (e *EvalError) Unwrap() error { return e.Err }
 type Result struct {
 	Events []string // tensors created or freed, in words
 	Output string   // text the command prints (memory_summary, vars, …)
+	// Segments is the device's memory_snapshot(), for map.
+	Segments []allocator.SegmentInfo
 }
 
 // Exec runs one command. A failing command changes nothing it had not
@@ -97,8 +100,9 @@ type Result struct {
 func (s *Session) Exec(c Command) (Result, error) {
 	s.events = s.events[:0]
 	s.out.Reset()
+	s.segments = nil
 	err := s.exec(c)
-	return Result{Events: append([]string(nil), s.events...), Output: s.out.String()}, err
+	return Result{Events: append([]string(nil), s.events...), Output: s.out.String(), Segments: s.segments}, err
 }
 
 func (s *Session) exec(c Command) error {
@@ -109,8 +113,8 @@ func (s *Session) exec(c Command) error {
 		if err != nil {
 			return err
 		}
-		if n, ok := c.X.(*Name); ok {
-			s.event("%s: the same storage as %s (no new memory)", c.Name, n.Name)
+		if t.st.refs > 1 {
+			s.event("%s: %s, sharing storage (no new memory)", c.Name, describe(t))
 		} else {
 			s.event("%s: %s", c.Name, describe(t))
 		}
@@ -188,6 +192,14 @@ func (s *Session) exec(c Command) error {
 		return s.setAllocConf(c.Conf)
 	case *Vars:
 		s.listVars()
+	case *Map:
+		g, err := s.gpu(c.Device)
+		if err != nil {
+			return err
+		}
+		if g.alloc != nil {
+			s.segments = g.alloc.Snapshot()
+		}
 	default:
 		return fmt.Errorf("unknown command %T", c)
 	}
@@ -248,11 +260,7 @@ func (s *Session) event(format string, args ...any) {
 }
 
 func describe(t *Tensor) string {
-	dims := make([]string, len(t.Shape))
-	for i, d := range t.Shape {
-		dims[i] = fmt.Sprint(d)
-	}
-	return fmt.Sprintf("%s %s [%s] on %s", allocator.FormatSize(t.Bytes()), t.DType.Name, strings.Join(dims, ", "), t.Device())
+	return fmt.Sprintf("%s %s %s on %s", allocator.FormatSize(t.Bytes()), t.DType.Name, dimList(t.Shape), t.Device())
 }
 
 // eval returns a tensor that holds its own reference to its storage.
@@ -282,6 +290,18 @@ func (s *Session) eval(e Expr) (*Tensor, error) {
 			return x, nil
 		}
 		return s.copyTo(x, e.Device, e.At)
+	case *View:
+		x, err := s.eval(e.X)
+		if err != nil {
+			return nil, err
+		}
+		shape, err := viewShape(x, e)
+		if err != nil {
+			s.release(x.st)
+			return nil, &EvalError{Pos: e.At, Err: err}
+		}
+		x.Shape = shape
+		return x, nil
 	case *Clone:
 		x, err := s.eval(e.X)
 		if err != nil {
@@ -375,6 +395,9 @@ func (s *Session) listVars() {
 			}
 		}
 		line := fmt.Sprintf("%-8s %s", n, describe(t))
+		if t.StorageBytes() > t.Bytes() {
+			line += fmt.Sprintf(", a view keeping a %s storage alive", allocator.FormatSize(t.StorageBytes()))
+		}
 		if len(shared) > 0 {
 			line += " (storage shared with " + strings.Join(shared, ", ") + ")"
 		}
@@ -390,4 +413,46 @@ func (s *Session) Names() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// viewShape is the shape of x[i] or x.view(...).
+func viewShape(x *Tensor, v *View) ([]int64, error) {
+	if v.Index >= 0 {
+		if len(x.Shape) == 0 || v.Index >= x.Shape[0] {
+			return nil, fmt.Errorf("IndexError: index %d is out of bounds for dimension 0 with size %d", v.Index, firstDim(x.Shape))
+		}
+		return x.Shape[1:], nil
+	}
+	n, known, infer := int64(x.Numel()), int64(1), -1
+	shape := append([]int64(nil), v.Shape...)
+	for i, d := range shape {
+		if d == -1 && infer < 0 {
+			infer = i
+			continue
+		}
+		known *= d
+	}
+	if infer >= 0 && known > 0 {
+		shape[infer] = n / known
+		known *= shape[infer]
+	}
+	if known != n {
+		return nil, fmt.Errorf("RuntimeError: shape '%s' is invalid for input of size %d", dimList(v.Shape), n)
+	}
+	return shape, nil
+}
+
+func dimList(s []int64) string {
+	d := make([]string, len(s))
+	for i, v := range s {
+		d[i] = fmt.Sprint(v)
+	}
+	return "[" + strings.Join(d, ", ") + "]"
+}
+
+func firstDim(s []int64) int64 {
+	if len(s) == 0 {
+		return 0
+	}
+	return s[0]
 }

@@ -13,7 +13,19 @@ func (p *parser) expr() (engine.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	for p.is(".") {
+	for p.is(".") || p.is("[") {
+		if p.accept("[") {
+			t := p.next()
+			n, err := strconv.ParseInt(t.text, 10, 64)
+			if t.kind != tWord || err != nil || n < 0 {
+				return nil, p.errAt(t, "expected an index")
+			}
+			if err := p.expect("]"); err != nil {
+				return nil, err
+			}
+			x = &engine.View{At: t.pos, X: x, Index: n}
+			continue
+		}
 		p.next()
 		m, err := p.word()
 		if err != nil {
@@ -189,12 +201,17 @@ func (p *parser) torchCreate(op token) (engine.Expr, error) {
 	return c, nil
 }
 
-func (p *parser) intList() ([]int64, error) {
+func (p *parser) intList() ([]int64, error) { return p.dims(false) }
+
+// intListSigned is intList allowing -1 (an inferred dimension).
+func (p *parser) intListSigned() ([]int64, error) { return p.dims(true) }
+
+func (p *parser) dims(signed bool) ([]int64, error) {
 	var dims []int64
 	for !p.is("]") && !p.is(")") {
 		v := p.next()
 		n, err := strconv.ParseInt(v.text, 10, 64)
-		if v.kind != tWord || err != nil || n < 0 {
+		if v.kind != tWord || err != nil || n < -1 || (n == -1 && !signed) {
 			return nil, p.errAt(v, "expected a dimension")
 		}
 		dims = append(dims, n)
@@ -293,6 +310,29 @@ func (p *parser) method(x engine.Expr, m token) (engine.Expr, error) {
 			}
 		}
 		return &engine.To{At: m.pos, X: x, Device: d}, nil
+	case "view", "reshape":
+		if err := p.expect("("); err != nil {
+			return nil, err
+		}
+		var dims []int64
+		if p.accept("[") || p.accept("(") {
+			d, err := p.intListSigned()
+			if err != nil {
+				return nil, err
+			}
+			dims = d
+		} else {
+			d, err := p.intListSigned()
+			if err != nil {
+				return nil, err
+			}
+			dims = d
+			p.i-- // intListSigned consumed the closing ")"
+		}
+		if err := p.expect(")"); err != nil {
+			return nil, err
+		}
+		return &engine.View{At: m.pos, X: x, Index: -1, Shape: dims}, nil
 	case "cuda", "cpu", "clone":
 		d := engine.CPU
 		if p.accept("(") {
@@ -316,5 +356,5 @@ func (p *parser) method(x engine.Expr, m token) (engine.Expr, error) {
 		}
 		return &engine.To{At: m.pos, X: x, Device: d}, nil
 	}
-	return nil, &Error{m.pos, fmt.Sprintf("unknown method %q (methods: to, cuda, cpu, clone)", m.text)}
+	return nil, &Error{m.pos, fmt.Sprintf("unknown method %q (methods: to, cuda, cpu, clone, view, reshape)", m.text)}
 }

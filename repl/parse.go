@@ -154,7 +154,7 @@ func (p *parser) memoryCommand() (engine.Command, bool, error) {
 	}
 	name := t.text
 	switch name {
-	case "empty_cache", "memory_summary", "memory_stats", "reset_peak_memory_stats", "set_per_process_memory_fraction", "alloc_conf", "vars":
+	case "empty_cache", "memory_summary", "memory_stats", "reset_peak_memory_stats", "set_per_process_memory_fraction", "alloc_conf", "vars", "map":
 	default:
 		p.i = start
 		return nil, false, nil
@@ -245,6 +245,8 @@ func memoryArgs(name string, args []token) (engine.Command, error) {
 		}
 	}
 	switch name {
+	case "map":
+		return &engine.Map{Device: dev}, nil
 	case "memory_summary":
 		return &engine.MemorySummary{Device: dev}, nil
 	case "memory_stats":

@@ -84,6 +84,9 @@ func (r *Runner) Line(src string, lineNo int) (err error) {
 		if res.Output != "" {
 			io.WriteString(r.Out, res.Output)
 		}
+		if _, isMap := cmd.(*engine.Map); isMap && err == nil {
+			writeMap(r.Out, res.Segments)
+		}
 		if err != nil {
 			r.printError(src, lineNo, err)
 		} else {

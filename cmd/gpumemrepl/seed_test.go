@@ -100,6 +100,21 @@ func TestSeed000(t *testing.T) {
 	}
 }
 
+// TestSeed003Tensors checks the steps of the second seed experiment that
+// this version runs against what PyTorch reported.
+func TestSeed003Tensors(t *testing.T) {
+	truth := readTruth(t, "../../../shared/truth/seed003.jsonl")
+	rows := runJSON(t, "../../scripts/seed003.gpumem")
+	if len(rows) != 3 {
+		t.Fatalf("%d steps, want 3", len(rows))
+	}
+	for i, r := range rows {
+		if w := truth[i]; r.Allocated != w.Allocated || r.Reserved != w.Reserved {
+			t.Errorf("step %q: allocated %d reserved %d, PyTorch %d %d", w.Step, r.Allocated, r.Reserved, w.Allocated, w.Reserved)
+		}
+	}
+}
+
 // TestGoldenTranscripts runs every script in scripts/ in the deterministic
 // mode and compares its transcript byte for byte.
 func TestGoldenTranscripts(t *testing.T) {
