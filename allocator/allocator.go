@@ -29,7 +29,7 @@ type Allocator struct {
 	limit          uint64 // allowed_memory_maximum; valid when hasLimit
 	hasLimit       bool
 
-	spare []*Block // recycled Block objects, so steady state allocates nothing
+	arena blockArena // every Block, recycled, so steady state allocates nothing
 }
 
 // New returns the allocator of device number index, with config cfg.
@@ -38,9 +38,10 @@ func New(dev device.Device, index int, cfg Config) *Allocator {
 		dev:    dev,
 		index:  index,
 		cfg:    cfg,
-		small:  BlockPool{isSmall: true},
 		active: make(map[uint64]*Block),
 	}
+	a.small = BlockPool{isSmall: true, arena: &a.arena}
+	a.large = BlockPool{arena: &a.arena}
 	a.stats.MaxSplitSize = int64(cfg.MaxSplitSize) // SIZE_MAX shows as -1
 	if cfg.MemoryFraction < 1 {
 		a.SetMemoryFraction(cfg.MemoryFraction) //nolint:errcheck // validated by ParseConfig
@@ -82,21 +83,15 @@ func (a *Allocator) Limit() (uint64, bool) { return a.limit, a.hasLimit }
 func (a *Allocator) gcEnabled() bool { return a.hasLimit && a.cfg.GCThreshold > 0 }
 
 func (a *Allocator) newBlock(pool *BlockPool, ptr, size uint64) *Block {
-	var b *Block
-	if n := len(a.spare); n > 0 {
-		b = a.spare[n-1]
-		a.spare = a.spare[:n-1]
-		*b = Block{}
-	} else {
-		b = new(Block)
-	}
+	b := a.arena.alloc()
 	b.pool, b.ptr, b.size = pool, ptr, size
 	return b
 }
 
 func (a *Allocator) recycle(b *Block) {
-	*b = Block{}
-	a.spare = append(a.spare, b)
+	id := b.id
+	*b = Block{id: id}
+	a.arena.release(b)
 }
 
 // Malloc is the allocator's malloc: it returns the address of a block of
@@ -165,7 +160,7 @@ func (a *Allocator) getFreeBlock(pool *BlockPool, s uint64) *Block {
 	if i == len(pool.blocks) {
 		return nil
 	}
-	b := pool.blocks[i].b
+	b := pool.block(i)
 	maxSplit := a.cfg.MaxSplitSize
 	// An oversize block never serves a normal request, and serves an
 	// oversize one only if it is less than max_non_split_rounding larger.
@@ -342,7 +337,7 @@ func (a *Allocator) releaseBlock(b *Block) error {
 // releasePool frees every cached block of pool that is a whole segment.
 func (a *Allocator) releasePool(pool *BlockPool) error {
 	for i := 0; i < len(pool.blocks); {
-		b := pool.blocks[i].b
+		b := pool.block(i)
 		if b.isSplit() {
 			i++
 			continue
@@ -379,14 +374,14 @@ func (a *Allocator) releaseAvailableCachedBlocks(pool *BlockPool, s uint64) (boo
 	key := max(s, maxSplit)
 	i := pool.lowerBound(key, 0)
 	if i < len(pool.blocks) {
-		return true, a.releaseBlock(pool.blocks[i].b)
+		return true, a.releaseBlock(pool.block(i))
 	}
 	if i == 0 {
 		return false, nil
 	}
 	var released uint64
 	for i--; released < key && pool.blocks[i].size >= maxSplit; i-- {
-		cur := pool.blocks[i].b
+		cur := pool.block(i)
 		released += cur.size
 		if err := a.releaseBlock(cur); err != nil {
 			return false, err
@@ -411,8 +406,8 @@ func (a *Allocator) garbageCollect() error {
 	pool := &a.large
 	var totalAge float64
 	count := 0
-	for _, e := range pool.blocks {
-		if b := e.b; !b.isSplit() {
+	for i := range pool.blocks {
+		if b := pool.block(i); !b.isSplit() {
 			totalAge += float64(pool.freeBlocksCalls - b.gcCountBase)
 			count++
 		}
@@ -425,7 +420,7 @@ func (a *Allocator) garbageCollect() error {
 		avg := totalAge / float64(count)
 		freed = false
 		for i := 0; i < len(pool.blocks); {
-			b := pool.blocks[i].b
+			b := pool.block(i)
 			age := float64(pool.freeBlocksCalls - b.gcCountBase)
 			if b.isSplit() || age < avg {
 				i++

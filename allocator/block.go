@@ -10,7 +10,35 @@ type Block struct {
 	pool          *BlockPool
 	allocated     bool
 	prev, next    *Block
-	gcCountBase   int64 // pool.freeBlocksCalls when last cached
+	gcCountBase   int64  // pool.freeBlocksCalls when last cached
+	id            uint32 // index in the allocator's blockArena
+}
+
+// blockArena owns every Block of an allocator and recycles them, so that
+// pools can refer to blocks by index: their arrays hold no pointers, and
+// shifting them is a plain memmove the garbage collector never scans.
+type blockArena struct {
+	blocks []*Block
+	free   []uint32
+}
+
+func (ar *blockArena) get(id uint32) *Block { return ar.blocks[id] }
+
+func (ar *blockArena) alloc() *Block {
+	if n := len(ar.free); n > 0 {
+		id := ar.free[n-1]
+		ar.free = ar.free[:n-1]
+		b := ar.blocks[id]
+		*b = Block{id: id}
+		return b
+	}
+	b := &Block{id: uint32(len(ar.blocks))}
+	ar.blocks = append(ar.blocks, b)
+	return b
+}
+
+func (ar *blockArena) release(b *Block) {
+	ar.free = append(ar.free, b.id)
 }
 
 // isSplit reports whether the block shares its segment with others.
@@ -21,6 +49,7 @@ func (b *Block) isSplit() bool { return b.prev != nil || b.next != nil }
 // least a size is its best fit.
 type BlockPool struct {
 	blocks          []poolEntry // sorted by (size, ptr)
+	arena           *blockArena
 	isSmall         bool
 	freeBlocksCalls int64 // get_free_blocks_call_count, for GC ageing
 }
@@ -29,8 +58,11 @@ type BlockPool struct {
 // one contiguous array instead of chasing pointers.
 type poolEntry struct {
 	size, ptr uint64
-	b         *Block
+	id        uint32
 }
+
+// block returns the i-th cached block.
+func (p *BlockPool) block(i int) *Block { return p.arena.get(p.blocks[i].id) }
 
 func (e *poolEntry) less(size, ptr uint64) bool {
 	return e.size < size || (e.size == size && e.ptr < ptr)
@@ -55,11 +87,11 @@ func (p *BlockPool) insert(b *Block) {
 	i := p.lowerBound(b.size, b.ptr)
 	p.blocks = append(p.blocks, poolEntry{})
 	copy(p.blocks[i+1:], p.blocks[i:])
-	p.blocks[i] = poolEntry{b.size, b.ptr, b}
+	p.blocks[i] = poolEntry{b.size, b.ptr, b.id}
 }
 
 func (p *BlockPool) remove(b *Block) {
-	if i := p.lowerBound(b.size, b.ptr); i < len(p.blocks) && p.blocks[i].b == b {
+	if i := p.lowerBound(b.size, b.ptr); i < len(p.blocks) && p.blocks[i].id == b.id {
 		p.removeAt(i)
 	}
 }

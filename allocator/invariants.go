@@ -39,7 +39,7 @@ func (a *Allocator) CheckInvariants() error {
 	cached := 0
 	for _, pool := range []*BlockPool{&a.small, &a.large} {
 		for i, e := range pool.blocks {
-			if e.b.allocated || e.size != e.b.size || e.ptr != e.b.ptr || e.b.pool != pool {
+			if b := pool.block(i); b.allocated || e.size != b.size || e.ptr != b.ptr || b.pool != pool {
 				return fmt.Errorf("pool entry %d (%#x) is stale", i, e.ptr)
 			}
 			if i > 0 && !pool.blocks[i-1].less(e.size, e.ptr) {

@@ -32,9 +32,9 @@ const (
 func (a *Allocator) Snapshot() []SegmentInfo {
 	var heads []*Block
 	for _, pool := range []*BlockPool{&a.large, &a.small} {
-		for _, e := range pool.blocks {
-			if e.b.prev == nil {
-				heads = append(heads, e.b)
+		for i := range pool.blocks {
+			if b := pool.block(i); b.prev == nil {
+				heads = append(heads, b)
 			}
 		}
 	}
