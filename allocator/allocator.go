@@ -22,7 +22,7 @@ type Allocator struct {
 	cfg    Config
 	small  BlockPool
 	large  BlockPool
-	active map[uint64]*Block // handed-out blocks by address
+	active activeSet // handed-out blocks by address
 	stats  Stats
 
 	totalAllocated uint64 // bytes obtained from the device
@@ -35,10 +35,9 @@ type Allocator struct {
 // New returns the allocator of device number index, with config cfg.
 func New(dev device.Device, index int, cfg Config) *Allocator {
 	a := &Allocator{
-		dev:    dev,
-		index:  index,
-		cfg:    cfg,
-		active: make(map[uint64]*Block),
+		dev:   dev,
+		index: index,
+		cfg:   cfg,
 	}
 	a.small = BlockPool{isSmall: true, arena: &a.arena}
 	a.large = BlockPool{arena: &a.arena}
@@ -240,7 +239,7 @@ func (a *Allocator) allocFoundBlock(b *Block, s, orig uint64) uint64 {
 	}
 	h.allocated = true
 	h.requestedSize = orig
-	a.active[h.ptr] = h
+	a.active.put(h.ptr, h)
 	a.stats.Allocation.increase(small, 1)
 	a.stats.AllocatedBytes.increase(small, int64(h.size))
 	a.stats.Active.increase(small, 1)
@@ -255,7 +254,7 @@ func (a *Allocator) allocFoundBlock(b *Block, s, orig uint64) uint64 {
 // Free returns an allocation to the cache. An address that is not live is
 // refused with ErrUnknownPointer and changes nothing.
 func (a *Allocator) Free(ptr uint64) error {
-	b, ok := a.active[ptr]
+	b, ok := a.active.get(ptr)
 	if !ok {
 		return fmt.Errorf("free(%#x): %w", ptr, ErrUnknownPointer)
 	}
@@ -266,7 +265,7 @@ func (a *Allocator) Free(ptr uint64) error {
 	if b.size >= a.cfg.MaxSplitSize {
 		a.stats.OversizeAllocs.decrease(1)
 	}
-	delete(a.active, ptr)
+	a.active.del(ptr)
 	a.freeBlock(b)
 	return nil
 }

@@ -48,7 +48,7 @@ func (a *Allocator) CheckInvariants() error {
 		}
 		cached += len(pool.blocks)
 	}
-	if got := int64(len(a.active)); got != a.stats.Active[bucketAll].Current {
+	if got := int64(a.active.n); got != a.stats.Active[bucketAll].Current {
 		return fmt.Errorf("active: %d blocks, stat says %d", got, a.stats.Active[bucketAll].Current)
 	}
 	checks := []struct {

@@ -38,11 +38,11 @@ func (a *Allocator) Snapshot() []SegmentInfo {
 			}
 		}
 	}
-	for _, b := range a.active {
+	a.active.each(func(b *Block) {
 		if b.prev == nil {
 			heads = append(heads, b)
 		}
-	}
+	})
 	sort.Slice(heads, func(i, j int) bool { return heads[i].ptr < heads[j].ptr })
 	segs := make([]SegmentInfo, 0, len(heads))
 	for _, h := range heads {

@@ -73,20 +73,19 @@ func (r *Replayer) Done() bool { return r.next == len(r.ops) }
 // returned as oom; err is any other failure, which ends the replay.
 func (r *Replayer) Step() (oom error, err error) {
 	i := r.next
-	op := r.ops[i]
+	op := &r.ops[i]
 	r.next++
-	switch op.Op {
-	case "alloc":
+	switch op.kind {
+	case opAlloc:
 		p, e := r.A.Malloc(op.Size)
-		var o *allocator.OutOfMemoryError
-		if errors.As(e, &o) {
-			return e, nil
-		}
 		if e != nil {
+			if _, isOOM := errors.AsType[*allocator.OutOfMemoryError](e); isOOM {
+				return e, nil
+			}
 			return nil, fmt.Errorf("op %d: %w", i, e)
 		}
 		r.ptrs[op.ID] = p
-	case "free":
+	case opFree:
 		p := r.ptrs[op.ID]
 		if p == 0 {
 			// PyTorch's alloc of this id raised OOM; nothing to free.
@@ -96,7 +95,7 @@ func (r *Replayer) Step() (oom error, err error) {
 		if e := r.A.Free(p); e != nil {
 			return nil, fmt.Errorf("op %d: %w", i, e)
 		}
-	case "empty_cache":
+	case opEmptyCache:
 		if e := r.A.EmptyCache(); e != nil {
 			return nil, fmt.Errorf("op %d: %w", i, e)
 		}

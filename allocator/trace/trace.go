@@ -20,7 +20,19 @@ type Op struct {
 	ID   int    `json:"id"`
 	Size uint64 `json:"size"`
 	OOM  bool   `json:"oom"` // PyTorch raised out-of-memory here
+	kind opKind
 }
+
+type opKind uint8
+
+const (
+	opNoop opKind = iota
+	opAlloc
+	opFree
+	opEmptyCache
+)
+
+var opKinds = map[string]opKind{"alloc": opAlloc, "free": opFree, "empty_cache": opEmptyCache, "noop": opNoop}
 
 // Segment is one segment of a recorded layout: memory_snapshot() with
 // addresses made relative to the segment.
@@ -71,11 +83,11 @@ func Load(path string) (*Trace, error) {
 		return nil, fmt.Errorf("%s: not a trace: no ops", path)
 	}
 	for i, op := range t.Ops {
-		switch op.Op {
-		case "alloc", "free", "empty_cache", "noop":
-		default:
+		k, ok := opKinds[op.Op]
+		if !ok {
 			return nil, fmt.Errorf("%s: op %d: unknown op %q", path, i, op.Op)
 		}
+		t.Ops[i].kind = k
 	}
 	t.Path = path
 	return &t, nil
