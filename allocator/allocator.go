@@ -109,14 +109,14 @@ func (a *Allocator) Malloc(size uint64) (uint64, error) {
 		pool = &a.small
 	}
 	allocSize := a.cfg.allocationSize(s)
-	b := a.getFreeBlock(pool, s)
+	b, at := a.getFreeBlock(pool, s)
 	if b == nil {
 		var err error
 		if b, err = a.newSegment(pool, s, allocSize); err != nil {
 			return 0, err
 		}
 	}
-	return a.allocFoundBlock(b, s, size), nil
+	return a.allocFoundBlock(b, at, s, size), nil
 }
 
 // newSegment runs the slow path of malloc: GC, a new segment, then
@@ -149,28 +149,27 @@ func (a *Allocator) newSegment(pool *BlockPool, s, allocSize uint64) (*Block, er
 	return nil, a.outOfMemory(s, allocSize)
 }
 
-// getFreeBlock is get_free_block: the best-fitting cached block, removed
-// from the pool, or nil.
-func (a *Allocator) getFreeBlock(pool *BlockPool, s uint64) *Block {
+// getFreeBlock is get_free_block: the best-fitting cached block and its
+// index in the pool (still in it), or nil.
+func (a *Allocator) getFreeBlock(pool *BlockPool, s uint64) (*Block, int) {
 	if a.gcEnabled() {
 		pool.freeBlocksCalls++
 	}
 	i := pool.lowerBound(s, 0)
 	if i == len(pool.blocks) {
-		return nil
+		return nil, -1
 	}
 	b := pool.block(i)
 	maxSplit := a.cfg.MaxSplitSize
 	// An oversize block never serves a normal request, and serves an
 	// oversize one only if it is less than max_non_split_rounding larger.
 	if s < maxSplit && b.size >= maxSplit {
-		return nil
+		return nil, -1
 	}
 	if s >= maxSplit && b.size >= s+a.cfg.MaxNonSplitRounding {
-		return nil
+		return nil, -1
 	}
-	pool.removeAt(i)
-	return b
+	return b, i
 }
 
 // allocBlock is alloc_block: a new segment of size bytes from the device.
@@ -210,8 +209,9 @@ func (a *Allocator) shouldSplit(b *Block, s uint64) bool {
 }
 
 // allocFoundBlock is alloc_found_block: split b if the rule says so and
-// hand out its front.
-func (a *Allocator) allocFoundBlock(b *Block, s, orig uint64) uint64 {
+// hand out its front. at is b's index in its pool, or -1 for a new
+// segment's block, which is in no pool.
+func (a *Allocator) allocFoundBlock(b *Block, at int, s, orig uint64) uint64 {
 	small := b.pool.isSmall
 	alreadySplit := b.isSplit()
 	h := b
@@ -226,16 +226,25 @@ func (a *Allocator) allocFoundBlock(b *Block, s, orig uint64) uint64 {
 		b.prev = h
 		b.ptr += s
 		b.size -= s
-		b.pool.insert(b)
+		if at >= 0 {
+			b.pool.rekey(at, b) // the remainder stays cached under its new key
+		} else {
+			b.pool.insert(b)
+		}
 		if alreadySplit {
 			a.stats.InactiveSplitBytes.decrease(small, int64(s))
 		} else {
 			a.stats.InactiveSplit.increase(small, 1)
 			a.stats.InactiveSplitBytes.increase(small, int64(b.size))
 		}
-	} else if alreadySplit {
-		a.stats.InactiveSplit.decrease(small, 1)
-		a.stats.InactiveSplitBytes.decrease(small, int64(b.size))
+	} else {
+		if at >= 0 {
+			b.pool.removeAt(at)
+		}
+		if alreadySplit {
+			a.stats.InactiveSplit.decrease(small, 1)
+			a.stats.InactiveSplitBytes.decrease(small, int64(b.size))
+		}
 	}
 	h.allocated = true
 	h.requestedSize = orig
@@ -275,16 +284,30 @@ func (a *Allocator) freeBlock(b *Block) {
 	small := b.pool.isSmall
 	origSize, req := b.size, b.requestedSize
 	var dBlocks, dBytes int64
+	at := -1 // a merged neighbour's pool entry, reused for b
 	for _, n := range [2]*Block{b.prev, b.next} {
 		if n == nil || n.allocated {
 			continue
+		}
+		j := b.pool.indexOf(n)
+		if at < 0 {
+			at = j
+		} else {
+			b.pool.removeAt(j)
+			if j < at {
+				at--
+			}
 		}
 		a.merge(b, n)
 		dBlocks--
 		dBytes -= int64(n.size)
 		a.recycle(n)
 	}
-	b.pool.insert(b)
+	if at >= 0 {
+		b.pool.rekey(at, b)
+	} else {
+		b.pool.insert(b)
+	}
 	if b.isSplit() {
 		dBlocks++
 		dBytes += int64(b.size)
@@ -296,9 +319,9 @@ func (a *Allocator) freeBlock(b *Block) {
 	a.stats.RequestedBytes.decrease(small, int64(req))
 }
 
-// merge absorbs the free neighbour n into b; n leaves the pool.
+// merge absorbs the free neighbour n into b; the caller has taken n's
+// entry out of the pool.
 func (a *Allocator) merge(b, n *Block) {
-	b.pool.remove(n)
 	if n == b.prev {
 		b.ptr = n.ptr
 		b.prev = n.prev

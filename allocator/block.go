@@ -90,6 +90,50 @@ func (p *BlockPool) insert(b *Block) {
 	p.blocks[i] = poolEntry{b.size, b.ptr, b.id}
 }
 
+// rekey moves the entry at index i to b's (changed) key, as a removal and
+// an insert_into_blocks in one shift of the entries in between.
+func (p *BlockPool) rekey(i int, b *Block) {
+	b.gcCountBase = p.freeBlocksCalls
+	e := poolEntry{b.size, b.ptr, b.id}
+	bl := p.blocks
+	if i+1 < len(bl) && bl[i+1].less(e.size, e.ptr) { // moves up
+		lo, hi := i+1, len(bl)
+		for lo < hi {
+			mid := int(uint(lo+hi) >> 1)
+			if bl[mid].less(e.size, e.ptr) {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		copy(bl[i:lo-1], bl[i+1:lo])
+		bl[lo-1] = e
+		return
+	}
+	if i > 0 && !bl[i-1].less(e.size, e.ptr) { // moves down
+		lo, hi := 0, i
+		for lo < hi {
+			mid := int(uint(lo+hi) >> 1)
+			if bl[mid].less(e.size, e.ptr) {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		copy(bl[lo+1:i+1], bl[lo:i])
+		bl[lo] = e
+		return
+	}
+	bl[i] = e
+}
+
+func (p *BlockPool) indexOf(b *Block) int {
+	if i := p.lowerBound(b.size, b.ptr); i < len(p.blocks) && p.blocks[i].id == b.id {
+		return i
+	}
+	return -1
+}
+
 func (p *BlockPool) remove(b *Block) {
 	if i := p.lowerBound(b.size, b.ptr); i < len(p.blocks) && p.blocks[i].id == b.id {
 		p.removeAt(i)
