@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -35,6 +36,13 @@ func (r *Runner) Interactive() int {
 		return 1
 	}
 	defer rl.Close()
+	// Raw mode is on only inside Readline, where Ctrl-C drops the line.
+	// While a command runs, Ctrl-C is a real SIGINT: catch it so that it
+	// cannot kill the session half-way through a step (each step is
+	// atomic: it finishes, then the prompt says the interrupt came late).
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
 	fmt.Fprintln(r.Out, "gpumemrepl: PyTorch's CUDA caching allocator on a simulated GPU. Type help for commands, Ctrl-D to quit.")
 	for n := 1; ; n++ {
 		line, err := rl.Readline()
@@ -53,6 +61,11 @@ func (r *Runner) Interactive() int {
 			return 0
 		}
 		r.Line(line, n) //nolint:errcheck // printed by Line; the session goes on
+		select {
+		case <-sigs:
+			fmt.Fprintln(r.Err, "interrupt: the step had already run to the end (steps are never left half done)")
+		default:
+		}
 	}
 }
 
