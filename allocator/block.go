@@ -70,7 +70,11 @@ func (e *poolEntry) less(size, ptr uint64) bool {
 
 // lowerBound returns the index of the first cached block >= (size, ptr).
 func (p *BlockPool) lowerBound(size, ptr uint64) int {
-	lo, hi := 0, len(p.blocks)
+	return p.search(0, len(p.blocks), size, ptr)
+}
+
+// search is lowerBound within blocks[lo:hi].
+func (p *BlockPool) search(lo, hi int, size, ptr uint64) int {
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
 		if p.blocks[mid].less(size, ptr) {
@@ -97,31 +101,15 @@ func (p *BlockPool) rekey(i int, b *Block) {
 	e := poolEntry{b.size, b.ptr, b.id}
 	bl := p.blocks
 	if i+1 < len(bl) && bl[i+1].less(e.size, e.ptr) { // moves up
-		lo, hi := i+1, len(bl)
-		for lo < hi {
-			mid := int(uint(lo+hi) >> 1)
-			if bl[mid].less(e.size, e.ptr) {
-				lo = mid + 1
-			} else {
-				hi = mid
-			}
-		}
-		copy(bl[i:lo-1], bl[i+1:lo])
-		bl[lo-1] = e
+		k := p.search(i+1, len(bl), e.size, e.ptr)
+		copy(bl[i:k-1], bl[i+1:k])
+		bl[k-1] = e
 		return
 	}
 	if i > 0 && !bl[i-1].less(e.size, e.ptr) { // moves down
-		lo, hi := 0, i
-		for lo < hi {
-			mid := int(uint(lo+hi) >> 1)
-			if bl[mid].less(e.size, e.ptr) {
-				lo = mid + 1
-			} else {
-				hi = mid
-			}
-		}
-		copy(bl[lo+1:i+1], bl[lo:i])
-		bl[lo] = e
+		k := p.search(0, i, e.size, e.ptr)
+		copy(bl[k+1:i+1], bl[k:i])
+		bl[k] = e
 		return
 	}
 	bl[i] = e

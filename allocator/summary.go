@@ -70,25 +70,24 @@ func summaryRow(name string, v, ref [4]int64, bytes bool) string {
 }
 
 func summarySize(n, ref int64) string {
-	units := [...]string{"B  ", "KiB", "MiB", "GiB", "TiB", "PiB"}
-	p := float64(ref)
-	u := 0
-	for u < len(units)-1 && p >= 768*1024 {
-		n /= 1024
-		p /= 1024
-		u++
-	}
-	return fmt.Sprintf("%6d %s", n, units[u])
+	v, unit := scaleUnits(n, ref, []string{"B  ", "KiB", "MiB", "GiB", "TiB", "PiB"}, 768*1024, 1024)
+	return fmt.Sprintf("%6d %s", v, unit)
 }
 
 func summaryCount(n, ref int64) string {
-	units := [...]string{" ", "K", "M"}
+	v, unit := scaleUnits(n, ref, []string{" ", "K", "M"}, 750*1000, 1000)
+	return fmt.Sprintf("%7d %s ", v, unit)
+}
+
+// scaleUnits is memory_summary's unit choice: divide while the reference
+// value (the "all" row's) is at least threshold.
+func scaleUnits(n, ref int64, units []string, threshold, step float64) (int64, string) {
 	p := float64(ref)
 	u := 0
-	for u < len(units)-1 && p >= 750*1000 {
-		n /= 1000
-		p /= 1000
+	for u < len(units)-1 && p >= threshold {
+		n /= int64(step)
+		p /= step
 		u++
 	}
-	return fmt.Sprintf("%7d %s ", n, units[u])
+	return n, units[u]
 }
