@@ -48,12 +48,6 @@ func New(dev device.Device, index int, cfg Config) *Allocator {
 	return a
 }
 
-// Config returns the allocator's configuration.
-func (a *Allocator) Config() Config { return a.cfg }
-
-// Device returns the device under the allocator.
-func (a *Allocator) Device() device.Device { return a.dev }
-
 // Stats returns a copy of the current statistics.
 func (a *Allocator) Stats() Stats { return a.stats }
 
@@ -75,9 +69,6 @@ func (a *Allocator) SetMemoryFraction(fraction float64) error {
 	}
 	return nil
 }
-
-// Limit reports allowed_memory_maximum and whether one is set.
-func (a *Allocator) Limit() (uint64, bool) { return a.limit, a.hasLimit }
 
 func (a *Allocator) gcEnabled() bool { return a.hasLimit && a.cfg.GCThreshold > 0 }
 

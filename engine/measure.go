@@ -15,7 +15,7 @@ type DeviceFigures struct {
 	// simulated device, the reserved memory plus the preset's CUDA
 	// context, once the context exists.
 	DriverUsed uint64
-	Inited     bool // the CUDA context exists
+	Inited     bool // the CUDA context exists (the device's allocator was made)
 }
 
 // Measure reads the figures now.
@@ -31,9 +31,9 @@ func (s *Session) Measure() Figures {
 		d := DeviceFigures{
 			Allocated: uint64(st.AllocatedBytes[0].Current),
 			Reserved:  uint64(st.ReservedBytes[0].Current),
-			Inited:    g.inited,
+			Inited:    g.alloc != nil,
 		}
-		if g.inited {
+		if d.Inited {
 			d.DriverUsed = d.Reserved + g.ctx
 		}
 		f.Devices = append(f.Devices, d)

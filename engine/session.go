@@ -38,7 +38,6 @@ type Options struct {
 type gpu struct {
 	dev    *sim.Device
 	alloc  *allocator.Allocator
-	inited bool // the CUDA context exists
 	ctx    uint64
 }
 
@@ -214,7 +213,7 @@ func (g *gpu) stats() allocator.Stats {
 }
 
 // ErrConfigFrozen is returned by alloc_conf once a device is in use.
-var ErrConfigFrozen = errors.New("alloc_conf: the allocator config is read once, when a device is first used; cuda:0 is in use already (set PYTORCH_CUDA_ALLOC_CONF or --alloc-conf before the first CUDA command)")
+var ErrConfigFrozen = errors.New("alloc_conf: the allocator config is read once, when CUDA is first used, and CUDA is in use already (set PYTORCH_CUDA_ALLOC_CONF or --alloc-conf, or run alloc_conf before the first CUDA command)")
 
 func (s *Session) setAllocConf(conf string) error {
 	for _, g := range s.gpus {
@@ -246,7 +245,6 @@ func (s *Session) initGPU(i int) error {
 	if g.alloc == nil {
 		g.dev.SetContextBytes(g.ctx)
 		g.alloc = allocator.New(g.dev, i, s.cfg)
-		g.inited = true
 	}
 	return nil
 }
