@@ -36,9 +36,9 @@ type Options struct {
 }
 
 type gpu struct {
-	dev    *sim.Device
-	alloc  *allocator.Allocator
-	ctx    uint64
+	dev   *sim.Device
+	alloc *allocator.Allocator
+	ctx   uint64
 }
 
 // Session is one REPL session's state.
