@@ -325,6 +325,9 @@ func (s *Session) copyTo(x *Tensor, dev Device, at Pos) (*Tensor, error) {
 func (s *Session) newStorage(dev Device, n uint64) (*storage, error) {
 	st := &storage{device: dev, bytes: n, refs: 1}
 	if !dev.CUDA {
+		if avail, ok := memAvailable(); ok && n > avail {
+			return nil, &HostAllocError{Bytes: n}
+		}
 		if !s.opts.FakeHost {
 			h, err := newHostBuf(n)
 			if err != nil {

@@ -106,3 +106,22 @@ func TestReplaySummary(t *testing.T) {
 		t.Errorf("exit %d, output:\n%s", code, out)
 	}
 }
+
+// A host tensor larger than the machine's available memory is refused in
+// PyTorch's words, never taken, and the session goes on.
+func TestHostAllocationRefused(t *testing.T) {
+	cmd := exec.Command(binary, "--keep-going")
+	cmd.Stdin = strings.NewReader("a = zeros 100000x1024x1024 cpu\nb = zeros 10 cpu\nvars\n")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit: %v", err)
+	}
+	if want := "<stdin>:1:5: DefaultCPUAllocator: can't allocate memory: you tried to allocate 419430400000 bytes. Error code 12 (Cannot allocate memory)"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	if out := stdout.String(); strings.Contains(out, "a        ") || !strings.Contains(out, "b        40 bytes float32 [10] on cpu") {
+		t.Errorf("vars after the refusal:\n%s", out)
+	}
+}
