@@ -39,8 +39,8 @@ func New(dev device.Device, index int, cfg Config) *Allocator {
 		index: index,
 		cfg:   cfg,
 	}
-	a.small = BlockPool{isSmall: true, arena: &a.arena}
-	a.large = BlockPool{arena: &a.arena}
+	a.small = BlockPool{isSmall: true, arena: &a.arena, pageSize: kSmallBuffer}
+	a.large = BlockPool{arena: &a.arena, pageSize: cfg.LargeSegmentSize}
 	a.stats.MaxSplitSize = int64(cfg.MaxSplitSize) // SIZE_MAX shows as -1
 	if cfg.MemoryFraction < 1 {
 		a.SetMemoryFraction(cfg.MemoryFraction) //nolint:errcheck // validated by ParseConfig
@@ -118,7 +118,7 @@ func (a *Allocator) newSegment(pool *BlockPool, s, allocSize uint64) (*Block, er
 			return nil, err
 		}
 	}
-	b, err := a.allocBlock(pool, allocSize, false)
+	b, err := a.allocBlock(pool, s, allocSize, false)
 	if b != nil || err != nil {
 		return b, err
 	}
@@ -127,14 +127,14 @@ func (a *Allocator) newSegment(pool *BlockPool, s, allocSize uint64) (*Block, er
 		return nil, err
 	}
 	if released {
-		if b, err = a.allocBlock(pool, allocSize, false); b != nil || err != nil {
+		if b, err = a.allocBlock(pool, s, allocSize, false); b != nil || err != nil {
 			return b, err
 		}
 	}
 	if err := a.releaseCachedBlocks(); err != nil {
 		return nil, err
 	}
-	if b, err = a.allocBlock(pool, allocSize, true); b != nil || err != nil {
+	if b, err = a.allocBlock(pool, s, allocSize, true); b != nil || err != nil {
 		return b, err
 	}
 	return nil, a.outOfMemory(s, allocSize)
@@ -151,6 +151,17 @@ func (a *Allocator) getFreeBlock(pool *BlockPool, s uint64) (*Block, int) {
 		return nil, -1
 	}
 	b := pool.block(i)
+	if b.seg != nil {
+		// Prefer a block that does not sit in front of unmapped space,
+		// which can grow into a larger free block later.
+		for i+1 < len(pool.blocks) && b.seg != nil {
+			n := pool.block(i + 1)
+			if n.growSize() >= b.growSize() {
+				break
+			}
+			i, b = i+1, n
+		}
+	}
 	maxSplit := a.cfg.MaxSplitSize
 	// An oversize block never serves a normal request, and serves an
 	// oversize one only if it is less than max_non_split_rounding larger.
@@ -166,12 +177,15 @@ func (a *Allocator) getFreeBlock(pool *BlockPool, s uint64) (*Block, int) {
 // allocBlock is alloc_block: a new segment of size bytes from the device.
 // A nil block with a nil error means the device (or the memory fraction)
 // had no room.
-func (a *Allocator) allocBlock(pool *BlockPool, size uint64, isRetry bool) (*Block, error) {
+func (a *Allocator) allocBlock(pool *BlockPool, s, size uint64, isRetry bool) (*Block, error) {
 	if isRetry {
 		a.stats.NumAllocRetries++
 	}
 	if a.hasLimit && a.totalAllocated+size > a.limit {
 		return nil, nil
+	}
+	if a.cfg.ExpandableSegments {
+		return a.allocExpandable(pool, s)
 	}
 	ptr, err := a.dev.Malloc(size)
 	if errors.Is(err, device.ErrOutOfMemory) {
@@ -193,7 +207,7 @@ func (a *Allocator) allocBlock(pool *BlockPool, size uint64, isRetry bool) (*Blo
 
 func (a *Allocator) shouldSplit(b *Block, s uint64) bool {
 	remaining := b.size - s
-	if b.pool.isSmall {
+	if b.pool.isSmall || b.seg != nil {
 		return remaining >= kMinBlockSize
 	}
 	return s < a.cfg.MaxSplitSize && remaining > kSmallSize
@@ -210,6 +224,7 @@ func (a *Allocator) allocFoundBlock(b *Block, at int, s, orig uint64) uint64 {
 		// The front becomes a new Block; the old object is the remainder
 		// and keeps its requested_size.
 		h = a.newBlock(b.pool, b.ptr, s)
+		h.seg = b.seg
 		h.prev, h.next = b.prev, b
 		if b.prev != nil {
 			b.prev.next = h
@@ -222,9 +237,11 @@ func (a *Allocator) allocFoundBlock(b *Block, at int, s, orig uint64) uint64 {
 		} else {
 			b.pool.insert(b)
 		}
-		if alreadySplit {
+		switch {
+		case b.seg != nil: // expandable blocks are never counted as inactive splits
+		case alreadySplit:
 			a.stats.InactiveSplitBytes.decrease(small, int64(s))
-		} else {
+		default:
 			a.stats.InactiveSplit.increase(small, 1)
 			a.stats.InactiveSplitBytes.increase(small, int64(b.size))
 		}
@@ -232,7 +249,7 @@ func (a *Allocator) allocFoundBlock(b *Block, at int, s, orig uint64) uint64 {
 		if at >= 0 {
 			b.pool.removeAt(at)
 		}
-		if alreadySplit {
+		if alreadySplit && b.seg == nil {
 			a.stats.InactiveSplit.decrease(small, 1)
 			a.stats.InactiveSplitBytes.decrease(small, int64(b.size))
 		}
@@ -277,7 +294,7 @@ func (a *Allocator) freeBlock(b *Block) {
 	var dBlocks, dBytes int64
 	at := -1 // a merged neighbour's pool entry, reused for b
 	for _, n := range [2]*Block{b.prev, b.next} {
-		if n == nil || n.allocated {
+		if n == nil || n.allocated || n.unmapped {
 			continue
 		}
 		j := b.pool.indexOf(n)
@@ -303,8 +320,10 @@ func (a *Allocator) freeBlock(b *Block) {
 		dBlocks++
 		dBytes += int64(b.size)
 	}
-	a.stats.InactiveSplit.change(small, dBlocks)
-	a.stats.InactiveSplitBytes.change(small, dBytes)
+	if b.seg == nil {
+		a.stats.InactiveSplit.change(small, dBlocks)
+		a.stats.InactiveSplitBytes.change(small, dBytes)
+	}
 	a.stats.Active.decrease(small, 1)
 	a.stats.ActiveBytes.decrease(small, int64(origSize))
 	a.stats.RequestedBytes.decrease(small, int64(req))
@@ -349,13 +368,25 @@ func (a *Allocator) releaseBlock(b *Block) error {
 
 // releasePool frees every cached block of pool that is a whole segment.
 func (a *Allocator) releasePool(pool *BlockPool) error {
+	var expandable []*Block
 	for i := 0; i < len(pool.blocks); {
 		b := pool.block(i)
+		if b.seg != nil {
+			expandable = append(expandable, b)
+			i++
+			continue
+		}
 		if b.isSplit() {
 			i++
 			continue
 		}
 		if err := a.releaseBlock(b); err != nil {
+			return err
+		}
+	}
+	// Free blocks of expandable segments give back their whole pages.
+	for _, b := range expandable {
+		if err := a.unmapBlock(b); err != nil {
 			return err
 		}
 	}
@@ -386,7 +417,7 @@ func (a *Allocator) releaseAvailableCachedBlocks(pool *BlockPool, s uint64) (boo
 	}
 	key := max(s, maxSplit)
 	i := pool.lowerBound(key, 0)
-	if i < len(pool.blocks) {
+	if i < len(pool.blocks) && pool.block(i).seg == nil {
 		return true, a.releaseBlock(pool.block(i))
 	}
 	if i == 0 {
@@ -394,10 +425,11 @@ func (a *Allocator) releaseAvailableCachedBlocks(pool *BlockPool, s uint64) (boo
 	}
 	var released uint64
 	for i--; released < key && pool.blocks[i].size >= maxSplit; i-- {
-		cur := pool.block(i)
-		released += cur.size
-		if err := a.releaseBlock(cur); err != nil {
-			return false, err
+		if cur := pool.block(i); cur.seg == nil {
+			released += cur.size
+			if err := a.releaseBlock(cur); err != nil {
+				return false, err
+			}
 		}
 		if i == 0 {
 			break
@@ -435,7 +467,7 @@ func (a *Allocator) garbageCollect() error {
 		for i := 0; i < len(pool.blocks); {
 			b := pool.block(i)
 			age := float64(pool.freeBlocksCalls - b.gcCountBase)
-			if b.isSplit() || age < avg {
+			if b.isSplit() || b.seg != nil || age < avg {
 				i++
 				continue
 			}

@@ -75,7 +75,6 @@ func TestParseConfigErrors(t *testing.T) {
 		"backend:foo":                      "Unknown allocator backend, options are native and cudaMallocAsync",
 		"per_process_memory_fraction:2":    "per_process_memory_fraction is invalid, set it in [0.0, 1.0]",
 		"pinned_num_register_threads:4":    "not supported by gpumemrepl",
-		"expandable_segments:True":         "not yet supported",
 		"max_split_size_mb":                "Index out of bounds",
 		"max_split_size_mb:":               "Index out of bounds",
 	} {
@@ -98,6 +97,9 @@ func TestParseConfig(t *testing.T) {
 	c, err = ParseConfig("max_split_size_mb:30,large_segment_size_mb:40")
 	if err == nil {
 		t.Errorf("max_split_size_mb:30 under large_segment_size_mb:40 accepted: %+v", c)
+	}
+	if c, err := ParseConfig("expandable_segments:True"); err != nil || !c.ExpandableSegments {
+		t.Errorf("expandable_segments:True = %+v, %v", c, err)
 	}
 	c, err = ParseConfig("large_segment_size_mb:40")
 	if err != nil || c.LargeSegmentSize != 40*MiB || c.MaxNonSplitRounding != 40*MiB {
@@ -201,7 +203,8 @@ func TestFreeUnknownPointer(t *testing.T) {
 }
 
 var fuzzConfigs = []string{
-	"", "max_split_size_mb:40", "max_split_size_mb:100,garbage_collection_threshold:0.6",
+	"", "expandable_segments:True", "expandable_segments:True,max_split_size_mb:64,garbage_collection_threshold:0.8",
+	"max_split_size_mb:40", "max_split_size_mb:100,garbage_collection_threshold:0.6",
 	"roundup_power2_divisions:4", "roundup_power2_divisions:[256:1,512:2,1024:4,>:8]",
 	"garbage_collection_threshold:0.7", "large_segment_size_mb:40,max_non_split_rounding_mb:64",
 }

@@ -10,8 +10,10 @@ type Block struct {
 	pool          *BlockPool
 	allocated     bool
 	prev, next    *Block
-	gcCountBase   int64  // pool.freeBlocksCalls when last cached
-	id            uint32 // index in the allocator's blockArena
+	gcCountBase   int64              // pool.freeBlocksCalls when last cached
+	id            uint32             // index in the allocator's blockArena
+	seg           *expandableSegment // nil unless in an expandable segment
+	unmapped      bool               // an unmapped range of an expandable segment
 }
 
 // blockArena owns every Block of an allocator and recycles them, so that
@@ -50,6 +52,8 @@ func (b *Block) isSplit() bool { return b.prev != nil || b.next != nil }
 type BlockPool struct {
 	blocks          []poolEntry // sorted by (size, ptr)
 	arena           *blockArena
+	unmapped        []*Block // unmapped ranges of expandable segments, by address
+	pageSize        uint64   // expandable segments' page: 2 MiB small, large_segment_size large
 	isSmall         bool
 	freeBlocksCalls int64 // get_free_blocks_call_count, for GC ageing
 }

@@ -25,6 +25,9 @@ type Config struct {
 	RoundupDivisions [roundupIntervals]uint64
 	// MemoryFraction is per_process_memory_fraction (1: no limit).
 	MemoryFraction float64
+	// ExpandableSegments is expandable_segments: one growing virtual range
+	// per pool, physical pages mapped on demand.
+	ExpandableSegments bool
 	// ReleaseLockOnMalloc is release_lock_on_cudamalloc; it changes no
 	// figure and is kept only so the string round-trips.
 	ReleaseLockOnMalloc bool
@@ -242,10 +245,7 @@ func (p *confParser) option(c *Config, key string) error {
 		}
 		c.MemoryFraction = f
 	case "expandable_segments":
-		var on bool
-		if on, err = parseBool(key, v); err == nil && on {
-			err = &ConfigError{Option: key, Value: v, Msg: "expandable segments are not yet supported by gpumemrepl"}
-		}
+		c.ExpandableSegments, err = parseBool(key, v)
 	case "release_lock_on_cudamalloc", "release_lock_on_hipmalloc":
 		c.ReleaseLockOnMalloc, err = parseBool(key, v)
 	case "backend":

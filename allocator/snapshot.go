@@ -11,6 +11,7 @@ type SegmentInfo struct {
 	ActiveSize    uint64
 	RequestedSize uint64
 	Small         bool // segment_type "small", else "large"
+	Expandable    bool // is_expandable: a mapped run of an expandable segment
 	Blocks        []BlockInfo
 }
 
@@ -33,21 +34,21 @@ func (a *Allocator) Snapshot() []SegmentInfo {
 	var heads []*Block
 	for _, pool := range []*BlockPool{&a.large, &a.small} {
 		for i := range pool.blocks {
-			if b := pool.block(i); b.prev == nil {
+			if b := pool.block(i); b.prev == nil || b.prev.unmapped {
 				heads = append(heads, b)
 			}
 		}
 	}
 	a.active.each(func(b *Block) {
-		if b.prev == nil {
+		if b.prev == nil || b.prev.unmapped {
 			heads = append(heads, b)
 		}
 	})
 	sort.Slice(heads, func(i, j int) bool { return heads[i].ptr < heads[j].ptr })
 	segs := make([]SegmentInfo, 0, len(heads))
 	for _, h := range heads {
-		s := SegmentInfo{Device: a.index, Address: h.ptr, Small: h.pool.isSmall}
-		for b := h; b != nil; b = b.next {
+		s := SegmentInfo{Device: a.index, Address: h.ptr, Small: h.pool.isSmall, Expandable: h.seg != nil}
+		for b := h; b != nil && !b.unmapped; b = b.next {
 			bi := BlockInfo{Address: b.ptr, Size: b.size, RequestedSize: b.requestedSize, State: StateInactive}
 			s.TotalSize += b.size
 			if b.allocated {

@@ -24,4 +24,18 @@ type Device interface {
 	// TotalMemory is the device's total memory (totalGlobalMem), the base
 	// of set_per_process_memory_fraction.
 	TotalMemory() uint64
+
+	// The virtual memory calls of expandable segments
+	// (cuMemAddressReserve, cuMemCreate + cuMemMap + cuMemSetAccess,
+	// cuMemUnmap + cuMemRelease, cuMemAddressFree). Sizes and addresses
+	// are multiples of the granularity.
+
+	// ReserveAddress reserves size bytes of address space, no memory.
+	ReserveAddress(size uint64) (uint64, error)
+	// ReleaseAddress returns a reservation whose pages are all unmapped.
+	ReleaseAddress(ptr, size uint64) error
+	// MapPages backs [ptr, ptr+size) of a reservation with new memory.
+	MapPages(ptr, size uint64) error
+	// UnmapPages unmaps and frees the memory of [ptr, ptr+size).
+	UnmapPages(ptr, size uint64) error
 }

@@ -2,7 +2,6 @@ package trace
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -37,12 +36,6 @@ func TestConformance(t *testing.T) {
 				t.Fatal(err)
 			}
 			a, err := Setup(tr, Options{})
-			if strings.Contains(tr.AllocConf, "expandable_segments:True") {
-				if err == nil || !strings.Contains(err.Error(), "not yet supported") {
-					t.Fatalf("expandable segments: Setup = %v, want 'not yet supported'", err)
-				}
-				return
-			}
 			if err != nil {
 				t.Fatal(err)
 			}

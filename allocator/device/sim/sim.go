@@ -82,6 +82,9 @@ type Device struct {
 	chunks  []*chunk // in the order they were reserved
 	free    []span   // unreserved address space
 	live    map[uint64]*chunk
+	// reserved holds the address reservations of expandable segments:
+	// start -> size.
+	reserved map[uint64]uint64
 }
 
 // New returns a simulated device with total bytes of memory.
@@ -198,6 +201,61 @@ func (d *Device) release(c *chunk) {
 		}
 	}
 	d.free = append(kept, r)
+}
+
+// ReserveAddress implements device.Device: the range is carved from the
+// top of the highest free address range, like a chunk, but holds no
+// cudaMalloc allocations.
+func (d *Device) ReserveAddress(size uint64) (uint64, error) {
+	size = roundUp(size, granule)
+	best := -1
+	for i, r := range d.free {
+		if r.size > size && (best < 0 || r.start > d.free[best].start) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return 0, fmt.Errorf("cuMemAddressReserve(%d): %w", size, device.ErrOutOfMemory)
+	}
+	r := &d.free[best]
+	r.size -= size
+	ptr := r.end()
+	if d.reserved == nil {
+		d.reserved = map[uint64]uint64{}
+	}
+	d.reserved[ptr] = size
+	return ptr, nil
+}
+
+// ReleaseAddress implements device.Device.
+func (d *Device) ReleaseAddress(ptr, size uint64) error {
+	if d.reserved[ptr] != roundUp(size, granule) {
+		return fmt.Errorf("cuMemAddressFree(%#x, %d): not a reservation", ptr, size)
+	}
+	delete(d.reserved, ptr)
+	d.release(&chunk{span: span{ptr, roundUp(size, granule)}})
+	return nil
+}
+
+// MapPages implements device.Device.
+func (d *Device) MapPages(ptr, size uint64) error {
+	if size%granule != 0 || ptr%granule != 0 {
+		return fmt.Errorf("cuMemCreate(%d): CUDA_ERROR_INVALID_VALUE (not a multiple of the granularity)", size)
+	}
+	if d.used+size > d.total {
+		return fmt.Errorf("cuMemCreate(%d): %w", size, device.ErrOutOfMemory)
+	}
+	d.used += size
+	return nil
+}
+
+// UnmapPages implements device.Device.
+func (d *Device) UnmapPages(ptr, size uint64) error {
+	if size > d.used-d.context {
+		return fmt.Errorf("cuMemUnmap(%#x, %d): more than is mapped", ptr, size)
+	}
+	d.used -= size
+	return nil
 }
 
 // MemGetInfo implements device.Device.
