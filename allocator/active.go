@@ -14,21 +14,6 @@ func (s *activeSet) slot(p uint64) uint64 {
 	return ((p >> 9) * 0x9E3779B97F4A7C15) >> 32 & uint64(len(s.keys)-1)
 }
 
-func (s *activeSet) get(p uint64) (*Block, bool) {
-	if s.n == 0 {
-		return nil, false
-	}
-	mask := uint64(len(s.keys) - 1)
-	for i := s.slot(p); ; i = (i + 1) & mask {
-		switch s.keys[i] {
-		case p:
-			return s.vals[i], true
-		case 0:
-			return nil, false
-		}
-	}
-}
-
 func (s *activeSet) put(p uint64, b *Block) {
 	if 4*(s.n+1) > 3*len(s.keys) {
 		s.grow()
@@ -44,20 +29,21 @@ func (s *activeSet) put(p uint64, b *Block) {
 	s.keys[i], s.vals[i] = p, b
 }
 
-// del removes p, shifting later entries of its probe run back so that no
-// lookup stops early.
-func (s *activeSet) del(p uint64) {
+// take removes p and returns its block, shifting later entries of its
+// probe run back so that no lookup stops early.
+func (s *activeSet) take(p uint64) (*Block, bool) {
 	if s.n == 0 {
-		return
+		return nil, false
 	}
 	mask := uint64(len(s.keys) - 1)
 	i := s.slot(p)
 	for s.keys[i] != p {
 		if s.keys[i] == 0 {
-			return
+			return nil, false
 		}
 		i = (i + 1) & mask
 	}
+	b := s.vals[i]
 	s.n--
 	for j := (i + 1) & mask; s.keys[j] != 0; j = (j + 1) & mask {
 		home := s.slot(s.keys[j])
@@ -68,6 +54,7 @@ func (s *activeSet) del(p uint64) {
 		}
 	}
 	s.keys[i], s.vals[i] = 0, nil
+	return b, true
 }
 
 func (s *activeSet) grow() {

@@ -18,7 +18,7 @@ func TestActiveSetMatchesMap(t *testing.T) {
 			s.put(p, b)
 			want[p] = b
 		} else {
-			s.del(p)
+			s.take(p)
 			delete(want, p)
 		}
 		if i%1000 == 0 || i > 199000 {
@@ -26,13 +26,14 @@ func TestActiveSetMatchesMap(t *testing.T) {
 				t.Fatalf("op %d: %d entries, want %d", i, s.n, len(want))
 			}
 			for k, v := range want {
-				if got, ok := s.get(k); !ok || got != v {
-					t.Fatalf("op %d: get(%d) = %v, %v", i, k, got, ok)
+				if got, ok := s.take(k); !ok || got != v {
+					t.Fatalf("op %d: take(%d) = %v, %v", i, k, got, ok)
 				}
+				s.put(k, v)
 			}
 		}
 	}
-	if _, ok := s.get(7 * 512 * 100000); ok {
+	if _, ok := s.take(7 * 512 * 100000); ok {
 		t.Error("found an address never put")
 	}
 }

@@ -271,7 +271,7 @@ func (a *Allocator) allocFoundBlock(b *Block, at int, s, orig uint64) uint64 {
 // Free returns an allocation to the cache. An address that is not live is
 // refused with ErrUnknownPointer and changes nothing.
 func (a *Allocator) Free(ptr uint64) error {
-	b, ok := a.active.get(ptr)
+	b, ok := a.active.take(ptr)
 	if !ok {
 		return fmt.Errorf("free(%#x): %w", ptr, ErrUnknownPointer)
 	}
@@ -282,7 +282,6 @@ func (a *Allocator) Free(ptr uint64) error {
 	if b.size >= a.cfg.MaxSplitSize {
 		a.stats.OversizeAllocs.decrease(1)
 	}
-	a.active.del(ptr)
 	a.freeBlock(b)
 	return nil
 }
