@@ -203,3 +203,27 @@ func (a *Allocator) unmapBlock(b *Block) error {
 	pool.insertUnmapped(b)
 	return nil
 }
+
+// ExpandableInfo describes one expandable segment's address range.
+type ExpandableInfo struct {
+	Small    bool
+	Address  uint64
+	Reserved uint64 // address space reserved
+	Mapped   uint64 // of which backed by mapped pages
+}
+
+// Expandable lists the expandable segments, small pool first.
+func (a *Allocator) Expandable() []ExpandableInfo {
+	var out []ExpandableInfo
+	for _, pool := range []*BlockPool{&a.small, &a.large} {
+		start := len(out)
+		for _, u := range pool.unmapped { // by address, so segments come in order
+			if n := len(out); n > start && out[n-1].Address == u.seg.ptr {
+				out[n-1].Mapped -= u.size
+				continue
+			}
+			out = append(out, ExpandableInfo{Small: pool.isSmall, Address: u.seg.ptr, Reserved: u.seg.size, Mapped: u.seg.size - u.size})
+		}
+	}
+	return out
+}

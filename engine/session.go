@@ -43,14 +43,15 @@ type gpu struct {
 
 // Session is one REPL session's state.
 type Session struct {
-	opts     Options
-	cfg      allocator.Config
-	gpus     []*gpu
-	vars     map[string]*Tensor
-	hostLive uint64 // bytes of live host storages
-	events   []string
-	out      strings.Builder
-	segments []allocator.SegmentInfo
+	opts       Options
+	cfg        allocator.Config
+	gpus       []*gpu
+	vars       map[string]*Tensor
+	hostLive   uint64 // bytes of live host storages
+	events     []string
+	out        strings.Builder
+	segments   []allocator.SegmentInfo
+	expandable []allocator.ExpandableInfo
 }
 
 // NewSession returns an empty session.
@@ -92,6 +93,8 @@ type Result struct {
 	Output string   // text the command prints (memory_summary, vars, …)
 	// Segments is the device's memory_snapshot(), for map.
 	Segments []allocator.SegmentInfo
+	// Expandable lists the expandable segments' ranges, for map.
+	Expandable []allocator.ExpandableInfo
 }
 
 // Exec runs one command. A failing command changes nothing it had not
@@ -99,9 +102,9 @@ type Result struct {
 func (s *Session) Exec(c Command) (Result, error) {
 	s.events = s.events[:0]
 	s.out.Reset()
-	s.segments = nil
+	s.segments, s.expandable = nil, nil
 	err := s.exec(c)
-	return Result{Events: append([]string(nil), s.events...), Output: s.out.String(), Segments: s.segments}, err
+	return Result{Events: append([]string(nil), s.events...), Output: s.out.String(), Segments: s.segments, Expandable: s.expandable}, err
 }
 
 func (s *Session) exec(c Command) error {
@@ -198,6 +201,7 @@ func (s *Session) exec(c Command) error {
 		}
 		if g.alloc != nil {
 			s.segments = g.alloc.Snapshot()
+			s.expandable = g.alloc.Expandable()
 		}
 	default:
 		return fmt.Errorf("unknown command %T", c)

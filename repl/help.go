@@ -28,7 +28,7 @@ var commandHelp = []cmdHelp{
 	{"set_per_process_memory_fraction", "set_per_process_memory_fraction F [DEVICE]", "limit what the allocator may reserve to F × total memory"},
 	{"alloc_conf", "alloc_conf STR", "PYTORCH_CUDA_ALLOC_CONF for this session, before the first CUDA command (e.g. max_split_size_mb:128,garbage_collection_threshold:0.8)"},
 	{"vars", "vars", "live tensors: shape, dtype, device, bytes, and who shares storage"},
-	{"map", "map [DEVICE]", "the device's segments drawn as bars: # allocated, . cached (free); fragmentation at a glance"},
+	{"map", "map [DEVICE]", "the device's segments drawn as bars: # allocated, . cached (free); fragmentation at a glance. With expandable segments, also how much of each reserved range is mapped"},
 	{"view", "NAME = X[i] | X.view(2, -1) | X.reshape(...)", "a view: shares X's storage and keeps it alive, no new memory"},
 }
 

@@ -13,7 +13,19 @@ const mapWidth = 64
 // writeMap draws each segment as a bar, its blocks in address order:
 // '#' for allocated, '.' for cached (free) memory, each block at least one
 // character so that small ones stay visible; then the blocks in words.
-func writeMap(w io.Writer, segs []allocator.SegmentInfo) {
+// An expandable segment's mapped runs are drawn like segments, followed by
+// a line for its range: how much of the reserved address space is mapped.
+func writeMap(w io.Writer, segs []allocator.SegmentInfo, exp []allocator.ExpandableInfo) {
+	defer func() {
+		for _, e := range exp {
+			pool := "large"
+			if e.Small {
+				pool = "small"
+			}
+			fmt.Fprintf(w, "%s expandable range: %s mapped of %s reserved address space (the rest unmapped, no memory)\n",
+				pool, size(e.Mapped), size(e.Reserved))
+		}
+	}()
 	if len(segs) == 0 {
 		io.WriteString(w, "no segments: nothing is reserved\n")
 		return

@@ -85,7 +85,7 @@ func (r *Runner) Line(src string, lineNo int) (err error) {
 			io.WriteString(r.Out, res.Output)
 		}
 		if _, isMap := cmd.(*engine.Map); isMap && err == nil {
-			writeMap(r.Out, res.Segments)
+			writeMap(r.Out, res.Segments, res.Expandable)
 		}
 		if err != nil {
 			r.printError(src, lineNo, err)
