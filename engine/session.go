@@ -174,22 +174,17 @@ func (s *Session) exec(c Command) error {
 			fmt.Fprintf(&s.out, "%s: %d\n", k, v[i])
 		}
 	case *ResetPeak:
-		g, err := s.gpu(c.Device)
+		g, err := s.initGPU(c.Device)
 		if err != nil {
-			return err
-		}
-		if err := s.initGPU(c.Device); err != nil {
 			return err
 		}
 		g.alloc.ResetPeakStats()
 	case *SetFraction:
-		if _, err := s.gpu(c.Device); err != nil {
+		g, err := s.initGPU(c.Device)
+		if err != nil {
 			return err
 		}
-		if err := s.initGPU(c.Device); err != nil {
-			return err
-		}
-		return s.gpus[c.Device].alloc.SetMemoryFraction(c.Fraction)
+		return g.alloc.SetMemoryFraction(c.Fraction)
 	case *AllocConf:
 		return s.setAllocConf(c.Conf)
 	case *Vars:
@@ -240,17 +235,18 @@ func (s *Session) gpu(i int) (*gpu, error) {
 	return s.gpus[i], nil
 }
 
-// initGPU creates device i's CUDA context and allocator on first use.
-func (s *Session) initGPU(i int) error {
+// initGPU returns device i, creating its CUDA context and allocator on
+// first use.
+func (s *Session) initGPU(i int) (*gpu, error) {
 	g, err := s.gpu(i)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if g.alloc == nil {
 		g.dev.SetContextBytes(g.ctx)
 		g.alloc = allocator.New(g.dev, i, s.cfg)
 	}
-	return nil
+	return g, nil
 }
 
 func nameError(n *Name) error {
@@ -342,10 +338,11 @@ func (s *Session) newStorage(dev Device, n uint64) (*storage, error) {
 		s.hostLive += n
 		return st, nil
 	}
-	if err := s.initGPU(dev.Index); err != nil {
+	g, err := s.initGPU(dev.Index)
+	if err != nil {
 		return nil, err
 	}
-	p, err := s.gpus[dev.Index].alloc.Malloc(n)
+	p, err := g.alloc.Malloc(n)
 	if err != nil {
 		return nil, err
 	}
@@ -382,11 +379,7 @@ func (s *Session) release(st *storage) bool {
 }
 
 func (s *Session) listVars() {
-	names := make([]string, 0, len(s.vars))
-	for n := range s.vars {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := s.Names()
 	if len(names) == 0 {
 		s.out.WriteString("no tensors\n")
 		return

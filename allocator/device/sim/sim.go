@@ -138,9 +138,9 @@ func (d *Device) place(at, va uint64, c *chunk) uint64 {
 	return at
 }
 
-// reserve carves a chunk from the top of the highest free range that is
-// strictly larger than it.
-func (d *Device) reserve(size uint64) (*chunk, error) {
+// carve takes size bytes from the top of the highest free address range
+// that is strictly larger than size (so no range is ever used up whole).
+func (d *Device) carve(size uint64) (uint64, bool) {
 	best := -1
 	for i, r := range d.free {
 		if r.size > size && (best < 0 || r.start > d.free[best].start) {
@@ -148,14 +148,20 @@ func (d *Device) reserve(size uint64) (*chunk, error) {
 		}
 	}
 	if best < 0 {
-		return nil, fmt.Errorf("cudaMalloc: address space exhausted: %w", device.ErrOutOfMemory)
+		return 0, false
 	}
 	r := &d.free[best]
 	r.size -= size
-	c := &chunk{span: span{r.end(), size}}
-	if r.size == 0 {
-		d.free = append(d.free[:best], d.free[best+1:]...)
+	return r.end(), true
+}
+
+// reserve carves a new chunk of size bytes.
+func (d *Device) reserve(size uint64) (*chunk, error) {
+	start, ok := d.carve(size)
+	if !ok {
+		return nil, fmt.Errorf("cudaMalloc: address space exhausted: %w", device.ErrOutOfMemory)
 	}
+	c := &chunk{span: span{start, size}}
 	d.chunks = append(d.chunks, c)
 	return c, nil
 }
@@ -203,23 +209,14 @@ func (d *Device) release(c *chunk) {
 	d.free = append(kept, r)
 }
 
-// ReserveAddress implements device.Device: the range is carved from the
-// top of the highest free address range, like a chunk, but holds no
-// cudaMalloc allocations.
+// ReserveAddress implements device.Device: the range is carved like a
+// chunk, but holds no cudaMalloc allocations.
 func (d *Device) ReserveAddress(size uint64) (uint64, error) {
 	size = roundUp(size, granule)
-	best := -1
-	for i, r := range d.free {
-		if r.size > size && (best < 0 || r.start > d.free[best].start) {
-			best = i
-		}
-	}
-	if best < 0 {
+	ptr, ok := d.carve(size)
+	if !ok {
 		return 0, fmt.Errorf("cuMemAddressReserve(%d): %w", size, device.ErrOutOfMemory)
 	}
-	r := &d.free[best]
-	r.size -= size
-	ptr := r.end()
 	if d.reserved == nil {
 		d.reserved = map[uint64]uint64{}
 	}
