@@ -2,6 +2,7 @@ package trace
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -53,32 +54,30 @@ func NormalizeOOM(s string) string {
 // Check replays t through a and compares every recorded key and layout.
 func Check(t *Trace, a *allocator.Allocator) (Result, error) {
 	var res Result
-	r := NewReplayer(t, a)
 	var stats [allocator.NumStatKeys]int64
 	expect := expectByOp(t)
-	for i := 0; !r.Done(); i++ {
-		oom, err := r.Step()
-		if err != nil {
-			return res, err
-		}
+	found := errors.New("mismatch found")
+	err := NewReplayer(t, a).Run(func(i int, oom error) error {
 		res.Ops++
 		if want := expect[i]; want != nil {
 			st := a.Stats()
 			st.Values(&stats)
-			if m := compareRow(i, want, &stats, oom, &res.Compared); m != nil {
-				res.First = m
-				return res, nil
+			if res.First = compareRow(i, want, &stats, oom, &res.Compared); res.First != nil {
+				return found
 			}
 		}
 		if want, ok := t.Layouts[strconv.Itoa(i)]; ok {
 			res.Compared++
-			if m := compareLayout(i, want, Layout(a)); m != nil {
-				res.First = m
-				return res, nil
+			if res.First = compareLayout(i, want, Layout(a)); res.First != nil {
+				return found
 			}
 		}
+		return nil
+	})
+	if errors.Is(err, found) {
+		err = nil
 	}
-	return res, nil
+	return res, err
 }
 
 // expectByOp indexes a trace's expected rows by their "i" (a long trace

@@ -103,6 +103,25 @@ func (r *Replayer) Step() (oom error, err error) {
 	return nil, nil
 }
 
+// Run steps through the remaining ops, calling each (when not nil) after
+// every op with its index and its out-of-memory error. An error from a
+// step or from each stops the run and is returned.
+func (r *Replayer) Run(each func(i int, oom error) error) error {
+	for !r.Done() {
+		i := r.next
+		oom, err := r.Step()
+		if err != nil {
+			return err
+		}
+		if each != nil {
+			if err := each(i, oom); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // Reset restarts the replay on a fresh allocator.
 func (r *Replayer) Reset(a *allocator.Allocator) {
 	r.A = a

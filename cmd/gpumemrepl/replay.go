@@ -134,14 +134,9 @@ func jsonOne(w io.Writer, t *trace.Trace, o trace.Options) error {
 	if err != nil {
 		return err
 	}
-	r := trace.NewReplayer(t, a)
 	var v [allocator.NumStatKeys]int64
 	buf := make([]byte, 0, 8192)
-	for i := 0; !r.Done(); i++ {
-		oom, err := r.Step()
-		if err != nil {
-			return err
-		}
+	return trace.NewReplayer(t, a).Run(func(i int, oom error) error {
 		st := a.Stats()
 		st.Values(&v)
 		buf = append(buf[:0], '{')
@@ -159,11 +154,9 @@ func jsonOne(w io.Writer, t *trace.Trace, o trace.Options) error {
 			buf = append(buf, e...)
 		}
 		buf = append(buf, "}\n"...)
-		if _, err := w.Write(buf); err != nil {
-			return err
-		}
-	}
-	return nil
+		_, err := w.Write(buf)
+		return err
+	})
 }
 
 func summaryOne(w io.Writer, t *trace.Trace, o trace.Options, table bool) error {
@@ -171,16 +164,15 @@ func summaryOne(w io.Writer, t *trace.Trace, o trace.Options, table bool) error 
 	if err != nil {
 		return err
 	}
-	r := trace.NewReplayer(t, a)
 	ooms := 0
-	for !r.Done() {
-		oom, err := r.Step()
-		if err != nil {
-			return err
-		}
+	err = trace.NewReplayer(t, a).Run(func(_ int, oom error) error {
 		if oom != nil {
 			ooms++
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	s := a.Stats()
 	fmt.Fprintf(w, "%s: %d ops, %d OOMs; allocated %s (peak %s), reserved %s (peak %s), %d device allocs, %d retries\n",
@@ -204,10 +196,8 @@ func timeOne(w io.Writer, t *trace.Trace, o trace.Options) error {
 		}
 		r := trace.NewReplayer(t, a)
 		start := time.Now()
-		for !r.Done() {
-			if _, err := r.Step(); err != nil {
-				return err
-			}
+		if err := r.Run(nil); err != nil {
+			return err
 		}
 		runs = append(runs, time.Since(start))
 	}
