@@ -405,6 +405,19 @@ func (a *Allocator) releaseCachedBlocks() error {
 // EmptyCache is torch.cuda.empty_cache() for this device.
 func (a *Allocator) EmptyCache() error { return a.releaseCachedBlocks() }
 
+// Close frees every live block and returns all memory to the device, as
+// the end of a process does; the allocator is empty afterwards.
+func (a *Allocator) Close() error {
+	var live []uint64
+	a.active.each(func(b *Block) { live = append(live, b.ptr) })
+	for _, p := range live {
+		if err := a.Free(p); err != nil {
+			return err
+		}
+	}
+	return a.EmptyCache()
+}
+
 // releaseAvailableCachedBlocks is release_available_cached_blocks: with
 // max_split_size set, free one cached oversize block big enough for the
 // request, or else oversize blocks from the largest down until enough is

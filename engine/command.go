@@ -97,6 +97,9 @@ type Vars struct{}
 // Map shows Device's segments and blocks.
 type Map struct{ Device int }
 
+// GPUs lists the session's devices with what the driver says of them.
+type GPUs struct{}
+
 // Nop changes nothing (import torch, a cell marker, a comment).
 type Nop struct{}
 
@@ -111,4 +114,5 @@ func (*SetFraction) command()   {}
 func (*AllocConf) command()     {}
 func (*Vars) command()          {}
 func (*Map) command()           {}
+func (*GPUs) command()          {}
 func (*Nop) command()           {}

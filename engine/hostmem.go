@@ -25,9 +25,10 @@ func (e *HostAllocError) Error() string {
 	return fmt.Sprintf("DefaultCPUAllocator: can't allocate memory: you tried to allocate %d bytes. Error code 12 (Cannot allocate memory)", e.Bytes)
 }
 
-// newHostBuf maps n bytes and writes every page (zeros), as torch.zeros
-// does. The caller has refused requests above the available memory.
-func newHostBuf(n uint64) (*hostBuf, error) {
+// newHostBuf maps n bytes; fill writes every page (zeros), as torch.zeros
+// does, so that they are resident; a buffer a copy will write is left to
+// the copy. The caller has refused requests above the available memory.
+func newHostBuf(n uint64, fill bool) (*hostBuf, error) {
 	if n == 0 {
 		return &hostBuf{}, nil
 	}
@@ -35,7 +36,9 @@ func newHostBuf(n uint64) (*hostBuf, error) {
 	if err != nil {
 		return nil, &HostAllocError{Bytes: n}
 	}
-	clear(mem)
+	if fill {
+		clear(mem)
+	}
 	return &hostBuf{mem: mem}, nil
 }
 

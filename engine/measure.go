@@ -11,11 +11,18 @@ type Figures struct {
 type DeviceFigures struct {
 	Allocated uint64 // torch.cuda.memory_allocated
 	Reserved  uint64 // torch.cuda.memory_reserved
-	// DriverUsed is what the driver has given this process: on the
-	// simulated device, the reserved memory plus the preset's CUDA
-	// context, once the context exists.
-	DriverUsed uint64
-	Inited     bool // the CUDA context exists (the device's allocator was made)
+	// DriverUsed is what the driver has given this process, once the
+	// context exists: on a real GPU NVML's figure, on the simulated
+	// device the reserved memory plus the preset's CUDA context.
+	DriverUsed  uint64
+	DriverKnown bool // DriverUsed could be read (NVML is there)
+	// Context is what the CUDA context cost: driver-used when it was
+	// made, before any tensor.
+	Context uint64
+	// Outside is driver-used memory that is neither reserved by the
+	// allocator nor the context: e.g. another library's cudaMalloc.
+	Outside int64
+	Inited  bool // the CUDA context exists (the device's allocator was made)
 }
 
 // Measure reads the figures now.
@@ -34,7 +41,11 @@ func (s *Session) Measure() Figures {
 			Inited:    g.alloc != nil,
 		}
 		if d.Inited {
-			d.DriverUsed = d.Reserved + g.ctx
+			d.DriverUsed, d.DriverKnown = g.b.driverUsed()
+			d.Context = g.ctx
+			if d.DriverKnown {
+				d.Outside = int64(d.DriverUsed) - int64(d.Reserved) - int64(d.Context)
+			}
 		}
 		f.Devices = append(f.Devices, d)
 	}

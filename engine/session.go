@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/device/sim"
@@ -17,10 +18,33 @@ type Preset struct {
 	ContextBytes uint64 // what a PyTorch process's CUDA context takes
 }
 
-// Presets are the simulated GPUs by name. H200: measured with PyTorch 2.11
-// (../shared/truth/README.md: the context is 639,631,360 bytes).
+// h200Context is the CUDA context of a PyTorch 2.11 process on the H200
+// once it has run a kernel (../shared/truth/README.md).
+const h200Context = 639631360
+
+// Presets are the simulated GPUs by name. The H200 is measured with
+// PyTorch 2.11. The others' totals are cuDeviceTotalMem as CUDA's
+// deviceQuery printed it in published runs (the driver version in
+// brackets; the figure moves by a few MiB between drivers); their
+// contexts were not measured and are the H200's (--context-bytes sets
+// one).
 var Presets = map[string]Preset{
-	"h200": {"h200", sim.H200Total, 639631360},
+	"h200":      {"h200", sim.H200Total, h200Context},
+	"h100":      {"h100", 85017755648, h200Context},      // H100 80GB HBM3 [13.0]
+	"a100-80gb": {"a100-80gb", 85100068864, h200Context}, // A100-SXM4-80GB [12.5]
+	"a100-40gb": {"a100-40gb", 42298834944, h200Context}, // A100-SXM4-40GB [12.2]
+	"rtx4090":   {"rtx4090", 25250627584, h200Context},   // GeForce RTX 4090 [13.0]
+	"t4":        {"t4", 15642329088, h200Context},        // Tesla T4 [12.4]
+}
+
+// PresetNames lists the presets, sorted.
+func PresetNames() []string {
+	names := make([]string, 0, len(Presets))
+	for n := range Presets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
 }
 
 // Options configure a session.
@@ -33,12 +57,17 @@ type Options struct {
 	// and reports RSS as the bytes of live host tensors: the documented
 	// deterministic mode for golden tests.
 	FakeHost bool
+	// Backend is where CUDA tensors live: "sim" (the default), "cuda"
+	// (the GPUs of this machine, an error when there are none) or "auto"
+	// (the GPUs when one is usable, else simulated devices, with a
+	// Notice saying so).
+	Backend string
 }
 
 type gpu struct {
-	dev   *sim.Device
-	alloc *allocator.Allocator
-	ctx   uint64
+	b     backend
+	alloc *allocator.Allocator // nil until the device's first CUDA command
+	ctx   uint64               // driver-used when the context was made: its cost
 }
 
 // Session is one REPL session's state.
@@ -52,6 +81,7 @@ type Session struct {
 	out        strings.Builder
 	segments   []allocator.SegmentInfo
 	expandable []allocator.ExpandableInfo
+	notice     string
 }
 
 // NewSession returns an empty session.
@@ -67,15 +97,49 @@ func NewSession(o Options) (*Session, error) {
 		return nil, err
 	}
 	s := &Session{opts: o, cfg: cfg, vars: map[string]*Tensor{}}
+	var bs []backend
+	switch o.Backend {
+	case "", "sim":
+	case "cuda", "auto":
+		bs, err = cudaBackends()
+		if err != nil && o.Backend == "cuda" {
+			return nil, err
+		}
+		if err != nil {
+			s.notice = fmt.Sprintf("%v; using a simulated %s", err, o.Preset.Name)
+		}
+	default:
+		return nil, fmt.Errorf("unknown backend %q (sim, cuda or auto)", o.Backend)
+	}
+	if bs == nil {
+		bs = simBackends(o)
+	}
+	for _, b := range bs {
+		s.gpus = append(s.gpus, &gpu{b: b})
+	}
+	return s, nil
+}
+
+func simBackends(o Options) []backend {
 	total := o.Preset.Total
 	if o.TotalBytes != 0 {
 		total = o.TotalBytes
 	}
-	for i := 0; i < o.Devices; i++ {
-		d := sim.New(total)
-		s.gpus = append(s.gpus, &gpu{dev: d, ctx: o.Preset.ContextBytes})
+	bs := make([]backend, o.Devices)
+	for i := range bs {
+		bs[i] = &simBackend{dev: sim.New(total), preset: o.Preset, ctx: o.Preset.ContextBytes}
 	}
-	return s, nil
+	return bs
+}
+
+// Notice says, when the session asked for a real GPU with "auto" and got
+// simulated devices, why; empty otherwise.
+func (s *Session) Notice() string { return s.notice }
+
+// Simulated reports whether the session's devices are simulated.
+func (s *Session) Simulated() bool {
+	_, ok := s.gpus[0].b.(*simBackend)
+	return ok
 }
 
 // EvalError is a command that failed at a position of its input.
@@ -95,6 +159,9 @@ type Result struct {
 	Segments []allocator.SegmentInfo
 	// Expandable lists the expandable segments' ranges, for map.
 	Expandable []allocator.ExpandableInfo
+	// Elapsed is the command's wall time (device work included: fills and
+	// copies wait for the GPU).
+	Elapsed time.Duration
 }
 
 // Exec runs one command. A failing command changes nothing it had not
@@ -103,8 +170,9 @@ func (s *Session) Exec(c Command) (Result, error) {
 	s.events = s.events[:0]
 	s.out.Reset()
 	s.segments, s.expandable = nil, nil
+	start := time.Now()
 	err := s.exec(c)
-	return Result{Events: append([]string(nil), s.events...), Output: s.out.String(), Segments: s.segments, Expandable: s.expandable}, err
+	return Result{Events: append([]string(nil), s.events...), Output: s.out.String(), Segments: s.segments, Expandable: s.expandable, Elapsed: time.Since(start)}, err
 }
 
 func (s *Session) exec(c Command) error {
@@ -189,6 +257,10 @@ func (s *Session) exec(c Command) error {
 		return s.setAllocConf(c.Conf)
 	case *Vars:
 		s.listVars()
+	case *GPUs:
+		for i, g := range s.gpus {
+			fmt.Fprintf(&s.out, "cuda:%d  %s\n", i, g.b.describe())
+		}
 	case *Map:
 		g, err := s.gpu(c.Device)
 		if err != nil {
@@ -243,8 +315,17 @@ func (s *Session) initGPU(i int) (*gpu, error) {
 		return nil, err
 	}
 	if g.alloc == nil {
-		g.dev.SetContextBytes(g.ctx)
-		g.alloc = allocator.New(g.dev, i, s.cfg)
+		dev, err := g.b.open()
+		if err != nil {
+			return nil, fmt.Errorf("cuda:%d: %w", i, err)
+		}
+		g.alloc = allocator.New(dev, i, s.cfg)
+		if used, ok := g.b.driverUsed(); ok {
+			g.ctx = used
+			s.event("CUDA context created on cuda:%d: %s of device memory before any tensor", i, allocator.FormatSize(used))
+		} else {
+			s.event("CUDA context created on cuda:%d (its size is n/a without NVML)", i)
+		}
 	}
 	return g, nil
 }
@@ -273,7 +354,7 @@ func (s *Session) eval(e Expr) (*Tensor, error) {
 		return &Tensor{Shape: t.Shape, DType: t.DType, st: t.st}, nil
 	case *Create:
 		t := &Tensor{Shape: e.Shape, DType: e.DType}
-		st, err := s.newStorage(e.Device, t.Bytes())
+		st, err := s.newStorage(e.Device, t.Bytes(), e.Op != "empty")
 		if err != nil {
 			return nil, &EvalError{Pos: e.At, Err: err}
 		}
@@ -312,7 +393,12 @@ func (s *Session) eval(e Expr) (*Tensor, error) {
 
 // copyTo makes a copy of the temporary x on dev and drops x.
 func (s *Session) copyTo(x *Tensor, dev Device, at Pos) (*Tensor, error) {
-	st, err := s.newStorage(dev, x.Bytes())
+	st, err := s.newStorage(dev, x.Bytes(), false)
+	if err == nil {
+		if err = s.copyBytes(st, x.st, x.Bytes()); err != nil {
+			s.release(st)
+		}
+	}
 	if err != nil {
 		s.release(x.st)
 		return nil, &EvalError{Pos: at, Err: err}
@@ -322,14 +408,37 @@ func (s *Session) copyTo(x *Tensor, dev Device, at Pos) (*Tensor, error) {
 	return y, nil
 }
 
-func (s *Session) newStorage(dev Device, n uint64) (*storage, error) {
+// copyBytes copies the first n bytes of src into dst, wherever each is.
+func (s *Session) copyBytes(dst, src *storage, n uint64) error {
+	switch {
+	case dst.device.CUDA && src.device.CUDA:
+		return s.gpus[dst.device.Index].b.copyDevice(dst.ptr, src.ptr, n)
+	case dst.device.CUDA:
+		if src.host == nil { // FakeHost: no bytes to copy
+			return nil
+		}
+		return s.gpus[dst.device.Index].b.copyIn(dst.ptr, src.host.mem[:n])
+	case src.device.CUDA:
+		if dst.host == nil {
+			return nil
+		}
+		return s.gpus[src.device.Index].b.copyOut(dst.host.mem[:n], src.ptr)
+	case dst.host != nil && src.host != nil:
+		copy(dst.host.mem[:n], src.host.mem[:n])
+	}
+	return nil
+}
+
+// newStorage takes n bytes on dev; fill writes them (zeros), as every
+// constructor but empty does, and a copy leaves them to the copy.
+func (s *Session) newStorage(dev Device, n uint64, fill bool) (*storage, error) {
 	st := &storage{device: dev, bytes: n, refs: 1}
 	if !dev.CUDA {
 		if avail, ok := memAvailable(); ok && n > avail {
 			return nil, &HostAllocError{Bytes: n}
 		}
 		if !s.opts.FakeHost {
-			h, err := newHostBuf(n)
+			h, err := newHostBuf(n, fill)
 			if err != nil {
 				return nil, err
 			}
@@ -347,6 +456,12 @@ func (s *Session) newStorage(dev Device, n uint64) (*storage, error) {
 		return nil, err
 	}
 	st.ptr = p
+	if fill && n > 0 {
+		if err := g.b.zero(p, n); err != nil {
+			g.alloc.Free(p) //nolint:errcheck // p was just allocated
+			return nil, fmt.Errorf("cuda:%d: %w", dev.Index, err)
+		}
+	}
 	return st, nil
 }
 

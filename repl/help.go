@@ -12,7 +12,7 @@ type cmdHelp struct {
 // commandHelp drives help and completion alike.
 var commandHelp = []cmdHelp{
 	{"zeros", "NAME = zeros SHAPE [DTYPE] [DEVICE]", "a new tensor of zeros; SHAPE like 256x1024x1024, DEVICE cpu, cuda or cuda:N (default cpu), DTYPE float32 (default), float16, bfloat16, float64, int64, int32, int16, int8, uint8, bool. PyTorch form: torch.zeros([256,1024,1024], device='cuda', dtype=torch.float16)"},
-	{"ones", "NAME = ones SHAPE [DTYPE] [DEVICE]", "like zeros; on the simulated GPU values are not kept"},
+	{"ones", "NAME = ones SHAPE [DTYPE] [DEVICE]", "like zeros; values are not kept: every constructor but empty writes zeros, which is what moves memory and time"},
 	{"empty", "NAME = empty SHAPE [DTYPE] [DEVICE]", "like zeros"},
 	{"full", "NAME = full SHAPE VALUE [DTYPE] [DEVICE]", "like zeros; torch.full((2,3), 7.0, device='cuda')"},
 	{"rand", "NAME = rand SHAPE [DTYPE] [DEVICE]", "like zeros (values are not computed)"},
@@ -29,6 +29,7 @@ var commandHelp = []cmdHelp{
 	{"alloc_conf", "alloc_conf STR", "PYTORCH_CUDA_ALLOC_CONF for this session, before the first CUDA command (e.g. max_split_size_mb:128,garbage_collection_threshold:0.8)"},
 	{"vars", "vars", "live tensors: shape, dtype, device, bytes, and who shares storage"},
 	{"map", "map [DEVICE]", "the device's segments drawn as bars: # allocated, . cached (free); fragmentation at a glance. With expandable segments, also how much of each reserved range is mapped"},
+	{"gpus", "gpus", "the session's GPUs: name, total memory and, on a real GPU, what NVML says is used and by which processes (n/a without NVML)"},
 	{"view", "NAME = X[i] | X.view(2, -1) | X.reshape(...)", "a view: shares X's storage and keeps it alive, no new memory"},
 }
 

@@ -154,7 +154,7 @@ func (p *parser) memoryCommand() (engine.Command, bool, error) {
 	}
 	name := t.text
 	switch name {
-	case "empty_cache", "memory_summary", "memory_stats", "reset_peak_memory_stats", "set_per_process_memory_fraction", "alloc_conf", "vars", "map":
+	case "empty_cache", "memory_summary", "memory_stats", "reset_peak_memory_stats", "set_per_process_memory_fraction", "alloc_conf", "vars", "map", "gpus":
 	default:
 		p.i = start
 		return nil, false, nil
@@ -213,12 +213,15 @@ func memoryArgs(name string, args []token) (engine.Command, error) {
 	dev := 0
 	var err error
 	switch name {
-	case "empty_cache", "vars":
+	case "empty_cache", "vars", "gpus":
 		if len(args) > 0 {
 			return nil, &Error{args[0].pos, name + " takes no arguments"}
 		}
-		if name == "vars" {
+		switch name {
+		case "vars":
 			return &engine.Vars{}, nil
+		case "gpus":
+			return &engine.GPUs{}, nil
 		}
 		return &engine.EmptyCache{}, nil
 	case "set_per_process_memory_fraction":

@@ -21,6 +21,14 @@ var (
 // size is PyTorch's size format (format_size).
 func size(n uint64) string { return allocator.FormatSize(n) }
 
+// signedSize is n in PyTorch's size format with its sign.
+func signedSize(n int64) string {
+	if n < 0 {
+		return "-" + size(uint64(-n))
+	}
+	return size(uint64(n))
+}
+
 // delta is a change in PyTorch's size format, colored by direction; empty
 // when nothing changed.
 func delta(before, after uint64) string {
@@ -52,11 +60,19 @@ func writeReport(w io.Writer, prev, cur engine.Figures, events []string) {
 		if !d.Inited && !p.Inited {
 			continue
 		}
-		fmt.Fprintf(&b, " | %s allocated %s%s  reserved %s%s  driver %s%s",
+		fmt.Fprintf(&b, " | %s allocated %s%s  reserved %s%s  driver ",
 			colorName.Sprintf("cuda:%d", i),
 			size(d.Allocated), delta(p.Allocated, d.Allocated),
-			size(d.Reserved), delta(p.Reserved, d.Reserved),
-			size(d.DriverUsed), delta(p.DriverUsed, d.DriverUsed))
+			size(d.Reserved), delta(p.Reserved, d.Reserved))
+		switch {
+		case !d.DriverKnown:
+			b.WriteString("n/a")
+		default:
+			b.WriteString(size(d.DriverUsed) + delta(p.DriverUsed, d.DriverUsed))
+			if d.Outside != 0 {
+				fmt.Fprintf(&b, " (%s outside the allocator)", signedSize(d.Outside))
+			}
+		}
 	}
 	b.WriteString("\n")
 	if len(events) > 0 {

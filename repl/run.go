@@ -134,6 +134,8 @@ type jsonDevice struct {
 	Allocated  uint64  `json:"allocated_bytes"`
 	Reserved   uint64  `json:"reserved_bytes"`
 	DriverUsed *uint64 `json:"driver_used_bytes"`
+	Context    *uint64 `json:"context_bytes"`
+	Outside    *int64  `json:"outside_allocator_bytes"`
 }
 
 type jsonStep struct {
@@ -147,18 +149,19 @@ type jsonStep struct {
 	Events     []string     `json:"events,omitempty"`
 	Output     string       `json:"output,omitempty"`
 	Error      *string      `json:"error,omitempty"`
+	ElapsedNs  int64        `json:"elapsed_ns"`
 }
 
 func (r *Runner) writeJSON(src string, lineNo int, f engine.Figures, res engine.Result, err error) {
-	s := jsonStep{Line: lineNo, Source: src, Events: res.Events, Output: res.Output}
+	s := jsonStep{Line: lineNo, Source: src, Events: res.Events, Output: res.Output, ElapsedNs: res.Elapsed.Nanoseconds()}
 	if f.HostKnown {
 		s.HostRSS = &f.HostRSS
 	}
 	for i, d := range f.Devices {
 		jd := jsonDevice{Device: fmt.Sprintf("cuda:%d", i), Allocated: d.Allocated, Reserved: d.Reserved}
-		if d.Inited {
-			v := d.DriverUsed
-			jd.DriverUsed = &v
+		if d.Inited && d.DriverKnown {
+			used, ctx, outside := d.DriverUsed, d.Context, d.Outside
+			jd.DriverUsed, jd.Context, jd.Outside = &used, &ctx, &outside
 		}
 		s.Devices = append(s.Devices, jd)
 	}

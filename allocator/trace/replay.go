@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
+	"github.com/gpumemrepl/gpumemrepl/allocator/device"
 	"github.com/gpumemrepl/gpumemrepl/allocator/device/sim"
 )
 
@@ -13,6 +14,10 @@ type Options struct {
 	AllocConf  *string // PYTORCH_CUDA_ALLOC_CONF
 	LimitBytes *uint64 // per-process limit, as set_per_process_memory_fraction(limit/total)
 	TotalBytes uint64  // simulated device size; 0: the trace's total_memory
+	// Device is the device to replay on; nil: a simulated device. The
+	// caller closes the allocator after the replay (Allocator.Close), so
+	// that a real device gets its memory back.
+	Device device.Device
 }
 
 // Row is the state after one replayed op.
@@ -22,7 +27,7 @@ type Row struct {
 }
 
 // Setup makes the allocator a trace ran on: a simulated device of the
-// trace's size, its config and its memory fraction.
+// trace's size (or o.Device), its config and its memory fraction.
 func Setup(t *Trace, o Options) (*allocator.Allocator, error) {
 	conf := t.AllocConf
 	if o.AllocConf != nil {
@@ -32,14 +37,20 @@ func Setup(t *Trace, o Options) (*allocator.Allocator, error) {
 	if err != nil {
 		return nil, err
 	}
+	dev := o.Device
 	total := t.TotalMemory
-	if o.TotalBytes != 0 {
+	switch {
+	case dev != nil:
+		total = dev.TotalMemory()
+	case o.TotalBytes != 0:
 		total = o.TotalBytes
-	}
-	if total == 0 {
+	case total == 0:
 		total = sim.H200Total
 	}
-	a := allocator.New(sim.New(total), 0, cfg)
+	if dev == nil {
+		dev = sim.New(total)
+	}
+	a := allocator.New(dev, 0, cfg)
 	switch {
 	case o.LimitBytes != nil:
 		err = a.SetMemoryFraction(float64(*o.LimitBytes) / float64(total))

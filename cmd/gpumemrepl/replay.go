@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
+	"github.com/gpumemrepl/gpumemrepl/allocator/device/cuda"
 	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
 )
 
@@ -71,6 +72,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&conf, "alloc-conf", "PYTORCH_CUDA_ALLOC_CONF")
 	fs.Var(&limit, "limit-bytes", "per-process limit in bytes")
 	fs.Var(&total, "total-bytes", "simulated device size in bytes")
+	dev := fs.String("device", "sim", "sim or cuda")
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		fmt.Fprintf(stderr, "gpumemrepl replay: %v (see gpumemrepl help)\n", err)
@@ -83,6 +85,23 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	opts := trace.Options{AllocConf: conf.v, LimitBytes: limit.v}
 	if total.v != nil {
 		opts.TotalBytes = *total.v
+	}
+	switch *dev {
+	case "sim":
+	case "cuda":
+		if total.v != nil {
+			fmt.Fprintln(stderr, "gpumemrepl replay: --total-bytes sizes the simulated device; it does not go with --device cuda")
+			return 2
+		}
+		d, err := openCUDA()
+		if err != nil {
+			fmt.Fprintf(stderr, "gpumemrepl replay: --device cuda: %v\n", err)
+			return 2
+		}
+		opts.Device = d
+	default:
+		fmt.Fprintf(stderr, "gpumemrepl replay: --device %q: want sim or cuda\n", *dev)
+		return 2
 	}
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
@@ -117,6 +136,7 @@ func checkOne(w io.Writer, t *trace.Trace, o trace.Options) error {
 	if err != nil {
 		return err
 	}
+	defer a.Close()
 	res, err := trace.Check(t, a)
 	if err != nil {
 		return err
@@ -134,6 +154,7 @@ func jsonOne(w io.Writer, t *trace.Trace, o trace.Options) error {
 	if err != nil {
 		return err
 	}
+	defer a.Close()
 	var v [allocator.NumStatKeys]int64
 	buf := make([]byte, 0, 8192)
 	return trace.NewReplayer(t, a).Run(func(i int, oom error) error {
@@ -164,6 +185,7 @@ func summaryOne(w io.Writer, t *trace.Trace, o trace.Options, table bool) error 
 	if err != nil {
 		return err
 	}
+	defer a.Close()
 	ooms := 0
 	err = trace.NewReplayer(t, a).Run(func(_ int, oom error) error {
 		if oom != nil {
@@ -196,13 +218,26 @@ func timeOne(w io.Writer, t *trace.Trace, o trace.Options) error {
 		}
 		r := trace.NewReplayer(t, a)
 		start := time.Now()
-		if err := r.Run(nil); err != nil {
+		err = r.Run(nil)
+		runs = append(runs, time.Since(start))
+		if err == nil {
+			err = a.Close()
+		}
+		if err != nil {
 			return err
 		}
-		runs = append(runs, time.Since(start))
 	}
 	slices.Sort(runs)
 	med := runs[len(runs)/2]
 	fmt.Fprintf(w, "%s: %d ops, %.1f ns/op (median of %d runs)\n", t.Path, len(t.Ops), float64(med.Nanoseconds())/float64(len(t.Ops)), len(runs))
 	return nil
+}
+
+// openCUDA opens GPU 0 through the CUDA driver.
+func openCUDA() (*cuda.Device, error) {
+	drv, err := cuda.Load()
+	if err != nil {
+		return nil, err
+	}
+	return drv.Open(0)
 }

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/chzyer/readline"
 	"github.com/fatih/color"
@@ -18,7 +20,7 @@ import (
 type sessionFlags struct {
 	json, keepGoing, noColor, fakeHost bool
 	preset, allocConf, device          string
-	totalBytes                         optUint
+	totalBytes, contextBytes           optUint
 	devices                            int
 }
 
@@ -31,29 +33,56 @@ func (f *sessionFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.allocConf, "alloc-conf", os.Getenv("PYTORCH_CUDA_ALLOC_CONF"), "PYTORCH_CUDA_ALLOC_CONF")
 	fs.StringVar(&f.device, "device", "auto", "auto, sim or cuda")
 	fs.Var(&f.totalBytes, "total-bytes", "simulated device size in bytes")
+	fs.Var(&f.contextBytes, "context-bytes", "simulated CUDA context size in bytes")
 	fs.IntVar(&f.devices, "devices", 1, "number of simulated devices")
 }
 
-func (f *sessionFlags) session() (*engine.Session, error) {
+// simOnly are the flags that describe a simulated device.
+var simOnly = []string{"preset", "total-bytes", "context-bytes", "devices"}
+
+// session makes the session the flags ask for. Under --device auto, a
+// flag that describes a simulated device picks the simulated device; a
+// fallback from auto is reported once on stderr.
+func (f *sessionFlags) session(fs *flag.FlagSet, stderr io.Writer) (*engine.Session, error) {
 	p, ok := engine.Presets[f.preset]
 	if !ok {
-		return nil, fmt.Errorf("unknown preset %q (presets: h200)", f.preset)
+		return nil, fmt.Errorf("unknown preset %q (presets: %s)", f.preset, strings.Join(engine.PresetNames(), ", "))
 	}
+	var simFlag string
+	fs.Visit(func(fl *flag.Flag) {
+		if slices.Contains(simOnly, fl.Name) && simFlag == "" {
+			simFlag = fl.Name
+		}
+	})
+	backend := f.device
 	switch f.device {
-	case "auto", "sim":
+	case "auto":
+		if simFlag != "" {
+			backend = "sim"
+		}
+	case "sim":
 	case "cuda":
-		return nil, fmt.Errorf("--device cuda: the real-GPU backend is not built yet; use --device sim")
+		if simFlag != "" {
+			return nil, fmt.Errorf("--%s describes a simulated device; it does not go with --device cuda", simFlag)
+		}
 	default:
 		return nil, fmt.Errorf("--device %s: want auto, sim or cuda", strconv.Quote(f.device))
 	}
-	o := engine.Options{Preset: p, AllocConf: f.allocConf, Devices: f.devices, FakeHost: f.fakeHost}
+	o := engine.Options{Preset: p, AllocConf: f.allocConf, Devices: f.devices, FakeHost: f.fakeHost, Backend: backend}
 	if f.totalBytes.v != nil {
 		o.TotalBytes = *f.totalBytes.v
+	}
+	if f.contextBytes.v != nil {
+		o.Preset.ContextBytes = *f.contextBytes.v
 	}
 	if f.noColor || os.Getenv("NO_COLOR") != "" {
 		color.NoColor = true
 	}
-	return engine.NewSession(o)
+	s, err := engine.NewSession(o)
+	if err == nil && s.Notice() != "" {
+		fmt.Fprintf(stderr, "gpumemrepl: %s\n", s.Notice())
+	}
+	return s, err
 }
 
 // cmdRun runs a .gpumem script, or standard input when no file is given.
@@ -71,7 +100,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gpumemrepl run: one script at a time")
 		return 2
 	}
-	s, err := sf.session()
+	s, err := sf.session(fs, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "gpumemrepl: %v\n", err)
 		return 2

@@ -27,6 +27,7 @@ type stepRow struct {
 	Allocated  uint64  `json:"allocated_bytes"`
 	Reserved   uint64  `json:"reserved_bytes"`
 	DriverUsed *uint64 `json:"driver_used_bytes"`
+	Context    *uint64 `json:"context_bytes"`
 	Error      *string `json:"error"`
 }
 
@@ -50,8 +51,9 @@ func readTruth(t *testing.T, path string) []truthStep {
 	return steps
 }
 
-func runJSON(t *testing.T, args ...string) []stepRow {
-	out, errOut, code := run(t, append([]string{"run", "--json"}, args...)...)
+// runJSON runs a script on device (sim or cuda) with --json.
+func runJSON(t *testing.T, device string, args ...string) []stepRow {
+	out, errOut, code := run(t, append([]string{"run", "--device", device, "--json"}, args...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -66,15 +68,29 @@ func runJSON(t *testing.T, args ...string) []stepRow {
 	return rows
 }
 
-// TestSeed000 runs the first seed experiment, in both forms, and compares
-// every step with what PyTorch 2.11 reported on an H200.
+// TestSeed000 runs the first seed experiment, in both forms, on the
+// simulated device and compares every step with what PyTorch 2.11
+// reported on an H200, driver-used included.
 func TestSeed000(t *testing.T) {
+	checkSeed000(t, "sim", func(t *testing.T, script string, rows []stepRow, want []truthStep) {
+		for i, r := range rows {
+			if w := want[i]; w.NVMLProcUsed != nil && (r.DriverUsed == nil || *r.DriverUsed != *w.NVMLProcUsed) {
+				t.Errorf("%s: step %q: driver used %v, NVML said %d", script, w.Step, r.DriverUsed, *w.NVMLProcUsed)
+			}
+		}
+	})
+}
+
+// checkSeed000 runs both forms of the first seed experiment on device and
+// checks allocated, reserved and host RSS step by step against PyTorch's,
+// then what checkDriver checks of driver-used.
+func checkSeed000(t *testing.T, device string, checkDriver func(t *testing.T, script string, rows []stepRow, want []truthStep)) {
 	truth := readTruth(t, "../../../shared/truth/seed000.jsonl")
 	for _, tc := range []struct {
 		script string
 		skip   int // truth steps the script has no line for (import torch)
 	}{{"../../scripts/seed000.gpumem", 1}, {"../../scripts/seed000_torch.gpumem", 0}} {
-		rows := runJSON(t, tc.script)
+		rows := runJSON(t, device, tc.script)
 		want := truth[tc.skip:]
 		if len(rows) != len(want) {
 			t.Fatalf("%s: %d steps, truth has %d", tc.script, len(rows), len(want))
@@ -84,10 +100,8 @@ func TestSeed000(t *testing.T) {
 			if r.Allocated != w.Allocated || r.Reserved != w.Reserved {
 				t.Errorf("%s: step %q (%s): allocated %d reserved %d, PyTorch %d %d", tc.script, w.Step, r.Source, r.Allocated, r.Reserved, w.Allocated, w.Reserved)
 			}
-			if w.NVMLProcUsed != nil && (r.DriverUsed == nil || *r.DriverUsed != *w.NVMLProcUsed) {
-				t.Errorf("%s: step %q: driver used %v, NVML said %d", tc.script, w.Step, r.DriverUsed, *w.NVMLProcUsed)
-			}
 		}
+		checkDriver(t, tc.script, rows, want)
 		// Host RSS moves as in PyTorch: +1 GiB at b.to cpu and e on cpu,
 		// -1 GiB at e.to cuda, -1 GiB when b goes.
 		for i, r := range rows[1:] {
@@ -104,7 +118,7 @@ func TestSeed000(t *testing.T) {
 // this version runs against what PyTorch reported.
 func TestSeed003Tensors(t *testing.T) {
 	truth := readTruth(t, "../../../shared/truth/seed003.jsonl")
-	rows := runJSON(t, "../../scripts/seed003.gpumem")
+	rows := runJSON(t, "sim", "../../scripts/seed003.gpumem")
 	if len(rows) != 3 {
 		t.Fatalf("%d steps, want 3", len(rows))
 	}
@@ -125,7 +139,7 @@ func TestGoldenTranscripts(t *testing.T) {
 	for _, s := range scripts {
 		name := strings.TrimSuffix(filepath.Base(s), ".gpumem")
 		t.Run(name, func(t *testing.T) {
-			out, errOut, code := run(t, "run", "--fake-host", "--no-color", "--keep-going", s)
+			out, errOut, code := run(t, "run", "--device", "sim", "--fake-host", "--no-color", "--keep-going", s)
 			got := out + "--- stderr ---\n" + errOut + "--- exit " + string(rune('0'+code)) + " ---\n"
 			golden := filepath.Join("../../testdata/golden", name+".txt")
 			if *update {

@@ -27,7 +27,7 @@ func TestInteractiveInTmux(t *testing.T) {
 		return string(out)
 	}
 	home := t.TempDir()
-	tmux("new-session", "-d", "-x", "200", "-y", "50", "env", "HOME="+home, "TERM=xterm", binary, "--fake-host")
+	tmux("new-session", "-d", "-x", "200", "-y", "50", "env", "HOME="+home, "TERM=xterm", binary, "--device", "sim", "--fake-host")
 	defer exec.Command("tmux", "-S", sock, "kill-server").Run()
 	screen := func() string { return tmux("capture-pane", "-p") }
 	waitFor := func(what string) string {

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The tests in this file need a real GPU. Elsewhere they skip, saying
+// why; with GPUMEMREPL_REQUIRE_GPU=1 (the GPU machine's run) a missing GPU
+// fails them instead.
+
+const mib = 1 << 20
+
+// requireGPU returns the gpus listing of --device cuda, or skips.
+func requireGPU(t *testing.T) string {
+	t.Helper()
+	script := filepath.Join(t.TempDir(), "gpus.gpumem")
+	if err := os.WriteFile(script, []byte("gpus\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, "run", "--device", "cuda", "--no-color", script)
+	if code != 0 {
+		if os.Getenv("GPUMEMREPL_REQUIRE_GPU") == "1" {
+			t.Fatalf("no GPU, and GPUMEMREPL_REQUIRE_GPU=1: %s", errOut)
+		}
+		t.Skipf("needs a GPU: %s", strings.TrimSpace(errOut))
+	}
+	return out
+}
+
+func TestGPUList(t *testing.T) {
+	out := requireGPU(t)
+	if !strings.Contains(out, "cuda:0  NVIDIA") || !strings.Contains(out, "NVML:") {
+		t.Errorf("gpus on a real GPU:\n%s", out)
+	}
+}
+
+// TestGPUSeed000 runs the first seed experiment on the real GPU: the same
+// allocated and reserved bytes as PyTorch, driver-used tracking reserved
+// plus the context, and only the context left at the end.
+func TestGPUSeed000(t *testing.T) {
+	requireGPU(t)
+	checkSeed000(t, "cuda", func(t *testing.T, script string, rows []stepRow, _ []truthStep) {
+		for _, r := range rows {
+			if r.DriverUsed == nil || r.Context == nil {
+				if r.Reserved != 0 {
+					t.Errorf("%s: line %d: driver-used unknown", script, r.Line)
+				}
+				continue
+			}
+			if off := int64(*r.DriverUsed) - int64(r.Reserved) - int64(*r.Context); off > 2*mib || off < -2*mib {
+				t.Errorf("%s: line %d (%s): driver-used %d - reserved %d is %d from the context %d", script, r.Line, r.Source, *r.DriverUsed, r.Reserved, off, *r.Context)
+			}
+		}
+		last := rows[len(rows)-1]
+		if last.Reserved != 0 || last.DriverUsed == nil || abs(int64(*last.DriverUsed)-int64(*last.Context)) > 2*mib {
+			t.Errorf("%s: at the end reserved %d, driver-used %v, context %v", script, last.Reserved, last.DriverUsed, last.Context)
+		}
+	})
+}
+
+// TestGPUScriptsMatchSim runs every script on both devices: the same
+// allocated and reserved bytes, and the same lines fail.
+func TestGPUScriptsMatchSim(t *testing.T) {
+	requireGPU(t)
+	scripts, _ := filepath.Glob("../../scripts/*.gpumem")
+	for _, s := range scripts {
+		simRows := runJSON(t, "sim", "--keep-going", s)
+		gpuRows := runJSON(t, "cuda", "--keep-going", s)
+		if len(simRows) != len(gpuRows) {
+			t.Fatalf("%s: %d steps on sim, %d on the GPU", s, len(simRows), len(gpuRows))
+		}
+		for i, g := range gpuRows {
+			m := simRows[i]
+			if g.Allocated != m.Allocated || g.Reserved != m.Reserved || (g.Error == nil) != (m.Error == nil) {
+				t.Errorf("%s: line %d (%s): GPU allocated %d reserved %d error %v; sim %d %d %v", s, g.Line, g.Source, g.Allocated, g.Reserved, g.Error, m.Allocated, m.Reserved, m.Error)
+			}
+		}
+	}
+}
+
+// TestGPUTraces replays every trace through the real device and checks
+// it against what PyTorch recorded.
+func TestGPUTraces(t *testing.T) {
+	requireGPU(t)
+	var files []string
+	for _, pat := range []string{"../../../shared/truth/traces/*.json", "../../testdata/traces/*.json.gz", "../../testdata/perf_trace.json.gz"} {
+		m, _ := filepath.Glob(pat)
+		files = append(files, m...)
+	}
+	out, errOut, code := run(t, append([]string{"replay", "--device", "cuda", "--check"}, files...)...)
+	if code != 0 {
+		t.Errorf("replay --device cuda --check: exit %d\n%s%s", code, out, errOut)
+	}
+	if n := strings.Count(out, "\nok   ") + 1; n != len(files) {
+		t.Errorf("%d of %d traces passed", n, len(files))
+	}
+}
