@@ -263,3 +263,23 @@ func FuzzInvariants(f *testing.F) {
 		runRandom(t, seed, fuzzConfigs[int(conf)%len(fuzzConfigs)], uint64(limitMiB)*MiB, 400)
 	})
 }
+
+// Close frees what is live and returns every segment: the device is as
+// before the first allocation.
+func TestCloseReturnsEverything(t *testing.T) {
+	dev := sim.New(sim.H200Total)
+	a := New(dev, 0, DefaultConfig())
+	for _, n := range []uint64{512, 3 << 20, 30 << 20, 1 << 30} {
+		if _, err := a.Malloc(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st := a.Stats()
+	free, total, _ := dev.MemGetInfo()
+	if st.AllocatedBytes[0].Current != 0 || st.ReservedBytes[0].Current != 0 || free != total {
+		t.Errorf("after Close: allocated %d, reserved %d, device free %d of %d", st.AllocatedBytes[0].Current, st.ReservedBytes[0].Current, free, total)
+	}
+}

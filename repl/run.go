@@ -145,6 +145,8 @@ type jsonStep struct {
 	Allocated  uint64       `json:"allocated_bytes"`
 	Reserved   uint64       `json:"reserved_bytes"`
 	DriverUsed *uint64      `json:"driver_used_bytes"`
+	Context    *uint64      `json:"context_bytes"`
+	Outside    *int64       `json:"outside_allocator_bytes"`
 	Devices    []jsonDevice `json:"devices"`
 	Events     []string     `json:"events,omitempty"`
 	Output     string       `json:"output,omitempty"`
@@ -166,7 +168,8 @@ func (r *Runner) writeJSON(src string, lineNo int, f engine.Figures, res engine.
 		s.Devices = append(s.Devices, jd)
 	}
 	if len(s.Devices) > 0 {
-		s.Allocated, s.Reserved, s.DriverUsed = s.Devices[0].Allocated, s.Devices[0].Reserved, s.Devices[0].DriverUsed
+		d := s.Devices[0]
+		s.Allocated, s.Reserved, s.DriverUsed, s.Context, s.Outside = d.Allocated, d.Reserved, d.DriverUsed, d.Context, d.Outside
 	}
 	if err != nil {
 		msg := errMsg(err)

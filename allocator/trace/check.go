@@ -51,8 +51,18 @@ func NormalizeOOM(s string) string {
 	return freeFigure.ReplaceAllString(s, "of which * is free")
 }
 
-// Check replays t through a and compares every recorded key and layout.
-func Check(t *Trace, a *allocator.Allocator) (Result, error) {
+// Compare says what Check compares besides the OOM errors.
+type Compare struct {
+	Layouts bool     // the recorded layouts
+	Keys    []string // the memory_stats() keys with one of these prefixes; every key when empty
+}
+
+// All compares everything recorded.
+var All = Compare{Layouts: true}
+
+// Check replays t through a and compares what c asks for with what was
+// recorded.
+func Check(t *Trace, a *allocator.Allocator, c Compare) (Result, error) {
 	var res Result
 	var stats [allocator.NumStatKeys]int64
 	expect := expectByOp(t)
@@ -62,11 +72,11 @@ func Check(t *Trace, a *allocator.Allocator) (Result, error) {
 		if want := expect[i]; want != nil {
 			st := a.Stats()
 			st.Values(&stats)
-			if res.First = compareRow(i, want, &stats, oom, &res.Compared); res.First != nil {
+			if res.First = c.compareRow(i, want, &stats, oom, &res.Compared); res.First != nil {
 				return found
 			}
 		}
-		if want, ok := t.Layouts[strconv.Itoa(i)]; ok {
+		if want, ok := t.Layouts[strconv.Itoa(i)]; ok && c.Layouts {
 			res.Compared++
 			if res.First = compareLayout(i, want, Layout(a)); res.First != nil {
 				return found
@@ -78,6 +88,18 @@ func Check(t *Trace, a *allocator.Allocator) (Result, error) {
 		err = nil
 	}
 	return res, err
+}
+
+func (c Compare) wants(key string) bool {
+	if len(c.Keys) == 0 {
+		return true
+	}
+	for _, p := range c.Keys {
+		if strings.HasPrefix(key, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // expectByOp indexes a trace's expected rows by their "i" (a long trace
@@ -98,7 +120,7 @@ func expectByOp(t *Trace) []map[string]any {
 	return byOp
 }
 
-func compareRow(i int, want map[string]any, got *[allocator.NumStatKeys]int64, oom error, n *int) *Mismatch {
+func (c Compare) compareRow(i int, want map[string]any, got *[allocator.NumStatKeys]int64, oom error, n *int) *Mismatch {
 	keys := make([]string, 0, len(want))
 	for k := range want {
 		keys = append(keys, k)
@@ -122,8 +144,8 @@ func compareRow(i int, want map[string]any, got *[allocator.NumStatKeys]int64, o
 			continue
 		}
 		idx, ok := keyIndex[k]
-		if !ok {
-			continue // a key of a later PyTorch
+		if !ok || !c.wants(k) {
+			continue // a key of a later PyTorch, or one not asked for
 		}
 		*n++
 		num, _ := v.(json.Number)

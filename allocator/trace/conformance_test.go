@@ -39,7 +39,7 @@ func TestConformance(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := Check(tr, a)
+			res, err := Check(tr, a, All)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -133,6 +133,21 @@ func (r *Replayer) Run(each func(i int, oom error) error) error {
 	return nil
 }
 
+// Rewind frees what the replay holds and restarts it on the same
+// allocator, whose cache stays: the next run starts warm.
+func (r *Replayer) Rewind() error {
+	for id, p := range r.ptrs {
+		if p != 0 {
+			if err := r.A.Free(p); err != nil {
+				return err
+			}
+			r.ptrs[id] = 0
+		}
+	}
+	r.next = 0
+	return nil
+}
+
 // Reset restarts the replay on a fresh allocator.
 func (r *Replayer) Reset(a *allocator.Allocator) {
 	r.A = a

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -91,4 +92,13 @@ func Load(path string) (*Trace, error) {
 	}
 	t.Path = path
 	return &t, nil
+}
+
+// DropEmptyCache removes the trace's empty_cache ops, so that a replay
+// keeps its cache warm throughout (timing the allocator, not the
+// driver's cudaMalloc and cudaFree); its expect and layouts no longer
+// apply and are dropped too.
+func (t *Trace) DropEmptyCache() {
+	t.Ops = slices.DeleteFunc(t.Ops, func(op Op) bool { return op.kind == opEmptyCache })
+	t.Expect, t.Layouts = nil, nil
 }

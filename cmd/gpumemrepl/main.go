@@ -47,13 +47,19 @@ Usage:
 
 REPL and run flags:
   --json               one JSON object per command: line, source, host_rss_bytes,
-                       allocated_bytes, reserved_bytes, driver_used_bytes, devices, error
+                       allocated_bytes, reserved_bytes, driver_used_bytes, context_bytes,
+                       outside_allocator_bytes, devices, events, output, error, elapsed_ns
   --keep-going         go on after a failing line
   --alloc-conf STR     PYTORCH_CUDA_ALLOC_CONF (default: that variable)
-  --preset NAME        simulated GPU: h200 (150,109,880,320 bytes, 610 MiB CUDA context)
+  --device auto|sim|cuda
+                       auto (default): this machine's GPUs when the CUDA driver loads,
+                       else simulated ones (said once on stderr); cuda: GPUs or an error
+  --preset NAME        simulated GPU: h200 (default; 150,109,880,320 bytes, 610 MiB CUDA
+                       context), h100, a100-80gb, a100-40gb, rtx4090, t4
   --total-bytes N      simulated GPU size instead of the preset's
+  --context-bytes N    simulated CUDA context instead of the preset's
   --devices N          number of simulated GPUs
-  --device auto|sim    where tensors live (the real-GPU backend is not built yet)
+                       (the four simulated-GPU flags pick the simulated device under auto)
   --no-color           no color (also NO_COLOR, or output that is not a terminal)
   --fake-host          deterministic mode for golden tests: no real host memory;
                        "host" is the bytes of live cpu tensors
@@ -61,9 +67,13 @@ REPL and run flags:
 replay flags:
   --check              compare with the trace's recorded memory_stats() and
                        layouts; one line per file; exit 1 on any mismatch
+  --keys P1,P2         with --check: only the stats keys with these prefixes, no layouts
+  --stats-only         with --check: every stats key, no layouts
   --json               one JSON object per op: memory_stats() keys, "i", "error"
   --summary            print memory_summary() (PyTorch's table) after the replay
-  --time               replay repeatedly and print N ops, X ns/op (median)
+  --time               replay repeatedly, cache warm, and print N ops, X ns/op (median)
+  --no-empty-cache     leave out the trace's empty_cache ops (not with --check)
+  --device sim|cuda    the simulated device (default) or GPU 0 through the CUDA driver
   --alloc-conf STR     PYTORCH_CUDA_ALLOC_CONF to use instead of the trace's
   --limit-bytes N      per-process limit (set_per_process_memory_fraction)
   --total-bytes N      simulated device size instead of the trace's

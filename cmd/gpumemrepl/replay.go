@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
@@ -64,6 +65,9 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	check := fs.Bool("check", false, "compare with the recorded stats and layouts")
+	statsOnly := fs.Bool("stats-only", false, "with --check: compare the stats, not the layouts")
+	keys := fs.String("keys", "", "with --check: compare only the stats keys with these comma-separated prefixes")
+	noEmptyCache := fs.Bool("no-empty-cache", false, "leave out the trace's empty_cache ops")
 	asJSON := fs.Bool("json", false, "one JSON object per op")
 	timeIt := fs.Bool("time", false, "time the replay")
 	summary := fs.Bool("summary", false, "print memory_summary() after the replay")
@@ -80,6 +84,10 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(files) == 0 {
 		fmt.Fprintln(stderr, "gpumemrepl replay: no trace file given")
+		return 2
+	}
+	if *noEmptyCache && *check {
+		fmt.Fprintln(stderr, "gpumemrepl replay: --no-empty-cache changes the ops, so --check has nothing recorded to compare with")
 		return 2
 	}
 	opts := trace.Options{AllocConf: conf.v, LimitBytes: limit.v}
@@ -103,15 +111,22 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gpumemrepl replay: --device %q: want sim or cuda\n", *dev)
 		return 2
 	}
+	cmp := trace.Compare{Layouts: !*statsOnly && *keys == ""}
+	if *keys != "" {
+		cmp.Keys = strings.Split(*keys, ",")
+	}
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	status := 0
 	for _, f := range files {
 		t, err := trace.Load(f)
+		if err == nil && *noEmptyCache {
+			t.DropEmptyCache()
+		}
 		if err == nil {
 			switch {
 			case *check:
-				err = checkOne(out, t, opts)
+				err = checkOne(out, t, opts, cmp)
 			case *timeIt:
 				err = timeOne(out, t, opts)
 			case *asJSON:
@@ -131,13 +146,13 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 
 var errMismatch = errors.New("mismatch")
 
-func checkOne(w io.Writer, t *trace.Trace, o trace.Options) error {
+func checkOne(w io.Writer, t *trace.Trace, o trace.Options, c trace.Compare) error {
 	a, err := trace.Setup(t, o)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	res, err := trace.Check(t, a)
+	res, err := trace.Check(t, a, c)
 	if err != nil {
 		return err
 	}
@@ -208,22 +223,26 @@ func summaryOne(w io.Writer, t *trace.Trace, o trace.Options, table bool) error 
 	return nil
 }
 
+// timeOne replays t repeatedly on one allocator, the first run untimed:
+// the cache is warm, as for PyTorch's own figures.
 func timeOne(w io.Writer, t *trace.Trace, o trace.Options) error {
+	a, err := trace.Setup(t, o)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	r := trace.NewReplayer(t, a)
 	var runs []time.Duration
 	deadline := time.Now().Add(2 * time.Second)
-	for len(runs) < 5 || (len(runs) < 50 && time.Now().Before(deadline)) {
-		a, err := trace.Setup(t, o)
-		if err != nil {
+	for n := 0; n <= 5 || (n <= 50 && time.Now().Before(deadline)); n++ {
+		start := time.Now()
+		if err := r.Run(nil); err != nil {
 			return err
 		}
-		r := trace.NewReplayer(t, a)
-		start := time.Now()
-		err = r.Run(nil)
-		runs = append(runs, time.Since(start))
-		if err == nil {
-			err = a.Close()
+		if n > 0 {
+			runs = append(runs, time.Since(start))
 		}
-		if err != nil {
+		if err := r.Rewind(); err != nil {
 			return err
 		}
 	}
