@@ -28,7 +28,8 @@ func (e *HostAllocError) Error() string {
 // newHostBuf maps n bytes; fill writes every page (zeros), as torch.zeros
 // does, so that they are resident; a buffer a copy will write is left to
 // the copy. The caller has refused requests above the available memory.
-func newHostBuf(n uint64, fill bool) (*hostBuf, error) {
+// An interrupt while filling unmaps it again.
+func (s *Session) newHostBuf(n uint64, fill bool) (*hostBuf, error) {
 	if n == 0 {
 		return &hostBuf{}, nil
 	}
@@ -36,10 +37,32 @@ func newHostBuf(n uint64, fill bool) (*hostBuf, error) {
 	if err != nil {
 		return nil, &HostAllocError{Bytes: n}
 	}
+	h := &hostBuf{mem: mem}
 	if fill {
-		clear(mem)
+		if err := s.chunked(n, func(off, end uint64) error { clear(mem[off:end]); return nil }); err != nil {
+			h.free()
+			return nil, err
+		}
 	}
-	return &hostBuf{mem: mem}, nil
+	return h, nil
+}
+
+// chunkBytes is how much of a long fill or copy runs between looks for an
+// interrupt.
+const chunkBytes = 64 << 20
+
+// chunked runs f over [0, n) in chunks and stops with ErrInterrupted
+// when the session is interrupted between two.
+func (s *Session) chunked(n uint64, f func(off, end uint64) error) error {
+	for off := uint64(0); off < n; off += chunkBytes {
+		if s.interrupted.Load() {
+			return ErrInterrupted
+		}
+		if err := f(off, min(off+chunkBytes, n)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (h *hostBuf) free() {

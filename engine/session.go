@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
@@ -82,7 +83,18 @@ type Session struct {
 	segments   []allocator.SegmentInfo
 	expandable []allocator.ExpandableInfo
 	notice     string
+	// interrupted is set by Interrupt, from another goroutine, and
+	// cleared when a command starts.
+	interrupted atomic.Bool
 }
+
+// ErrInterrupted is a command stopped by Interrupt (Ctrl-C).
+var ErrInterrupted = errors.New("KeyboardInterrupt")
+
+// Interrupt stops the running command at its next chunk of host or
+// device work: it fails with ErrInterrupted and, like every failing
+// command, binds and frees nothing. It may be called from any goroutine.
+func (s *Session) Interrupt() { s.interrupted.Store(true) }
 
 // NewSession returns an empty session.
 func NewSession(o Options) (*Session, error) {
@@ -170,6 +182,7 @@ func (s *Session) Exec(c Command) (Result, error) {
 	s.events = s.events[:0]
 	s.out.Reset()
 	s.segments, s.expandable = nil, nil
+	s.interrupted.Store(false)
 	start := time.Now()
 	err := s.exec(c)
 	return Result{Events: append([]string(nil), s.events...), Output: s.out.String(), Segments: s.segments, Expandable: s.expandable, Elapsed: time.Since(start)}, err
@@ -408,23 +421,27 @@ func (s *Session) copyTo(x *Tensor, dev Device, at Pos) (*Tensor, error) {
 	return y, nil
 }
 
-// copyBytes copies the first n bytes of src into dst, wherever each is.
+// copyBytes copies the first n bytes of src into dst, wherever each is,
+// in chunks, so that an interrupt stops it.
 func (s *Session) copyBytes(dst, src *storage, n uint64) error {
 	switch {
 	case dst.device.CUDA && src.device.CUDA:
-		return s.gpus[dst.device.Index].b.copyDevice(dst.ptr, src.ptr, n)
+		b := s.gpus[dst.device.Index].b
+		return s.chunked(n, func(off, end uint64) error { return b.copyDevice(dst.ptr+off, src.ptr+off, end-off) })
 	case dst.device.CUDA:
 		if src.host == nil { // FakeHost: no bytes to copy
 			return nil
 		}
-		return s.gpus[dst.device.Index].b.copyIn(dst.ptr, src.host.mem[:n])
+		b := s.gpus[dst.device.Index].b
+		return s.chunked(n, func(off, end uint64) error { return b.copyIn(dst.ptr+off, src.host.mem[off:end]) })
 	case src.device.CUDA:
 		if dst.host == nil {
 			return nil
 		}
-		return s.gpus[src.device.Index].b.copyOut(dst.host.mem[:n], src.ptr)
+		b := s.gpus[src.device.Index].b
+		return s.chunked(n, func(off, end uint64) error { return b.copyOut(dst.host.mem[off:end], src.ptr+off) })
 	case dst.host != nil && src.host != nil:
-		copy(dst.host.mem[:n], src.host.mem[:n])
+		return s.chunked(n, func(off, end uint64) error { copy(dst.host.mem[off:end], src.host.mem[off:end]); return nil })
 	}
 	return nil
 }
@@ -438,7 +455,7 @@ func (s *Session) newStorage(dev Device, n uint64, fill bool) (*storage, error) 
 			return nil, &HostAllocError{Bytes: n}
 		}
 		if !s.opts.FakeHost {
-			h, err := newHostBuf(n, fill)
+			h, err := s.newHostBuf(n, fill)
 			if err != nil {
 				return nil, err
 			}

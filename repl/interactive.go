@@ -16,9 +16,9 @@ import (
 )
 
 // Interactive runs the prompt on a terminal: readline with history in
-// ~/.gpumemrepl_history and tab completion; Ctrl-C drops the line, Ctrl-D
-// (or exit) quits. Errors are shown with a caret under their column and
-// change nothing.
+// ~/.gpumemrepl_history and tab completion; Ctrl-C drops the line being
+// typed or interrupts the running command, Ctrl-D (or exit) quits.
+// Errors are shown with a caret under their column and change nothing.
 func (r *Runner) Interactive() int {
 	r.File = ""
 	r.Echo = false // the prompt shows the line already
@@ -37,13 +37,25 @@ func (r *Runner) Interactive() int {
 	}
 	defer rl.Close()
 	// Raw mode is on only inside Readline, where Ctrl-C drops the line.
-	// While a command runs, Ctrl-C is a real SIGINT: catch it so that it
-	// cannot kill the session half-way through a step (each step is
-	// atomic: it finishes, then the prompt says the interrupt came late).
+	// While a command runs, Ctrl-C is a real SIGINT: it interrupts the
+	// command at its next chunk of work, and the command fails as
+	// KeyboardInterrupt, changing nothing.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
-	defer signal.Stop(sigs)
-	fmt.Fprintln(r.Out, "gpumemrepl: PyTorch's CUDA caching allocator on a simulated GPU. Type help for commands, Ctrl-D to quit.")
+	defer func() {
+		signal.Stop(sigs)
+		close(sigs)
+	}()
+	go func() {
+		for range sigs {
+			r.Session.Interrupt()
+		}
+	}()
+	where := "a simulated GPU"
+	if !r.Session.Simulated() {
+		where = "this machine's GPU"
+	}
+	fmt.Fprintf(r.Out, "gpumemrepl: PyTorch's CUDA caching allocator on %s. Type help for commands, Ctrl-D to quit.\n", where)
 	for n := 1; ; n++ {
 		line, err := rl.Readline()
 		if errors.Is(err, readline.ErrInterrupt) {
@@ -61,11 +73,6 @@ func (r *Runner) Interactive() int {
 			return 0
 		}
 		r.Line(line, n) //nolint:errcheck // printed by Line; the session goes on
-		select {
-		case <-sigs:
-			fmt.Fprintln(r.Err, "interrupt: the step had already run to the end (steps are never left half done)")
-		default:
-		}
 	}
 }
 

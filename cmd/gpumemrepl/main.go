@@ -40,7 +40,8 @@ func doMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 const usage = `gpumemrepl: see how PyTorch's CUDA caching allocator uses GPU memory.
 
 Usage:
-  gpumemrepl [flags]                   the interactive REPL (a script when stdin is not a terminal)
+  gpumemrepl [flags]                   the interactive REPL (a script when stdin is not a terminal);
+                                       Ctrl-C drops the line or interrupts a running command
   gpumemrepl run [flags] FILE.gpumem   run a script; an error stops it with FILE:LINE:COL (exit 1)
   gpumemrepl replay [flags] TRACE...   replay allocator traces (.json, .json.gz)
   gpumemrepl help                      this text

@@ -9,47 +9,78 @@ import (
 	"time"
 )
 
-// TestInteractiveInTmux drives the prompt in a real terminal, as a person
-// would: the seed's first commands, a Tab completion, a typo, Ctrl-D.
-func TestInteractiveInTmux(t *testing.T) {
+// terminal is the REPL running in a tmux pane.
+type terminal struct {
+	t    *testing.T
+	sock string
+	home string
+}
+
+// startTerminal runs the binary with args in a fresh tmux server.
+func startTerminal(t *testing.T, args ...string) *terminal {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("tmux is not installed (.ci/run installs it)")
 		}
 		t.Skip("tmux is not installed: apt-get install tmux")
 	}
-	sock := filepath.Join(t.TempDir(), "tmux.sock")
-	tmux := func(args ...string) string {
-		out, err := exec.Command("tmux", append([]string{"-S", sock}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("tmux %v: %v: %s", args, err, out)
-		}
-		return string(out)
+	term := &terminal{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock"), home: t.TempDir()}
+	term.tmux(append([]string{"new-session", "-d", "-x", "200", "-y", "50", "env", "HOME=" + term.home, "TERM=xterm", binary}, args...)...)
+	t.Cleanup(func() { exec.Command("tmux", "-S", term.sock, "kill-server").Run() })
+	term.waitFor("gpumem>")
+	return term
+}
+
+func (term *terminal) tmux(args ...string) string {
+	out, err := exec.Command("tmux", append([]string{"-S", term.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		term.t.Fatalf("tmux %v: %v: %s", args, err, out)
 	}
-	home := t.TempDir()
-	tmux("new-session", "-d", "-x", "200", "-y", "50", "env", "HOME="+home, "TERM=xterm", binary, "--device", "sim", "--fake-host")
-	defer exec.Command("tmux", "-S", sock, "kill-server").Run()
-	screen := func() string { return tmux("capture-pane", "-p") }
-	waitFor := func(what string) string {
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			s := screen()
-			if strings.Contains(s, what) {
-				return s
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("screen never showed %q:\n%s", what, s)
-			}
-			time.Sleep(50 * time.Millisecond)
+	return string(out)
+}
+
+func (term *terminal) keys(keys ...string) { term.tmux(append([]string{"send-keys"}, keys...)...) }
+
+func (term *terminal) screen() string { return term.tmux("capture-pane", "-p") }
+
+// waitFor waits until the screen shows what, and returns the screen.
+func (term *terminal) waitFor(what string) string {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s := term.screen()
+		if strings.Contains(s, what) {
+			return s
 		}
+		if time.Now().After(deadline) {
+			term.t.Fatalf("screen never showed %q:\n%s", what, s)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	waitFor("gpumem>")
-	tmux("send-keys", "a = zeros 256x1024x1024 cuda", "Enter")
-	waitFor("a: 1024.00 MiB float32 [256, 1024, 1024] on cuda:0")
-	tmux("send-keys", "b = zer", "Tab")
-	waitFor("b = zeros")
-	tmux("send-keys", " 10xq cuda", "Enter")
-	s := waitFor("error: expected a shape")
+}
+
+// quit presses Ctrl-D and waits for the REPL to end.
+func (term *terminal) quit() {
+	term.keys("C-d")
+	deadline := time.Now().Add(5 * time.Second)
+	for exec.Command("tmux", "-S", term.sock, "has-session").Run() == nil {
+		if time.Now().After(deadline) {
+			term.t.Fatalf("Ctrl-D did not quit:\n%s", term.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestInteractiveInTmux drives the prompt in a real terminal, as a person
+// would: the seed's first commands, a Tab completion, a typo, Ctrl-D.
+func TestInteractiveInTmux(t *testing.T) {
+	term := startTerminal(t, "--device", "sim", "--fake-host")
+	term.keys("a = zeros 256x1024x1024 cuda", "Enter")
+	term.waitFor("a: 1024.00 MiB float32 [256, 1024, 1024] on cuda:0")
+	term.keys("b = zer", "Tab")
+	term.waitFor("b = zeros")
+	term.keys(" 10xq cuda", "Enter")
+	s := term.waitFor("error: expected a shape")
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
 		if strings.Contains(l, "error: expected a shape") {
@@ -58,17 +89,29 @@ func TestInteractiveInTmux(t *testing.T) {
 			}
 		}
 	}
-	tmux("send-keys", "del a", "Enter")
-	waitFor("freed a (1024.00 MiB on cuda:0)")
-	tmux("send-keys", "C-d")
-	deadline := time.Now().Add(5 * time.Second)
-	for exec.Command("tmux", "-S", sock, "has-session").Run() == nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("Ctrl-D did not quit:\n%s", screen())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if hist, err := os.ReadFile(filepath.Join(home, ".gpumemrepl_history")); err != nil || !strings.Contains(string(hist), "del a") {
+	term.keys("del a", "Enter")
+	term.waitFor("freed a (1024.00 MiB on cuda:0)")
+	term.quit()
+	if hist, err := os.ReadFile(filepath.Join(term.home, ".gpumemrepl_history")); err != nil || !strings.Contains(string(hist), "del a") {
 		t.Errorf("history file: %v %q", err, hist)
 	}
+}
+
+// TestInteractiveInterrupt presses Ctrl-C while a 4 GiB host tensor is
+// being written: the command stops as KeyboardInterrupt, binds nothing,
+// gives the memory back, and the prompt goes on.
+func TestInteractiveInterrupt(t *testing.T) {
+	term := startTerminal(t, "--device", "sim", "--no-color")
+	term.keys("a = zeros 1024x1024x1024 cpu", "Enter")
+	time.Sleep(150 * time.Millisecond)
+	term.keys("C-c")
+	term.waitFor("KeyboardInterrupt")
+	term.keys("vars", "Enter")
+	s := term.waitFor("no tensors")
+	if strings.Contains(s, "a: 4.00 GiB") {
+		t.Errorf("the interrupted command bound a:\n%s", s)
+	}
+	term.keys("b = zeros 10 cpu", "Enter")
+	term.waitFor("b: 40 bytes float32 [10] on cpu")
+	term.quit()
 }
