@@ -43,17 +43,7 @@ func TestGPUList(t *testing.T) {
 func TestGPUSeed000(t *testing.T) {
 	requireGPU(t)
 	checkSeed000(t, "cuda", func(t *testing.T, script string, rows []stepRow, _ []truthStep) {
-		for _, r := range rows {
-			if r.DriverUsed == nil || r.Context == nil {
-				if r.Reserved != 0 {
-					t.Errorf("%s: line %d: driver-used unknown", script, r.Line)
-				}
-				continue
-			}
-			if off := int64(*r.DriverUsed) - int64(r.Reserved) - int64(*r.Context); off > 2*mib || off < -2*mib {
-				t.Errorf("%s: line %d (%s): driver-used %d - reserved %d is %d from the context %d", script, r.Line, r.Source, *r.DriverUsed, r.Reserved, off, *r.Context)
-			}
-		}
+		checkDriverTracksReserved(t, script, rows)
 		last := rows[len(rows)-1]
 		if last.Reserved != 0 || last.DriverUsed == nil || abs(int64(*last.DriverUsed)-int64(*last.Context)) > 2*mib {
 			t.Errorf("%s: at the end reserved %d, driver-used %v, context %v", script, last.Reserved, last.DriverUsed, last.Context)
@@ -61,8 +51,26 @@ func TestGPUSeed000(t *testing.T) {
 	})
 }
 
+// checkDriverTracksReserved checks that from the first CUDA command on
+// driver-used is reserved plus the context, within 2 MiB, at every step.
+func checkDriverTracksReserved(t *testing.T, script string, rows []stepRow) {
+	for _, r := range rows {
+		if r.DriverUsed == nil || r.Context == nil {
+			if r.Reserved != 0 {
+				t.Errorf("%s: line %d: driver-used unknown", script, r.Line)
+			}
+			continue
+		}
+		if off := int64(*r.DriverUsed) - int64(r.Reserved) - int64(*r.Context); off > 2*mib || off < -2*mib {
+			t.Errorf("%s: line %d (%s): driver-used %d - reserved %d is %d from the context %d", script, r.Line, r.Source, *r.DriverUsed, r.Reserved, off, *r.Context)
+		}
+	}
+}
+
 // TestGPUScriptsMatchSim runs every script on both devices: the same
-// allocated and reserved bytes, and the same lines fail.
+// allocated and reserved bytes, the same lines fail, and on the GPU
+// driver-used is reserved plus the context at every step (with
+// expandable segments: the pages mapped so far).
 func TestGPUScriptsMatchSim(t *testing.T) {
 	requireGPU(t)
 	scripts, _ := filepath.Glob("../../scripts/*.gpumem")
@@ -78,6 +86,7 @@ func TestGPUScriptsMatchSim(t *testing.T) {
 				t.Errorf("%s: line %d (%s): GPU allocated %d reserved %d error %v; sim %d %d %v", s, g.Line, g.Source, g.Allocated, g.Reserved, g.Error, m.Allocated, m.Reserved, m.Error)
 			}
 		}
+		checkDriverTracksReserved(t, s, gpuRows)
 	}
 }
 
