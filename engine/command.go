@@ -10,11 +10,12 @@ type Expr interface{ pos() Pos }
 
 // Create makes a new tensor: zeros, ones, empty, full, rand or randn.
 type Create struct {
-	At     Pos
-	Op     string
-	Shape  []int64
-	DType  DType
-	Device Device
+	At           Pos
+	Op           string
+	Shape        []int64
+	DType        DType
+	Device       Device
+	RequiresGrad bool // a leaf that requires grad (requires_grad=True)
 }
 
 // Name refers to a bound tensor.
@@ -47,6 +48,51 @@ type View struct {
 }
 
 func (e *View) pos() Pos { return e.At }
+
+// Op is a tensor operation on Args: matmul (a @ b), add (a + b), mul
+// (a * b), relu, gelu, square, sum, mean, detach.
+type Op struct {
+	At   Pos
+	Name string
+	Args []Expr
+}
+
+// Number is a Python number in an expression (total = 0; total + loss).
+type Number struct {
+	At Pos
+	V  float64
+}
+
+// ModuleNew builds a torch.nn module: Linear(In, Out, bias=Bias), ReLU(),
+// GELU(), Sequential(Children...).
+type ModuleNew struct {
+	At       Pos
+	Kind     string
+	In, Out  int64
+	Bias     bool
+	Children []*ModuleNew
+}
+
+// Call calls a module: Fn(Arg).
+type Call struct {
+	At  Pos
+	Fn  *Name
+	Arg Expr
+}
+
+// OptimizerNew is torch.optim.SGD / Adam / AdamW(Module.parameters(), ...).
+type OptimizerNew struct {
+	At       Pos
+	Kind     string
+	Module   *Name
+	Momentum float64
+}
+
+func (e *Op) pos() Pos           { return e.At }
+func (e *Number) pos() Pos       { return e.At }
+func (e *ModuleNew) pos() Pos    { return e.At }
+func (e *Call) pos() Pos         { return e.At }
+func (e *OptimizerNew) pos() Pos { return e.At }
 
 func (e *Create) pos() Pos { return e.At }
 func (e *Name) pos() Pos   { return e.At }
@@ -103,6 +149,37 @@ type GPUs struct{}
 // Nop changes nothing (import torch, a cell marker, a comment).
 type Nop struct{}
 
+// Backward is X.backward(): X must be a scalar with a grad_fn.
+type Backward struct {
+	At Pos
+	X  Expr
+}
+
+// ZeroGrad is model.zero_grad(set_to_none=...) or opt.zero_grad(...).
+type ZeroGrad struct {
+	Target    *Name
+	SetToNone bool
+}
+
+// Step is opt.step().
+type Step struct{ Opt *Name }
+
+// GradMode sets whether ops record autograd graphs: torch.set_grad_enabled
+// (Block false), or the start of a `with torch.no_grad():` block (Block
+// true) that EndBlock ends. Body, when set, is the block's one command on
+// the same line.
+type GradMode struct {
+	Enabled bool
+	Block   bool
+	Body    Command
+}
+
+// EndBlock ends a `with` block: grad mode is restored.
+type EndBlock struct{}
+
+// RequiresGrad is x.requires_grad_(): x becomes a leaf that requires grad.
+type RequiresGrad struct{ X *Name }
+
 func (*Assign) command()        {}
 func (*Eval) command()          {}
 func (*Del) command()           {}
@@ -116,3 +193,9 @@ func (*Vars) command()          {}
 func (*Map) command()           {}
 func (*GPUs) command()          {}
 func (*Nop) command()           {}
+func (*Backward) command()      {}
+func (*ZeroGrad) command()      {}
+func (*Step) command()          {}
+func (*GradMode) command()      {}
+func (*EndBlock) command()      {}
+func (*RequiresGrad) command()  {}

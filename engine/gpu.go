@@ -28,6 +28,8 @@ type backend interface {
 	copyDevice(dst, src, n uint64) error
 	// describe is one line about the device, for gpus.
 	describe() string
+	// computeMajor is the compute capability's major number.
+	computeMajor() int
 }
 
 // simBackend is the simulated device: no bytes, and driver-used is its
@@ -58,6 +60,8 @@ func (b *simBackend) copyOut(dst []byte, _ uint64) error {
 	clear(dst)
 	return nil
 }
+
+func (b *simBackend) computeMajor() int { return b.preset.ComputeMajor }
 
 func (b *simBackend) describe() string {
 	return fmt.Sprintf("simulated %s, %s (%d bytes); driver-used is reserved plus the preset's %s CUDA context",
@@ -123,6 +127,8 @@ func (b *cudaBackend) zero(ptr, n uint64) error             { return b.dev.Zero(
 func (b *cudaBackend) copyIn(dst uint64, src []byte) error  { return b.dev.CopyIn(dst, src) }
 func (b *cudaBackend) copyOut(dst []byte, src uint64) error { return b.dev.CopyOut(dst, src) }
 func (b *cudaBackend) copyDevice(dst, src, n uint64) error  { return b.dev.Copy(dst, src, n) }
+
+func (b *cudaBackend) computeMajor() int { return b.info.ComputeMajor }
 
 func (b *cudaBackend) describe() string {
 	line := fmt.Sprintf("%s, %s (%d bytes), PCI %s", b.info.Name, allocator.FormatSize(b.info.Total), b.info.Total, b.info.PCIBusID)

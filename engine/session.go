@@ -17,6 +17,7 @@ type Preset struct {
 	Name         string
 	Total        uint64 // cuDeviceTotalMem
 	ContextBytes uint64 // what a PyTorch process's CUDA context takes
+	ComputeMajor int    // compute capability major (sizes the cuBLAS workspace)
 }
 
 // h200Context is the CUDA context of a PyTorch 2.11 process on the H200
@@ -30,12 +31,12 @@ const h200Context = 639631360
 // contexts were not measured and are the H200's (--context-bytes sets
 // one).
 var Presets = map[string]Preset{
-	"h200":      {"h200", sim.H200Total, h200Context},
-	"h100":      {"h100", 85017755648, h200Context},      // H100 80GB HBM3 [13.0]
-	"a100-80gb": {"a100-80gb", 85100068864, h200Context}, // A100-SXM4-80GB [12.5]
-	"a100-40gb": {"a100-40gb", 42298834944, h200Context}, // A100-SXM4-40GB [12.2]
-	"rtx4090":   {"rtx4090", 25250627584, h200Context},   // GeForce RTX 4090 [13.0]
-	"t4":        {"t4", 15642329088, h200Context},        // Tesla T4 [12.4]
+	"h200":      {"h200", sim.H200Total, h200Context, 9},
+	"h100":      {"h100", 85017755648, h200Context, 9},      // H100 80GB HBM3 [13.0]
+	"a100-80gb": {"a100-80gb", 85100068864, h200Context, 8}, // A100-SXM4-80GB [12.5]
+	"a100-40gb": {"a100-40gb", 42298834944, h200Context, 8}, // A100-SXM4-40GB [12.2]
+	"rtx4090":   {"rtx4090", 25250627584, h200Context, 8},   // GeForce RTX 4090 [13.0]
+	"t4":        {"t4", 15642329088, h200Context, 7},        // Tesla T4 [12.4]
 }
 
 // PresetNames lists the presets, sorted.
@@ -83,6 +84,15 @@ type Session struct {
 	segments   []allocator.SegmentInfo
 	expandable []allocator.ExpandableInfo
 	notice     string
+	objs       map[string]any // modules, optimizers and numbers, by name
+	// Autograd: whether ops record graphs, the grad modes of enclosing
+	// with-blocks, the last node's sequence number, whether backward is
+	// running (it has a thread, and so cuBLAS workspaces, of its own).
+	gradEnabled bool
+	gradStack   []bool
+	seq         int
+	inBackward  bool
+	workspaces  map[workspaceKey]*storage
 	// interrupted is set by Interrupt, from another goroutine, and
 	// cleared when a command starts.
 	interrupted atomic.Bool
@@ -108,7 +118,7 @@ func NewSession(o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{opts: o, cfg: cfg, vars: map[string]*Tensor{}}
+	s := &Session{opts: o, cfg: cfg, vars: map[string]*Tensor{}, objs: map[string]any{}, gradEnabled: true, workspaces: map[workspaceKey]*storage{}}
 	var bs []backend
 	switch o.Backend {
 	case "", "sim":
@@ -192,37 +202,86 @@ func (s *Session) exec(c Command) error {
 	switch c := c.(type) {
 	case *Nop:
 	case *Assign:
-		t, err := s.eval(c.X)
+		v, err := s.evalValue(c.X)
 		if err != nil {
 			return err
 		}
-		if t.st.refs > 1 {
-			s.event("%s: %s, sharing storage (no new memory)", c.Name, describe(t))
-		} else {
-			s.event("%s: %s", c.Name, describe(t))
-		}
-		if old, ok := s.vars[c.Name]; ok {
-			s.vars[c.Name] = t
-			s.drop(old, "old "+c.Name)
-		} else {
-			s.vars[c.Name] = t
-		}
+		s.bind(c.Name, v)
 	case *Eval:
-		t, err := s.eval(c.X)
+		v, err := s.evalValue(c.X)
 		if err != nil {
 			return err
 		}
-		s.drop(t, "the result")
+		if t, ok := v.(*Tensor); ok {
+			s.drop(t, "the result")
+		}
 	case *Del:
 		for _, n := range c.Names {
-			if _, ok := s.vars[n.Name]; !ok {
+			if _, ok := s.lookup(n.Name); !ok {
 				return nameError(n)
 			}
 		}
 		for _, n := range c.Names {
-			t := s.vars[n.Name]
-			delete(s.vars, n.Name)
-			s.drop(t, n.Name)
+			s.unbind(n.Name)
+		}
+	case *Backward:
+		t, err := s.eval(c.X)
+		if err != nil {
+			return err
+		}
+		s.inBackward = true
+		err = s.backward(t)
+		s.inBackward = false
+		s.dropTensor(t)
+		if err != nil {
+			return &EvalError{Pos: c.At, Err: err}
+		}
+	case *ZeroGrad:
+		v, ok := s.lookup(c.Target.Name)
+		switch v := v.(type) {
+		case *Module:
+			s.zeroGrad(v.parameters(), c.SetToNone)
+		case *Optimizer:
+			s.zeroGrad(v.Params, c.SetToNone)
+		default:
+			if !ok {
+				return nameError(c.Target)
+			}
+			return &EvalError{Pos: c.Target.At, Err: fmt.Errorf("AttributeError: %s has no attribute 'zero_grad'", c.Target.Name)}
+		}
+	case *Step:
+		o, ok := s.objs[c.Opt.Name].(*Optimizer)
+		if !ok {
+			return &EvalError{Pos: c.Opt.At, Err: fmt.Errorf("AttributeError: %s is not an optimizer", c.Opt.Name)}
+		}
+		if err := s.step(o); err != nil {
+			return &EvalError{Pos: c.Opt.At, Err: err}
+		}
+	case *GradMode:
+		if c.Block {
+			s.gradStack = append(s.gradStack, s.gradEnabled)
+		}
+		s.gradEnabled = c.Enabled
+		if c.Body != nil {
+			err := s.exec(c.Body)
+			s.exec(&EndBlock{}) //nolint:errcheck // cannot fail
+			return err
+		}
+	case *EndBlock:
+		if n := len(s.gradStack); n > 0 {
+			s.gradEnabled = s.gradStack[n-1]
+			s.gradStack = s.gradStack[:n-1]
+		}
+	case *RequiresGrad:
+		t, ok := s.vars[c.X.Name]
+		if !ok {
+			return nameError(c.X)
+		}
+		if t.fn != nil {
+			return &EvalError{Pos: c.X.At, Err: errors.New("RuntimeError: you can only change requires_grad flags of leaf variables.")}
+		}
+		if t.slot == nil {
+			t.slot = &gradSlot{}
 		}
 	case *EmptyCache:
 		for i, g := range s.gpus {
@@ -359,12 +418,40 @@ func describe(t *Tensor) string {
 func (s *Session) eval(e Expr) (*Tensor, error) {
 	switch e := e.(type) {
 	case *Name:
+		switch v := s.objs[e.Name].(type) {
+		case float64:
+			return &Tensor{number: true}, nil
+		case nil:
+		default:
+			return nil, &EvalError{Pos: e.At, Err: fmt.Errorf("TypeError: %s is a %T, not a tensor", e.Name, v)}
+		}
 		t, ok := s.vars[e.Name]
 		if !ok {
 			return nil, nameError(e)
 		}
-		t.st.refs++
-		return &Tensor{Shape: t.Shape, DType: t.DType, st: t.st}, nil
+		return share(t), nil
+	case *Number:
+		return &Tensor{number: true}, nil
+	case *Op:
+		return s.evalOp(e)
+	case *Call:
+		m, ok := s.objs[e.Fn.Name].(*Module)
+		if !ok {
+			if _, isTensor := s.vars[e.Fn.Name]; !isTensor {
+				return nil, nameError(e.Fn)
+			}
+			return nil, &EvalError{Pos: e.Fn.At, Err: fmt.Errorf("TypeError: 'Tensor' object is not callable")}
+		}
+		x, err := s.eval(e.Arg)
+		if err != nil {
+			return nil, err
+		}
+		y, err := s.callModule(m, x)
+		s.dropTensor(x)
+		if err != nil {
+			return nil, &EvalError{Pos: e.At, Err: err}
+		}
+		return y, nil
 	case *Create:
 		t := &Tensor{Shape: e.Shape, DType: e.DType}
 		st, err := s.newStorage(e.Device, t.Bytes(), e.Op != "empty")
@@ -372,6 +459,9 @@ func (s *Session) eval(e Expr) (*Tensor, error) {
 			return nil, &EvalError{Pos: e.At, Err: err}
 		}
 		t.st = st
+		if e.RequiresGrad {
+			t.slot = &gradSlot{}
+		}
 		return t, nil
 	case *To:
 		x, err := s.eval(e.X)
@@ -389,7 +479,7 @@ func (s *Session) eval(e Expr) (*Tensor, error) {
 		}
 		shape, err := viewShape(x, e)
 		if err != nil {
-			s.release(x.st)
+			s.dropTensor(x)
 			return nil, &EvalError{Pos: e.At, Err: err}
 		}
 		x.Shape = shape
@@ -413,11 +503,11 @@ func (s *Session) copyTo(x *Tensor, dev Device, at Pos) (*Tensor, error) {
 		}
 	}
 	if err != nil {
-		s.release(x.st)
+		s.dropTensor(x)
 		return nil, &EvalError{Pos: at, Err: err}
 	}
 	y := &Tensor{Shape: x.Shape, DType: x.DType, st: st}
-	s.release(x.st)
+	s.dropTensor(x)
 	return y, nil
 }
 
@@ -485,7 +575,7 @@ func (s *Session) newStorage(dev Device, n uint64, fill bool) (*storage, error) 
 // drop releases a tensor that goes away, and says so when its storage is
 // freed.
 func (s *Session) drop(t *Tensor, who string) {
-	if s.release(t.st) {
+	if s.dropTensor(t) {
 		s.event("freed %s (%s on %s)", who, allocator.FormatSize(t.st.bytes), t.Device())
 	}
 }
@@ -493,6 +583,9 @@ func (s *Session) drop(t *Tensor, who string) {
 // release drops one reference and frees the storage with the last; it
 // reports whether it freed.
 func (s *Session) release(st *storage) bool {
+	if st == nil {
+		return false
+	}
 	st.refs--
 	if st.refs > 0 {
 		return false

@@ -58,6 +58,12 @@ type Tensor struct {
 	Shape []int64
 	DType DType
 	st    *storage
+	fn    *node     // the op that made it, when autograd recorded one (grad_fn)
+	slot  *gradSlot // a leaf that requires grad: where its .grad is
+	// expanded marks a gradient that is a broadcast view of a smaller
+	// storage (sum's backward): ops that need dense input copy it first.
+	expanded bool
+	number   bool // a Python number in an expression (no storage)
 }
 
 // Numel is the number of elements.

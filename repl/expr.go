@@ -8,12 +8,59 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/engine"
 )
 
+// expr parses a tensor expression: sums of products (`+` below `*` and
+// `@`, both left to right, as in Python) of postfix expressions.
 func (p *parser) expr() (engine.Expr, error) {
+	x, err := p.product()
+	for err == nil && p.is("+") {
+		op := p.next()
+		var y engine.Expr
+		if y, err = p.product(); err == nil {
+			x = &engine.Op{At: op.pos, Name: "add", Args: []engine.Expr{x, y}}
+		}
+	}
+	return x, err
+}
+
+func (p *parser) product() (engine.Expr, error) {
+	x, err := p.postfix()
+	for err == nil && (p.is("*") || p.is("@")) {
+		op := p.next()
+		name := "mul"
+		if op.text == "@" {
+			name = "matmul"
+		}
+		var y engine.Expr
+		if y, err = p.postfix(); err == nil {
+			x = &engine.Op{At: op.pos, Name: name, Args: []engine.Expr{x, y}}
+		}
+	}
+	return x, err
+}
+
+// postfix parses a primary followed by methods, indexing and calls.
+func (p *parser) postfix() (engine.Expr, error) {
 	x, err := p.primary()
 	if err != nil {
 		return nil, err
 	}
-	for p.is(".") || p.is("[") {
+	for p.is(".") || p.is("[") || p.is("(") {
+		if p.is("(") {
+			n, ok := x.(*engine.Name)
+			if !ok {
+				return nil, p.errAt(p.peek(), "only a module can be called")
+			}
+			at := p.next().pos
+			arg, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			if err := p.expect(")"); err != nil {
+				return nil, err
+			}
+			x = &engine.Call{At: at, Fn: n, Arg: arg}
+			continue
+		}
 		if p.accept("[") {
 			t := p.next()
 			n, err := strconv.ParseInt(t.text, 10, 64)
@@ -40,8 +87,22 @@ func (p *parser) expr() (engine.Expr, error) {
 
 func (p *parser) primary() (engine.Expr, error) {
 	t := p.peek()
+	if p.accept("(") {
+		x, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		return x, p.expect(")")
+	}
 	if t.kind != tWord {
 		return nil, p.errAt(t, "expected a tensor expression")
+	}
+	if v, err := strconv.ParseFloat(t.text, 64); err == nil && strings.ContainsAny(t.text[:1], "0123456789.-") {
+		p.next()
+		return &engine.Number{At: t.pos, V: v}, nil
+	}
+	if x, ok, err := p.torchNN(); ok || err != nil {
+		return x, err
 	}
 	if t.text == "torch" {
 		p.next()
@@ -55,8 +116,11 @@ func (p *parser) primary() (engine.Expr, error) {
 		if op.text == "tensor" {
 			return p.torchTensor(op)
 		}
+		if functions[op.text] {
+			return p.function(op)
+		}
 		if !constructors[op.text] {
-			return nil, &Error{op.pos, fmt.Sprintf("torch.%s is not supported (constructors: zeros ones empty full rand randn tensor)", op.text)}
+			return nil, &Error{op.pos, fmt.Sprintf("torch.%s is not supported (constructors: zeros ones empty full rand randn tensor; functions: matmul relu gelu square sum mean)", op.text)}
 		}
 		return p.torchCreate(op)
 	}
@@ -242,7 +306,9 @@ func (p *parser) keyword(k token, c *engine.Create) error {
 			return &Error{v.pos, fmt.Sprintf("unknown dtype %q", name)}
 		}
 		c.DType = dt
-	case "requires_grad", "pin_memory":
+	case "requires_grad":
+		c.RequiresGrad = v.text == "True"
+	case "pin_memory":
 	default:
 		return &Error{k.pos, fmt.Sprintf("unexpected keyword argument %q", k.text)}
 	}
@@ -356,5 +422,14 @@ func (p *parser) method(x engine.Expr, m token) (engine.Expr, error) {
 		}
 		return &engine.To{At: m.pos, X: x, Device: d}, nil
 	}
-	return nil, &Error{m.pos, fmt.Sprintf("unknown method %q (methods: to, cuda, cpu, clone, view, reshape)", m.text)}
+	if tensorMethods[m.text] {
+		if err := p.expect("("); err != nil {
+			return nil, err
+		}
+		if err := p.expect(")"); err != nil {
+			return nil, err
+		}
+		return &engine.Op{At: m.pos, Name: m.text, Args: []engine.Expr{x}}, nil
+	}
+	return nil, &Error{m.pos, fmt.Sprintf("unknown method %q (methods: to, cuda, cpu, clone, view, reshape, sum, mean, square, relu, detach, item; statements: backward, zero_grad, step, requires_grad_)", m.text)}
 }

@@ -71,8 +71,19 @@ func (r *Runner) Interactive() int {
 		switch strings.TrimSpace(line) {
 		case "exit", "quit", "exit()", "quit()":
 			return 0
+		case "":
+			if r.inBlock { // a blank line ends a block at the prompt, as in Python
+				r.endBlock()
+				rl.SetPrompt("gpumem> ")
+			}
+			continue
 		}
 		r.Line(line, n) //nolint:errcheck // printed by Line; the session goes on
+		if r.inBlock {
+			rl.SetPrompt("...     ")
+		} else {
+			rl.SetPrompt("gpumem> ")
+		}
 	}
 }
 

@@ -18,7 +18,7 @@ const (
 	tEOF    tokKind = iota
 	tWord           // identifiers, numbers and shapes: zeros, 256x1024, 0.5, cuda
 	tString         // 'cuda' or "cuda", quotes removed
-	tPunct          // one of ( ) [ ] , = : . @
+	tPunct          // one of ( ) [ ] , = : . + * @
 )
 
 type token struct {
@@ -64,12 +64,13 @@ func lex(line string, lineNo int) ([]token, error) {
 		case isWordRune(r) || (r == '.' && i+1 < len(rs) && unicode.IsDigit(rs[i+1]) && (i == 0 || !isWordRune(rs[i-1]))) ||
 			(r == '-' && i+1 < len(rs) && (unicode.IsDigit(rs[i+1]) || rs[i+1] == '.')):
 			j := i + 1
-			for j < len(rs) && (isWordRune(rs[j]) || (rs[j] == '.' && j+1 < len(rs) && unicode.IsDigit(rs[j+1]) && unicode.IsDigit(rs[j-1]))) {
+			for j < len(rs) && (isWordRune(rs[j]) || (rs[j] == '.' && j+1 < len(rs) && unicode.IsDigit(rs[j+1]) && unicode.IsDigit(rs[j-1])) ||
+				(rs[j] == '-' && (rs[j-1] == 'e' || rs[j-1] == 'E') && j >= 2 && unicode.IsDigit(rs[j-2]) && j+1 < len(rs) && unicode.IsDigit(rs[j+1]))) {
 				j++
 			}
 			toks = append(toks, token{tWord, string(rs[i:j]), pos})
 			i = j
-		case r == '(' || r == ')' || r == '[' || r == ']' || r == ',' || r == '=' || r == ':' || r == '.':
+		case r == '(' || r == ')' || r == '[' || r == ']' || r == ',' || r == '=' || r == ':' || r == '.' || r == '+' || r == '*' || r == '@':
 			toks = append(toks, token{tPunct, string(r), pos})
 			i++
 		default:

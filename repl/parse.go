@@ -104,6 +104,9 @@ func (p *parser) command() (engine.Command, error) {
 	if c, ok, err := p.memoryCommand(); ok || err != nil {
 		return c, err
 	}
+	if c, ok, err := p.statement(); ok || err != nil {
+		return c, err
+	}
 	if t.kind == tWord && isIdent(t.text) && p.toks[p.i+1].text == "=" && p.toks[p.i+1].kind == tPunct {
 		p.i += 2
 		x, err := p.expr()

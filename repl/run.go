@@ -22,6 +22,20 @@ type Runner struct {
 	File      string // script name for error positions
 	prev      engine.Figures
 	started   bool
+	inBlock   bool // inside a `with torch.no_grad():` block
+}
+
+// endBlock ends a `with` block: grad mode goes back to what it was.
+func (r *Runner) endBlock() {
+	r.Session.Exec(&engine.EndBlock{}) //nolint:errcheck // cannot fail
+	r.inBlock = false
+}
+
+// blockEnds reports whether src, read inside a block, ends it: a line
+// with a command that is not indented.
+func blockEnds(src string) bool {
+	t := strings.TrimSpace(src)
+	return t != "" && !strings.HasPrefix(t, "#") && src[0] != ' ' && src[0] != '\t'
 }
 
 // errPos returns where an error happened, if it says.
@@ -63,6 +77,9 @@ func (r *Runner) Line(src string, lineNo int) (err error) {
 		io.WriteString(r.Out, Help(strings.TrimSpace(strings.TrimPrefix(t, "help"))))
 		return nil
 	}
+	if r.inBlock && blockEnds(src) {
+		r.endBlock()
+	}
 	cmd, err := ParseLine(src, lineNo)
 	if err == nil && cmd == nil {
 		return nil
@@ -70,6 +87,9 @@ func (r *Runner) Line(src string, lineNo int) (err error) {
 	var res engine.Result
 	if err == nil {
 		res, err = r.Session.Exec(cmd)
+	}
+	if g, ok := cmd.(*engine.GradMode); ok && err == nil && g.Block && g.Body == nil {
+		r.inBlock = true
 	}
 	cur := r.Session.Measure()
 	if r.JSON {

@@ -77,6 +77,7 @@ type api struct {
 	cuDeviceGetName               func(name *byte, n int32, dev int32) int32
 	cuDeviceGetPCIBusId           func(id *byte, n int32, dev int32) int32
 	cuDeviceTotalMem              func(bytes *uintptr, dev int32) int32
+	cuDeviceGetAttribute          func(v *int32, attr int32, dev int32) int32
 	cuDevicePrimaryCtxRetain      func(ctx *uintptr, dev int32) int32
 	cuCtxSetCurrent               func(ctx uintptr) int32
 	cuCtxSynchronize              func() int32
@@ -106,7 +107,7 @@ func (a *api) bind(lib uintptr) error {
 		{&a.cuInit, "cuInit"}, {&a.cuGetErrorName, "cuGetErrorName"},
 		{&a.cuDeviceGetCount, "cuDeviceGetCount"}, {&a.cuDeviceGet, "cuDeviceGet"},
 		{&a.cuDeviceGetName, "cuDeviceGetName"}, {&a.cuDeviceGetPCIBusId, "cuDeviceGetPCIBusId"},
-		{&a.cuDeviceTotalMem, "cuDeviceTotalMem_v2"},
+		{&a.cuDeviceTotalMem, "cuDeviceTotalMem_v2"}, {&a.cuDeviceGetAttribute, "cuDeviceGetAttribute"},
 		{&a.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain"},
 		{&a.cuCtxSetCurrent, "cuCtxSetCurrent"}, {&a.cuCtxSynchronize, "cuCtxSynchronize"},
 		{&a.cuMemAlloc, "cuMemAlloc_v2"}, {&a.cuMemFree, "cuMemFree_v2"},
@@ -227,9 +228,10 @@ func (d *Driver) Count() (int, error) {
 
 // Info describes a CUDA device without creating a context on it.
 type Info struct {
-	Name     string
-	Total    uint64 // cuDeviceTotalMem: totalGlobalMem
-	PCIBusID string // domain:bus:device.function
+	Name         string
+	Total        uint64 // cuDeviceTotalMem: totalGlobalMem
+	PCIBusID     string // domain:bus:device.function
+	ComputeMajor int    // compute capability major
 }
 
 // Info reports device i's name, total memory and PCI bus id.
@@ -248,8 +250,13 @@ func (d *Driver) Info(i int) (Info, error) {
 	if err == nil {
 		err = d.check("cuDeviceTotalMem_v2", func() int32 { return d.cuDeviceTotalMem(&total, dev) })
 	}
+	var major int32
+	if err == nil {
+		const computeCapabilityMajor = 75 // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
+		err = d.check("cuDeviceGetAttribute", func() int32 { return d.cuDeviceGetAttribute(&major, computeCapabilityMajor, dev) })
+	}
 	if err != nil {
 		return info, err
 	}
-	return Info{Name: cString(&name[0]), Total: uint64(total), PCIBusID: cString(&bus[0])}, nil
+	return Info{Name: cString(&name[0]), Total: uint64(total), PCIBusID: cString(&bus[0]), ComputeMajor: int(major)}, nil
 }

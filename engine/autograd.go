@@ -1,0 +1,342 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+)
+
+// The autograd graph, as memory. With grad enabled, an op on a tensor that
+// requires grad records a node: the tensors PyTorch saves for that op's
+// backward stay alive (their storages are referenced) until the node is
+// released, by backward() or when the last tensor that reaches it goes.
+// backward() runs the nodes as PyTorch's engine does (ready nodes by
+// sequence number, newest first; gradient accumulation into leaves
+// first), allocating gradients and temporaries in PyTorch's order and
+// releasing each node's saved tensors once it has run.
+
+// node is one recorded op (a grad_fn).
+type node struct {
+	name     string // PyTorch's name, e.g. "AddmmBackward0"
+	seq      int
+	refs     int    // tensors and downstream nodes that reach it
+	inputs   []edge // one per input of the forward op
+	saved    []*storage
+	released bool     // backward ran through it: its saved tensors are gone
+	bw       backward // its backward; nil for AccumulateGrad
+	leaf     *gradSlot
+	out      []int64 // the output's shape
+	dtype    DType
+	device   Device
+}
+
+// edge leads from a node to the node of one of its inputs.
+type edge struct {
+	to    *node // nil when that input needs no gradient
+	shape []int64
+}
+
+// gradSlot is a leaf tensor's .grad, shared by every name of the leaf.
+type gradSlot struct {
+	grad *Tensor
+	acc  *node // its AccumulateGrad node, made on first use
+}
+
+// backward computes the gradients of a node's inputs from the gradient of
+// its output, allocating as PyTorch does; nil for an input that needs none.
+type backward func(s *Session, n *node, g *Tensor) ([]*Tensor, error)
+
+// requiresGrad reports whether t takes part in autograd.
+func (t *Tensor) requiresGrad() bool { return t.fn != nil || t.slot != nil }
+
+// record attaches a node to out when grad mode is on and an input
+// requires grad; save lists the tensors its backward keeps.
+func (s *Session) record(name string, out *Tensor, inputs, save []*Tensor, bw backward) {
+	if !s.gradEnabled {
+		return
+	}
+	needed := false
+	for _, in := range inputs {
+		needed = needed || (in != nil && in.requiresGrad())
+	}
+	if !needed {
+		return
+	}
+	s.seq++
+	n := &node{name: name, seq: s.seq, refs: 1, bw: bw, out: out.Shape, dtype: out.DType, device: out.Device()}
+	for _, in := range inputs {
+		e := edge{}
+		if in != nil {
+			e.shape = in.Shape
+			switch {
+			case in.fn != nil:
+				e.to = in.fn
+			case in.slot != nil:
+				if in.slot.acc == nil {
+					in.slot.acc = &node{name: "AccumulateGrad", leaf: in.slot, seq: -1}
+				}
+				e.to = in.slot.acc
+			}
+		}
+		if e.to != nil {
+			e.to.refs++
+		}
+		n.inputs = append(n.inputs, e)
+	}
+	for _, t := range save {
+		t.st.refs++
+		n.saved = append(n.saved, t.st)
+	}
+	out.fn = n
+}
+
+// unref drops one reference to n; the last releases its saved tensors
+// and its own references down the graph.
+func (s *Session) unref(n *node) {
+	if n == nil {
+		return
+	}
+	n.refs--
+	if n.refs > 0 || n.leaf != nil {
+		return
+	}
+	s.releaseSaved(n)
+	for _, e := range n.inputs {
+		s.unref(e.to)
+	}
+}
+
+func (s *Session) releaseSaved(n *node) {
+	for _, st := range n.saved {
+		s.release(st)
+	}
+	n.saved = nil
+}
+
+// dropTensor lets go of a tensor value: its storage reference and its
+// place in the graph.
+func (s *Session) dropTensor(t *Tensor) bool {
+	if t.number {
+		return false
+	}
+	freed := s.release(t.st)
+	s.unref(t.fn)
+	return freed
+}
+
+// share returns another reference to t: the same storage, node and leaf.
+func share(t *Tensor) *Tensor {
+	if t.number {
+		return t
+	}
+	t.st.refs++
+	if t.fn != nil {
+		t.fn.refs++
+	}
+	u := *t
+	return &u
+}
+
+// Errors of backward, in PyTorch's words.
+var (
+	errNoGradFn   = errors.New("RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn")
+	errNotScalar  = errors.New("RuntimeError: grad can be implicitly created only for scalar outputs")
+	errSecondPass = errors.New("RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward.")
+)
+
+// backward runs root.backward().
+func (s *Session) backward(root *Tensor) error {
+	switch {
+	case root.fn == nil:
+		return errNoGradFn
+	case root.Numel() != 1:
+		return errNotScalar
+	case root.fn.released:
+		return errSecondPass
+	}
+	deps := map[*node]int{}
+	seen := map[*node]bool{root.fn: true}
+	stack := []*node{root.fn}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, e := range n.inputs {
+			if e.to == nil {
+				continue
+			}
+			if e.to.released {
+				return errSecondPass
+			}
+			deps[e.to]++
+			if !seen[e.to] {
+				seen[e.to] = true
+				stack = append(stack, e.to)
+			}
+		}
+	}
+	// The engine's graph root holds the seed gradient (ones) to the end.
+	ones, err := s.alloc(root.Shape, root.DType, root.Device())
+	if err != nil {
+		return err
+	}
+	defer s.dropTensor(ones)
+	buffers := map[*node]*Tensor{root.fn: share(ones)}
+	ready := []*node{root.fn}
+	for len(ready) > 0 {
+		n := pickReady(&ready)
+		g := buffers[n]
+		delete(buffers, n)
+		if n.leaf != nil {
+			if err := s.accumulateGrad(n.leaf, g); err != nil {
+				return err
+			}
+			continue
+		}
+		grads, err := n.bw(s, n, g)
+		if err == nil {
+			err = s.sumToInputs(n, grads)
+		}
+		s.dropTensor(g)
+		if err != nil {
+			return err
+		}
+		s.releaseSaved(n)
+		n.released = true
+		for i, e := range n.inputs {
+			gi := grads[i]
+			if e.to == nil || gi == nil {
+				if gi != nil {
+					s.dropTensor(gi)
+				}
+				continue
+			}
+			if err := s.addToBuffer(buffers, e.to, gi); err != nil {
+				return err
+			}
+			if deps[e.to]--; deps[e.to] == 0 {
+				ready = append(ready, e.to)
+			}
+		}
+	}
+	return nil
+}
+
+// pickReady takes the node PyTorch's ready queue would: AccumulateGrad
+// first, then the highest sequence number.
+func pickReady(ready *[]*node) *node {
+	best := 0
+	for i, n := range *ready {
+		b := (*ready)[best]
+		if n.leaf != nil && b.leaf == nil || (n.leaf == nil) == (b.leaf == nil) && n.seq > b.seq {
+			best = i
+		}
+	}
+	n := (*ready)[best]
+	*ready = append((*ready)[:best], (*ready)[best+1:]...)
+	return n
+}
+
+// sumToInputs is validate_outputs: a gradient whose shape is not its
+// input's (a broadcast input) is summed down to that shape, a new tensor.
+func (s *Session) sumToInputs(n *node, grads []*Tensor) error {
+	for i, g := range grads {
+		if g == nil || n.inputs[i].to == nil || sameShape(g.Shape, n.inputs[i].shape) {
+			continue
+		}
+		r, err := s.alloc(n.inputs[i].shape, g.DType, g.Device())
+		if err != nil {
+			return err
+		}
+		s.dropTensor(g)
+		grads[i] = r
+	}
+	return nil
+}
+
+// addToBuffer adds g to the gradient waiting for node n (InputBuffer):
+// the first is kept; a second is added in place into the first when
+// nothing else holds it, else the sum is a new tensor.
+func (s *Session) addToBuffer(buffers map[*node]*Tensor, n *node, g *Tensor) error {
+	old, ok := buffers[n]
+	switch {
+	case !ok:
+		buffers[n] = g
+	case unshared(old):
+		s.dropTensor(g)
+	default:
+		sum, err := s.alloc(old.Shape, old.DType, old.Device())
+		if err != nil {
+			return err
+		}
+		s.dropTensor(old)
+		s.dropTensor(g)
+		buffers[n] = sum
+	}
+	return nil
+}
+
+// unshared reports whether t can be written in place: dense, and its
+// storage held by t alone.
+func unshared(t *Tensor) bool { return !t.expanded && t.st.refs == 1 }
+
+// accumulateGrad is AccumulateGrad: the first gradient of a leaf is
+// stolen when nothing else holds it (else copied); later ones are added
+// in place.
+func (s *Session) accumulateGrad(slot *gradSlot, g *Tensor) error {
+	if slot.grad != nil {
+		s.dropTensor(g)
+		return nil
+	}
+	if unshared(g) {
+		g.fn = nil
+		slot.grad = g
+		return nil
+	}
+	c, err := s.alloc(g.Shape, g.DType, g.Device())
+	if err != nil {
+		return err
+	}
+	s.dropTensor(g)
+	slot.grad = c
+	return nil
+}
+
+// alloc makes an uninitialised tensor (torch.empty): the gradients and
+// temporaries of backward and of optimizers.
+func (s *Session) alloc(shape []int64, dt DType, dev Device) (*Tensor, error) {
+	t := &Tensor{Shape: shape, DType: dt}
+	st, err := s.newStorage(dev, t.Bytes(), false)
+	if err != nil {
+		return nil, err
+	}
+	t.st = st
+	return t, nil
+}
+
+func sameShape(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// zeroGrad sets the grads of params to None (set_to_none) or zeroes them.
+func (s *Session) zeroGrad(params []*Tensor, setToNone bool) {
+	if !setToNone {
+		return
+	}
+	for _, p := range params {
+		if p.slot != nil && p.slot.grad != nil {
+			s.dropTensor(p.slot.grad)
+			p.slot.grad = nil
+		}
+	}
+}
+
+func shapeError(op string, a, b []int64) error {
+	return fmt.Errorf("RuntimeError: %s: shapes %s and %s cannot be multiplied", op, dimList(a), dimList(b))
+}

@@ -1,0 +1,356 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator"
+)
+
+// Tensor operations, as memory: each allocates its output (values are not
+// computed), records what PyTorch saves for its backward, and allocates
+// what PyTorch's kernels and libraries allocate through the caching
+// allocator. The rules:
+//
+//   - A matrix product (matmul, @, and nn.Linear) allocates its output,
+//     then, on the first product of a device from a thread, the cuBLAS
+//     workspace of that (thread, stream): PyTorch's default
+//     CUBLAS_WORKSPACE_CONFIG, :4096:8 (32 MiB) on compute capability 9
+//     and above, :4096:2:16:8 (8,519,680 bytes) below. backward() runs on
+//     the autograd engine's thread, which gets a workspace of its own.
+//   - nn.Linear with a bias is addmm, which goes through cuBLASLt: its
+//     first call also allocates the 1 MiB cuBLASLt workspace.
+//   - A product in backward whose incoming gradient is a broadcast view
+//     (from sum) first copies it into a dense temporary, freed after.
+
+// cublasWorkspace is the cuBLAS workspace PyTorch allocates per handle
+// and stream for a device of compute capability major.
+func cublasWorkspace(major int) uint64 {
+	if major >= 9 {
+		return 4096 << 10 * 8
+	}
+	return 4096<<10*2 + 16<<10*8
+}
+
+// cublasLtWorkspace is the cuBLASLt workspace (CUBLASLT_WORKSPACE_SIZE's
+// default, 1024 KiB; measured on the H200).
+const cublasLtWorkspace = 1 << 20
+
+// workspaceKey names one library workspace: device, thread, library.
+type workspaceKey struct {
+	device   int
+	autograd bool // allocated from backward's thread
+	lt       bool // cuBLASLt rather than cuBLAS
+}
+
+// workspace allocates a library workspace on first use; it stays
+// allocated for the rest of the session, as the library keeps it.
+func (s *Session) workspace(dev Device, lt bool) error {
+	if !dev.CUDA {
+		return nil
+	}
+	key := workspaceKey{dev.Index, s.inBackward, lt}
+	if _, ok := s.workspaces[key]; ok {
+		return nil
+	}
+	size := uint64(cublasLtWorkspace)
+	if !lt {
+		size = cublasWorkspace(s.gpus[dev.Index].b.computeMajor())
+	}
+	st, err := s.newStorage(dev, size, false)
+	if err != nil {
+		return err
+	}
+	s.workspaces[key] = st
+	what := "cuBLAS"
+	if lt {
+		what = "cuBLASLt"
+	}
+	s.event("%s workspace on %s: %s, kept", what, dev, allocator.FormatSize(size))
+	return nil
+}
+
+// sameDevice checks that the tensor operands of an op share a device.
+func sameDevice(ts ...*Tensor) (Device, error) {
+	var dev *Device
+	for _, t := range ts {
+		if t == nil || t.number {
+			continue
+		}
+		d := t.Device()
+		if dev != nil && *dev != d {
+			return d, fmt.Errorf("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, %s and %s!", *dev, d)
+		}
+		dev = &d
+	}
+	if dev == nil {
+		return CPU, nil
+	}
+	return *dev, nil
+}
+
+// linear is nn.Linear's forward: x @ W.t() (+ b), addmm with a bias.
+func (s *Session) linear(x, w, b *Tensor) (*Tensor, error) {
+	if len(x.Shape) == 0 || x.Shape[len(x.Shape)-1] != w.Shape[1] {
+		return nil, shapeError("linear", x.Shape, []int64{w.Shape[1], w.Shape[0]})
+	}
+	dev, err := sameDevice(x, w, b)
+	if err != nil {
+		return nil, err
+	}
+	shape := append(slices.Clone(x.Shape[:len(x.Shape)-1]), w.Shape[0])
+	out, err := s.alloc(shape, x.DType, dev)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.workspace(dev, false); err == nil && b != nil {
+		err = s.workspace(dev, true)
+	} else if err != nil {
+		s.dropTensor(out)
+		return nil, err
+	}
+	name, inputs := "MmBackward0", []*Tensor{x, w}
+	if b != nil {
+		name, inputs = "AddmmBackward0", append(inputs, b)
+	}
+	s.record(name, out, inputs, savedForProduct(x, w), productBackward(x.Shape, w.Shape))
+	return out, nil
+}
+
+// savedForProduct is what a matrix product saves: each factor when the
+// other requires grad.
+func savedForProduct(a, b *Tensor) []*Tensor {
+	var save []*Tensor
+	if b.requiresGrad() {
+		save = append(save, a)
+	}
+	if a.requiresGrad() {
+		save = append(save, b)
+	}
+	return save
+}
+
+// productBackward is the backward of a product whose inputs have shapes
+// a and b (and maybe a bias): a gradient of each factor's shape, each one
+// matrix product, in input order; the bias's gradient is the incoming one,
+// summed to its shape.
+func productBackward(a, b []int64) backward {
+	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+		grads := make([]*Tensor, len(n.inputs))
+		for i, shape := range [][]int64{a, b} {
+			if n.inputs[i].to == nil {
+				continue
+			}
+			r, err := s.productGrad(g, shape)
+			if err != nil {
+				return grads, err
+			}
+			grads[i] = r
+		}
+		if len(n.inputs) == 3 && n.inputs[2].to != nil {
+			grads[2] = share(g)
+		}
+		return grads, nil
+	}
+}
+
+// productGrad is one matrix product of backward taking g: its output, a
+// dense copy of g when g is a broadcast view, then the workspace.
+func (s *Session) productGrad(g *Tensor, shape []int64) (*Tensor, error) {
+	out, err := s.alloc(shape, g.DType, g.Device())
+	if err != nil {
+		return nil, err
+	}
+	var tmp *Tensor
+	if g.expanded {
+		if tmp, err = s.alloc(g.Shape, g.DType, g.Device()); err != nil {
+			s.dropTensor(out)
+			return nil, err
+		}
+	}
+	err = s.workspace(g.Device(), false)
+	if tmp != nil {
+		s.dropTensor(tmp)
+	}
+	if err != nil {
+		s.dropTensor(out)
+		return nil, err
+	}
+	return out, nil
+}
+
+// matmul is a @ b of two matrices (mm).
+func (s *Session) matmul(a, b *Tensor) (*Tensor, error) {
+	if len(a.Shape) != 2 || len(b.Shape) != 2 || a.Shape[1] != b.Shape[0] {
+		return nil, shapeError("mat1 and mat2", a.Shape, b.Shape)
+	}
+	dev, err := sameDevice(a, b)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.alloc([]int64{a.Shape[0], b.Shape[1]}, a.DType, dev)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.workspace(dev, false); err != nil {
+		s.dropTensor(out)
+		return nil, err
+	}
+	s.record("MmBackward0", out, []*Tensor{a, b}, savedForProduct(a, b), productBackward(a.Shape, b.Shape))
+	return out, nil
+}
+
+// elementwise runs a one-input op: relu, gelu, square.
+func (s *Session) elementwise(op string, x *Tensor) (*Tensor, error) {
+	out, err := s.alloc(x.Shape, x.DType, x.Device())
+	if err != nil {
+		return nil, err
+	}
+	switch op {
+	case "relu": // saves its result
+		s.record("ReluBackward0", out, []*Tensor{x}, []*Tensor{out}, likeInput(1))
+	case "gelu": // saves its input
+		s.record("GeluBackward0", out, []*Tensor{x}, []*Tensor{x}, likeInput(1))
+	case "square": // pow(x, 2): grad * (2 * x.pow(1)), two temporaries
+		s.record("PowBackward0", out, []*Tensor{x}, []*Tensor{x}, likeInput(3))
+	}
+	return out, nil
+}
+
+// likeInput is the backward of a one-input elementwise op: the input's
+// gradient, after temps-1 temporaries of its size that are then freed
+// (newest first).
+func likeInput(temps int) backward {
+	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+		var ts []*Tensor
+		for range temps {
+			t, err := s.alloc(n.inputs[0].shape, g.DType, g.Device())
+			if err != nil {
+				for _, t := range ts {
+					s.dropTensor(t)
+				}
+				return []*Tensor{nil}, err
+			}
+			ts = append(ts, t)
+		}
+		for i := len(ts) - 2; i >= 0; i-- {
+			s.dropTensor(ts[i])
+		}
+		return []*Tensor{ts[len(ts)-1]}, nil
+	}
+}
+
+// binary runs a + b or a * b, broadcasting; either may be a number.
+func (s *Session) binary(op string, a, b *Tensor) (*Tensor, error) {
+	dev, err := sameDevice(a, b)
+	if err != nil {
+		return nil, err
+	}
+	shape, err := broadcast(a, b)
+	if err != nil {
+		return nil, err
+	}
+	dt := a.DType
+	if a.number {
+		dt = b.DType
+	}
+	out, err := s.alloc(shape, dt, dev)
+	if err != nil {
+		return nil, err
+	}
+	if op == "add" {
+		s.record("AddBackward0", out, []*Tensor{tensorOrNil(a), tensorOrNil(b)}, nil, passGrad)
+		return out, nil
+	}
+	var save []*Tensor
+	if b.requiresGrad() && !a.number {
+		save = append(save, a)
+	}
+	if a.requiresGrad() && !b.number {
+		save = append(save, b)
+	}
+	s.record("MulBackward0", out, []*Tensor{tensorOrNil(a), tensorOrNil(b)}, save, mulBackward)
+	return out, nil
+}
+
+func tensorOrNil(t *Tensor) *Tensor {
+	if t.number {
+		return nil
+	}
+	return t
+}
+
+// passGrad is add's backward: the incoming gradient, to both inputs.
+func passGrad(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+	grads := make([]*Tensor, len(n.inputs))
+	for i, e := range n.inputs {
+		if e.to != nil {
+			grads[i] = share(g)
+		}
+	}
+	return grads, nil
+}
+
+// mulBackward: grad * other, then grad * self.
+func mulBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+	grads := make([]*Tensor, len(n.inputs))
+	for i, e := range n.inputs {
+		if e.to == nil {
+			continue
+		}
+		r, err := s.alloc(g.Shape, g.DType, g.Device())
+		if err != nil {
+			return grads, err
+		}
+		grads[i] = r
+	}
+	return grads, nil
+}
+
+// reduce runs x.sum() or x.mean(): a scalar.
+func (s *Session) reduce(op string, x *Tensor) (*Tensor, error) {
+	out, err := s.alloc(nil, x.DType, x.Device())
+	if err != nil {
+		return nil, err
+	}
+	if op == "sum" { // the gradient is the incoming one, broadcast: no memory
+		s.record("SumBackward0", out, []*Tensor{x}, nil, func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+			g.st.refs++
+			return []*Tensor{{Shape: n.inputs[0].shape, DType: g.DType, st: g.st, expanded: true}}, nil
+		})
+	} else { // grad.expand(shape) / numel: a dense tensor
+		s.record("MeanBackward0", out, []*Tensor{x}, nil, likeInput(1))
+	}
+	return out, nil
+}
+
+// broadcast is the shape of a op b.
+func broadcast(a, b *Tensor) ([]int64, error) {
+	if a.number {
+		return b.Shape, nil
+	}
+	if b.number {
+		return a.Shape, nil
+	}
+	n := max(len(a.Shape), len(b.Shape))
+	out := make([]int64, n)
+	for i := range n {
+		da, db := dimFromEnd(a.Shape, n-1-i), dimFromEnd(b.Shape, n-1-i)
+		switch {
+		case da == db || db == 1:
+			out[i] = da
+		case da == 1:
+			out[i] = db
+		default:
+			return nil, fmt.Errorf("RuntimeError: The size of tensor a (%d) must match the size of tensor b (%d) at non-singleton dimension %d", da, db, i)
+		}
+	}
+	return out, nil
+}
+
+func dimFromEnd(shape []int64, k int) int64 {
+	if k >= len(shape) {
+		return 1
+	}
+	return shape[len(shape)-1-k]
+}
