@@ -3,6 +3,9 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"strings"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator"
 )
 
 // The autograd graph, as memory. With grad enabled, an op on a tensor that
@@ -181,16 +184,22 @@ func (s *Session) backward(root *Tensor) error {
 	defer s.dropTensor(ones)
 	buffers := map[*node]*Tensor{root.fn: share(ones)}
 	ready := []*node{root.fn}
+	ran, leaves := 0, 0
+	defer func() {
+		s.event("backward: %d nodes run, %d leaves' .grad written; their saved tensors are freed", ran, leaves)
+	}()
 	for len(ready) > 0 {
 		n := pickReady(&ready)
 		g := buffers[n]
 		delete(buffers, n)
 		if n.leaf != nil {
+			leaves++
 			if err := s.accumulateGrad(n.leaf, g); err != nil {
 				return err
 			}
 			continue
 		}
+		ran++
 		grads, err := n.bw(s, n, g)
 		if err == nil {
 			err = s.sumToInputs(n, grads)
@@ -329,14 +338,28 @@ func (s *Session) zeroGrad(params []*Tensor, setToNone bool) {
 	if !setToNone {
 		return
 	}
+	var n, bytes uint64
 	for _, p := range params {
 		if p.slot != nil && p.slot.grad != nil {
+			n, bytes = n+1, bytes+p.slot.grad.Bytes()
 			s.dropTensor(p.slot.grad)
 			p.slot.grad = nil
 		}
 	}
+	if n > 0 {
+		s.event("freed %d .grad tensors (%s)", n, allocator.FormatSize(bytes))
+	}
 }
 
-func shapeError(op string, a, b []int64) error {
-	return fmt.Errorf("RuntimeError: %s: shapes %s and %s cannot be multiplied", op, dimList(a), dimList(b))
+// shapeError is PyTorch's message for factors that do not multiply.
+func shapeError(a, b []int64) error {
+	return fmt.Errorf("RuntimeError: mat1 and mat2 shapes cannot be multiplied (%s and %s)", dimsX(a), dimsX(b))
+}
+
+func dimsX(shape []int64) string {
+	d := make([]string, len(shape))
+	for i, v := range shape {
+		d[i] = fmt.Sprint(v)
+	}
+	return strings.Join(d, "x")
 }

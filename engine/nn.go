@@ -33,7 +33,7 @@ func (m *Module) parameters() []*Tensor {
 func (m *Module) String() string {
 	switch m.Kind {
 	case "Linear":
-		return fmt.Sprintf("Linear(in_features=%d, out_features=%d, bias=%v)", m.W.Shape[1], m.W.Shape[0], m.B != nil)
+		return fmt.Sprintf("Linear(in_features=%d, out_features=%d, bias=%s)", m.W.Shape[1], m.W.Shape[0], map[bool]string{true: "True", false: "False"}[m.B != nil])
 	case "Sequential":
 		var cs []string
 		for _, c := range m.Children {

@@ -92,7 +92,7 @@ func sameDevice(ts ...*Tensor) (Device, error) {
 // linear is nn.Linear's forward: x @ W.t() (+ b), addmm with a bias.
 func (s *Session) linear(x, w, b *Tensor) (*Tensor, error) {
 	if len(x.Shape) == 0 || x.Shape[len(x.Shape)-1] != w.Shape[1] {
-		return nil, shapeError("linear", x.Shape, []int64{w.Shape[1], w.Shape[0]})
+		return nil, shapeError(x.Shape, []int64{w.Shape[1], w.Shape[0]})
 	}
 	dev, err := sameDevice(x, w, b)
 	if err != nil {
@@ -182,7 +182,7 @@ func (s *Session) productGrad(g *Tensor, shape []int64) (*Tensor, error) {
 // matmul is a @ b of two matrices (mm).
 func (s *Session) matmul(a, b *Tensor) (*Tensor, error) {
 	if len(a.Shape) != 2 || len(b.Shape) != 2 || a.Shape[1] != b.Shape[0] {
-		return nil, shapeError("mat1 and mat2", a.Shape, b.Shape)
+		return nil, shapeError(a.Shape, b.Shape)
 	}
 	dev, err := sameDevice(a, b)
 	if err != nil {

@@ -411,7 +411,17 @@ func (s *Session) event(format string, args ...any) {
 }
 
 func describe(t *Tensor) string {
-	return fmt.Sprintf("%s %s %s on %s", allocator.FormatSize(t.Bytes()), t.DType.Name, dimList(t.Shape), t.Device())
+	d := fmt.Sprintf("%s %s %s on %s", allocator.FormatSize(t.Bytes()), t.DType.Name, dimList(t.Shape), t.Device())
+	switch {
+	case t.fn != nil:
+		d += ", grad_fn=<" + t.fn.name + ">"
+	case t.slot != nil:
+		d += ", requires_grad"
+		if t.slot.grad != nil {
+			d += ", .grad " + allocator.FormatSize(t.slot.grad.Bytes())
+		}
+	}
+	return d
 }
 
 // eval returns a tensor that holds its own reference to its storage.
@@ -442,7 +452,7 @@ func (s *Session) eval(e Expr) (*Tensor, error) {
 			}
 			return nil, &EvalError{Pos: e.Fn.At, Err: fmt.Errorf("TypeError: 'Tensor' object is not callable")}
 		}
-		x, err := s.eval(e.Arg)
+		x, err := s.tensorArg(e.Arg, e.At, "a module call")
 		if err != nil {
 			return nil, err
 		}
@@ -464,7 +474,7 @@ func (s *Session) eval(e Expr) (*Tensor, error) {
 		}
 		return t, nil
 	case *To:
-		x, err := s.eval(e.X)
+		x, err := s.tensorArg(e.X, e.At, "to")
 		if err != nil {
 			return nil, err
 		}
@@ -473,7 +483,7 @@ func (s *Session) eval(e Expr) (*Tensor, error) {
 		}
 		return s.copyTo(x, e.Device, e.At)
 	case *View:
-		x, err := s.eval(e.X)
+		x, err := s.tensorArg(e.X, e.At, "view")
 		if err != nil {
 			return nil, err
 		}
@@ -485,13 +495,22 @@ func (s *Session) eval(e Expr) (*Tensor, error) {
 		x.Shape = shape
 		return x, nil
 	case *Clone:
-		x, err := s.eval(e.X)
+		x, err := s.tensorArg(e.X, e.At, "clone")
 		if err != nil {
 			return nil, err
 		}
 		return s.copyTo(x, x.Device(), e.At)
 	}
 	return nil, fmt.Errorf("unknown expression %T", e)
+}
+
+// tensorArg evaluates e, which must be a tensor, not a number.
+func (s *Session) tensorArg(e Expr, at Pos, what string) (*Tensor, error) {
+	x, err := s.eval(e)
+	if err == nil && x.number {
+		err = &EvalError{Pos: at, Err: fmt.Errorf("TypeError: %s needs a tensor, not a number", what)}
+	}
+	return x, err
 }
 
 // copyTo makes a copy of the temporary x on dev and drops x.
@@ -610,10 +629,14 @@ func (s *Session) listVars() {
 		return
 	}
 	for _, n := range names {
-		t := s.vars[n]
+		t, ok := s.vars[n]
+		if !ok {
+			s.out.WriteString(fmt.Sprintf("%-8s %s\n", n, describeObj(s.objs[n])))
+			continue
+		}
 		var shared []string
 		for _, m := range names {
-			if m != n && s.vars[m].st == t.st {
+			if u, ok := s.vars[m]; ok && m != n && u.st == t.st {
 				shared = append(shared, m)
 			}
 		}
@@ -628,10 +651,42 @@ func (s *Session) listVars() {
 	}
 }
 
+// describeObj says what a module, optimizer or number is and holds.
+func describeObj(v any) string {
+	switch v := v.(type) {
+	case *Module:
+		ps := v.parameters()
+		var grads []*Tensor
+		for _, p := range ps {
+			if p.slot.grad != nil {
+				grads = append(grads, p.slot.grad)
+			}
+		}
+		d := fmt.Sprintf("%s: %s of parameters", v, allocator.FormatSize(paramBytes(ps)))
+		if len(ps) > 0 {
+			d += " on " + ps[0].Device().String()
+		}
+		if len(grads) > 0 {
+			d += fmt.Sprintf(", %s of .grad", allocator.FormatSize(paramBytes(grads)))
+		}
+		return d
+	case *Optimizer:
+		var state []*Tensor
+		for _, st := range v.state {
+			state = append(state, st...)
+		}
+		return fmt.Sprintf("%s over %d parameters, %s of state", v.Kind, len(v.Params), allocator.FormatSize(paramBytes(state)))
+	}
+	return fmt.Sprint(v)
+}
+
 // Names lists the bound names, sorted.
 func (s *Session) Names() []string {
-	names := make([]string, 0, len(s.vars))
+	names := make([]string, 0, len(s.vars)+len(s.objs))
 	for n := range s.vars {
+		names = append(names, n)
+	}
+	for n := range s.objs {
 		names = append(names, n)
 	}
 	sort.Strings(names)

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"fmt"
-
-	"github.com/gpumemrepl/gpumemrepl/allocator"
 )
 
 // Names hold tensors (s.vars) or other values (s.objs): modules,
@@ -88,7 +86,7 @@ func (s *Session) bind(name string, v any) {
 	}
 	switch v := v.(type) {
 	case *Module:
-		s.event("%s: %s, %d parameters, %s", name, v, len(v.parameters()), allocator.FormatSize(paramBytes(v.parameters())))
+		s.event("%s: %s", name, describeObj(v))
 	case *Optimizer:
 		s.event("%s: %s over %d parameters (its state is made at the first step)", name, v.Kind, len(v.Params))
 	}

@@ -9,6 +9,10 @@ type cmdHelp struct {
 	name, usage, summary string
 }
 
+// helpTopics are help entries that are not words typed at the start of a
+// command (methods, operators): completion leaves them out.
+var helpTopics = map[string]bool{"call": true, "ops": true, "optim": true, "no_grad": true, "zero_grad": true, "requires_grad": true, "backward": true, "to": true, "clone": true, "view": true}
+
 // commandHelp drives help and completion alike.
 var commandHelp = []cmdHelp{
 	{"zeros", "NAME = zeros SHAPE [DTYPE] [DEVICE]", "a new tensor of zeros; SHAPE like 256x1024x1024, DEVICE cpu, cuda or cuda:N (default cpu), DTYPE float32 (default), float16, bfloat16, float64, int64, int32, int16, int8, uint8, bool. PyTorch form: torch.zeros([256,1024,1024], device='cuda', dtype=torch.float16)"},
@@ -29,6 +33,14 @@ var commandHelp = []cmdHelp{
 	{"alloc_conf", "alloc_conf STR", "PYTORCH_CUDA_ALLOC_CONF for this session, before the first CUDA command (e.g. max_split_size_mb:128,garbage_collection_threshold:0.8)"},
 	{"vars", "vars", "live tensors: shape, dtype, device, bytes, and who shares storage"},
 	{"map", "map [DEVICE]", "the device's segments drawn as bars: # allocated, . cached (free); fragmentation at a glance. With expandable segments, also how much of each reserved range is mapped"},
+	{"Linear", "M = torch.nn.Linear(IN, OUT, bias=True) | Linear(IN, OUT)", "a module (also ReLU(), GELU(), Sequential(M, ...), with or without torch.nn.); its weight [OUT, IN] and bias are float32 parameters made on the host, moved by M.cuda() / M.to(DEV), in place, in parameters() order"},
+	{"call", "Y = M(X)", "run a module; Linear is addmm (x @ W.t() + b, without a bias mm), ReLU and GELU make one output each. With grad on and a parameter or input that requires grad, what PyTorch saves for backward stays alive with Y"},
+	{"ops", "X @ Y | X + Y | X * Y | X.sum() | X.mean() | X.square() | X.relu() | F.gelu(X) | torch.matmul(X, Y)", "tensor operations; each allocates its output (values are not computed). The first matrix product of a device allocates the cuBLAS workspace (32 MiB on compute capability 9+, 8,519,680 bytes below), and Linear with a bias the 1 MiB cuBLASLt workspace; both stay"},
+	{"backward", "X.backward()", "backpropagate from the scalar X; gradients are allocated in PyTorch's order into each leaf's .grad (the autograd thread gets its own cuBLAS workspace), and each node's saved tensors are freed once it has run"},
+	{"no_grad", "with torch.no_grad(): [COMMAND]", "record no graph; the indented lines that follow (at the prompt: until a blank line), or the command after the colon. torch.set_grad_enabled(False) for the rest of the session"},
+	{"zero_grad", "M.zero_grad(set_to_none=True) | OPT.zero_grad()", "free every parameter's .grad; set_to_none=False keeps them, zeroed"},
+	{"optim", "OPT = torch.optim.AdamW(M.parameters(), lr=1e-3) | SGD(..., momentum=0.9) | Adam(...); OPT.step()", "an optimizer; its state (exp_avg and exp_avg_sq per parameter for Adam(W), a momentum buffer for SGD) is allocated at the first step, and each Adam step a temporary per parameter"},
+	{"requires_grad", "torch.randn(..., requires_grad=True) | X.requires_grad_() | X.detach() | X.item()", "leaves that require grad; a detached copy sharing storage; item() gives a number, which keeps no graph"},
 	{"gpus", "gpus", "the session's GPUs: name, total memory and, on a real GPU, what NVML says is used and by which processes (n/a without NVML)"},
 	{"view", "NAME = X[i] | X.view(2, -1) | X.reshape(...)", "a view: shares X's storage and keeps it alive, no new memory"},
 }
@@ -43,6 +55,7 @@ func Help(name string) string {
 		}
 		b.WriteString("  help [COMMAND]                                             this text, or one command's\n")
 		b.WriteString("Lines may also be pasted PyTorch: import torch, #%% cells, torch.zeros(...), b.to('cpu'), del a, b.\n")
+		b.WriteString("Values are not kept: only sizes matter; compute ops leave their outputs' values unspecified.\n")
 		return b.String()
 	}
 	for _, c := range commandHelp {

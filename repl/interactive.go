@@ -78,11 +78,10 @@ func (r *Runner) Interactive() int {
 			}
 			continue
 		}
+		was := r.inBlock
 		r.Line(line, n) //nolint:errcheck // printed by Line; the session goes on
-		if r.inBlock {
-			rl.SetPrompt("...     ")
-		} else {
-			rl.SetPrompt("gpumem> ")
+		if r.inBlock != was {
+			rl.SetPrompt(map[bool]string{true: "...     ", false: "gpumem> "}[r.inBlock])
 		}
 	}
 }
@@ -93,8 +92,11 @@ type completer struct{ s *engine.Session }
 var completionWords = func() []string {
 	w := []string{"del", "cpu", "cuda", "cuda:0", "torch.", ".to", ".cuda()", ".cpu()", ".clone()", "help", "exit"}
 	for _, c := range commandHelp {
-		w = append(w, c.name)
+		if !helpTopics[c.name] {
+			w = append(w, c.name)
+		}
 	}
+	w = append(w, "ReLU", "GELU", "Sequential", "SGD", "Adam", "AdamW", "torch.no_grad():")
 	for d := range engine.DTypes {
 		w = append(w, d)
 	}

@@ -20,8 +20,9 @@ var modules = map[string]bool{"Linear": true, "ReLU": true, "GELU": true, "Seque
 var optimizers = map[string]bool{"SGD": true, "Adam": true, "AdamW": true}
 
 // torchNN parses torch.nn.X(...), nn.X(...), torch.optim.X(...),
-// torch.nn.functional.f(...) and F.f(...); ok is false when the input is
-// none of them.
+// optim.X(...), torch.nn.functional.f(...) and F.f(...), and the short
+// forms X(...) (Linear(10, 20), Sequential(...), AdamW(...)); ok is false
+// when the input is none of them.
 func (p *parser) torchNN() (engine.Expr, bool, error) {
 	start := p.i
 	var path []string
@@ -44,10 +45,10 @@ func (p *parser) torchNN() (engine.Expr, bool, error) {
 	prefix := fmt.Sprint(path[:len(path)-1])
 	at := p.toks[p.i-1].pos
 	switch {
-	case (prefix == "[torch nn]" || prefix == "[nn]") && modules[name]:
+	case (prefix == "[torch nn]" || prefix == "[nn]" || prefix == "[]" && p.is("(")) && modules[name]:
 		m, err := p.module(name, at)
 		return m, true, err
-	case prefix == "[torch optim]" && optimizers[name]:
+	case (prefix == "[torch optim]" || prefix == "[optim]" || prefix == "[]" && p.is("(")) && optimizers[name]:
 		o, err := p.optimizer(name, at)
 		return o, true, err
 	case (prefix == "[torch nn functional]" || prefix == "[F]") && functions[name]:

@@ -33,6 +33,17 @@ func TestParseValid(t *testing.T) {
 		"memory_stats", "reset_peak_memory_stats", "torch.cuda.reset_peak_memory_stats(0)",
 		"set_per_process_memory_fraction 0.5", "torch.cuda.set_per_process_memory_fraction(0.25, 0)",
 		"alloc_conf max_split_size_mb:128", "vars", "#%%", "  # a comment", "",
+		"m = torch.nn.Linear(1000, 4000, bias=False).cuda()",
+		"m = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.GELU(), nn.Linear(8, 4)).to('cuda')",
+		"m = Sequential(Linear(in_features=4, out_features=8), ReLU())",
+		"y = m(x)", "y = m(x) @ w + b * 2", "z = (a + b).sum()", "loss = y.square().mean()",
+		"y = F.gelu(m(x))", "y = torch.nn.functional.relu(x)", "y = torch.matmul(a, b)",
+		"loss.backward()", "y.sum().backward()", "(a * b).mean().backward()",
+		"m.zero_grad(set_to_none=True)", "opt.zero_grad()", "opt.step()", "x.requires_grad_()",
+		"opt = torch.optim.AdamW(model.parameters(), lr=1e-3)", "opt = SGD(m.parameters(), lr=0.1, momentum=0.9)",
+		"with torch.no_grad():", "with torch.no_grad(): y = m(x)", "torch.set_grad_enabled(False)",
+		"total = 0", "total = total + loss", "v = loss.item()", "d = x.detach()",
+		"x = torch.randn(2, 3, device='cuda', requires_grad=True)",
 	} {
 		if _, err := ParseLine(line, 1); err != nil {
 			t.Errorf("ParseLine(%q): %v", line, err)
@@ -57,6 +68,13 @@ func TestParseErrorsHavePositions(t *testing.T) {
 		{"set_per_process_memory_fraction 1.5", 33, "Invalid fraction value"},
 		{"a = torch.arange(10)", 11, "not supported"},
 		{"a = $", 5, "unexpected character"},
+		{"m = torch.nn.Conv2d(3, 8, 3)", 14, "not supported"},
+		{"m = torch.nn.Linear(10)", 14, "Linear needs in_features and out_features"},
+		{"y = (a + b", 11, "expected \")\""},
+		{"with torch.enable_autocast():", 12, "not supported"},
+		{"opt = torch.optim.AdamW(m.params())", 27, "expected \"parameters\""},
+		{"y = a.sum(1)", 11, "expected \")\""},
+		{"y = 3(x)", 6, "only a module can be called"},
 	} {
 		_, err := ParseLine(tc.line, 3)
 		e, ok := err.(*Error)
@@ -80,9 +98,11 @@ func TestParseShapes(t *testing.T) {
 // FuzzLine: no input makes the parser or the session panic, and a failing
 // line changes nothing.
 func FuzzLine(f *testing.F) {
-	for _, s := range []string{"a = zeros 256x1024 cuda", "b = b.to('cpu')", "del a, b", "torch.cuda.empty_cache()", "a = torch.full((2,3), 1, device='cuda:0')", "x.cuda(", "alloc_conf max_split_size_mb:40"} {
+	for _, s := range []string{"a = zeros 256x1024 cuda", "b = b.to('cpu')", "del a, b", "torch.cuda.empty_cache()", "a = torch.full((2,3), 1, device='cuda:0')", "x.cuda(", "alloc_conf max_split_size_mb:40",
+		"y.sum().backward()", "z = m(x) @ w", "with torch.no_grad(): y = m(x)", "opt.step()", "m.zero_grad()", "q = (y * 2 + x.sum()).mean()", "m = m.cpu()"} {
 		f.Add(s)
 	}
+	prelude := []string{"keep = zeros 1000 cuda", "m = Linear(4, 8).cuda()", "x = torch.randn(2, 4, device='cuda', requires_grad=True)", "y = m(x)", "opt = AdamW(m.parameters())"}
 	f.Fuzz(func(t *testing.T, line string) {
 		s, err := engine.NewSession(engine.Options{FakeHost: true, TotalBytes: 1 << 30, Devices: 2})
 		if err != nil {
@@ -90,10 +110,18 @@ func FuzzLine(f *testing.F) {
 		}
 		var sink strings.Builder
 		r := &Runner{Session: s, Out: &sink, Err: &sink, File: "fuzz"}
-		r.Line("keep = zeros 1000 cuda", 1)
+		for i, l := range prelude {
+			if err := r.Line(l, i+1); err != nil {
+				t.Fatalf("prelude %q: %v", l, err)
+			}
+		}
 		before := s.Measure()
 		names := strings.Join(s.Names(), ",")
-		if err := r.Line(line, 2); err != nil {
+		err = r.Line(line, len(prelude)+1)
+		if err != nil && strings.Contains(err.Error(), "internal error") {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		if err != nil {
 			if after := s.Measure(); strings.Join(s.Names(), ",") != names || after.Devices[0].Allocated != before.Devices[0].Allocated {
 				t.Errorf("failing line %q changed the session", line)
 			}

@@ -91,6 +91,15 @@ func TestInteractiveInTmux(t *testing.T) {
 	}
 	term.keys("del a", "Enter")
 	term.waitFor("freed a (1024.00 MiB on cuda:0)")
+	// A with-block continues on "..." lines until a blank line.
+	term.keys("with torch.no_grad():", "Enter")
+	term.waitFor("\n...")
+	term.keys("    y = zeros 2 cuda", "Enter")
+	term.waitFor("y: 8 bytes float32 [2] on cuda:0")
+	term.keys("Enter", "vars", "Enter")
+	if s := term.waitFor("y        8 bytes"); !strings.Contains(s, "gpumem> vars") {
+		t.Errorf("the blank line did not end the block:\n%s", s)
+	}
 	term.quit()
 	if hist, err := os.ReadFile(filepath.Join(term.home, ".gpumemrepl_history")); err != nil || !strings.Contains(string(hist), "del a") {
 		t.Errorf("history file: %v %q", err, hist)
