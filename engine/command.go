@@ -15,7 +15,8 @@ type Create struct {
 	Shape        []int64
 	DType        DType
 	Device       Device
-	RequiresGrad bool // a leaf that requires grad (requires_grad=True)
+	RequiresGrad bool      // a leaf that requires grad (requires_grad=True)
+	Values       []float64 // full's fill value, or torch.tensor's elements
 }
 
 // Name refers to a bound tensor.
@@ -180,6 +181,10 @@ type EndBlock struct{}
 // RequiresGrad is x.requires_grad_(): x becomes a leaf that requires grad.
 type RequiresGrad struct{ X *Name }
 
+// Print is print(X): the tensor as PyTorch prints it, where its values
+// are known.
+type Print struct{ X Expr }
+
 func (*Assign) command()        {}
 func (*Eval) command()          {}
 func (*Del) command()           {}
@@ -199,3 +204,4 @@ func (*Step) command()          {}
 func (*GradMode) command()      {}
 func (*EndBlock) command()      {}
 func (*RequiresGrad) command()  {}
+func (*Print) command()         {}

@@ -272,6 +272,23 @@ func (s *Session) exec(c Command) error {
 			s.gradEnabled = s.gradStack[n-1]
 			s.gradStack = s.gradStack[:n-1]
 		}
+	case *Print:
+		if n, ok := c.X.(*Name); ok {
+			if v, ok := s.objs[n.Name].(float64); ok {
+				fmt.Fprintln(&s.out, v)
+				break
+			}
+		}
+		t, err := s.eval(c.X)
+		if err != nil {
+			return err
+		}
+		if t.number {
+			s.out.WriteString("(a Python number; its value is not computed)\n")
+		} else {
+			s.out.WriteString(repr(t) + "\n")
+		}
+		s.dropTensor(t)
 	case *RequiresGrad:
 		t, ok := s.vars[c.X.Name]
 		if !ok {
@@ -469,6 +486,7 @@ func (s *Session) eval(e Expr) (*Tensor, error) {
 			return nil, &EvalError{Pos: e.At, Err: err}
 		}
 		t.st = st
+		st.vals = createValues(e)
 		if e.RequiresGrad {
 			t.slot = &gradSlot{}
 		}
@@ -491,6 +509,9 @@ func (s *Session) eval(e Expr) (*Tensor, error) {
 		if err != nil {
 			s.dropTensor(x)
 			return nil, &EvalError{Pos: e.At, Err: err}
+		}
+		if e.Index >= 0 {
+			x.offset += uint64(e.Index) * numel(shape)
 		}
 		x.Shape = shape
 		return x, nil
@@ -526,6 +547,10 @@ func (s *Session) copyTo(x *Tensor, dev Device, at Pos) (*Tensor, error) {
 		return nil, &EvalError{Pos: at, Err: err}
 	}
 	y := &Tensor{Shape: x.Shape, DType: x.DType, st: st}
+	st.vals = x.st.vals
+	if len(st.vals) > 1 { // the copy holds the view's elements only
+		st.vals = st.vals[x.offset : x.offset+x.Numel()]
+	}
 	s.dropTensor(x)
 	return y, nil
 }

@@ -51,6 +51,7 @@ type storage struct {
 	ptr    uint64   // device address (CUDA)
 	host   *hostBuf // host memory (CPU)
 	refs   int      // tensors that use it
+	vals   knownValues
 }
 
 // Tensor is a named value: a shape and dtype over a storage.
@@ -63,13 +64,16 @@ type Tensor struct {
 	// expanded marks a gradient that is a broadcast view of a smaller
 	// storage (sum's backward): ops that need dense input copy it first.
 	expanded bool
-	number   bool // a Python number in an expression (no storage)
+	number   bool   // a Python number in an expression (no storage)
+	offset   uint64 // a view's first element in its storage
 }
 
 // Numel is the number of elements.
-func (t *Tensor) Numel() uint64 {
+func (t *Tensor) Numel() uint64 { return numel(t.Shape) }
+
+func numel(shape []int64) uint64 {
 	n := uint64(1)
-	for _, d := range t.Shape {
+	for _, d := range shape {
 		n *= uint64(d)
 	}
 	return n

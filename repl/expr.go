@@ -157,9 +157,12 @@ func (p *parser) shortCreate(op token) (engine.Expr, error) {
 	}
 	c := &engine.Create{At: op.pos, Op: op.text, Shape: shape, DType: engine.Float32, Device: engine.CPU}
 	if op.text == "full" {
-		if v := p.next(); v.kind != tWord {
+		v := p.next()
+		f, err := strconv.ParseFloat(v.text, 64)
+		if v.kind != tWord || err != nil {
 			return nil, p.errAt(v, "full needs a fill value")
 		}
+		c.Values = []float64{f}
 	}
 	for p.peek().kind == tWord || p.peek().kind == tString {
 		a := p.next()
@@ -242,6 +245,11 @@ func (p *parser) torchCreate(op token) (engine.Expr, error) {
 		default:
 			v := p.next()
 			if op.text == "full" && positional == 1 {
+				f, err := strconv.ParseFloat(v.text, 64)
+				if err != nil {
+					return nil, p.errAt(v, "expected a fill value")
+				}
+				c.Values = []float64{f}
 				positional++
 				break
 			}
@@ -331,12 +339,14 @@ func (p *parser) torchTensor(op token) (engine.Expr, error) {
 		if v.kind != tWord {
 			return nil, p.errAt(v, "expected a number")
 		}
+		f, err := strconv.ParseFloat(v.text, 64)
+		if err != nil {
+			return nil, p.errAt(v, "expected a number")
+		}
 		if _, err := strconv.ParseInt(v.text, 10, 64); err != nil {
-			if _, err := strconv.ParseFloat(v.text, 64); err != nil {
-				return nil, p.errAt(v, "expected a number")
-			}
 			c.DType = engine.Float32
 		}
+		c.Values = append(c.Values, f)
 		n++
 		p.accept(",")
 	}

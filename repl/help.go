@@ -41,6 +41,7 @@ var commandHelp = []cmdHelp{
 	{"zero_grad", "M.zero_grad(set_to_none=True) | OPT.zero_grad()", "free every parameter's .grad; set_to_none=False keeps them, zeroed"},
 	{"optim", "OPT = torch.optim.AdamW(M.parameters(), lr=1e-3) | SGD(..., momentum=0.9) | Adam(...); OPT.step()", "an optimizer; its state (exp_avg and exp_avg_sq per parameter for Adam(W), a momentum buffer for SGD) is allocated at the first step, and each Adam step a temporary per parameter"},
 	{"requires_grad", "torch.randn(..., requires_grad=True) | X.requires_grad_() | X.detach() | X.item()", "leaves that require grad; a detached copy sharing storage; item() gives a number, which keeps no graph"},
+	{"print", "print X | print(X)", "X as PyTorch prints it, where its values are known: zeros, ones, full and torch.tensor values, through copies and views; others print as not computed"},
 	{"gpus", "gpus", "the session's GPUs: name, total memory and, on a real GPU, what NVML says is used and by which processes (n/a without NVML)"},
 	{"view", "NAME = X[i] | X.view(2, -1) | X.reshape(...)", "a view: shares X's storage and keeps it alive, no new memory"},
 }
@@ -55,7 +56,7 @@ func Help(name string) string {
 		}
 		b.WriteString("  help [COMMAND]                                             this text, or one command's\n")
 		b.WriteString("Lines may also be pasted PyTorch: import torch, #%% cells, torch.zeros(...), b.to('cpu'), del a, b.\n")
-		b.WriteString("Values are not kept: only sizes matter; compute ops leave their outputs' values unspecified.\n")
+		b.WriteString("Values: zeros, ones, full and torch.tensor keep theirs (print shows them); compute ops, rand and randn leave them unspecified, since only sizes are modelled.\n")
 		return b.String()
 	}
 	for _, c := range commandHelp {

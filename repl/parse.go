@@ -97,6 +97,14 @@ func (p *parser) command() (engine.Command, error) {
 		p.i = len(p.toks) - 1
 		return &engine.Nop{}, nil
 	}
+	if t.kind == tWord && t.text == "print" && p.toks[p.i+1].kind != tPunct || t.text == "print" && p.toks[p.i+1].text == "(" {
+		p.next()
+		x, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		return &engine.Print{X: x}, nil
+	}
 	if t.kind == tWord && t.text == "del" {
 		p.next()
 		return p.del()

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestPrint checks print against what PyTorch prints for the same tensors.
+func TestPrint(t *testing.T) {
+	for _, tc := range []struct{ setup, want string }{
+		{"a = ones 2x3 cuda", "tensor([[1., 1., 1.],\n        [1., 1., 1.]], device='cuda:0')"},
+		{"a = torch.tensor([1, 2, 3]).cuda()", "tensor([1, 2, 3], device='cuda:0')"},
+		{"a = torch.tensor([1, 20, 3])[1]", "tensor(20)"},
+		{"a = torch.tensor([0.5, 2, -1])", "tensor([ 0.5000,  2.0000, -1.0000])"},
+		{"a = torch.full((2, 2), 1.5, dtype=torch.float16)", "tensor([[1.5000, 1.5000],\n        [1.5000, 1.5000]], dtype=torch.float16)"},
+		{"a = zeros 2000", "tensor([0., 0., 0.,  ..., 0., 0., 0.])"},
+		{"a = torch.ones(3, requires_grad=True)", "tensor([1., 1., 1.], requires_grad=True)"},
+		{"a = ones 4 int32", "tensor([1, 1, 1, 1], dtype=torch.int32)"},
+		{"a = randn 3", "tensor(<values not computed: 12 bytes float32 [3] on cpu>)"},
+		{"a = ones 2x2\na = a.clone().cuda()", "tensor([[1., 1.],\n        [1., 1.]], device='cuda:0')"},
+	} {
+		out, errOut, code := runStdin(t, tc.setup+"\nprint a\n", "--device", "sim", "--fake-host", "--no-color")
+		if code != 0 {
+			t.Fatalf("%q: exit %d: %s", tc.setup, code, errOut)
+		}
+		_, rest, ok := strings.Cut(out, "> print a\n")
+		got, _, ok2 := strings.Cut(rest, "\n    host")
+		if !ok || !ok2 {
+			t.Fatalf("%q: no print output in\n%s", tc.setup, out)
+		}
+		if got != tc.want {
+			t.Errorf("%q: print gave\n%s\nwant\n%s", tc.setup, got, tc.want)
+		}
+	}
+}

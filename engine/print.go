@@ -1,0 +1,186 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Values are kept where they are cheap to keep: a storage made by zeros,
+// ones or full holds one value everywhere, torch.tensor([...]) its
+// elements, and copies and views keep them. Every other op (and rand,
+// randn, empty, and in-place updates such as optimizer steps) leaves them
+// unknown: only sizes are modelled.
+
+// knownValues are a storage's element values: one value (everywhere) or
+// one per element.
+type knownValues []float64
+
+// at is element i.
+func (v knownValues) at(i uint64) float64 {
+	if len(v) == 1 {
+		return v[0]
+	}
+	return v[i]
+}
+
+// createValues are the values a constructor writes.
+func createValues(c *Create) knownValues {
+	switch c.Op {
+	case "zeros":
+		return knownValues{0}
+	case "ones":
+		return knownValues{1}
+	case "full", "tensor":
+		return knownValues(c.Values)
+	}
+	return nil
+}
+
+// summarizeOver is the size above which PyTorch prints only the edges of
+// each dimension (torch.set_printoptions threshold), and edgeItems how
+// many at each end.
+const (
+	summarizeOver = 1000
+	edgeItems     = 3
+)
+
+// repr is print(t) in PyTorch's format.
+func repr(t *Tensor) string {
+	vals := t.st.vals
+	if vals == nil {
+		return fmt.Sprintf("tensor(<values not computed: %s>)", describe(t))
+	}
+	n := t.Numel()
+	summarize := n > summarizeOver
+	// Every printed element, formatted, to pad them to one width.
+	var cells []string
+	var idx []uint64
+	var walk func(dim int, base uint64)
+	strides := make([]uint64, len(t.Shape))
+	stride := uint64(1)
+	for d := len(t.Shape) - 1; d >= 0; d-- {
+		strides[d] = stride
+		stride *= uint64(t.Shape[d])
+	}
+	walk = func(dim int, base uint64) {
+		if dim == len(t.Shape) {
+			idx = append(idx, base)
+			return
+		}
+		for _, i := range shownIndices(t.Shape[dim], summarize) {
+			if i >= 0 {
+				walk(dim+1, base+uint64(i)*strides[dim])
+			}
+		}
+	}
+	walk(0, t.offset)
+	float := t.DType.Name != "bool" && strings.HasPrefix(t.DType.Name, "float") || t.DType.Name == "bfloat16"
+	integral := true
+	for _, i := range idx {
+		if v := vals.at(i); v != math.Trunc(v) {
+			integral = false
+		}
+	}
+	width := 0
+	for _, i := range idx {
+		c := formatElement(vals.at(i), t.DType, float, integral)
+		cells = append(cells, c)
+		width = max(width, len(c))
+	}
+	k := 0
+	var b strings.Builder
+	var write func(dim, indent int)
+	write = func(dim, indent int) {
+		if dim == len(t.Shape) {
+			fmt.Fprintf(&b, "%*s", width, cells[k])
+			k++
+			return
+		}
+		b.WriteString("[")
+		first := true
+		for _, i := range shownIndices(t.Shape[dim], summarize) {
+			if !first {
+				b.WriteString(",")
+				switch {
+				case dim == len(t.Shape)-1:
+					b.WriteString(" ")
+				default:
+					b.WriteString(strings.Repeat("\n", len(t.Shape)-1-dim) + strings.Repeat(" ", indent+1))
+				}
+			}
+			first = false
+			if i < 0 { // PyTorch writes " ..." among elements, "..." among rows
+				b.WriteString(map[bool]string{true: " ...", false: "..."}[dim == len(t.Shape)-1])
+				continue
+			}
+			write(dim+1, indent+1)
+		}
+		b.WriteString("]")
+	}
+	if len(t.Shape) == 0 {
+		b.WriteString(cells[0])
+	} else {
+		write(0, len("tensor("))
+	}
+	return "tensor(" + b.String() + reprSuffix(t) + ")"
+}
+
+// shownIndices are the indices of a dimension that are printed; -1 marks
+// the "..." of a summarized dimension.
+func shownIndices(size int64, summarize bool) []int64 {
+	var out []int64
+	if summarize && size > 2*edgeItems {
+		for i := int64(0); i < edgeItems; i++ {
+			out = append(out, i)
+		}
+		out = append(out, -1)
+		for i := size - edgeItems; i < size; i++ {
+			out = append(out, i)
+		}
+		return out
+	}
+	for i := int64(0); i < size; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// formatElement formats one value as PyTorch does: integers plainly,
+// floats as "1." when every shown value is whole, else with four
+// decimals.
+func formatElement(v float64, dt DType, float, integral bool) string {
+	switch {
+	case dt.Name == "bool":
+		if v != 0 {
+			return "True"
+		}
+		return "False"
+	case !float:
+		return fmt.Sprint(int64(v))
+	case integral:
+		return fmt.Sprintf("%.0f.", v)
+	}
+	return fmt.Sprintf("%.4f", v)
+}
+
+// reprSuffix is what PyTorch adds after the values: the device, a dtype
+// that is not the default one, and grad.
+func reprSuffix(t *Tensor) string {
+	var s string
+	if d := t.Device(); d.CUDA {
+		s += fmt.Sprintf(", device='%s'", d)
+	}
+	switch t.DType.Name {
+	case "float32", "int64", "bool":
+	default:
+		s += ", dtype=torch." + t.DType.Name
+	}
+	switch {
+	case t.fn != nil:
+		s += ", grad_fn=<" + t.fn.name + ">"
+	case t.slot != nil:
+		s += ", requires_grad=True"
+	}
+	return s
+}
