@@ -85,9 +85,11 @@ func (s *Session) newParam(shape []int64) (*Tensor, error) {
 }
 
 // freeModule drops a module's parameters and their grads.
-func (s *Session) freeModule(m *Module) {
-	for _, p := range m.parameters() {
-		s.zeroGrad([]*Tensor{p}, true)
+func (s *Session) freeModule(m *Module) { s.freeParams(m.parameters()) }
+
+func (s *Session) freeParams(ps []*Tensor) {
+	s.zeroGrad(ps, true)
+	for _, p := range ps {
 		s.dropTensor(p)
 	}
 }

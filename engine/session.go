@@ -251,6 +251,9 @@ func (s *Session) exec(c Command) error {
 		}
 	case *Step:
 		o, ok := s.objs[c.Opt.Name].(*Optimizer)
+		if _, bound := s.lookup(c.Opt.Name); !bound {
+			return nameError(c.Opt)
+		}
 		if !ok {
 			return &EvalError{Pos: c.Opt.At, Err: fmt.Errorf("AttributeError: %s is not an optimizer", c.Opt.Name)}
 		}

@@ -119,9 +119,25 @@ func (s *Session) letGo(v any, who string) {
 	case *Optimizer:
 		if !s.held(v) {
 			s.freeOptimizer(v)
+			if !s.paramsHeld(v.Params) { // its module's names went before it
+				s.freeParams(v.Params)
+			}
 		}
 	}
 }
+
+// paramsHeld reports whether a bound module holds these parameters.
+func (s *Session) paramsHeld(ps []*Tensor) bool {
+	for _, o := range s.objs {
+		if m, ok := o.(*Module); ok && sameParams(m.parameters(), ps) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameParams reports whether two parameter lists are one module's.
+func sameParams(a, b []*Tensor) bool { return len(a) > 0 && len(b) > 0 && a[0] == b[0] }
 
 // held reports whether a name (or, for a module, an optimizer) still
 // holds v.
@@ -131,7 +147,7 @@ func (s *Session) held(v any) bool {
 			return true
 		}
 		if m, isMod := v.(*Module); isMod {
-			if opt, ok := o.(*Optimizer); ok && len(opt.Params) > 0 && len(m.parameters()) > 0 && opt.Params[0] == m.parameters()[0] {
+			if opt, ok := o.(*Optimizer); ok && sameParams(opt.Params, m.parameters()) {
 				return true
 			}
 		}
