@@ -12,5 +12,6 @@ require (
 require (
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.20 // indirect
+	github.com/nlpodyssey/gopickle v0.2.0 // indirect
 	golang.org/x/sys v0.42.0 // indirect
 )

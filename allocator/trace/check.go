@@ -78,7 +78,7 @@ func Check(t *Trace, a *allocator.Allocator, c Compare) (Result, error) {
 		}
 		if want, ok := t.Layouts[strconv.Itoa(i)]; ok && c.Layouts {
 			res.Compared++
-			if res.First = compareLayout(i, want, Layout(a)); res.First != nil {
+			if res.First = CompareLayout(i, want, Layout(a)); res.First != nil {
 				return found
 			}
 		}
@@ -175,6 +175,12 @@ func Layout(a *allocator.Allocator) []Segment {
 		}
 		out = append(out, seg)
 	}
+	return SortLayout(out)
+}
+
+// SortLayout sorts segments as recorded layouts are: by pool, size and
+// block sizes.
+func SortLayout(out []Segment) []Segment {
 	slices.SortStableFunc(out, func(x, y Segment) int {
 		if c := strings.Compare(x.Pool, y.Pool); c != 0 {
 			return c
@@ -213,7 +219,8 @@ func blockSize(b []any) uint64 {
 	return 0
 }
 
-func compareLayout(i int, want, got []Segment) *Mismatch {
+// CompareLayout compares two layouts after op i; nil when they match.
+func CompareLayout(i int, want, got []Segment) *Mismatch {
 	w, _ := json.Marshal(want)
 	g, _ := json.Marshal(got)
 	if string(w) == string(g) {

@@ -80,18 +80,30 @@ func Load(path string) (*Trace, error) {
 	if err := dec.Decode(&t); err != nil {
 		return nil, fmt.Errorf("%s: not a trace: %w", path, err)
 	}
+	t.Path = path
+	return &t, t.resolve()
+}
+
+// New makes a trace from ops, as another recording (a memory snapshot)
+// gives them.
+func New(path, allocConf string, ops []Op) (*Trace, error) {
+	t := &Trace{Path: path, AllocConf: allocConf, Ops: ops}
+	return t, t.resolve()
+}
+
+// resolve checks the ops and notes their kinds.
+func (t *Trace) resolve() error {
 	if len(t.Ops) == 0 {
-		return nil, fmt.Errorf("%s: not a trace: no ops", path)
+		return fmt.Errorf("%s: not a trace: no ops", t.Path)
 	}
 	for i, op := range t.Ops {
 		k, ok := opKinds[op.Op]
 		if !ok {
-			return nil, fmt.Errorf("%s: op %d: unknown op %q", path, i, op.Op)
+			return fmt.Errorf("%s: op %d: unknown op %q", t.Path, i, op.Op)
 		}
 		t.Ops[i].kind = k
 	}
-	t.Path = path
-	return &t, nil
+	return nil
 }
 
 // DropEmptyCache removes the trace's empty_cache ops, so that a replay

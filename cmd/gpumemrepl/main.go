@@ -43,7 +43,8 @@ Usage:
   gpumemrepl [flags]                   the interactive REPL (a script when stdin is not a terminal);
                                        Ctrl-C drops the line or interrupts a running command
   gpumemrepl run [flags] FILE.gpumem   run a script; an error stops it with FILE:LINE:COL (exit 1)
-  gpumemrepl replay [flags] TRACE...   replay allocator traces (.json, .json.gz)
+  gpumemrepl replay [flags] TRACE...   replay allocator traces (.json, .json.gz) or PyTorch memory
+                                       snapshots (_dump_snapshot's .pickle, or its .json flattening)
   gpumemrepl help                      this text
 
 REPL and run flags:
@@ -67,7 +68,12 @@ REPL and run flags:
 
 replay flags:
   --check              compare with the trace's recorded memory_stats() and
-                       layouts; one line per file; exit 1 on any mismatch
+                       layouts (a snapshot: its out-of-memory errors, segment allocations
+                       and frees in order, final segments); one line per file; exit 1
+                       on any mismatch
+  --compare CONF...    replay under each PYTORCH_CUDA_ALLOC_CONF (default: PyTorch's) and
+                       print peak/final reserved, peak allocated, fragmentation, device
+                       allocations, retries and the first OOM (with --json: one object each)
   --keys P1,P2         with --check: only the stats keys with these prefixes, no layouts
   --stats-only         with --check: every stats key, no layouts
   --json               one JSON object per op: memory_stats() keys, "i", "error"

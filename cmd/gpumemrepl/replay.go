@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/device/cuda"
+	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
 )
 
@@ -77,6 +78,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&limit, "limit-bytes", "per-process limit in bytes")
 	fs.Var(&total, "total-bytes", "simulated device size in bytes")
 	dev := fs.String("device", "sim", "sim or cuda")
+	args, confs, comparing := splitCompare(args)
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		fmt.Fprintf(stderr, "gpumemrepl replay: %v (see gpumemrepl help)\n", err)
@@ -118,13 +120,21 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	status := 0
+	if comparing && (len(confs) == 0 || *check || *timeIt) {
+		fmt.Fprintln(stderr, "gpumemrepl replay: --compare takes one or more configs (default for PyTorch's), and not --check or --time")
+		return 2
+	}
 	for _, f := range files {
-		t, err := trace.Load(f)
+		t, snap, err := loadReplay(f)
 		if err == nil && *noEmptyCache {
 			t.DropEmptyCache()
 		}
 		if err == nil {
 			switch {
+			case comparing:
+				err = compareConfigs(out, t, opts, confs, *asJSON)
+			case *check && snap != nil:
+				err = checkSnapshot(out, snap, opts)
 			case *check:
 				err = checkOne(out, t, opts, cmp)
 			case *timeIt:
@@ -250,6 +260,24 @@ func timeOne(w io.Writer, t *trace.Trace, o trace.Options) error {
 	med := runs[len(runs)/2]
 	fmt.Fprintf(w, "%s: %d ops, %.1f ns/op (median of %d runs)\n", t.Path, len(t.Ops), float64(med.Nanoseconds())/float64(len(t.Ops)), len(runs))
 	return nil
+}
+
+// loadReplay reads an ops trace, or a memory snapshot as the trace of
+// its allocations and frees.
+func loadReplay(path string) (*trace.Trace, *snapshot.Replay, error) {
+	if !snapshot.IsSnapshot(path) {
+		t, err := trace.Load(path)
+		return t, nil, err
+	}
+	s, err := snapshot.Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, err := s.Prepare(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.Trace, r, nil
 }
 
 // openCUDA opens GPU 0 through the CUDA driver.

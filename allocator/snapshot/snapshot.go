@@ -1,0 +1,404 @@
+// Package snapshot reads PyTorch memory snapshots: the pickle that
+// torch.cuda.memory._dump_snapshot writes (the file pytorch.org/memory_viz
+// opens), or a JSON flattening of it. It turns the recorded allocations
+// and frees of device 0 into a trace the allocator can replay, with what
+// the recording saw to check the replay against: the segments allocated
+// and freed, in order, and the segments and blocks at the end.
+//
+// Decoding never runs code: the pickle may hold only plain data (dicts,
+// lists, tuples, strings, numbers, None, booleans); anything else is
+// refused by name.
+package snapshot
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"os"
+	"strings"
+
+	"github.com/nlpodyssey/gopickle/pickle"
+	"github.com/nlpodyssey/gopickle/types"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
+)
+
+// Event is one entry of a device trace.
+type Event struct {
+	Action string `json:"action"` // alloc, free_requested, free_completed, segment_alloc, segment_free, segment_map, segment_unmap, oom, snapshot
+	Addr   uint64 `json:"addr"`
+	Size   uint64 `json:"size"`
+	Stream int64  `json:"stream"`
+	Device int    `json:"device"`
+}
+
+// Block is one block of a segment at the end.
+type Block struct {
+	Address   uint64 `json:"address"`
+	Size      uint64 `json:"size"`
+	Requested uint64 `json:"requested_size"`
+	State     string `json:"state"`
+}
+
+// Segment is one segment at the end.
+type Segment struct {
+	Device    int     `json:"device"`
+	Address   uint64  `json:"address"`
+	TotalSize uint64  `json:"total_size"`
+	Type      string  `json:"segment_type"` // "small" or "large"
+	Blocks    []Block `json:"blocks"`
+}
+
+// Snapshot is what a snapshot file holds for device 0.
+type Snapshot struct {
+	AllocConf string
+	Events    []Event
+	Segments  []Segment
+	// HasRequested reports whether blocks carry their requested size
+	// (the pickle does; the JSON flattening does not).
+	HasRequested bool
+}
+
+// Load reads a snapshot from a .pickle or a .json file.
+func Load(path string) (*Snapshot, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var s *Snapshot
+	if strings.HasSuffix(path, ".json") {
+		s, err = fromJSON(bufio.NewReader(f))
+	} else {
+		var v any
+		if v, err = decodePickle(bufio.NewReader(f)); err == nil {
+			s, err = fromPlain(v)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// IsSnapshot reports whether path names a snapshot rather than an ops
+// trace.
+func IsSnapshot(path string) bool {
+	if strings.HasSuffix(path, ".pickle") || strings.HasSuffix(path, ".pkl") {
+		return true
+	}
+	if !strings.HasSuffix(path, ".json") {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var probe struct {
+		Events json.RawMessage `json:"events"`
+		Ops    json.RawMessage `json:"ops"`
+	}
+	return json.NewDecoder(f).Decode(&probe) == nil && probe.Events != nil && probe.Ops == nil
+}
+
+// fromJSON reads the flattening: {"alloc_conf", "events", "final_segments"}.
+func fromJSON(r io.Reader) (*Snapshot, error) {
+	var j struct {
+		AllocConf string    `json:"alloc_conf"`
+		Events    []Event   `json:"events"`
+		Segments  []Segment `json:"final_segments"`
+	}
+	if err := json.NewDecoder(r).Decode(&j); err != nil {
+		return nil, fmt.Errorf("not a snapshot: %w", err)
+	}
+	if j.Events == nil {
+		return nil, errors.New(`not a snapshot: no "events"`)
+	}
+	s := &Snapshot{AllocConf: j.AllocConf}
+	for _, e := range j.Events {
+		if e.Device == 0 {
+			s.Events = append(s.Events, e)
+		}
+	}
+	for _, g := range j.Segments {
+		if g.Device == 0 {
+			s.Segments = append(s.Segments, g)
+		}
+	}
+	return s, nil
+}
+
+// maxPickle is the largest snapshot read (a 1,000,000-event history is
+// some 200 MB).
+const maxPickle = 1 << 30
+
+// decodePickle decodes a pickle of plain data. A class or a persistent
+// reference is refused; a corrupt file is an error.
+func decodePickle(r io.Reader) (v any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			v, err = nil, fmt.Errorf("corrupt pickle: %v", p)
+		}
+	}()
+	b, err := io.ReadAll(io.LimitReader(r, maxPickle+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxPickle {
+		return nil, fmt.Errorf("the pickle is larger than %d bytes", maxPickle)
+	}
+	if err := checkPickle(b); err != nil {
+		return nil, err
+	}
+	u := pickle.NewUnpickler(bytes.NewReader(b))
+	u.FindClass = func(module, name string) (any, error) {
+		return nil, fmt.Errorf("refused: the pickle names %s.%s, and only plain data (dicts, lists, tuples, strings, numbers, None, booleans) is read", module, name)
+	}
+	v, err = u.Load()
+	if err != nil {
+		return nil, fmt.Errorf("not a snapshot pickle: %w", err)
+	}
+	budget := maxValues
+	return plain(v, 0, &budget)
+}
+
+// maxDepth bounds how deep plain data nests (a snapshot needs 6); a
+// pickle can make a list contain itself.
+const maxDepth = 32
+
+// maxValues bounds how many values a pickle may expand to: a value
+// referenced twice is counted twice, so sharing cannot blow up the walk.
+const maxValues = 50_000_000
+
+// plain turns decoded pickle values into Go's: map[string]any, []any,
+// int64, float64, string, bool, nil; anything else is refused. Errors
+// name where, as a path built on the way out.
+func plain(v any, depth int, budget *int) (any, error) {
+	if depth > maxDepth {
+		return nil, &pathError{msg: fmt.Sprintf("nested deeper than %d levels (a structure that contains itself?)", maxDepth)}
+	}
+	if *budget--; *budget < 0 {
+		return nil, &pathError{msg: fmt.Sprintf("more than %d values", maxValues)}
+	}
+	switch v := v.(type) {
+	case nil, bool, string, float64:
+		return v, nil
+	case int:
+		return int64(v), nil
+	case *big.Int:
+		if !v.IsInt64() {
+			return nil, &pathError{msg: fmt.Sprintf("integer %s is out of range", v)}
+		}
+		return v.Int64(), nil
+	case *types.Dict:
+		m := make(map[string]any, len(*v))
+		for _, e := range *v {
+			k, ok := e.Key.(string)
+			if !ok {
+				return nil, &pathError{msg: fmt.Sprintf("a dict key is %T, not a string", e.Key)}
+			}
+			pv, err := plain(e.Value, depth+1, budget)
+			if err != nil {
+				return nil, within(err, "."+k)
+			}
+			m[k] = pv
+		}
+		return m, nil
+	case *types.List:
+		return plainList(*v, depth, budget)
+	case *types.Tuple:
+		return plainList(*v, depth, budget)
+	}
+	return nil, &pathError{msg: fmt.Sprintf("refused: the pickle holds a %T; only plain data is read", v)}
+}
+
+func plainList(v []any, depth int, budget *int) (any, error) {
+	out := make([]any, len(v))
+	for i, x := range v {
+		px, err := plain(x, depth+1, budget)
+		if err != nil {
+			return nil, within(err, fmt.Sprintf("[%d]", i))
+		}
+		out[i] = px
+	}
+	return out, nil
+}
+
+// pathError is an error in the decoded data at a path.
+type pathError struct {
+	path, msg string
+}
+
+func (e *pathError) Error() string {
+	if e.path == "" {
+		return e.msg
+	}
+	return fmt.Sprintf("at %s: %s", strings.TrimPrefix(e.path, "."), e.msg)
+}
+
+// within puts a path step in front of err's path.
+func within(err error, step string) error {
+	if pe, ok := err.(*pathError); ok {
+		return &pathError{path: step + pe.path, msg: pe.msg}
+	}
+	return err
+}
+
+// fromPlain reads the snapshot dict: segments, device_traces and
+// allocator_settings.
+func fromPlain(v any) (*Snapshot, error) {
+	top, ok := v.(map[string]any)
+	if !ok {
+		return nil, errors.New("not a snapshot: the pickle is not a dict")
+	}
+	traces, ok := top["device_traces"].([]any)
+	if !ok {
+		return nil, errors.New(`not a snapshot: no "device_traces" (was it recorded with _record_memory_history?)`)
+	}
+	s := &Snapshot{HasRequested: true}
+	if set, ok := top["allocator_settings"].(map[string]any); ok {
+		s.AllocConf, _ = set["PYTORCH_CUDA_ALLOC_CONF"].(string)
+	}
+	if len(traces) > 0 {
+		entries, ok := traces[0].([]any)
+		if !ok {
+			return nil, errors.New("not a snapshot: device_traces[0] is not a list")
+		}
+		for i, e := range entries {
+			d, ok := e.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("device_traces[0][%d] is not a dict", i)
+			}
+			s.Events = append(s.Events, Event{Action: str(d["action"]), Addr: num(d["addr"]), Size: num(d["size"]), Stream: int64(num(d["stream"]))})
+		}
+	}
+	segs, _ := top["segments"].([]any)
+	for i, g := range segs {
+		d, ok := g.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("segments[%d] is not a dict", i)
+		}
+		if num(d["device"]) != 0 {
+			continue
+		}
+		seg := Segment{Address: num(d["address"]), TotalSize: num(d["total_size"]), Type: str(d["segment_type"])}
+		blocks, _ := d["blocks"].([]any)
+		for _, b := range blocks {
+			bd, _ := b.(map[string]any)
+			seg.Blocks = append(seg.Blocks, Block{Address: num(bd["address"]), Size: num(bd["size"]), Requested: num(bd["requested_size"]), State: str(bd["state"])})
+		}
+		s.Segments = append(s.Segments, seg)
+	}
+	return s, nil
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func num(v any) uint64 {
+	switch v := v.(type) {
+	case int64:
+		return uint64(v)
+	case float64:
+		return uint64(v)
+	}
+	return 0
+}
+
+// Replay is a snapshot made ready to replay: the trace of its ops, the
+// segment events the recording saw, the segments it ended with, and how
+// much of its history is missing.
+type Replay struct {
+	Snapshot      *Snapshot
+	Trace         *trace.Trace
+	SegmentEvents []trace.SegmentEvent
+	Final         []trace.Segment
+	// WithRequested reports whether Final has the blocks' requested
+	// sizes (the pickle does, the JSON flattening does not).
+	WithRequested bool
+	// Unknown counts frees of blocks allocated before the recording
+	// began (a ring buffer that wrapped, or recording started late):
+	// they are left out.
+	Unknown int
+}
+
+// WithoutRequested is a layout with the requested sizes zeroed, to
+// compare with a recording that has none.
+func WithoutRequested(l []trace.Segment) []trace.Segment {
+	out := make([]trace.Segment, len(l))
+	for i, g := range l {
+		g.RequestedSize = 0
+		g.Blocks = append([][]any(nil), g.Blocks...)
+		for k, b := range g.Blocks {
+			g.Blocks[k] = []any{b[0], b[1], b[2], uint64(0)}
+		}
+		out[i] = g
+	}
+	return out
+}
+
+// Prepare turns the snapshot's events into ops: each alloc an alloc, each
+// free_completed the free of its block, an oom an allocation PyTorch could
+// not make, and each run of segment_free events an empty_cache.
+func (s *Snapshot) Prepare(path string) (*Replay, error) {
+	r := &Replay{Snapshot: s, Final: s.layout(), WithRequested: s.HasRequested}
+	var ops []trace.Op
+	live := map[uint64]int{}
+	next := 0
+	for i, e := range s.Events {
+		switch e.Action {
+		case "alloc", "oom":
+			ops = append(ops, trace.Op{Op: "alloc", ID: next, Size: e.Size, OOM: e.Action == "oom"})
+			if e.Action == "alloc" {
+				live[e.Addr] = next
+			}
+			next++
+		case "free_completed":
+			id, ok := live[e.Addr]
+			if !ok {
+				r.Unknown++
+				continue
+			}
+			delete(live, e.Addr)
+			ops = append(ops, trace.Op{Op: "free", ID: id})
+		case "segment_free":
+			if i == 0 || s.Events[i-1].Action != "segment_free" {
+				ops = append(ops, trace.Op{Op: "empty_cache"})
+			}
+		}
+		switch e.Action {
+		case "segment_alloc", "segment_free", "segment_map", "segment_unmap":
+			r.SegmentEvents = append(r.SegmentEvents, trace.SegmentEvent{Action: e.Action, Size: e.Size})
+		}
+	}
+	t, err := trace.New(path, s.AllocConf, ops)
+	if err != nil {
+		return nil, err
+	}
+	r.Trace = t
+	return r, nil
+}
+
+// layout is the final segments in the trace's recorded-layout form.
+func (s *Snapshot) layout() []trace.Segment {
+	var out []trace.Segment
+	for _, g := range s.Segments {
+		seg := trace.Segment{Pool: g.Type, TotalSize: g.TotalSize}
+		for _, b := range g.Blocks {
+			if strings.HasPrefix(b.State, "active") {
+				seg.AllocatedSize += b.Size
+				seg.RequestedSize += b.Requested
+			}
+			seg.Blocks = append(seg.Blocks, []any{b.Address - g.Address, b.Size, b.State, b.Requested})
+		}
+		out = append(out, seg)
+	}
+	return trace.SortLayout(out)
+}

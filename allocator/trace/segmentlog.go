@@ -1,0 +1,67 @@
+package trace
+
+import (
+	"fmt"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator/device"
+)
+
+// SegmentEvent is one segment the allocator took from or gave back to
+// the device, as a memory snapshot's trace records it.
+type SegmentEvent struct {
+	Action string // "segment_alloc", "segment_free", "segment_map", "segment_unmap"
+	Size   uint64
+}
+
+func (e SegmentEvent) String() string { return fmt.Sprintf("%s %d", e.Action, e.Size) }
+
+// SegmentLog is a device that records the segment events of the
+// allocator above it.
+type SegmentLog struct {
+	device.Device
+	Events []SegmentEvent
+	sizes  map[uint64]uint64
+}
+
+// NewSegmentLog wraps dev.
+func NewSegmentLog(dev device.Device) *SegmentLog {
+	return &SegmentLog{Device: dev, sizes: map[uint64]uint64{}}
+}
+
+// Malloc implements device.Device.
+func (l *SegmentLog) Malloc(size uint64) (uint64, error) {
+	p, err := l.Device.Malloc(size)
+	if err == nil {
+		l.sizes[p] = size
+		l.Events = append(l.Events, SegmentEvent{"segment_alloc", size})
+	}
+	return p, err
+}
+
+// Free implements device.Device.
+func (l *SegmentLog) Free(ptr uint64) error {
+	err := l.Device.Free(ptr)
+	if err == nil {
+		l.Events = append(l.Events, SegmentEvent{"segment_free", l.sizes[ptr]})
+		delete(l.sizes, ptr)
+	}
+	return err
+}
+
+// MapPages implements device.Device.
+func (l *SegmentLog) MapPages(ptr, size uint64) error {
+	err := l.Device.MapPages(ptr, size)
+	if err == nil {
+		l.Events = append(l.Events, SegmentEvent{"segment_map", size})
+	}
+	return err
+}
+
+// UnmapPages implements device.Device.
+func (l *SegmentLog) UnmapPages(ptr, size uint64) error {
+	err := l.Device.UnmapPages(ptr, size)
+	if err == nil {
+		l.Events = append(l.Events, SegmentEvent{"segment_unmap", size})
+	}
+	return err
+}

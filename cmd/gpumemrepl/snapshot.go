@@ -1,0 +1,192 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator"
+	"github.com/gpumemrepl/gpumemrepl/allocator/device/sim"
+	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
+	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
+)
+
+// checkSnapshot replays a snapshot and compares it with what the
+// recording saw: each allocation that raised out-of-memory, the segments
+// allocated and freed in order (sizes), and the final segments and
+// blocks.
+func checkSnapshot(w io.Writer, r *snapshot.Replay, o trace.Options) error {
+	dev := o.Device
+	if dev == nil {
+		total := o.TotalBytes
+		if total == 0 {
+			total = sim.H200Total
+		}
+		dev = r.Snapshot.NewPlayback(sim.New(total))
+	}
+	log := trace.NewSegmentLog(dev)
+	o.Device = log
+	t := r.Trace
+	a, err := trace.Setup(t, o)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	var first string
+	err = trace.NewReplayer(t, a).Run(func(i int, oom error) error {
+		if (oom != nil) != t.Ops[i].OOM {
+			first = fmt.Sprintf("op %d (alloc of %d bytes): recorded out-of-memory %v, replay %v", i, t.Ops[i].Size, t.Ops[i].OOM, oom != nil)
+			return errMismatch
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errMismatch) {
+		return err
+	}
+	if first == "" {
+		first = firstSegmentMismatch(r.SegmentEvents, log.Events)
+	}
+	if first == "" {
+		got := trace.Layout(a)
+		if !r.WithRequested {
+			got = snapshot.WithoutRequested(got)
+		}
+		if m := trace.CompareLayout(len(t.Ops)-1, r.Final, got); m != nil {
+			first = "the final segments: " + m.String()
+		}
+	}
+	note := ""
+	if r.Unknown > 0 {
+		note = fmt.Sprintf(" (the recording began after %d of its blocks were allocated: their frees are left out)", r.Unknown)
+	}
+	if first != "" {
+		fmt.Fprintf(w, "FAIL %s: %d ops, first mismatch at %s%s\n", t.Path, len(t.Ops), first, note)
+		return errMismatch
+	}
+	fmt.Fprintf(w, "ok   %s: %d ops, %d segment events in order and the final %d segments match%s\n", t.Path, len(t.Ops), len(r.SegmentEvents), len(r.Final), note)
+	return nil
+}
+
+// firstSegmentMismatch compares the recorded segment events with the
+// replay's, up to the recorded ones (the replay's own end is not
+// recorded).
+func firstSegmentMismatch(want, got []trace.SegmentEvent) string {
+	for i, e := range want {
+		if i >= len(got) {
+			return fmt.Sprintf("segment event %d: want %s, got none", i, e)
+		}
+		if got[i] != e {
+			return fmt.Sprintf("segment event %d: want %s, got %s", i, e, got[i])
+		}
+	}
+	if len(got) > len(want) {
+		return fmt.Sprintf("segment event %d: want none, got %s", len(want), got[len(want)])
+	}
+	return ""
+}
+
+// configResult is one row of --compare.
+type configResult struct {
+	Config        string  `json:"config"`
+	PeakReserved  int64   `json:"peak_reserved_bytes"`
+	FinalReserved int64   `json:"final_reserved_bytes"`
+	PeakAllocated int64   `json:"peak_allocated_bytes"`
+	Fragmentation float64 `json:"fragmentation"` // 1 - peak active / peak reserved
+	DeviceAllocs  int64   `json:"device_allocs"`
+	Retries       int64   `json:"retries"`
+	FirstOOM      *int    `json:"first_oom_op"`
+	Error         string  `json:"error,omitempty"`
+}
+
+// compareConfigs replays t under each config and prints one table (or
+// one JSON object per config).
+func compareConfigs(w io.Writer, t *trace.Trace, o trace.Options, confs []string, asJSON bool) error {
+	var rows []configResult
+	for _, c := range confs {
+		conf := c
+		if c == "default" {
+			conf = ""
+		}
+		o.AllocConf = &conf
+		row := configResult{Config: c}
+		a, err := trace.Setup(t, o)
+		if err != nil {
+			row.Error = err.Error()
+			rows = append(rows, row)
+			continue
+		}
+		err = trace.NewReplayer(t, a).Run(func(i int, oom error) error {
+			if oom != nil && row.FirstOOM == nil {
+				row.FirstOOM = &i
+			}
+			return nil
+		})
+		s := a.Stats()
+		a.Close() //nolint:errcheck // the figures are taken
+		if err != nil {
+			return err
+		}
+		row.PeakReserved, row.FinalReserved = s.ReservedBytes[0].Peak, s.ReservedBytes[0].Current
+		row.PeakAllocated = s.AllocatedBytes[0].Peak
+		if row.PeakReserved > 0 {
+			row.Fragmentation = 1 - float64(s.ActiveBytes[0].Peak)/float64(row.PeakReserved)
+		}
+		row.DeviceAllocs, row.Retries = s.NumDeviceAlloc, s.NumAllocRetries
+		rows = append(rows, row)
+	}
+	if asJSON {
+		for _, r := range rows {
+			b, _ := json.Marshal(r)
+			fmt.Fprintf(w, "%s\n", b)
+		}
+		return nil
+	}
+	fmt.Fprintf(w, "%s: %d ops\n", t.Path, len(t.Ops))
+	width := len("config")
+	for _, r := range rows {
+		width = max(width, len(r.Config))
+	}
+	fmt.Fprintf(w, "%-*s  %13s  %14s  %14s  %13s  %13s  %7s  %s\n", width, "config", "peak reserved", "final reserved", "peak allocated", "fragmentation", "device allocs", "retries", "first OOM")
+	for _, r := range rows {
+		if r.Error != "" {
+			fmt.Fprintf(w, "%-*s  %s\n", width, r.Config, r.Error)
+			continue
+		}
+		oom := "-"
+		if r.FirstOOM != nil {
+			oom = fmt.Sprintf("op %d", *r.FirstOOM)
+		}
+		fmt.Fprintf(w, "%-*s  %13s  %14s  %14s  %12.1f%%  %13d  %7d  %s\n", width, r.Config,
+			allocator.FormatSize(uint64(r.PeakReserved)), allocator.FormatSize(uint64(r.FinalReserved)), allocator.FormatSize(uint64(r.PeakAllocated)),
+			100*r.Fragmentation, r.DeviceAllocs, r.Retries, oom)
+	}
+	return nil
+}
+
+// splitCompare takes `--compare CONF...` out of args: the configs run up
+// to the next flag or file name.
+func splitCompare(args []string) (rest, confs []string, comparing bool) {
+	for i := 0; i < len(args); i++ {
+		if args[i] != "--compare" && args[i] != "-compare" {
+			rest = append(rest, args[i])
+			continue
+		}
+		comparing = true
+		for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") && !isTraceFile(args[i+1]) {
+			i++
+			confs = append(confs, args[i])
+		}
+	}
+	return rest, confs, comparing
+}
+
+func isTraceFile(s string) bool {
+	for _, suf := range []string{".json", ".json.gz", ".pickle", ".pkl"} {
+		if strings.HasSuffix(s, suf) {
+			return true
+		}
+	}
+	return false
+}

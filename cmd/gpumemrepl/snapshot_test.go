@@ -1,0 +1,55 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// The snapshots of real training runs replay with every segment event in
+// order and the final segments as recorded.
+func TestReplaySnapshotCheck(t *testing.T) {
+	files := []string{"../../../shared/truth/workloads/gpt_train.pickle", "../../../shared/truth/workloads/cnn_train.pickle",
+		"../../../shared/truth/workloads/gpt_train.json", "../../testdata/models/mlp_adamw.pickle"}
+	out, errOut, code := run(t, append([]string{"replay", "--check"}, files...)...)
+	if code != 0 || strings.Count(out, "ok   ") != len(files) || !strings.Contains(out, "gpt_train.pickle: 2204 ops, 43 segment events in order and the final 43 segments match") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+	// Under another config the recorded segments do not happen: --check says so.
+	out, _, code = run(t, "replay", "--check", "--alloc-conf", "expandable_segments:True", files[1])
+	if code != 1 || !strings.Contains(out, "FAIL ") || !strings.Contains(out, "segment event 0: want segment_alloc") {
+		t.Errorf("under another config: exit %d, %s", code, out)
+	}
+}
+
+func TestReplaySnapshotRefusesCode(t *testing.T) {
+	_, errOut, code := run(t, "replay", "../../allocator/snapshot/testdata/class.pickle")
+	if code != 1 || !strings.Contains(errOut, "refused: the pickle names posix.system") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestReplayCompare(t *testing.T) {
+	snap := "../../../shared/truth/workloads/cnn_train.pickle"
+	out, errOut, code := run(t, "replay", snap, "--compare", "default", "expandable_segments:True", "max_split_size_mb:nope")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 5 || !strings.HasPrefix(lines[1], "config ") || !strings.HasPrefix(lines[2], "default ") ||
+		!strings.HasPrefix(lines[3], "expandable_segments:True ") || !strings.Contains(lines[4], "max_split_size_mb") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	out, _, code = run(t, "replay", "--json", snap, "--compare", "default", "expandable_segments:True", "--limit-bytes", "1000000000")
+	var rows []configResult
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r configResult
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		rows = append(rows, r)
+	}
+	if code != 0 || len(rows) != 2 || rows[0].PeakReserved <= 0 || rows[0].Fragmentation < 0 || rows[0].Fragmentation >= 1 || rows[0].FirstOOM == nil {
+		t.Errorf("exit %d, rows %+v", code, rows)
+	}
+	if _, errOut, code := run(t, "replay", snap, "--compare"); code != 2 || !strings.Contains(errOut, "--compare takes one or more configs") {
+		t.Errorf("--compare alone: exit %d, %q", code, errOut)
+	}
+}
