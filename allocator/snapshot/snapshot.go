@@ -34,6 +34,7 @@ type Event struct {
 	Size   uint64 `json:"size"`
 	Stream int64  `json:"stream"`
 	Device int    `json:"device"`
+	Time   int64  `json:"time_us"`
 }
 
 // Block is one block of a segment at the end.
@@ -274,7 +275,7 @@ func fromPlain(v any) (*Snapshot, error) {
 			if !ok {
 				return nil, fmt.Errorf("device_traces[0][%d] is not a dict", i)
 			}
-			s.Events = append(s.Events, Event{Action: str(d["action"]), Addr: num(d["addr"]), Size: num(d["size"]), Stream: int64(num(d["stream"]))})
+			s.Events = append(s.Events, Event{Action: str(d["action"]), Addr: num(d["addr"]), Size: num(d["size"]), Stream: int64(num(d["stream"])), Time: int64(num(d["time_us"]))})
 		}
 	}
 	segs, _ := top["segments"].([]any)

@@ -5,6 +5,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator"
+	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
 )
 
 func TestLoadPlainPickle(t *testing.T) {
@@ -65,4 +68,61 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// What Save writes reads back as the same snapshot.
+func TestSaveRoundTrip(t *testing.T) {
+	s, err := Load("../../testdata/models/mlp_adamw.pickle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var segs []allocator.SegmentInfo
+	for _, g := range s.Segments {
+		si := allocator.SegmentInfo{Address: g.Address, TotalSize: g.TotalSize, Small: g.Type == "small"}
+		for _, b := range g.Blocks {
+			si.Blocks = append(si.Blocks, allocator.BlockInfo{Address: b.Address, Size: b.Size, RequestedSize: b.Requested, State: b.State})
+		}
+		segs = append(segs, si)
+	}
+	path := t.TempDir() + "/out.pickle"
+	if err := Save(path, segs, s.Events, "max_split_size_mb:64"); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.AllocConf != "max_split_size_mb:64" || len(back.Events) != len(s.Events) || len(back.Segments) != len(s.Segments) {
+		t.Fatalf("read back %q, %d events, %d segments; wrote %d, %d", back.AllocConf, len(back.Events), len(back.Segments), len(s.Events), len(s.Segments))
+	}
+	for i, e := range s.Events {
+		if b := back.Events[i]; b.Action != e.Action || b.Addr != e.Addr || b.Size != e.Size {
+			t.Fatalf("event %d: wrote %+v, read %+v", i, e, b)
+		}
+	}
+	if a, b := s.layout(), back.layout(); len(a) != len(b) || trace.CompareLayout(0, a, b) != nil {
+		t.Errorf("segments differ: %v", trace.CompareLayout(0, a, b))
+	}
+}
+
+func TestEncodeValues(t *testing.T) {
+	var b bytes.Buffer
+	v := dict{{"n", nil}, {"t", true}, {"f", false}, {"small", 7}, {"neg", int64(-5)}, {"big", uint64(1) << 47}, {"x", 1.5}, {"s", "é"}, {"l", []any{1, "a"}}, {"tu", tuple{0, 0}}, {"e", []any{}}}
+	if err := encode(&b, v); err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodePickle(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := got.(map[string]any)
+	want := map[string]any{"n": nil, "t": true, "f": false, "small": int64(7), "neg": int64(-5), "big": int64(1) << 47, "x": 1.5, "s": "é"}
+	for k, w := range want {
+		if m[k] != w {
+			t.Errorf("%s: got %#v, want %#v", k, m[k], w)
+		}
+	}
+	if l := m["l"].([]any); len(l) != 2 || l[1] != "a" || len(m["tu"].([]any)) != 2 || len(m["e"].([]any)) != 0 {
+		t.Errorf("lists: %#v %#v %#v", m["l"], m["tu"], m["e"])
+	}
 }

@@ -62,7 +62,11 @@ func Setup(t *Trace, o Options) (*allocator.Allocator, error) {
 
 // Replayer runs a trace's ops one by one.
 type Replayer struct {
-	A    *allocator.Allocator
+	A *allocator.Allocator
+	// Observe, when set, hears every allocation ("alloc", its address and
+	// size), failed allocation ("oom", 0, size) and free ("free", its
+	// address, 0) as it happens.
+	Observe func(action string, ptr, size uint64)
 	ops  []Op
 	ptrs []uint64 // by op id; 0 when not live
 	next int
@@ -91,11 +95,17 @@ func (r *Replayer) Step() (oom error, err error) {
 		p, e := r.A.Malloc(op.Size)
 		if e != nil {
 			if _, isOOM := errors.AsType[*allocator.OutOfMemoryError](e); isOOM {
+				if r.Observe != nil {
+					r.Observe("oom", 0, op.Size)
+				}
 				return e, nil
 			}
 			return nil, fmt.Errorf("op %d: %w", i, e)
 		}
 		r.ptrs[op.ID] = p
+		if r.Observe != nil {
+			r.Observe("alloc", p, op.Size)
+		}
 	case opFree:
 		p := r.ptrs[op.ID]
 		if p == 0 {
@@ -103,6 +113,9 @@ func (r *Replayer) Step() (oom error, err error) {
 			return nil, nil
 		}
 		r.ptrs[op.ID] = 0
+		if r.Observe != nil {
+			r.Observe("free", p, 0)
+		}
 		if e := r.A.Free(p); e != nil {
 			return nil, fmt.Errorf("op %d: %w", i, e)
 		}

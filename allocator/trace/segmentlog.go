@@ -20,7 +20,16 @@ func (e SegmentEvent) String() string { return fmt.Sprintf("%s %d", e.Action, e.
 type SegmentLog struct {
 	device.Device
 	Events []SegmentEvent
-	sizes  map[uint64]uint64
+	// OnEvent, when set, hears each event with its address.
+	OnEvent func(action string, addr, size uint64)
+	sizes   map[uint64]uint64
+}
+
+func (l *SegmentLog) add(action string, addr, size uint64) {
+	l.Events = append(l.Events, SegmentEvent{action, size})
+	if l.OnEvent != nil {
+		l.OnEvent(action, addr, size)
+	}
 }
 
 // NewSegmentLog wraps dev.
@@ -33,7 +42,7 @@ func (l *SegmentLog) Malloc(size uint64) (uint64, error) {
 	p, err := l.Device.Malloc(size)
 	if err == nil {
 		l.sizes[p] = size
-		l.Events = append(l.Events, SegmentEvent{"segment_alloc", size})
+		l.add("segment_alloc", p, size)
 	}
 	return p, err
 }
@@ -42,7 +51,7 @@ func (l *SegmentLog) Malloc(size uint64) (uint64, error) {
 func (l *SegmentLog) Free(ptr uint64) error {
 	err := l.Device.Free(ptr)
 	if err == nil {
-		l.Events = append(l.Events, SegmentEvent{"segment_free", l.sizes[ptr]})
+		l.add("segment_free", ptr, l.sizes[ptr])
 		delete(l.sizes, ptr)
 	}
 	return err
@@ -52,7 +61,7 @@ func (l *SegmentLog) Free(ptr uint64) error {
 func (l *SegmentLog) MapPages(ptr, size uint64) error {
 	err := l.Device.MapPages(ptr, size)
 	if err == nil {
-		l.Events = append(l.Events, SegmentEvent{"segment_map", size})
+		l.add("segment_map", ptr, size)
 	}
 	return err
 }
@@ -61,7 +70,7 @@ func (l *SegmentLog) MapPages(ptr, size uint64) error {
 func (l *SegmentLog) UnmapPages(ptr, size uint64) error {
 	err := l.Device.UnmapPages(ptr, size)
 	if err == nil {
-		l.Events = append(l.Events, SegmentEvent{"segment_unmap", size})
+		l.add("segment_unmap", ptr, size)
 	}
 	return err
 }

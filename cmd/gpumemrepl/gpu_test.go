@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -120,4 +121,26 @@ func TestGPUTraces(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d traces match every key and layout on this run", full, len(files))
+}
+
+// TestGPUMemoryVizReadsExport renders an exported snapshot with
+// PyTorch's own torch.cuda._memory_viz (the GPU machine has PyTorch).
+func TestGPUMemoryVizReadsExport(t *testing.T) {
+	requireGPU(t)
+	dir := t.TempDir()
+	snap := filepath.Join(dir, "gpt.pickle")
+	if out, errOut, code := run(t, "replay", "--export", snap, "../../../shared/truth/workloads/gpt_train.pickle"); code != 0 {
+		t.Fatalf("export: exit %d: %s%s", code, out, errOut)
+	}
+	for _, plot := range []string{"trace_plot", "segment_plot"} {
+		html := filepath.Join(dir, plot+".html")
+		out, err := exec.Command("python3", "-m", "torch.cuda._memory_viz", plot, snap, "-o", html).CombinedOutput()
+		if err != nil {
+			t.Errorf("_memory_viz %s: %v\n%s", plot, err, out)
+			continue
+		}
+		if st, err := os.Stat(html); err != nil || st.Size() < 1000 {
+			t.Errorf("_memory_viz %s wrote %v %v", plot, st, err)
+		}
+	}
 }

@@ -78,6 +78,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&limit, "limit-bytes", "per-process limit in bytes")
 	fs.Var(&total, "total-bytes", "simulated device size in bytes")
 	dev := fs.String("device", "sim", "sim or cuda")
+	export := fs.String("export", "", "write the replay as a PyTorch snapshot (.pickle)")
 	args, confs, comparing := splitCompare(args)
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -120,6 +121,10 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	status := 0
+	if *export != "" && (len(files) != 1 || *check || *timeIt || comparing) {
+		fmt.Fprintln(stderr, "gpumemrepl replay: --export writes one trace's replay, and not with --check, --time or --compare")
+		return 2
+	}
 	if comparing && (len(confs) == 0 || *check || *timeIt) {
 		fmt.Fprintln(stderr, "gpumemrepl replay: --compare takes one or more configs (default for PyTorch's), and not --check or --time")
 		return 2
@@ -133,6 +138,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 			switch {
 			case comparing:
 				err = compareConfigs(out, t, opts, confs, *asJSON)
+			case *export != "":
+				err = exportSnapshot(out, t, opts, *export)
 			case *check && snap != nil:
 				err = checkSnapshot(out, snap, opts)
 			case *check:

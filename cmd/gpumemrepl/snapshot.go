@@ -190,3 +190,51 @@ func isTraceFile(s string) bool {
 	}
 	return false
 }
+
+// exportSnapshot replays t and writes what happened as a PyTorch
+// snapshot: the device trace (allocations, frees, segment events) and
+// the segments at the end.
+func exportSnapshot(w io.Writer, t *trace.Trace, o trace.Options, path string) error {
+	dev := o.Device
+	if dev == nil {
+		total := o.TotalBytes
+		if total == 0 {
+			total = sim.H200Total
+		}
+		dev = sim.New(total)
+	}
+	var rec snapshot.Recorder
+	log := trace.NewSegmentLog(dev)
+	log.OnEvent = rec.Add
+	o.Device = log
+	a, err := trace.Setup(t, o)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	r := trace.NewReplayer(t, a)
+	sizes := map[uint64]uint64{}
+	r.Observe = func(action string, ptr, size uint64) {
+		switch action {
+		case "alloc", "oom":
+			sizes[ptr] = size
+			rec.Add(action, ptr, size)
+		case "free": // a synchronous free completes at once
+			rec.Add("free_requested", ptr, sizes[ptr])
+			rec.Add("free_completed", ptr, sizes[ptr])
+			delete(sizes, ptr)
+		}
+	}
+	if err := r.Run(nil); err != nil {
+		return err
+	}
+	conf := t.AllocConf
+	if o.AllocConf != nil {
+		conf = *o.AllocConf
+	}
+	if err := snapshot.Save(path, a.Snapshot(), rec.Events, conf); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s: %d ops, %d events and %d segments written to %s\n", t.Path, len(t.Ops), len(rec.Events), len(a.Snapshot()), path)
+	return nil
+}

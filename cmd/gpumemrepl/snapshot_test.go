@@ -53,3 +53,19 @@ func TestReplayCompare(t *testing.T) {
 		t.Errorf("--compare alone: exit %d, %q", code, errOut)
 	}
 }
+
+// --export writes the replay as a snapshot that reads back and checks.
+func TestReplayExport(t *testing.T) {
+	out := t.TempDir() + "/cnn.pickle"
+	stdout, errOut, code := run(t, "replay", "--export", out, "../../../shared/truth/workloads/cnn_train.pickle")
+	if code != 0 || !strings.Contains(stdout, "428 ops, 639 events and 18 segments written to") {
+		t.Fatalf("exit %d: %s%s", code, stdout, errOut)
+	}
+	stdout, _, code = run(t, "replay", "--check", out)
+	if code != 0 || !strings.Contains(stdout, "ok   ") {
+		t.Errorf("the export does not check: exit %d: %s", code, stdout)
+	}
+	if _, errOut, code := run(t, "replay", "--export", out, "--check", goodTrace); code != 2 || !strings.Contains(errOut, "--export writes one trace's replay") {
+		t.Errorf("--export --check: exit %d, %q", code, errOut)
+	}
+}
