@@ -67,9 +67,9 @@ type Replayer struct {
 	// size), failed allocation ("oom", 0, size) and free ("free", its
 	// address, 0) as it happens.
 	Observe func(action string, ptr, size uint64)
-	ops  []Op
-	ptrs []uint64 // by op id; 0 when not live
-	next int
+	ops     []Op
+	ptrs    []uint64 // by op id; 0 when not live
+	next    int
 }
 
 // NewReplayer returns a Replayer for t's ops on a.
