@@ -181,6 +181,24 @@ type EndBlock struct{}
 // RequiresGrad is x.requires_grad_(): x becomes a leaf that requires grad.
 type RequiresGrad struct{ X *Name }
 
+// SnapshotSave writes Device's memory snapshot and history as
+// torch.cuda.memory._dump_snapshot does.
+type SnapshotSave struct {
+	At     Pos
+	Path   string
+	Device int
+}
+
+// Load replays a trace or snapshot file's allocations into the session
+// (ops up to Until, or all when Until < 0); what is live at the end
+// stays allocated, held by Name.
+type Load struct {
+	At    Pos
+	Path  string
+	Until int
+	Name  string
+}
+
 // Print is print(X): the tensor as PyTorch prints it, where its values
 // are known.
 type Print struct{ X Expr }
@@ -205,3 +223,5 @@ func (*GradMode) command()      {}
 func (*EndBlock) command()      {}
 func (*RequiresGrad) command()  {}
 func (*Print) command()         {}
+func (*SnapshotSave) command()  {}
+func (*Load) command()          {}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/device/sim"
+	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 )
 
 // Preset describes a simulated GPU.
@@ -70,6 +71,9 @@ type gpu struct {
 	b     backend
 	alloc *allocator.Allocator // nil until the device's first CUDA command
 	ctx   uint64               // driver-used when the context was made: its cost
+	// history is the device's memory history, as
+	// torch.cuda.memory._record_memory_history keeps it, for snapshot save.
+	history snapshot.Recorder
 }
 
 // Session is one REPL session's state.
@@ -292,6 +296,23 @@ func (s *Session) exec(c Command) error {
 			s.out.WriteString(repr(t) + "\n")
 		}
 		s.dropTensor(t)
+	case *SnapshotSave:
+		g, err := s.gpu(c.Device)
+		if err != nil {
+			return err
+		}
+		var segs []allocator.SegmentInfo
+		if g.alloc != nil {
+			segs = g.alloc.Snapshot()
+		}
+		if err := snapshot.Save(c.Path, segs, g.history.Events, s.opts.AllocConf); err != nil {
+			return &EvalError{Pos: c.At, Err: err}
+		}
+		s.event("wrote %s: %d segments, %d events of cuda:%d's history (open it at pytorch.org/memory_viz)", c.Path, len(segs), len(g.history.Events), c.Device)
+	case *Load:
+		if err := s.load(c); err != nil {
+			return &EvalError{Pos: c.At, Err: err}
+		}
 	case *RequiresGrad:
 		t, ok := s.vars[c.X.Name]
 		if !ok {
@@ -388,7 +409,7 @@ func (s *Session) setAllocConf(conf string) error {
 	if err != nil {
 		return err
 	}
-	s.cfg = cfg
+	s.cfg, s.opts.AllocConf = cfg, conf
 	return nil
 }
 
@@ -411,7 +432,9 @@ func (s *Session) initGPU(i int) (*gpu, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cuda:%d: %w", i, err)
 		}
-		g.alloc = allocator.New(dev, i, s.cfg)
+		log := snapshot.NewSegmentLog(dev)
+		log.OnEvent = g.history.Add
+		g.alloc = allocator.New(log, i, s.cfg)
 		if used, ok := g.b.driverUsed(); ok {
 			g.ctx = used
 			s.event("CUDA context created on cuda:%d: %s of device memory before any tensor", i, allocator.FormatSize(used))
@@ -607,12 +630,14 @@ func (s *Session) newStorage(dev Device, n uint64, fill bool) (*storage, error) 
 	}
 	p, err := g.alloc.Malloc(n)
 	if err != nil {
+		g.history.Add("oom", 0, n)
 		return nil, err
 	}
+	g.history.Add("alloc", p, n)
 	st.ptr = p
 	if fill && n > 0 {
 		if err := g.b.zero(p, n); err != nil {
-			g.alloc.Free(p) //nolint:errcheck // p was just allocated
+			s.release(st)
 			return nil, fmt.Errorf("cuda:%d: %w", dev.Index, err)
 		}
 	}
@@ -639,7 +664,10 @@ func (s *Session) release(st *storage) bool {
 	}
 	if st.device.CUDA {
 		if st.bytes > 0 {
-			s.gpus[st.device.Index].alloc.Free(st.ptr) //nolint:errcheck // the engine only frees what it allocated
+			g := s.gpus[st.device.Index]
+			g.history.Add("free_requested", st.ptr, st.bytes)
+			g.alloc.Free(st.ptr) //nolint:errcheck // the engine only frees what it allocated
+			g.history.Add("free_completed", st.ptr, st.bytes)
 		}
 	} else {
 		if st.host != nil {

@@ -89,6 +89,8 @@ func (s *Session) bind(name string, v any) {
 		s.event("%s: %s", name, describeObj(v))
 	case *Optimizer:
 		s.event("%s: %s over %d parameters (its state is made at the first step)", name, v.Kind, len(v.Params))
+	case *Loaded:
+		s.event("%s: %s", name, v)
 	}
 	old, had := s.lookup(name)
 	delete(s.vars, name)
@@ -115,6 +117,10 @@ func (s *Session) letGo(v any, who string) {
 	case *Module:
 		if !s.held(v) {
 			s.freeModule(v)
+		}
+	case *Loaded:
+		if !s.held(v) {
+			s.freeLoaded(v)
 		}
 	case *Optimizer:
 		if !s.held(v) {

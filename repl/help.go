@@ -42,6 +42,8 @@ var commandHelp = []cmdHelp{
 	{"optim", "OPT = torch.optim.AdamW(M.parameters(), lr=1e-3) | SGD(..., momentum=0.9) | Adam(...); OPT.step()", "an optimizer; its state (exp_avg and exp_avg_sq per parameter for Adam(W), a momentum buffer for SGD) is allocated at the first step, and each Adam step a temporary per parameter"},
 	{"requires_grad", "torch.randn(..., requires_grad=True) | X.requires_grad_() | X.detach() | X.item()", "leaves that require grad; a detached copy sharing storage; item() gives a number, which keeps no graph"},
 	{"print", "print X | print(X)", "X as PyTorch prints it, where its values are known: zeros, ones, full and torch.tensor values, through copies and views; others print as not computed"},
+	{"snapshot", "snapshot save FILE.pickle [DEVICE] | torch.cuda.memory._dump_snapshot('FILE.pickle')", "write the device's memory snapshot and its whole history (every allocation, free and segment event of this session) in PyTorch's format, for pytorch.org/memory_viz or gpumemrepl replay"},
+	{"load", "load FILE [until N] [as NAME]", "replay a trace or a PyTorch snapshot (.pickle) on cuda:0 (its first N ops); its blocks live at the end stay allocated, held by NAME (default trace), so you can go on from a real run's state; del NAME frees them"},
 	{"gpus", "gpus", "the session's GPUs: name, total memory and, on a real GPU, what NVML says is used and by which processes (n/a without NVML)"},
 	{"view", "NAME = X[i] | X.view(2, -1) | X.reshape(...)", "a view: shares X's storage and keeps it alive, no new memory"},
 }

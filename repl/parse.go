@@ -73,6 +73,9 @@ func isIdent(s string) bool {
 // ParseLine turns one line of input into a command: nil for a blank line,
 // a comment or a `#%%` cell marker, engine.Nop for `import torch`.
 func ParseLine(line string, lineNo int) (engine.Command, error) {
+	if c, ok, err := fileCommand(line, lineNo); ok || err != nil {
+		return c, err
+	}
 	toks, err := lex(line, lineNo)
 	if err != nil {
 		return nil, err
@@ -267,4 +270,66 @@ func memoryArgs(name string, args []token) (engine.Command, error) {
 		return &engine.MemoryStats{Device: dev}, nil
 	}
 	return &engine.ResetPeak{Device: dev}, nil
+}
+
+// fileCommand parses the commands that take a file name (the rest of the
+// line, quotes optional), before the line is split into tokens, since
+// paths hold any character: snapshot save FILE [DEVICE],
+// torch.cuda.memory._dump_snapshot(FILE), load FILE [until N] [as NAME];
+// and torch.cuda.memory._record_memory_history(...), which is always on.
+func fileCommand(line string, lineNo int) (engine.Command, bool, error) {
+	trimmed := strings.TrimSpace(line)
+	at := engine.Pos{Line: lineNo, Col: len([]rune(line)) - len([]rune(strings.TrimLeft(line, " \t"))) + 1}
+	args := func(prefix string) []string {
+		return strings.Fields(strings.NewReplacer("'", " ", "\"", " ", "(", " ", ")", " ").Replace(strings.TrimPrefix(trimmed, prefix)))
+	}
+	switch {
+	case strings.HasPrefix(trimmed, "torch.cuda.memory._record_memory_history"):
+		return &engine.Nop{}, true, nil
+	case strings.HasPrefix(trimmed, "torch.cuda.memory._dump_snapshot"):
+		a := args("torch.cuda.memory._dump_snapshot")
+		if len(a) != 1 {
+			return nil, true, &Error{at, "_dump_snapshot takes a file name"}
+		}
+		return &engine.SnapshotSave{At: at, Path: a[0]}, true, nil
+	case strings.HasPrefix(trimmed, "snapshot save"):
+		a := args("snapshot save")
+		if len(a) == 0 || len(a) > 2 {
+			return nil, true, &Error{at, "usage: snapshot save FILE.pickle [DEVICE]"}
+		}
+		c := &engine.SnapshotSave{At: at, Path: a[0]}
+		if len(a) == 2 {
+			d, err := deviceIndex(token{tWord, a[1], at})
+			if err != nil {
+				return nil, true, err
+			}
+			c.Device = d
+		}
+		return c, true, nil
+	case strings.HasPrefix(trimmed, "load "):
+		a := args("load ")
+		c := &engine.Load{At: at, Path: a[0], Until: -1, Name: "trace"}
+		for k := 1; k < len(a); k += 2 {
+			if k+1 >= len(a) {
+				return nil, true, &Error{at, "usage: load FILE [until N] [as NAME]"}
+			}
+			switch a[k] {
+			case "until":
+				n, err := strconv.Atoi(a[k+1])
+				if err != nil || n < 0 {
+					return nil, true, &Error{at, fmt.Sprintf("load: until needs an op count, found %q", a[k+1])}
+				}
+				c.Until = n
+			case "as":
+				if !isIdent(a[k+1]) {
+					return nil, true, &Error{at, fmt.Sprintf("load: %q is not a name", a[k+1])}
+				}
+				c.Name = a[k+1]
+			default:
+				return nil, true, &Error{at, "usage: load FILE [until N] [as NAME]"}
+			}
+		}
+		return c, true, nil
+	}
+	return nil, false, nil
 }

@@ -319,7 +319,7 @@ func num(v any) uint64 {
 type Replay struct {
 	Snapshot      *Snapshot
 	Trace         *trace.Trace
-	SegmentEvents []trace.SegmentEvent
+	SegmentEvents []SegmentEvent
 	Final         []trace.Segment
 	// WithRequested reports whether Final has the blocks' requested
 	// sizes (the pickle does, the JSON flattening does not).
@@ -376,7 +376,7 @@ func (s *Snapshot) Prepare(path string) (*Replay, error) {
 		}
 		switch e.Action {
 		case "segment_alloc", "segment_free", "segment_map", "segment_unmap":
-			r.SegmentEvents = append(r.SegmentEvents, trace.SegmentEvent{Action: e.Action, Size: e.Size})
+			r.SegmentEvents = append(r.SegmentEvents, SegmentEvent{Action: e.Action, Size: e.Size})
 		}
 	}
 	t, err := trace.New(path, s.AllocConf, ops)

@@ -26,7 +26,7 @@ func checkSnapshot(w io.Writer, r *snapshot.Replay, o trace.Options) error {
 		}
 		dev = r.Snapshot.NewPlayback(sim.New(total))
 	}
-	log := trace.NewSegmentLog(dev)
+	log := snapshot.NewSegmentLog(dev)
 	o.Device = log
 	t := r.Trace
 	a, err := trace.Setup(t, o)
@@ -72,7 +72,7 @@ func checkSnapshot(w io.Writer, r *snapshot.Replay, o trace.Options) error {
 // firstSegmentMismatch compares the recorded segment events with the
 // replay's, up to the recorded ones (the replay's own end is not
 // recorded).
-func firstSegmentMismatch(want, got []trace.SegmentEvent) string {
+func firstSegmentMismatch(want, got []snapshot.SegmentEvent) string {
 	for i, e := range want {
 		if i >= len(got) {
 			return fmt.Sprintf("segment event %d: want %s, got none", i, e)
@@ -204,7 +204,7 @@ func exportSnapshot(w io.Writer, t *trace.Trace, o trace.Options, path string) e
 		dev = sim.New(total)
 	}
 	var rec snapshot.Recorder
-	log := trace.NewSegmentLog(dev)
+	log := snapshot.NewSegmentLog(dev)
 	log.OnEvent = rec.Add
 	o.Device = log
 	a, err := trace.Setup(t, o)

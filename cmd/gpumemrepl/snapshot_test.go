@@ -69,3 +69,22 @@ func TestReplayExport(t *testing.T) {
 		t.Errorf("--export --check: exit %d, %q", code, errOut)
 	}
 }
+
+// A session's snapshot, after loading a real run's, is that run's state
+// plus the session's own steps, and it checks as a snapshot.
+func TestSessionLoadAndSave(t *testing.T) {
+	out := t.TempDir() + "/session.pickle"
+	script := "a = zeros 1000 cuda\nload ../../../shared/truth/workloads/gpt_train.pickle as gpt\nsnapshot save " + out + "\ndel gpt\nload ../../../shared/truth/workloads/cnn_train.pickle until 100\nvars\n"
+	stdout, errOut, code := runStdin(t, script, "--device", "sim", "--fake-host", "--no-color")
+	if code != 0 || !strings.Contains(stdout, "gpt: loaded from ../../../shared/truth/workloads/gpt_train.pickle: 2204 ops replayed, 166 blocks still held") ||
+		!strings.Contains(stdout, "freed the 166 blocks loaded") || !strings.Contains(stdout, "trace    loaded from ../../../shared/truth/workloads/cnn_train.pickle: 100 ops replayed") {
+		t.Fatalf("exit %d\n%s%s", code, stdout, errOut)
+	}
+	check, _, code := run(t, "replay", "--check", out)
+	if code != 0 || !strings.Contains(check, ": 2205 ops, 43 segment events in order and the final 43 segments match") {
+		t.Errorf("the session's snapshot: exit %d: %s", code, check)
+	}
+	if _, errOut, code := runStdin(t, "load nope.pickle\n", "--device", "sim"); code != 1 || !strings.Contains(errOut, "<stdin>:1:1: open nope.pickle: no such file") {
+		t.Errorf("load of a missing file: exit %d, %q", code, errOut)
+	}
+}
