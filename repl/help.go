@@ -44,6 +44,7 @@ var commandHelp = []cmdHelp{
 	{"print", "print X | print(X)", "X as PyTorch prints it, where its values are known: zeros, ones, full and torch.tensor values, through copies and views; others print as not computed"},
 	{"snapshot", "snapshot save FILE.pickle [DEVICE] | torch.cuda.memory._dump_snapshot('FILE.pickle')", "write the device's memory snapshot and its whole history (every allocation, free and segment event of this session) in PyTorch's format, for pytorch.org/memory_viz or gpumemrepl replay"},
 	{"load", "load FILE [until N] [as NAME]", "replay a trace or a PyTorch snapshot (.pickle) on cuda:0 (its first N ops); its blocks live at the end stay allocated, held by NAME (default trace), so you can go on from a real run's state; del NAME frees them"},
+	{"plot", "plot FILE.html", "write a self-contained HTML page: allocated, reserved and driver-used over this session's steps (hover a point for its command) and cuda:0's segments now"},
 	{"gpus", "gpus", "the session's GPUs: name, total memory and, on a real GPU, what NVML says is used and by which processes (n/a without NVML)"},
 	{"view", "NAME = X[i] | X.view(2, -1) | X.reshape(...)", "a view: shares X's storage and keeps it alive, no new memory"},
 }

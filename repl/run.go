@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/repl/plot"
 )
 
 // Runner runs lines of input against a session and reports each step.
@@ -22,7 +24,26 @@ type Runner struct {
 	File      string // script name for error positions
 	prev      engine.Figures
 	started   bool
-	inBlock   bool // inside a `with torch.no_grad():` block
+	inBlock   bool        // inside a `with torch.no_grad():` block
+	history   []plot.Step // device 0 after every step, for plot
+}
+
+// plotTo writes the session's history and cuda:0's segments now as an
+// HTML page.
+func (r *Runner) plotTo(path string) error {
+	res, err := r.Session.Exec(&engine.Map{Device: 0})
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = plot.Write(f, plot.Page{Title: "gpumemrepl: " + r.File, Steps: r.history, Segments: res.Segments, SegmentsAt: "of cuda:0 now"})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // endBlock ends a `with` block: grad mode goes back to what it was.
@@ -80,6 +101,16 @@ func (r *Runner) Line(src string, lineNo int) (err error) {
 	if r.inBlock && blockEnds(src) {
 		r.endBlock()
 	}
+	if path, ok := strings.CutPrefix(strings.TrimSpace(src), "plot "); ok {
+		path = strings.Trim(strings.TrimSpace(path), `'"`)
+		if err := r.plotTo(path); err != nil {
+			err = &engine.EvalError{Pos: engine.Pos{Line: lineNo, Col: 1}, Err: err}
+			r.printError(src, lineNo, err)
+			return err
+		}
+		fmt.Fprintf(r.Out, "    wrote %s: %d steps\n", path, len(r.history))
+		return nil
+	}
 	cmd, err := ParseLine(src, lineNo)
 	if err == nil && cmd == nil {
 		return nil
@@ -92,6 +123,10 @@ func (r *Runner) Line(src string, lineNo int) (err error) {
 		r.inBlock = true
 	}
 	cur := r.Session.Measure()
+	if len(cur.Devices) > 0 && err == nil {
+		d := cur.Devices[0]
+		r.history = append(r.history, plot.Step{Label: fmt.Sprintf("%d: %s", lineNo, strings.TrimSpace(src)), Allocated: d.Allocated, Reserved: d.Reserved, Driver: d.DriverUsed, HasDriver: d.DriverKnown})
+	}
 	if r.JSON {
 		r.writeJSON(src, lineNo, cur, res, err)
 		if err != nil {

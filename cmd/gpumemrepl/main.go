@@ -80,6 +80,9 @@ replay flags:
   --summary            print memory_summary() (PyTorch's table) after the replay
   --time               replay repeatedly, cache warm, and print N ops, X ns/op (median)
   --no-empty-cache     leave out the trace's empty_cache ops (not with --check)
+  --export FILE        write the replay as a PyTorch snapshot (.pickle, for memory_viz)
+  --plot FILE          write an HTML page: allocated and reserved after every op, the
+                       segments at the end
   --device sim|cuda    the simulated device (default) or GPU 0 through the CUDA driver
   --alloc-conf STR     PYTORCH_CUDA_ALLOC_CONF to use instead of the trace's
   --limit-bytes N      per-process limit (set_per_process_memory_fraction)

@@ -79,6 +79,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&total, "total-bytes", "simulated device size in bytes")
 	dev := fs.String("device", "sim", "sim or cuda")
 	export := fs.String("export", "", "write the replay as a PyTorch snapshot (.pickle)")
+	plotPath := fs.String("plot", "", "write an HTML page of the replay")
 	args, confs, comparing := splitCompare(args)
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -121,9 +122,11 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
 	status := 0
-	if *export != "" && (len(files) != 1 || *check || *timeIt || comparing) {
-		fmt.Fprintln(stderr, "gpumemrepl replay: --export writes one trace's replay, and not with --check, --time or --compare")
-		return 2
+	for _, f := range []struct{ flag, v string }{{"--export", *export}, {"--plot", *plotPath}} {
+		if flag, v := f.flag, f.v; v != "" && (len(files) != 1 || *check || *timeIt || comparing) {
+			fmt.Fprintf(stderr, "gpumemrepl replay: %s writes one trace's replay, and not with --check, --time or --compare\n", flag)
+			return 2
+		}
 	}
 	if comparing && (len(confs) == 0 || *check || *timeIt) {
 		fmt.Fprintln(stderr, "gpumemrepl replay: --compare takes one or more configs (default for PyTorch's), and not --check or --time")
@@ -140,6 +143,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 				err = compareConfigs(out, t, opts, confs, *asJSON)
 			case *export != "":
 				err = exportSnapshot(out, t, opts, *export)
+			case *plotPath != "":
+				err = plotReplay(out, t, opts, *plotPath)
 			case *check && snap != nil:
 				err = checkSnapshot(out, snap, opts)
 			case *check:

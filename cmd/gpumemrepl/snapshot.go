@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/device/sim"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
+	"github.com/gpumemrepl/gpumemrepl/repl/plot"
 )
 
 // checkSnapshot replays a snapshot and compares it with what the
@@ -237,4 +239,43 @@ func exportSnapshot(w io.Writer, t *trace.Trace, o trace.Options, path string) e
 	}
 	fmt.Fprintf(w, "%s: %d ops, %d events and %d segments written to %s\n", t.Path, len(t.Ops), len(rec.Events), len(a.Snapshot()), path)
 	return nil
+}
+
+// plotReplay replays t and writes the HTML page of allocated and reserved
+// after every op, with the segments at the end.
+func plotReplay(w io.Writer, t *trace.Trace, o trace.Options, path string) error {
+	a, err := trace.Setup(t, o)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	steps := make([]plot.Step, 0, len(t.Ops))
+	err = trace.NewReplayer(t, a).Run(func(i int, oom error) error {
+		op := t.Ops[i]
+		label := fmt.Sprintf("op %d: %s", i, op.Op)
+		if op.Op == "alloc" {
+			label += fmt.Sprintf(" %d bytes", op.Size)
+		}
+		if oom != nil {
+			label += " (out of memory)"
+		}
+		st := a.Stats()
+		steps = append(steps, plot.Step{Label: label, Allocated: uint64(st.AllocatedBytes[0].Current), Reserved: uint64(st.ReservedBytes[0].Current)})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = plot.Write(f, plot.Page{Title: "gpumemrepl replay " + t.Path, Steps: steps, Segments: a.Snapshot(), SegmentsAt: "after the last op"})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		fmt.Fprintf(w, "%s: %d ops plotted to %s\n", t.Path, len(t.Ops), path)
+	}
+	return err
 }
