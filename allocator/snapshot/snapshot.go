@@ -74,10 +74,15 @@ func Load(path string) (*Snapshot, error) {
 	var s *Snapshot
 	if strings.HasSuffix(path, ".json") {
 		s, err = fromJSON(bufio.NewReader(f))
+	} else if st, serr := f.Stat(); serr != nil || st.Size() > maxPickle {
+		err = fmt.Errorf("the pickle is larger than %d bytes", maxPickle)
 	} else {
+		b := make([]byte, st.Size())
 		var v any
-		if v, err = decodePickle(bufio.NewReader(f)); err == nil {
-			s, err = fromPlain(v)
+		if _, err = io.ReadFull(f, b); err == nil {
+			if v, err = decodePickle(b); err == nil {
+				s, err = fromPlain(v)
+			}
 		}
 	}
 	if err != nil {
@@ -140,16 +145,12 @@ const maxPickle = 1 << 30
 
 // decodePickle decodes a pickle of plain data. A class or a persistent
 // reference is refused; a corrupt file is an error.
-func decodePickle(r io.Reader) (v any, err error) {
+func decodePickle(b []byte) (v any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			v, err = nil, fmt.Errorf("corrupt pickle: %v", p)
 		}
 	}()
-	b, err := io.ReadAll(io.LimitReader(r, maxPickle+1))
-	if err != nil {
-		return nil, err
-	}
 	if len(b) > maxPickle {
 		return nil, fmt.Errorf("the pickle is larger than %d bytes", maxPickle)
 	}
@@ -165,7 +166,7 @@ func decodePickle(r io.Reader) (v any, err error) {
 		return nil, fmt.Errorf("not a snapshot pickle: %w", err)
 	}
 	budget := maxValues
-	return plain(v, 0, &budget)
+	return v, checkPlain(v, 0, &budget)
 }
 
 // maxDepth bounds how deep plain data nests (a snapshot needs 6); a
@@ -176,58 +177,51 @@ const maxDepth = 32
 // referenced twice is counted twice, so sharing cannot blow up the walk.
 const maxValues = 50_000_000
 
-// plain turns decoded pickle values into Go's: map[string]any, []any,
-// int64, float64, string, bool, nil; anything else is refused. Errors
-// name where, as a path built on the way out.
-func plain(v any, depth int, budget *int) (any, error) {
+// checkPlain checks that decoded pickle values are plain data: dicts
+// with string keys, lists, tuples, strings, numbers, None, booleans;
+// anything else is refused. Errors name where, as a path built on the
+// way out.
+func checkPlain(v any, depth int, budget *int) error {
 	if depth > maxDepth {
-		return nil, &pathError{msg: fmt.Sprintf("nested deeper than %d levels (a structure that contains itself?)", maxDepth)}
+		return &pathError{msg: fmt.Sprintf("nested deeper than %d levels (a structure that contains itself?)", maxDepth)}
 	}
 	if *budget--; *budget < 0 {
-		return nil, &pathError{msg: fmt.Sprintf("more than %d values", maxValues)}
+		return &pathError{msg: fmt.Sprintf("more than %d values", maxValues)}
 	}
 	switch v := v.(type) {
-	case nil, bool, string, float64:
-		return v, nil
-	case int:
-		return int64(v), nil
+	case nil, bool, string, float64, int:
+		return nil
 	case *big.Int:
 		if !v.IsInt64() {
-			return nil, &pathError{msg: fmt.Sprintf("integer %s is out of range", v)}
+			return &pathError{msg: fmt.Sprintf("integer %s is out of range", v)}
 		}
-		return v.Int64(), nil
+		return nil
 	case *types.Dict:
-		m := make(map[string]any, len(*v))
 		for _, e := range *v {
 			k, ok := e.Key.(string)
 			if !ok {
-				return nil, &pathError{msg: fmt.Sprintf("a dict key is %T, not a string", e.Key)}
+				return &pathError{msg: fmt.Sprintf("a dict key is %T, not a string", e.Key)}
 			}
-			pv, err := plain(e.Value, depth+1, budget)
-			if err != nil {
-				return nil, within(err, "."+k)
+			if err := checkPlain(e.Value, depth+1, budget); err != nil {
+				return within(err, "."+k)
 			}
-			m[k] = pv
 		}
-		return m, nil
+		return nil
 	case *types.List:
-		return plainList(*v, depth, budget)
+		return checkList(*v, depth, budget)
 	case *types.Tuple:
-		return plainList(*v, depth, budget)
+		return checkList(*v, depth, budget)
 	}
-	return nil, &pathError{msg: fmt.Sprintf("refused: the pickle holds a %T; only plain data is read", v)}
+	return &pathError{msg: fmt.Sprintf("refused: the pickle holds a %T; only plain data is read", v)}
 }
 
-func plainList(v []any, depth int, budget *int) (any, error) {
-	out := make([]any, len(v))
+func checkList(v []any, depth int, budget *int) error {
 	for i, x := range v {
-		px, err := plain(x, depth+1, budget)
-		if err != nil {
-			return nil, within(err, fmt.Sprintf("[%d]", i))
+		if err := checkPlain(x, depth+1, budget); err != nil {
+			return within(err, fmt.Sprintf("[%d]", i))
 		}
-		out[i] = px
 	}
-	return out, nil
+	return nil
 }
 
 // pathError is an error in the decoded data at a path.
@@ -250,52 +244,70 @@ func within(err error, step string) error {
 	return err
 }
 
-// fromPlain reads the snapshot dict: segments, device_traces and
-// allocator_settings.
+// fromPlain reads the snapshot dict (checked plain data): segments,
+// device_traces and allocator_settings.
 func fromPlain(v any) (*Snapshot, error) {
-	top, ok := v.(map[string]any)
+	top, ok := v.(*types.Dict)
 	if !ok {
 		return nil, errors.New("not a snapshot: the pickle is not a dict")
 	}
-	traces, ok := top["device_traces"].([]any)
+	traces, ok := get(top, "device_traces").(*types.List)
 	if !ok {
 		return nil, errors.New(`not a snapshot: no "device_traces" (was it recorded with _record_memory_history?)`)
 	}
 	s := &Snapshot{HasRequested: true}
-	if set, ok := top["allocator_settings"].(map[string]any); ok {
-		s.AllocConf, _ = set["PYTORCH_CUDA_ALLOC_CONF"].(string)
+	if set, ok := get(top, "allocator_settings").(*types.Dict); ok {
+		s.AllocConf, _ = get(set, "PYTORCH_CUDA_ALLOC_CONF").(string)
 	}
-	if len(traces) > 0 {
-		entries, ok := traces[0].([]any)
+	if len(*traces) > 0 {
+		entries, ok := (*traces)[0].(*types.List)
 		if !ok {
 			return nil, errors.New("not a snapshot: device_traces[0] is not a list")
 		}
-		for i, e := range entries {
-			d, ok := e.(map[string]any)
+		s.Events = make([]Event, 0, len(*entries))
+		for i, e := range *entries {
+			d, ok := e.(*types.Dict)
 			if !ok {
 				return nil, fmt.Errorf("device_traces[0][%d] is not a dict", i)
 			}
-			s.Events = append(s.Events, Event{Action: str(d["action"]), Addr: num(d["addr"]), Size: num(d["size"]), Stream: int64(num(d["stream"])), Time: int64(num(d["time_us"]))})
+			s.Events = append(s.Events, Event{Action: str(get(d, "action")), Addr: num(get(d, "addr")), Size: num(get(d, "size")), Stream: int64(num(get(d, "stream"))), Time: int64(num(get(d, "time_us")))})
 		}
 	}
-	segs, _ := top["segments"].([]any)
-	for i, g := range segs {
-		d, ok := g.(map[string]any)
+	segs, _ := get(top, "segments").(*types.List)
+	if segs == nil {
+		return s, nil
+	}
+	for i, g := range *segs {
+		d, ok := g.(*types.Dict)
 		if !ok {
 			return nil, fmt.Errorf("segments[%d] is not a dict", i)
 		}
-		if num(d["device"]) != 0 {
+		if num(get(d, "device")) != 0 {
 			continue
 		}
-		seg := Segment{Address: num(d["address"]), TotalSize: num(d["total_size"]), Type: str(d["segment_type"])}
-		blocks, _ := d["blocks"].([]any)
-		for _, b := range blocks {
-			bd, _ := b.(map[string]any)
-			seg.Blocks = append(seg.Blocks, Block{Address: num(bd["address"]), Size: num(bd["size"]), Requested: num(bd["requested_size"]), State: str(bd["state"])})
+		seg := Segment{Address: num(get(d, "address")), TotalSize: num(get(d, "total_size")), Type: str(get(d, "segment_type"))}
+		if blocks, ok := get(d, "blocks").(*types.List); ok {
+			for _, b := range *blocks {
+				bd, ok := b.(*types.Dict)
+				if !ok {
+					return nil, fmt.Errorf("segments[%d]: a block is not a dict", i)
+				}
+				seg.Blocks = append(seg.Blocks, Block{Address: num(get(bd, "address")), Size: num(get(bd, "size")), Requested: num(get(bd, "requested_size")), State: str(get(bd, "state"))})
+			}
 		}
 		s.Segments = append(s.Segments, seg)
 	}
 	return s, nil
+}
+
+// get is d[key], or nil.
+func get(d *types.Dict, key string) any {
+	for _, e := range *d {
+		if k, ok := e.Key.(string); ok && k == key {
+			return e.Value
+		}
+	}
+	return nil
 }
 
 func str(v any) string {
@@ -305,8 +317,10 @@ func str(v any) string {
 
 func num(v any) uint64 {
 	switch v := v.(type) {
-	case int64:
+	case int:
 		return uint64(v)
+	case *big.Int:
+		return uint64(v.Int64())
 	case float64:
 		return uint64(v)
 	}
@@ -350,7 +364,7 @@ func WithoutRequested(l []trace.Segment) []trace.Segment {
 // not make, and each run of segment_free events an empty_cache.
 func (s *Snapshot) Prepare(path string) (*Replay, error) {
 	r := &Replay{Snapshot: s, Final: s.layout(), WithRequested: s.HasRequested}
-	var ops []trace.Op
+	ops := make([]trace.Op, 0, len(s.Events))
 	live := map[uint64]int{}
 	next := 0
 	for i, e := range s.Events {

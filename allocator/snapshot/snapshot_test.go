@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nlpodyssey/gopickle/types"
+
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
 )
@@ -43,7 +45,7 @@ func TestTruncatedIsAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	for n := 0; n < len(b); n += 97 {
-		v, err := decodePickle(bytes.NewReader(b[:n]))
+		v, err := decodePickle(b[:n])
 		if err == nil {
 			if _, err = fromPlain(v); err == nil {
 				t.Errorf("%d of %d bytes read as a snapshot", n, len(b))
@@ -61,7 +63,7 @@ func FuzzDecode(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		v, err := decodePickle(bytes.NewReader(b))
+		v, err := decodePickle(b)
 		if err == nil {
 			if s, err := fromPlain(v); err == nil {
 				s.Prepare("fuzz") //nolint:errcheck // only must not panic
@@ -111,18 +113,21 @@ func TestEncodeValues(t *testing.T) {
 	if err := encode(&b, v); err != nil {
 		t.Fatal(err)
 	}
-	got, err := decodePickle(&b)
+	got, err := decodePickle(b.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := got.(map[string]any)
-	want := map[string]any{"n": nil, "t": true, "f": false, "small": int64(7), "neg": int64(-5), "big": int64(1) << 47, "x": 1.5, "s": "é"}
+	m := map[string]any{}
+	for _, e := range *got.(*types.Dict) {
+		m[e.Key.(string)] = e.Value
+	}
+	want := map[string]any{"n": nil, "t": true, "f": false, "small": 7, "neg": -5, "big": 1 << 47, "x": 1.5, "s": "é"}
 	for k, w := range want {
 		if m[k] != w {
 			t.Errorf("%s: got %#v, want %#v", k, m[k], w)
 		}
 	}
-	if l := m["l"].([]any); len(l) != 2 || l[1] != "a" || len(m["tu"].([]any)) != 2 || len(m["e"].([]any)) != 0 {
+	if l := *m["l"].(*types.List); len(l) != 2 || l[1] != "a" || len(*m["tu"].(*types.Tuple)) != 2 || len(*m["e"].(*types.List)) != 0 {
 		t.Errorf("lists: %#v %#v %#v", m["l"], m["tu"], m["e"])
 	}
 }
