@@ -55,6 +55,8 @@ func NormalizeOOM(s string) string {
 type Compare struct {
 	Layouts bool     // the recorded layouts
 	Keys    []string // the memory_stats() keys with one of these prefixes; every key when empty
+	// Progress, when set, is the replay's progress hook.
+	Progress func(done, total int)
 }
 
 // All compares everything recorded.
@@ -67,7 +69,9 @@ func Check(t *Trace, a *allocator.Allocator, c Compare) (Result, error) {
 	var stats [allocator.NumStatKeys]int64
 	expect := expectByOp(t)
 	found := errors.New("mismatch found")
-	err := NewReplayer(t, a).Run(func(i int, oom error) error {
+	r := NewReplayer(t, a)
+	r.Progress = c.Progress
+	err := r.Run(func(i int, oom error) error {
 		res.Ops++
 		if want := expect[i]; want != nil {
 			st := a.Stats()

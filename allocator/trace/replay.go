@@ -18,6 +18,8 @@ type Options struct {
 	// caller closes the allocator after the replay (Allocator.Close), so
 	// that a real device gets its memory back.
 	Device device.Device
+	// Progress is handed to the replay's Replayer (see Replayer.Progress).
+	Progress func(done, total int)
 }
 
 // Row is the state after one replayed op.
@@ -67,6 +69,8 @@ type Replayer struct {
 	// size), failed allocation ("oom", 0, size) and free ("free", its
 	// address, 0) as it happens.
 	Observe func(action string, ptr, size uint64)
+	// Progress, when set, hears every 4096 ops how far the replay is.
+	Progress func(done, total int)
 	ops     []Op
 	ptrs    []uint64 // by op id; 0 when not live
 	next    int
@@ -133,6 +137,9 @@ func (r *Replayer) Step() (oom error, err error) {
 func (r *Replayer) Run(each func(i int, oom error) error) error {
 	for !r.Done() {
 		i := r.next
+		if r.Progress != nil && i&4095 == 0 {
+			r.Progress(i, len(r.ops))
+		}
 		oom, err := r.Step()
 		if err != nil {
 			return err

@@ -84,6 +84,7 @@ replay flags:
   --plot FILE          write an HTML page: allocated and reserved after every op, the
                        segments at the end
   --device sim|cuda    the simulated device (default) or GPU 0 through the CUDA driver
+  --quiet              no progress bar (shown on a terminal for replays over a second)
   --alloc-conf STR     PYTORCH_CUDA_ALLOC_CONF to use instead of the trace's
   --limit-bytes N      per-process limit (set_per_process_memory_fraction)
   --total-bytes N      simulated device size instead of the trace's

@@ -80,6 +80,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	dev := fs.String("device", "sim", "sim or cuda")
 	export := fs.String("export", "", "write the replay as a PyTorch snapshot (.pickle)")
 	plotPath := fs.String("plot", "", "write an HTML page of the replay")
+	quiet := fs.Bool("quiet", false, "no progress bar")
 	args, confs, comparing := splitCompare(args)
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -121,6 +122,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	}
 	out := bufio.NewWriter(stdout)
 	defer out.Flush()
+	bar := newProgress(stderr, *quiet)
 	status := 0
 	for _, f := range []struct{ flag, v string }{{"--export", *export}, {"--plot", *plotPath}} {
 		if flag, v := f.flag, f.v; v != "" && (len(files) != 1 || *check || *timeIt || comparing) {
@@ -137,6 +139,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		if err == nil && *noEmptyCache {
 			t.DropEmptyCache()
 		}
+		opts.Progress = bar.hook(f)
 		if err == nil {
 			switch {
 			case comparing:
@@ -157,6 +160,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 				err = summaryOne(out, t, opts, *summary)
 			}
 		}
+		bar.done()
 		if err != nil {
 			out.Flush()
 			fmt.Fprintf(stderr, "%s: %v\n", f, err)
@@ -174,6 +178,7 @@ func checkOne(w io.Writer, t *trace.Trace, o trace.Options, c trace.Compare) err
 		return err
 	}
 	defer a.Close()
+	c.Progress = o.Progress
 	res, err := trace.Check(t, a, c)
 	if err != nil {
 		return err
@@ -194,7 +199,7 @@ func jsonOne(w io.Writer, t *trace.Trace, o trace.Options) error {
 	defer a.Close()
 	var v [allocator.NumStatKeys]int64
 	buf := make([]byte, 0, 8192)
-	return trace.NewReplayer(t, a).Run(func(i int, oom error) error {
+	return newReplayer(t, a, o).Run(func(i int, oom error) error {
 		st := a.Stats()
 		st.Values(&v)
 		buf = append(buf[:0], '{')
@@ -224,7 +229,7 @@ func summaryOne(w io.Writer, t *trace.Trace, o trace.Options, table bool) error 
 	}
 	defer a.Close()
 	ooms := 0
-	err = trace.NewReplayer(t, a).Run(func(_ int, oom error) error {
+	err = newReplayer(t, a, o).Run(func(_ int, oom error) error {
 		if oom != nil {
 			ooms++
 		}
@@ -253,7 +258,7 @@ func timeOne(w io.Writer, t *trace.Trace, o trace.Options) error {
 		return err
 	}
 	defer a.Close()
-	r := trace.NewReplayer(t, a)
+	r := newReplayer(t, a, o)
 	var runs []time.Duration
 	deadline := time.Now().Add(2 * time.Second)
 	for n := 0; n <= 5 || (n <= 50 && time.Now().Before(deadline)); n++ {
@@ -299,4 +304,11 @@ func openCUDA() (*cuda.Device, error) {
 		return nil, err
 	}
 	return drv.Open(0)
+}
+
+// newReplayer is a Replayer for t on a with the options' progress hook.
+func newReplayer(t *trace.Trace, a *allocator.Allocator, o trace.Options) *trace.Replayer {
+	r := trace.NewReplayer(t, a)
+	r.Progress = o.Progress
+	return r
 }

@@ -37,7 +37,7 @@ func checkSnapshot(w io.Writer, r *snapshot.Replay, o trace.Options) error {
 	}
 	defer a.Close()
 	var first string
-	err = trace.NewReplayer(t, a).Run(func(i int, oom error) error {
+	err = newReplayer(t, a, o).Run(func(i int, oom error) error {
 		if (oom != nil) != t.Ops[i].OOM {
 			first = fmt.Sprintf("op %d (alloc of %d bytes): recorded out-of-memory %v, replay %v", i, t.Ops[i].Size, t.Ops[i].OOM, oom != nil)
 			return errMismatch
@@ -119,7 +119,7 @@ func compareConfigs(w io.Writer, t *trace.Trace, o trace.Options, confs []string
 			rows = append(rows, row)
 			continue
 		}
-		err = trace.NewReplayer(t, a).Run(func(i int, oom error) error {
+		err = newReplayer(t, a, o).Run(func(i int, oom error) error {
 			if oom != nil && row.FirstOOM == nil {
 				row.FirstOOM = &i
 			}
@@ -214,7 +214,7 @@ func exportSnapshot(w io.Writer, t *trace.Trace, o trace.Options, path string) e
 		return err
 	}
 	defer a.Close()
-	r := trace.NewReplayer(t, a)
+	r := newReplayer(t, a, o)
 	sizes := map[uint64]uint64{}
 	r.Observe = func(action string, ptr, size uint64) {
 		switch action {
@@ -250,7 +250,7 @@ func plotReplay(w io.Writer, t *trace.Trace, o trace.Options, path string) error
 	}
 	defer a.Close()
 	steps := make([]plot.Step, 0, len(t.Ops))
-	err = trace.NewReplayer(t, a).Run(func(i int, oom error) error {
+	err = newReplayer(t, a, o).Run(func(i int, oom error) error {
 		op := t.Ops[i]
 		label := fmt.Sprintf("op %d: %s", i, op.Op)
 		if op.Op == "alloc" {
