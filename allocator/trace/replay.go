@@ -71,9 +71,9 @@ type Replayer struct {
 	Observe func(action string, ptr, size uint64)
 	// Progress, when set, hears every 4096 ops how far the replay is.
 	Progress func(done, total int)
-	ops     []Op
-	ptrs    []uint64 // by op id; 0 when not live
-	next    int
+	ops      []Op
+	ptrs     []uint64 // by op id; 0 when not live
+	next     int
 }
 
 // NewReplayer returns a Replayer for t's ops on a.
