@@ -1,7 +1,9 @@
 package snapshot
 
 import (
+	"encoding/json"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -9,9 +11,10 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
 )
 
-// millionEvents writes a snapshot of 1,000,000 trace events (allocations
-// and their frees, random sizes, a few hundred blocks live at a time).
-func millionEvents(b *testing.B) string {
+// writeMillion writes a snapshot (.pickle, or the .json flattening) of
+// 1,000,000 trace events: allocations and their frees, random sizes, a
+// few hundred blocks live at a time.
+func writeMillion(b *testing.B, name string) string {
 	r := rand.New(rand.NewPCG(1, 2))
 	var events []Event
 	var live []uint64
@@ -29,7 +32,18 @@ func millionEvents(b *testing.B) string {
 		events = append(events, Event{Action: "alloc", Addr: addr, Size: size})
 		live = append(live, addr)
 	}
-	path := filepath.Join(b.TempDir(), "million.pickle")
+	path := filepath.Join(b.TempDir(), name)
+	if filepath.Ext(name) == ".json" {
+		f, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer f.Close()
+		if err := json.NewEncoder(f).Encode(map[string]any{"alloc_conf": "", "events": events, "final_segments": []Segment{}}); err != nil {
+			b.Fatal(err)
+		}
+		return path
+	}
 	if err := Save(path, nil, events, ""); err != nil {
 		b.Fatal(err)
 	}
@@ -38,8 +52,13 @@ func millionEvents(b *testing.B) string {
 
 // BenchmarkMillionEventSnapshot reads, prepares and replays a
 // 1,000,000-event snapshot; peak-heap-MB is the Go heap's peak.
-func BenchmarkMillionEventSnapshot(b *testing.B) {
-	path := millionEvents(b)
+func BenchmarkMillionEventSnapshot(b *testing.B) { benchMillion(b, "million.pickle") }
+
+// BenchmarkMillionEventJSON is the same trace in the JSON flattening.
+func BenchmarkMillionEventJSON(b *testing.B) { benchMillion(b, "million.json") }
+
+func benchMillion(b *testing.B, name string) {
+	path := writeMillion(b, name)
 	runtime.GC()
 	var peak uint64
 	b.ResetTimer()
