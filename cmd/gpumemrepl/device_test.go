@@ -132,3 +132,15 @@ func TestHostEmptyIsNotTouched(t *testing.T) {
 		t.Errorf("RSS after empty %d, after zeros %d: empty must not touch its pages, zeros must", rss[0], rss[1])
 	}
 }
+
+// replay --preset sizes the simulated device: the OOM message names the
+// preset's total.
+func TestReplayPreset(t *testing.T) {
+	out, _, code := run(t, "replay", "--json", "--preset", "t4", "--alloc-conf", "", "../../testdata/traces/limit512m_s0.json.gz")
+	if code != 0 || !strings.Contains(out, "GPU 0 has a total capacity of 14.57 GiB") {
+		t.Errorf("exit %d; no OOM naming the T4's 14.57 GiB in %.300s", code, out)
+	}
+	if _, errOut, code := run(t, "replay", "--preset", "k80", goodTrace); code != 2 || !strings.Contains(errOut, `--preset "k80": want one of a100-40gb`) {
+		t.Errorf("unknown preset: exit %d, %q", code, errOut)
+	}
+}

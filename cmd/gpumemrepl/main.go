@@ -88,4 +88,5 @@ replay flags:
   --alloc-conf STR     PYTORCH_CUDA_ALLOC_CONF to use instead of the trace's
   --limit-bytes N      per-process limit (set_per_process_memory_fraction)
   --total-bytes N      simulated device size instead of the trace's
+  --preset NAME        simulated device of a preset's size (see the REPL's --preset)
 `

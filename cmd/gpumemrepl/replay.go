@@ -16,6 +16,7 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/allocator/device/cuda"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
+	"github.com/gpumemrepl/gpumemrepl/engine"
 )
 
 // parseInterleaved parses flags that may come before, between or after the
@@ -81,6 +82,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	export := fs.String("export", "", "write the replay as a PyTorch snapshot (.pickle)")
 	plotPath := fs.String("plot", "", "write an HTML page of the replay")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	preset := fs.String("preset", "", "simulated GPU by name (its total memory)")
 	args, confs, comparing := splitCompare(args)
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -96,6 +98,14 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opts := trace.Options{AllocConf: conf.v, LimitBytes: limit.v}
+	if *preset != "" {
+		p, ok := engine.Presets[*preset]
+		if !ok || total.v != nil {
+			fmt.Fprintf(stderr, "gpumemrepl replay: --preset %q: want one of %s, and not with --total-bytes\n", *preset, strings.Join(engine.PresetNames(), ", "))
+			return 2
+		}
+		opts.TotalBytes = p.Total
+	}
 	if total.v != nil {
 		opts.TotalBytes = *total.v
 	}
