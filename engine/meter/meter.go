@@ -1,7 +1,7 @@
 // Package meter reads what the NVIDIA driver says about a GPU's memory,
 // through NVML: the memory used on the device (NVML's v1 "used", what
 // nvidia-smi and pynvml show), the part this process holds, the total,
-// the name, and the processes on it. NVML is optional: where it is
+// and the processes on it. NVML is optional: where it is
 // missing every reading is an error and callers show n/a. A call into
 // NVML without a successful init kills the process, so the package makes
 // none unless init succeeded.

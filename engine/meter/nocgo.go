@@ -12,9 +12,6 @@ type Device struct{}
 // Open reports that NVML is not in this build.
 func Open(string) (*Device, error) { return nil, errNoCgo }
 
-// Name implements the cgo build's method.
-func (*Device) Name() (string, error) { return "", errNoCgo }
-
 // Read implements the cgo build's method.
 func (*Device) Read() (Reading, error) { return Reading{}, errNoCgo }
 

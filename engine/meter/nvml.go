@@ -43,15 +43,6 @@ func Open(pciBusID string) (*Device, error) {
 	return &Device{h: h}, nil
 }
 
-// Name is the device's name.
-func (d *Device) Name() (string, error) {
-	n, r := d.h.GetName()
-	if r != nvml.SUCCESS {
-		return "", fmt.Errorf("NVML: name: %s", nvml.ErrorString(r))
-	}
-	return n, nil
-}
-
 // Read reports the device's memory now.
 func (d *Device) Read() (Reading, error) {
 	m, r := d.h.GetMemoryInfo()
