@@ -62,6 +62,9 @@ type Snapshot struct {
 	// HasRequested reports whether blocks carry their requested size
 	// (the pickle does; the JSON flattening does not).
 	HasRequested bool
+	// OtherDevices counts the events of devices other than 0, which are
+	// not replayed.
+	OtherDevices int
 }
 
 // Load reads a snapshot from a .pickle or a .json file.
@@ -129,6 +132,8 @@ func fromJSON(r io.Reader) (*Snapshot, error) {
 	for _, e := range j.Events {
 		if e.Device == 0 {
 			s.Events = append(s.Events, e)
+		} else {
+			s.OtherDevices++
 		}
 	}
 	for _, g := range j.Segments {
@@ -259,6 +264,11 @@ func fromPlain(v any) (*Snapshot, error) {
 	if set, ok := get(top, "allocator_settings").(*types.Dict); ok {
 		s.AllocConf, _ = get(set, "PYTORCH_CUDA_ALLOC_CONF").(string)
 	}
+	for _, other := range (*traces)[min(1, len(*traces)):] {
+		if l, ok := other.(*types.List); ok {
+			s.OtherDevices += len(*l)
+		}
+	}
 	if len(*traces) > 0 {
 		entries, ok := (*traces)[0].(*types.List)
 		if !ok {
@@ -342,6 +352,28 @@ type Replay struct {
 	// began (a ring buffer that wrapped, or recording started late):
 	// they are left out.
 	Unknown int
+	// OtherStreams counts allocations on streams other than the default
+	// one: they are replayed on it.
+	OtherStreams int
+}
+
+// Notes says what of the recording the replay leaves out or changes;
+// empty when nothing.
+func (r *Replay) Notes() string {
+	var n []string
+	if r.Unknown > 0 {
+		n = append(n, fmt.Sprintf("the recording began after %d of its blocks were allocated: their frees are left out", r.Unknown))
+	}
+	if r.OtherStreams > 0 {
+		n = append(n, fmt.Sprintf("%d allocations on other streams are replayed on the default one", r.OtherStreams))
+	}
+	if r.Snapshot.OtherDevices > 0 {
+		n = append(n, fmt.Sprintf("%d events of other devices are not replayed", r.Snapshot.OtherDevices))
+	}
+	if len(n) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(n, "; ") + ")"
 }
 
 // WithoutRequested is a layout with the requested sizes zeroed, to
@@ -370,6 +402,9 @@ func (s *Snapshot) Prepare(path string) (*Replay, error) {
 	for i, e := range s.Events {
 		switch e.Action {
 		case "alloc", "oom":
+			if e.Stream != 0 {
+				r.OtherStreams++
+			}
 			ops = append(ops, trace.Op{Op: "alloc", ID: next, Size: e.Size, OOM: e.Action == "oom"})
 			if e.Action == "alloc" {
 				live[e.Addr] = next

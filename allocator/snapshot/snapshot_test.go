@@ -131,3 +131,20 @@ func TestEncodeValues(t *testing.T) {
 		t.Errorf("lists: %#v %#v %#v", m["l"], m["tu"], m["e"])
 	}
 }
+
+// A history that starts late (a wrapped ring buffer) and events of other
+// streams and devices are said, not hidden.
+func TestNotes(t *testing.T) {
+	s := &Snapshot{Events: []Event{
+		{Action: "free_completed", Addr: 7, Size: 512},
+		{Action: "alloc", Addr: 9, Size: 512, Stream: 3},
+	}, OtherDevices: 4}
+	r, err := s.Prepare("late")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := " (the recording began after 1 of its blocks were allocated: their frees are left out; 1 allocations on other streams are replayed on the default one; 4 events of other devices are not replayed)"
+	if got := r.Notes(); got != want {
+		t.Errorf("notes %q", got)
+	}
+}

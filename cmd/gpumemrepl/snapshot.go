@@ -59,10 +59,7 @@ func checkSnapshot(w io.Writer, r *snapshot.Replay, o trace.Options) error {
 			first = "the final segments: " + m.String()
 		}
 	}
-	note := ""
-	if r.Unknown > 0 {
-		note = fmt.Sprintf(" (the recording began after %d of its blocks were allocated: their frees are left out)", r.Unknown)
-	}
+	note := r.Notes()
 	if first != "" {
 		fmt.Fprintf(w, "FAIL %s: %d ops, first mismatch at %s%s\n", t.Path, len(t.Ops), first, note)
 		return errMismatch
