@@ -65,6 +65,9 @@ type Snapshot struct {
 	// OtherDevices counts the events of devices other than 0, which are
 	// not replayed.
 	OtherDevices int
+	// preloaded are the segments a late-starting history's replay
+	// creates first (see preload.go), for Playback.
+	preloaded []Event
 }
 
 // Load reads a snapshot from a .pickle or a .json file.
@@ -355,14 +358,21 @@ type Replay struct {
 	// OtherStreams counts allocations on streams other than the default
 	// one: they are replayed on it.
 	OtherStreams int
+	// Preloaded and PreloadedBlocks count the segments and live blocks
+	// the replay starts from, for a history that starts late; the replay's
+	// first Preloaded segment events are theirs.
+	Preloaded, PreloadedBlocks int
 }
 
 // Notes says what of the recording the replay leaves out or changes;
 // empty when nothing.
 func (r *Replay) Notes() string {
 	var n []string
+	if r.Preloaded > 0 {
+		n = append(n, fmt.Sprintf("the recording began late: the replay starts from the %d segments and %d live blocks the allocator held then", r.Preloaded, r.PreloadedBlocks))
+	}
 	if r.Unknown > 0 {
-		n = append(n, fmt.Sprintf("the recording began after %d of its blocks were allocated: their frees are left out", r.Unknown))
+		n = append(n, fmt.Sprintf("%d frees of blocks it never saw are left out", r.Unknown))
 	}
 	if r.OtherStreams > 0 {
 		n = append(n, fmt.Sprintf("%d allocations on other streams are replayed on the default one", r.OtherStreams))
@@ -399,6 +409,11 @@ func (s *Snapshot) Prepare(path string) (*Replay, error) {
 	ops := make([]trace.Op, 0, len(s.Events))
 	live := map[uint64]int{}
 	next := 0
+	var startIDs map[uint64]int
+	if segs := s.startState(); segs != nil {
+		ops, startIDs, s.preloaded, next = preload(segs, 0)
+		r.Preloaded, r.PreloadedBlocks = len(segs), len(startIDs)
+	}
 	for i, e := range s.Events {
 		switch e.Action {
 		case "alloc", "oom":
@@ -413,8 +428,11 @@ func (s *Snapshot) Prepare(path string) (*Replay, error) {
 		case "free_completed":
 			id, ok := live[e.Addr]
 			if !ok {
-				r.Unknown++
-				continue
+				if id, ok = startIDs[e.Addr]; !ok {
+					r.Unknown++
+					continue
+				}
+				delete(startIDs, e.Addr)
 			}
 			delete(live, e.Addr)
 			ops = append(ops, trace.Op{Op: "free", ID: id})

@@ -2,8 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
+	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
 )
 
 // The snapshots of real training runs replay with every segment event in
@@ -86,5 +90,29 @@ func TestSessionLoadAndSave(t *testing.T) {
 	}
 	if _, errOut, code := runStdin(t, "load nope.pickle\n", "--device", "sim"); code != 1 || !strings.Contains(errOut, "<stdin>:1:1: open nope.pickle: no such file") {
 		t.Errorf("load of a missing file: exit %d, %q", code, errOut)
+	}
+}
+
+// A history that starts late (here: the first K events of a real run cut
+// off, as a wrapped ring buffer does) replays from the state the
+// allocator held when it began, and ends with the recorded segments.
+func TestReplayLateHistory(t *testing.T) {
+	for _, path := range []string{"../../../shared/truth/workloads/gpt_train.pickle", "../../../shared/truth/workloads/cnn_train.pickle"} {
+		full, err := snapshot.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := 1; k < len(full.Events); k += len(full.Events)/16 + 1 {
+			s, _ := snapshot.Load(path)
+			s.Events = s.Events[k:]
+			r, err := s.Prepare(fmt.Sprintf("%s from event %d", path, k))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out strings.Builder
+			if err := checkSnapshot(&out, r, trace.Options{}); err != nil || !strings.Contains(out.String(), "the recording began late") {
+				t.Errorf("%v: %s", err, out.String())
+			}
+		}
 	}
 }

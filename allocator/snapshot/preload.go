@@ -1,0 +1,167 @@
+package snapshot
+
+import (
+	"sort"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
+)
+
+// A history that starts late (the ring buffer of _record_memory_history
+// wrapped, or recording began mid-run) frees blocks it never saw
+// allocated, inside segments it never saw created. The replay then starts
+// from what the allocator held when the recording began, worked out from
+// the history and the snapshot's segments:
+//
+//   - the segments then: those at the end that the history does not
+//     create, and those it frees without having created;
+//   - the blocks live then: those the history frees without having
+//     allocated, and those active at the end that it never allocated;
+//   - everything else in those segments was free.
+//
+// The preload builds that state with ordinary allocations: one segment at
+// a time, a whole-segment allocation creates it (at its recorded address,
+// through Playback) and is freed, then its blocks and the free stretches
+// between them are allocated in address order (every earlier segment is
+// full, so each lands where it was), and the stretches are freed at the
+// end. A free stretch of at most 1 MiB in a large segment cannot be asked
+// of the large pool; it is added to its neighbour.
+
+// startSegment is a segment the allocator held when the recording began.
+type startSegment struct {
+	addr, size uint64
+	small      bool
+	blocks     []startBlock // live then, by address
+}
+
+type startBlock struct{ addr, size uint64 }
+
+// largeThreshold is the largest request served from the small pool.
+const largeThreshold = 1 << 20
+
+// startState works out the segments and live blocks at the history's
+// start; nil when the history is complete.
+func (s *Snapshot) startState() []startSegment {
+	live := map[uint64]bool{}
+	created := map[uint64]bool{}
+	var segs []startSegment
+	var blocks []startBlock
+	for _, e := range s.Events {
+		switch e.Action {
+		case "alloc":
+			live[e.Addr] = true
+		case "free_completed":
+			if !live[e.Addr] {
+				blocks = append(blocks, startBlock{e.Addr, roundUp(e.Size, 512)})
+			}
+			delete(live, e.Addr)
+		case "segment_alloc":
+			created[e.Addr] = true
+		case "segment_free":
+			if !created[e.Addr] {
+				segs = append(segs, startSegment{addr: e.Addr, size: e.Size, small: e.Size == 2<<20})
+			}
+			delete(created, e.Addr)
+		}
+	}
+	for _, g := range s.Segments {
+		if created[g.Address] {
+			continue
+		}
+		segs = append(segs, startSegment{addr: g.Address, size: g.TotalSize, small: g.Type == "small"})
+		for _, b := range g.Blocks {
+			if b.State == "active_allocated" && !live[b.Address] {
+				blocks = append(blocks, startBlock{b.Address, b.Size})
+			}
+		}
+	}
+	if len(segs) == 0 {
+		return nil
+	}
+	sort.Slice(segs, func(i, j int) bool { return segs[i].addr < segs[j].addr })
+	for _, b := range blocks {
+		k := sort.Search(len(segs), func(i int) bool { return segs[i].addr+segs[i].size > b.addr })
+		if k < len(segs) && segs[k].addr <= b.addr {
+			segs[k].blocks = append(segs[k].blocks, b)
+		}
+	}
+	for i := range segs {
+		sort.Slice(segs[i].blocks, func(a, b int) bool { return segs[i].blocks[a].addr < segs[i].blocks[b].addr })
+	}
+	return segs
+}
+
+// piece is one allocation of the preload: a block live at the start, or
+// a free stretch (filler) freed once every segment is built.
+type piece struct {
+	addr, size uint64
+	filler     bool
+	block      uint64 // a live block's own address (its piece may start earlier)
+}
+
+// pieces tiles a start segment with its live blocks and fillers.
+func (g startSegment) pieces() []piece {
+	var out []piece
+	at, end := g.addr, g.addr+g.size
+	add := func(p piece) {
+		if p.size == 0 {
+			return
+		}
+		for g.small && p.filler && p.size > largeThreshold { // a small-pool request is at most 1 MiB
+			out = append(out, piece{p.addr, largeThreshold, true, 0})
+			p.addr, p.size = p.addr+largeThreshold, p.size-largeThreshold
+		}
+		if n := len(out); p.filler && !g.small && p.size <= largeThreshold && n > 0 {
+			out[n-1].size += p.size // too small to ask of the large pool
+			return
+		}
+		if n := len(out); n > 0 && out[n-1].filler && !g.small && out[n-1].size <= largeThreshold {
+			p.addr, p.size = out[n-1].addr, p.size+out[n-1].size // the first stretch, too small alone
+			out = out[:n-1]
+		}
+		out = append(out, p)
+	}
+	for _, b := range g.blocks {
+		if b.addr < at {
+			continue // overlaps the one before: sizes were estimated
+		}
+		add(piece{at, b.addr - at, true, 0})
+		size := min(b.size, end-b.addr)
+		add(piece{b.addr, size, false, b.addr})
+		at = b.addr + size
+	}
+	add(piece{at, end - at, true, 0})
+	return out
+}
+
+// preload is the ops that rebuild the start state, the ids of the blocks
+// live then (by address), the segment events it makes, and the next free
+// op id.
+func preload(segs []startSegment, firstID int) (ops []trace.Op, liveIDs map[uint64]int, segEvents []Event, next int) {
+	liveIDs = map[uint64]int{}
+	id := firstID
+	var fillers []int
+	for _, g := range segs {
+		create := g.size
+		if g.small {
+			create = largeThreshold
+		}
+		ops = append(ops, trace.Op{Op: "alloc", ID: id, Size: create}, trace.Op{Op: "free", ID: id})
+		id++
+		segEvents = append(segEvents, Event{Action: "segment_alloc", Addr: g.addr, Size: g.size})
+		for _, p := range g.pieces() {
+			ops = append(ops, trace.Op{Op: "alloc", ID: id, Size: p.size})
+			if p.filler {
+				fillers = append(fillers, id)
+			} else {
+				liveIDs[p.block] = id
+			}
+			id++
+		}
+	}
+	for _, f := range fillers {
+		ops = append(ops, trace.Op{Op: "free", ID: f})
+	}
+	return ops, liveIDs, segEvents, id
+}
+
+func roundUp(n, m uint64) uint64 { return (n + m - 1) / m * m }
