@@ -143,7 +143,7 @@ func TestNotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := " (the recording began after 1 of its blocks were allocated: their frees are left out; 1 allocations on other streams are replayed on the default one; 4 events of other devices are not replayed)"
+	want := " (1 frees of blocks it never saw are left out; 1 allocations on other streams are replayed on the default one; 4 events of other devices are not replayed)"
 	if got := r.Notes(); got != want {
 		t.Errorf("notes %q", got)
 	}
