@@ -9,6 +9,7 @@ import (
 	"github.com/nlpodyssey/gopickle/types"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
+	"github.com/gpumemrepl/gpumemrepl/allocator/device/sim"
 	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
 )
 
@@ -147,4 +148,36 @@ func TestNotes(t *testing.T) {
 	if got := r.Notes(); got != want {
 		t.Errorf("notes %q", got)
 	}
+}
+
+// FuzzPrepare builds snapshots from bytes (events, segments, blocks of
+// odd sizes and places) and replays them: never a panic.
+func FuzzPrepare(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte("segment_free then free of an unseen block"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s := &Snapshot{HasRequested: true}
+		actions := []string{"alloc", "free_completed", "segment_alloc", "segment_free", "oom"}
+		base := uint64(1) << 40
+		for i := 0; i+2 < len(b); i += 3 {
+			addr := base + uint64(b[i+1])<<20
+			size := uint64(b[i+2]) << (b[i] % 24)
+			if b[i]%7 == 6 {
+				seg := Segment{Address: addr, TotalSize: size<<1 | 2<<20, Type: "large"}
+				seg.Blocks = []Block{{Address: addr + size/2, Size: size, State: "active_allocated"}}
+				s.Segments = append(s.Segments, seg)
+				continue
+			}
+			s.Events = append(s.Events, Event{Action: actions[int(b[i])%len(actions)], Addr: addr, Size: size})
+		}
+		r, err := s.Prepare("fuzz")
+		if err != nil {
+			return
+		}
+		a, err := trace.Setup(r.Trace, trace.Options{Device: s.NewPlayback(sim.New(sim.H200Total))})
+		if err != nil {
+			return
+		}
+		trace.NewReplayer(r.Trace, a).Run(nil) //nolint:errcheck // only must not panic
+	})
 }
