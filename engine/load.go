@@ -18,6 +18,7 @@ type Loaded struct {
 	bytes uint64
 }
 
+// String says what the load replayed and still holds.
 func (l *Loaded) String() string {
 	return fmt.Sprintf("loaded from %s: %d ops replayed, %d blocks still held (%s requested)", l.Path, l.Ops, len(l.live), allocator.FormatSize(l.bytes))
 }

@@ -30,6 +30,7 @@ func (m *Module) parameters() []*Tensor {
 	return ps
 }
 
+// String is the module as PyTorch prints it, on one line.
 func (m *Module) String() string {
 	switch m.Kind {
 	case "Linear":

@@ -13,6 +13,7 @@ type SegmentEvent struct {
 	Size   uint64
 }
 
+// String is the event as the check reports it: action and size.
 func (e SegmentEvent) String() string { return fmt.Sprintf("%s %d", e.Action, e.Size) }
 
 // SegmentLog is a device that records the segment events of the

@@ -36,6 +36,7 @@ type Error struct {
 	Name string // e.g. "CUDA_ERROR_OUT_OF_MEMORY"
 }
 
+// Error names the call and the result.
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s (%d)", e.Call, e.Name, e.Code) }
 
 // Is makes CUDA_ERROR_OUT_OF_MEMORY match device.ErrOutOfMemory, which
