@@ -5,7 +5,6 @@ import (
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
-	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
 )
 
 // Loaded is what `load` leaves in the session: the blocks of a replayed
@@ -26,7 +25,7 @@ func (l *Loaded) String() string {
 // load replays a trace or snapshot's ops on cuda:0 through the session's
 // allocator: the memory of a real run, to experiment on from there.
 func (s *Session) load(c *Load) error {
-	t, err := loadTrace(c.Path)
+	t, _, err := snapshot.Open(c.Path)
 	if err != nil {
 		return err
 	}
@@ -70,22 +69,6 @@ func (s *Session) load(c *Load) error {
 		s.event("%d allocations of the trace ran out of memory here and were skipped", ooms)
 	}
 	return nil
-}
-
-// loadTrace reads an ops trace or a snapshot.
-func loadTrace(path string) (*trace.Trace, error) {
-	if !snapshot.IsSnapshot(path) {
-		return trace.Load(path)
-	}
-	snap, err := snapshot.Load(path)
-	if err != nil {
-		return nil, err
-	}
-	r, err := snap.Prepare(path)
-	if err != nil {
-		return nil, err
-	}
-	return r.Trace, nil
 }
 
 // freeLoaded lets go of what a load holds.

@@ -97,26 +97,32 @@ func Load(path string) (*Snapshot, error) {
 	return s, nil
 }
 
-// IsSnapshot reports whether path names a snapshot rather than an ops
-// trace.
-func IsSnapshot(path string) bool {
-	if strings.HasSuffix(path, ".pickle") || strings.HasSuffix(path, ".pkl") {
-		return true
+// Open reads a file to replay: an ops trace, or a snapshot prepared as
+// the trace of its allocations and frees (r is nil for an ops trace). A
+// .pickle is a snapshot; a .json is an ops trace unless it has no ops, in
+// which case it is read as a snapshot's JSON flattening.
+func Open(path string) (t *trace.Trace, r *Replay, err error) {
+	if !strings.HasSuffix(path, ".pickle") && !strings.HasSuffix(path, ".pkl") {
+		t, err = trace.Load(path)
+		if !errors.Is(err, trace.ErrNoOps) || !strings.HasSuffix(path, ".json") {
+			return t, nil, err
+		}
 	}
-	if !strings.HasSuffix(path, ".json") {
-		return false
+	s, serr := Load(path)
+	if errors.Is(serr, errNoEvents) {
+		return nil, nil, err // neither: say what an ops trace lacks
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false
+	if serr != nil {
+		return nil, nil, serr
 	}
-	defer f.Close()
-	var probe struct {
-		Events json.RawMessage `json:"events"`
-		Ops    json.RawMessage `json:"ops"`
+	if r, err = s.Prepare(path); err != nil {
+		return nil, nil, err
 	}
-	return json.NewDecoder(f).Decode(&probe) == nil && probe.Events != nil && probe.Ops == nil
+	return r.Trace, r, nil
 }
+
+// errNoEvents is a JSON file that is no snapshot either.
+var errNoEvents = errors.New(`not a snapshot: no "events"`)
 
 // fromJSON reads the flattening: {"alloc_conf", "events", "final_segments"}.
 func fromJSON(r io.Reader) (*Snapshot, error) {
@@ -129,7 +135,7 @@ func fromJSON(r io.Reader) (*Snapshot, error) {
 		return nil, fmt.Errorf("not a snapshot: %w", err)
 	}
 	if j.Events == nil {
-		return nil, errors.New(`not a snapshot: no "events"`)
+		return nil, errNoEvents
 	}
 	s := &Snapshot{AllocConf: j.AllocConf}
 	for _, e := range j.Events {

@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -84,6 +85,10 @@ func Load(path string) (*Trace, error) {
 	return &t, t.resolve()
 }
 
+// ErrNoOps is a trace file without ops (a memory snapshot's JSON
+// flattening, say).
+var ErrNoOps = errors.New("not a trace: no ops")
+
 // New makes a trace from ops, as another recording (a memory snapshot)
 // gives them.
 func New(path, allocConf string, ops []Op) (*Trace, error) {
@@ -94,7 +99,7 @@ func New(path, allocConf string, ops []Op) (*Trace, error) {
 // resolve checks the ops and notes their kinds.
 func (t *Trace) resolve() error {
 	if len(t.Ops) == 0 {
-		return fmt.Errorf("%s: not a trace: no ops", t.Path)
+		return fmt.Errorf("%s: %w", t.Path, ErrNoOps)
 	}
 	for i, op := range t.Ops {
 		k, ok := opKinds[op.Op]

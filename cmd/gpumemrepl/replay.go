@@ -145,7 +145,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	for _, f := range files {
-		t, snap, err := loadReplay(f)
+		t, snap, err := snapshot.Open(f)
 		if err == nil && *noEmptyCache {
 			t.DropEmptyCache()
 		}
@@ -287,24 +287,6 @@ func timeOne(w io.Writer, t *trace.Trace, o trace.Options) error {
 	med := runs[len(runs)/2]
 	fmt.Fprintf(w, "%s: %d ops, %.1f ns/op (median of %d runs)\n", t.Path, len(t.Ops), float64(med.Nanoseconds())/float64(len(t.Ops)), len(runs))
 	return nil
-}
-
-// loadReplay reads an ops trace, or a memory snapshot as the trace of
-// its allocations and frees.
-func loadReplay(path string) (*trace.Trace, *snapshot.Replay, error) {
-	if !snapshot.IsSnapshot(path) {
-		t, err := trace.Load(path)
-		return t, nil, err
-	}
-	s, err := snapshot.Load(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	r, err := s.Prepare(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	return r.Trace, r, nil
 }
 
 // openCUDA opens GPU 0 through the CUDA driver.
