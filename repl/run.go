@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
@@ -35,15 +34,7 @@ func (r *Runner) plotTo(path string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	err = plot.Write(f, plot.Page{Title: "gpumemrepl: " + r.File, Steps: r.history, Segments: res.Segments, SegmentsAt: "of cuda:0 now"})
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return plot.Save(path, plot.Page{Title: "gpumemrepl: " + r.File, Steps: r.history, Segments: res.Segments, SegmentsAt: "of cuda:0 now"})
 }
 
 // endBlock ends a `with` block: grad mode goes back to what it was.

@@ -39,19 +39,8 @@ func Setup(t *Trace, o Options) (*allocator.Allocator, error) {
 	if err != nil {
 		return nil, err
 	}
-	dev := o.Device
-	total := t.TotalMemory
-	switch {
-	case dev != nil:
-		total = dev.TotalMemory()
-	case o.TotalBytes != 0:
-		total = o.TotalBytes
-	case total == 0:
-		total = sim.H200Total
-	}
-	if dev == nil {
-		dev = sim.New(total)
-	}
+	dev := NewDevice(t, o)
+	total := dev.TotalMemory()
 	a := allocator.New(dev, 0, cfg)
 	switch {
 	case o.LimitBytes != nil:
@@ -60,6 +49,23 @@ func Setup(t *Trace, o Options) (*allocator.Allocator, error) {
 		err = a.SetMemoryFraction(*t.MemoryFraction)
 	}
 	return a, err
+}
+
+// NewDevice is the device a replay of t runs on: o.Device, else a
+// simulated device of o.TotalBytes, of the trace's total memory, or of an
+// H200's.
+func NewDevice(t *Trace, o Options) device.Device {
+	if o.Device != nil {
+		return o.Device
+	}
+	total := t.TotalMemory
+	switch {
+	case o.TotalBytes != 0:
+		total = o.TotalBytes
+	case total == 0:
+		total = sim.H200Total
+	}
+	return sim.New(total)
 }
 
 // Replayer runs a trace's ops one by one.

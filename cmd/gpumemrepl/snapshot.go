@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
-	"github.com/gpumemrepl/gpumemrepl/allocator/device/sim"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
 	"github.com/gpumemrepl/gpumemrepl/repl/plot"
@@ -22,11 +20,7 @@ import (
 func checkSnapshot(w io.Writer, r *snapshot.Replay, o trace.Options) error {
 	dev := o.Device
 	if dev == nil {
-		total := o.TotalBytes
-		if total == 0 {
-			total = sim.H200Total
-		}
-		dev = r.Snapshot.NewPlayback(sim.New(total))
+		dev = r.Snapshot.NewPlayback(trace.NewDevice(r.Trace, o))
 	}
 	log := snapshot.NewSegmentLog(dev)
 	o.Device = log
@@ -196,16 +190,8 @@ func isTraceFile(s string) bool {
 // snapshot: the device trace (allocations, frees, segment events) and
 // the segments at the end.
 func exportSnapshot(w io.Writer, t *trace.Trace, o trace.Options, path string) error {
-	dev := o.Device
-	if dev == nil {
-		total := o.TotalBytes
-		if total == 0 {
-			total = sim.H200Total
-		}
-		dev = sim.New(total)
-	}
 	var rec snapshot.Recorder
-	log := snapshot.NewSegmentLog(dev)
+	log := snapshot.NewSegmentLog(trace.NewDevice(t, o))
 	log.OnEvent = rec.Add
 	o.Device = log
 	a, err := trace.Setup(t, o)
@@ -265,14 +251,7 @@ func plotReplay(w io.Writer, t *trace.Trace, o trace.Options, path string) error
 	if err != nil {
 		return err
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	err = plot.Write(f, plot.Page{Title: "gpumemrepl replay " + t.Path, Steps: steps, Segments: a.Snapshot(), SegmentsAt: "after the last op"})
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err = plot.Save(path, plot.Page{Title: "gpumemrepl replay " + t.Path, Steps: steps, Segments: a.Snapshot(), SegmentsAt: "after the last op"})
 	if err == nil {
 		fmt.Fprintf(w, "%s: %d ops plotted to %s\n", t.Path, len(t.Ops), path)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
@@ -44,6 +45,19 @@ const (
 	colorDriver         = "#7f7f7f"
 	segmentRow, barSpan = 18.0, 900.0
 )
+
+// Save writes the page to a file.
+func Save(path string, p Page) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = Write(f, p)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
 
 // Write writes the page.
 func Write(w io.Writer, p Page) error {
