@@ -154,12 +154,15 @@ func Load() (*Driver, error) {
 }
 
 func open(soname string) (*Driver, error) {
+	// dlerror's text is per thread: stay on the one dlopen and dlsym ran on.
+	runtime.LockOSThread()
 	lib, err := purego.Dlopen(soname, purego.RTLD_NOW|purego.RTLD_GLOBAL)
-	if err != nil {
-		return nil, err
-	}
 	d := &Driver{calls: make(chan func()), done: make(chan struct{})}
-	if err := d.bind(lib); err != nil {
+	if err == nil {
+		err = d.bind(lib)
+	}
+	runtime.UnlockOSThread()
+	if err != nil {
 		return nil, err
 	}
 	go d.serve()
