@@ -103,9 +103,11 @@ func (s *Session) linear(x, w, b *Tensor) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.workspace(dev, false); err == nil && b != nil {
+	err = s.workspace(dev, false)
+	if err == nil && b != nil {
 		err = s.workspace(dev, true)
-	} else if err != nil {
+	}
+	if err != nil {
 		s.dropTensor(out)
 		return nil, err
 	}
