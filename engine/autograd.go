@@ -3,7 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"strings"
+	"slices"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 )
@@ -248,7 +248,7 @@ func pickReady(ready *[]*node) *node {
 // input's (a broadcast input) is summed down to that shape, a new tensor.
 func (s *Session) sumToInputs(n *node, grads []*Tensor) error {
 	for i, g := range grads {
-		if g == nil || n.inputs[i].to == nil || sameShape(g.Shape, n.inputs[i].shape) {
+		if g == nil || n.inputs[i].to == nil || slices.Equal(g.Shape, n.inputs[i].shape) {
 			continue
 		}
 		r, err := s.alloc(n.inputs[i].shape, g.DType, g.Device())
@@ -321,18 +321,6 @@ func (s *Session) alloc(shape []int64, dt DType, dev Device) (*Tensor, error) {
 	return t, nil
 }
 
-func sameShape(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // zeroGrad sets the grads of params to None (set_to_none) or zeroes them.
 func (s *Session) zeroGrad(params []*Tensor, setToNone bool) {
 	if !setToNone {
@@ -353,13 +341,5 @@ func (s *Session) zeroGrad(params []*Tensor, setToNone bool) {
 
 // shapeError is PyTorch's message for factors that do not multiply.
 func shapeError(a, b []int64) error {
-	return fmt.Errorf("RuntimeError: mat1 and mat2 shapes cannot be multiplied (%s and %s)", dimsX(a), dimsX(b))
-}
-
-func dimsX(shape []int64) string {
-	d := make([]string, len(shape))
-	for i, v := range shape {
-		d[i] = fmt.Sprint(v)
-	}
-	return strings.Join(d, "x")
+	return fmt.Errorf("RuntimeError: mat1 and mat2 shapes cannot be multiplied (%s and %s)", joinDims(a, "x"), joinDims(b, "x"))
 }

@@ -75,7 +75,7 @@ func repr(t *Tensor) string {
 		}
 	}
 	walk(0, t.offset)
-	float := t.DType.Name != "bool" && strings.HasPrefix(t.DType.Name, "float") || t.DType.Name == "bfloat16"
+	float := strings.HasPrefix(t.DType.Name, "float") || t.DType.Name == "bfloat16"
 	integral := true
 	for _, i := range idx {
 		if v := vals.at(i); v != math.Trunc(v) {

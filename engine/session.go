@@ -776,12 +776,15 @@ func viewShape(x *Tensor, v *View) ([]int64, error) {
 	return shape, nil
 }
 
-func dimList(s []int64) string {
+func dimList(s []int64) string { return "[" + joinDims(s, ", ") + "]" }
+
+// joinDims writes a shape's dimensions with sep between them.
+func joinDims(s []int64, sep string) string {
 	d := make([]string, len(s))
 	for i, v := range s {
 		d[i] = fmt.Sprint(v)
 	}
-	return "[" + strings.Join(d, ", ") + "]"
+	return strings.Join(d, sep)
 }
 
 func firstDim(s []int64) int64 {

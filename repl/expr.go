@@ -295,6 +295,15 @@ func (p *parser) dims(signed bool) ([]int64, error) {
 	return dims, nil
 }
 
+// keyName reads `NAME =`, a keyword argument's name.
+func (p *parser) keyName() (token, error) {
+	k, err := p.word()
+	if err == nil {
+		err = p.expect("=")
+	}
+	return k, err
+}
+
 func (p *parser) keyword(k token, c *engine.Create) error {
 	v := p.next()
 	switch k.text {
@@ -353,11 +362,8 @@ func (p *parser) torchTensor(op token) (engine.Expr, error) {
 	p.next()
 	c.Shape = []int64{n}
 	for p.accept(",") {
-		k, err := p.word()
+		k, err := p.keyName()
 		if err != nil {
-			return nil, err
-		}
-		if err := p.expect("="); err != nil {
 			return nil, err
 		}
 		if err := p.keyword(k, c); err != nil {

@@ -3,6 +3,7 @@ package repl
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
 )
@@ -42,31 +43,23 @@ func (p *parser) torchNN() (engine.Expr, bool, error) {
 		return nil, false, nil
 	}
 	name := path[len(path)-1]
-	prefix := fmt.Sprint(path[:len(path)-1])
+	prefix := strings.Join(path[:len(path)-1], ".")
 	at := p.toks[p.i-1].pos
 	switch {
-	case (prefix == "[torch nn]" || prefix == "[nn]" || prefix == "[]" && p.is("(")) && modules[name]:
+	case (prefix == "torch.nn" || prefix == "nn" || prefix == "" && p.is("(")) && modules[name]:
 		m, err := p.module(name, at)
 		return m, true, err
-	case (prefix == "[torch optim]" || prefix == "[optim]" || prefix == "[]" && p.is("(")) && optimizers[name]:
+	case (prefix == "torch.optim" || prefix == "optim" || prefix == "" && p.is("(")) && optimizers[name]:
 		o, err := p.optimizer(name, at)
 		return o, true, err
-	case (prefix == "[torch nn functional]" || prefix == "[F]") && functions[name]:
+	case (prefix == "torch.nn.functional" || prefix == "F") && functions[name]:
 		x, err := p.function(p.toks[p.i-1])
 		return x, true, err
-	case prefix == "[torch nn]" || prefix == "[torch optim]" || prefix == "[torch nn functional]":
-		return nil, true, &Error{at, fmt.Sprintf("%s is not supported (modules: Linear ReLU GELU Sequential; optimizers: SGD Adam AdamW; functions: relu gelu)", joinPath(path))}
+	case prefix == "torch.nn" || prefix == "torch.optim" || prefix == "torch.nn.functional":
+		return nil, true, &Error{at, fmt.Sprintf("%s is not supported (modules: Linear ReLU GELU Sequential; optimizers: SGD Adam AdamW; functions: relu gelu)", strings.Join(path, "."))}
 	}
 	p.i = start
 	return nil, false, nil
-}
-
-func joinPath(path []string) string {
-	s := path[0]
-	for _, p := range path[1:] {
-		s += "." + p
-	}
-	return s
 }
 
 // module parses the arguments of a module constructor.
@@ -146,11 +139,8 @@ func (p *parser) optimizer(kind string, at engine.Pos) (*engine.OptimizerNew, er
 		}
 	}
 	for p.accept(",") {
-		k, err := p.word()
+		k, err := p.keyName()
 		if err != nil {
-			return nil, err
-		}
-		if err := p.expect("="); err != nil {
 			return nil, err
 		}
 		v := p.next()
@@ -251,11 +241,8 @@ func (p *parser) kwargs() (map[string]string, error) {
 	}
 	args := map[string]string{}
 	for !p.is(")") {
-		k, err := p.word()
+		k, err := p.keyName()
 		if err != nil {
-			return nil, err
-		}
-		if err := p.expect("="); err != nil {
 			return nil, err
 		}
 		args[k.text] = p.next().text
