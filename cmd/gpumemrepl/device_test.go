@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -116,12 +115,9 @@ func TestHostEmptyIsNotTouched(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	var rss []int64
-	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-		var r struct {
-			HostRSS *int64 `json:"host_rss_bytes"`
-		}
-		if err := json.Unmarshal([]byte(l), &r); err != nil || r.HostRSS == nil {
-			t.Fatalf("%v: %s", err, l)
+	for _, r := range rowsOf(t, out) {
+		if r.HostRSS == nil {
+			t.Fatalf("line %d: no host RSS", r.Line)
 		}
 		rss = append(rss, *r.HostRSS)
 	}

@@ -1,23 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 )
-
-// rowsOf parses --json output.
-func rowsOf(t *testing.T, out string) []stepRow {
-	var rows []stepRow
-	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-		var r stepRow
-		if err := json.Unmarshal([]byte(l), &r); err != nil {
-			t.Fatalf("%v: %s", err, l)
-		}
-		rows = append(rows, r)
-	}
-	return rows
-}
 
 // A module's parameters live while a name or an optimizer holds them.
 func TestModuleLifetime(t *testing.T) {

@@ -58,6 +58,11 @@ func runJSON(t *testing.T, device string, args ...string) []stepRow {
 	if code != 0 && !(code == 1 && slices.Contains(args, "--keep-going")) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
+	return rowsOf(t, out)
+}
+
+// rowsOf parses --json output.
+func rowsOf(t *testing.T, out string) []stepRow {
 	var rows []stepRow
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 		var r stepRow
