@@ -272,6 +272,14 @@ func memoryArgs(name string, args []token) (engine.Command, error) {
 	return &engine.ResetPeak{Device: dev}, nil
 }
 
+// isFileCommand reports whether line is the command word followed by an
+// argument (not `word = ...`, which binds a name).
+func isFileCommand(line, word string) bool {
+	rest, ok := strings.CutPrefix(line, word+" ")
+	rest = strings.TrimSpace(rest)
+	return ok && rest != "" && !strings.HasPrefix(rest, "=")
+}
+
 // fileCommand parses the commands that take a file name (the rest of the
 // line, quotes optional), before the line is split into tokens, since
 // paths hold any character: snapshot save FILE [DEVICE],
@@ -292,7 +300,7 @@ func fileCommand(line string, lineNo int) (engine.Command, bool, error) {
 			return nil, true, &Error{at, "_dump_snapshot takes a file name"}
 		}
 		return &engine.SnapshotSave{At: at, Path: a[0]}, true, nil
-	case strings.HasPrefix(trimmed, "snapshot save"):
+	case isFileCommand(trimmed, "snapshot save"):
 		a := args("snapshot save")
 		if len(a) == 0 || len(a) > 2 {
 			return nil, true, &Error{at, "usage: snapshot save FILE.pickle [DEVICE]"}
@@ -306,7 +314,7 @@ func fileCommand(line string, lineNo int) (engine.Command, bool, error) {
 			c.Device = d
 		}
 		return c, true, nil
-	case strings.HasPrefix(trimmed, "load "):
+	case isFileCommand(trimmed, "load"):
 		a := args("load ")
 		c := &engine.Load{At: at, Path: a[0], Until: -1, Name: "trace"}
 		for k := 1; k < len(a); k += 2 {

@@ -44,6 +44,7 @@ func TestParseValid(t *testing.T) {
 		"with torch.no_grad():", "with torch.no_grad(): y = m(x)", "torch.set_grad_enabled(False)",
 		"total = 0", "total = total + loss", "v = loss.item()", "d = x.detach()",
 		"x = torch.randn(2, 3, device='cuda', requires_grad=True)",
+		"load trace.pickle until 10 as run", "snapshot save /tmp/s.pickle 0",
 	} {
 		if _, err := ParseLine(line, 1); err != nil {
 			t.Errorf("ParseLine(%q): %v", line, err)
@@ -130,4 +131,27 @@ func FuzzLine(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Names that are also command words still bind.
+func TestCommandWordsAsNames(t *testing.T) {
+	for _, line := range []string{"load = zeros 3", "plot = zeros 3", "snapshot = zeros 3"} {
+		c, err := ParseLine(line, 1)
+		if _, ok := c.(*engine.Assign); err != nil || !ok {
+			t.Errorf("ParseLine(%q) = %#v, %v; want an assignment", line, c, err)
+		}
+	}
+}
+
+// `plot = ...` binds a name; it does not write a page.
+func TestPlotAsName(t *testing.T) {
+	s, err := engine.NewSession(engine.Options{FakeHost: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	r := &Runner{Session: s, Out: &out, Err: &out}
+	if err := r.Line("plot = zeros 3", 1); err != nil || strings.Contains(out.String(), "wrote") || len(s.Names()) != 1 {
+		t.Errorf("err %v, names %v, output %q", err, s.Names(), out.String())
+	}
 }

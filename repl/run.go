@@ -92,8 +92,8 @@ func (r *Runner) Line(src string, lineNo int) (err error) {
 	if r.inBlock && blockEnds(src) {
 		r.endBlock()
 	}
-	if path, ok := strings.CutPrefix(strings.TrimSpace(src), "plot "); ok {
-		path = strings.Trim(strings.TrimSpace(path), `'"`)
+	if t := strings.TrimSpace(src); isFileCommand(t, "plot") {
+		path := strings.Trim(strings.TrimSpace(strings.TrimPrefix(t, "plot ")), `'"`)
 		if err := r.plotTo(path); err != nil {
 			err = &engine.EvalError{Pos: engine.Pos{Line: lineNo, Col: 1}, Err: err}
 			r.printError(src, lineNo, err)
