@@ -123,8 +123,12 @@ type EmptyCache struct{}
 // MemorySummary is torch.cuda.memory_summary(Device).
 type MemorySummary struct{ Device int }
 
-// MemoryStats is torch.cuda.memory_stats(Device).
-type MemoryStats struct{ Device int }
+// MemoryStats is torch.cuda.memory_stats(Device), or with a Key the one
+// value torch.cuda.memory_allocated(Device) and its kin return.
+type MemoryStats struct {
+	Device int
+	Key    string
+}
 
 // ResetPeak is torch.cuda.reset_peak_memory_stats(Device).
 type ResetPeak struct{ Device int }

@@ -21,11 +21,16 @@ type backend interface {
 	// driverUsed is what the driver says this process holds on the
 	// device, its CUDA context included; false when it cannot tell.
 	driverUsed() (uint64, bool)
-	// zero, copyIn, copyOut and copyDevice move tensor bytes.
+	// zero, copyIn, copyOut and copyDevice move tensor bytes;
+	// copyDevice copies from this device or another (from).
 	zero(ptr, n uint64) error
 	copyIn(dst uint64, src []byte) error
 	copyOut(dst []byte, src uint64) error
-	copyDevice(dst, src, n uint64) error
+	copyDevice(dst uint64, from backend, src, n uint64) error
+	// enablePeer gives this device access to other's memory where the
+	// hardware allows it, as PyTorch does before its first copy from one
+	// to the other, and reports whether it did.
+	enablePeer(other backend) (bool, error)
 	// describe is one line about the device, for gpus.
 	describe() string
 	// computeMajor is the compute capability's major number.
@@ -50,9 +55,12 @@ func (b *simBackend) driverUsed() (uint64, bool) {
 	return total - free, true
 }
 
-func (b *simBackend) zero(uint64, uint64) error               { return nil }
-func (b *simBackend) copyIn(uint64, []byte) error             { return nil }
-func (b *simBackend) copyDevice(uint64, uint64, uint64) error { return nil }
+func (b *simBackend) zero(uint64, uint64) error                        { return nil }
+func (b *simBackend) copyIn(uint64, []byte) error                      { return nil }
+func (b *simBackend) copyDevice(uint64, backend, uint64, uint64) error { return nil }
+func (b *simBackend) enablePeer(other backend) (bool, error) {
+	return other != b && b.preset.PeerAccess, nil
+}
 
 // copyOut writes the host pages as a real copy would, so that RSS rises
 // by the copy's size.
@@ -126,7 +134,17 @@ func (b *cudaBackend) driverUsed() (uint64, bool) {
 func (b *cudaBackend) zero(ptr, n uint64) error             { return b.dev.Zero(ptr, n) }
 func (b *cudaBackend) copyIn(dst uint64, src []byte) error  { return b.dev.CopyIn(dst, src) }
 func (b *cudaBackend) copyOut(dst []byte, src uint64) error { return b.dev.CopyOut(dst, src) }
-func (b *cudaBackend) copyDevice(dst, src, n uint64) error  { return b.dev.Copy(dst, src, n) }
+
+func (b *cudaBackend) copyDevice(dst uint64, from backend, src, n uint64) error {
+	if f := from.(*cudaBackend); f != b {
+		return b.dev.CopyPeer(dst, f.dev, src, n)
+	}
+	return b.dev.Copy(dst, src, n)
+}
+
+func (b *cudaBackend) enablePeer(other backend) (bool, error) {
+	return b.dev.EnablePeerAccess(other.(*cudaBackend).dev)
+}
 
 func (b *cudaBackend) computeMajor() int { return b.info.ComputeMajor }
 

@@ -105,7 +105,7 @@ func (s *Session) moduleTo(m *Module, dev Device, at Pos) error {
 			}
 			st, err := s.newStorage(dev, t.st.bytes, false)
 			if err == nil {
-				if err = s.copyBytes(st, t.st, t.st.bytes); err != nil {
+				if err = s.copyBytes(st, t.st, 0, t.st.bytes); err != nil {
 					s.release(st)
 				}
 			}

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -19,6 +20,7 @@ type Preset struct {
 	Total        uint64 // cuDeviceTotalMem
 	ContextBytes uint64 // what a PyTorch process's CUDA context takes
 	ComputeMajor int    // compute capability major (sizes the cuBLAS workspace)
+	PeerAccess   bool   // whether two of them reach each other's memory (P2P)
 }
 
 // h200Context is the CUDA context of a PyTorch 2.11 process on the H200
@@ -30,14 +32,15 @@ const h200Context = 639631360
 // deviceQuery printed it in published runs (the driver version in
 // brackets; the figure moves by a few MiB between drivers); their
 // contexts were not measured and are the H200's (--context-bytes sets
-// one).
+// one). GeForce RTX 40 cards have no peer-to-peer access; the others do
+// (NVLink or PCIe).
 var Presets = map[string]Preset{
-	"h200":      {"h200", sim.H200Total, h200Context, 9},
-	"h100":      {"h100", 85017755648, h200Context, 9},      // H100 80GB HBM3 [13.0]
-	"a100-80gb": {"a100-80gb", 85100068864, h200Context, 8}, // A100-SXM4-80GB [12.5]
-	"a100-40gb": {"a100-40gb", 42298834944, h200Context, 8}, // A100-SXM4-40GB [12.2]
-	"rtx4090":   {"rtx4090", 25250627584, h200Context, 8},   // GeForce RTX 4090 [13.0]
-	"t4":        {"t4", 15642329088, h200Context, 7},        // Tesla T4 [12.4]
+	"h200":      {"h200", sim.H200Total, h200Context, 9, true},
+	"h100":      {"h100", 85017755648, h200Context, 9, true},      // H100 80GB HBM3 [13.0]
+	"a100-80gb": {"a100-80gb", 85100068864, h200Context, 8, true}, // A100-SXM4-80GB [12.5]
+	"a100-40gb": {"a100-40gb", 42298834944, h200Context, 8, true}, // A100-SXM4-40GB [12.2]
+	"rtx4090":   {"rtx4090", 25250627584, h200Context, 8, false},  // GeForce RTX 4090 [13.0]
+	"t4":        {"t4", 15642329088, h200Context, 7, true},        // Tesla T4 [12.4]
 }
 
 // PresetNames lists the presets, sorted.
@@ -81,6 +84,7 @@ type Session struct {
 	opts       Options
 	cfg        allocator.Config
 	gpus       []*gpu
+	peers      map[[2]int]bool // (from, to) device pairs whose first copy has run
 	vars       map[string]*Tensor
 	hostLive   uint64 // bytes of live host storages
 	events     []string
@@ -344,13 +348,17 @@ func (s *Session) exec(c Command) error {
 		if err != nil {
 			return err
 		}
+		var v [allocator.NumStatKeys]int64
+		st := g.stats()
+		st.Values(&v)
+		if c.Key != "" { // 0 before CUDA is initialised, as in PyTorch
+			fmt.Fprintf(&s.out, "%d\n", v[slices.Index(allocator.StatKeys, c.Key)])
+			break
+		}
 		if g.alloc == nil {
 			s.out.WriteString("{}\n") // CUDA not initialised
 			break
 		}
-		st := g.stats()
-		var v [allocator.NumStatKeys]int64
-		st.Values(&v)
 		for i, k := range allocator.StatKeys {
 			fmt.Fprintf(&s.out, "%s: %d\n", k, v[i])
 		}
@@ -564,7 +572,7 @@ func (s *Session) tensorArg(e Expr, at Pos, what string) (*Tensor, error) {
 func (s *Session) copyTo(x *Tensor, dev Device, at Pos) (*Tensor, error) {
 	st, err := s.newStorage(dev, x.Bytes(), false)
 	if err == nil {
-		if err = s.copyBytes(st, x.st, x.Bytes()); err != nil {
+		if err = s.copyBytes(st, x.st, x.offset*x.DType.Size, x.Bytes()); err != nil {
 			s.release(st)
 		}
 	}
@@ -581,27 +589,54 @@ func (s *Session) copyTo(x *Tensor, dev Device, at Pos) (*Tensor, error) {
 	return y, nil
 }
 
-// copyBytes copies the first n bytes of src into dst, wherever each is,
-// in chunks, so that an interrupt stops it.
-func (s *Session) copyBytes(dst, src *storage, n uint64) error {
+// copyBytes copies n bytes of src from byte off into dst, wherever each
+// is, in chunks, so that an interrupt stops it.
+func (s *Session) copyBytes(dst, src *storage, off, n uint64) error {
 	switch {
 	case dst.device.CUDA && src.device.CUDA:
-		b := s.gpus[dst.device.Index].b
-		return s.chunked(n, func(off, end uint64) error { return b.copyDevice(dst.ptr+off, src.ptr+off, end-off) })
+		to, from := s.gpus[dst.device.Index].b, s.gpus[src.device.Index].b
+		if err := s.peer(src.device, dst.device); err != nil {
+			return err
+		}
+		return s.chunked(n, func(o, end uint64) error { return to.copyDevice(dst.ptr+o, from, src.ptr+off+o, end-o) })
 	case dst.device.CUDA:
 		if src.host == nil { // FakeHost: no bytes to copy
 			return nil
 		}
 		b := s.gpus[dst.device.Index].b
-		return s.chunked(n, func(off, end uint64) error { return b.copyIn(dst.ptr+off, src.host.mem[off:end]) })
+		return s.chunked(n, func(o, end uint64) error { return b.copyIn(dst.ptr+o, src.host.mem[off+o:off+end]) })
 	case src.device.CUDA:
 		if dst.host == nil {
 			return nil
 		}
 		b := s.gpus[src.device.Index].b
-		return s.chunked(n, func(off, end uint64) error { return b.copyOut(dst.host.mem[off:end], src.ptr+off) })
+		return s.chunked(n, func(o, end uint64) error { return b.copyOut(dst.host.mem[o:end], src.ptr+off+o) })
 	case dst.host != nil && src.host != nil:
-		return s.chunked(n, func(off, end uint64) error { copy(dst.host.mem[off:end], src.host.mem[off:end]); return nil })
+		return s.chunked(n, func(o, end uint64) error { copy(dst.host.mem[o:end], src.host.mem[off+o:off+end]); return nil })
+	}
+	return nil
+}
+
+// peer enables device from's access to device to's memory before the
+// first copy between them, as PyTorch does, and says which way the bytes
+// will go.
+func (s *Session) peer(from, to Device) error {
+	pair := [2]int{from.Index, to.Index}
+	if from == to || s.peers[pair] {
+		return nil
+	}
+	ok, err := s.gpus[from.Index].b.enablePeer(s.gpus[to.Index].b)
+	if err != nil {
+		return fmt.Errorf("%s: enabling peer access to %s: %w", from, to, err)
+	}
+	if s.peers == nil {
+		s.peers = map[[2]int]bool{}
+	}
+	s.peers[pair] = true
+	if ok {
+		s.event("peer access from %s to %s enabled: copies go device to device", from, to)
+	} else {
+		s.event("no peer access from %s to %s: the driver stages copies through host memory", from, to)
 	}
 	return nil
 }

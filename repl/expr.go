@@ -188,13 +188,28 @@ func (p *parser) deviceOrDType(a token, c *engine.Create) error {
 }
 
 // deviceAfter reads a device that starts with token a: cpu, cuda, cuda:N
-// (a string, or the words cuda : N).
+// (a string, or the words cuda : N), or torch.device('cuda', N).
 func (p *parser) deviceAfter(a token) (engine.Device, error) {
 	s := a.text
-	if a.kind == tWord && s == "cuda" && p.is(":") {
+	switch {
+	case a.kind == tWord && s == "cuda" && p.is(":"):
 		p.next()
 		n := p.next()
 		s = "cuda:" + n.text
+	case a.kind == tWord && s == "torch" && p.accept("."):
+		if !p.accept("device") {
+			return engine.Device{}, p.errAt(p.peek(), "expected torch.device(...)")
+		}
+		if err := p.expect("("); err != nil {
+			return engine.Device{}, err
+		}
+		s = p.next().text
+		if p.accept(",") {
+			s += ":" + p.next().text
+		}
+		if err := p.expect(")"); err != nil {
+			return engine.Device{}, err
+		}
 	}
 	return parseDevice(s, a.pos)
 }

@@ -170,6 +170,9 @@ func (p *parser) memoryCommand() (engine.Command, bool, error) {
 	switch name {
 	case "empty_cache", "memory_summary", "memory_stats", "reset_peak_memory_stats", "set_per_process_memory_fraction", "alloc_conf", "vars", "map", "gpus":
 	default:
+		if _, ok := statFunctions[name]; ok {
+			break
+		}
 		p.i = start
 		return nil, false, nil
 	}
@@ -209,6 +212,15 @@ func (p *parser) memoryCommand() (engine.Command, bool, error) {
 	}
 	c, err := memoryArgs(name, args)
 	return c, true, err
+}
+
+// statFunctions are torch.cuda's one-number queries, by the memory_stats
+// key each returns.
+var statFunctions = map[string]string{
+	"memory_allocated":     "allocated_bytes.all.current",
+	"memory_reserved":      "reserved_bytes.all.current",
+	"max_memory_allocated": "allocated_bytes.all.peak",
+	"max_memory_reserved":  "reserved_bytes.all.peak",
 }
 
 func deviceIndex(t token) (int, error) {
@@ -268,6 +280,9 @@ func memoryArgs(name string, args []token) (engine.Command, error) {
 		return &engine.MemorySummary{Device: dev}, nil
 	case "memory_stats":
 		return &engine.MemoryStats{Device: dev}, nil
+	}
+	if key, ok := statFunctions[name]; ok {
+		return &engine.MemoryStats{Device: dev, Key: key}, nil
 	}
 	return &engine.ResetPeak{Device: dev}, nil
 }

@@ -17,6 +17,8 @@ func TestParseValid(t *testing.T) {
 		"b = b.to(device='cuda')",
 		"e = e.cuda()",
 		"e = e.cuda(1)",
+		"b = a.to(torch.device('cuda', 1))", "b = a.to(torch.device('cpu'))",
+		"torch.cuda.memory_allocated()", "torch.cuda.max_memory_reserved(1)", "torch.cuda.memory_reserved(device=1)",
 		"x.cpu()",
 		"y = x.clone()",
 		"x = a",
@@ -76,6 +78,9 @@ func TestParseErrorsHavePositions(t *testing.T) {
 		{"opt = torch.optim.AdamW(m.params())", 27, "expected \"parameters\""},
 		{"y = a.sum(1)", 11, "expected \")\""},
 		{"y = 3(x)", 6, "only a module can be called"},
+		{"b = a.to(torch.devic('cpu'))", 16, "expected torch.device(...)"},
+		{"b = a.to(torch.device('tpu'))", 10, "expected a device"},
+		{"torch.cuda.memory_allocated(0, 1)", 32, "takes at most a device"},
 	} {
 		_, err := ParseLine(tc.line, 3)
 		e, ok := err.(*Error)

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -52,18 +54,21 @@ func TestGPUSeed000(t *testing.T) {
 	})
 }
 
-// checkDriverTracksReserved checks that from the first CUDA command on
-// driver-used is reserved plus the context, within 2 MiB, at every step.
+// checkDriverTracksReserved checks that on every device, from its first
+// CUDA command on, driver-used is reserved plus the context, within 2
+// MiB, at every step.
 func checkDriverTracksReserved(t *testing.T, script string, rows []stepRow) {
 	for _, r := range rows {
-		if r.DriverUsed == nil || r.Context == nil {
-			if r.Reserved != 0 {
-				t.Errorf("%s: line %d: driver-used unknown", script, r.Line)
+		for _, d := range r.Devices {
+			if d.DriverUsed == nil || d.Context == nil {
+				if d.Reserved != 0 {
+					t.Errorf("%s: line %d: %s: driver-used unknown", script, r.Line, d.Device)
+				}
+				continue
 			}
-			continue
-		}
-		if off := int64(*r.DriverUsed) - int64(r.Reserved) - int64(*r.Context); off > 2*mib || off < -2*mib {
-			t.Errorf("%s: line %d (%s): driver-used %d - reserved %d is %d from the context %d", script, r.Line, r.Source, *r.DriverUsed, r.Reserved, off, *r.Context)
+			if off := int64(*d.DriverUsed) - int64(d.Reserved) - int64(*d.Context); off > 2*mib || off < -2*mib {
+				t.Errorf("%s: line %d (%s): %s: driver-used %d - reserved %d is %d from the context %d", script, r.Line, r.Source, d.Device, *d.DriverUsed, d.Reserved, off, *d.Context)
+			}
 		}
 	}
 }
@@ -73,18 +78,23 @@ func checkDriverTracksReserved(t *testing.T, script string, rows []stepRow) {
 // driver-used is reserved plus the context at every step (with
 // expandable segments: the pages mapped so far).
 func TestGPUScriptsMatchSim(t *testing.T) {
-	requireGPU(t)
+	gpus := strconv.Itoa(strings.Count(requireGPU(t), "\ncuda:") + 1)
 	scripts, _ := filepath.Glob("../../scripts/*.gpumem")
 	for _, s := range scripts {
-		simRows := runJSON(t, "sim", "--keep-going", s)
+		simRows := runJSON(t, "sim", "--devices", gpus, "--keep-going", s)
 		gpuRows := runJSON(t, "cuda", "--keep-going", s)
 		if len(simRows) != len(gpuRows) {
 			t.Fatalf("%s: %d steps on sim, %d on the GPU", s, len(simRows), len(gpuRows))
 		}
 		for i, g := range gpuRows {
 			m := simRows[i]
-			if g.Allocated != m.Allocated || g.Reserved != m.Reserved || (g.Error == nil) != (m.Error == nil) {
-				t.Errorf("%s: line %d (%s): GPU allocated %d reserved %d error %v; sim %d %d %v", s, g.Line, g.Source, g.Allocated, g.Reserved, g.Error, m.Allocated, m.Reserved, m.Error)
+			if (g.Error == nil) != (m.Error == nil) {
+				t.Errorf("%s: line %d (%s): GPU error %v; sim %v", s, g.Line, g.Source, g.Error, m.Error)
+			}
+			for k, d := range g.Devices {
+				if d.Allocated != m.Devices[k].Allocated || d.Reserved != m.Devices[k].Reserved {
+					t.Errorf("%s: line %d (%s): %s: GPU allocated %d reserved %d; sim %d %d", s, g.Line, g.Source, d.Device, d.Allocated, d.Reserved, m.Devices[k].Allocated, m.Devices[k].Reserved)
+				}
 			}
 		}
 		checkDriverTracksReserved(t, s, gpuRows)
@@ -142,5 +152,62 @@ func TestGPUMemoryVizReadsExport(t *testing.T) {
 		if st, err := os.Stat(html); err != nil || st.Size() < 1000 {
 			t.Errorf("_memory_viz %s wrote %v %v", plot, st, err)
 		}
+	}
+}
+
+// torchStep is one row of scripts/record_script.py.
+type torchStep struct {
+	Line    int     `json:"line"`
+	Source  string  `json:"source"`
+	Error   *string `json:"error"`
+	Devices []struct {
+		Allocated    uint64  `json:"allocated"`
+		Reserved     uint64  `json:"reserved"`
+		NVMLProcUsed *uint64 `json:"nvml_proc_used"`
+	} `json:"devices"`
+}
+
+// TestGPUMatchesTorch runs the scripts that are plain PyTorch code in
+// PyTorch itself (scripts/record_script.py) and in gpumemrepl, on the
+// same GPUs in the same run, and compares every device's allocated and
+// reserved bytes at every step, and which steps fail. two_gpus.gpumem
+// on a machine with one GPU fails on the same lines in both.
+func TestGPUMatchesTorch(t *testing.T) {
+	requireGPU(t)
+	for _, name := range []string{"seed000_torch", "seed003_torch", "mlp_adamw", "inference_no_grad", "total_loss_leak", "two_gpus"} {
+		script := "../../scripts/" + name + ".gpumem"
+		rec := filepath.Join(t.TempDir(), name+".jsonl")
+		if out, err := exec.Command("python3", "../../scripts/record_script.py", script, rec).CombinedOutput(); err != nil {
+			t.Fatalf("record_script.py %s: %v\n%s", name, err, out)
+		}
+		data, err := os.ReadFile(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var torch []torchStep
+		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			var s torchStep
+			if err := json.Unmarshal([]byte(l), &s); err != nil {
+				t.Fatalf("%s: %v: %s", rec, err, l)
+			}
+			torch = append(torch, s)
+		}
+		ours := runJSON(t, "cuda", "--keep-going", script)
+		if len(ours) != len(torch) {
+			t.Fatalf("%s: %d steps here, %d in PyTorch", name, len(ours), len(torch))
+		}
+		for i, r := range ours {
+			w := torch[i]
+			if r.Line != w.Line || (r.Error == nil) != (w.Error == nil) || len(r.Devices) != len(w.Devices) {
+				t.Errorf("%s: line %d (%s): error %v, %d devices; PyTorch line %d: error %v, %d devices", name, r.Line, r.Source, r.Error, len(r.Devices), w.Line, w.Error, len(w.Devices))
+				continue
+			}
+			for k, d := range r.Devices {
+				if d.Allocated != w.Devices[k].Allocated || d.Reserved != w.Devices[k].Reserved {
+					t.Errorf("%s: line %d (%s): %s: allocated %d reserved %d; PyTorch %d %d", name, r.Line, r.Source, d.Device, d.Allocated, d.Reserved, w.Devices[k].Allocated, w.Devices[k].Reserved)
+				}
+			}
+		}
+		t.Logf("%s: %d steps compared on %d device(s)", name, len(ours), len(ours[0].Devices))
 	}
 }

@@ -29,7 +29,16 @@ type stepRow struct {
 	Reserved   uint64  `json:"reserved_bytes"`
 	DriverUsed *uint64 `json:"driver_used_bytes"`
 	Context    *uint64 `json:"context_bytes"`
-	Error      *string `json:"error"`
+	Devices    []struct {
+		Device     string  `json:"device"`
+		Allocated  uint64  `json:"allocated_bytes"`
+		Reserved   uint64  `json:"reserved_bytes"`
+		DriverUsed *uint64 `json:"driver_used_bytes"`
+		Context    *uint64 `json:"context_bytes"`
+	} `json:"devices"`
+	Events []string `json:"events"`
+	Output string   `json:"output"`
+	Error  *string  `json:"error"`
 }
 
 func readTruth(t *testing.T, path string) []truthStep {
@@ -157,6 +166,9 @@ func TestRecordedSteps(t *testing.T) {
 	}
 }
 
+// scriptFlags are the flags a script needs beyond the defaults.
+var scriptFlags = map[string][]string{"two_gpus": {"--devices", "2"}}
+
 // TestGoldenTranscripts runs every script in scripts/ in the deterministic
 // mode and compares its transcript byte for byte.
 func TestGoldenTranscripts(t *testing.T) {
@@ -167,7 +179,7 @@ func TestGoldenTranscripts(t *testing.T) {
 	for _, s := range scripts {
 		name := strings.TrimSuffix(filepath.Base(s), ".gpumem")
 		t.Run(name, func(t *testing.T) {
-			out, errOut, code := run(t, "run", "--device", "sim", "--fake-host", "--no-color", "--keep-going", s)
+			out, errOut, code := run(t, append([]string{"run", "--device", "sim", "--fake-host", "--no-color", "--keep-going"}, append(scriptFlags[name], s)...)...)
 			got := out + "--- stderr ---\n" + errOut + "--- exit " + string(rune('0'+code)) + " ---\n"
 			golden := filepath.Join("../../testdata/golden", name+".txt")
 			if *update {

@@ -16,6 +16,7 @@ type Device struct {
 	total uint64
 	gran  uint64            // VMM granularity
 	pages map[uint64]uint64 // mapped page address → physical memory handle, one per granule
+	peers []int32           // devices granted access to this one's mapped pages
 }
 
 var _ device.Device = (*Device)(nil)
@@ -57,6 +58,12 @@ func (g *Device) call(name string, f func() int32) error {
 		}
 		return f()
 	})
+}
+
+// readWrite is read-write access to mapped pages for device dev
+// (CU_MEM_ACCESS_FLAGS_PROT_READWRITE).
+func readWrite(dev int32) memAccessDesc {
+	return memAccessDesc{Location: memLocation{Type: 1, ID: dev}, Flags: 3}
 }
 
 // prop asks for pinned device memory on this device.
@@ -122,8 +129,11 @@ func (g *Device) MapPages(ptr, size uint64) error {
 		g.pages[p] = h
 	}
 	if err == nil {
-		access := memAccessDesc{Location: memLocation{Type: 1, ID: g.dev}, Flags: 3}
-		err = g.call("cuMemSetAccess", func() int32 { return d.cuMemSetAccess(ptr, uintptr(size), &access, 1) })
+		access := []memAccessDesc{readWrite(g.dev)}
+		for _, p := range g.peers {
+			access = append(access, readWrite(p))
+		}
+		err = g.call("cuMemSetAccess", func() int32 { return d.cuMemSetAccess(ptr, uintptr(size), &access[0], uintptr(len(access))) })
 	}
 	if err != nil {
 		g.UnmapPages(ptr, p-ptr) //nolint:errcheck // undoing; the first error is the one to report
@@ -185,6 +195,57 @@ func (g *Device) Copy(dst, src, n uint64) error {
 	d := g.drv
 	return g.call("cuMemcpy", func() int32 {
 		if r := d.cuMemcpy(dst, src, uintptr(n)); r != 0 {
+			return r
+		}
+		return d.cuCtxSynchronize()
+	})
+}
+
+// peerAccessAlreadyEnabled is CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED.
+const peerAccessAlreadyEnabled = 704
+
+// EnablePeerAccess lets g reach p's memory, as PyTorch does before its
+// first copy from one device to another: where cuDeviceCanAccessPeer says
+// the hardware allows it, p's context becomes a peer of g's
+// (cuCtxEnablePeerAccess), and g is granted access to p's mapped
+// expandable-segment pages, now and as p maps more (peer access does not
+// cover memory mapped with cuMemMap). It reports whether access is on; a
+// device is never its own peer.
+func (g *Device) EnablePeerAccess(p *Device) (bool, error) {
+	if g.dev == p.dev {
+		return false, nil
+	}
+	d := g.drv
+	var can int32
+	if err := d.check("cuDeviceCanAccessPeer", func() int32 { return d.cuDeviceCanAccessPeer(&can, g.dev, p.dev) }); err != nil || can == 0 {
+		return false, err
+	}
+	err := g.call("cuCtxEnablePeerAccess", func() int32 {
+		if r := d.cuCtxEnablePeerAccess(p.ctx, 0); r != peerAccessAlreadyEnabled {
+			return r
+		}
+		return 0
+	})
+	if err != nil {
+		return false, err
+	}
+	access := readWrite(g.dev)
+	for page := range p.pages {
+		if err := p.call("cuMemSetAccess", func() int32 { return d.cuMemSetAccess(page, uintptr(p.gran), &access, 1) }); err != nil {
+			return false, err
+		}
+	}
+	p.peers = append(p.peers, g.dev)
+	return true, nil
+}
+
+// CopyPeer copies n bytes at src on device from to dst on g
+// (cuMemcpyPeer), and waits for it. Where g has no peer access to
+// from's memory the driver stages the copy through host memory.
+func (g *Device) CopyPeer(dst uint64, from *Device, src, n uint64) error {
+	d := g.drv
+	return from.call("cuMemcpyPeer", func() int32 {
+		if r := d.cuMemcpyPeer(dst, g.ctx, src, from.ctx, uintptr(n)); r != 0 {
 			return r
 		}
 		return d.cuCtxSynchronize()

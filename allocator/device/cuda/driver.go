@@ -89,6 +89,9 @@ type api struct {
 	cuMemcpyHtoD                  func(dst uint64, src unsafe.Pointer, n uintptr) int32
 	cuMemcpyDtoH                  func(dst unsafe.Pointer, src uint64, n uintptr) int32
 	cuMemcpy                      func(dst, src uint64, n uintptr) int32
+	cuMemcpyPeer                  func(dst uint64, dstCtx uintptr, src uint64, srcCtx uintptr, n uintptr) int32
+	cuDeviceCanAccessPeer         func(can *int32, dev, peer int32) int32
+	cuCtxEnablePeerAccess         func(peerCtx uintptr, flags uint32) int32
 	cuMemAddressReserve           func(ptr *uint64, size, align uintptr, addr uint64, flags uint64) int32
 	cuMemAddressFree              func(ptr uint64, size uintptr) int32
 	cuMemCreate                   func(h *uint64, size uintptr, prop *memAllocationProp, flags uint64) int32
@@ -114,7 +117,8 @@ func (a *api) bind(lib uintptr) error {
 		{&a.cuMemAlloc, "cuMemAlloc_v2"}, {&a.cuMemFree, "cuMemFree_v2"},
 		{&a.cuMemGetInfo, "cuMemGetInfo_v2"}, {&a.cuMemsetD8, "cuMemsetD8_v2"},
 		{&a.cuMemcpyHtoD, "cuMemcpyHtoD_v2"}, {&a.cuMemcpyDtoH, "cuMemcpyDtoH_v2"},
-		{&a.cuMemcpy, "cuMemcpy"},
+		{&a.cuMemcpy, "cuMemcpy"}, {&a.cuMemcpyPeer, "cuMemcpyPeer"},
+		{&a.cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer"}, {&a.cuCtxEnablePeerAccess, "cuCtxEnablePeerAccess"},
 		{&a.cuMemAddressReserve, "cuMemAddressReserve"}, {&a.cuMemAddressFree, "cuMemAddressFree"},
 		{&a.cuMemCreate, "cuMemCreate"}, {&a.cuMemRelease, "cuMemRelease"},
 		{&a.cuMemMap, "cuMemMap"}, {&a.cuMemUnmap, "cuMemUnmap"},
