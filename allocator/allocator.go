@@ -1,6 +1,6 @@
 // Package allocator is a Go implementation of PyTorch's CUDA caching
 // allocator (c10/cuda/CUDACachingAllocator.cpp, PyTorch 2.11) for one
-// device and the default stream: the same rounding, pools, best-fit
+// device and any number of streams: the same rounding, pools, best-fit
 // search, splitting, merging, cache release and retry, garbage
 // collection, statistics and out-of-memory message, so that any sequence
 // of allocations and frees reports what PyTorch reports. It asks a
@@ -8,8 +8,10 @@
 package allocator
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator/device"
 )
@@ -20,9 +22,16 @@ type Allocator struct {
 	dev    device.Device
 	index  int // the device index shown in messages
 	cfg    Config
-	small  BlockPool
-	large  BlockPool
-	active activeSet // handed-out blocks by address
+	// streams are the pools of each stream, by stream, ascending;
+	// streams[0] is the default stream's (0). PyTorch keeps one small and
+	// one large pool ordered by stream first, so that a request sees its
+	// own stream's blocks only, and walks them in that order when it
+	// releases cache: pools per stream, visited in order, are the same.
+	streams []*streamPools
+	// freeBlocksCalls are get_free_blocks_call_count of the small and
+	// the large pool, shared by the streams.
+	freeBlocksCalls [2]int64
+	active          activeSet // handed-out blocks by address
 	stats  Stats
 
 	totalAllocated uint64 // bytes obtained from the device
@@ -39,14 +48,52 @@ func New(dev device.Device, index int, cfg Config) *Allocator {
 		index: index,
 		cfg:   cfg,
 	}
-	a.small = BlockPool{isSmall: true, arena: &a.arena, pageSize: kSmallBuffer}
-	a.large = BlockPool{arena: &a.arena, pageSize: cfg.LargeSegmentSize}
+	a.streams = []*streamPools{a.newStreamPools(0)}
 	a.stats.MaxSplitSize = int64(cfg.MaxSplitSize) // SIZE_MAX shows as -1
 	if cfg.MemoryFraction < 1 {
 		a.SetMemoryFraction(cfg.MemoryFraction) //nolint:errcheck // validated by ParseConfig
 	}
 	return a
 }
+
+// streamPools are one stream's small and large pools.
+type streamPools struct {
+	small, large BlockPool
+}
+
+func (a *Allocator) newStreamPools(stream uint64) *streamPools {
+	return &streamPools{
+		small: BlockPool{isSmall: true, arena: &a.arena, pageSize: kSmallBuffer, stream: stream, freeBlocksCalls: &a.freeBlocksCalls[0]},
+		large: BlockPool{arena: &a.arena, pageSize: a.cfg.LargeSegmentSize, stream: stream, freeBlocksCalls: &a.freeBlocksCalls[1]},
+	}
+}
+
+// poolsOf returns the pools of stream, made on its first use.
+func (a *Allocator) poolsOf(stream uint64) *streamPools {
+	if stream == 0 {
+		return a.streams[0]
+	}
+	i, found := slices.BinarySearchFunc(a.streams, stream, func(p *streamPools, s uint64) int { return cmp.Compare(p.small.stream, s) })
+	if !found {
+		a.streams = slices.Insert(a.streams, i, a.newStreamPools(stream))
+	}
+	return a.streams[i]
+}
+
+// pools lists every pool of one kind, stream by stream.
+func (a *Allocator) pools(small bool) []*BlockPool {
+	out := make([]*BlockPool, len(a.streams))
+	for i, p := range a.streams {
+		out[i] = &p.large
+		if small {
+			out[i] = &p.small
+		}
+	}
+	return out
+}
+
+// allPools lists every pool, large ones first.
+func (a *Allocator) allPools() []*BlockPool { return append(a.pools(false), a.pools(true)...) }
 
 // Stats returns a copy of the current statistics.
 func (a *Allocator) Stats() Stats { return a.stats }
@@ -84,10 +131,15 @@ func (a *Allocator) recycle(b *Block) {
 	a.arena.release(b)
 }
 
-// Malloc is the allocator's malloc: it returns the address of a block of
-// at least size bytes. On out-of-memory it returns an *OutOfMemoryError;
-// the cache released on the way stays released, as in PyTorch.
-func (a *Allocator) Malloc(size uint64) (uint64, error) {
+// Malloc is the allocator's malloc on the default stream: it returns the
+// address of a block of at least size bytes. On out-of-memory it returns
+// an *OutOfMemoryError; the cache released on the way stays released, as
+// in PyTorch.
+func (a *Allocator) Malloc(size uint64) (uint64, error) { return a.MallocOn(0, size) }
+
+// MallocOn is Malloc on a CUDA stream (cudaStream_t's value; 0 is the
+// default stream). A block freed by one stream serves only that stream.
+func (a *Allocator) MallocOn(stream, size uint64) (uint64, error) {
 	if size == 0 {
 		return 0, nil
 	}
@@ -95,9 +147,10 @@ func (a *Allocator) Malloc(size uint64) (uint64, error) {
 		return 0, &OutOfMemoryError{Huge: true}
 	}
 	s := a.cfg.roundSize(size)
-	pool := &a.large
+	sp := a.poolsOf(stream)
+	pool := &sp.large
 	if s <= kSmallSize {
-		pool = &a.small
+		pool = &sp.small
 	}
 	allocSize := a.cfg.allocationSize(s)
 	b, at := a.getFreeBlock(pool, s)
@@ -144,7 +197,7 @@ func (a *Allocator) newSegment(pool *BlockPool, s, allocSize uint64) (*Block, er
 // index in the pool (still in it), or nil.
 func (a *Allocator) getFreeBlock(pool *BlockPool, s uint64) (*Block, int) {
 	if a.gcEnabled() {
-		pool.freeBlocksCalls++
+		*pool.freeBlocksCalls++
 	}
 	i := pool.lowerBound(s, 0)
 	if i == len(pool.blocks) {
@@ -365,25 +418,28 @@ func (a *Allocator) releaseBlock(b *Block) error {
 	return nil
 }
 
-// releasePool frees every cached block of pool that is a whole segment.
-func (a *Allocator) releasePool(pool *BlockPool) error {
+// releasePools is release_blocks over every stream's pool of one kind:
+// free each cached block that is a whole segment, in pool order, then
+// give back the pages of the free blocks of expandable segments.
+func (a *Allocator) releasePools(pools []*BlockPool) error {
 	var expandable []*Block
-	for i := 0; i < len(pool.blocks); {
-		b := pool.block(i)
-		if b.seg != nil {
-			expandable = append(expandable, b)
-			i++
-			continue
-		}
-		if b.isSplit() {
-			i++
-			continue
-		}
-		if err := a.releaseBlock(b); err != nil {
-			return err
+	for _, pool := range pools {
+		for i := 0; i < len(pool.blocks); {
+			b := pool.block(i)
+			if b.seg != nil {
+				expandable = append(expandable, b)
+				i++
+				continue
+			}
+			if b.isSplit() {
+				i++
+				continue
+			}
+			if err := a.releaseBlock(b); err != nil {
+				return err
+			}
 		}
 	}
-	// Free blocks of expandable segments give back their whole pages.
 	for _, b := range expandable {
 		if err := a.unmapBlock(b); err != nil {
 			return err
@@ -396,10 +452,10 @@ func (a *Allocator) releasePool(pool *BlockPool) error {
 // empty_cache does: free every fully free segment, large pool first.
 func (a *Allocator) releaseCachedBlocks() error {
 	a.stats.NumSyncAllStreams++
-	if err := a.releasePool(&a.large); err != nil {
+	if err := a.releasePools(a.pools(false)); err != nil {
 		return err
 	}
-	return a.releasePool(&a.small)
+	return a.releasePools(a.pools(true))
 }
 
 // EmptyCache is torch.cuda.empty_cache() for this device.
@@ -460,13 +516,16 @@ func (a *Allocator) garbageCollect() error {
 		return nil
 	}
 	target := a.totalAllocated - threshold
-	pool := &a.large
+	pools := a.pools(false)
+	calls := a.freeBlocksCalls[1]
 	var totalAge float64
 	count := 0
-	for i := range pool.blocks {
-		if b := pool.block(i); !b.isSplit() {
-			totalAge += float64(pool.freeBlocksCalls - b.gcCountBase)
-			count++
+	for _, pool := range pools {
+		for i := range pool.blocks {
+			if b := pool.block(i); !b.isSplit() {
+				totalAge += float64(calls - b.gcCountBase)
+				count++
+			}
 		}
 	}
 	if count == 0 {
@@ -476,19 +535,21 @@ func (a *Allocator) garbageCollect() error {
 	for freed := true; reclaimed < target && freed && count > 0; {
 		avg := totalAge / float64(count)
 		freed = false
-		for i := 0; i < len(pool.blocks); {
-			b := pool.block(i)
-			age := float64(pool.freeBlocksCalls - b.gcCountBase)
-			if b.isSplit() || b.seg != nil || age < avg {
-				i++
-				continue
-			}
-			freed = true
-			reclaimed += b.size
-			totalAge -= age
-			count--
-			if err := a.releaseBlock(b); err != nil {
-				return err
+		for _, pool := range pools {
+			for i := 0; i < len(pool.blocks); {
+				b := pool.block(i)
+				age := float64(calls - b.gcCountBase)
+				if b.isSplit() || b.seg != nil || age < avg {
+					i++
+					continue
+				}
+				freed = true
+				reclaimed += b.size
+				totalAge -= age
+				count--
+				if err := a.releaseBlock(b); err != nil {
+					return err
+				}
 			}
 		}
 	}

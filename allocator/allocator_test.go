@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gpumemrepl/gpumemrepl/allocator/device"
 	"github.com/gpumemrepl/gpumemrepl/allocator/device/sim"
 )
 
@@ -226,7 +227,7 @@ func runRandom(t testing.TB, seed uint64, conf string, limit uint64, n int) {
 		case r < 55 || len(live) == 0:
 			size := uint64(1) << rng.IntN(31)
 			size += rng.Uint64N(size)
-			p, err := a.Malloc(size)
+			p, err := a.MallocOn(uint64(rng.IntN(3))<<8, size) // the default stream or one of two others
 			var oom *OutOfMemoryError
 			if errors.As(err, &oom) {
 				continue
@@ -282,4 +283,58 @@ func TestCloseReturnsEverything(t *testing.T) {
 	if st.AllocatedBytes[0].Current != 0 || st.ReservedBytes[0].Current != 0 || free != total {
 		t.Errorf("after Close: allocated %d, reserved %d, device free %d of %d", st.AllocatedBytes[0].Current, st.ReservedBytes[0].Current, free, total)
 	}
+}
+
+// A block freed on one stream serves only that stream; empty_cache frees
+// every stream's whole segments, large pools first, stream by stream.
+func TestStreamsHaveTheirOwnPools(t *testing.T) {
+	a := newTest(t, "")
+	const side = 0x5555
+	p, err := a.MallocOn(side, 64*MiB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Free(p); err != nil {
+		t.Fatal(err)
+	}
+	q, _ := a.MallocOn(0, 64*MiB)
+	if q == p || a.stats.NumDeviceAlloc != 2 {
+		t.Errorf("the default stream got the side stream's cached block (%#x, %d device allocations)", q, a.stats.NumDeviceAlloc)
+	}
+	r, _ := a.MallocOn(side, 32*MiB)
+	if r != p || a.stats.NumDeviceAlloc != 2 {
+		t.Errorf("the side stream did not reuse its own block: %#x, want %#x", r, p)
+	}
+	small, _ := a.MallocOn(side, 512)
+	a.Free(r)
+	a.Free(small)
+	streams := map[uint64]uint64{}
+	for _, s := range a.Snapshot() {
+		streams[s.Address] = s.Stream
+	}
+	if len(streams) != 3 || streams[p] != side || streams[q] != 0 {
+		t.Errorf("segments by address → stream: %#x", streams)
+	}
+	var order []uint64
+	a.dev = &freeOrder{Device: a.dev, order: &order}
+	if err := a.EmptyCache(); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.CheckInvariants(); err != nil {
+		t.Fatal(err)
+	}
+	if len(order) != 2 || order[0] != p || a.stats.ReservedBytes[bucketAll].Current != 64*MiB {
+		t.Errorf("empty_cache freed %#x, reserved %d; want the side stream's two segments, large first", order, a.stats.ReservedBytes[bucketAll].Current)
+	}
+}
+
+// freeOrder records the segments freed, in order.
+type freeOrder struct {
+	device.Device
+	order *[]uint64
+}
+
+func (f *freeOrder) Free(ptr uint64) error {
+	*f.order = append(*f.order, ptr)
+	return f.Device.Free(ptr)
 }

@@ -55,7 +55,8 @@ type BlockPool struct {
 	unmapped        []*Block // unmapped ranges of expandable segments, by address
 	pageSize        uint64   // expandable segments' page: 2 MiB small, large_segment_size large
 	isSmall         bool
-	freeBlocksCalls int64 // get_free_blocks_call_count, for GC ageing
+	stream          uint64 // the CUDA stream whose blocks these are
+	freeBlocksCalls *int64 // get_free_blocks_call_count of the pool's kind, for GC ageing
 }
 
 // poolEntry keeps a cached block's key beside it, so the search reads
@@ -91,7 +92,7 @@ func (p *BlockPool) search(lo, hi int, size, ptr uint64) int {
 }
 
 func (p *BlockPool) insert(b *Block) {
-	b.gcCountBase = p.freeBlocksCalls
+	b.gcCountBase = *p.freeBlocksCalls
 	i := p.lowerBound(b.size, b.ptr)
 	p.blocks = append(p.blocks, poolEntry{})
 	copy(p.blocks[i+1:], p.blocks[i:])
@@ -101,7 +102,7 @@ func (p *BlockPool) insert(b *Block) {
 // rekey moves the entry at index i to b's (changed) key, as a removal and
 // an insert_into_blocks in one shift of the entries in between.
 func (p *BlockPool) rekey(i int, b *Block) {
-	b.gcCountBase = p.freeBlocksCalls
+	b.gcCountBase = *p.freeBlocksCalls
 	e := poolEntry{b.size, b.ptr, b.id}
 	bl := p.blocks
 	if i+1 < len(bl) && bl[i+1].less(e.size, e.ptr) { // moves up

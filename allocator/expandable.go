@@ -215,7 +215,7 @@ type ExpandableInfo struct {
 // Expandable lists the expandable segments, small pool first.
 func (a *Allocator) Expandable() []ExpandableInfo {
 	var out []ExpandableInfo
-	for _, pool := range []*BlockPool{&a.small, &a.large} {
+	for _, pool := range append(a.pools(true), a.pools(false)...) {
 		start := len(out)
 		for _, u := range pool.unmapped { // by address, so segments come in order
 			if n := len(out); n > start && out[n-1].Address == u.seg.ptr {

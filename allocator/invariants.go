@@ -39,7 +39,7 @@ func (a *Allocator) CheckInvariants() error {
 		}
 	}
 	cached := 0
-	for _, pool := range []*BlockPool{&a.small, &a.large} {
+	for _, pool := range append(a.pools(true), a.pools(false)...) {
 		for i, e := range pool.blocks {
 			if b := pool.block(i); b.allocated || e.size != b.size || e.ptr != b.ptr || b.pool != pool {
 				return fmt.Errorf("pool entry %d (%#x) is stale", i, e.ptr)
@@ -81,7 +81,7 @@ func (a *Allocator) CheckInvariants() error {
 	// the limit by less than one large page.
 	slack := uint64(0)
 	if a.cfg.ExpandableSegments {
-		slack = a.large.pageSize
+		slack = a.cfg.LargeSegmentSize
 	}
 	if a.hasLimit && a.totalAllocated > a.limit+slack {
 		return fmt.Errorf("reserved %d exceeds the limit %d", a.totalAllocated, a.limit)

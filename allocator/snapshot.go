@@ -5,6 +5,7 @@ import "sort"
 // SegmentInfo is one segment of torch.cuda.memory_snapshot().
 type SegmentInfo struct {
 	Device        int
+	Stream        uint64 // the CUDA stream the segment was allocated for
 	Address       uint64
 	TotalSize     uint64
 	AllocatedSize uint64
@@ -32,7 +33,7 @@ const (
 // Snapshot returns the segments and their blocks, by address.
 func (a *Allocator) Snapshot() []SegmentInfo {
 	var heads []*Block
-	for _, pool := range []*BlockPool{&a.large, &a.small} {
+	for _, pool := range a.allPools() {
 		for i := range pool.blocks {
 			if b := pool.block(i); b.prev == nil || b.prev.unmapped {
 				heads = append(heads, b)
@@ -47,7 +48,7 @@ func (a *Allocator) Snapshot() []SegmentInfo {
 	sort.Slice(heads, func(i, j int) bool { return heads[i].ptr < heads[j].ptr })
 	segs := make([]SegmentInfo, 0, len(heads))
 	for _, h := range heads {
-		s := SegmentInfo{Device: a.index, Address: h.ptr, Small: h.pool.isSmall, Expandable: h.seg != nil}
+		s := SegmentInfo{Device: a.index, Stream: h.pool.stream, Address: h.ptr, Small: h.pool.isSmall, Expandable: h.seg != nil}
 		for b := h; b != nil && !b.unmapped; b = b.next {
 			bi := BlockInfo{Address: b.ptr, Size: b.size, RequestedSize: b.requestedSize, State: StateInactive}
 			s.TotalSize += b.size

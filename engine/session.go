@@ -309,7 +309,7 @@ func (s *Session) exec(c Command) error {
 		if g.alloc != nil {
 			segs = g.alloc.Snapshot()
 		}
-		if err := snapshot.Save(c.Path, segs, g.history.Events, s.opts.AllocConf); err != nil {
+		if err := snapshot.Save(c.Path, c.Device, segs, g.history.Events, s.opts.AllocConf); err != nil {
 			return &EvalError{Pos: c.At, Err: err}
 		}
 		s.event("wrote %s: %d segments, %d events of cuda:%d's history (open it at pytorch.org/memory_viz)", c.Path, len(segs), len(g.history.Events), c.Device)

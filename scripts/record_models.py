@@ -18,6 +18,10 @@ Experiments:
 - mlp_adamw: Linear(512,2048)-GELU-Linear(2048,512), AdamW, 3 steps.
 - block_grad: a transformer-style MLP block made of Linear/GELU/sum:
   forward with grad, backward, forward under no_grad, total_loss leak.
+- two_streams: allocations on the default stream and a side stream (a
+  freed block serves only its own stream), a record_stream'd free, 600
+  random allocations and frees on both, an empty_cache midway; dumps
+  OUTDIR/two_streams.pickle.
 """
 import json
 import os
@@ -168,7 +172,49 @@ def block_grad(out):
     r.step("torch.cuda.empty_cache()")
 
 
-EXPERIMENTS = {"context": context, "cublas_workspace": cublas_workspace, "mlp_adamw": mlp_adamw, "block_grad": block_grad}
+def two_streams(out):
+    import random
+
+    import torch
+
+    random.seed(3)
+    torch.cuda.memory._record_memory_history(max_entries=100000, context=None, stacks="python")
+    side = torch.cuda.Stream()
+
+    def empty(nbytes, stream=None):
+        with torch.cuda.stream(stream or torch.cuda.current_stream()):
+            return torch.empty(nbytes, dtype=torch.uint8, device="cuda")
+
+    a = empty(64 << 20)
+    b = empty(64 << 20, side)
+    del b
+    c = empty(64 << 20)  # b's block is side's: a new segment
+    d = empty(32 << 20, side)  # b's segment, split
+    x = empty(1 << 20)
+    y = empty(1 << 20, side)  # the small pool is per stream too
+    e = empty(8 << 20)
+    e.record_stream(side)
+    side_work = empty(1 << 20, side)
+    with torch.cuda.stream(side):
+        side_work.fill_(1)
+    del e  # freed once side's work is done
+    torch.cuda.synchronize()
+    f = empty(8 << 20)
+    live = [a, c, d, x, y, f, side_work]
+    for i in range(600):
+        if i == 300:
+            torch.cuda.empty_cache()
+        if live and random.random() < 0.45:
+            live.pop(random.randrange(len(live)))
+            continue
+        size = random.choice([random.randrange(1, 1 << 20), random.randrange(1 << 20, 48 << 20)])
+        live.append(empty(size, random.choice([None, side])))
+    torch.cuda.synchronize()
+    torch.cuda.memory._dump_snapshot(os.path.join(out, "two_streams.pickle"))
+    torch.cuda.memory._record_memory_history(enabled=None)
+
+
+EXPERIMENTS = {"context": context, "cublas_workspace": cublas_workspace, "mlp_adamw": mlp_adamw, "block_grad": block_grad, "two_streams": two_streams}
 
 
 def main():

@@ -44,7 +44,7 @@ func writeMillion(b *testing.B, name string) string {
 		}
 		return path
 	}
-	if err := Save(path, nil, events, ""); err != nil {
+	if err := Save(path, 0, nil, events, ""); err != nil {
 		b.Fatal(err)
 	}
 	return path

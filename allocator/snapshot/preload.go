@@ -29,6 +29,7 @@ import (
 // startSegment is a segment the allocator held when the recording began.
 type startSegment struct {
 	addr, size uint64
+	stream     uint64
 	small      bool
 	blocks     []startBlock // live then, by address
 }
@@ -58,7 +59,7 @@ func (s *Snapshot) startState() []startSegment {
 			created[e.Addr] = true
 		case "segment_free":
 			if !created[e.Addr] {
-				segs = append(segs, startSegment{addr: e.Addr, size: e.Size, small: e.Size == 2<<20})
+				segs = append(segs, startSegment{addr: e.Addr, size: e.Size, stream: e.Stream, small: e.Size == 2<<20})
 			}
 			delete(created, e.Addr)
 		}
@@ -67,7 +68,7 @@ func (s *Snapshot) startState() []startSegment {
 		if created[g.Address] {
 			continue
 		}
-		segs = append(segs, startSegment{addr: g.Address, size: g.TotalSize, small: g.Type == "small"})
+		segs = append(segs, startSegment{addr: g.Address, size: g.TotalSize, stream: g.Stream, small: g.Type == "small"})
 		for _, b := range g.Blocks {
 			if b.State == "active_allocated" && !live[b.Address] {
 				blocks = append(blocks, startBlock{b.Address, b.Size})
@@ -133,34 +134,34 @@ func (g startSegment) pieces() []piece {
 	return out
 }
 
-// preload is the ops that rebuild the start state, the ids of the blocks
-// live then (by address), the segment events it makes, and the next free
-// op id.
-func preload(segs []startSegment, firstID int) (ops []trace.Op, liveIDs map[uint64]int, segEvents []Event, next int) {
+// preload is the ops that rebuild the start state, each on its segment's
+// stream (stream gets the stream of every block live then, by op id), the
+// ids of those blocks (by address), the segment events it makes, and the
+// next free op id.
+func preload(segs []startSegment, firstID int, stream map[int]uint64) (ops []trace.Op, liveIDs map[uint64]int, segEvents []Event, next int) {
 	liveIDs = map[uint64]int{}
 	id := firstID
-	var fillers []int
+	var fillers []trace.Op
 	for _, g := range segs {
 		create := g.size
 		if g.small {
 			create = largeThreshold
 		}
-		ops = append(ops, trace.Op{Op: "alloc", ID: id, Size: create}, trace.Op{Op: "free", ID: id})
+		ops = append(ops, trace.Op{Op: "alloc", ID: id, Size: create, Stream: g.stream}, trace.Op{Op: "free", ID: id, Stream: g.stream})
 		id++
-		segEvents = append(segEvents, Event{Action: "segment_alloc", Addr: g.addr, Size: g.size})
+		segEvents = append(segEvents, Event{Action: "segment_alloc", Addr: g.addr, Size: g.size, Stream: g.stream})
 		for _, p := range g.pieces() {
-			ops = append(ops, trace.Op{Op: "alloc", ID: id, Size: p.size})
+			ops = append(ops, trace.Op{Op: "alloc", ID: id, Size: p.size, Stream: g.stream})
 			if p.filler {
-				fillers = append(fillers, id)
+				fillers = append(fillers, trace.Op{Op: "free", ID: id, Stream: g.stream})
 			} else {
 				liveIDs[p.block] = id
+				stream[id] = g.stream
 			}
 			id++
 		}
 	}
-	for _, f := range fillers {
-		ops = append(ops, trace.Op{Op: "free", ID: f})
-	}
+	ops = append(ops, fillers...)
 	return ops, liveIDs, segEvents, id
 }
 

@@ -32,7 +32,7 @@ type Event struct {
 	Action string `json:"action"` // alloc, free_requested, free_completed, segment_alloc, segment_free, segment_map, segment_unmap, oom, snapshot
 	Addr   uint64 `json:"addr"`
 	Size   uint64 `json:"size"`
-	Stream int64  `json:"stream"`
+	Stream uint64 `json:"stream"`
 	Device int    `json:"device"`
 	Time   int64  `json:"time_us"`
 }
@@ -48,6 +48,7 @@ type Block struct {
 // Segment is one segment at the end.
 type Segment struct {
 	Device    int     `json:"device"`
+	Stream    uint64  `json:"stream"`
 	Address   uint64  `json:"address"`
 	TotalSize uint64  `json:"total_size"`
 	Type      string  `json:"segment_type"` // "small" or "large"
@@ -289,7 +290,7 @@ func fromPlain(v any) (*Snapshot, error) {
 			if !ok {
 				return nil, fmt.Errorf("device_traces[0][%d] is not a dict", i)
 			}
-			s.Events = append(s.Events, Event{Action: str(get(d, "action")), Addr: num(get(d, "addr")), Size: num(get(d, "size")), Stream: int64(num(get(d, "stream"))), Time: int64(num(get(d, "time_us")))})
+			s.Events = append(s.Events, Event{Action: str(get(d, "action")), Addr: num(get(d, "addr")), Size: num(get(d, "size")), Stream: num(get(d, "stream")), Time: int64(num(get(d, "time_us")))})
 		}
 	}
 	segs, _ := get(top, "segments").(*types.List)
@@ -304,7 +305,7 @@ func fromPlain(v any) (*Snapshot, error) {
 		if num(get(d, "device")) != 0 {
 			continue
 		}
-		seg := Segment{Address: num(get(d, "address")), TotalSize: num(get(d, "total_size")), Type: str(get(d, "segment_type"))}
+		seg := Segment{Stream: num(get(d, "stream")), Address: num(get(d, "address")), TotalSize: num(get(d, "total_size")), Type: str(get(d, "segment_type"))}
 		if blocks, ok := get(d, "blocks").(*types.List); ok {
 			for _, b := range *blocks {
 				bd, ok := b.(*types.Dict)
@@ -361,9 +362,6 @@ type Replay struct {
 	// began (a ring buffer that wrapped, or recording started late):
 	// they are left out.
 	Unknown int
-	// OtherStreams counts allocations on streams other than the default
-	// one: they are replayed on it.
-	OtherStreams int
 	// Preloaded and PreloadedBlocks count the segments and live blocks
 	// the replay starts from, for a history that starts late; the replay's
 	// first Preloaded segment events are theirs.
@@ -379,9 +377,6 @@ func (r *Replay) Notes() string {
 	}
 	if r.Unknown > 0 {
 		n = append(n, fmt.Sprintf("%d frees of blocks it never saw are left out", r.Unknown))
-	}
-	if r.OtherStreams > 0 {
-		n = append(n, fmt.Sprintf("%d allocations on other streams are replayed on the default one", r.OtherStreams))
 	}
 	if r.Snapshot.OtherDevices > 0 {
 		n = append(n, fmt.Sprintf("%d events of other devices are not replayed", r.Snapshot.OtherDevices))
@@ -407,28 +402,28 @@ func WithoutRequested(l []trace.Segment) []trace.Segment {
 	return out
 }
 
-// Prepare turns the snapshot's events into ops: each alloc an alloc, each
-// free_completed the free of its block, an oom an allocation PyTorch could
-// not make, and each run of segment_free events an empty_cache.
+// Prepare turns the snapshot's events into ops: each alloc an alloc on its
+// stream, each free_completed the free of its block, an oom an allocation
+// PyTorch could not make, and each run of segment_free events an
+// empty_cache.
 func (s *Snapshot) Prepare(path string) (*Replay, error) {
 	r := &Replay{Snapshot: s, Final: s.layout(), WithRequested: s.HasRequested}
 	ops := make([]trace.Op, 0, len(s.Events))
-	live := map[uint64]int{}
+	live := map[uint64]int{}   // address → op id
+	stream := map[int]uint64{} // op id → its allocation's stream
 	next := 0
 	var startIDs map[uint64]int
 	if segs := s.startState(); segs != nil {
-		ops, startIDs, s.preloaded, next = preload(segs, 0)
+		ops, startIDs, s.preloaded, next = preload(segs, 0, stream)
 		r.Preloaded, r.PreloadedBlocks = len(segs), len(startIDs)
 	}
 	for i, e := range s.Events {
 		switch e.Action {
 		case "alloc", "oom":
-			if e.Stream != 0 {
-				r.OtherStreams++
-			}
-			ops = append(ops, trace.Op{Op: "alloc", ID: next, Size: e.Size, OOM: e.Action == "oom"})
+			ops = append(ops, trace.Op{Op: "alloc", ID: next, Size: e.Size, OOM: e.Action == "oom", Stream: e.Stream})
 			if e.Action == "alloc" {
 				live[e.Addr] = next
+				stream[next] = e.Stream
 			}
 			next++
 		case "free_completed":
@@ -441,7 +436,8 @@ func (s *Snapshot) Prepare(path string) (*Replay, error) {
 				delete(startIDs, e.Addr)
 			}
 			delete(live, e.Addr)
-			ops = append(ops, trace.Op{Op: "free", ID: id})
+			ops = append(ops, trace.Op{Op: "free", ID: id, Stream: stream[id]})
+			delete(stream, id)
 		case "segment_free":
 			if i == 0 || s.Events[i-1].Action != "segment_free" {
 				ops = append(ops, trace.Op{Op: "empty_cache"})

@@ -73,25 +73,31 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
-// What Save writes reads back as the same snapshot.
+// What Save writes reads back as the same snapshot, streams included.
 func TestSaveRoundTrip(t *testing.T) {
-	s, err := Load("../../testdata/models/mlp_adamw.pickle")
+	for _, p := range []string{"../../testdata/models/mlp_adamw.pickle", "../../testdata/models/two_streams.pickle"} {
+		roundTrip(t, p)
+	}
+}
+
+func roundTrip(t *testing.T, path string) {
+	s, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var segs []allocator.SegmentInfo
 	for _, g := range s.Segments {
-		si := allocator.SegmentInfo{Address: g.Address, TotalSize: g.TotalSize, Small: g.Type == "small"}
+		si := allocator.SegmentInfo{Stream: g.Stream, Address: g.Address, TotalSize: g.TotalSize, Small: g.Type == "small"}
 		for _, b := range g.Blocks {
 			si.Blocks = append(si.Blocks, allocator.BlockInfo{Address: b.Address, Size: b.Size, RequestedSize: b.Requested, State: b.State})
 		}
 		segs = append(segs, si)
 	}
-	path := t.TempDir() + "/out.pickle"
-	if err := Save(path, segs, s.Events, "max_split_size_mb:64"); err != nil {
+	out := t.TempDir() + "/out.pickle"
+	if err := Save(out, 0, segs, s.Events, "max_split_size_mb:64"); err != nil {
 		t.Fatal(err)
 	}
-	back, err := Load(path)
+	back, err := Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,12 +105,17 @@ func TestSaveRoundTrip(t *testing.T) {
 		t.Fatalf("read back %q, %d events, %d segments; wrote %d, %d", back.AllocConf, len(back.Events), len(back.Segments), len(s.Events), len(s.Segments))
 	}
 	for i, e := range s.Events {
-		if b := back.Events[i]; b.Action != e.Action || b.Addr != e.Addr || b.Size != e.Size {
+		if b := back.Events[i]; b.Action != e.Action || b.Addr != e.Addr || b.Size != e.Size || b.Stream != e.Stream {
 			t.Fatalf("event %d: wrote %+v, read %+v", i, e, b)
 		}
 	}
 	if a, b := s.layout(), back.layout(); len(a) != len(b) || trace.CompareLayout(0, a, b) != nil {
-		t.Errorf("segments differ: %v", trace.CompareLayout(0, a, b))
+		t.Errorf("%s: segments differ: %v", path, trace.CompareLayout(0, a, b))
+	}
+	for i, g := range s.Segments {
+		if back.Segments[i].Stream != g.Stream {
+			t.Errorf("%s: segment %#x: stream %#x read back as %#x", path, g.Address, g.Stream, back.Segments[i].Stream)
+		}
 	}
 }
 
@@ -134,7 +145,7 @@ func TestEncodeValues(t *testing.T) {
 }
 
 // A history that starts late (a wrapped ring buffer) and events of other
-// streams and devices are said, not hidden.
+// devices are said, not hidden; other streams replay on their own.
 func TestNotes(t *testing.T) {
 	s := &Snapshot{Events: []Event{
 		{Action: "free_completed", Addr: 7, Size: 512},
@@ -144,7 +155,7 @@ func TestNotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := " (1 frees of blocks it never saw are left out; 1 allocations on other streams are replayed on the default one; 4 events of other devices are not replayed)"
+	want := " (1 frees of blocks it never saw are left out; 4 events of other devices are not replayed)"
 	if got := r.Notes(); got != want {
 		t.Errorf("notes %q", got)
 	}

@@ -17,26 +17,44 @@ import (
 // or gave back, in order.
 type Recorder struct {
 	Events []Event
-	clock  int64 // time_us of the next event: one per event, so the order is kept
+	// Stream is the stream of the events added from now on: that of the
+	// allocation or free being recorded. A segment_free takes the stream
+	// its segment_alloc had.
+	Stream   uint64
+	clock    int64             // time_us of the next event: one per event, so the order is kept
+	segments map[uint64]uint64 // segment address → its stream
 }
 
 // Add records one event.
 func (r *Recorder) Add(action string, addr, size uint64) {
+	stream := r.Stream
+	switch action {
+	case "segment_alloc":
+		if r.segments == nil {
+			r.segments = map[uint64]uint64{}
+		}
+		r.segments[addr] = stream
+	case "segment_free":
+		if s, ok := r.segments[addr]; ok {
+			stream = s
+			delete(r.segments, addr)
+		}
+	}
 	r.clock++
-	r.Events = append(r.Events, Event{Action: action, Addr: addr, Size: size, Time: r.clock})
+	r.Events = append(r.Events, Event{Action: action, Addr: addr, Size: size, Stream: stream, Time: r.clock})
 }
 
 // Save writes a snapshot in PyTorch's format (what _dump_snapshot
-// writes: segments, device_traces, allocator_settings) for the
-// allocator's segments now and the recorded events, so that
-// pytorch.org/memory_viz and torch.cuda._memory_viz read it.
-func Save(path string, segs []allocator.SegmentInfo, events []Event, allocConf string) error {
+// writes: segments, device_traces, allocator_settings) for one device's
+// segments now and its recorded events, so that pytorch.org/memory_viz
+// and torch.cuda._memory_viz read it.
+func Save(path string, device int, segs []allocator.SegmentInfo, events []Event, allocConf string) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriter(f)
-	err = encode(w, snapshotValue(segs, events, allocConf))
+	err = encode(w, snapshotValue(device, segs, events, allocConf))
 	if err == nil {
 		err = w.Flush()
 	}
@@ -57,7 +75,7 @@ type kv struct {
 // tuple is a pickle tuple.
 type tuple []any
 
-func snapshotValue(segs []allocator.SegmentInfo, events []Event, allocConf string) dict {
+func snapshotValue(device int, segs []allocator.SegmentInfo, events []Event, allocConf string) dict {
 	var segments []any
 	for _, s := range segs {
 		var blocks []any
@@ -69,20 +87,25 @@ func snapshotValue(segs []allocator.SegmentInfo, events []Event, allocConf strin
 			typ = "small"
 		}
 		segments = append(segments, dict{
-			{"device", 0}, {"address", s.Address}, {"total_size", s.TotalSize},
+			{"device", s.Device}, {"address", s.Address}, {"total_size", s.TotalSize},
 			{"allocated_size", s.AllocatedSize}, {"active_size", s.ActiveSize}, {"requested_size", s.RequestedSize},
-			{"stream", 0}, {"segment_type", typ}, {"segment_pool_id", tuple{0, 0}}, {"is_expandable", s.Expandable},
+			{"stream", s.Stream}, {"segment_type", typ}, {"segment_pool_id", tuple{0, 0}}, {"is_expandable", s.Expandable},
 			{"frames", []any{}}, {"blocks", blocks},
 		})
 	}
 	sort.SliceStable(segments, func(i, j int) bool { return segments[i].(dict)[1].v.(uint64) < segments[j].(dict)[1].v.(uint64) })
+	traces := make([]any, device+1) // one list per device up to this one
+	for i := range traces {
+		traces[i] = []any{}
+	}
 	var trace []any
 	for _, e := range events {
-		trace = append(trace, dict{{"action", e.Action}, {"addr", e.Addr}, {"size", e.Size}, {"stream", 0}, {"time_us", e.Time}, {"frames", []any{}}})
+		trace = append(trace, dict{{"action", e.Action}, {"addr", e.Addr}, {"size", e.Size}, {"stream", e.Stream}, {"time_us", e.Time}, {"frames", []any{}}})
 	}
+	traces[device] = trace
 	return dict{
 		{"segments", segments},
-		{"device_traces", []any{trace}},
+		{"device_traces", traces},
 		{"allocator_settings", dict{{"PYTORCH_CUDA_ALLOC_CONF", allocConf}}},
 		{"external_annotations", []any{}},
 	}

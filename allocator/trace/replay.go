@@ -102,7 +102,7 @@ func (r *Replayer) Step() (oom error, err error) {
 	r.next++
 	switch op.kind {
 	case opAlloc:
-		p, e := r.A.Malloc(op.Size)
+		p, e := r.A.MallocOn(op.Stream, op.Size)
 		if e != nil {
 			if _, isOOM := errors.AsType[*allocator.OutOfMemoryError](e); isOOM {
 				if r.Observe != nil {

@@ -78,7 +78,7 @@ func checkDriverTracksReserved(t *testing.T, script string, rows []stepRow) {
 // driver-used is reserved plus the context at every step (with
 // expandable segments: the pages mapped so far).
 func TestGPUScriptsMatchSim(t *testing.T) {
-	gpus := strconv.Itoa(strings.Count(requireGPU(t), "\ncuda:") + 1)
+	gpus := strconv.Itoa(strings.Count("\n"+requireGPU(t), "\ncuda:"))
 	scripts, _ := filepath.Glob("../../scripts/*.gpumem")
 	for _, s := range scripts {
 		simRows := runJSON(t, "sim", "--devices", gpus, "--keep-going", s)

@@ -212,14 +212,22 @@ func exportSnapshot(w io.Writer, t *trace.Trace, o trace.Options, path string) e
 			delete(sizes, ptr)
 		}
 	}
-	if err := r.Run(nil); err != nil {
+	// Each op's events, its segment events included, carry its stream.
+	streamOf := func(i int) uint64 {
+		if i < len(t.Ops) {
+			return t.Ops[i].Stream
+		}
+		return 0
+	}
+	rec.Stream = streamOf(0)
+	if err := r.Run(func(i int, _ error) error { rec.Stream = streamOf(i + 1); return nil }); err != nil {
 		return err
 	}
 	conf := t.AllocConf
 	if o.AllocConf != nil {
 		conf = *o.AllocConf
 	}
-	if err := snapshot.Save(path, a.Snapshot(), rec.Events, conf); err != nil {
+	if err := snapshot.Save(path, 0, a.Snapshot(), rec.Events, conf); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "%s: %d ops, %d events and %d segments written to %s\n", t.Path, len(t.Ops), len(rec.Events), len(a.Snapshot()), path)

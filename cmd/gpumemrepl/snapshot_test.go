@@ -11,10 +11,12 @@ import (
 )
 
 // The snapshots of real training runs replay with every segment event in
-// order and the final segments as recorded.
+// order and the final segments as recorded; two_streams.pickle (recorded
+// by scripts/record_models.py) only because each stream has its own
+// pools.
 func TestReplaySnapshotCheck(t *testing.T) {
 	files := []string{"../../../shared/truth/workloads/gpt_train.pickle", "../../../shared/truth/workloads/cnn_train.pickle",
-		"../../../shared/truth/workloads/gpt_train.json", "../../testdata/models/mlp_adamw.pickle"}
+		"../../../shared/truth/workloads/gpt_train.json", "../../testdata/models/mlp_adamw.pickle", "../../testdata/models/two_streams.pickle"}
 	out, errOut, code := run(t, append([]string{"replay", "--check"}, files...)...)
 	if code != 0 || strings.Count(out, "ok   ") != len(files) || !strings.Contains(out, "gpt_train.pickle: 2204 ops, 43 segment events in order and the final 43 segments match") {
 		t.Errorf("exit %d\n%s%s", code, out, errOut)
@@ -69,6 +71,14 @@ func TestReplayExport(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "ok   ") {
 		t.Errorf("the export does not check: exit %d: %s", code, stdout)
 	}
+	// Each event keeps its stream: the export of a two-stream run checks.
+	out = t.TempDir() + "/two_streams.pickle"
+	if stdout, errOut, code := run(t, "replay", "--export", out, "../../testdata/models/two_streams.pickle"); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, stdout, errOut)
+	}
+	if stdout, _, code = run(t, "replay", "--check", out); code != 0 || !strings.Contains(stdout, "ok   ") {
+		t.Errorf("the two-stream export does not check: exit %d: %s", code, stdout)
+	}
 	if _, errOut, code := run(t, "replay", "--export", out, "--check", goodTrace); code != 2 || !strings.Contains(errOut, "--export writes one trace's replay") {
 		t.Errorf("--export --check: exit %d, %q", code, errOut)
 	}
@@ -97,7 +107,7 @@ func TestSessionLoadAndSave(t *testing.T) {
 // off, as a wrapped ring buffer does) replays from the state the
 // allocator held when it began, and ends with the recorded segments.
 func TestReplayLateHistory(t *testing.T) {
-	for _, path := range []string{"../../../shared/truth/workloads/gpt_train.pickle", "../../../shared/truth/workloads/cnn_train.pickle"} {
+	for _, path := range []string{"../../../shared/truth/workloads/gpt_train.pickle", "../../../shared/truth/workloads/cnn_train.pickle", "../../testdata/models/two_streams.pickle"} {
 		full, err := snapshot.Load(path)
 		if err != nil {
 			t.Fatal(err)
