@@ -19,9 +19,9 @@ import (
 // Allocator is the caching allocator of one device (PyTorch's
 // DeviceCachingAllocator).
 type Allocator struct {
-	dev    device.Device
-	index  int // the device index shown in messages
-	cfg    Config
+	dev   device.Device
+	index int // the device index shown in messages
+	cfg   Config
 	// streams are the pools of each stream, by stream, ascending;
 	// streams[0] is the default stream's (0). PyTorch keeps one small and
 	// one large pool ordered by stream first, so that a request sees its
@@ -32,7 +32,7 @@ type Allocator struct {
 	// the large pool, shared by the streams.
 	freeBlocksCalls [2]int64
 	active          activeSet // handed-out blocks by address
-	stats  Stats
+	stats           Stats
 
 	totalAllocated uint64 // bytes obtained from the device
 	limit          uint64 // allowed_memory_maximum; valid when hasLimit

@@ -25,7 +25,7 @@ type Op struct {
 	// Stream is the CUDA stream of an allocation (0, the default, when
 	// absent), and of the free of its block.
 	Stream uint64 `json:"stream,omitempty"`
-	kind opKind
+	kind   opKind
 }
 
 type opKind uint8
