@@ -95,8 +95,15 @@ func (a *Allocator) pools(small bool) []*BlockPool {
 // allPools lists every pool, large ones first.
 func (a *Allocator) allPools() []*BlockPool { return append(a.pools(false), a.pools(true)...) }
 
-// Stats returns a copy of the current statistics.
-func (a *Allocator) Stats() Stats { return a.stats }
+// Stats returns a copy of the current statistics. Active equals
+// allocated here: a block stays active after its free only while another
+// stream's use of it is pending, and frees complete at once (a snapshot's
+// replay frees at free_completed), so the hot path keeps one of the two.
+func (a *Allocator) Stats() Stats {
+	s := a.stats.settled()
+	s.Active, s.ActiveBytes = s.Allocation, s.AllocatedBytes
+	return s
+}
 
 // ErrUnknownPointer is returned by Free for an address that is not a live
 // allocation.
@@ -312,8 +319,6 @@ func (a *Allocator) allocFoundBlock(b *Block, at int, s, orig uint64) uint64 {
 	a.active.put(h.ptr, h)
 	a.stats.Allocation.increase(small, 1)
 	a.stats.AllocatedBytes.increase(small, int64(h.size))
-	a.stats.Active.increase(small, 1)
-	a.stats.ActiveBytes.increase(small, int64(h.size))
 	a.stats.RequestedBytes.increase(small, int64(orig))
 	if h.size >= a.cfg.MaxSplitSize {
 		a.stats.OversizeAllocs.increase(1)
@@ -342,7 +347,7 @@ func (a *Allocator) Free(ptr uint64) error {
 // freeBlock is free_block: merge b with free neighbours and cache it.
 func (a *Allocator) freeBlock(b *Block) {
 	small := b.pool.isSmall
-	origSize, req := b.size, b.requestedSize
+	req := b.requestedSize
 	var dBlocks, dBytes int64
 	at := -1 // a merged neighbour's pool entry, reused for b
 	for _, n := range [2]*Block{b.prev, b.next} {
@@ -376,8 +381,6 @@ func (a *Allocator) freeBlock(b *Block) {
 		a.stats.InactiveSplit.change(small, dBlocks)
 		a.stats.InactiveSplitBytes.change(small, dBytes)
 	}
-	a.stats.Active.decrease(small, 1)
-	a.stats.ActiveBytes.decrease(small, int64(origSize))
 	a.stats.RequestedBytes.decrease(small, int64(req))
 }
 

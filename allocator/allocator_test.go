@@ -323,8 +323,8 @@ func TestStreamsHaveTheirOwnPools(t *testing.T) {
 	if err := a.CheckInvariants(); err != nil {
 		t.Fatal(err)
 	}
-	if len(order) != 2 || order[0] != p || a.stats.ReservedBytes[bucketAll].Current != 64*MiB {
-		t.Errorf("empty_cache freed %#x, reserved %d; want the side stream's two segments, large first", order, a.stats.ReservedBytes[bucketAll].Current)
+	if len(order) != 2 || order[0] != p || a.Stats().ReservedBytes[bucketAll].Current != 64*MiB {
+		t.Errorf("empty_cache freed %#x, reserved %d; want the side stream's two segments, large first", order, a.Stats().ReservedBytes[bucketAll].Current)
 	}
 }
 

@@ -50,21 +50,21 @@ func (a *Allocator) CheckInvariants() error {
 		}
 		cached += len(pool.blocks)
 	}
-	if got := int64(a.active.n); got != a.stats.Active[bucketAll].Current {
-		return fmt.Errorf("active: %d blocks, stat says %d", got, a.stats.Active[bucketAll].Current)
+	st, want := a.Stats(), want.settled()
+	if got := int64(a.active.n); got != st.Allocation[bucketAll].Current {
+		return fmt.Errorf("active: %d blocks, stat says %d", got, st.Allocation[bucketAll].Current)
 	}
 	checks := []struct {
 		name      string
 		got, want *StatArray
 	}{
-		{"allocation", &a.stats.Allocation, &want.Allocation},
-		{"allocated_bytes", &a.stats.AllocatedBytes, &want.AllocatedBytes},
-		{"active_bytes", &a.stats.ActiveBytes, &want.AllocatedBytes},
-		{"requested_bytes", &a.stats.RequestedBytes, &want.RequestedBytes},
-		{"segment", &a.stats.Segment, &want.Segment},
-		{"reserved_bytes", &a.stats.ReservedBytes, &want.ReservedBytes},
-		{"inactive_split", &a.stats.InactiveSplit, &want.InactiveSplit},
-		{"inactive_split_bytes", &a.stats.InactiveSplitBytes, &want.InactiveSplitBytes},
+		{"allocation", &st.Allocation, &want.Allocation},
+		{"allocated_bytes", &st.AllocatedBytes, &want.AllocatedBytes},
+		{"requested_bytes", &st.RequestedBytes, &want.RequestedBytes},
+		{"segment", &st.Segment, &want.Segment},
+		{"reserved_bytes", &st.ReservedBytes, &want.ReservedBytes},
+		{"inactive_split", &st.InactiveSplit, &want.InactiveSplit},
+		{"inactive_split_bytes", &st.InactiveSplitBytes, &want.InactiveSplitBytes},
 	}
 	for _, c := range checks {
 		for k := range c.got {
@@ -73,8 +73,8 @@ func (a *Allocator) CheckInvariants() error {
 			}
 		}
 	}
-	if uint64(a.stats.ReservedBytes[bucketAll].Current) != a.totalAllocated {
-		return fmt.Errorf("reserved %d != total allocated %d", a.stats.ReservedBytes[bucketAll].Current, a.totalAllocated)
+	if uint64(st.ReservedBytes[bucketAll].Current) != a.totalAllocated {
+		return fmt.Errorf("reserved %d != total allocated %d", st.ReservedBytes[bucketAll].Current, a.totalAllocated)
 	}
 	// With expandable segments PyTorch checks the limit against the
 	// segment size of the request but maps whole pages, which can pass

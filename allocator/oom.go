@@ -63,6 +63,7 @@ func (a *Allocator) outOfMemory(s, allocSize uint64) error {
 		return err
 	}
 	a.stats.NumOOMs++
+	st := a.Stats()
 	return &OutOfMemoryError{
 		Device:      a.index,
 		AllocSize:   allocSize,
@@ -70,8 +71,8 @@ func (a *Allocator) outOfMemory(s, allocSize uint64) error {
 		DeviceTotal: total,
 		Allowed:     a.limit,
 		HasLimit:    a.hasLimit,
-		Allocated:   uint64(a.stats.AllocatedBytes[bucketAll].Current),
-		Reserved:    uint64(a.stats.ReservedBytes[bucketAll].Current),
+		Allocated:   uint64(st.AllocatedBytes[bucketAll].Current),
+		Reserved:    uint64(st.ReservedBytes[bucketAll].Current),
 	}
 }
 

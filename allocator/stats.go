@@ -18,15 +18,6 @@ func (s *Stat) decrease(n int64) {
 	s.Freed += n
 }
 
-// change applies a signed difference as PyTorch does: an increase or a
-// decrease by its absolute value.
-func (s *Stat) change(n int64) {
-	if n >= 0 {
-		s.increase(n)
-	} else {
-		s.decrease(-n)
-	}
-}
 
 // Pool buckets of a StatArray, in PyTorch's order.
 const (
@@ -38,22 +29,43 @@ const (
 
 var bucketNames = [numBuckets]string{"all", "small_pool", "large_pool"}
 
-// A StatArray is a Stat per bucket: all, small_pool, large_pool.
+// A StatArray is a Stat per bucket: all, small_pool, large_pool. On the
+// allocator's hot path only the pool's bucket and the peak of all are
+// kept; the rest of all is the sum of the pools, filled in by settle.
 type StatArray [numBuckets]Stat
 
 func (a *StatArray) increase(small bool, n int64) {
-	a[bucketAll].increase(n)
 	a[poolBucket(small)].increase(n)
+	a[bucketAll].Peak = max(a[bucketAll].Peak, a[bucketSmall].Current+a[bucketLarge].Current)
 }
 
 func (a *StatArray) decrease(small bool, n int64) {
-	a[bucketAll].decrease(n)
 	a[poolBucket(small)].decrease(n)
 }
 
+// change applies a signed difference as PyTorch does: an increase or a
+// decrease by its absolute value.
 func (a *StatArray) change(small bool, n int64) {
-	a[bucketAll].change(n)
-	a[poolBucket(small)].change(n)
+	if n >= 0 {
+		a.increase(small, n)
+	} else {
+		a.decrease(small, -n)
+	}
+}
+
+// settle fills in all's current, allocated and freed from the pools.
+func (a *StatArray) settle() {
+	s, l := &a[bucketSmall], &a[bucketLarge]
+	all := &a[bucketAll]
+	all.Current, all.Allocated, all.Freed = s.Current+l.Current, s.Allocated+l.Allocated, s.Freed+l.Freed
+}
+
+// settled returns a copy of s with every all bucket filled in.
+func (s Stats) settled() Stats {
+	for _, a := range s.arrays() {
+		a.settle()
+	}
+	return s
 }
 
 func poolBucket(small bool) int {
@@ -98,6 +110,7 @@ func (s *Stat) fields() [4]int64 { return [4]int64{s.Current, s.Peak, s.Allocate
 
 func (s *Stats) resetPeak() {
 	for _, a := range s.arrays() {
+		a.settle()
 		for i := range a {
 			a[i].Peak = a[i].Current
 		}
