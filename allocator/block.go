@@ -1,5 +1,7 @@
 package allocator
 
+import "math/bits"
+
 // A Block is a contiguous range of a segment: handed out (allocated) or
 // cached (in its pool's free set). Blocks of one segment form a list in
 // address order.
@@ -78,17 +80,31 @@ func (p *BlockPool) lowerBound(size, ptr uint64) int {
 	return p.search(0, len(p.blocks), size, ptr)
 }
 
-// search is lowerBound within blocks[lo:hi].
+// search is lowerBound within blocks[lo:hi]. It has no branch on the
+// data: each step compares (size, ptr) keys as one 128-bit number (the
+// borrow of a subtraction) and moves by a mask, since pools are a few
+// dozen blocks and a mispredicted branch per step cost more than the
+// steps.
 func (p *BlockPool) search(lo, hi int, size, ptr uint64) int {
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		if p.blocks[mid].less(size, ptr) {
-			lo = mid + 1
-		} else {
-			hi = mid
-		}
+	bl := p.blocks[lo:hi]
+	n := len(bl)
+	if n == 0 {
+		return lo
 	}
-	return lo
+	base := 0
+	for n > 1 {
+		half := n >> 1
+		base += half & -bl[base+half].below(size, ptr)
+		n -= half
+	}
+	return lo + base + bl[base].below(size, ptr)
+}
+
+// below is 1 when the entry's key is less than (size, ptr), else 0.
+func (e *poolEntry) below(size, ptr uint64) int {
+	_, borrow := bits.Sub64(e.ptr, ptr, 0)
+	_, borrow = bits.Sub64(e.size, size, borrow)
+	return int(borrow)
 }
 
 func (p *BlockPool) insert(b *Block) {
