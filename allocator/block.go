@@ -121,17 +121,15 @@ func (p *BlockPool) rekey(i int, b *Block) {
 	b.gcCountBase = *p.freeBlocksCalls
 	e := poolEntry{b.size, b.ptr, b.id}
 	bl := p.blocks
-	if i+1 < len(bl) && bl[i+1].less(e.size, e.ptr) { // moves up
-		k := p.search(i+1, len(bl), e.size, e.ptr)
-		copy(bl[i:k-1], bl[i+1:k])
-		bl[k-1] = e
-		return
+	// Blocks move a few places at most in pools of a few dozen: a walk
+	// costs less than a search and a call to memmove.
+	for i+1 < len(bl) && bl[i+1].less(e.size, e.ptr) { // moves up
+		bl[i] = bl[i+1]
+		i++
 	}
-	if i > 0 && !bl[i-1].less(e.size, e.ptr) { // moves down
-		k := p.search(0, i, e.size, e.ptr)
-		copy(bl[k+1:i+1], bl[k:i])
-		bl[k] = e
-		return
+	for i > 0 && !bl[i-1].less(e.size, e.ptr) { // moves down
+		bl[i] = bl[i-1]
+		i--
 	}
 	bl[i] = e
 }
