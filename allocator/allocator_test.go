@@ -338,3 +338,46 @@ func (f *freeOrder) Free(ptr uint64) error {
 	*f.order = append(*f.order, ptr)
 	return f.Device.Free(ptr)
 }
+
+// A pool keeps its order through inserts, removals and rekeys that move
+// an entry a few places (walked) or far (searched and shifted at once).
+func TestPoolOrder(t *testing.T) {
+	var calls int64
+	ar := &blockArena{}
+	p := &BlockPool{arena: ar, freeBlocksCalls: &calls}
+	rng := rand.New(rand.NewPCG(7, 11))
+	var blocks []*Block
+	for i := 0; i < 300; i++ {
+		b := ar.alloc()
+		b.pool, b.ptr, b.size = p, uint64(i+1)<<20, uint64(rng.IntN(400)+1)*512
+		p.insert(b)
+		blocks = append(blocks, b)
+	}
+	check := func(what string) {
+		t.Helper()
+		for i := range p.blocks {
+			if i > 0 && !p.blocks[i-1].less(p.blocks[i].size, p.blocks[i].ptr) {
+				t.Fatalf("%s: out of order at %d", what, i)
+			}
+		}
+		for _, b := range blocks {
+			if i := p.indexOf(b); i < 0 || p.block(i) != b {
+				t.Fatalf("%s: block %#x not found", what, b.ptr)
+			}
+		}
+	}
+	check("insert")
+	for n := 0; n < 2000; n++ {
+		b := blocks[rng.IntN(len(blocks))]
+		i := p.indexOf(b)
+		b.size = uint64(rng.IntN(400)+1) * 512 // anywhere: near or far
+		p.rekey(i, b)
+	}
+	check("rekey")
+	for len(blocks) > 0 {
+		k := rng.IntN(len(blocks))
+		p.removeAt(p.indexOf(blocks[k]))
+		blocks = append(blocks[:k], blocks[k+1:]...)
+		check("removeAt")
+	}
+}

@@ -111,9 +111,20 @@ func (p *BlockPool) insert(b *Block) {
 	b.gcCountBase = *p.freeBlocksCalls
 	i := p.lowerBound(b.size, b.ptr)
 	p.blocks = append(p.blocks, poolEntry{})
-	copy(p.blocks[i+1:], p.blocks[i:])
-	p.blocks[i] = poolEntry{b.size, b.ptr, b.id}
+	bl := p.blocks
+	if len(bl)-i > shortMove {
+		copy(bl[i+1:], bl[i:])
+	} else {
+		for k := len(bl) - 1; k > i; k-- {
+			bl[k] = bl[k-1]
+		}
+	}
+	bl[i] = poolEntry{b.size, b.ptr, b.id}
 }
+
+// shortMove is how many entries a pool shifts by hand rather than with
+// memmove, whose call costs more for a few dozen.
+const shortMove = 64
 
 // rekey moves the entry at index i to b's (changed) key, as a removal and
 // an insert_into_blocks in one shift of the entries in between.
@@ -121,13 +132,25 @@ func (p *BlockPool) rekey(i int, b *Block) {
 	b.gcCountBase = *p.freeBlocksCalls
 	e := poolEntry{b.size, b.ptr, b.id}
 	bl := p.blocks
-	// Blocks move a few places at most in pools of a few dozen: a walk
-	// costs less than a search and a call to memmove.
-	for i+1 < len(bl) && bl[i+1].less(e.size, e.ptr) { // moves up
+	// Blocks move a few places in pools of a few dozen: a walk costs less
+	// than a search and a call to memmove. A long way goes at once.
+	for k := 0; i+1 < len(bl) && bl[i+1].less(e.size, e.ptr); k++ { // moves up
+		if k == shortMove {
+			j := p.search(i+1, len(bl), e.size, e.ptr)
+			copy(bl[i:j-1], bl[i+1:j])
+			i = j - 1
+			break
+		}
 		bl[i] = bl[i+1]
 		i++
 	}
-	for i > 0 && !bl[i-1].less(e.size, e.ptr) { // moves down
+	for k := 0; i > 0 && !bl[i-1].less(e.size, e.ptr); k++ { // moves down
+		if k == shortMove {
+			j := p.search(0, i, e.size, e.ptr)
+			copy(bl[j+1:i+1], bl[j:i])
+			i = j
+			break
+		}
 		bl[i] = bl[i-1]
 		i--
 	}
@@ -149,7 +172,13 @@ func (p *BlockPool) remove(b *Block) {
 
 // removeAt drops the i-th cached block.
 func (p *BlockPool) removeAt(i int) {
-	copy(p.blocks[i:], p.blocks[i+1:])
-	p.blocks[len(p.blocks)-1] = poolEntry{}
-	p.blocks = p.blocks[:len(p.blocks)-1]
+	bl := p.blocks
+	if len(bl)-i > shortMove {
+		copy(bl[i:], bl[i+1:])
+	} else {
+		for ; i+1 < len(bl); i++ {
+			bl[i] = bl[i+1]
+		}
+	}
+	p.blocks = bl[:len(bl)-1]
 }
