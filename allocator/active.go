@@ -15,7 +15,7 @@ func (s *activeSet) slot(p uint64) uint64 {
 }
 
 func (s *activeSet) put(p uint64, b *Block) {
-	if 4*(s.n+1) > 3*len(s.keys) {
+	if 2*(s.n+1) > len(s.keys) {
 		s.grow()
 	}
 	mask := uint64(len(s.keys) - 1)
