@@ -18,7 +18,6 @@ func (s *Stat) decrease(n int64) {
 	s.Freed += n
 }
 
-
 // Pool buckets of a StatArray, in PyTorch's order.
 const (
 	bucketAll = iota

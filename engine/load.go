@@ -2,14 +2,16 @@ package engine
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
+	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
 )
 
 // Loaded is what `load` leaves in the session: the blocks of a replayed
-// trace that were live at its end, on cuda:0. Deleting its name frees
-// them.
+// trace that were live at its end. Deleting its name frees them.
 type Loaded struct {
 	Path  string
 	Ops   int
@@ -22,28 +24,58 @@ func (l *Loaded) String() string {
 	return fmt.Sprintf("loaded from %s: %d ops replayed, %d blocks still held (%s requested)", l.Path, l.Ops, len(l.live), allocator.FormatSize(l.bytes))
 }
 
-// load replays a trace or snapshot's ops on cuda:0 through the session's
-// allocator: the memory of a real run, to experiment on from there.
+// load replays a trace or snapshot's ops through the session's
+// allocators: the memory of a real run, to experiment on from there. A
+// snapshot's history of cuda:N goes to the session's cuda:N; a file with
+// one device's history goes to cuda:0 when the session has no cuda:N.
 func (s *Session) load(c *Load) error {
-	t, _, err := snapshot.Open(c.Path)
+	histories, err := snapshot.Open(c.Path)
 	if err != nil {
 		return err
 	}
-	g, err := s.initGPU(0)
+	l := &Loaded{Path: c.Path}
+	ooms := 0
+	for _, h := range histories {
+		dev := Device{CUDA: true, Index: h.Trace.Device}
+		if dev.Index >= len(s.gpus) {
+			if len(histories) > 1 {
+				return fmt.Errorf("%s holds cuda:%d's history and this session has %d device(s) (--devices sets how many are simulated)", c.Path, dev.Index, len(s.gpus))
+			}
+			s.event("cuda:%d's history, replayed on cuda:0", dev.Index)
+			dev.Index = 0
+		}
+		n, err := s.loadOps(h.Trace, dev, c.Until, l)
+		if err != nil {
+			return err
+		}
+		ooms += n
+	}
+	s.bind(c.Name, l)
+	if ooms > 0 {
+		s.event("%d allocations of the trace ran out of memory here and were skipped", ooms)
+	}
+	return nil
+}
+
+// loadOps replays t's first until ops (all when until < 0) on dev, each
+// allocation on its stream, and adds what is live at the end to l. It
+// returns how many allocations ran out of memory.
+func (s *Session) loadOps(t *trace.Trace, dev Device, until int, l *Loaded) (int, error) {
+	g, err := s.initGPU(dev.Index)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	ops := t.Ops
-	if c.Until >= 0 && c.Until < len(ops) {
-		ops = ops[:c.Until]
+	if until >= 0 && until < len(ops) {
+		ops = ops[:until]
 	}
+	l.Ops += len(ops)
 	byID := map[int]*storage{}
-	l := &Loaded{Path: c.Path, Ops: len(ops)}
 	ooms := 0
 	for _, op := range ops {
 		switch op.Op {
 		case "alloc":
-			st, err := s.newStorage(Device{CUDA: true}, op.Size, false)
+			st, err := s.newStorageOn(dev, op.Stream, op.Size, false)
 			if err != nil {
 				ooms++
 				continue
@@ -56,19 +88,15 @@ func (s *Session) load(c *Load) error {
 			}
 		case "empty_cache":
 			if err := g.alloc.EmptyCache(); err != nil {
-				return err
+				return ooms, err
 			}
 		}
 	}
-	for _, st := range byID {
-		l.live = append(l.live, st)
-		l.bytes += st.bytes
+	for _, id := range slices.Sorted(maps.Keys(byID)) { // in allocation order, so that a del frees the same way every time
+		l.live = append(l.live, byID[id])
+		l.bytes += byID[id].bytes
 	}
-	s.bind(c.Name, l)
-	if ooms > 0 {
-		s.event("%d allocations of the trace ran out of memory here and were skipped", ooms)
-	}
-	return nil
+	return ooms, nil
 }
 
 // freeLoaded lets go of what a load holds.

@@ -644,7 +644,12 @@ func (s *Session) peer(from, to Device) error {
 // newStorage takes n bytes on dev; fill writes them (zeros), as every
 // constructor but empty does, and a copy leaves them to the copy.
 func (s *Session) newStorage(dev Device, n uint64, fill bool) (*storage, error) {
-	st := &storage{device: dev, bytes: n, refs: 1}
+	return s.newStorageOn(dev, 0, n, fill)
+}
+
+// newStorageOn is newStorage on a CUDA stream (a loaded history's).
+func (s *Session) newStorageOn(dev Device, stream, n uint64, fill bool) (*storage, error) {
+	st := &storage{device: dev, bytes: n, refs: 1, stream: stream}
 	if !dev.CUDA {
 		if avail, ok := memAvailable(); ok && n > avail {
 			return nil, &HostAllocError{Bytes: n}
@@ -663,7 +668,8 @@ func (s *Session) newStorage(dev Device, n uint64, fill bool) (*storage, error) 
 	if err != nil {
 		return nil, err
 	}
-	p, err := g.alloc.Malloc(n)
+	g.history.Stream = stream
+	p, err := g.alloc.MallocOn(stream, n)
 	if err != nil {
 		g.history.Add("oom", 0, n)
 		return nil, err
@@ -700,6 +706,7 @@ func (s *Session) release(st *storage) bool {
 	if st.device.CUDA {
 		if st.bytes > 0 {
 			g := s.gpus[st.device.Index]
+			g.history.Stream = st.stream
 			g.history.Add("free_requested", st.ptr, st.bytes)
 			g.alloc.Free(st.ptr) //nolint:errcheck // the engine only frees what it allocated
 			g.history.Add("free_completed", st.ptr, st.bytes)

@@ -49,6 +49,7 @@ type storage struct {
 	device Device
 	bytes  uint64
 	ptr    uint64   // device address (CUDA)
+	stream uint64   // the CUDA stream it was allocated on (CUDA)
 	host   *hostBuf // host memory (CPU)
 	refs   int      // tensors that use it
 	vals   knownValues

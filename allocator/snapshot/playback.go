@@ -15,17 +15,10 @@ type Playback struct {
 	inner map[uint64]uint64 // address handed out → the device's own
 }
 
-// NewPlayback plays the snapshot's segment addresses over dev: those of
-// the preload of a late-starting history first (call it after Prepare).
-func (s *Snapshot) NewPlayback(dev device.Device) *Playback {
-	p := &Playback{Device: dev, inner: map[uint64]uint64{}}
-	p.next = append(p.next, s.preloaded...)
-	for _, e := range s.Events {
-		if e.Action == "segment_alloc" {
-			p.next = append(p.next, e)
-		}
-	}
-	return p
+// NewPlayback plays the recording's segment addresses over dev: those of
+// the preload of a late-starting history first.
+func (r *Replay) NewPlayback(dev device.Device) *Playback {
+	return &Playback{Device: dev, inner: map[uint64]uint64{}, next: r.segmentAllocs}
 }
 
 // Malloc implements device.Device.

@@ -13,12 +13,14 @@ package snapshot
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/big"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/nlpodyssey/gopickle/pickle"
@@ -55,30 +57,38 @@ type Segment struct {
 	Blocks    []Block `json:"blocks"`
 }
 
-// Snapshot is what a snapshot file holds for device 0.
+// Snapshot is what a snapshot file holds for one device.
 type Snapshot struct {
+	Device    int
 	AllocConf string
 	Events    []Event
 	Segments  []Segment
 	// HasRequested reports whether blocks carry their requested size
 	// (the pickle does; the JSON flattening does not).
 	HasRequested bool
-	// OtherDevices counts the events of devices other than 0, which are
-	// not replayed.
-	OtherDevices int
-	// preloaded are the segments a late-starting history's replay
-	// creates first (see preload.go), for Playback.
-	preloaded []Event
 }
 
-// Load reads a snapshot from a .pickle or a .json file.
+// Load reads the first device's snapshot (the lowest index with a
+// history or segments) from a .pickle or a .json file.
 func Load(path string) (*Snapshot, error) {
+	all, err := LoadAll(path)
+	if err != nil {
+		return nil, err
+	}
+	return all[0], nil
+}
+
+// LoadAll reads a snapshot file: one Snapshot per device that has a
+// history or segments, by device index (a process of a multi-GPU run
+// records its own device: its file may hold cuda:3 alone), or an empty
+// one of device 0.
+func LoadAll(path string) ([]*Snapshot, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var s *Snapshot
+	var s []*Snapshot
 	if strings.HasSuffix(path, ".json") {
 		s, err = fromJSON(bufio.NewReader(f))
 	} else if st, serr := f.Stat(); serr != nil || st.Size() > maxPickle {
@@ -98,60 +108,216 @@ func Load(path string) (*Snapshot, error) {
 	return s, nil
 }
 
-// Open reads a file to replay: an ops trace, or a snapshot prepared as
-// the trace of its allocations and frees (r is nil for an ops trace). A
-// .pickle is a snapshot; a .json is an ops trace unless it has no ops, in
-// which case it is read as a snapshot's JSON flattening.
-func Open(path string) (t *trace.Trace, r *Replay, err error) {
-	if !strings.HasSuffix(path, ".pickle") && !strings.HasSuffix(path, ".pkl") {
+// devices collects per-device snapshots as a file is read.
+type devices map[int]*Snapshot
+
+// of returns device d's snapshot, made on first use like proto.
+func (ds devices) of(d int, proto *Snapshot) *Snapshot {
+	s, ok := ds[d]
+	if !ok {
+		s = &Snapshot{Device: d, AllocConf: proto.AllocConf, HasRequested: proto.HasRequested}
+		ds[d] = s
+	}
+	return s
+}
+
+// list is the snapshots by device index; device 0's, empty, if none.
+func (ds devices) list(proto *Snapshot) []*Snapshot {
+	if len(ds) == 0 {
+		ds.of(0, proto)
+	}
+	out := make([]*Snapshot, 0, len(ds))
+	for _, s := range ds {
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b *Snapshot) int { return cmp.Compare(a.Device, b.Device) })
+	return out
+}
+
+// Opened is one history of a file to replay: an ops trace (Replay is
+// nil), or one device's history of a snapshot prepared as the trace of
+// its allocations and frees.
+type Opened struct {
+	Trace  *trace.Trace
+	Replay *Replay
+}
+
+// Open reads a file to replay. A .pickle is a snapshot, one history per
+// device it recorded (named FILE cuda:N unless the file holds cuda:0
+// alone); a .json is an ops trace unless its top level names "events"
+// (or has no ops), which makes it a snapshot's JSON flattening.
+func Open(path string) ([]Opened, error) {
+	var err error
+	if !strings.HasSuffix(path, ".pickle") && !strings.HasSuffix(path, ".pkl") && !isFlattening(path) {
+		var t *trace.Trace
 		t, err = trace.Load(path)
 		if !errors.Is(err, trace.ErrNoOps) || !strings.HasSuffix(path, ".json") {
-			return t, nil, err
+			if err != nil {
+				return nil, err
+			}
+			return []Opened{{Trace: t}}, nil
 		}
 	}
-	s, serr := Load(path)
+	all, serr := LoadAll(path)
 	if errors.Is(serr, errNoEvents) {
-		return nil, nil, err // neither: say what an ops trace lacks
+		return nil, err // neither: say what an ops trace lacks
 	}
 	if serr != nil {
-		return nil, nil, serr
+		return nil, serr
 	}
-	if r, err = s.Prepare(path); err != nil {
-		return nil, nil, err
+	var out []Opened
+	for _, s := range all {
+		name := path
+		if len(all) > 1 || s.Device != 0 {
+			name = fmt.Sprintf("%s cuda:%d", path, s.Device)
+		}
+		r, err := s.Prepare(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Opened{Trace: r.Trace, Replay: r})
 	}
-	return r.Trace, r, nil
+	return out, nil
+}
+
+// isFlattening reports whether path is a .json file whose top-level
+// object names "events" before any "ops": a snapshot's flattening, read
+// once, not first tried as an ops trace. It reads only the keys and
+// skips what comes before.
+func isFlattening(path string) bool {
+	if !strings.HasSuffix(path, ".json") {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	dec := json.NewDecoder(bufio.NewReader(f))
+	found := errors.New("found")
+	events := false
+	err = eachKey(dec, func(key string) error {
+		switch key {
+		case "events":
+			events = true
+			return found
+		case "ops":
+			return found
+		}
+		return skipValue(dec)
+	})
+	return err == found && events
 }
 
 // errNoEvents is a JSON file that is no snapshot either.
 var errNoEvents = errors.New(`not a snapshot: no "events"`)
 
-// fromJSON reads the flattening: {"alloc_conf", "events", "final_segments"}.
-func fromJSON(r io.Reader) (*Snapshot, error) {
-	var j struct {
-		AllocConf string    `json:"alloc_conf"`
-		Events    []Event   `json:"events"`
-		Segments  []Segment `json:"final_segments"`
-	}
-	if err := json.NewDecoder(r).Decode(&j); err != nil {
+// fromJSON reads the flattening: {"alloc_conf", "events",
+// "final_segments"}, one event at a time, so that a long history never
+// sits in memory as text beside its events.
+func fromJSON(r io.Reader) ([]*Snapshot, error) {
+	dec := json.NewDecoder(r)
+	s := &Snapshot{} // the settings every device shares
+	ds := devices{}
+	sawEvents := false
+	err := eachKey(dec, func(key string) error {
+		switch key {
+		case "alloc_conf":
+			return dec.Decode(&s.AllocConf)
+		case "events":
+			sawEvents = true
+			return eachElement(dec, func() error {
+				var e Event
+				if err := dec.Decode(&e); err != nil {
+					return err
+				}
+				d := ds.of(e.Device, s)
+				d.Events = append(d.Events, e)
+				return nil
+			})
+		case "final_segments":
+			var segs []Segment
+			if err := dec.Decode(&segs); err != nil {
+				return err
+			}
+			for _, g := range segs {
+				d := ds.of(g.Device, s)
+				d.Segments = append(d.Segments, g)
+			}
+			return nil
+		}
+		return skipValue(dec)
+	})
+	if err != nil {
 		return nil, fmt.Errorf("not a snapshot: %w", err)
 	}
-	if j.Events == nil {
+	if !sawEvents {
 		return nil, errNoEvents
 	}
-	s := &Snapshot{AllocConf: j.AllocConf}
-	for _, e := range j.Events {
-		if e.Device == 0 {
-			s.Events = append(s.Events, e)
-		} else {
-			s.OtherDevices++
+	return ds.list(s), nil
+}
+
+// eachKey calls f with each key of the JSON object dec is at; f reads
+// the key's value.
+func eachKey(dec *json.Decoder, f func(key string) error) error {
+	if err := expectDelim(dec, '{'); err != nil {
+		return err
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if err := f(t.(string)); err != nil {
+			return err
 		}
 	}
-	for _, g := range j.Segments {
-		if g.Device == 0 {
-			s.Segments = append(s.Segments, g)
+	return expectDelim(dec, '}')
+}
+
+// eachElement calls f for each element of the JSON array dec is at; f
+// reads the element.
+func eachElement(dec *json.Decoder, f func() error) error {
+	if err := expectDelim(dec, '['); err != nil {
+		return err
+	}
+	for dec.More() {
+		if err := f(); err != nil {
+			return err
 		}
 	}
-	return s, nil
+	return expectDelim(dec, ']')
+}
+
+func expectDelim(dec *json.Decoder, want json.Delim) error {
+	t, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := t.(json.Delim); !ok || d != want {
+		return fmt.Errorf("expected %q, found %v", want, t)
+	}
+	return nil
+}
+
+// skipValue reads past the next value, token by token.
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch t {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
 }
 
 // maxPickle is the largest snapshot read (a 1,000,000-event history is
@@ -261,7 +427,7 @@ func within(err error, step string) error {
 
 // fromPlain reads the snapshot dict (checked plain data): segments,
 // device_traces and allocator_settings.
-func fromPlain(v any) (*Snapshot, error) {
+func fromPlain(v any) ([]*Snapshot, error) {
 	top, ok := v.(*types.Dict)
 	if !ok {
 		return nil, errors.New("not a snapshot: the pickle is not a dict")
@@ -274,37 +440,35 @@ func fromPlain(v any) (*Snapshot, error) {
 	if set, ok := get(top, "allocator_settings").(*types.Dict); ok {
 		s.AllocConf, _ = get(set, "PYTORCH_CUDA_ALLOC_CONF").(string)
 	}
-	for _, other := range (*traces)[min(1, len(*traces)):] {
-		if l, ok := other.(*types.List); ok {
-			s.OtherDevices += len(*l)
-		}
-	}
-	if len(*traces) > 0 {
-		entries, ok := (*traces)[0].(*types.List)
+	ds := devices{}
+	for dev, tr := range *traces {
+		entries, ok := tr.(*types.List)
 		if !ok {
-			return nil, errors.New("not a snapshot: device_traces[0] is not a list")
+			return nil, fmt.Errorf("not a snapshot: device_traces[%d] is not a list", dev)
 		}
-		s.Events = make([]Event, 0, len(*entries))
+		if len(*entries) == 0 {
+			continue
+		}
+		ev := ds.of(dev, s)
+		ev.Events = make([]Event, 0, len(*entries))
 		for i, e := range *entries {
 			d, ok := e.(*types.Dict)
 			if !ok {
-				return nil, fmt.Errorf("device_traces[0][%d] is not a dict", i)
+				return nil, fmt.Errorf("device_traces[%d][%d] is not a dict", dev, i)
 			}
-			s.Events = append(s.Events, Event{Action: str(get(d, "action")), Addr: num(get(d, "addr")), Size: num(get(d, "size")), Stream: num(get(d, "stream")), Time: int64(num(get(d, "time_us")))})
+			ev.Events = append(ev.Events, Event{Action: str(get(d, "action")), Addr: num(get(d, "addr")), Size: num(get(d, "size")), Stream: num(get(d, "stream")), Device: dev, Time: int64(num(get(d, "time_us")))})
 		}
 	}
 	segs, _ := get(top, "segments").(*types.List)
 	if segs == nil {
-		return s, nil
+		return ds.list(s), nil
 	}
 	for i, g := range *segs {
 		d, ok := g.(*types.Dict)
 		if !ok {
 			return nil, fmt.Errorf("segments[%d] is not a dict", i)
 		}
-		if num(get(d, "device")) != 0 {
-			continue
-		}
+		dev := int(min(num(get(d, "device")), 1<<20))
 		seg := Segment{Stream: num(get(d, "stream")), Address: num(get(d, "address")), TotalSize: num(get(d, "total_size")), Type: str(get(d, "segment_type"))}
 		if blocks, ok := get(d, "blocks").(*types.List); ok {
 			for _, b := range *blocks {
@@ -315,9 +479,10 @@ func fromPlain(v any) (*Snapshot, error) {
 				seg.Blocks = append(seg.Blocks, Block{Address: num(get(bd, "address")), Size: num(get(bd, "size")), Requested: num(get(bd, "requested_size")), State: str(get(bd, "state"))})
 			}
 		}
-		s.Segments = append(s.Segments, seg)
+		sd := ds.of(dev, s)
+		sd.Segments = append(sd.Segments, seg)
 	}
-	return s, nil
+	return ds.list(s), nil
 }
 
 // get is d[key], or nil.
@@ -351,7 +516,6 @@ func num(v any) uint64 {
 // segment events the recording saw, the segments it ended with, and how
 // much of its history is missing.
 type Replay struct {
-	Snapshot      *Snapshot
 	Trace         *trace.Trace
 	SegmentEvents []SegmentEvent
 	Final         []trace.Segment
@@ -362,6 +526,9 @@ type Replay struct {
 	// began (a ring buffer that wrapped, or recording started late):
 	// they are left out.
 	Unknown int
+	// segmentAllocs are the segments the recording's driver handed out,
+	// in order, the preload's first (for Playback).
+	segmentAllocs []Event
 	// Preloaded and PreloadedBlocks count the segments and live blocks
 	// the replay starts from, for a history that starts late; the replay's
 	// first Preloaded segment events are theirs.
@@ -377,9 +544,6 @@ func (r *Replay) Notes() string {
 	}
 	if r.Unknown > 0 {
 		n = append(n, fmt.Sprintf("%d frees of blocks it never saw are left out", r.Unknown))
-	}
-	if r.Snapshot.OtherDevices > 0 {
-		n = append(n, fmt.Sprintf("%d events of other devices are not replayed", r.Snapshot.OtherDevices))
 	}
 	if len(n) == 0 {
 		return ""
@@ -407,14 +571,14 @@ func WithoutRequested(l []trace.Segment) []trace.Segment {
 // PyTorch could not make, and each run of segment_free events an
 // empty_cache.
 func (s *Snapshot) Prepare(path string) (*Replay, error) {
-	r := &Replay{Snapshot: s, Final: s.layout(), WithRequested: s.HasRequested}
+	r := &Replay{Final: s.layout(), WithRequested: s.HasRequested}
 	ops := make([]trace.Op, 0, len(s.Events))
 	live := map[uint64]int{}   // address → op id
 	stream := map[int]uint64{} // op id → its allocation's stream
 	next := 0
 	var startIDs map[uint64]int
 	if segs := s.startState(); segs != nil {
-		ops, startIDs, s.preloaded, next = preload(segs, 0, stream)
+		ops, startIDs, r.segmentAllocs, next = preload(segs, 0, stream)
 		r.Preloaded, r.PreloadedBlocks = len(segs), len(startIDs)
 	}
 	for i, e := range s.Events {
@@ -443,6 +607,9 @@ func (s *Snapshot) Prepare(path string) (*Replay, error) {
 				ops = append(ops, trace.Op{Op: "empty_cache"})
 			}
 		}
+		if e.Action == "segment_alloc" {
+			r.segmentAllocs = append(r.segmentAllocs, e)
+		}
 		switch e.Action {
 		case "segment_alloc", "segment_free", "segment_map", "segment_unmap":
 			r.SegmentEvents = append(r.SegmentEvents, SegmentEvent{Action: e.Action, Size: e.Size})
@@ -452,6 +619,7 @@ func (s *Snapshot) Prepare(path string) (*Replay, error) {
 	if err != nil {
 		return nil, err
 	}
+	t.Device = s.Device
 	r.Trace = t
 	return r, nil
 }

@@ -41,7 +41,7 @@ func Setup(t *Trace, o Options) (*allocator.Allocator, error) {
 	}
 	dev := NewDevice(t, o)
 	total := dev.TotalMemory()
-	a := allocator.New(dev, 0, cfg)
+	a := allocator.New(dev, t.Device, cfg)
 	switch {
 	case o.LimitBytes != nil:
 		err = a.SetMemoryFraction(float64(*o.LimitBytes) / float64(total))

@@ -60,6 +60,9 @@ type Trace struct {
 	Expect         []map[string]any     `json:"expect"`
 	Layouts        map[string][]Segment `json:"layouts"`
 	Path           string               `json:"-"`
+	// Device is the CUDA index the trace was recorded on (a snapshot's
+	// history of cuda:N); it names the GPU in out-of-memory messages.
+	Device int `json:"-"`
 }
 
 // Load reads a trace from a .json or .json.gz file.

@@ -145,12 +145,19 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	for _, f := range files {
-		t, snap, err := snapshot.Open(f)
-		if err == nil && *noEmptyCache {
-			t.DropEmptyCache()
+		histories, err := snapshot.Open(f)
+		if err == nil && len(histories) > 1 && (*export != "" || *plotPath != "") {
+			err = fmt.Errorf("holds the histories of %d devices; --export and --plot take one", len(histories))
 		}
-		opts.Progress = bar.hook(f)
-		if err == nil {
+		for _, h := range histories {
+			if err != nil {
+				break
+			}
+			t, snap := h.Trace, h.Replay
+			if *noEmptyCache {
+				t.DropEmptyCache()
+			}
+			opts.Progress = bar.hook(t.Path)
 			switch {
 			case comparing:
 				err = compareConfigs(out, t, opts, confs, *asJSON)
@@ -169,8 +176,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 			default:
 				err = summaryOne(out, t, opts, *summary)
 			}
+			bar.done()
 		}
-		bar.done()
 		if err != nil {
 			out.Flush()
 			fmt.Fprintf(stderr, "%s: %v\n", f, err)

@@ -20,7 +20,7 @@ import (
 func checkSnapshot(w io.Writer, r *snapshot.Replay, o trace.Options) error {
 	dev := o.Device
 	if dev == nil {
-		dev = r.Snapshot.NewPlayback(trace.NewDevice(r.Trace, o))
+		dev = r.NewPlayback(trace.NewDevice(r.Trace, o))
 	}
 	log := snapshot.NewSegmentLog(dev)
 	o.Device = log

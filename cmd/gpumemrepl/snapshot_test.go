@@ -21,6 +21,16 @@ func TestReplaySnapshotCheck(t *testing.T) {
 	if code != 0 || strings.Count(out, "ok   ") != len(files) || !strings.Contains(out, "gpt_train.pickle: 2204 ops, 43 segment events in order and the final 43 segments match") {
 		t.Errorf("exit %d\n%s%s", code, out, errOut)
 	}
+	// Each device's history replays on its own allocator: mlp_adamw's
+	// and two_streams' recordings put in one file as cuda:0 and cuda:1,
+	// and mlp_adamw's alone as cuda:1 (what a second rank's process
+	// dumps).
+	out, errOut, code = run(t, "replay", "--check", "../../testdata/models/two_devices.pickle", "../../testdata/models/rank1.pickle")
+	for _, want := range []string{"two_devices.pickle cuda:0: 136 ops, 6 segment events", "two_devices.pickle cuda:1: 605 ops, 58 segment events", "rank1.pickle cuda:1: 136 ops, 6 segment events"} {
+		if code != 0 || !strings.Contains(out, "ok   ../../testdata/models/"+want) {
+			t.Errorf("exit %d, want %q:\n%s%s", code, want, out, errOut)
+		}
+	}
 	// Under another config the recorded segments do not happen: --check says so.
 	out, _, code = run(t, "replay", "--check", "--alloc-conf", "expandable_segments:True", files[1])
 	if code != 1 || !strings.Contains(out, "FAIL ") || !strings.Contains(out, "segment event 0: want segment_alloc") {
@@ -81,6 +91,23 @@ func TestReplayExport(t *testing.T) {
 	}
 	if _, errOut, code := run(t, "replay", "--export", out, "--check", goodTrace); code != 2 || !strings.Contains(errOut, "--export writes one trace's replay") {
 		t.Errorf("--export --check: exit %d, %q", code, errOut)
+	}
+}
+
+// load puts each device's history on the session's device of that index,
+// and a file of one device's history on cuda:0 when the session lacks it.
+func TestSessionLoadDevices(t *testing.T) {
+	out, errOut, code := runStdin(t, "load ../../testdata/models/two_devices.pickle\nmemory_allocated 1\n", "--device", "sim", "--devices", "2", "--fake-host", "--no-color")
+	if code != 0 || !strings.Contains(out, "trace: loaded from ../../testdata/models/two_devices.pickle: 741 ops replayed") || !strings.Contains(out, "cuda:1 allocated 566.97 MiB") {
+		t.Errorf("two devices: exit %d\n%s%s", code, out, errOut)
+	}
+	_, errOut, code = runStdin(t, "load ../../testdata/models/two_devices.pickle\n", "--device", "sim", "--fake-host")
+	if code != 1 || !strings.Contains(errOut, "holds cuda:1's history and this session has 1 device(s)") {
+		t.Errorf("two devices on one: exit %d, %s", code, errOut)
+	}
+	out, errOut, code = runStdin(t, "load ../../testdata/models/rank1.pickle\n", "--device", "sim", "--fake-host", "--no-color")
+	if code != 0 || !strings.Contains(out, "cuda:1's history, replayed on cuda:0") || !strings.Contains(out, "cuda:0 allocated 89.15 MiB") {
+		t.Errorf("rank 1 on one device: exit %d\n%s%s", code, out, errOut)
 	}
 }
 
