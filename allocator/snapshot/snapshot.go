@@ -35,8 +35,31 @@ type Event struct {
 	Addr   uint64 `json:"addr"`
 	Size   uint64 `json:"size"`
 	Stream uint64 `json:"stream"`
-	Device int    `json:"device"`
 	Time   int64  `json:"time_us"`
+}
+
+// jsonEvent is an event of the JSON flattening, which names its device.
+type jsonEvent struct {
+	Event
+	Device int `json:"device"`
+}
+
+// actions are the event actions a snapshot holds, so that each event
+// refers to one copy of its action's name.
+var actions = map[string]string{}
+
+func init() {
+	for _, a := range []string{"alloc", "free_requested", "free_completed", "segment_alloc", "segment_free", "segment_map", "segment_unmap", "oom", "snapshot"} {
+		actions[a] = a
+	}
+}
+
+// action is the shared copy of a decoded action name.
+func action(s string) string {
+	if a, ok := actions[s]; ok {
+		return a
+	}
+	return s
 }
 
 // Block is one block of a segment at the end.
@@ -227,12 +250,13 @@ func fromJSON(r io.Reader) ([]*Snapshot, error) {
 		case "events":
 			sawEvents = true
 			return eachElement(dec, func() error {
-				var e Event
+				var e jsonEvent
 				if err := dec.Decode(&e); err != nil {
 					return err
 				}
+				e.Action = action(e.Action)
 				d := ds.of(e.Device, s)
-				d.Events = append(d.Events, e)
+				d.Events = append(d.Events, e.Event)
 				return nil
 			})
 		case "final_segments":
@@ -456,7 +480,7 @@ func fromPlain(v any) ([]*Snapshot, error) {
 			if !ok {
 				return nil, fmt.Errorf("device_traces[%d][%d] is not a dict", dev, i)
 			}
-			ev.Events = append(ev.Events, Event{Action: str(get(d, "action")), Addr: num(get(d, "addr")), Size: num(get(d, "size")), Stream: num(get(d, "stream")), Device: dev, Time: int64(num(get(d, "time_us")))})
+			ev.Events = append(ev.Events, Event{Action: str(get(d, "action")), Addr: num(get(d, "addr")), Size: num(get(d, "size")), Stream: num(get(d, "stream")), Time: int64(num(get(d, "time_us")))})
 		}
 	}
 	segs, _ := get(top, "segments").(*types.List)

@@ -21,10 +21,10 @@ type Op struct {
 	Op   string `json:"op"` // "alloc", "free", "empty_cache" or "noop"
 	ID   int    `json:"id"`
 	Size uint64 `json:"size"`
-	OOM  bool   `json:"oom"` // PyTorch raised out-of-memory here
 	// Stream is the CUDA stream of an allocation (0, the default, when
 	// absent), and of the free of its block.
 	Stream uint64 `json:"stream,omitempty"`
+	OOM    bool   `json:"oom"` // PyTorch raised out-of-memory here
 	kind   opKind
 }
 
