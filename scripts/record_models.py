@@ -22,6 +22,11 @@ Experiments:
   freed block serves only its own stream), a record_stream'd free, 600
   random allocations and frees on both, an empty_cache midway; dumps
   OUTDIR/two_streams.pickle.
+- wrapped_streams: the same with a 400-entry history, which wraps: the
+  snapshot's history starts late; dumps OUTDIR/wrapped_streams.pickle.
+- expandable_streams: the same under expandable_segments:True (each
+  stream maps pages into ranges of its own); dumps
+  OUTDIR/expandable_streams.pickle.
 """
 import json
 import os
@@ -172,13 +177,14 @@ def block_grad(out):
     r.step("torch.cuda.empty_cache()")
 
 
-def two_streams(out):
+def streams_mix(out, name, max_entries=100000):
+    """Two streams' allocations and frees; dumps OUTDIR/NAME.pickle."""
     import random
 
     import torch
 
     random.seed(3)
-    torch.cuda.memory._record_memory_history(max_entries=100000, context=None, stacks="python")
+    torch.cuda.memory._record_memory_history(max_entries=max_entries, context=None, stacks="python")
     side = torch.cuda.Stream()
 
     def empty(nbytes, stream=None):
@@ -210,11 +216,24 @@ def two_streams(out):
         size = random.choice([random.randrange(1, 1 << 20), random.randrange(1 << 20, 48 << 20)])
         live.append(empty(size, random.choice([None, side])))
     torch.cuda.synchronize()
-    torch.cuda.memory._dump_snapshot(os.path.join(out, "two_streams.pickle"))
+    torch.cuda.memory._dump_snapshot(os.path.join(out, name + ".pickle"))
     torch.cuda.memory._record_memory_history(enabled=None)
 
 
-EXPERIMENTS = {"context": context, "cublas_workspace": cublas_workspace, "mlp_adamw": mlp_adamw, "block_grad": block_grad, "two_streams": two_streams}
+def two_streams(out):
+    streams_mix(out, "two_streams")
+
+
+def wrapped_streams(out):
+    streams_mix(out, "wrapped_streams", max_entries=400)  # the ring buffer wraps
+
+
+def expandable_streams(out):
+    os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True"  # before CUDA starts
+    streams_mix(out, "expandable_streams")
+
+
+EXPERIMENTS = {"context": context, "cublas_workspace": cublas_workspace, "mlp_adamw": mlp_adamw, "block_grad": block_grad, "two_streams": two_streams, "expandable_streams": expandable_streams, "wrapped_streams": wrapped_streams}
 
 
 def main():
