@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
@@ -40,14 +41,24 @@ type startBlock struct{ addr, size uint64 }
 const largeThreshold = 1 << 20
 
 // startState works out the segments and live blocks at the history's
-// start; nil when the history is complete.
-func (s *Snapshot) startState() []startSegment {
+// start; nil when the history is complete. lateExpandable reports a
+// history of expandable segments that starts late: its start state is
+// not worked out (the preload builds whole segments, and the pages an
+// expandable range had mapped, holes included, cannot be built that way).
+func (s *Snapshot) startState() (segs []startSegment, lateExpandable bool) {
 	live := map[uint64]bool{}
 	created := map[uint64]bool{}
-	var segs []startSegment
+	var mapped [][2]uint64 // ranges the history mapped into expandable segments
 	var blocks []startBlock
+	expandable, unseenUnmap := false, false
 	for _, e := range s.Events {
 		switch e.Action {
+		case "segment_map":
+			expandable = true
+			mapped = append(mapped, [2]uint64{e.Addr, e.Addr + e.Size})
+		case "segment_unmap":
+			expandable = true
+			unseenUnmap = unseenUnmap || !covered(mapped, e.Addr, e.Addr+e.Size)
 		case "alloc":
 			live[e.Addr] = true
 		case "free_completed":
@@ -65,8 +76,9 @@ func (s *Snapshot) startState() []startSegment {
 		}
 	}
 	for _, g := range s.Segments {
-		if created[g.Address] {
-			continue
+		expandable = expandable || g.Expandable
+		if created[g.Address] || slices.ContainsFunc(mapped, func(m [2]uint64) bool { return m[0] < g.Address+g.TotalSize && g.Address < m[1] }) {
+			continue // made by the history: allocated, or (expandable) mapped
 		}
 		segs = append(segs, startSegment{addr: g.Address, size: g.TotalSize, stream: g.Stream, small: g.Type == "small"})
 		for _, b := range g.Blocks {
@@ -75,8 +87,11 @@ func (s *Snapshot) startState() []startSegment {
 			}
 		}
 	}
+	if expandable {
+		return nil, unseenUnmap || len(blocks) > 0 || len(segs) > 0
+	}
 	if len(segs) == 0 {
-		return nil
+		return nil, false
 	}
 	sort.Slice(segs, func(i, j int) bool { return segs[i].addr < segs[j].addr })
 	for _, b := range blocks {
@@ -88,7 +103,19 @@ func (s *Snapshot) startState() []startSegment {
 	for i := range segs {
 		sort.Slice(segs[i].blocks, func(a, b int) bool { return segs[i].blocks[a].addr < segs[i].blocks[b].addr })
 	}
-	return segs
+	return segs, false
+}
+
+// covered reports whether the ranges cover [from, to) together.
+func covered(ranges [][2]uint64, from, to uint64) bool {
+	for from < to {
+		i := slices.IndexFunc(ranges, func(r [2]uint64) bool { return r[0] <= from && from < r[1] })
+		if i < 0 {
+			return false
+		}
+		from = ranges[i][1]
+	}
+	return true
 }
 
 // piece is one allocation of the preload: a block live at the start, or

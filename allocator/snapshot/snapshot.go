@@ -72,12 +72,14 @@ type Block struct {
 
 // Segment is one segment at the end.
 type Segment struct {
-	Device    int     `json:"device"`
-	Stream    uint64  `json:"stream"`
-	Address   uint64  `json:"address"`
-	TotalSize uint64  `json:"total_size"`
-	Type      string  `json:"segment_type"` // "small" or "large"
-	Blocks    []Block `json:"blocks"`
+	Device    int    `json:"device"`
+	Stream    uint64 `json:"stream"`
+	Address   uint64 `json:"address"`
+	TotalSize uint64 `json:"total_size"`
+	Type      string `json:"segment_type"` // "small" or "large"
+	// Expandable is a mapped run of an expandable segment.
+	Expandable bool    `json:"is_expandable"`
+	Blocks     []Block `json:"blocks"`
 }
 
 // Snapshot is what a snapshot file holds for one device.
@@ -493,7 +495,8 @@ func fromPlain(v any) ([]*Snapshot, error) {
 			return nil, fmt.Errorf("segments[%d] is not a dict", i)
 		}
 		dev := int(min(num(get(d, "device")), 1<<20))
-		seg := Segment{Stream: num(get(d, "stream")), Address: num(get(d, "address")), TotalSize: num(get(d, "total_size")), Type: str(get(d, "segment_type"))}
+		expandable, _ := get(d, "is_expandable").(bool)
+		seg := Segment{Stream: num(get(d, "stream")), Address: num(get(d, "address")), TotalSize: num(get(d, "total_size")), Type: str(get(d, "segment_type")), Expandable: expandable}
 		if blocks, ok := get(d, "blocks").(*types.List); ok {
 			for _, b := range *blocks {
 				bd, ok := b.(*types.Dict)
@@ -553,6 +556,9 @@ type Replay struct {
 	// segmentAllocs are the segments the recording's driver handed out,
 	// in order, the preload's first (for Playback).
 	segmentAllocs []Event
+	// LateExpandable reports a history of expandable segments that
+	// starts late: the replay starts from an empty allocator.
+	LateExpandable bool
 	// Preloaded and PreloadedBlocks count the segments and live blocks
 	// the replay starts from, for a history that starts late; the replay's
 	// first Preloaded segment events are theirs.
@@ -565,6 +571,9 @@ func (r *Replay) Notes() string {
 	var n []string
 	if r.Preloaded > 0 {
 		n = append(n, fmt.Sprintf("the recording began late: the replay starts from the %d segments and %d live blocks the allocator held then", r.Preloaded, r.PreloadedBlocks))
+	}
+	if r.LateExpandable {
+		n = append(n, "the recording began late, and the pages its expandable segments had mapped then cannot be rebuilt: the replay starts from an empty allocator")
 	}
 	if r.Unknown > 0 {
 		n = append(n, fmt.Sprintf("%d frees of blocks it never saw are left out", r.Unknown))
@@ -592,8 +601,8 @@ func WithoutRequested(l []trace.Segment) []trace.Segment {
 
 // Prepare turns the snapshot's events into ops: each alloc an alloc on its
 // stream, each free_completed the free of its block, an oom an allocation
-// PyTorch could not make, and each run of segment_free events an
-// empty_cache.
+// PyTorch could not make, and each run of segment_free (or, expandable,
+// segment_unmap) events an empty_cache.
 func (s *Snapshot) Prepare(path string) (*Replay, error) {
 	r := &Replay{Final: s.layout(), WithRequested: s.HasRequested}
 	ops := make([]trace.Op, 0, len(s.Events))
@@ -601,10 +610,12 @@ func (s *Snapshot) Prepare(path string) (*Replay, error) {
 	stream := map[int]uint64{} // op id → its allocation's stream
 	next := 0
 	var startIDs map[uint64]int
-	if segs := s.startState(); segs != nil {
+	segs, lateExpandable := s.startState()
+	if segs != nil {
 		ops, startIDs, r.segmentAllocs, next = preload(segs, 0, stream)
 		r.Preloaded, r.PreloadedBlocks = len(segs), len(startIDs)
 	}
+	r.LateExpandable = lateExpandable
 	for i, e := range s.Events {
 		switch e.Action {
 		case "alloc", "oom":
@@ -626,8 +637,8 @@ func (s *Snapshot) Prepare(path string) (*Replay, error) {
 			delete(live, e.Addr)
 			ops = append(ops, trace.Op{Op: "free", ID: id, Stream: stream[id]})
 			delete(stream, id)
-		case "segment_free":
-			if i == 0 || s.Events[i-1].Action != "segment_free" {
+		case "segment_free", "segment_unmap": // cache released: empty_cache, or an OOM's retry
+			if i == 0 || !releases(s.Events[i-1].Action) {
 				ops = append(ops, trace.Op{Op: "empty_cache"})
 			}
 		}
@@ -647,6 +658,9 @@ func (s *Snapshot) Prepare(path string) (*Replay, error) {
 	r.Trace = t
 	return r, nil
 }
+
+// releases reports whether an event gives memory back to the driver.
+func releases(action string) bool { return action == "segment_free" || action == "segment_unmap" }
 
 // layout is the final segments in the trace's recorded-layout form.
 func (s *Snapshot) layout() []trace.Segment {
