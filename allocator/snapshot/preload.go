@@ -48,19 +48,21 @@ const largeThreshold = 1 << 20
 func (s *Snapshot) startState() (segs []startSegment, lateExpandable bool) {
 	live := map[uint64]bool{}
 	created := map[uint64]bool{}
-	var mapped [][2]uint64 // ranges the history mapped into expandable segments
+	var mapped intervals // what the history mapped into expandable segments
 	var blocks []startBlock
-	expandable, unseenUnmap := false, false
+	expandable, unseen := false, false // unseen: pages mapped before the history
 	for _, e := range s.Events {
 		switch e.Action {
 		case "segment_map":
 			expandable = true
-			mapped = append(mapped, [2]uint64{e.Addr, e.Addr + e.Size})
+			mapped.add(e.Addr, e.Addr+e.Size)
 		case "segment_unmap":
 			expandable = true
-			unseenUnmap = unseenUnmap || !covered(mapped, e.Addr, e.Addr+e.Size)
+			unseen = unseen || !mapped.covers(e.Addr, e.Addr+e.Size)
 		case "alloc":
 			live[e.Addr] = true
+			// in an expandable history, a block in pages it did not map
+			unseen = unseen || (expandable && !mapped.covers(e.Addr, e.Addr+e.Size))
 		case "free_completed":
 			if !live[e.Addr] {
 				blocks = append(blocks, startBlock{e.Addr, roundUp(e.Size, 512)})
@@ -77,7 +79,7 @@ func (s *Snapshot) startState() (segs []startSegment, lateExpandable bool) {
 	}
 	for _, g := range s.Segments {
 		expandable = expandable || g.Expandable
-		if created[g.Address] || slices.ContainsFunc(mapped, func(m [2]uint64) bool { return m[0] < g.Address+g.TotalSize && g.Address < m[1] }) {
+		if created[g.Address] || mapped.overlaps(g.Address, g.Address+g.TotalSize) {
 			continue // made by the history: allocated, or (expandable) mapped
 		}
 		segs = append(segs, startSegment{addr: g.Address, size: g.TotalSize, stream: g.Stream, small: g.Type == "small"})
@@ -88,7 +90,7 @@ func (s *Snapshot) startState() (segs []startSegment, lateExpandable bool) {
 		}
 	}
 	if expandable {
-		return nil, unseenUnmap || len(blocks) > 0 || len(segs) > 0
+		return nil, unseen || len(blocks) > 0 || len(segs) > 0
 	}
 	if len(segs) == 0 {
 		return nil, false
@@ -106,16 +108,32 @@ func (s *Snapshot) startState() (segs []startSegment, lateExpandable bool) {
 	return segs, false
 }
 
-// covered reports whether the ranges cover [from, to) together.
-func covered(ranges [][2]uint64, from, to uint64) bool {
-	for from < to {
-		i := slices.IndexFunc(ranges, func(r [2]uint64) bool { return r[0] <= from && from < r[1] })
-		if i < 0 {
-			return false
-		}
-		from = ranges[i][1]
+// intervals is a set of address ranges [from, to), kept sorted and
+// merged.
+type intervals [][2]uint64
+
+// add puts [from, to) in the set.
+func (s *intervals) add(from, to uint64) {
+	l := *s
+	i := sort.Search(len(l), func(i int) bool { return l[i][1] >= from }) // the first that ends at or after from
+	j := i
+	for j < len(l) && l[j][0] <= to {
+		from, to = min(from, l[j][0]), max(to, l[j][1])
+		j++
 	}
-	return true
+	*s = slices.Replace(l, i, j, [2]uint64{from, to})
+}
+
+// covers reports whether [from, to) lies inside the set.
+func (s intervals) covers(from, to uint64) bool {
+	i := sort.Search(len(s), func(i int) bool { return s[i][1] > from })
+	return i < len(s) && s[i][0] <= from && to <= s[i][1]
+}
+
+// overlaps reports whether [from, to) meets the set.
+func (s intervals) overlaps(from, to uint64) bool {
+	i := sort.Search(len(s), func(i int) bool { return s[i][1] > from })
+	return i < len(s) && s[i][0] < to
 }
 
 // piece is one allocation of the preload: a block live at the start, or

@@ -193,3 +193,24 @@ func FuzzPrepare(f *testing.F) {
 		trace.NewReplayer(r.Trace, a).Run(nil) //nolint:errcheck // only must not panic
 	})
 }
+
+// The mapped ranges of an expandable history merge as they are added.
+func TestIntervals(t *testing.T) {
+	var s intervals
+	s.add(10, 20)
+	s.add(30, 40)
+	s.add(20, 30) // joins both
+	s.add(50, 60)
+	s.add(5, 12) // extends the first
+	if len(s) != 2 || s[0] != [2]uint64{5, 40} || s[1] != [2]uint64{50, 60} {
+		t.Fatalf("merged to %v", s)
+	}
+	for _, c := range []struct {
+		from, to        uint64
+		covers, overlap bool
+	}{{5, 40, true, true}, {10, 45, false, true}, {40, 50, false, false}, {55, 56, true, true}, {0, 5, false, false}, {59, 70, false, true}} {
+		if s.covers(c.from, c.to) != c.covers || s.overlaps(c.from, c.to) != c.overlap {
+			t.Errorf("[%d, %d): covers %v overlaps %v", c.from, c.to, s.covers(c.from, c.to), s.overlaps(c.from, c.to))
+		}
+	}
+}
