@@ -33,18 +33,21 @@ func (s *Session) load(c *Load) error {
 	if err != nil {
 		return err
 	}
+	targets := make([]Device, len(histories)) // checked before anything is loaded
+	for i, h := range histories {
+		targets[i] = Device{CUDA: true, Index: h.Trace.Device}
+		if h.Trace.Device >= len(s.gpus) {
+			if len(histories) > 1 {
+				return fmt.Errorf("%s holds cuda:%d's history and this session has %d device(s) (--devices sets how many are simulated)", c.Path, h.Trace.Device, len(s.gpus))
+			}
+			s.event("cuda:%d's history, replayed on cuda:0", h.Trace.Device)
+			targets[i].Index = 0
+		}
+	}
 	l := &Loaded{Path: c.Path}
 	ooms := 0
-	for _, h := range histories {
-		dev := Device{CUDA: true, Index: h.Trace.Device}
-		if dev.Index >= len(s.gpus) {
-			if len(histories) > 1 {
-				return fmt.Errorf("%s holds cuda:%d's history and this session has %d device(s) (--devices sets how many are simulated)", c.Path, dev.Index, len(s.gpus))
-			}
-			s.event("cuda:%d's history, replayed on cuda:0", dev.Index)
-			dev.Index = 0
-		}
-		n, err := s.loadOps(h.Trace, dev, c.Until, l)
+	for i, h := range histories {
+		n, err := s.loadOps(h.Trace, targets[i], c.Until, l)
 		if err != nil {
 			return err
 		}
