@@ -120,6 +120,13 @@ type Del struct{ Names []*Name }
 // fully free segments go back to the driver.
 type EmptyCache struct{}
 
+// SetDevice is torch.cuda.set_device(Device): it becomes the current
+// device, and its CUDA context is made (cudaSetDevice does that).
+type SetDevice struct{ Device int }
+
+// CurrentDevice is torch.cuda.current_device(): the index, printed.
+type CurrentDevice struct{}
+
 // MemorySummary is torch.cuda.memory_summary(Device).
 type MemorySummary struct{ Device int }
 
@@ -211,6 +218,8 @@ func (*Assign) command()        {}
 func (*Eval) command()          {}
 func (*Del) command()           {}
 func (*EmptyCache) command()    {}
+func (*SetDevice) command()     {}
+func (*CurrentDevice) command() {}
 func (*MemorySummary) command() {}
 func (*MemoryStats) command()   {}
 func (*ResetPeak) command()     {}

@@ -84,6 +84,7 @@ type Session struct {
 	opts       Options
 	cfg        allocator.Config
 	gpus       []*gpu
+	current    int             // torch.cuda.current_device()
 	peers      map[[2]int]bool // (from, to) device pairs whose first copy has run
 	vars       map[string]*Tensor
 	hostLive   uint64 // bytes of live host storages
@@ -336,6 +337,13 @@ func (s *Session) exec(c Command) error {
 				}
 			}
 		}
+	case *SetDevice:
+		if _, err := s.initGPU(c.Device); err != nil {
+			return err
+		}
+		s.current = c.Device
+	case *CurrentDevice:
+		fmt.Fprintf(&s.out, "%d\n", s.current)
 	case *MemorySummary:
 		g, err := s.gpu(c.Device)
 		if err != nil {
@@ -403,6 +411,10 @@ func (g *gpu) stats() allocator.Stats {
 	}
 	return g.alloc.Stats()
 }
+
+// CurrentDevice is the device torch.cuda.set_device chose (0 at first):
+// what `cuda` means.
+func (s *Session) CurrentDevice() int { return s.current }
 
 // ErrConfigFrozen is returned by alloc_conf once a device is in use.
 var ErrConfigFrozen = errors.New("alloc_conf: the allocator config is read once, when CUDA is first used, and CUDA is in use already (set PYTORCH_CUDA_ALLOC_CONF or --alloc-conf, or run alloc_conf before the first CUDA command)")

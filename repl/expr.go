@@ -211,15 +211,15 @@ func (p *parser) deviceAfter(a token) (engine.Device, error) {
 			return engine.Device{}, err
 		}
 	}
-	return parseDevice(s, a.pos)
+	return p.parseDevice(s, a.pos)
 }
 
-func parseDevice(s string, pos engine.Pos) (engine.Device, error) {
+func (p *parser) parseDevice(s string, pos engine.Pos) (engine.Device, error) {
 	switch {
 	case s == "cpu":
 		return engine.CPU, nil
 	case s == "cuda":
-		return engine.Device{CUDA: true}, nil
+		return engine.Device{CUDA: true, Index: p.cuda}, nil
 	case strings.HasPrefix(s, "cuda:"):
 		n, err := strconv.Atoi(s[5:])
 		if err == nil && n >= 0 {
@@ -432,6 +432,9 @@ func (p *parser) method(x engine.Expr, m token) (engine.Expr, error) {
 		return &engine.View{At: m.pos, X: x, Index: -1, Shape: dims}, nil
 	case "cuda", "cpu", "clone":
 		d := engine.CPU
+		if m.text == "cuda" {
+			d.Index = p.cuda
+		}
 		if p.accept("(") {
 			if m.text == "cuda" && !p.is(")") {
 				n := p.next()

@@ -27,6 +27,7 @@ var commandHelp = []cmdHelp{
 	{"del", "del NAME [, NAME ...]", "drop names; memory goes back to the cache when the last name of a storage goes (all names must exist)"},
 	{"empty_cache", "empty_cache | torch.cuda.empty_cache()", "return every fully free cached segment to the driver, on every device"},
 	{"memory_allocated", "torch.cuda.memory_allocated([DEVICE]) | memory_reserved | max_memory_allocated | max_memory_reserved", "print one figure of the device, in bytes (0 before it is used)"},
+	{"set_device", "set_device N | torch.cuda.set_device(N)", "make cuda:N the current device: what cuda, .cuda() and the memory commands without a device mean from now on (its CUDA context is made, as cudaSetDevice does); torch.cuda.current_device() prints it"},
 	{"memory_summary", "memory_summary [DEVICE]", "torch.cuda.memory_summary(), byte for byte"},
 	{"memory_stats", "memory_stats [DEVICE]", "torch.cuda.memory_stats(): every key, sorted"},
 	{"reset_peak_memory_stats", "reset_peak_memory_stats [DEVICE]", "peaks start again from the current values"},

@@ -190,7 +190,7 @@ func (p *parser) statement() (engine.Command, bool, error) {
 	n, i := len(p.toks), p.i
 	if n-i >= 6 && p.toks[n-2].text == ")" && p.toks[n-3].text == "(" && p.toks[n-4].text == "backward" && p.toks[n-5].text == "." {
 		at := p.toks[n-4].pos
-		sub := &parser{toks: append(p.toks[i:n-5:n-5], p.toks[n-1]), line: p.line}
+		sub := &parser{toks: append(p.toks[i:n-5:n-5], p.toks[n-1]), line: p.line, cuda: p.cuda}
 		x, err := sub.expr()
 		if err == nil && sub.peek().kind != tEOF {
 			err = sub.errAt(sub.peek(), "unexpected text before .backward()")

@@ -15,6 +15,7 @@ type parser struct {
 	toks []token
 	i    int
 	line string
+	cuda int // the current device: what cuda, .cuda() and a command without a device mean
 }
 
 func (p *parser) peek() token { return p.toks[p.i] }
@@ -70,17 +71,19 @@ func isIdent(s string) bool {
 	return true
 }
 
-// ParseLine turns one line of input into a command: nil for a blank line,
-// a comment or a `#%%` cell marker, engine.Nop for `import torch`.
-func ParseLine(line string, lineNo int) (engine.Command, error) {
-	if c, ok, err := fileCommand(line, lineNo); ok || err != nil {
+// Parse turns one line of input into a command: nil for a blank line, a
+// comment or a `#%%` cell marker, engine.Nop for `import torch`. current
+// is the current device (what torch.cuda.set_device chose): `cuda`,
+// `.cuda()` and the memory commands without a device name it.
+func Parse(line string, lineNo, current int) (engine.Command, error) {
+	if c, ok, err := fileCommand(line, lineNo, current); ok || err != nil {
 		return c, err
 	}
 	toks, err := lex(line, lineNo)
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{toks: toks, line: line}
+	p := &parser{toks: toks, line: line, cuda: current}
 	c, err := p.command()
 	if err != nil {
 		return nil, err
@@ -168,7 +171,7 @@ func (p *parser) memoryCommand() (engine.Command, bool, error) {
 	}
 	name := t.text
 	switch name {
-	case "empty_cache", "memory_summary", "memory_stats", "reset_peak_memory_stats", "set_per_process_memory_fraction", "alloc_conf", "vars", "map", "gpus":
+	case "empty_cache", "memory_summary", "memory_stats", "reset_peak_memory_stats", "set_per_process_memory_fraction", "alloc_conf", "vars", "map", "gpus", "set_device", "current_device":
 	default:
 		if _, ok := statFunctions[name]; ok {
 			break
@@ -210,7 +213,7 @@ func (p *parser) memoryCommand() (engine.Command, bool, error) {
 			args = append(args, p.next())
 		}
 	}
-	c, err := memoryArgs(name, args)
+	c, err := memoryArgs(name, args, p.cuda)
 	return c, true, err
 }
 
@@ -235,11 +238,19 @@ func deviceIndex(t token) (int, error) {
 	return n, nil
 }
 
-func memoryArgs(name string, args []token) (engine.Command, error) {
-	dev := 0
+func memoryArgs(name string, args []token, current int) (engine.Command, error) {
+	dev := current
 	var err error
 	switch name {
-	case "empty_cache", "vars", "gpus":
+	case "set_device":
+		if len(args) != 1 {
+			return nil, &Error{engine.Pos{}, "set_device takes a device"}
+		}
+		if dev, err = deviceIndex(args[0]); err != nil {
+			return nil, err
+		}
+		return &engine.SetDevice{Device: dev}, nil
+	case "empty_cache", "vars", "gpus", "current_device":
 		if len(args) > 0 {
 			return nil, &Error{args[0].pos, name + " takes no arguments"}
 		}
@@ -248,6 +259,8 @@ func memoryArgs(name string, args []token) (engine.Command, error) {
 			return &engine.Vars{}, nil
 		case "gpus":
 			return &engine.GPUs{}, nil
+		case "current_device":
+			return &engine.CurrentDevice{}, nil
 		}
 		return &engine.EmptyCache{}, nil
 	case "set_per_process_memory_fraction":
@@ -300,7 +313,7 @@ func isFileCommand(line, word string) bool {
 // paths hold any character: snapshot save FILE [DEVICE],
 // torch.cuda.memory._dump_snapshot(FILE), load FILE [until N] [as NAME];
 // and torch.cuda.memory._record_memory_history(...), which is always on.
-func fileCommand(line string, lineNo int) (engine.Command, bool, error) {
+func fileCommand(line string, lineNo, current int) (engine.Command, bool, error) {
 	trimmed := strings.TrimSpace(line)
 	at := engine.Pos{Line: lineNo, Col: len([]rune(line)) - len([]rune(strings.TrimLeft(line, " \t"))) + 1}
 	args := func(prefix string) []string {
@@ -314,13 +327,13 @@ func fileCommand(line string, lineNo int) (engine.Command, bool, error) {
 		if len(a) != 1 {
 			return nil, true, &Error{at, "_dump_snapshot takes a file name"}
 		}
-		return &engine.SnapshotSave{At: at, Path: a[0]}, true, nil
+		return &engine.SnapshotSave{At: at, Path: a[0], Device: current}, true, nil
 	case isFileCommand(trimmed, "snapshot save"):
 		a := args("snapshot save")
 		if len(a) == 0 || len(a) > 2 {
 			return nil, true, &Error{at, "usage: snapshot save FILE.pickle [DEVICE]"}
 		}
-		c := &engine.SnapshotSave{At: at, Path: a[0]}
+		c := &engine.SnapshotSave{At: at, Path: a[0], Device: current}
 		if len(a) == 2 {
 			d, err := deviceIndex(token{tWord, a[1], at})
 			if err != nil {

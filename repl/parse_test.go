@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -48,8 +49,8 @@ func TestParseValid(t *testing.T) {
 		"x = torch.randn(2, 3, device='cuda', requires_grad=True)",
 		"load trace.pickle until 10 as run", "snapshot save /tmp/s.pickle 0",
 	} {
-		if _, err := ParseLine(line, 1); err != nil {
-			t.Errorf("ParseLine(%q): %v", line, err)
+		if _, err := Parse(line, 1, 0); err != nil {
+			t.Errorf("Parse(%q): %v", line, err)
 		}
 	}
 }
@@ -82,16 +83,54 @@ func TestParseErrorsHavePositions(t *testing.T) {
 		{"b = a.to(torch.device('tpu'))", 10, "expected a device"},
 		{"torch.cuda.memory_allocated(0, 1)", 32, "takes at most a device"},
 	} {
-		_, err := ParseLine(tc.line, 3)
+		_, err := Parse(tc.line, 3, 0)
 		e, ok := err.(*Error)
 		if !ok || e.Pos.Col != tc.col || e.Pos.Line != 3 || !strings.Contains(e.Msg, tc.msg) {
-			t.Errorf("ParseLine(%q) = %v, want 3:%d: ...%s...", tc.line, err, tc.col, tc.msg)
+			t.Errorf("Parse(%q) = %v, want 3:%d: ...%s...", tc.line, err, tc.col, tc.msg)
 		}
 	}
 }
 
+// After set_device, cuda and the commands without a device mean the
+// current one; a device named stays as named.
+func TestParseCurrentDevice(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want any
+	}{
+		{"a = zeros 10 cuda", &engine.Assign{}},
+		{"memory_summary", &engine.MemorySummary{Device: 2}},
+		{"torch.cuda.memory_allocated()", &engine.MemoryStats{Device: 2, Key: "allocated_bytes.all.current"}},
+		{"torch.cuda.set_device(1)", &engine.SetDevice{Device: 1}},
+		{"set_device 3", &engine.SetDevice{Device: 3}}, {"torch.cuda.set_device('cuda:3')", &engine.SetDevice{Device: 3}},
+	} {
+		c, err := Parse(tc.line, 1, 2)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.line, err)
+		}
+		if a, ok := c.(*engine.Assign); ok {
+			if d := a.X.(*engine.Create).Device; d != (engine.Device{CUDA: true, Index: 2}) {
+				t.Errorf("%q: device %v, want cuda:2", tc.line, d)
+			}
+			continue
+		}
+		if !reflect.DeepEqual(c, tc.want) {
+			t.Errorf("%q: %#v, want %#v", tc.line, c, tc.want)
+		}
+	}
+	for _, line := range []string{"y = x.cuda()", "y = x.to('cuda')"} {
+		c, _ := Parse(line, 1, 2)
+		if d := c.(*engine.Assign).X.(*engine.To).Device; d != (engine.Device{CUDA: true, Index: 2}) {
+			t.Errorf("%q: %v, want cuda:2", line, d)
+		}
+	}
+	if c, _ := Parse("y = x.to('cuda:0')", 1, 2); c.(*engine.Assign).X.(*engine.To).Device.Index != 0 {
+		t.Error("cuda:0 named is not cuda:0")
+	}
+}
+
 func TestParseShapes(t *testing.T) {
-	c, err := ParseLine("a = torch.zeros([256,1024,1024], dtype=torch.float16, device='cuda:2')", 1)
+	c, err := Parse("a = torch.zeros([256,1024,1024], dtype=torch.float16, device='cuda:2')", 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,9 +180,9 @@ func FuzzLine(f *testing.F) {
 // Names that are also command words still bind.
 func TestCommandWordsAsNames(t *testing.T) {
 	for _, line := range []string{"load = zeros 3", "plot = zeros 3", "snapshot = zeros 3"} {
-		c, err := ParseLine(line, 1)
+		c, err := Parse(line, 1, 0)
 		if _, ok := c.(*engine.Assign); err != nil || !ok {
-			t.Errorf("ParseLine(%q) = %#v, %v; want an assignment", line, c, err)
+			t.Errorf("Parse(%q) = %#v, %v; want an assignment", line, c, err)
 		}
 	}
 }

@@ -102,7 +102,7 @@ func (r *Runner) Line(src string, lineNo int) (err error) {
 		fmt.Fprintf(r.Out, "    wrote %s: %d steps\n", path, len(r.history))
 		return nil
 	}
-	cmd, err := ParseLine(src, lineNo)
+	cmd, err := Parse(src, lineNo, r.Session.CurrentDevice())
 	if err == nil && cmd == nil {
 		return nil
 	}

@@ -62,6 +62,14 @@ func TestTwoDevices(t *testing.T) {
 	if r := rowAt(t, rows, 21); r.Output != "3221225472\n" {
 		t.Errorf("torch.cuda.max_memory_allocated(0) printed %q", r.Output)
 	}
+	// After set_device(1), 'cuda' and a memory function without a
+	// device are cuda:1.
+	if r := rowAt(t, rows, 26); r.Error != nil || r.Devices[1].Allocated != 4096 || r.Devices[0].Allocated != 0 {
+		t.Errorf("e on the current device: %+v, error %v", r.Devices, r.Error)
+	}
+	if r, s := rowAt(t, rows, 29), rowAt(t, rows, 30); r.Output != "1\n" || s.Output != "4096\n" {
+		t.Errorf("current_device printed %q, memory_allocated() %q", r.Output, s.Output)
+	}
 }
 
 // TestDeviceCount: --devices N gives N columns, an index past them is
@@ -75,6 +83,9 @@ func TestDeviceCount(t *testing.T) {
 	rows = runJSON(t, "sim", "--keep-going", "../../scripts/two_gpus.gpumem")
 	if r := rowAt(t, rows, 6); r.Error == nil || !strings.Contains(*r.Error, "invalid device ordinal: cuda:1") {
 		t.Errorf("cuda:1 with one device: error %v", r.Error)
+	}
+	if r, e := rowAt(t, rows, 25), rowAt(t, rows, 26); r.Error == nil || !strings.Contains(*r.Error, "invalid device ordinal") || e.Devices[0].Allocated != 4096 {
+		t.Errorf("set_device(1) with one device: error %v; then e: %+v", r.Error, e.Devices)
 	}
 	rows = runJSON(t, "sim", "--devices", "2", "--preset", "rtx4090", "--keep-going", "../../scripts/two_gpus.gpumem")
 	if r := rowAt(t, rows, 10); !slices.Contains(r.Events, "no peer access from cuda:1 to cuda:0: the driver stages copies through host memory") {
