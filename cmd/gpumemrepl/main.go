@@ -45,6 +45,8 @@ Usage:
   gpumemrepl run [flags] FILE.gpumem   run a script; an error stops it with FILE:LINE:COL (exit 1)
   gpumemrepl replay [flags] TRACE...   replay allocator traces (.json, .json.gz) or PyTorch memory
                                        snapshots (_dump_snapshot's .pickle, or its .json flattening)
+                                       (each device's history on its own allocator, as FILE cuda:N,
+                                       each allocation on its own stream)
   gpumemrepl help                      this text
 
 REPL and run flags:
