@@ -361,8 +361,8 @@ func TestPoolOrder(t *testing.T) {
 			}
 		}
 		for _, b := range blocks {
-			if i := p.indexOf(b); i < 0 || p.block(i) != b {
-				t.Fatalf("%s: block %#x not found", what, b.ptr)
+			if i := p.indexOf(b); i < 0 || p.block(i) != b || p.lowerBound(b.size, b.ptr) != i {
+				t.Fatalf("%s: block %#x not found where it is", what, b.ptr)
 			}
 		}
 	}

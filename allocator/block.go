@@ -24,6 +24,7 @@ type Block struct {
 type blockArena struct {
 	blocks []*Block
 	free   []uint32
+	slot   []int32 // by block id: its index in the pool that caches it
 }
 
 func (ar *blockArena) get(id uint32) *Block { return ar.blocks[id] }
@@ -38,6 +39,7 @@ func (ar *blockArena) alloc() *Block {
 	}
 	b := &Block{id: uint32(len(ar.blocks))}
 	ar.blocks = append(ar.blocks, b)
+	ar.slot = append(ar.slot, -1)
 	return b
 }
 
@@ -107,6 +109,23 @@ func (e *poolEntry) below(size, ptr uint64) int {
 	return int(borrow)
 }
 
+// Every entry's index is kept in the arena's slot table as it moves, so
+// that a cached block's entry is found without a search (a free block's
+// neighbours, on every free).
+
+// put places e at index i of the pool.
+func (p *BlockPool) put(i int, e poolEntry) {
+	p.blocks[i] = e
+	p.arena.slot[e.id] = int32(i)
+}
+
+// renumber records the indices of entries [from, to) after a bulk move.
+func (p *BlockPool) renumber(from, to int) {
+	for k := from; k < to; k++ {
+		p.arena.slot[p.blocks[k].id] = int32(k)
+	}
+}
+
 func (p *BlockPool) insert(b *Block) {
 	b.gcCountBase = *p.freeBlocksCalls
 	i := p.lowerBound(b.size, b.ptr)
@@ -114,12 +133,13 @@ func (p *BlockPool) insert(b *Block) {
 	bl := p.blocks
 	if len(bl)-i > shortMove {
 		copy(bl[i+1:], bl[i:])
+		p.renumber(i+1, len(bl))
 	} else {
 		for k := len(bl) - 1; k > i; k-- {
-			bl[k] = bl[k-1]
+			p.put(k, bl[k-1])
 		}
 	}
-	bl[i] = poolEntry{b.size, b.ptr, b.id}
+	p.put(i, poolEntry{b.size, b.ptr, b.id})
 }
 
 // shortMove is how many entries a pool shifts by hand rather than with
@@ -138,34 +158,38 @@ func (p *BlockPool) rekey(i int, b *Block) {
 		if k == shortMove {
 			j := p.search(i+1, len(bl), e.size, e.ptr)
 			copy(bl[i:j-1], bl[i+1:j])
+			p.renumber(i, j-1)
 			i = j - 1
 			break
 		}
-		bl[i] = bl[i+1]
+		p.put(i, bl[i+1])
 		i++
 	}
 	for k := 0; i > 0 && !bl[i-1].less(e.size, e.ptr); k++ { // moves down
 		if k == shortMove {
 			j := p.search(0, i, e.size, e.ptr)
 			copy(bl[j+1:i+1], bl[j:i])
+			p.renumber(j+1, i+1)
 			i = j
 			break
 		}
-		bl[i] = bl[i-1]
+		p.put(i, bl[i-1])
 		i--
 	}
-	bl[i] = e
+	p.put(i, e)
 }
 
+// indexOf is the index of b's entry, or -1 when the pool does not cache
+// it.
 func (p *BlockPool) indexOf(b *Block) int {
-	if i := p.lowerBound(b.size, b.ptr); i < len(p.blocks) && p.blocks[i].id == b.id {
+	if i := int(p.arena.slot[b.id]); i >= 0 && i < len(p.blocks) && p.blocks[i].id == b.id {
 		return i
 	}
 	return -1
 }
 
 func (p *BlockPool) remove(b *Block) {
-	if i := p.lowerBound(b.size, b.ptr); i < len(p.blocks) && p.blocks[i].id == b.id {
+	if i := p.indexOf(b); i >= 0 {
 		p.removeAt(i)
 	}
 }
@@ -173,12 +197,15 @@ func (p *BlockPool) remove(b *Block) {
 // removeAt drops the i-th cached block.
 func (p *BlockPool) removeAt(i int) {
 	bl := p.blocks
+	p.arena.slot[bl[i].id] = -1
 	if len(bl)-i > shortMove {
 		copy(bl[i:], bl[i+1:])
-	} else {
-		for ; i+1 < len(bl); i++ {
-			bl[i] = bl[i+1]
-		}
+		p.blocks = bl[:len(bl)-1]
+		p.renumber(i, len(bl)-1)
+		return
+	}
+	for ; i+1 < len(bl); i++ {
+		p.put(i, bl[i+1])
 	}
 	p.blocks = bl[:len(bl)-1]
 }

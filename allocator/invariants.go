@@ -47,6 +47,9 @@ func (a *Allocator) CheckInvariants() error {
 			if i > 0 && !pool.blocks[i-1].less(e.size, e.ptr) {
 				return fmt.Errorf("pool out of order at %#x", e.ptr)
 			}
+			if int(a.arena.slot[e.id]) != i {
+				return fmt.Errorf("pool entry %d (%#x): its slot says %d", i, e.ptr, a.arena.slot[e.id])
+			}
 		}
 		cached += len(pool.blocks)
 	}
