@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -184,14 +183,7 @@ func TestGPUMatchesTorch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var torch []torchStep
-		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-			var s torchStep
-			if err := json.Unmarshal([]byte(l), &s); err != nil {
-				t.Fatalf("%s: %v: %s", rec, err, l)
-			}
-			torch = append(torch, s)
-		}
+		torch := jsonLines[torchStep](t, string(data))
 		ours := runJSON(t, "cuda", "--keep-going", script)
 		if len(ours) != len(torch) {
 			t.Fatalf("%s: %d steps here, %d in PyTorch", name, len(ours), len(torch))

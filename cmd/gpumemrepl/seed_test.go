@@ -71,10 +71,14 @@ func runJSON(t *testing.T, device string, args ...string) []stepRow {
 }
 
 // rowsOf parses --json output.
-func rowsOf(t *testing.T, out string) []stepRow {
-	var rows []stepRow
+func rowsOf(t *testing.T, out string) []stepRow { return jsonLines[stepRow](t, out) }
+
+// jsonLines parses one JSON object per line.
+func jsonLines[T any](t *testing.T, out string) []T {
+	t.Helper()
+	var rows []T
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-		var r stepRow
+		var r T
 		if err := json.Unmarshal([]byte(l), &r); err != nil {
 			t.Fatalf("%v: %s", err, l)
 		}

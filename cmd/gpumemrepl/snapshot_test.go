@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -55,14 +54,7 @@ func TestReplayCompare(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 	out, _, code = run(t, "replay", "--json", snap, "--compare", "default", "expandable_segments:True", "--limit-bytes", "1000000000")
-	var rows []configResult
-	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
-		var r configResult
-		if err := json.Unmarshal([]byte(l), &r); err != nil {
-			t.Fatalf("%v: %s", err, l)
-		}
-		rows = append(rows, r)
-	}
+	rows := jsonLines[configResult](t, out)
 	if code != 0 || len(rows) != 2 || rows[0].PeakReserved <= 0 || rows[0].Fragmentation < 0 || rows[0].Fragmentation >= 1 || rows[0].FirstOOM == nil {
 		t.Errorf("exit %d, rows %+v", code, rows)
 	}
