@@ -28,14 +28,19 @@ type Row struct {
 	Err   error                        // the op's out-of-memory error, if any
 }
 
+// Conf is the PYTORCH_CUDA_ALLOC_CONF a replay of t runs under: o's, else
+// the trace's own.
+func (o Options) Conf(t *Trace) string {
+	if o.AllocConf != nil {
+		return *o.AllocConf
+	}
+	return t.AllocConf
+}
+
 // Setup makes the allocator a trace ran on: a simulated device of the
 // trace's size (or o.Device), its config and its memory fraction.
 func Setup(t *Trace, o Options) (*allocator.Allocator, error) {
-	conf := t.AllocConf
-	if o.AllocConf != nil {
-		conf = *o.AllocConf
-	}
-	cfg, err := allocator.ParseConfig(conf)
+	cfg, err := allocator.ParseConfig(o.Conf(t))
 	if err != nil {
 		return nil, err
 	}

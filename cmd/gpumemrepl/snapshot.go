@@ -223,14 +223,11 @@ func exportSnapshot(w io.Writer, t *trace.Trace, o trace.Options, path string) e
 	if err := r.Run(func(i int, _ error) error { rec.Stream = streamOf(i + 1); return nil }); err != nil {
 		return err
 	}
-	conf := t.AllocConf
-	if o.AllocConf != nil {
-		conf = *o.AllocConf
-	}
-	if err := snapshot.Save(path, 0, a.Snapshot(), rec.Events, conf); err != nil {
+	segs := a.Snapshot()
+	if err := snapshot.Save(path, 0, segs, rec.Events, o.Conf(t)); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%s: %d ops, %d events and %d segments written to %s\n", t.Path, len(t.Ops), len(rec.Events), len(a.Snapshot()), path)
+	fmt.Fprintf(w, "%s: %d ops, %d events and %d segments written to %s\n", t.Path, len(t.Ops), len(rec.Events), len(segs), path)
 	return nil
 }
 
