@@ -224,7 +224,7 @@ func exportSnapshot(w io.Writer, t *trace.Trace, o trace.Options, path string) e
 		return err
 	}
 	segs := a.Snapshot()
-	if err := snapshot.Save(path, 0, segs, rec.Events, o.Conf(t)); err != nil {
+	if err := snapshot.Save(path, t.Device, segs, rec.Events, o.Conf(t)); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "%s: %d ops, %d events and %d segments written to %s\n", t.Path, len(t.Ops), len(rec.Events), len(segs), path)

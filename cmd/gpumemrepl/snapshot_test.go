@@ -74,10 +74,10 @@ func TestReplayExport(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "ok   ") {
 		t.Errorf("the export does not check: exit %d: %s", code, stdout)
 	}
-	// Each event keeps its stream, and an expandable history its maps
-	// and unmaps: the exports of two-stream runs check, as whole
+	// Each event keeps its stream, an expandable history its maps and
+	// unmaps, a cuda:1 history its device: the exports check, as whole
 	// histories.
-	for _, name := range []string{"two_streams", "expandable_streams"} {
+	for _, name := range []string{"two_streams", "expandable_streams", "rank1"} {
 		out = t.TempDir() + "/" + name + ".pickle"
 		if stdout, errOut, code := run(t, "replay", "--export", out, "../../testdata/models/"+name+".pickle"); code != 0 {
 			t.Fatalf("exit %d: %s%s", code, stdout, errOut)
@@ -85,6 +85,13 @@ func TestReplayExport(t *testing.T) {
 		if stdout, _, code = run(t, "replay", "--check", out); code != 0 || !strings.Contains(stdout, "ok   ") || strings.Contains(stdout, "began late") {
 			t.Errorf("the export of %s does not check: exit %d: %s", name, code, stdout)
 		}
+	}
+	// rank1.pickle is cuda:1's history: its export is too, trace and segments.
+	if stdout, _, _ := run(t, "replay", "--check", out); !strings.Contains(stdout, "rank1.pickle cuda:1: 136 ops") {
+		t.Errorf("the export of a cuda:1 history: %s", stdout)
+	}
+	if _, errOut, code := run(t, "replay", "--export", out, "../../testdata/models/two_devices.pickle"); code != 1 || !strings.Contains(errOut, "holds the histories of 2 devices; --export and --plot take one") {
+		t.Errorf("--export of two devices' histories: exit %d, %q", code, errOut)
 	}
 	if _, errOut, code := run(t, "replay", "--export", out, "--check", goodTrace); code != 2 || !strings.Contains(errOut, "--export writes one trace's replay") {
 		t.Errorf("--export --check: exit %d, %q", code, errOut)
