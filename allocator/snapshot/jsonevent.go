@@ -17,7 +17,9 @@ func (e *jsonEvent) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	type plain jsonEvent // jsonEvent's fields without this method
-	return json.Unmarshal(b, (*plain)(e))
+	err := json.Unmarshal(b, (*plain)(e))
+	e.Action = action(e.Action)
+	return err
 }
 
 // scanEvent fills e from b, a valid JSON value (the decoder has scanned

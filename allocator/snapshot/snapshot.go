@@ -256,7 +256,6 @@ func fromJSON(r io.Reader) ([]*Snapshot, error) {
 				if err := dec.Decode(&e); err != nil {
 					return err
 				}
-				e.Action = action(e.Action)
 				d := ds.of(e.Device, s)
 				d.Events = append(d.Events, e.Event)
 				return nil
@@ -482,7 +481,7 @@ func fromPlain(v any) ([]*Snapshot, error) {
 			if !ok {
 				return nil, fmt.Errorf("device_traces[%d][%d] is not a dict", dev, i)
 			}
-			ev.Events = append(ev.Events, Event{Action: str(get(d, "action")), Addr: num(get(d, "addr")), Size: num(get(d, "size")), Stream: num(get(d, "stream")), Time: int64(num(get(d, "time_us")))})
+			ev.Events = append(ev.Events, Event{Action: action(str(get(d, "action"))), Addr: num(get(d, "addr")), Size: num(get(d, "size")), Stream: num(get(d, "stream")), Time: int64(num(get(d, "time_us")))})
 		}
 	}
 	segs, _ := get(top, "segments").(*types.List)
