@@ -28,17 +28,17 @@ func (l *Loaded) String() string {
 // allocators: the memory of a real run, to experiment on from there. A
 // snapshot's history of cuda:N goes to the session's cuda:N; a file with
 // one device's history goes to cuda:0 when the session has no cuda:N.
-func (s *Session) load(c *Load) error {
+func (s *Session) load(c *Load) (*Loaded, error) {
 	histories, err := snapshot.Open(c.Path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	targets := make([]Device, len(histories)) // checked before anything is loaded
 	for i, h := range histories {
 		targets[i] = Device{CUDA: true, Index: h.Trace.Device}
 		if h.Trace.Device >= len(s.gpus) {
 			if len(histories) > 1 {
-				return fmt.Errorf("%s holds cuda:%d's history and this session has %d device(s) (--devices sets how many are simulated)", c.Path, h.Trace.Device, len(s.gpus))
+				return nil, fmt.Errorf("%s holds cuda:%d's history and this session has %d device(s) (--devices sets how many are simulated)", c.Path, h.Trace.Device, len(s.gpus))
 			}
 			s.event("cuda:%d's history, replayed on cuda:0", h.Trace.Device)
 			targets[i].Index = 0
@@ -49,15 +49,14 @@ func (s *Session) load(c *Load) error {
 	for i, h := range histories {
 		n, err := s.loadOps(h.Trace, targets[i], c.Until, l)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		ooms += n
 	}
-	s.bind(c.Name, l)
 	if ooms > 0 {
 		s.event("%d allocations of the trace ran out of memory here and were skipped", ooms)
 	}
-	return nil
+	return l, nil
 }
 
 // loadOps replays t's first until ops (all when until < 0) on dev, each

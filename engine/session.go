@@ -315,9 +315,11 @@ func (s *Session) exec(c Command) error {
 		}
 		s.event("wrote %s: %d segments, %d events of cuda:%d's history (open it at pytorch.org/memory_viz)", c.Path, len(segs), len(g.history.Events), c.Device)
 	case *Load:
-		if err := s.load(c); err != nil {
+		l, err := s.load(c)
+		if err != nil {
 			return &EvalError{Pos: c.At, Err: err}
 		}
+		s.bind(c.Name, l)
 	case *RequiresGrad:
 		t, ok := s.vars[c.X.Name]
 		if !ok {
@@ -490,6 +492,8 @@ func describe(t *Tensor) string {
 // eval returns a tensor that holds its own reference to its storage.
 func (s *Session) eval(e Expr) (*Tensor, error) {
 	switch e := e.(type) {
+	case *handle:
+		return share(e.t), nil
 	case *Name:
 		switch v := s.objs[e.Name].(type) {
 		case float64:

@@ -1,0 +1,326 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator"
+	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
+)
+
+// The engine's Go API. A *Tensor handed out by these methods is one
+// reference (a TensorImpl, in PyTorch's terms): it keeps its storage and
+// its autograd node alive until Release. The front end owns the
+// handles; names, lists and other Python references are its business.
+
+// BeginStep starts a step: the events and output of the last one are
+// cleared, and so is a pending interrupt.
+func (s *Session) BeginStep() {
+	s.events = s.events[:0]
+	s.out.Reset()
+	s.interrupted.Store(false)
+}
+
+// Events are what the session did since BeginStep, in words, in order.
+func (s *Session) Events() []string { return slices.Clone(s.events) }
+
+// Eventf adds an event of the front end's (a name bound, a value freed).
+func (s *Session) Eventf(format string, args ...any) { s.event(format, args...) }
+
+// TensorSpec describes a new tensor made by a factory.
+type TensorSpec struct {
+	// Op is the factory: zeros, ones, full, tensor (filled, so written),
+	// empty, rand or randn (values unknown; rand and randn write).
+	Op           string
+	Shape        []int64
+	DType        DType
+	Device       Device
+	RequiresGrad bool
+	// Values are full's fill value, or tensor's elements.
+	Values []float64
+}
+
+// NewTensor makes a tensor as a factory does.
+func (s *Session) NewTensor(sp TensorSpec) (*Tensor, error) {
+	return s.eval(&Create{Op: sp.Op, Shape: sp.Shape, DType: sp.DType, Device: sp.Device, RequiresGrad: sp.RequiresGrad, Values: sp.Values})
+}
+
+// Release drops the reference t is. It reports the bytes and device of
+// t's storage when this was its last reference (the storage is freed),
+// and ok false otherwise.
+func (s *Session) Release(t *Tensor) (bytes uint64, dev Device, ok bool) {
+	if s.dropTensor(t) {
+		return t.st.bytes, t.st.device, true
+	}
+	return 0, Device{}, false
+}
+
+// Share returns another reference to t's TensorImpl: the same storage,
+// node and .grad slot.
+func (s *Session) Share(t *Tensor) *Tensor { return share(t) }
+
+// To is a copy of t on dev (t.to(dev) when t is elsewhere).
+func (s *Session) To(t *Tensor, dev Device) (*Tensor, error) {
+	return s.copyTo(share(t), dev, Pos{})
+}
+
+// Clone is t.clone(): a copy on t's device.
+func (s *Session) Clone(t *Tensor) (*Tensor, error) {
+	return s.copyTo(share(t), t.Device(), Pos{})
+}
+
+// View is t.view(shape) (one dimension may be -1): a tensor over t's
+// storage.
+func (s *Session) View(t *Tensor, shape []int64) (*Tensor, error) {
+	return s.eval(&View{X: &handle{t}, Index: -1, Shape: shape})
+}
+
+// Select is t[i]: the i-th slice along the first dimension, a view.
+func (s *Session) Select(t *Tensor, i int64) (*Tensor, error) {
+	return s.eval(&View{X: &handle{t}, Index: i})
+}
+
+// Detach is t.detach(): t's storage without its graph.
+func (s *Session) Detach(t *Tensor) *Tensor {
+	d := share(t)
+	s.unref(d.fn)
+	d.fn, d.slot = nil, nil
+	return d
+}
+
+// Op runs a tensor operation on tensor arguments: matmul, add, mul
+// (either of which may take Scalar() for a Python number), relu, gelu,
+// square, sum, mean.
+func (s *Session) Op(name string, args ...*Tensor) (*Tensor, error) {
+	xs := make([]Expr, len(args))
+	for i, a := range args {
+		xs[i] = &handle{a}
+	}
+	return s.eval(&Op{Name: name, Args: xs})
+}
+
+// Scalar stands for a Python number among an op's arguments.
+func Scalar() *Tensor { return &Tensor{number: true} }
+
+// Backward is t.backward().
+func (s *Session) Backward(t *Tensor) error {
+	s.inBackward = true
+	defer func() { s.inBackward = false }()
+	return s.backward(t)
+}
+
+// SetRequiresGrad is t.requires_grad_(): t becomes a leaf that requires
+// grad.
+func (s *Session) SetRequiresGrad(t *Tensor) error {
+	if t.fn != nil {
+		return fmt.Errorf("RuntimeError: you can only change requires_grad flags of leaf variables.")
+	}
+	if t.slot == nil {
+		t.slot = &gradSlot{}
+	}
+	return nil
+}
+
+// Grad is another reference to t's .grad, or nil when it has none.
+func (s *Session) Grad(t *Tensor) *Tensor {
+	if t.slot == nil || t.slot.grad == nil {
+		return nil
+	}
+	return share(t.slot.grad)
+}
+
+// SetGradEnabled sets whether ops record graphs (torch.set_grad_enabled)
+// and returns what it was.
+func (s *Session) SetGradEnabled(on bool) bool {
+	was := s.gradEnabled
+	s.gradEnabled = on
+	return was
+}
+
+// GradEnabled reports whether ops record graphs.
+func (s *Session) GradEnabled() bool { return s.gradEnabled }
+
+// NewParameter makes an initialised float32 parameter of shape on the
+// host, as an nn module's constructor does.
+func (s *Session) NewParameter(shape []int64) (*Tensor, error) { return s.newParam(shape) }
+
+// Linear is F.linear(x, w, b): addmm with a bias, mm without (b nil).
+func (s *Session) Linear(x, w, b *Tensor) (*Tensor, error) { return s.linear(x, w, b) }
+
+// MoveParameter moves p (and its .grad) to dev in place, as module.cuda()
+// does to each parameter: the copy is made before the old storage goes.
+func (s *Session) MoveParameter(p *Tensor, dev Device) error {
+	for _, t := range []*Tensor{p, gradOf(p)} {
+		if t == nil || t.Device() == dev {
+			continue
+		}
+		st, err := s.newStorage(dev, t.st.bytes, false)
+		if err == nil {
+			if err = s.copyBytes(st, t.st, 0, t.st.bytes); err != nil {
+				s.release(st)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		st.vals = t.st.vals
+		s.release(t.st)
+		t.st = st
+	}
+	return nil
+}
+
+func gradOf(p *Tensor) *Tensor {
+	if p.slot == nil {
+		return nil
+	}
+	return p.slot.grad
+}
+
+// ZeroGrad sets the .grad of params to None (setToNone) or zeroes them
+// in place.
+func (s *Session) ZeroGrad(params []*Tensor, setToNone bool) { s.zeroGrad(params, setToNone) }
+
+// NewOptimizer is torch.optim.SGD, Adam or AdamW over params; its state
+// is made at the first Step.
+func (s *Session) NewOptimizer(kind string, params []*Tensor, momentum float64) *Optimizer {
+	return &Optimizer{Kind: kind, Params: params, Momentum: momentum, state: map[*Tensor][]*Tensor{}}
+}
+
+// Step is opt.step().
+func (s *Session) Step(o *Optimizer) error { return s.step(o) }
+
+// FreeOptimizer drops an optimizer's state.
+func (s *Session) FreeOptimizer(o *Optimizer) { s.freeOptimizer(o) }
+
+// EmptyCache is torch.cuda.empty_cache(), on every device.
+func (s *Session) EmptyCache() error { return s.exec(&EmptyCache{}) }
+
+// SetDevice is torch.cuda.set_device(i).
+func (s *Session) SetDevice(i int) error { return s.exec(&SetDevice{Device: i}) }
+
+// MemorySummary is torch.cuda.memory_summary(i).
+func (s *Session) MemorySummary(i int) (string, error) {
+	g, err := s.gpu(i)
+	if err != nil {
+		return "", err
+	}
+	st := g.stats()
+	return st.Summary(i, false), nil
+}
+
+// MemoryStats is torch.cuda.memory_stats(i): every key and its value,
+// in allocator.StatKeys order; empty before the device is used.
+func (s *Session) MemoryStats(i int) (map[string]int64, error) {
+	g, err := s.gpu(i)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int64{}
+	if g.alloc == nil {
+		return out, nil
+	}
+	var v [allocator.NumStatKeys]int64
+	st := g.stats()
+	st.Values(&v)
+	for k, key := range allocator.StatKeys {
+		out[key] = v[k]
+	}
+	return out, nil
+}
+
+// MemoryStat is one memory_stats() key of device i (0 before the device
+// is used): what torch.cuda.memory_allocated and its kin return.
+func (s *Session) MemoryStat(i int, key string) (int64, error) {
+	g, err := s.gpu(i)
+	if err != nil {
+		return 0, err
+	}
+	k := slices.Index(allocator.StatKeys, key)
+	if k < 0 {
+		return 0, fmt.Errorf("no memory_stats key %q", key)
+	}
+	var v [allocator.NumStatKeys]int64
+	st := g.stats()
+	st.Values(&v)
+	return v[k], nil
+}
+
+// ResetPeak is torch.cuda.reset_peak_memory_stats(i).
+func (s *Session) ResetPeak(i int) error { return s.exec(&ResetPeak{Device: i}) }
+
+// SetFraction is torch.cuda.set_per_process_memory_fraction(f, i).
+func (s *Session) SetFraction(f float64, i int) error {
+	return s.exec(&SetFraction{Fraction: f, Device: i})
+}
+
+// SetAllocConf sets PYTORCH_CUDA_ALLOC_CONF, before the first CUDA use.
+func (s *Session) SetAllocConf(conf string) error { return s.setAllocConf(conf) }
+
+// Segments are device i's memory_snapshot() and, with expandable
+// segments, their mapped ranges (nothing before the device is used).
+func (s *Session) Segments(i int) ([]allocator.SegmentInfo, []allocator.ExpandableInfo, error) {
+	g, err := s.gpu(i)
+	if err != nil || g.alloc == nil {
+		return nil, nil, err
+	}
+	return g.alloc.Snapshot(), g.alloc.Expandable(), nil
+}
+
+// DeviceCount is the number of the session's GPUs.
+func (s *Session) DeviceCount() int { return len(s.gpus) }
+
+// DescribeGPU says what device i is and, on a real GPU, what NVML says
+// of it.
+func (s *Session) DescribeGPU(i int) string { return s.gpus[i].b.describe() }
+
+// SaveSnapshot writes device dev's snapshot and history to path, as
+// torch.cuda.memory._dump_snapshot does.
+func (s *Session) SaveSnapshot(path string, dev int) error {
+	return s.exec(&SnapshotSave{Path: path, Device: dev})
+}
+
+// LoadHistory replays the first until ops (all when until < 0) of a
+// trace or snapshot into the session; what is live at the end stays
+// allocated, held by the result until FreeLoaded.
+func (s *Session) LoadHistory(path string, until int) (*Loaded, error) {
+	return s.load(&Load{Path: path, Until: until})
+}
+
+// FreeLoaded lets go of what a load holds.
+func (s *Session) FreeLoaded(l *Loaded) { s.freeLoaded(l) }
+
+// History is device i's memory history so far (for snapshots).
+func (s *Session) History(i int) []snapshot.Event { return s.gpus[i].history.Events }
+
+// Describe says what t is: size, dtype, shape, device and autograd state.
+func (t *Tensor) Describe() string { return describe(t) }
+
+// Repr is print(t): PyTorch's format where the values are known.
+func (t *Tensor) Repr() string { return repr(t) }
+
+// SharesStorage reports whether another reference holds t's storage.
+func (t *Tensor) SharesStorage() bool { return t.st.refs > 1 }
+
+// SameStorage reports whether t and u are over one storage.
+func (t *Tensor) SameStorage(u *Tensor) bool { return t.st == u.st }
+
+// GradFn is the name of the node that made t ("" for a leaf).
+func (t *Tensor) GradFn() string {
+	if t.fn == nil {
+		return ""
+	}
+	return t.fn.name
+}
+
+// RequiresGrad reports whether t takes part in autograd.
+func (t *Tensor) RequiresGrad() bool { return t.requiresGrad() }
+
+// IsLeaf reports whether t was made by no recorded op.
+func (t *Tensor) IsLeaf() bool { return t.fn == nil }
+
+// handle is a tensor reference used as an expression of the old command
+// path: evaluating it yields another reference.
+type handle struct{ t *Tensor }
+
+func (h *handle) pos() Pos { return Pos{} }
