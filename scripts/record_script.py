@@ -1,30 +1,60 @@
 #!/usr/bin/env python3
-"""Run a gpumemrepl script that is plain PyTorch code in real PyTorch,
-step by step, and record what each device reports after every step.
+"""Run a script in real PyTorch, step by step, and record what each device
+reports after every step.
 
     python3 scripts/record_script.py SCRIPT.gpumem OUT.jsonl
+    python3 scripts/record_script.py SCRIPT.py OUT.jsonl
 
-Every line that is not blank or a comment is a step, as in
-`gpumemrepl run`: a `with` block's header enters its context manager and
-each indented line runs on its own, and the block's context exits at the
-next line that is not indented. A step that raises is recorded with its
-error and the script goes on (as `gpumemrepl run --keep-going`).
+A .gpumem script (plain PyTorch code, as gpumemrepl reads it): every line
+that is not blank or a comment is a step, as in `gpumemrepl run`: a `with`
+block's header enters its context manager and each indented line runs on
+its own, and the block's context exits at the next line that is not
+indented. The short names gpumemrepl accepts beside the PyTorch ones
+(Linear, Sequential, ReLU, GELU, SGD, Adam, AdamW, F) are defined for it.
+Its rows have "line" (1-based, as gpumemrepl's --json rows), "source",
+"error" and "devices".
 
-OUT.jsonl has one object per step: "line" (1-based, as gpumemrepl's
---json rows), "source", "error" (null, or "ExceptionType: message"), and
-"devices": for every device torch.cuda.device_count() reports,
+A .py file runs as `python3 SCRIPT.py` runs it: one step per top-level
+statement of its `ast.parse` tree (a whole `for`, `with`, `def` or `class`
+is one step; a def's decorators belong to it), all in one module that is
+`__main__` (so `if __name__ == "__main__":` runs), with `__file__` the
+script's path, `sys.argv` `[path]` and `sys.path[0]` the script's folder.
+`from __future__` imports carry to the later statements. Its rows have
+"line" (the statement's first line, decorators included), "end_line",
+"source" (the text of that first line), "stdout" (what the step printed,
+exactly; it is also written through to this process's stdout), "error"
+and "devices". A file that does not parse gives one row with the
+SyntaxError and no devices.
+
+In both, a step that raises is recorded and the script goes on (as
+`gpumemrepl run --keep-going`); "error" is null or "ExceptionType:
+message" (the type alone when the message is empty). In a .py script,
+SystemExit ends the script, as it would end Python, after its row.
+"devices" has, for every device torch.cuda.device_count() reports,
 "allocated" and "reserved" (torch.cuda.memory_allocated/_reserved),
 "max_allocated", "max_reserved", and "nvml_proc_used" (NVML's figure for
 this process on that device; null where NVML does not list it).
 
-The short names gpumemrepl accepts beside the PyTorch ones (Linear,
-Sequential, ReLU, GELU, SGD, Adam, AdamW, F) are defined for the script.
+A .py script's own state is left as the script would leave it: the
+recorder keeps no step's value, exception or traceback (an error is
+formatted to a string in its except clause, which drops it), and imports
+torch only once the script has: until then "devices" is null, so a
+setting made before `import torch` (os.environ["PYTORCH_CUDA_ALLOC_CONF"])
+takes effect as it would. Reading the statistics does not initialize
+CUDA. What the recorder cannot leave as it was: its own few Python objects
+per step count towards the cyclic GC's thresholds, so a script whose
+memory depends on when the collector runs by itself (not on gc.collect())
+may see collections at other moments than under plain python3; and stderr
+(warnings) is not captured.
 """
+import ast
+import builtins
+import io
 import json
 import os
 import sys
-
-import torch
+import types
+import __future__
 
 
 def nvml_used():
@@ -44,8 +74,22 @@ def nvml_used():
     return used
 
 
+def device_rows(torch, used):
+    """What every device reports now."""
+    devices = []
+    for i in range(torch.cuda.device_count()):
+        devices.append({
+            "allocated": torch.cuda.memory_allocated(i),
+            "reserved": torch.cuda.memory_reserved(i),
+            "max_allocated": torch.cuda.max_memory_allocated(i),
+            "max_reserved": torch.cuda.max_memory_reserved(i),
+            "nvml_proc_used": used(i),
+        })
+    return devices
+
+
 def steps(path):
-    """Yield (line number, source, indented) for every step of a script."""
+    """Yield (line number, source, indented) for every step of a .gpumem script."""
     with open(path) as f:
         for n, raw in enumerate(f, 1):
             src = raw.rstrip("\n")
@@ -54,7 +98,9 @@ def steps(path):
                 yield n, src, src[0] in " \t"
 
 
-def main(script, out):
+def record_gpumem(script, out):
+    """Record a .gpumem script, one step a line."""
+    import torch
     names = {"torch": torch, "F": torch.nn.functional}
     for short in ("Linear", "Sequential", "ReLU", "GELU"):
         names[short] = getattr(torch.nn, short)
@@ -78,20 +124,117 @@ def main(script, out):
                     exec(code, names)
             except Exception as e:
                 error = f"{type(e).__name__}: {e}"
-            devices = []
-            for i in range(torch.cuda.device_count()):
-                devices.append({
-                    "allocated": torch.cuda.memory_allocated(i),
-                    "reserved": torch.cuda.memory_reserved(i),
-                    "max_allocated": torch.cuda.max_memory_allocated(i),
-                    "max_reserved": torch.cuda.max_memory_reserved(i),
-                    "nvml_proc_used": used(i),
-                })
-            w.write(json.dumps({"line": n, "source": src, "error": error, "devices": devices}) + "\n")
+            w.write(json.dumps({"line": n, "source": src, "error": error, "devices": device_rows(torch, used)}) + "\n")
             w.flush()
+
+
+class Tee:
+    """A stdout that keeps what is written and passes it on to the real one."""
+
+    def __init__(self, real):
+        self.real = real
+        self.kept = io.StringIO()
+
+    def write(self, s):
+        self.kept.write(s)
+        return self.real.write(s)
+
+    def flush(self):
+        self.real.flush()
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+
+def describe(e):
+    """An exception as "ExceptionType: message", or the type alone."""
+    msg = str(e)
+    return f"{type(e).__name__}: {msg}" if msg else type(e).__name__
+
+
+def first_line(stmt):
+    """A statement's first line, its decorators included."""
+    return min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", [])])
+
+
+def is_docstring(stmt):
+    """Whether a statement is a bare string, which only the first one of a module stores as __doc__."""
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+
+def future_flags(stmt):
+    """The compiler flags a `from __future__ import` statement turns on."""
+    if not isinstance(stmt, ast.ImportFrom) or stmt.module != "__future__":
+        return 0
+    flags = 0
+    for alias in stmt.names:
+        feature = getattr(__future__, alias.name, None)
+        if feature is not None:
+            flags |= feature.compiler_flag
+    return flags
+
+
+def main_module(path):
+    """A fresh __main__ module for the script, installed as Python installs one."""
+    module = types.ModuleType("__main__")
+    module.__file__ = path
+    module.__builtins__ = builtins
+    sys.modules["__main__"] = module
+    sys.argv = [path]
+    sys.path[0] = os.path.dirname(os.path.abspath(path))
+    return module.__dict__
+
+
+def record_py(script, out):
+    """Record a .py script, one step a top-level statement."""
+    with open(script, "rb") as f:
+        source = f.read()
+    lines = source.decode("utf-8", "replace").splitlines()
+    with open(out, "w", encoding="utf-8") as w:
+        def row(line, end_line, stdout, error, devices):
+            text = lines[line - 1] if 0 < line <= len(lines) else ""
+            w.write(json.dumps({"line": line, "end_line": end_line, "source": text, "stdout": stdout,
+                                "error": error, "devices": devices}, ensure_ascii=False) + "\n")
+            w.flush()
+        try:
+            tree = ast.parse(source, filename=script)
+        except SyntaxError as e:
+            row(e.lineno or 0, e.lineno or 0, "", f"SyntaxError: {e.msg}", None)
+            return
+        used = nvml_used()
+        namespace = main_module(script)
+        flags = 0
+        real = sys.stdout
+        for i, stmt in enumerate(tree.body):
+            body = ast.Pass() if i > 0 and is_docstring(stmt) else stmt
+            ast.copy_location(body, stmt)
+            code = compile(ast.Module(body=[body], type_ignores=[]), script, "exec", flags=flags, dont_inherit=True)
+            flags |= future_flags(stmt)
+            tee = Tee(real)
+            sys.stdout = tee
+            error, stop = None, False
+            try:
+                exec(code, namespace)
+            except SystemExit as e:
+                error, stop = describe(e), True
+            except Exception as e:
+                error = describe(e)
+            finally:
+                sys.stdout = real
+            del code
+            torch = sys.modules.get("torch")
+            devices = device_rows(torch, used) if torch is not None else None
+            del torch
+            row(first_line(stmt), stmt.end_lineno, tee.kept.getvalue(), error, devices)
+            if stop:
+                return
 
 
 if __name__ == "__main__":
     if len(sys.argv) != 3:
         sys.exit(__doc__)
-    main(sys.argv[1], sys.argv[2])
+    script_path, out_path = sys.argv[1], sys.argv[2]
+    if script_path.endswith(".py"):
+        record_py(script_path, out_path)
+    else:
+        record_gpumem(script_path, out_path)
