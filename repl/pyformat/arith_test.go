@@ -110,3 +110,17 @@ func TestPow(t *testing.T) {
 		t.Errorf("2 ** 10**10: got %v, want MemoryError", err)
 	}
 }
+
+// BenchmarkFloatPow measures the correctly rounded power: a fractional
+// exponent takes the log and exp at 192 bits.
+func BenchmarkFloatPow(b *testing.B) {
+	for _, y := range []float64{0.5, 10, 123.456} {
+		b.Run(ReprFloat(y), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := FloatPow(1.1, y); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

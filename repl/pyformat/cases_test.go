@@ -106,7 +106,7 @@ func (g *caseGen) percentCase() {
 				b.WriteString(strconv.Itoa(g.r.IntN(20)))
 			}
 		}
-		typ := g.pick("s", "r", "a", "d", "i", "u", "o", "x", "X", "e", "E", "f", "F", "g", "G", "c", "%", "d", "f", "y", "")
+		typ := g.pick("s", "r", "a", "d", "i", "u", "o", "x", "X", "e", "E", "f", "F", "g", "G", "c", "%", "d", "f", "y", "\x1f", "\x7f", "")
 		b.WriteString(typ)
 		var arg pyValue
 		switch typ {
@@ -129,6 +129,15 @@ func (g *caseGen) percentCase() {
 		args = append(args, pyInt(1))
 	}
 	format := b.String()
+	if strings.Contains(format, "*") {
+		// Arguments shift when a directive takes none or two: keep every
+		// int small enough to be a width, as CPython builds any width.
+		for i, a := range args {
+			if a.kind == "int" && a.i.CmpAbs(big.NewInt(1000)) > 0 {
+				args[i] = pyInt(a.i.Int64() % 1000)
+			}
+		}
+	}
 	var v pyValue
 	switch {
 	case useKeys:
@@ -170,7 +179,7 @@ func (g *caseGen) strFormatCase() {
 		name := g.fieldName(numbering)
 		b.WriteString(name)
 		if g.chance(0.2) {
-			b.WriteString("!" + g.pick("r", "s", "a", "x", "", "rr", "\u00e9", "\x01", " "))
+			b.WriteString("!" + g.pick("r", "s", "a", "x", "", "rr", "\u00e9", "\x01", " ", "\x7f"))
 		}
 		if g.chance(0.6) {
 			b.WriteByte(':')

@@ -96,3 +96,11 @@ func TestRepr(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkFormatFloat(b *testing.B) {
+	for b.Loop() {
+		if _, err := FormatFloat(3072.123456, ",.1f"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

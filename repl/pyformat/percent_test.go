@@ -49,6 +49,8 @@ func TestPercent(t *testing.T) {
 		{"%99999999999999999999d", pyInt(1), "ValueError: width too big"},
 		{"%5%", pyTuple(pyInt(1)), "ValueError: unsupported format character '%' (0x25) at index 2"},
 		{"%é", pyInt(1), "ValueError: unsupported format character '?' (0xe9) at index 1"},
+		{"%\x1f", pyInt(1), "ValueError: unsupported format character '\x1f' (0x1f) at index 1"},
+		{"%\x7f", pyInt(1), "ValueError: unsupported format character '?' (0x7f) at index 1"},
 		{"%lld", pyInt(1), "ValueError: unsupported format character 'l' (0x6c) at index 2"},
 		{"ab%5", pyInt(1), "ValueError: incomplete format"},
 	}

@@ -25,8 +25,8 @@ func (d directive) format(v Operand, at int) (string, error) {
 	case 'e', 'E', 'f', 'F', 'g', 'G':
 		return d.float(v)
 	}
-	shown := d.typ
-	if shown < ' ' || shown > '~' {
+	shown := d.typ // CPython shows codes 31 to 126 as they are
+	if shown < 31 || shown > '~' {
 		shown = '?'
 	}
 	return "", valueError("unsupported format character '%c' (0x%x) at index %d", shown, d.typ, at)
