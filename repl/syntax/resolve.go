@@ -1,0 +1,3 @@
+package syntax
+
+func resolve(filename string, m *Module) error { return nil }
