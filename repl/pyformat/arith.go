@@ -111,6 +111,8 @@ func IntDivmod(a, b *big.Int) (*big.Int, *big.Int, error) {
 // Round returns round(x, ndigits) for a float: x rounded to a multiple
 // of 10**-ndigits, exactly and half to even, then to the nearest float,
 // as CPython does (round(2.675, 2) is 2.67: 2.675 is a little less).
+// An ndigits past an int's range should come clamped to it, as CPython
+// clamps it to a C ssize_t.
 func Round(x float64, ndigits int) (float64, error) {
 	// CPython's bounds: past them every float rounds to itself, or to zero.
 	const ndigitsMax, ndigitsMin = 323, -308

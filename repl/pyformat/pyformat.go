@@ -8,4 +8,10 @@
 // the tests compare thousands of cases against the python3 on the machine.
 // Errors are *Error values that carry the Python exception class, worded
 // as CPython words them; the evaluator raises them as that exception.
+//
+// Where it differs from CPython, on purpose: a field wider or a precision
+// longer than 2**28 characters, and an int power of more than 2**31 bits,
+// are MemoryError (CPython builds them); float ** is correctly rounded,
+// where glibc's pow is off by an ulp in about one case in a few thousand;
+// strings are Go strings, so a lone surrogate cannot occur.
 package pyformat

@@ -23,7 +23,7 @@ type Field struct {
 	Keyword    string     // the keyword argument; "" for a positional one
 	Path       []Accessor // the .attr and [key] after the name
 	Err        error      // a malformed rest of the name, or an unknown conversion
-	Conversion rune       // 'r', 's', 'a', or 0 for none
+	Conversion rune       // 'r', 's', 'a', or 0 for none (another only with Err set)
 	Spec       []Piece    // the format spec
 	SpecErr    error      // an error in the spec, after Spec's pieces
 }
