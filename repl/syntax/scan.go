@@ -490,6 +490,9 @@ func (s *scanner) identOrString() token {
 	if keywords[text] {
 		t.kind = tKeyword
 	}
+	if nonASCII {
+		t.text = normalizeIdent(text)
+	}
 	return t
 }
 

@@ -260,16 +260,15 @@ func (p *parser) forcedColon() {
 	}
 }
 
-// lastEndOf returns the end of the last statement of the last non-empty
-// body: where a compound statement ends.
-func lastEndOf(bodies ...[]Stmt) Pos {
-	for i := len(bodies) - 1; i >= 0; i-- {
-		if b := bodies[i]; len(b) > 0 {
-			_, end := b[len(b)-1].Span()
-			return end
-		}
+// lastRealEnd is the end of the last token consumed that is not a
+// NEWLINE, INDENT or DEDENT: where CPython ends a compound statement
+// (a trailing ';' included).
+func (p *parser) lastRealEnd() Pos {
+	i := p.i - 1
+	for i > 0 && (p.toks[i].kind == tNewline || p.toks[i].kind == tIndent || p.toks[i].kind == tDedent) {
+		i--
 	}
-	return Pos{}
+	return p.toks[i].end
 }
 
 // ifStmt parses an if statement, or an elif clause as a nested If.
@@ -284,7 +283,7 @@ func (p *parser) ifStmt() Stmt {
 	case p.isKw("else"):
 		s.Orelse = p.elseBlock()
 	}
-	s.Node = Node{kw.start, lastEndOf(s.Body, s.Orelse)}
+	s.Node = Node{kw.start, p.lastRealEnd()}
 	return s
 }
 
@@ -304,7 +303,7 @@ func (p *parser) whileStmt() Stmt {
 	if p.isKw("else") {
 		s.Orelse = p.elseBlock()
 	}
-	s.Node = Node{kw.start, lastEndOf(s.Body, s.Orelse)}
+	s.Node = Node{kw.start, p.lastRealEnd()}
 	return s
 }
 
@@ -318,7 +317,7 @@ func (p *parser) forStmt() Stmt {
 	if p.isKw("else") {
 		s.Orelse = p.elseBlock()
 	}
-	s.Node = Node{kw.start, lastEndOf(s.Body, s.Orelse)}
+	s.Node = Node{kw.start, p.lastRealEnd()}
 	return s
 }
 
@@ -341,16 +340,8 @@ func (p *parser) tryStmt() Stmt {
 	if len(s.Handlers) == 0 && len(s.Finalbody) == 0 {
 		p.fail(p.cur().start, "expected 'except' or 'finally' block")
 	}
-	s.Node = Node{kw.start, lastEndOf(s.Body, handlerBodies(s.Handlers), s.Orelse, s.Finalbody)}
+	s.Node = Node{kw.start, p.lastRealEnd()}
 	return s
-}
-
-// handlerBodies returns the last handler's body, which ends the handlers.
-func handlerBodies(hs []*ExceptHandler) []Stmt {
-	if len(hs) == 0 {
-		return nil
-	}
-	return hs[len(hs)-1].Body
 }
 
 // exceptClause parses except [type [as name]]: block.
@@ -381,7 +372,7 @@ func (p *parser) exceptClause() *ExceptHandler {
 	}
 	p.headerColon()
 	h.Body = p.block("'except' statement", kw.start.Line)
-	h.Node = Node{kw.start, lastEndOf(h.Body)}
+	h.Node = Node{kw.start, p.lastRealEnd()}
 	return h
 }
 
@@ -399,14 +390,14 @@ func (p *parser) withStmt() Stmt {
 		}) {
 			s.Items = items
 			s.Body = p.block("'with' statement", kw.start.Line)
-			s.Node = Node{kw.start, lastEndOf(s.Body)}
+			s.Node = Node{kw.start, p.lastRealEnd()}
 			return s
 		}
 	}
 	s.Items = p.withItems(":")
 	p.headerColon()
 	s.Body = p.block("'with' statement", kw.start.Line)
-	s.Node = Node{kw.start, lastEndOf(s.Body)}
+	s.Node = Node{kw.start, p.lastRealEnd()}
 	return s
 }
 
@@ -418,6 +409,7 @@ func (p *parser) withItems(closer string) []*WithItem {
 		it := &WithItem{ContextExpr: p.expression()}
 		if p.acceptKw("as") {
 			it.OptionalVars = p.starTarget()
+			p.checkTarget(it.OptionalVars, starTargets)
 			if !p.isOp(",") && !p.isOp(")") && !p.isOp(":") {
 				p.invalidSyntax()
 			}
@@ -465,7 +457,7 @@ func (p *parser) funcDef(decorators []Expr) Stmt {
 	}
 	p.forcedColon()
 	s.Body = p.block("function definition", kw.start.Line)
-	s.Node = Node{kw.start, lastEndOf(s.Body)}
+	s.Node = Node{kw.start, p.lastRealEnd()}
 	return s
 }
 
@@ -479,6 +471,6 @@ func (p *parser) classDef(decorators []Expr) Stmt {
 	}
 	p.headerColon()
 	s.Body = p.block("class definition", kw.start.Line)
-	s.Node = Node{kw.start, lastEndOf(s.Body)}
+	s.Node = Node{kw.start, p.lastRealEnd()}
 	return s
 }

@@ -77,7 +77,7 @@ func (p *parser) strings() Expr {
 		}
 		return &Constant{Node: node, Value: sb.String(), Kind: kind}
 	}
-	j := &joined{node: node, kind: kind}
+	j := &joined{node: node, tail: node, kind: kind}
 	for _, l := range lits {
 		if l.fstr {
 			p.fstringLit(l, j)
@@ -89,30 +89,31 @@ func (p *parser) strings() Expr {
 }
 
 // joined builds a JoinedStr: literal text between replacement fields is
-// merged into one Constant. Every part gets the whole literal's span, as
-// in CPython 3.11.
+// merged into one Constant. As in CPython 3.11 every part gets the span
+// of the whole concatenation, node, except that a format spec and the
+// text that ends it get tail, the span of the literal holding them.
 type joined struct {
-	node   Node
-	kind   string
-	values []Expr
-	lit    strings.Builder
+	node, tail Node
+	kind       string
+	values     []Expr
+	lit        strings.Builder
 }
 
-func (j *joined) flush() {
+func (j *joined) flush(n Node) {
 	if j.lit.Len() > 0 {
-		j.values = append(j.values, &Constant{Node: j.node, Value: j.lit.String(), Kind: j.kind})
+		j.values = append(j.values, &Constant{Node: n, Value: j.lit.String(), Kind: j.kind})
 		j.lit.Reset()
 	}
 }
 
 func (j *joined) add(e Expr) {
-	j.flush()
+	j.flush(j.node)
 	j.values = append(j.values, e)
 }
 
 func (j *joined) finish() *JoinedStr {
-	j.flush()
-	return &JoinedStr{j.node, j.values}
+	j.flush(j.tail)
+	return &JoinedStr{j.tail, j.values}
 }
 
 // decodeStr decodes text, part of l's body, as a str literal.
@@ -366,10 +367,9 @@ func (f *fstringSrc) field(i, depth int, j *joined) int {
 		if i == len(body) {
 			p.failFurthest("f-string: expecting '}'")
 		}
-		spec := &joined{node: j.node, kind: j.kind}
+		spec := &joined{node: j.node, tail: Node{f.l.tok.start, f.l.tok.end}, kind: j.kind}
 		i = f.parse(i, depth+1, spec)
 		fv.FormatSpec = spec.finish()
-		fv.FormatSpec.Node = Node{f.l.tok.start, f.l.tok.end} // the literal's own span, as in 3.11
 	}
 	if i >= len(body) || body[i] != '}' {
 		p.failFurthest("f-string: expecting '}'")
