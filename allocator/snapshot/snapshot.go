@@ -14,6 +14,7 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +27,7 @@ import (
 	"github.com/nlpodyssey/gopickle/pickle"
 	"github.com/nlpodyssey/gopickle/types"
 
+	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
 )
 
@@ -94,7 +96,7 @@ type Snapshot struct {
 }
 
 // Load reads the first device's snapshot (the lowest index with a
-// history or segments) from a .pickle or a .json file.
+// history or segments) from a .pickle, .pickle.gz or .json file.
 func Load(path string) (*Snapshot, error) {
 	all, err := LoadAll(path)
 	if err != nil {
@@ -114,23 +116,49 @@ func LoadAll(path string) ([]*Snapshot, error) {
 	}
 	defer f.Close()
 	var s []*Snapshot
+	var b []byte
 	if strings.HasSuffix(path, ".json") {
 		s, err = fromJSON(bufio.NewReader(f))
-	} else if st, serr := f.Stat(); serr != nil || st.Size() > maxPickle {
-		err = fmt.Errorf("the pickle is larger than %d bytes", maxPickle)
-	} else {
-		b := make([]byte, st.Size())
+	} else if b, err = readPickle(f, strings.HasSuffix(path, ".gz")); err == nil {
 		var v any
-		if _, err = io.ReadFull(f, b); err == nil {
-			if v, err = decodePickle(b); err == nil {
-				s, err = fromPlain(v)
-			}
+		if v, err = decodePickle(b); err == nil {
+			s, err = fromPlain(v)
 		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return s, nil
+}
+
+// readPickle reads a pickle of at most maxPickle bytes, gunzipping it
+// when gzipped.
+func readPickle(f *os.File, gzipped bool) ([]byte, error) {
+	tooLarge := fmt.Errorf("the pickle is larger than %d bytes", maxPickle)
+	if !gzipped {
+		st, err := f.Stat()
+		if err != nil || st.Size() > maxPickle {
+			return nil, tooLarge
+		}
+		b := make([]byte, st.Size())
+		_, err = io.ReadFull(f, b)
+		return b, err
+	}
+	zr, err := gzip.NewReader(bufio.NewReader(f))
+	if err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(zr, maxPickle+1))
+	if err == nil && len(b) > maxPickle {
+		err = tooLarge
+	}
+	return b, err
+}
+
+// isPickle reports whether path names a pickle, gzipped or not.
+func isPickle(path string) bool {
+	path = strings.TrimSuffix(path, ".gz")
+	return strings.HasSuffix(path, ".pickle") || strings.HasSuffix(path, ".pkl")
 }
 
 // devices collects per-device snapshots as a file is read.
@@ -167,13 +195,13 @@ type Opened struct {
 	Replay *Replay
 }
 
-// Open reads a file to replay. A .pickle is a snapshot, one history per
+// Open reads a file to replay. A .pickle (or .pickle.gz) is a snapshot, one history per
 // device it recorded (named FILE cuda:N unless the file holds cuda:0
 // alone); a .json is an ops trace unless its top level names "events"
 // (or has no ops), which makes it a snapshot's JSON flattening.
 func Open(path string) ([]Opened, error) {
 	var err error
-	if !strings.HasSuffix(path, ".pickle") && !strings.HasSuffix(path, ".pkl") && !isFlattening(path) {
+	if !isPickle(path) && !isFlattening(path) {
 		var t *trace.Trace
 		t, err = trace.Load(path)
 		if !errors.Is(err, trace.ErrNoOps) || !strings.HasSuffix(path, ".json") {
@@ -558,6 +586,15 @@ type Replay struct {
 	// LateExpandable reports a history of expandable segments that
 	// starts late: the replay starts from an empty allocator.
 	LateExpandable bool
+	// Releases counts the history's runs of segment releases by whose
+	// they were; only the program's are replayed.
+	Releases Releases
+	// Failed counts the allocations that raised out-of-memory in the
+	// recording: PyTorch records them with their rounded size, which is
+	// what the replay asks for.
+	Failed int
+	// open is the runs the event order could not attribute, for Resolve.
+	open []openRun
 	// Preloaded and PreloadedBlocks count the segments and live blocks
 	// the replay starts from, for a history that starts late; the replay's
 	// first Preloaded segment events are theirs.
@@ -565,8 +602,11 @@ type Replay struct {
 }
 
 // Notes says what of the recording the replay leaves out or changes;
-// empty when nothing.
+// empty when nothing, or when r is nil (an ops trace).
 func (r *Replay) Notes() string {
+	if r == nil {
+		return ""
+	}
 	var n []string
 	if r.Preloaded > 0 {
 		n = append(n, fmt.Sprintf("the recording began late: the replay starts from the %d segments and %d live blocks the allocator held then", r.Preloaded, r.PreloadedBlocks))
@@ -576,6 +616,10 @@ func (r *Replay) Notes() string {
 	}
 	if r.Unknown > 0 {
 		n = append(n, fmt.Sprintf("%d frees of blocks it never saw are left out", r.Unknown))
+	}
+	n = append(n, r.Releases.Notes()...)
+	if r.Failed > 0 {
+		n = append(n, fmt.Sprintf("%d allocations that failed in the recording ask for the size PyTorch rounded them to there (it records no other)", r.Failed))
 	}
 	if len(n) == 0 {
 		return ""
@@ -601,7 +645,9 @@ func WithoutRequested(l []trace.Segment) []trace.Segment {
 // Prepare turns the snapshot's events into ops: each alloc an alloc on its
 // stream, each free_completed the free of its block, an oom an allocation
 // PyTorch could not make, and each run of segment_free (or, expandable,
-// segment_unmap) events an empty_cache.
+// segment_unmap) events that was the program's an empty_cache; the
+// allocator's own releases are left to the replaying allocator (see
+// Releases).
 func (s *Snapshot) Prepare(path string) (*Replay, error) {
 	r := &Replay{Final: s.layout(), WithRequested: s.HasRequested}
 	ops := make([]trace.Op, 0, len(s.Events))
@@ -614,14 +660,39 @@ func (s *Snapshot) Prepare(path string) (*Replay, error) {
 		ops, startIDs, r.segmentAllocs, next = preload(segs, 0, stream)
 		r.Preloaded, r.PreloadedBlocks = len(segs), len(startIDs)
 	}
+	start := len(ops)
 	r.LateExpandable = lateExpandable
+	conf, err := allocator.ParseConfig(s.AllocConf)
+	if err != nil {
+		conf = allocator.DefaultConfig() // the replay's Setup says what is wrong with it
+	}
+	peak := peakReserved(segs, s.Events)
+	cache := newCacheTracker(segs)
+	var run *releaseRun // the run of releases under way
 	for i, e := range s.Events {
+		if run != nil && !releases(e.Action) && e.Action != "free_completed" {
+			after := Event{}
+			if i+1 < len(s.Events) {
+				after = s.Events[i+1]
+			}
+			ops = r.endRun(ops, run, run.attribute(e, after, conf, peak, cache.idle > 0))
+			run = nil
+		}
+		if releases(e.Action) {
+			if run == nil {
+				run = &releaseRun{reservedBefore: cache.reserved, firstEvent: len(r.SegmentEvents)}
+			}
+			run.add(e)
+		}
+		cache.event(e)
 		switch e.Action {
 		case "alloc", "oom":
 			ops = append(ops, trace.Op{Op: "alloc", ID: next, Size: e.Size, OOM: e.Action == "oom", Stream: e.Stream})
 			if e.Action == "alloc" {
 				live[e.Addr] = next
 				stream[next] = e.Stream
+			} else {
+				r.Failed++
 			}
 			next++
 		case "free_completed":
@@ -636,12 +707,7 @@ func (s *Snapshot) Prepare(path string) (*Replay, error) {
 			delete(live, e.Addr)
 			ops = append(ops, trace.Op{Op: "free", ID: id, Stream: stream[id]})
 			delete(stream, id)
-		case "segment_free", "segment_unmap": // cache released: empty_cache, or an OOM's retry
-			if i == 0 || !releases(s.Events[i-1].Action) {
-				ops = append(ops, trace.Op{Op: "empty_cache"})
-			}
-		}
-		if e.Action == "segment_alloc" {
+		case "segment_alloc":
 			r.segmentAllocs = append(r.segmentAllocs, e)
 		}
 		switch e.Action {
@@ -649,13 +715,34 @@ func (s *Snapshot) Prepare(path string) (*Replay, error) {
 			r.SegmentEvents = append(r.SegmentEvents, SegmentEvent{Action: e.Action, Size: e.Size})
 		}
 	}
+	if run != nil {
+		ops = r.endRun(ops, run, run.attribute(Event{}, Event{}, conf, peak, cache.idle > 0))
+	}
 	t, err := trace.New(path, s.AllocConf, ops)
 	if err != nil {
 		return nil, err
 	}
 	t.Device = s.Device
+	t.Start = start
 	r.Trace = t
 	return r, nil
+}
+
+// endRun counts a run of releases as attributed and, when it was the
+// program's, replays it as an empty_cache; one it could not attribute is
+// kept for Resolve.
+func (r *Replay) endRun(ops []trace.Op, run *releaseRun, w whose) []trace.Op {
+	switch w {
+	case byProgram:
+		r.Releases.User++
+		return append(ops, trace.Op{Op: "empty_cache"})
+	case byAllocator:
+		r.Releases.Own++
+	default:
+		r.Releases.Unattributed++
+		r.open = append(r.open, openRun{at: len(ops), from: run.firstEvent, to: len(r.SegmentEvents)})
+	}
+	return ops
 }
 
 // releases reports whether an event gives memory back to the driver.

@@ -63,6 +63,9 @@ type Trace struct {
 	// Device is the CUDA index the trace was recorded on (a snapshot's
 	// history of cuda:N); it names the GPU in out-of-memory messages.
 	Device int `json:"-"`
+	// Start is the index of the first op of the recorded program: the
+	// ops before it rebuild the state a late snapshot history starts from.
+	Start int `json:"-"`
 }
 
 // Load reads a trace from a .json or .json.gz file.

@@ -74,9 +74,10 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	timeIt := fs.Bool("time", false, "time the replay")
 	summary := fs.Bool("summary", false, "print memory_summary() after the replay")
 	var conf optString
-	var limit, total optUint
+	var limit, total, recorded optUint
 	fs.Var(&conf, "alloc-conf", "PYTORCH_CUDA_ALLOC_CONF")
 	fs.Var(&limit, "limit-bytes", "per-process limit in bytes")
+	fs.Var(&recorded, "recorded-limit-bytes", "the limit a snapshot was recorded under, to attribute its releases")
 	fs.Var(&total, "total-bytes", "simulated device size in bytes")
 	dev := fs.String("device", "sim", "sim or cuda")
 	export := fs.String("export", "", "write the replay as a PyTorch snapshot (.pickle)")
@@ -154,13 +155,19 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 				break
 			}
 			t, snap := h.Trace, h.Replay
+			if snap != nil && recorded.v != nil {
+				if err = snap.Resolve(trace.Options{LimitBytes: recorded.v, TotalBytes: opts.TotalBytes}); err != nil {
+					break
+				}
+				t = snap.Trace
+			}
 			if *noEmptyCache {
 				t.DropEmptyCache()
 			}
 			opts.Progress = bar.hook(t.Path)
 			switch {
 			case comparing:
-				err = compareConfigs(out, t, opts, confs, *asJSON)
+				err = compareConfigs(out, t, snap.Notes(), opts, confs, *asJSON)
 			case *export != "":
 				err = exportSnapshot(out, t, opts, *export)
 			case *plotPath != "":

@@ -56,6 +56,9 @@ func checkSnapshot(w io.Writer, r *snapshot.Replay, o trace.Options) error {
 		}
 	}
 	note := r.Notes()
+	if first != "" && o.LimitBytes == nil && r.Releases.Own+r.Releases.Unattributed > 0 {
+		note += " (its allocator released segments on its own, at a limit a snapshot does not record: give it with --limit-bytes)"
+	}
 	if first != "" {
 		fmt.Fprintf(w, "FAIL %s: %d ops, first mismatch at %s%s\n", t.Path, len(t.Ops), first, note)
 		return errMismatch
@@ -91,13 +94,22 @@ type configResult struct {
 	Fragmentation float64 `json:"fragmentation"` // 1 - peak active / peak reserved
 	DeviceAllocs  int64   `json:"device_allocs"`
 	Retries       int64   `json:"retries"`
-	FirstOOM      *int    `json:"first_oom_op"`
-	Error         string  `json:"error,omitempty"`
+	FirstOOMOp    *int    `json:"first_oom_op"`
+	// FirstOOM is the first allocation that raised out-of-memory: its op,
+	// its ordinal among the program's allocations, its requested size and
+	// the message.
+	FirstOOM *trace.OOM `json:"first_oom"`
+	// PastRecordedOOM is the ordinal of the first allocation that raised
+	// out-of-memory in the recording and succeeds here (see
+	// trace.OOMWatch).
+	PastRecordedOOM *int   `json:"past_recorded_oom,omitempty"`
+	Error           string `json:"error,omitempty"`
 }
 
 // compareConfigs replays t under each config and prints one table (or
-// one JSON object per config).
-func compareConfigs(w io.Writer, t *trace.Trace, o trace.Options, confs []string, asJSON bool) error {
+// one JSON object per config); notes says what the replay leaves out of
+// a snapshot's history.
+func compareConfigs(w io.Writer, t *trace.Trace, notes string, o trace.Options, confs []string, asJSON bool) error {
 	var rows []configResult
 	for _, c := range confs {
 		conf := c
@@ -112,12 +124,8 @@ func compareConfigs(w io.Writer, t *trace.Trace, o trace.Options, confs []string
 			rows = append(rows, row)
 			continue
 		}
-		err = newReplayer(t, a, o).Run(func(i int, oom error) error {
-			if oom != nil && row.FirstOOM == nil {
-				row.FirstOOM = &i
-			}
-			return nil
-		})
+		watch := trace.NewOOMWatch(t)
+		err = newReplayer(t, a, o).Run(watch.Op)
 		s := a.Stats()
 		a.Close() //nolint:errcheck // the figures are taken
 		if err != nil {
@@ -129,6 +137,10 @@ func compareConfigs(w io.Writer, t *trace.Trace, o trace.Options, confs []string
 			row.Fragmentation = 1 - float64(s.ActiveBytes[0].Peak)/float64(row.PeakReserved)
 		}
 		row.DeviceAllocs, row.Retries = s.NumDeviceAlloc, s.NumAllocRetries
+		row.FirstOOM, row.PastRecordedOOM = watch.First, watch.PastRecorded
+		if watch.First != nil {
+			row.FirstOOMOp = &watch.First.Op
+		}
 		rows = append(rows, row)
 	}
 	if asJSON {
@@ -138,7 +150,7 @@ func compareConfigs(w io.Writer, t *trace.Trace, o trace.Options, confs []string
 		}
 		return nil
 	}
-	fmt.Fprintf(w, "%s: %d ops\n", t.Path, len(t.Ops))
+	fmt.Fprintf(w, "%s: %d ops%s\n", t.Path, len(t.Ops), notes)
 	width := len("config")
 	for _, r := range rows {
 		width = max(width, len(r.Config))
@@ -151,11 +163,16 @@ func compareConfigs(w io.Writer, t *trace.Trace, o trace.Options, confs []string
 		}
 		oom := "-"
 		if r.FirstOOM != nil {
-			oom = fmt.Sprintf("op %d", *r.FirstOOM)
+			oom = fmt.Sprintf("op %d (allocation %d, %s)", r.FirstOOM.Op, r.FirstOOM.Allocation, allocator.FormatSize(r.FirstOOM.RequestedBytes))
 		}
 		fmt.Fprintf(w, "%-*s  %13s  %14s  %14s  %12.1f%%  %13d  %7d  %s\n", width, r.Config,
 			allocator.FormatSize(uint64(r.PeakReserved)), allocator.FormatSize(uint64(r.FinalReserved)), allocator.FormatSize(uint64(r.PeakAllocated)),
 			100*r.Fragmentation, r.DeviceAllocs, r.Retries, oom)
+	}
+	for _, r := range rows {
+		if r.PastRecordedOOM != nil {
+			fmt.Fprintf(w, "%s: allocation %d raised out-of-memory in the recording and succeeds here; past it the replay runs what the program did after its own OOM\n", r.Config, *r.PastRecordedOOM)
+		}
 	}
 	return nil
 }
@@ -178,7 +195,7 @@ func splitCompare(args []string) (rest, confs []string, comparing bool) {
 }
 
 func isTraceFile(s string) bool {
-	for _, suf := range []string{".json", ".json.gz", ".pickle", ".pkl"} {
+	for _, suf := range []string{".json", ".json.gz", ".pickle", ".pkl", ".pickle.gz"} {
 		if strings.HasSuffix(s, suf) {
 			return true
 		}
@@ -190,44 +207,14 @@ func isTraceFile(s string) bool {
 // snapshot: the device trace (allocations, frees, segment events) and
 // the segments at the end.
 func exportSnapshot(w io.Writer, t *trace.Trace, o trace.Options, path string) error {
-	var rec snapshot.Recorder
-	log := snapshot.NewSegmentLog(trace.NewDevice(t, o))
-	log.OnEvent = rec.Add
-	o.Device = log
-	a, err := trace.Setup(t, o)
+	events, segs, err := snapshot.Record(t, o)
 	if err != nil {
 		return err
 	}
-	defer a.Close()
-	r := newReplayer(t, a, o)
-	sizes := map[uint64]uint64{}
-	r.Observe = func(action string, ptr, size uint64) {
-		switch action {
-		case "alloc", "oom":
-			sizes[ptr] = size
-			rec.Add(action, ptr, size)
-		case "free": // a synchronous free completes at once
-			rec.Add("free_requested", ptr, sizes[ptr])
-			rec.Add("free_completed", ptr, sizes[ptr])
-			delete(sizes, ptr)
-		}
-	}
-	// Each op's events, its segment events included, carry its stream.
-	streamOf := func(i int) uint64 {
-		if i < len(t.Ops) {
-			return t.Ops[i].Stream
-		}
-		return 0
-	}
-	rec.Stream = streamOf(0)
-	if err := r.Run(func(i int, _ error) error { rec.Stream = streamOf(i + 1); return nil }); err != nil {
+	if err := snapshot.Save(path, t.Device, segs, events, o.Conf(t)); err != nil {
 		return err
 	}
-	segs := a.Snapshot()
-	if err := snapshot.Save(path, t.Device, segs, rec.Events, o.Conf(t)); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "%s: %d ops, %d events and %d segments written to %s\n", t.Path, len(t.Ops), len(rec.Events), len(segs), path)
+	fmt.Fprintf(w, "%s: %d ops, %d events and %d segments written to %s\n", t.Path, len(t.Ops), len(events), len(segs), path)
 	return nil
 }
 
