@@ -42,21 +42,22 @@ type Releases struct {
 	Resolved int
 }
 
-// Notes says what the replay does with the releases that are not the
-// program's; empty when there are none.
+// Notes says whose the history's releases were and what the replay does
+// with them; empty when it has none.
 func (r Releases) Notes() []string {
 	var n []string
-	if r.User > 0 {
-		n = append(n, fmt.Sprintf("%d releases were the program's empty_cache and replay as such", r.User))
-	}
-	if r.Own > 0 {
-		n = append(n, fmt.Sprintf("%d releases of cached segments were the allocator's own, inside allocations that found no room, and are left to the replaying allocator", r.Own))
-	}
-	if r.Resolved > 0 {
-		n = append(n, fmt.Sprintf("%d releases the event order leaves open were decided by replaying the history at its recorded limit", r.Resolved))
-	}
-	if r.Unattributed > 0 {
-		n = append(n, fmt.Sprintf("%d releases could not be attributed (each stands just before an allocation that took a new segment or failed, where the allocator releases on its own and where a program's empty_cache would look the same): treated as the allocator's", r.Unattributed))
+	for _, part := range []struct {
+		count int
+		what  string
+	}{
+		{r.User, "segment releases that were the program's empty_cache, replayed"},
+		{r.Own, "the allocator's own releases, inside allocations that found no room, left to the replaying allocator"},
+		{r.Resolved, "releases decided by replaying the history at its recorded limit"},
+		{r.Unattributed, "releases that could not be attributed (each stands just before an allocation that took a new segment or failed, where the allocator releases on its own and where a program's empty_cache would look the same), treated as the allocator's"},
+	} {
+		if part.count > 0 {
+			n = append(n, fmt.Sprintf("%s: %d", part.what, part.count))
+		}
 	}
 	return n
 }
@@ -125,6 +126,8 @@ type trackedSegment struct {
 	live int
 }
 
+// newCacheTracker starts from a late history's start segments and their
+// live blocks (none for a whole history).
 func newCacheTracker(start []startSegment) *cacheTracker {
 	c := &cacheTracker{segs: map[uint64]*trackedSegment{}}
 	for _, g := range start {
@@ -136,6 +139,7 @@ func newCacheTracker(start []startSegment) *cacheTracker {
 	return c
 }
 
+// addSegment tracks a segment taken from the driver, free as yet.
 func (c *cacheTracker) addSegment(addr, size uint64) {
 	i, found := slices.BinarySearch(c.starts, addr)
 	if found {
@@ -147,6 +151,7 @@ func (c *cacheTracker) addSegment(addr, size uint64) {
 	c.reserved += size
 }
 
+// removeSegment drops a segment given back.
 func (c *cacheTracker) removeSegment(addr, size uint64) {
 	c.reserved -= min(size, c.reserved)
 	g, ok := c.segs[addr]

@@ -619,7 +619,7 @@ func (r *Replay) Notes() string {
 	}
 	n = append(n, r.Releases.Notes()...)
 	if r.Failed > 0 {
-		n = append(n, fmt.Sprintf("%d allocations that failed in the recording ask for the size PyTorch rounded them to there (it records no other)", r.Failed))
+		n = append(n, fmt.Sprintf("allocations that failed in the recording, asking for the size PyTorch rounded them to there (it records no other): %d", r.Failed))
 	}
 	if len(n) == 0 {
 		return ""

@@ -14,7 +14,7 @@ type OOM struct {
 }
 
 // OOMWatch watches a replay for its first out-of-memory error, and for
-// the first allocation that raised out-of-memory in the recording but
+// an allocation before it that raised out-of-memory in the recording but
 // succeeds in the replay: past that one, the replay runs what the
 // program did after its own OOM, which it need not have done had the
 // allocation succeeded (a history that ends at its OOM simply ends).
@@ -44,7 +44,7 @@ func (w *OOMWatch) Op(i int, oom error) error {
 	if oom != nil && w.First == nil {
 		w.First = &OOM{Op: i, Allocation: ordinal, RequestedBytes: op.Size, Message: oom.Error()}
 	}
-	if oom == nil && op.OOM && w.PastRecorded == nil {
+	if oom == nil && op.OOM && w.PastRecorded == nil && w.First == nil {
 		w.PastRecorded = &ordinal
 	}
 	return nil

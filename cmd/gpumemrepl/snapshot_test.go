@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -166,5 +168,45 @@ func TestReplayLateHistory(t *testing.T) {
 				t.Errorf("%v: %s", err, out.String())
 			}
 		}
+	}
+}
+
+// The what-if of a history PyTorch recorded under max_split_size_mb:64 at
+// a 1 GiB limit predicts where the same program under the default config
+// really ran out of memory (testdata/whatif, scripts/record_whatif.py):
+// the allocator's own releases are not replayed as empty_cache. The line
+// says which releases it could not attribute, and the recorded limit
+// decides them.
+func TestReplayCompareWhatIf(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/whatif/train_default_1g.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var real struct {
+		LimitBytes  uint64    `json:"limit_bytes"`
+		TotalMemory uint64    `json:"total_memory"`
+		FirstOOM    trace.OOM `json:"first_oom"`
+	}
+	if err := json.Unmarshal(b, &real); err != nil {
+		t.Fatal(err)
+	}
+	limit, total := fmt.Sprint(real.LimitBytes+1), fmt.Sprint(real.TotalMemory) // the 1 GiB asked for; PyTorch's fraction lost a byte
+	history := "../../testdata/whatif/train_ms64_1g.pickle.gz"
+	out, errOut, code := run(t, "replay", "--json", history, "--compare", "default", "--limit-bytes", limit, "--total-bytes", total)
+	rows := jsonLines[configResult](t, out)
+	if code != 0 || len(rows) != 1 || rows[0].FirstOOM == nil {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	got := rows[0].FirstOOM
+	if got.Allocation != real.FirstOOM.Allocation || got.RequestedBytes != real.FirstOOM.RequestedBytes || trace.NormalizeOOM(got.Message) != trace.NormalizeOOM(real.FirstOOM.Message) {
+		t.Errorf("first OOM %+v, PyTorch's %+v", got, real.FirstOOM)
+	}
+	out, _, _ = run(t, "replay", history, "--compare", "default", "--limit-bytes", limit, "--total-bytes", total)
+	if !strings.Contains(out, "could not be attributed") || !strings.Contains(out, "treated as the allocator's") {
+		t.Errorf("the open releases are not named: %s", out)
+	}
+	out, _, _ = run(t, "replay", history, "--compare", "default", "--limit-bytes", limit, "--total-bytes", total, "--recorded-limit-bytes", limit)
+	if strings.Contains(out, "could not be attributed") || !strings.Contains(out, "decided by replaying the history at its recorded limit") {
+		t.Errorf("with the recorded limit: %s", out)
 	}
 }
