@@ -8,7 +8,7 @@
 
 A program is a seeded, deterministic sequence of requests, like a
 training loop over variable-length batches: each step draws a sequence
-length, allocates activations proportional to it (1 MiB to ~200 MiB) and
+length, allocates activations proportional to it (1 MiB to 144 MiB) and
 a few small tensors, which stay alive for WINDOW steps, and a workspace
 freed within the step. "train" is that loop; "train_ec" also calls
 torch.cuda.empty_cache() at the end of every EC_EVERY-th step, as some
