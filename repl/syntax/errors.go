@@ -1,6 +1,11 @@
 package syntax
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+)
 
 // Error is a syntax error at a position, worded and placed as CPython
 // 3.11 words and places it. Kind is "SyntaxError", "IndentationError" or
@@ -10,6 +15,7 @@ type Error struct {
 	Pos      Pos
 	Kind     string
 	Msg      string
+	stack    []byte // for an internal error, the Go stack, for this package's tests
 }
 
 // The error kinds.
@@ -27,3 +33,11 @@ func (e *Error) Error() string {
 // ErrIncomplete is what ParseInteractive returns when the text so far is
 // the start of a statement that needs more lines.
 var ErrIncomplete = errors.New("incomplete input")
+
+// internalError is the Error for a bug of this package that a parse ran
+// into (a Go panic, value r): one line for the user, who cannot mend it;
+// the stack stays out of the message.
+func internalError(file string, pos Pos, r any) *Error {
+	msg := strings.ReplaceAll(fmt.Sprint(r), "\n", " ")
+	return &Error{Filename: file, Pos: pos, Kind: kindSyntax, Msg: "internal error: " + msg, stack: debug.Stack()}
+}

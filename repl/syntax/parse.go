@@ -1,9 +1,6 @@
 package syntax
 
-import (
-	"fmt"
-	"runtime"
-)
+import "fmt"
 
 // Options configure a parse. A nil *Options means the zero Options.
 type Options struct {
@@ -19,11 +16,16 @@ type Options struct {
 // any, is a *Error: the first syntax error, as CPython would report it.
 func ParseFile(filename string, src []byte, opts *Options) (*Module, error) {
 	p := newParser(filename, src, opts)
-	m, err := p.run(p.module)
+	return p.parseAndResolve(p.module)
+}
+
+// parseAndResolve runs parse and, when it gives a tree, the resolver.
+func (p *parser) parseAndResolve(parse func() *Module) (*Module, error) {
+	m, err := p.run(parse)
 	if err != nil {
 		return nil, err
 	}
-	if err := resolve(filename, m); err != nil {
+	if err := resolve(p.file, m); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -58,20 +60,37 @@ type bailout struct{}
 // run calls parse and turns a bailout into the error. A syntax error the
 // parser found gives way to a tokenizer error later in the text, as in
 // CPython, which tokenizes the rest of the file before it reports one.
+// At the prompt, a parse that stopped because the input ended is
+// ErrIncomplete: CPython's prompt would have read another line.
 func (p *parser) run(parse func() *Module) (m *Module, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(bailout); !ok {
-				buf := make([]byte, 4096)
-				buf = buf[:runtime.Stack(buf, false)]
-				err = &Error{Filename: p.file, Pos: p.cur().start, Kind: kindSyntax,
-					Msg: fmt.Sprintf("internal error: %v\n%s", r, buf)}
+				err = internalError(p.file, p.lastRead(), r)
+				return
+			}
+			if p.sc.interactive && p.stoppedAtEnd() {
+				m, err = nil, ErrIncomplete
 				return
 			}
 			m, err = nil, p.laterTokenError()
 		}
 	}()
 	return parse(), nil
+}
+
+// lastRead is the start of the furthest token read, or 1:1 before any.
+func (p *parser) lastRead() Pos {
+	if len(p.toks) == 0 {
+		return Pos{1, 1}
+	}
+	return p.toks[len(p.toks)-1].start
+}
+
+// stoppedAtEnd reports whether the parse stopped at the end of the input.
+func (p *parser) stoppedAtEnd() bool {
+	t := &p.toks[len(p.toks)-1]
+	return t.kind == tEOF || t.atEOF
 }
 
 // laterTokenError returns p.err, or the tokenizer error that CPython

@@ -83,7 +83,8 @@ func resolve(filename string, m *Module) (err error) {
 	defer func() {
 		if x := recover(); x != nil {
 			if _, ok := x.(bailout); !ok {
-				panic(x)
+				err = internalError(filename, m.Start, x)
+				return
 			}
 			err = r.err
 		}

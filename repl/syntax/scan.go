@@ -36,6 +36,9 @@ type token struct {
 	// it wins over a parse error earlier in the file. Other tokenizer
 	// errors (indentation, EOF) count only when the parser reaches them.
 	hard bool
+	// atEOF marks a tError that more lines could mend: the input ended
+	// inside brackets, a triple-quoted string or a continued line.
+	atEOF bool
 }
 
 // keywords are Python 3.11's reserved words.
@@ -70,6 +73,10 @@ type scanner struct {
 	line      int32  // the cursor's line
 	lineOff   int    // byte offset where the cursor's line starts
 	isCommand func(string) bool
+	// interactive makes the scanner read as CPython's does at the prompt:
+	// an empty line ends every block and is a NEWLINE of its own, and
+	// the end of input closes no block (more lines may follow).
+	interactive bool
 
 	atBOL      bool // the cursor is at the start of a line
 	blank      bool // the cursor's line holds no token (white space, a comment)
@@ -158,7 +165,7 @@ func (s *scanner) syntaxError(cur int, format string, args ...any) token {
 // lineLenPos is where CPython reports an error it places at the end of the
 // cursor's line: one past its last character.
 func (s *scanner) lineLenPos() Pos {
-	return s.pos(s.lineEnd() + 1)
+	return s.pos(s.lineEnd())
 }
 
 // next returns the next token. After a tEOF or tError it keeps returning
@@ -230,11 +237,11 @@ func (s *scanner) indentation() (token, bool) {
 		}
 		break
 	}
-	if s.off < len(s.src) && (s.src[s.off] == '#' || s.src[s.off] == '\n') {
+	if s.off < len(s.src) && (s.src[s.off] == '#' || s.src[s.off] == '\n') && !s.endsBlocks(col) {
 		s.blank = true // blank and comment lines neither indent nor end a line
 		return token{}, false
 	}
-	if len(s.parens) > 0 {
+	if len(s.parens) > 0 || s.interactive && s.off == len(s.src) {
 		return token{}, false
 	}
 	s.lineFirst = s.off < len(s.src)
@@ -269,6 +276,12 @@ func (s *scanner) indentation() (token, bool) {
 		}
 	}
 	return token{}, false
+}
+
+// endsBlocks reports whether the line at the cursor, indented by col, is
+// the empty line that ends a statement at CPython's prompt.
+func (s *scanner) endsBlocks(col int) bool {
+	return s.interactive && col == 0 && s.src[s.off] == '\n'
 }
 
 func (s *scanner) tabError() token {
@@ -338,7 +351,9 @@ func (s *scanner) eofPos() Pos {
 // unclosed is the error for a bracket still open at the end of input.
 func (s *scanner) unclosed() token {
 	o := s.parens[len(s.parens)-1]
-	return s.errorAt(o.pos, kindSyntax, false, "'%c' was never closed", o.c)
+	t := s.errorAt(o.pos, kindSyntax, false, "'%c' was never closed", o.c)
+	t.atEOF = true
+	return t
 }
 
 // command hands the line at the cursor to isCommand and, when it claims
@@ -372,7 +387,9 @@ func (s *scanner) continuation() (token, bool) {
 		if len(s.parens) > 0 {
 			return s.unclosed(), true
 		}
-		return s.errorAt(p, kindSyntax, false, "unexpected EOF while parsing"), true
+		t := s.errorAt(p, kindSyntax, false, "unexpected EOF while parsing")
+		t.atEOF = true
+		return t, true
 	}
 	return token{}, false
 }
@@ -558,18 +575,14 @@ func (s *scanner) stringLit(start int) token {
 		c := s.src[s.off]
 		switch {
 		case c == '\n' && (!triple || s.off == len(s.src)-1):
-			detected := s.line
-			s.done = true
-			e := &Error{Filename: s.file, Pos: p, Kind: kindSyntax}
-			e.Msg = fmt.Sprintf("unterminated string literal (detected at line %d)", detected)
-			if triple {
-				e.Msg = fmt.Sprintf("unterminated triple-quoted string literal (detected at line %d)", detected)
-			}
-			return token{kind: tError, start: p, end: p, off: start, err: e, hard: true}
+			return s.unterminated(p, start, triple, triple)
 		case c == quote && (!triple || s.peekc(1) == quote && s.peekc(2) == quote):
 			s.off += size
 			return token{kind: tString, text: string(s.src[start:s.off]), start: p, end: s.pos(s.off), off: start}
-		case c == '\\' && s.off+2 < len(s.src):
+		case c == '\\':
+			if s.off+2 == len(s.src) {
+				return s.unterminated(p, start, triple, true) // the last newline is escaped
+			}
 			s.off++
 			if s.src[s.off] == '\n' {
 				s.newline()
@@ -581,4 +594,17 @@ func (s *scanner) stringLit(start int) token {
 		}
 		s.off++
 	}
+}
+
+// unterminated is the error for the string literal at p (offset start)
+// that the line, or with triple quotes the input, ends inside. atEOF says
+// whether more lines could end it.
+func (s *scanner) unterminated(p Pos, start int, triple, atEOF bool) token {
+	s.done = true
+	e := &Error{Filename: s.file, Pos: p, Kind: kindSyntax}
+	e.Msg = fmt.Sprintf("unterminated string literal (detected at line %d)", s.line)
+	if triple {
+		e.Msg = fmt.Sprintf("unterminated triple-quoted string literal (detected at line %d)", s.line)
+	}
+	return token{kind: tError, start: p, end: p, off: start, err: e, hard: true, atEOF: atEOF}
 }
