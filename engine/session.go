@@ -12,6 +12,7 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/device/sim"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
+	"github.com/gpumemrepl/gpumemrepl/engine/outfile"
 )
 
 // Preset describes a simulated GPU.
@@ -310,7 +311,8 @@ func (s *Session) exec(c Command) error {
 		if g.alloc != nil {
 			segs = g.alloc.Snapshot()
 		}
-		if err := snapshot.Save(c.Path, c.Device, segs, g.history.Events, s.opts.AllocConf); err != nil {
+		save := func(tmp string) error { return snapshot.Save(tmp, c.Device, segs, g.history.Events, s.opts.AllocConf) }
+		if err := outfile.WritePath(c.Path, save); err != nil {
 			return &EvalError{Pos: c.At, Err: err}
 		}
 		s.event("wrote %s: %d segments, %d events of cuda:%d's history (open it at pytorch.org/memory_viz)", c.Path, len(segs), len(g.history.Events), c.Device)
