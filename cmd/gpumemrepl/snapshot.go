@@ -10,6 +10,7 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
+	"github.com/gpumemrepl/gpumemrepl/engine/outfile"
 	"github.com/gpumemrepl/gpumemrepl/repl/plot"
 )
 
@@ -211,7 +212,8 @@ func exportSnapshot(w io.Writer, t *trace.Trace, o trace.Options, path string) e
 	if err != nil {
 		return err
 	}
-	if err := snapshot.Save(path, t.Device, segs, events, o.Conf(t)); err != nil {
+	save := func(tmp string) error { return snapshot.Save(tmp, t.Device, segs, events, o.Conf(t)) }
+	if err := outfile.WritePath(path, save); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "%s: %d ops, %d events and %d segments written to %s\n", t.Path, len(t.Ops), len(events), len(segs), path)

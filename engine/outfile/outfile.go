@@ -72,6 +72,10 @@ func replace(path string, fill func(f *os.File) error) error {
 	}
 	if err != nil {
 		os.Remove(tmp) //nolint:errcheck // the write's own error is the one to report
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Path == tmp {
+			pe.Path = path // the user named path; the temporary file is gone
+		}
 	}
 	return err
 }

@@ -3,9 +3,11 @@ package outfile
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -175,6 +177,10 @@ func TestWritePath(t *testing.T) {
 	}
 	if err := WritePath(path, byName("half", true)); err == nil {
 		t.Fatal("no error")
+	}
+	tooLarge := func(tmp string) error { return &fs.PathError{Op: "write", Path: tmp, Err: syscall.EFBIG} }
+	if err := WritePath(path, tooLarge); err == nil || err.Error() != "write "+path+": file too large" {
+		t.Errorf("error %v, want one naming %s", err, path)
 	}
 	if got := readString(t, path); got != "complete" {
 		t.Errorf("file holds %q, want the first, complete write", got)

@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
+	"github.com/gpumemrepl/gpumemrepl/engine/outfile"
 )
 
 // Step is one point of the chart.
@@ -46,17 +46,9 @@ const (
 	segmentRow, barSpan = 18.0, 900.0
 )
 
-// Save writes the page to a file.
+// Save writes the page to a file, whole or not at all (see outfile).
 func Save(path string, p Page) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	err = Write(f, p)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return outfile.Write(path, func(w io.Writer) error { return Write(w, p) })
 }
 
 // Write writes the page.
