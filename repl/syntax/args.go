@@ -136,7 +136,7 @@ func (p *parser) argumentList(lparen Pos, genexpOK bool) ([]Expr, []*Keyword) {
 		switch {
 		case t.isOp("*"):
 			if seenDoubleStar {
-				p.failAfterArgs("iterable argument unpacking follows keyword argument unpacking")
+				p.fail(t.start, "iterable argument unpacking follows keyword argument unpacking")
 			}
 			p.next()
 			v := p.expression()

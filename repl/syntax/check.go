@@ -32,8 +32,7 @@ func (c *checker) stmt(s Stmt) {
 		c.body(true, func() { c.stmts(s.Body) })
 	case *ClassDef:
 		c.exprs(s.DecoratorList)
-		c.elts(s.Bases)
-		c.keywords(s.Keywords, s.Start)
+		c.arguments(s.Bases, s.Keywords, s.Start)
 		c.body(false, func() { c.stmts(s.Body) })
 	case *Return:
 		if !c.fn {
@@ -123,11 +122,21 @@ func (c *checker) params(a *Arguments, at Pos) {
 	c.exprs(a.KwDefaults)
 }
 
-func (c *checker) keywords(ks []*Keyword, at Pos) {
-	for _, k := range ks {
+// arguments checks the arguments of a call or class definition at at:
+// the keywords' names first, as CPython's compiler does.
+func (c *checker) arguments(args []Expr, ks []*Keyword, at Pos) {
+	for i, k := range ks {
 		if k.Arg == "__debug__" {
 			c.r.fail(at, "cannot assign to __debug__")
 		}
+		for _, later := range ks[i+1:] {
+			if k.Arg != "" && later.Arg == k.Arg {
+				c.r.fail(later.Start, "keyword argument repeated: %s", k.Arg)
+			}
+		}
+	}
+	c.elts(args)
+	for _, k := range ks {
 		c.expr(k.Value)
 	}
 }
@@ -209,8 +218,7 @@ func (c *checker) expr(e Expr) {
 		c.elts(e.Elts)
 	case *Call:
 		c.expr(e.Func)
-		c.elts(e.Args)
-		c.keywords(e.Keywords, e.Start)
+		c.arguments(e.Args, e.Keywords, e.Start)
 	case *NamedExpr:
 		c.expr(e.Value)
 		c.target(e.Target, "assign to")

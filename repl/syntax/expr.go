@@ -295,8 +295,18 @@ func (p *parser) lambda() Expr {
 	kw := p.next()
 	args := p.parameters(":")
 	p.expectOp(":")
-	body := p.expression()
+	var body Expr
+	p.within(true, func() { body = p.expression() })
 	return &Lambda{Node: Node{kw.start, p.lastEnd()}, Args: args, Body: body}
+}
+
+// await refuses an await expression: with no async def, every await
+// is outside an async function, and CPython says so.
+func (p *parser) await() {
+	if p.inFunc {
+		p.fail(p.cur().start, "'await' outside async function")
+	}
+	p.fail(p.cur().start, "'await' outside function")
 }
 
 // disjunction parses conjunctions joined by or.
@@ -539,7 +549,7 @@ func (p *parser) atom() Expr {
 		case "False":
 			v = false
 		case "await":
-			p.fail(t.start, "'await' is not supported")
+			p.await()
 		default:
 			p.invalidSyntax()
 		}

@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // number scans a numeric literal. Where CPython's tokenizer refuses one,
@@ -123,11 +124,12 @@ func (s *scanner) radixNumber(start int, isRadixDigit func(byte) bool, kind stri
 func isOctDigit(c byte) bool { return '0' <= c && c <= '7' }
 func isBinDigit(c byte) bool { return c == '0' || c == '1' }
 
-// endNumber ends the literal at the cursor. A letter or digit right after
-// it is an error, except where a keyword that may follow a number in valid
-// code starts there (1if x else 2): CPython only warns about those.
+// endNumber ends the literal at the cursor. An ASCII letter or digit
+// right after it is an error, except where a keyword that may follow a
+// number in valid code starts there (1if x else 2): CPython only warns
+// about those. A non-ASCII character starts the next token.
 func (s *scanner) endNumber(start int, kind string) token {
-	if isIdentChar(s.src[s.off]) && !s.keywordAfterNumber() {
+	if c := s.src[s.off]; c < utf8.RuneSelf && isIdentChar(c) && !s.keywordAfterNumber() {
 		return s.syntaxError(s.off, "invalid %s literal", kind)
 	}
 	return token{kind: tNumber, text: string(s.src[start:s.off]), start: s.pos(start), end: s.pos(s.off), off: start}

@@ -44,6 +44,17 @@ type parser struct {
 	groups map[Expr]Pos
 	// fstring is set in a parser of an f-string's replacement field.
 	fstring bool
+	// inFunc is set in the body of a def or lambda, and unset in a class
+	// body.
+	inFunc bool
+}
+
+// within runs parse with inFunc set to fn: in a function's body or not.
+func (p *parser) within(fn bool, parse func()) {
+	saved := p.inFunc
+	defer func() { p.inFunc = saved }()
+	p.inFunc = fn
+	parse()
 }
 
 func newParser(filename string, src []byte, opts *Options) *parser {

@@ -25,8 +25,11 @@ func (p *parser) statement() []Stmt {
 			return []Stmt{p.tryStmt()}
 		case "with":
 			return []Stmt{p.withStmt()}
-		case "async", "await":
-			p.fail(t.start, "'%s' is not supported", t.text)
+		case "async":
+			if n := p.peek(1); n.isKw("with") || n.isKw("for") {
+				p.fail(t.start, "'async %s' outside async function", n.text)
+			}
+			p.fail(t.start, "'async' is not supported")
 		}
 	}
 	return p.simpleStmts()
@@ -410,6 +413,9 @@ func (p *parser) withItems(closer string) []*WithItem {
 		if p.acceptKw("as") {
 			it.OptionalVars = p.starTarget()
 			p.checkTarget(it.OptionalVars, starTargets)
+			if p.cur().kind == tNewline {
+				p.failFurthest("expected ':'")
+			}
 			if !p.isOp(",") && !p.isOp(")") && !p.isOp(":") {
 				p.invalidSyntax()
 			}
@@ -452,11 +458,16 @@ func (p *parser) funcDef(decorators []Expr) Stmt {
 	}
 	s.Args = p.parameters(")")
 	p.expectOp(")")
-	if p.acceptOp("->") {
-		s.Returns = p.expression()
+	if p.isOp("->") {
+		// An arrow with no annotation is skipped, so CPython expects the
+		// ':' at the arrow.
+		p.attempt(func() {
+			p.next()
+			s.Returns = p.expression()
+		})
 	}
 	p.forcedColon()
-	s.Body = p.block("function definition", kw.start.Line)
+	p.within(true, func() { s.Body = p.block("function definition", kw.start.Line) })
 	s.Node = Node{kw.start, p.lastRealEnd()}
 	return s
 }
@@ -470,7 +481,7 @@ func (p *parser) classDef(decorators []Expr) Stmt {
 		p.expectOp(")")
 	}
 	p.headerColon()
-	s.Body = p.block("class definition", kw.start.Line)
+	p.within(false, func() { s.Body = p.block("class definition", kw.start.Line) })
 	s.Node = Node{kw.start, p.lastRealEnd()}
 	return s
 }

@@ -464,7 +464,7 @@ func (f *fstringSrc) compile(start, end int) Expr {
 	buf = append(buf, ')', '\n')
 	before := src[f.l.tok.off:brace]
 	line := f.l.tok.start.Line + int32(strings.Count(string(before), "\n"))
-	sub := &parser{file: p.file, groups: p.groups, fstring: true, sc: &scanner{
+	sub := &parser{file: p.file, groups: p.groups, fstring: true, inFunc: p.inFunc, sc: &scanner{
 		file: p.file, src: buf, off: brace - lineStart, line: line,
 		indents: []int{0}, altIndents: []int{0},
 	}}
