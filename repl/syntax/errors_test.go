@@ -201,3 +201,24 @@ func TestSyntaxErrorsMatchCPython(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedSyntax checks the errors for the Python 3.11 syntax this
+// package does not parse: each names what it refuses, where it starts.
+func TestRefusedSyntax(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"match x:\n  case 1:\n    pass\n", "f:1:1: SyntaxError: 'match' is not supported"},
+		{"if y:\n  match (x):\n    case _: pass\n", "f:2:3: SyntaxError: 'match' is not supported"},
+		{"async def f():\n  pass\n", "f:1:1: SyntaxError: 'async' is not supported"},
+		{"try:\n  pass\nexcept* E:\n  pass\n", "f:3:7: SyntaxError: 'except*' is not supported"},
+	} {
+		_, err := ParseFile("f", []byte(c.src), nil)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%q: got %v, want %s", c.src, err, c.want)
+		}
+	}
+	for _, src := range []string{"match = 1\n", "match(x)\n", "match[1]: int = 2\n", "print(match)\n"} {
+		if _, err := ParseFile("f", []byte(src), nil); err != nil {
+			t.Errorf("%q: the name match is refused: %v", src, err)
+		}
+	}
+}

@@ -9,6 +9,8 @@ func (p *parser) statement() []Stmt {
 		p.failKind(t.start, kindIndentation, "unexpected indent")
 	case t.isOp("@"):
 		return []Stmt{p.decorated()}
+	case t.kind == tName && t.text == "match" && p.endsWithColon():
+		p.fail(t.start, "'match' is not supported")
 	case t.kind == tKeyword:
 		switch t.text {
 		case "def":
@@ -33,6 +35,17 @@ func (p *parser) statement() []Stmt {
 		}
 	}
 	return p.simpleStmts()
+}
+
+// endsWithColon reports whether the logical line at the current token
+// ends with ':', as a compound statement's header does and a simple
+// statement cannot: it tells match statements from uses of the name.
+func (p *parser) endsWithColon() bool {
+	k := 0
+	for p.peek(k+1).kind != tNewline && p.peek(k+1).kind != tEOF {
+		k++
+	}
+	return p.peek(k).isOp(":")
 }
 
 // simpleStmts parses simple statements separated by ';' up to the NEWLINE.

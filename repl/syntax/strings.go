@@ -476,6 +476,9 @@ func (f *fstringSrc) compile(start, end int) Expr {
 		}
 	}); err != nil {
 		err.Pos.Col -= f.errorBase(brace, lineStart)
+		// CPython 3.11 can place such an error before its line starts
+		// (2:-3 for f'''{0\n$!'''); this one stays on its line.
+		err.Pos.Col = max(err.Pos.Col, 1)
 		p.err = err
 		panic(bailout{})
 	}
