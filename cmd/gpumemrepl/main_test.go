@@ -86,7 +86,7 @@ func TestReplayBadInput(t *testing.T) {
 	}{
 		{[]string{"replay", "--alloc-conf", "max_split_size_mb:5", goodTrace}, "max_split_size_mb:5: CachingAllocator option max_split_size_mb too small, must be >= 20"},
 		{[]string{"replay", "nope.json"}, "nope.json: open nope.json: no such file"},
-		{[]string{"replay", "--limit-bytes", "lots", goodTrace}, "not a byte count"},
+		{[]string{"replay", "--limit-bytes", "lots", goodTrace}, `--limit-bytes "lots": want a byte count`},
 		{[]string{"replay"}, "no trace file given"},
 	} {
 		_, errOut, code := run(t, tc.args...)

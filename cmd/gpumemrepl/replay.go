@@ -19,50 +19,6 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/engine"
 )
 
-// parseInterleaved parses flags that may come before, between or after the
-// positional arguments, and returns the positional ones.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-}
-
-type optString struct{ v *string }
-
-func (o *optString) String() string {
-	if o.v == nil {
-		return ""
-	}
-	return *o.v
-}
-func (o *optString) Set(s string) error { o.v = &s; return nil }
-
-type optUint struct{ v *uint64 }
-
-func (o *optUint) String() string {
-	if o.v == nil {
-		return ""
-	}
-	return strconv.FormatUint(*o.v, 10)
-}
-func (o *optUint) Set(s string) error {
-	n, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		return fmt.Errorf("not a byte count: %q", s)
-	}
-	o.v = &n
-	return nil
-}
-
 func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -84,26 +40,27 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	plotPath := fs.String("plot", "", "write an HTML page of the replay")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	preset := fs.String("preset", "", "simulated GPU by name (its total memory)")
-	args, confs, comparing := splitCompare(args)
-	files, err := parseInterleaved(fs, args)
-	if err != nil {
+	usageErr := func(err error) int {
 		fmt.Fprintf(stderr, "gpumemrepl replay: %v (see gpumemrepl help)\n", err)
 		return 2
 	}
-	if len(files) == 0 {
-		fmt.Fprintln(stderr, "gpumemrepl replay: no trace file given")
-		return 2
+	args, confs, err := splitCompare(args)
+	if err != nil {
+		return usageErr(err)
 	}
-	if *noEmptyCache && *check {
-		fmt.Fprintln(stderr, "gpumemrepl replay: --no-empty-cache changes the ops, so --check has nothing recorded to compare with")
-		return 2
+	comparing := len(confs) > 0
+	files, err := parseInterleaved(fs, args)
+	if err == nil {
+		err = refuseConflicts(fs, comparing, len(files))
+	}
+	if err != nil {
+		return usageErr(err)
 	}
 	opts := trace.Options{AllocConf: conf.v, LimitBytes: limit.v}
 	if *preset != "" {
 		p, ok := engine.Presets[*preset]
-		if !ok || total.v != nil {
-			fmt.Fprintf(stderr, "gpumemrepl replay: --preset %q: want one of %s, and not with --total-bytes\n", *preset, strings.Join(engine.PresetNames(), ", "))
-			return 2
+		if !ok {
+			return usageErr(fmt.Errorf("--preset %q: want one of %s", *preset, strings.Join(engine.PresetNames(), ", ")))
 		}
 		opts.TotalBytes = p.Total
 	}
@@ -113,19 +70,16 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	switch *dev {
 	case "sim":
 	case "cuda":
-		if total.v != nil {
-			fmt.Fprintln(stderr, "gpumemrepl replay: --total-bytes sizes the simulated device; it does not go with --device cuda")
-			return 2
+		if opts.TotalBytes != 0 {
+			return usageErr(errors.New("--total-bytes and --preset size the simulated device; they do not go with --device cuda"))
 		}
 		d, err := openCUDA()
 		if err != nil {
-			fmt.Fprintf(stderr, "gpumemrepl replay: --device cuda: %v\n", err)
-			return 2
+			return usageErr(fmt.Errorf("--device cuda: %v", err))
 		}
 		opts.Device = d
 	default:
-		fmt.Fprintf(stderr, "gpumemrepl replay: --device %q: want sim or cuda\n", *dev)
-		return 2
+		return usageErr(fmt.Errorf("--device %q: want sim or cuda", *dev))
 	}
 	cmp := trace.Compare{Layouts: !*statsOnly && *keys == ""}
 	if *keys != "" {
@@ -135,16 +89,6 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	defer out.Flush()
 	bar := newProgress(stderr, *quiet)
 	status := 0
-	for _, f := range []struct{ flag, v string }{{"--export", *export}, {"--plot", *plotPath}} {
-		if flag, v := f.flag, f.v; v != "" && (len(files) != 1 || *check || *timeIt || comparing) {
-			fmt.Fprintf(stderr, "gpumemrepl replay: %s writes one trace's replay, and not with --check, --time or --compare\n", flag)
-			return 2
-		}
-	}
-	if comparing && (len(confs) == 0 || *check || *timeIt) {
-		fmt.Fprintln(stderr, "gpumemrepl replay: --compare takes one or more configs (default for PyTorch's), and not --check or --time")
-		return 2
-	}
 	for _, f := range files {
 		histories, err := snapshot.Open(f)
 		if err == nil && len(histories) > 1 && (*export != "" || *plotPath != "") {
@@ -155,7 +99,10 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 				break
 			}
 			t, snap := h.Trace, h.Replay
-			if snap != nil && recorded.v != nil {
+			if err = refuseForFormat(fs, snap != nil); err != nil {
+				break
+			}
+			if recorded.v != nil {
 				if err = snap.Resolve(trace.Options{LimitBytes: recorded.v, TotalBytes: opts.TotalBytes}); err != nil {
 					break
 				}
@@ -168,10 +115,6 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 			switch {
 			case comparing:
 				err = compareConfigs(out, t, snap.Notes(), opts, confs, *asJSON)
-			case *export != "":
-				err = exportSnapshot(out, t, opts, *export)
-			case *plotPath != "":
-				err = plotReplay(out, t, opts, *plotPath)
 			case *check && snap != nil:
 				err = checkSnapshot(out, snap, opts)
 			case *check:
@@ -181,17 +124,37 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 			case *asJSON:
 				err = jsonOne(out, t, opts)
 			default:
-				err = summaryOne(out, t, opts, *summary)
+				err = replayOutputs(out, t, opts, *export, *plotPath, *summary)
 			}
 			bar.done()
 		}
 		if err != nil {
 			out.Flush()
 			fmt.Fprintf(stderr, "%s: %v\n", f, err)
-			status = 1
+			status = max(status, exitStatus(err))
 		}
 	}
 	return status
+}
+
+// replayOutputs writes the files asked for (a snapshot, a page), each
+// from its own replay, then prints the summary line when no file was
+// asked for or with table, memory_summary()'s table too.
+func replayOutputs(w io.Writer, t *trace.Trace, o trace.Options, export, plotPath string, table bool) error {
+	if export != "" {
+		if err := exportSnapshot(w, t, o, export); err != nil {
+			return err
+		}
+	}
+	if plotPath != "" {
+		if err := plotReplay(w, t, o, plotPath); err != nil {
+			return err
+		}
+	}
+	if export == "" && plotPath == "" || table {
+		return summaryOne(w, t, o, table)
+	}
+	return nil
 }
 
 var errMismatch = errors.New("mismatch")

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
@@ -176,32 +175,6 @@ func compareConfigs(w io.Writer, t *trace.Trace, notes string, o trace.Options, 
 		}
 	}
 	return nil
-}
-
-// splitCompare takes `--compare CONF...` out of args: the configs run up
-// to the next flag or file name.
-func splitCompare(args []string) (rest, confs []string, comparing bool) {
-	for i := 0; i < len(args); i++ {
-		if args[i] != "--compare" && args[i] != "-compare" {
-			rest = append(rest, args[i])
-			continue
-		}
-		comparing = true
-		for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") && !isTraceFile(args[i+1]) {
-			i++
-			confs = append(confs, args[i])
-		}
-	}
-	return rest, confs, comparing
-}
-
-func isTraceFile(s string) bool {
-	for _, suf := range []string{".json", ".json.gz", ".pickle", ".pkl", ".pickle.gz"} {
-		if strings.HasSuffix(s, suf) {
-			return true
-		}
-	}
-	return false
 }
 
 // exportSnapshot replays t and writes what happened as a PyTorch

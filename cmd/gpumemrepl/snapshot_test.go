@@ -95,7 +95,7 @@ func TestReplayExport(t *testing.T) {
 	if _, errOut, code := run(t, "replay", "--export", out, "../../testdata/models/two_devices.pickle"); code != 1 || !strings.Contains(errOut, "holds the histories of 2 devices; --export and --plot take one") {
 		t.Errorf("--export of two devices' histories: exit %d, %q", code, errOut)
 	}
-	if _, errOut, code := run(t, "replay", "--export", out, "--check", goodTrace); code != 2 || !strings.Contains(errOut, "--export writes one trace's replay") {
+	if _, errOut, code := run(t, "replay", "--export", out, "--check", goodTrace); code != 2 || !strings.Contains(errOut, "--check and --export do not go together") {
 		t.Errorf("--export --check: exit %d, %q", code, errOut)
 	}
 }
