@@ -18,7 +18,7 @@
 // These are refused as syntax errors: "'async' is not supported", "'match'
 // is not supported", "'except*' is not supported"; an await, async with
 // or async for gets CPython's own error, as none can be inside an async
-// function here. TestCPythonCorpus holds the standard library's files to
+// function here, and an async comprehension is invalid syntax. TestCPythonCorpus holds the standard library's files to
 // CPython's ast module, node for node and position for position.
 //
 // # Errors
