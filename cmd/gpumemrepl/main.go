@@ -3,38 +3,108 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"runtime/debug"
+	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/repl"
 )
 
+// pytorchVersion is the PyTorch release whose allocator is modelled.
+const pytorchVersion = "2.11"
+
 func main() { os.Exit(doMain(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
 
-// doMain runs one invocation and returns its exit status.
+// doMain runs one invocation and returns its exit status: 0, 1 for an
+// error in the input, 2 for bad usage.
 func doMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "help", "-h", "--help":
-			fmt.Fprint(stdout, usage)
-			if len(args) > 1 {
-				fmt.Fprint(stdout, repl.Help(args[1]))
-			} else {
-				fmt.Fprint(stdout, "\n"+repl.Help(""))
-			}
-			return 0
-		case "replay":
-			return cmdReplay(args[1:], stdout, stderr)
-		case "run":
-			return cmdRun(args[1:], stdin, stdout, stderr)
+	switch {
+	case len(args) == 0:
+		return cmdRun(args, stdin, stdout, stderr)
+	case args[0] == "help":
+		fmt.Fprint(stdout, usage)
+		if len(args) > 1 {
+			fmt.Fprint(stdout, repl.Help(args[1]))
+		} else {
+			fmt.Fprint(stdout, "\n"+repl.Help(""))
+		}
+		return 0
+	case helpAsked(args):
+		fmt.Fprint(stdout, usage)
+		return 0
+	case args[0] == "--version" || args[0] == "-version":
+		fmt.Fprintln(stdout, version())
+		return 0
+	case args[0] == "replay":
+		return cmdReplay(args[1:], stdout, stderr)
+	case args[0] == "run":
+		if noScript(args[1:]) {
+			fmt.Fprintln(stderr, "gpumemrepl run: no script given (gpumemrepl alone reads a script from standard input)")
+			return 2
+		}
+		return cmdRun(args[1:], stdin, stdout, stderr)
+	case args[0][0] != '-' && !isFile(args[0]) && !strings.ContainsAny(args[0], "./"):
+		fmt.Fprintf(stderr, "gpumemrepl: %q is neither a command (run, replay, help) nor a file\n", args[0])
+		return 2
+	}
+	// gpumemrepl [flags] [FILE] runs FILE as python FILE would
+	return cmdRun(args, stdin, stdout, stderr)
+}
+
+// helpAsked reports whether a flag asks for help (before any "--").
+func helpAsked(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
 		}
 	}
-	if len(args) == 0 || args[0][0] == '-' {
-		return cmdRun(args, stdin, stdout, stderr)
+	return false
+}
+
+// noScript reports whether run's arguments parse and name no script.
+func noScript(args []string) bool {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	var sf sessionFlags
+	sf.register(fs)
+	files, err := parseInterleaved(fs, args)
+	return err == nil && len(files) == 0
+}
+
+func isFile(path string) bool {
+	_, err := os.Stat(path)
+	return !errors.Is(err, fs.ErrNotExist)
+}
+
+// version is the tool's version (the module's, or the commit it was
+// built from) and the PyTorch release it models.
+func version() string {
+	v := "(devel)"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		v = bi.Main.Version
+		var rev, modified string
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value[:min(12, len(s.Value))]
+			case "vcs.modified":
+				if s.Value == "true" {
+					modified = ", modified"
+				}
+			}
+		}
+		if rev != "" {
+			v += " (commit " + rev + modified + ")"
+		}
 	}
-	fmt.Fprint(stderr, usage)
-	return 2
+	return fmt.Sprintf("gpumemrepl %s, modelling PyTorch %s's CUDA caching allocator", v, pytorchVersion)
 }
 
 const usage = `gpumemrepl: see how PyTorch's CUDA caching allocator uses GPU memory.
@@ -42,12 +112,21 @@ const usage = `gpumemrepl: see how PyTorch's CUDA caching allocator uses GPU mem
 Usage:
   gpumemrepl [flags]                   the interactive REPL (a script when stdin is not a terminal);
                                        Ctrl-C drops the line or interrupts a running command
+  gpumemrepl [flags] FILE              run FILE, as python FILE would (the same as run FILE)
   gpumemrepl run [flags] FILE.gpumem   run a script; an error stops it with FILE:LINE:COL (exit 1)
   gpumemrepl replay [flags] TRACE...   replay allocator traces (.json, .json.gz) or PyTorch memory
                                        snapshots (_dump_snapshot's .pickle, or its .json flattening)
                                        (each device's history on its own allocator, as FILE cuda:N,
                                        each allocation on its own stream)
-  gpumemrepl help                      this text
+  gpumemrepl help [TOPIC]              this text, or a command's help
+  gpumemrepl --version                 the version, and the PyTorch release it models
+
+Flags are --name VALUE or --name=VALUE (a boolean one: --name or --name=false), before or
+after the files; -- ends them.
+
+Exit status: 0 ok; 1 an error in the input (a script's error, a file that cannot be read
+or decoded, a replay that does not check); 2 bad usage (an unknown flag, a bad value,
+flags that do not go together).
 
 REPL and run flags:
   --json               one JSON object per command: line, source, host_rss_bytes,
@@ -60,20 +139,22 @@ REPL and run flags:
                        else simulated ones (said once on stderr); cuda: GPUs or an error
   --preset NAME        simulated GPU: h200 (default; 150,109,880,320 bytes, 610 MiB CUDA
                        context), h100, a100-80gb, a100-40gb, rtx4090, t4
-  --total-bytes N      simulated GPU size instead of the preset's
+  --total-bytes N      simulated GPU size instead of the preset's (1 to 2^63-1 bytes)
   --context-bytes N    simulated CUDA context instead of the preset's
-  --devices N          number of simulated GPUs
+  --devices N          number of simulated GPUs (1 to 120, PyTorch's most)
                        (the four simulated-GPU flags pick the simulated device under auto)
   --no-color           no color (also NO_COLOR, or output that is not a terminal)
   --fake-host          deterministic mode for golden tests: no real host memory;
                        "host" is the bytes of live cpu tensors
 
-replay flags:
+replay flags (the flags that decide the output -- --check, --time, --json, --compare --
+do not go with each other, nor with --export, --plot or --summary; those three go together):
   --check              compare with the trace's recorded memory_stats() and
                        layouts (a snapshot: its out-of-memory errors, segment allocations
                        and frees in order, final segments); one line per file; exit 1
                        on any mismatch
-  --compare CONF...    replay under each PYTORCH_CUDA_ALLOC_CONF (default: PyTorch's) and
+  --compare CONF...    replay under each PYTORCH_CUDA_ALLOC_CONF (default: PyTorch's; the
+                       configs run to the next flag or trace file; --compare=CONF gives one) and
                        print peak/final reserved, peak allocated, fragmentation, device
                        allocations, retries and the first OOM (with --json: one object each)
   --keys P1,P2         with --check: only the stats keys with these prefixes, no layouts
@@ -85,10 +166,15 @@ replay flags:
   --export FILE        write the replay as a PyTorch snapshot (.pickle, for memory_viz)
   --plot FILE          write an HTML page: allocated and reserved after every op, the
                        segments at the end
+                       (output files are written whole, through a temporary file renamed
+                       over FILE: a failed write leaves the old file; a symlink is replaced)
   --device sim|cuda    the simulated device (default) or GPU 0 through the CUDA driver
   --quiet              no progress bar (shown on a terminal for replays over a second)
   --alloc-conf STR     PYTORCH_CUDA_ALLOC_CONF to use instead of the trace's
   --limit-bytes N      per-process limit (set_per_process_memory_fraction)
+  --recorded-limit-bytes N
+                       a snapshot's: the limit it was recorded under (it records none), so
+                       the releases its event order leaves open are decided by replaying there
   --total-bytes N      simulated device size instead of the trace's
   --preset NAME        simulated device of a preset's size (see the REPL's --preset)
 `

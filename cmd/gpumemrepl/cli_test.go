@@ -1,0 +1,45 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// The command line's habits: --version, --help anywhere, gpumemrepl FILE
+// as python FILE, and exit status 2 for a usage error.
+func TestCommandLineHabits(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args       []string
+		code       int
+		out, err   string
+		oneErrLine bool
+	}{
+		{[]string{"--version"}, 0, "modelling PyTorch " + pytorchVersion + "'s CUDA caching allocator\n", "", false},
+		{[]string{"replay", goodTrace, "--help"}, 0, "Exit status: 0 ok; 1 an error in the input", "", false},
+		{[]string{"run", "-h"}, 0, "--recorded-limit-bytes N", "", false},
+		{[]string{"run"}, 2, "", "gpumemrepl run: no script given", true},
+		{[]string{"run", "--json", "--device=sim"}, 2, "", "gpumemrepl run: no script given", true},
+		{[]string{"repaly", goodTrace}, 2, "", `gpumemrepl: "repaly" is neither a command (run, replay, help) nor a file`, true},
+		{[]string{"--device=sim", "nothere.gpumem"}, 1, "", "open nothere.gpumem: no such file or directory", true},
+		// a flag after "--" is a file name, not a request for help
+		{[]string{"run", "--device=sim", "--", "--help"}, 1, "", "open --help: no such file or directory", true},
+	} {
+		out, errOut, code := runHere(tc.args...)
+		if code != tc.code || !strings.Contains(out, tc.out) || !strings.Contains(errOut, tc.err) || tc.oneErrLine && strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: exit %d (want %d)\nstdout %.200q (want %q)\nstderr %q (want %q)", tc.args, code, tc.code, out, tc.out, errOut, tc.err)
+		}
+	}
+}
+
+// gpumemrepl FILE runs FILE: the same transcript as gpumemrepl run FILE.
+func TestFileRunsAsRun(t *testing.T) {
+	t.Parallel()
+	flags := []string{"--device", "sim", "--fake-host", "--no-color"}
+	script := "../../scripts/seed000.gpumem"
+	out, errOut, code := run(t, append(flags, script)...)
+	want, _, _ := run(t, append(append([]string{"run"}, flags...), script)...)
+	if code != 0 || out != want || !strings.Contains(out, "> c = zeros 256x1024x1024 cuda") {
+		t.Errorf("gpumemrepl FILE: exit %d, %s\nstdout:\n%s\nwant:\n%s", code, errOut, out, want)
+	}
+}
