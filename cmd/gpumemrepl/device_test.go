@@ -33,6 +33,7 @@ func noGPU(t *testing.T) {
 }
 
 func TestDeviceFlag(t *testing.T) {
+	t.Parallel()
 	noGPU(t)
 	for _, tc := range []struct {
 		args       []string
@@ -60,6 +61,7 @@ func TestDeviceFlag(t *testing.T) {
 }
 
 func TestReplayDeviceCUDAWithoutGPU(t *testing.T) {
+	t.Parallel()
 	noGPU(t)
 	_, errOut, code := run(t, "replay", "--device", "cuda", goodTrace)
 	if code != 2 || !strings.Contains(errOut, "gpumemrepl replay: --device cuda: libcuda.so.1") {
@@ -68,6 +70,7 @@ func TestReplayDeviceCUDAWithoutGPU(t *testing.T) {
 }
 
 func TestReplayNoEmptyCache(t *testing.T) {
+	t.Parallel()
 	out, _, code := run(t, "replay", "--no-empty-cache", "../../testdata/perf_trace.json.gz")
 	// 200,000 ops less the 2,068 empty_cache ones; the cache then only grows.
 	if code != 0 || !strings.Contains(out, ": 197932 ops, 0 OOMs;") || !strings.Contains(out, " 48 device allocs") {
@@ -79,6 +82,7 @@ func TestReplayNoEmptyCache(t *testing.T) {
 }
 
 func TestReplayCheckKeys(t *testing.T) {
+	t.Parallel()
 	// Under the wrong limit the trace's OOMs do not happen: --keys still
 	// compares the error texts, and a key prefix narrows the rest.
 	out, _, code := run(t, "replay", "--check", "--keys", "allocated_bytes.all", goodTrace)
@@ -110,6 +114,7 @@ func valuesMatched(t *testing.T, out string) int {
 // A cpu tensor from empty is not written, so RSS does not rise; zeros
 // writes every page.
 func TestHostEmptyIsNotTouched(t *testing.T) {
+	t.Parallel()
 	out, _, code := runStdin(t, "a = empty 256x1024x1024 cpu\nb = zeros 256x1024x1024 cpu\n", "--json", "--device", "sim")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
@@ -132,6 +137,7 @@ func TestHostEmptyIsNotTouched(t *testing.T) {
 // replay --preset sizes the simulated device: the OOM message names the
 // preset's total.
 func TestReplayPreset(t *testing.T) {
+	t.Parallel()
 	out, _, code := run(t, "replay", "--json", "--preset", "t4", "--alloc-conf", "", "../../testdata/traces/limit512m_s0.json.gz")
 	if code != 0 || !strings.Contains(out, "GPU 0 has a total capacity of 14.57 GiB") {
 		t.Errorf("exit %d; no OOM naming the T4's 14.57 GiB in %.300s", code, out)

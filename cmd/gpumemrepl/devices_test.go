@@ -22,6 +22,7 @@ func rowAt(t *testing.T, rows []stepRow, n int) stepRow {
 // each device has its own allocator, a copy allocates on its destination
 // only, empty_cache empties both, a memory fraction limits one.
 func TestTwoDevices(t *testing.T) {
+	t.Parallel()
 	rows := runJSON(t, "sim", "--devices", "2", "--keep-going", "../../scripts/two_gpus.gpumem")
 	type want struct{ alloc0, res0, alloc1, res1 uint64 }
 	for _, tc := range []struct {
@@ -76,6 +77,7 @@ func TestTwoDevices(t *testing.T) {
 // PyTorch's invalid device ordinal, and a preset without peer access says
 // that copies are staged.
 func TestDeviceCount(t *testing.T) {
+	t.Parallel()
 	rows := runJSON(t, "sim", "--devices", "3", "--keep-going", "../../scripts/two_gpus.gpumem")
 	if r := rowAt(t, rows, 6); len(r.Devices) != 3 || r.Devices[2].Reserved != 0 || r.Devices[2].DriverUsed != nil {
 		t.Errorf("--devices 3: devices %+v", r.Devices)

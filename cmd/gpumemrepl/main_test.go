@@ -31,24 +31,16 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// run runs the binary with args and no input.
 func run(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return stdout.String(), stderr.String(), code
+	return runStdin(t, "", args...)
 }
 
 const goodTrace = "../../testdata/traces/limit2g_s0.json.gz"
 
 func TestReplayCheckPasses(t *testing.T) {
+	t.Parallel()
 	out, errOut, code := run(t, "replay", "--check", goodTrace)
 	if code != 0 || !strings.HasPrefix(out, "ok   ") || !strings.Contains(out, "600 ops") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
@@ -56,6 +48,7 @@ func TestReplayCheckPasses(t *testing.T) {
 }
 
 func TestReplayCheckFailsOnOtherConfig(t *testing.T) {
+	t.Parallel()
 	// The trace was recorded under a 2 GiB limit: without it PyTorch's
 	// recorded OOMs do not happen, and --check must say so.
 	out, _, code := run(t, "replay", "--check", "--limit-bytes", "150109880320", goodTrace)
@@ -65,6 +58,7 @@ func TestReplayCheckFailsOnOtherConfig(t *testing.T) {
 }
 
 func TestReplayJSON(t *testing.T) {
+	t.Parallel()
 	out, _, code := run(t, "replay", "--json", goodTrace)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || len(lines) != 600 {
@@ -80,6 +74,7 @@ func TestReplayJSON(t *testing.T) {
 }
 
 func TestReplayBadInput(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -97,6 +92,7 @@ func TestReplayBadInput(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
+	t.Parallel()
 	out, _, code := run(t, "help")
 	if code != 0 || !strings.Contains(out, "replay [flags] TRACE") || !strings.Contains(out, "--check") {
 		t.Errorf("help: exit %d, %s", code, out)
@@ -104,6 +100,7 @@ func TestHelp(t *testing.T) {
 }
 
 func TestReplaySummary(t *testing.T) {
+	t.Parallel()
 	out, _, code := run(t, "replay", "--summary", goodTrace)
 	if code != 0 || !strings.Contains(out, "|                  PyTorch CUDA memory summary, device ID 0                 |") ||
 		!strings.Contains(out, "| Allocated memory      |") || strings.Count(out, "\n") != 48 {
@@ -114,6 +111,7 @@ func TestReplaySummary(t *testing.T) {
 // A host tensor larger than the machine's available memory is refused in
 // PyTorch's words, never taken, and the session goes on.
 func TestHostAllocationRefused(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(binary, "--keep-going")
 	cmd.Stdin = strings.NewReader("a = zeros 100000x1024x1024 cpu\nb = zeros 10 cpu\nvars\n")
 	var stdout, stderr strings.Builder

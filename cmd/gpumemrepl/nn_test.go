@@ -7,6 +7,7 @@ import (
 
 // A module's parameters live while a name or an optimizer holds them.
 func TestModuleLifetime(t *testing.T) {
+	t.Parallel()
 	script := "m = Linear(1000, 1000).cuda()\nopt = AdamW(m.parameters())\nx = randn 10x1000 cuda\nm(x).sum().backward()\nopt.step()\ndel m\ndel opt\n"
 	out, errOut, code := runStdin(t, script, "--device", "sim", "--fake-host", "--json")
 	if code != 0 {
@@ -29,6 +30,7 @@ func TestModuleLifetime(t *testing.T) {
 
 // Autograd errors are PyTorch's, at the line's position, and change nothing.
 func TestAutogradErrors(t *testing.T) {
+	t.Parallel()
 	setup := "m = Linear(4, 8).cuda()\nx = torch.randn(2, 4, device='cuda', requires_grad=True)\ny = m(x).sum()\ny.backward()\n"
 	for _, tc := range []struct{ line, want string }{
 		{"y.backward()", "<stdin>:5:3: RuntimeError: Trying to backward through the graph a second time"},

@@ -27,6 +27,7 @@ func chromium(t *testing.T) string {
 // in headless Chromium: no console message, and the screenshot shows the
 // allocated and reserved lines.
 func TestPlotInChromium(t *testing.T) {
+	t.Parallel()
 	browser := chromium(t)
 	dir := t.TempDir()
 	session := filepath.Join(dir, "session.html")

@@ -7,6 +7,7 @@ import (
 
 // TestPrint checks print against what PyTorch prints for the same tensors.
 func TestPrint(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ setup, want string }{
 		{"a = ones 2x3 cuda", "tensor([[1., 1., 1.],\n        [1., 1., 1.]], device='cuda:0')"},
 		{"a = torch.tensor([1, 2, 3]).cuda()", "tensor([1, 2, 3], device='cuda:0')"},

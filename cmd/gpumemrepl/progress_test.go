@@ -7,6 +7,7 @@ import (
 )
 
 func TestProgressBar(t *testing.T) {
+	t.Parallel()
 	if newProgress(&strings.Builder{}, false) != nil {
 		t.Error("a bar on a writer that is not a terminal")
 	}

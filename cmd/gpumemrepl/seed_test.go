@@ -91,6 +91,7 @@ func jsonLines[T any](t *testing.T, out string) []T {
 // simulated device and compares every step with what PyTorch 2.11
 // reported on an H200, driver-used included.
 func TestSeed000(t *testing.T) {
+	t.Parallel()
 	checkSeed000(t, "sim", func(t *testing.T, script string, rows []stepRow, want []truthStep) {
 		for i, r := range rows {
 			if w := want[i]; w.NVMLProcUsed != nil && (r.DriverUsed == nil || *r.DriverUsed != *w.NVMLProcUsed) {
@@ -109,27 +110,32 @@ func checkSeed000(t *testing.T, device string, checkDriver func(t *testing.T, sc
 		script string
 		skip   int // truth steps the script has no line for (import torch)
 	}{{"../../scripts/seed000.gpumem", 1}, {"../../scripts/seed000_torch.gpumem", 0}} {
-		rows := runJSON(t, device, tc.script)
-		want := truth[tc.skip:]
-		if len(rows) != len(want) {
-			t.Fatalf("%s: %d steps, truth has %d", tc.script, len(rows), len(want))
-		}
-		for i, r := range rows {
-			w := want[i]
-			if r.Allocated != w.Allocated || r.Reserved != w.Reserved {
-				t.Errorf("%s: step %q (%s): allocated %d reserved %d, PyTorch %d %d", tc.script, w.Step, r.Source, r.Allocated, r.Reserved, w.Allocated, w.Reserved)
+		t.Run(filepath.Base(tc.script), func(t *testing.T) {
+			if device == "sim" {
+				t.Parallel() // each run is its own process; on a GPU they would share it
 			}
-		}
-		checkDriver(t, tc.script, rows, want)
-		// Host RSS moves as in PyTorch: +1 GiB at b.to cpu and e on cpu,
-		// -1 GiB at e.to cuda, -1 GiB when b goes.
-		for i, r := range rows[1:] {
-			got := *r.HostRSS - *rows[i].HostRSS
-			wantD := want[i+1].RSS - want[i].RSS
-			if big := wantD > 1<<29 || wantD < -(1<<29); big && abs(got-wantD) > abs(wantD)/10 {
-				t.Errorf("%s: step %q: RSS changed by %d, PyTorch's by %d", tc.script, want[i+1].Step, got, wantD)
+			rows := runJSON(t, device, tc.script)
+			want := truth[tc.skip:]
+			if len(rows) != len(want) {
+				t.Fatalf("%s: %d steps, truth has %d", tc.script, len(rows), len(want))
 			}
-		}
+			for i, r := range rows {
+				w := want[i]
+				if r.Allocated != w.Allocated || r.Reserved != w.Reserved {
+					t.Errorf("%s: step %q (%s): allocated %d reserved %d, PyTorch %d %d", tc.script, w.Step, r.Source, r.Allocated, r.Reserved, w.Allocated, w.Reserved)
+				}
+			}
+			checkDriver(t, tc.script, rows, want)
+			// Host RSS moves as in PyTorch: +1 GiB at b.to cpu and e on cpu,
+			// -1 GiB at e.to cuda, -1 GiB when b goes.
+			for i, r := range rows[1:] {
+				got := *r.HostRSS - *rows[i].HostRSS
+				wantD := want[i+1].RSS - want[i].RSS
+				if big := wantD > 1<<29 || wantD < -(1<<29); big && abs(got-wantD) > abs(wantD)/10 {
+					t.Errorf("%s: step %q: RSS changed by %d, PyTorch's by %d", tc.script, want[i+1].Step, got, wantD)
+				}
+			}
+		})
 	}
 }
 
@@ -138,6 +144,7 @@ func checkSeed000(t *testing.T, device string, checkDriver func(t *testing.T, sc
 // reserved at every step with what PyTorch 2.11 reported on an H200.
 // Script lines the recording has no step for are named by their start.
 func TestRecordedSteps(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		script, truth string
 		skip          []string
@@ -176,6 +183,7 @@ var scriptFlags = map[string][]string{"two_gpus": {"--devices", "2"}}
 // TestGoldenTranscripts runs every script in scripts/ in the deterministic
 // mode and compares its transcript byte for byte.
 func TestGoldenTranscripts(t *testing.T) {
+	t.Parallel()
 	scripts, _ := filepath.Glob("../../scripts/*.gpumem")
 	if len(scripts) < 2 {
 		t.Fatalf("found %d scripts", len(scripts))

@@ -16,6 +16,7 @@ import (
 // by scripts/record_models.py) only because each stream has its own
 // pools.
 func TestReplaySnapshotCheck(t *testing.T) {
+	t.Parallel()
 	files := []string{"../../../shared/truth/workloads/gpt_train.pickle", "../../../shared/truth/workloads/cnn_train.pickle",
 		"../../../shared/truth/workloads/gpt_train.json", "../../testdata/models/mlp_adamw.pickle", "../../testdata/models/two_streams.pickle",
 		"../../testdata/models/expandable_streams.pickle"}
@@ -41,6 +42,7 @@ func TestReplaySnapshotCheck(t *testing.T) {
 }
 
 func TestReplaySnapshotRefusesCode(t *testing.T) {
+	t.Parallel()
 	_, errOut, code := run(t, "replay", "../../allocator/snapshot/testdata/class.pickle")
 	if code != 1 || !strings.Contains(errOut, "refused: the pickle names posix.system") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 		t.Errorf("exit %d, stderr %q", code, errOut)
@@ -48,6 +50,7 @@ func TestReplaySnapshotRefusesCode(t *testing.T) {
 }
 
 func TestReplayCompare(t *testing.T) {
+	t.Parallel()
 	snap := "../../../shared/truth/workloads/cnn_train.pickle"
 	out, errOut, code := run(t, "replay", snap, "--compare", "default", "expandable_segments:True", "max_split_size_mb:nope")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
@@ -67,6 +70,7 @@ func TestReplayCompare(t *testing.T) {
 
 // --export writes the replay as a snapshot that reads back and checks.
 func TestReplayExport(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir() + "/cnn.pickle"
 	stdout, errOut, code := run(t, "replay", "--export", out, "../../../shared/truth/workloads/cnn_train.pickle")
 	if code != 0 || !strings.Contains(stdout, "428 ops, 639 events and 18 segments written to") {
@@ -103,6 +107,7 @@ func TestReplayExport(t *testing.T) {
 // load puts each device's history on the session's device of that index,
 // and a file of one device's history on cuda:0 when the session lacks it.
 func TestSessionLoadDevices(t *testing.T) {
+	t.Parallel()
 	out, errOut, code := runStdin(t, "load ../../testdata/models/two_devices.pickle\nmemory_allocated 1\n", "--device", "sim", "--devices", "2", "--fake-host", "--no-color")
 	if code != 0 || !strings.Contains(out, "trace: loaded from ../../testdata/models/two_devices.pickle: 741 ops replayed") || !strings.Contains(out, "cuda:1 allocated 566.97 MiB") {
 		t.Errorf("two devices: exit %d\n%s%s", code, out, errOut)
@@ -120,6 +125,7 @@ func TestSessionLoadDevices(t *testing.T) {
 // A session's snapshot, after loading a real run's, is that run's state
 // plus the session's own steps, and it checks as a snapshot.
 func TestSessionLoadAndSave(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir() + "/session.pickle"
 	script := "a = zeros 1000 cuda\nload ../../../shared/truth/workloads/gpt_train.pickle as gpt\nsnapshot save " + out + "\ndel gpt\nload ../../../shared/truth/workloads/cnn_train.pickle until 100\nvars\n"
 	stdout, errOut, code := runStdin(t, script, "--device", "sim", "--fake-host", "--no-color")
@@ -142,6 +148,7 @@ func TestSessionLoadAndSave(t *testing.T) {
 // wrapped_streams.pickle is one PyTorch wrapped itself. Of expandable
 // segments the start state cannot be rebuilt, and the line says so.
 func TestReplayLateHistory(t *testing.T) {
+	t.Parallel()
 	out, _, code := run(t, "replay", "--check", "../../testdata/models/wrapped_streams.pickle")
 	if code != 0 || !strings.Contains(out, "the replay starts from the 14 segments and 10 live blocks the allocator held then") {
 		t.Errorf("a wrapped history: exit %d: %s", code, out)
@@ -178,6 +185,7 @@ func TestReplayLateHistory(t *testing.T) {
 // says which releases it could not attribute, and the recorded limit
 // decides them.
 func TestReplayCompareWhatIf(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile("../../testdata/whatif/train_default_1g.json")
 	if err != nil {
 		t.Fatal(err)
