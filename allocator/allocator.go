@@ -39,6 +39,8 @@ type Allocator struct {
 	hasLimit       bool
 
 	arena blockArena // every Block, recycled, so steady state allocates nothing
+	// scratch lists the blocks a release walks, reused from call to call.
+	scratch []*Block
 }
 
 // New returns the allocator of device number index, with config cfg.
@@ -201,37 +203,40 @@ func (a *Allocator) newSegment(pool *BlockPool, s, allocSize uint64) (*Block, er
 }
 
 // getFreeBlock is get_free_block: the best-fitting cached block and its
-// index in the pool (still in it), or nil.
-func (a *Allocator) getFreeBlock(pool *BlockPool, s uint64) (*Block, int) {
+// place in the pool (still in it), or nil.
+func (a *Allocator) getFreeBlock(pool *BlockPool, s uint64) (*Block, poolCursor) {
 	if a.gcEnabled() {
 		*pool.freeBlocksCalls++
 	}
-	i := pool.lowerBound(s, 0)
-	if i == len(pool.blocks) {
-		return nil, -1
+	c := pool.lowerBound(s, 0)
+	if !c.ok() {
+		return nil, poolCursor{}
 	}
-	b := pool.block(i)
+	b := pool.block(c)
 	if b.seg != nil {
 		// Prefer a block that does not sit in front of unmapped space,
 		// which can grow into a larger free block later.
-		for i+1 < len(pool.blocks) && b.seg != nil {
-			n := pool.block(i + 1)
-			if n.growSize() >= b.growSize() {
+		for n := c; b.seg != nil; {
+			if n.next(); !n.ok() {
 				break
 			}
-			i, b = i+1, n
+			nb := pool.block(n)
+			if nb.growSize() >= b.growSize() {
+				break
+			}
+			c, b = n, nb
 		}
 	}
 	maxSplit := a.cfg.MaxSplitSize
 	// An oversize block never serves a normal request, and serves an
 	// oversize one only if it is less than max_non_split_rounding larger.
 	if s < maxSplit && b.size >= maxSplit {
-		return nil, -1
+		return nil, poolCursor{}
 	}
 	if s >= maxSplit && b.size >= s+a.cfg.MaxNonSplitRounding {
-		return nil, -1
+		return nil, poolCursor{}
 	}
-	return b, i
+	return b, c
 }
 
 // allocBlock is alloc_block: a new segment of size bytes from the device.
@@ -274,9 +279,9 @@ func (a *Allocator) shouldSplit(b *Block, s uint64) bool {
 }
 
 // allocFoundBlock is alloc_found_block: split b if the rule says so and
-// hand out its front. at is b's index in its pool, or -1 for a new
-// segment's block, which is in no pool.
-func (a *Allocator) allocFoundBlock(b *Block, at int, s, orig uint64) uint64 {
+// hand out its front. at is b's place in its pool, or a cursor without a
+// leaf for a new segment's block, which is in no pool.
+func (a *Allocator) allocFoundBlock(b *Block, at poolCursor, s, orig uint64) uint64 {
 	small := b.pool.isSmall
 	alreadySplit := b.isSplit()
 	h := b
@@ -292,7 +297,7 @@ func (a *Allocator) allocFoundBlock(b *Block, at int, s, orig uint64) uint64 {
 		b.prev = h
 		b.ptr += s
 		b.size -= s
-		if at >= 0 {
+		if at.leaf != nil {
 			b.pool.rekey(at, b) // the remainder stays cached under its new key
 		} else {
 			b.pool.insert(b)
@@ -306,7 +311,7 @@ func (a *Allocator) allocFoundBlock(b *Block, at int, s, orig uint64) uint64 {
 			a.stats.InactiveSplitBytes.increase(small, int64(b.size))
 		}
 	} else {
-		if at >= 0 {
+		if at.leaf != nil {
 			b.pool.removeAt(at)
 		}
 		if alreadySplit && b.seg == nil {
@@ -349,26 +354,21 @@ func (a *Allocator) freeBlock(b *Block) {
 	small := b.pool.isSmall
 	req := b.requestedSize
 	var dBlocks, dBytes int64
-	at := -1 // a merged neighbour's pool entry, reused for b
+	var at poolCursor // a merged neighbour's entry, given to b at the end
 	for _, n := range [2]*Block{b.prev, b.next} {
 		if n == nil || n.allocated || n.unmapped {
 			continue
 		}
-		j := b.pool.indexOf(n)
-		if at < 0 {
-			at = j
-		} else {
-			b.pool.removeAt(j)
-			if j < at {
-				at--
-			}
+		if at.leaf != nil {
+			b.pool.removeAt(at) // the other neighbour's entry is kept instead
 		}
+		at = b.pool.index.find(entryOf(n))
 		a.merge(b, n)
 		dBlocks--
 		dBytes -= int64(n.size)
 		a.recycle(n)
 	}
-	if at >= 0 {
+	if at.leaf != nil {
 		b.pool.rekey(at, b)
 	} else {
 		b.pool.insert(b)
@@ -427,19 +427,15 @@ func (a *Allocator) releaseBlock(b *Block) error {
 func (a *Allocator) releasePools(pools []*BlockPool) error {
 	var expandable []*Block
 	for _, pool := range pools {
-		for i := 0; i < len(pool.blocks); {
-			b := pool.block(i)
-			if b.seg != nil {
+		a.scratch = pool.cached(a.scratch[:0])
+		for _, b := range a.scratch {
+			switch {
+			case b.seg != nil:
 				expandable = append(expandable, b)
-				i++
-				continue
-			}
-			if b.isSplit() {
-				i++
-				continue
-			}
-			if err := a.releaseBlock(b); err != nil {
-				return err
+			case !b.isSplit():
+				if err := a.releaseBlock(b); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -487,23 +483,28 @@ func (a *Allocator) releaseAvailableCachedBlocks(pool *BlockPool, s uint64) (boo
 		return false, nil
 	}
 	key := max(s, maxSplit)
-	i := pool.lowerBound(key, 0)
-	if i < len(pool.blocks) && pool.block(i).seg == nil {
-		return true, a.releaseBlock(pool.block(i))
+	c := pool.lowerBound(key, 0)
+	if c.ok() && pool.block(c).seg == nil {
+		return true, a.releaseBlock(pool.block(c))
 	}
-	if i == 0 {
-		return false, nil
-	}
+	// Down from the largest block below the key; releasing a block moves
+	// no other, so the walk is listed first.
 	var released uint64
-	for i--; released < key && pool.blocks[i].size >= maxSplit; i-- {
-		if cur := pool.block(i); cur.seg == nil {
-			released += cur.size
-			if err := a.releaseBlock(cur); err != nil {
-				return false, err
-			}
-		}
-		if i == 0 {
+	victims := a.scratch[:0]
+	for c.prev() && released < key {
+		cur := pool.block(c)
+		if cur.size < maxSplit {
 			break
+		}
+		if cur.seg == nil {
+			released += cur.size
+			victims = append(victims, cur)
+		}
+	}
+	a.scratch = victims
+	for _, b := range victims {
+		if err := a.releaseBlock(b); err != nil {
+			return false, err
 		}
 	}
 	return released >= key, nil
@@ -524,8 +525,8 @@ func (a *Allocator) garbageCollect() error {
 	var totalAge float64
 	count := 0
 	for _, pool := range pools {
-		for i := range pool.blocks {
-			if b := pool.block(i); !b.isSplit() {
+		for c := pool.index.first(); c.ok(); c.next() {
+			if b := pool.block(c); !b.isSplit() {
 				totalAge += float64(calls - b.gcCountBase)
 				count++
 			}
@@ -539,11 +540,10 @@ func (a *Allocator) garbageCollect() error {
 		avg := totalAge / float64(count)
 		freed = false
 		for _, pool := range pools {
-			for i := 0; i < len(pool.blocks); {
-				b := pool.block(i)
+			a.scratch = pool.cached(a.scratch[:0])
+			for _, b := range a.scratch {
 				age := float64(calls - b.gcCountBase)
 				if b.isSplit() || b.seg != nil || age < avg {
-					i++
 					continue
 				}
 				freed = true

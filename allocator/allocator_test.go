@@ -339,45 +339,59 @@ func (f *freeOrder) Free(ptr uint64) error {
 	return f.Device.Free(ptr)
 }
 
-// A pool keeps its order through inserts, removals and rekeys that move
-// an entry a few places (walked) or far (searched and shifted at once).
+// A pool keeps its order through inserts, removals and changes of key,
+// at every size from one leaf to a tree of three levels and back, and
+// finds every block it caches where it is.
 func TestPoolOrder(t *testing.T) {
 	var calls int64
 	ar := &blockArena{}
 	p := &BlockPool{arena: ar, freeBlocksCalls: &calls}
 	rng := rand.New(rand.NewPCG(7, 11))
 	var blocks []*Block
-	for i := 0; i < 300; i++ {
-		b := ar.alloc()
-		b.pool, b.ptr, b.size = p, uint64(i+1)<<20, uint64(rng.IntN(400)+1)*512
-		p.insert(b)
-		blocks = append(blocks, b)
-	}
 	check := func(what string) {
 		t.Helper()
-		for i := range p.blocks {
-			if i > 0 && !p.blocks[i-1].less(p.blocks[i].size, p.blocks[i].ptr) {
-				t.Fatalf("%s: out of order at %d", what, i)
-			}
+		if err := p.index.check(); err != nil {
+			t.Fatalf("%s, %d blocks: %v", what, len(blocks), err)
+		}
+		if p.len() != len(blocks) {
+			t.Fatalf("%s: %d cached, want %d", what, p.len(), len(blocks))
 		}
 		for _, b := range blocks {
-			if i := p.indexOf(b); i < 0 || p.block(i) != b || p.lowerBound(b.size, b.ptr) != i {
+			if c := p.lowerBound(b.size, b.ptr); !c.ok() || p.block(c) != b {
 				t.Fatalf("%s: block %#x not found where it is", what, b.ptr)
 			}
 		}
 	}
+	for i := range 20000 {
+		b := ar.alloc()
+		b.pool, b.ptr, b.size = p, uint64(i+1)<<20, uint64(rng.IntN(400)+1)*512
+		p.insert(b)
+		blocks = append(blocks, b)
+		if i%997 == 0 {
+			check("insert")
+		}
+	}
 	check("insert")
-	for n := 0; n < 2000; n++ {
+	if p.index.root.kids == nil || p.index.root.kids[0].kids == nil {
+		t.Fatal("20,000 blocks make fewer than three levels")
+	}
+	for range 20000 {
 		b := blocks[rng.IntN(len(blocks))]
-		i := p.indexOf(b)
-		b.size = uint64(rng.IntN(400)+1) * 512 // anywhere: near or far
-		p.rekey(i, b)
+		p.remove(b)
+		b.size = uint64(rng.IntN(400)+1) * 512
+		p.insert(b)
 	}
 	check("rekey")
-	for len(blocks) > 0 {
+	for n := 0; len(blocks) > 0; n++ {
 		k := rng.IntN(len(blocks))
-		p.removeAt(p.indexOf(blocks[k]))
-		blocks = append(blocks[:k], blocks[k+1:]...)
-		check("removeAt")
+		p.remove(blocks[k])
+		blocks[k] = blocks[len(blocks)-1]
+		blocks = blocks[:len(blocks)-1]
+		if n%997 == 0 || len(blocks) < 100 {
+			check("remove")
+		}
+	}
+	if p.index.root.kids != nil {
+		t.Error("an empty pool is still a tree")
 	}
 }

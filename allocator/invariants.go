@@ -38,20 +38,19 @@ func (a *Allocator) CheckInvariants() error {
 			}
 		}
 	}
-	cached := 0
 	for _, pool := range append(a.pools(true), a.pools(false)...) {
-		for i, e := range pool.blocks {
-			if b := pool.block(i); b.allocated || e.size != b.size || e.ptr != b.ptr || b.pool != pool {
-				return fmt.Errorf("pool entry %d (%#x) is stale", i, e.ptr)
+		if err := pool.index.check(); err != nil {
+			return err
+		}
+		for c := pool.index.first(); c.ok(); c.next() {
+			e := c.entry()
+			if b := pool.block(c); b.allocated || e.size != b.size || e.ptr != b.ptr || b.pool != pool {
+				return fmt.Errorf("pool entry %#x is stale", e.ptr)
 			}
-			if i > 0 && !pool.blocks[i-1].less(e.size, e.ptr) {
-				return fmt.Errorf("pool out of order at %#x", e.ptr)
-			}
-			if int(a.arena.slot[e.id]) != i {
-				return fmt.Errorf("pool entry %d (%#x): its slot says %d", i, e.ptr, a.arena.slot[e.id])
+			if pool.index.find(*e).leaf == nil {
+				return fmt.Errorf("pool entry %#x is not found by its key", e.ptr)
 			}
 		}
-		cached += len(pool.blocks)
 	}
 	st, want := a.Stats(), want.settled()
 	if got := int64(a.active.n); got != st.Allocation[bucketAll].Current {

@@ -34,8 +34,8 @@ const (
 func (a *Allocator) Snapshot() []SegmentInfo {
 	var heads []*Block
 	for _, pool := range a.allPools() {
-		for i := range pool.blocks {
-			if b := pool.block(i); b.prev == nil || b.prev.unmapped {
+		for c := pool.index.first(); c.ok(); c.next() {
+			if b := pool.block(c); b.prev == nil || b.prev.unmapped {
 				heads = append(heads, b)
 			}
 		}
