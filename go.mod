@@ -7,7 +7,6 @@ require (
 	github.com/chzyer/readline v1.5.1
 	github.com/ebitengine/purego v0.11.3
 	github.com/fatih/color v1.19.0
-	github.com/nlpodyssey/gopickle v0.2.0
 )
 
 require (

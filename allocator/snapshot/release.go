@@ -76,6 +76,7 @@ const (
 type releaseRun struct {
 	reservedBefore uint64 // bytes reserved before the run
 	firstEvent     int    // the index of its first event among the segment events
+	event          int    // the index of its first event in the history
 	small          bool   // it frees a small-pool segment
 	expandable     bool   // it unmaps expandable pages
 }

@@ -11,6 +11,7 @@ import (
 type openRun struct {
 	at       int // the op its empty_cache would come before: its allocation
 	from, to int // its events among Replay.SegmentEvents
+	event    int // its first event in the history
 }
 
 // Resolve decides the releases the event order could not attribute by
@@ -25,7 +26,7 @@ func (r *Replay) Resolve(o trace.Options) error {
 	conf := r.Trace.AllocConf
 	o.AllocConf = &conf
 	base := r.Trace.Ops
-	var users []int // the runs found to be the program's, by op
+	var users []openRun // the runs found to be the program's
 	ops, rp, log, err := r.replayWith(base, users, o)
 	if err != nil {
 		return err
@@ -48,7 +49,7 @@ func (r *Replay) Resolve(o trace.Options) error {
 			r.Releases.Own++
 			continue
 		}
-		users = append(users, run.at)
+		users = append(users, run)
 		r.Releases.User++
 		rp.A.Close() //nolint:errcheck // replayed again from the start
 		if ops, rp, log, err = r.replayWith(base, users, o); err != nil {
@@ -59,6 +60,7 @@ func (r *Replay) Resolve(o trace.Options) error {
 	r.Releases.Unattributed -= len(r.open)
 	r.Releases.Resolved = len(r.open)
 	r.open = nil
+	r.remap(users)
 	t, err := trace.New(r.Trace.Path, conf, ops)
 	if err != nil {
 		return err
@@ -68,15 +70,40 @@ func (r *Replay) Resolve(o trace.Options) error {
 	return nil
 }
 
-// replayWith makes the ops of base with an empty_cache before each op in
-// users (in order), and a replayer of them under o with the recorded
-// segment addresses, whose segment events are logged.
-func (r *Replay) replayWith(base []trace.Op, users []int, o trace.Options) ([]trace.Op, *trace.Replayer, *SegmentLog, error) {
+// remap moves what each op was made from, and the events kept in place,
+// past the empty_cache ops put before the runs in users (in order).
+func (r *Replay) remap(users []openRun) {
+	if len(r.opEvent) != len(r.Trace.Ops) {
+		return
+	}
+	opEvent := make([]int32, 0, len(r.opEvent)+len(users))
+	freeReq := make([]int32, 0, len(r.opEvent)+len(users))
+	from := 0
+	for _, u := range users {
+		opEvent = append(append(opEvent, r.opEvent[from:u.at]...), int32(u.event))
+		freeReq = append(append(freeReq, r.freeReq[from:u.at]...), -1)
+		from = u.at
+	}
+	r.opEvent = append(opEvent, r.opEvent[from:]...)
+	r.freeReq = append(freeReq, r.freeReq[from:]...)
+	k := 0
+	for i := range r.pass {
+		for k < len(users) && users[k].at <= int(r.pass[i].op) {
+			k++
+		}
+		r.pass[i].op += int32(k)
+	}
+}
+
+// replayWith makes the ops of base with an empty_cache before the op of
+// each run in users (in order), and a replayer of them under o with the
+// recorded segment addresses, whose segment events are logged.
+func (r *Replay) replayWith(base []trace.Op, users []openRun, o trace.Options) ([]trace.Op, *trace.Replayer, *SegmentLog, error) {
 	ops := make([]trace.Op, 0, len(base)+len(users))
 	from := 0
-	for _, at := range users {
-		ops = append(append(ops, base[from:at]...), trace.Op{Op: "empty_cache"})
-		from = at
+	for _, u := range users {
+		ops = append(append(ops, base[from:u.at]...), trace.Op{Op: "empty_cache"})
+		from = u.at
 	}
 	ops = append(ops, base[from:]...)
 	t, err := trace.New(r.Trace.Path, *o.AllocConf, ops)

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nlpodyssey/gopickle/types"
-
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/device/sim"
 	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
@@ -39,6 +37,15 @@ func TestClassIsRefused(t *testing.T) {
 	}
 }
 
+// readBytes reads a snapshot pickle (or JSON) from memory.
+func readBytes(b []byte) ([]*Snapshot, error) {
+	in, err := newInput(bytes.NewReader(b), int64(len(b)), DefaultLimits.MaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	return readSnapshot(in, DefaultLimits)
+}
+
 // Every truncation of a real snapshot is an error, never a panic.
 func TestTruncatedIsAnError(t *testing.T) {
 	b, err := os.ReadFile("../../testdata/models/mlp_adamw.pickle")
@@ -46,11 +53,8 @@ func TestTruncatedIsAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	for n := 0; n < len(b); n += 97 {
-		v, err := decodePickle(b[:n])
-		if err == nil {
-			if _, err = fromPlain(v); err == nil {
-				t.Errorf("%d of %d bytes read as a snapshot", n, len(b))
-			}
+		if _, err := readBytes(b[:n]); err == nil {
+			t.Errorf("%d of %d bytes read as a snapshot", n, len(b))
 		}
 	}
 }
@@ -64,12 +68,9 @@ func FuzzDecode(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		v, err := decodePickle(b)
-		if err == nil {
-			if all, err := fromPlain(v); err == nil {
-				for _, s := range all {
-					s.Prepare("fuzz") //nolint:errcheck // only must not panic
-				}
+		if all, err := readBytes(b); err == nil {
+			for _, s := range all {
+				s.Prepare("fuzz") //nolint:errcheck // only must not panic
 			}
 		}
 	})
@@ -123,26 +124,40 @@ func roundTrip(t *testing.T, path string) {
 
 func TestEncodeValues(t *testing.T) {
 	var b bytes.Buffer
-	v := dict{{"n", nil}, {"t", true}, {"f", false}, {"small", 7}, {"neg", int64(-5)}, {"big", uint64(1) << 47}, {"x", 1.5}, {"s", "é"}, {"l", []any{1, "a"}}, {"tu", tuple{0, 0}}, {"e", []any{}}}
-	if err := encode(&b, v); err != nil {
-		t.Fatal(err)
+	l := &list{items: []any{int64(1), "a"}}
+	v := &dict{items: []item{{"n", nil}, {"t", true}, {"f", false}, {"small", 7}, {"neg", int64(-5)}, {"big", uint64(1) << 47}, {"huge", uint64(1) << 63},
+		{"x", 1.5}, {"s", "é"}, {"l", l}, {"again", l}, {"tu", tuple{int64(0), int64(0)}}, {"e", &list{}}, {"by", pyBytes("\x00\x01")}}}
+	e := newEncoder(&b)
+	e.b(0x80, 4)
+	e.value(v, 0)
+	e.b('.')
+	if e.err != nil || e.w.Flush() != nil {
+		t.Fatal(e.err)
 	}
-	got, err := decodePickle(b.Bytes())
+	in, err := newInput(bytes.NewReader(b.Bytes()), int64(b.Len()), 1<<20)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := map[string]any{}
-	for _, e := range *got.(*types.Dict) {
-		m[e.Key.(string)] = e.Value
+	got, _, err := unpickle(in, DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
 	}
-	want := map[string]any{"n": nil, "t": true, "f": false, "small": 7, "neg": -5, "big": 1 << 47, "x": 1.5, "s": "é"}
+	d := got.(*dict)
+	want := map[string]any{"n": nil, "t": true, "f": false, "small": int64(7), "neg": int64(-5), "big": int64(1) << 47, "x": 1.5, "s": "é"}
 	for k, w := range want {
-		if m[k] != w {
-			t.Errorf("%s: got %#v, want %#v", k, m[k], w)
+		if d.get(k) != w {
+			t.Errorf("%s: got %#v, want %#v", k, d.get(k), w)
 		}
 	}
-	if l := *m["l"].(*types.List); len(l) != 2 || l[1] != "a" || len(*m["tu"].(*types.Tuple)) != 2 || len(*m["e"].(*types.List)) != 0 {
-		t.Errorf("lists: %#v %#v %#v", m["l"], m["tu"], m["e"])
+	if h, ok := d.get("huge").(*bigInt); !ok || len(h.le) != 9 || h.le[7] != 0x80 {
+		t.Errorf("2^63: got %#v", d.get("huge"))
+	}
+	gl := d.get("l").(*list)
+	if len(gl.items) != 2 || gl.items[1] != "a" || d.get("again") != any(gl) || len(d.get("tu").(tuple)) != 2 || len(d.get("e").(*list).items) != 0 {
+		t.Errorf("lists: %#v %#v %#v", d.get("l"), d.get("tu"), d.get("e"))
+	}
+	if by, ok := d.get("by").(pyBytes); !ok || string(by) != "\x00\x01" {
+		t.Errorf("bytes: %#v", d.get("by"))
 	}
 }
 

@@ -2,130 +2,274 @@ package snapshot
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"sort"
+	"slices"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 )
 
-// Recorder collects a device trace as PyTorch's _record_memory_history
-// does: every allocation and free, and every segment the allocator took
-// or gave back, in order.
-type Recorder struct {
-	Events []Event
-	// Stream is the stream of the events added from now on: that of the
-	// allocation or free being recorded. A segment_free takes the stream
-	// its segment_alloc had.
-	Stream   uint64
-	clock    int64             // time_us of the next event: one per event, so the order is kept
-	segments map[uint64]uint64 // segment address → its stream
+// File is a snapshot file to write: one device's segments now and its
+// history, in PyTorch's format (what _dump_snapshot writes: segments,
+// device_traces, allocator_settings, external_annotations), so that
+// pytorch.org/memory_viz and torch.cuda._memory_viz read it. Each active
+// block carries the stack of the allocation that made it, each segment
+// that of the allocation that created it.
+type File struct {
+	Device    int
+	Segments  []allocator.SegmentInfo
+	Events    []Event
+	AllocConf string
+	// From is the snapshot the history was replayed from, or nil: what
+	// it holds besides (allocator_settings, external_annotations,
+	// host_segments, host_traces, its segments' pool ids...) is written
+	// too.
+	From *Snapshot
 }
 
-// Add records one event.
-func (r *Recorder) Add(action string, addr, size uint64) {
-	stream := r.Stream
-	switch action {
-	case "segment_alloc":
-		if r.segments == nil {
-			r.segments = map[uint64]uint64{}
-		}
-		r.segments[addr] = stream
-	case "segment_free":
-		if s, ok := r.segments[addr]; ok {
-			stream = s
-			delete(r.segments, addr)
-		}
-	}
-	r.clock++
-	r.Events = append(r.Events, Event{Action: action, Addr: addr, Size: size, Stream: stream, Time: r.clock})
-}
-
-// Save writes a snapshot in PyTorch's format (what _dump_snapshot
-// writes: segments, device_traces, allocator_settings) for one device's
-// segments now and its recorded events, so that pytorch.org/memory_viz
-// and torch.cuda._memory_viz read it.
+// Save writes a snapshot of one device's segments now and its recorded
+// events.
 func Save(path string, device int, segs []allocator.SegmentInfo, events []Event, allocConf string) error {
-	f, err := os.Create(path)
+	return (&File{Device: device, Segments: segs, Events: events, AllocConf: allocConf}).Save(path)
+}
+
+// Save writes the file at path.
+func (f *File) Save(path string) error {
+	out, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriter(f)
-	err = encode(w, snapshotValue(device, segs, events, allocConf))
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
+	err = f.Write(out)
+	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
 	return err
 }
 
-// dict is an ordered pickle dict.
-type dict []kv
-
-type kv struct {
-	k string
-	v any
-}
-
-// tuple is a pickle tuple.
-type tuple []any
-
-func snapshotValue(device int, segs []allocator.SegmentInfo, events []Event, allocConf string) dict {
-	var segments []any
-	for _, s := range segs {
-		var blocks []any
-		for _, b := range s.Blocks {
-			blocks = append(blocks, dict{{"address", b.Address}, {"size", b.Size}, {"requested_size", b.RequestedSize}, {"state", b.State}, {"frames", []any{}}})
+// Write writes the file's pickle to w.
+func (f *File) Write(w io.Writer) error {
+	e := newEncoder(w)
+	e.b(0x80, 4) // PROTO 4, unframed
+	e.emptyDict()
+	e.mark()
+	e.str("segments")
+	f.segments(e)
+	e.str("device_traces")
+	e.emptyList()
+	e.mark()
+	for d := 0; d < f.Device; d++ {
+		e.emptyList()
+	}
+	e.events(f.Events)
+	e.b('e') // APPENDS
+	e.str("allocator_settings")
+	e.value(f.settings(), 0)
+	if f.From == nil || f.From.rest.get("external_annotations") == nil {
+		e.str("external_annotations")
+		e.emptyList()
+	}
+	if f.From != nil {
+		for _, it := range f.From.rest.items {
+			if it.key != "allocator_settings" {
+				e.value(it.key, 0)
+				e.value(it.value, 0)
+			}
 		}
-		typ := "large"
-		if s.Small {
-			typ = "small"
-		}
-		segments = append(segments, dict{
-			{"device", s.Device}, {"address", s.Address}, {"total_size", s.TotalSize},
-			{"allocated_size", s.AllocatedSize}, {"active_size", s.ActiveSize}, {"requested_size", s.RequestedSize},
-			{"stream", s.Stream}, {"segment_type", typ}, {"segment_pool_id", tuple{0, 0}}, {"is_expandable", s.Expandable},
-			{"frames", []any{}}, {"blocks", blocks},
-		})
 	}
-	sort.SliceStable(segments, func(i, j int) bool { return segments[i].(dict)[1].v.(uint64) < segments[j].(dict)[1].v.(uint64) })
-	traces := make([]any, device+1) // one list per device up to this one
-	for i := range traces {
-		traces[i] = []any{}
-	}
-	var trace []any
-	for _, e := range events {
-		trace = append(trace, dict{{"action", e.Action}, {"addr", e.Addr}, {"size", e.Size}, {"stream", e.Stream}, {"time_us", e.Time}, {"frames", []any{}}})
-	}
-	traces[device] = trace
-	return dict{
-		{"segments", segments},
-		{"device_traces", traces},
-		{"allocator_settings", dict{{"PYTORCH_CUDA_ALLOC_CONF", allocConf}}},
-		{"external_annotations", []any{}},
-	}
-}
-
-// encode writes v as a protocol 2 pickle of plain data.
-func encode(w io.Writer, v any) error {
-	e := &encoder{w: bufio.NewWriter(w)}
-	e.b(0x80, 2) // PROTO 2
-	e.value(v)
-	e.b('.') // STOP
+	e.b('u', '.') // SETITEMS, STOP
 	if e.err != nil {
 		return e.err
 	}
 	return e.w.Flush()
 }
 
+// settings is allocator_settings: the recording's, with the config the
+// history was replayed under.
+func (f *File) settings() *dict {
+	set := &dict{}
+	if f.From != nil {
+		if d, ok := f.From.rest.get("allocator_settings").(*dict); ok {
+			set.items = slices.Clone(d.items)
+		}
+	}
+	set.set("PYTORCH_CUDA_ALLOC_CONF", f.AllocConf)
+	if f.From != nil && f.From.AllocConf != f.AllocConf {
+		if c, err := allocator.ParseConfig(f.AllocConf); err == nil {
+			split := int64(-1) // SIZE_MAX as PyTorch's int64
+			if c.MaxSplitSize != allocator.NoMaxSplit {
+				split = int64(c.MaxSplitSize)
+			}
+			set.set("max_split_size", split)
+			set.set("garbage_collection_threshold", c.GCThreshold)
+			set.set("expandable_segments", c.ExpandableSegments)
+		}
+	}
+	return set
+}
+
+// segments writes the segments by address, each block with the stack of
+// the allocation live in it and each segment with that of the event that
+// created it, and what the recording's segment at the same address had
+// besides (its pool id).
+func (f *File) segments(e *encoder) {
+	live := map[uint64]int{} // block address → the event of its allocation
+	made := map[uint64]int{} // segment address → the event that created it
+	for i, ev := range f.Events {
+		switch ev.Action {
+		case "alloc":
+			live[ev.Addr] = i
+		case "free_completed":
+			delete(live, ev.Addr)
+		case "segment_alloc", "segment_map":
+			if _, ok := made[ev.Addr]; !ok || ev.Action == "segment_alloc" {
+				made[ev.Addr] = i
+			}
+		}
+	}
+	recorded := map[uint64]*Segment{}
+	if f.From != nil {
+		for i := range f.From.Segments {
+			recorded[f.From.Segments[i].Address] = &f.From.Segments[i]
+		}
+	}
+	segs := slices.Clone(f.Segments)
+	slices.SortStableFunc(segs, func(a, b allocator.SegmentInfo) int { return cmp.Compare(a.Address, b.Address) })
+	e.emptyList()
+	e.batches(len(segs), func(i int) {
+		s := segs[i]
+		typ := "large"
+		if s.Small {
+			typ = "small"
+		}
+		e.emptyDict()
+		e.mark()
+		e.pairs("device", int64(s.Device), "address", s.Address, "total_size", s.TotalSize, "allocated_size", s.AllocatedSize,
+			"active_size", s.ActiveSize, "requested_size", s.RequestedSize, "stream", s.Stream, "segment_type", typ)
+		var extra *dict
+		if g, ok := recorded[s.Address]; ok && g.TotalSize == s.TotalSize {
+			extra = g.extra
+		}
+		pool := any(tuple{int64(0), int64(0)})
+		if extra != nil && extra.get("segment_pool_id") != nil {
+			pool = extra.get("segment_pool_id")
+		}
+		e.pairs("segment_pool_id", pool, "is_expandable", s.Expandable)
+		frames := any(nil)
+		if k, ok := made[s.Address]; ok {
+			frames = f.Events[k].Frames.value()
+		} else if extra != nil {
+			frames = extra.get("frames")
+		}
+		e.pairs("frames", orEmpty(frames))
+		e.rest(extra, "segment_pool_id", "is_expandable", "frames")
+		e.str("blocks")
+		e.emptyList()
+		var blocks map[uint64]Block
+		if g, ok := recorded[s.Address]; ok {
+			blocks = map[uint64]Block{}
+			for _, b := range g.Blocks {
+				blocks[b.Address] = b
+			}
+		}
+		e.batches(len(s.Blocks), func(k int) {
+			b := s.Blocks[k]
+			e.emptyDict()
+			e.mark()
+			e.pairs("address", b.Address, "size", b.Size, "requested_size", b.RequestedSize, "state", b.State)
+			rb, same := blocks[b.Address]
+			same = same && rb.Size == b.Size && rb.State == b.State
+			var frames any
+			if i, ok := live[b.Address]; ok && b.State == allocator.StateAllocated {
+				frames = f.Events[i].Frames.value()
+			} else if same && rb.extra != nil {
+				frames = rb.extra.get("frames")
+			}
+			e.pairs("frames", orEmpty(frames))
+			if same {
+				e.rest(rb.extra, "frames")
+			}
+			e.b('u')
+		})
+		e.b('u')
+	})
+}
+
+// orEmpty is v, or the shared empty list for none.
+func orEmpty(v any) any {
+	if v == nil {
+		return emptyList
+	}
+	return v
+}
+
+// events writes a device trace.
+func (e *encoder) events(events []Event) {
+	e.emptyList()
+	e.batches(len(events), func(i int) {
+		e.emptyDict()
+		e.mark()
+		e.rest(events[i].asDict())
+		e.b('u')
+	})
+}
+
+// batchSize is how many items one APPENDS or SETITEMS takes, as
+// CPython's pickler batches them: the reader's stack stays small.
+const batchSize = 1000
+
+// batches writes n list items, item(i) writing the i-th, in batches
+// after the EMPTY_LIST already written.
+func (e *encoder) batches(n int, item func(i int)) {
+	for from := 0; from < n; from += batchSize {
+		e.mark()
+		for i := from; i < min(n, from+batchSize); i++ {
+			item(i)
+		}
+		e.b('e')
+	}
+}
+
+// pairs writes key, value pairs of a dict being written.
+func (e *encoder) pairs(kv ...any) {
+	for i := 0; i+1 < len(kv); i += 2 {
+		e.value(kv[i], 0)
+		e.value(kv[i+1], 0)
+	}
+}
+
+// rest writes a kept dict's items but those named.
+func (e *encoder) rest(d *dict, but ...string) {
+	if d == nil {
+		return
+	}
+	for _, it := range d.items {
+		if k, ok := it.key.(string); ok && contains(but, k) {
+			continue
+		}
+		e.value(it.key, 0)
+		e.value(it.value, 0)
+	}
+}
+
+// encoder writes plain data as protocol 4 opcodes. Strings and the
+// containers kept from a read are memoized, so that what the input
+// shared is written once and fetched after.
 type encoder struct {
-	w   *bufio.Writer
-	err error
+	w       *bufio.Writer
+	err     error
+	memo    map[any]uint32
+	strs    map[string]uint32
+	next    uint32
+	writing map[any]bool // containers being written: one met again contains itself
+	scratch [10]byte
+}
+
+func newEncoder(w io.Writer) *encoder {
+	return &encoder{w: bufio.NewWriterSize(w, 256<<10), memo: map[any]uint32{}, strs: map[string]uint32{}, writing: map[any]bool{}}
 }
 
 func (e *encoder) b(bs ...byte) {
@@ -134,7 +278,38 @@ func (e *encoder) b(bs ...byte) {
 	}
 }
 
-func (e *encoder) value(v any) {
+func (e *encoder) mark()      { e.b('(') }
+func (e *encoder) emptyDict() { e.b('}') }
+func (e *encoder) emptyList() { e.b(']') }
+
+// memoize stores the value just written as the next memo entry.
+func (e *encoder) memoize() uint32 {
+	e.b(0x94)
+	e.next++
+	return e.next - 1
+}
+
+// get fetches memo entry i.
+func (e *encoder) get(i uint32) {
+	if i < 256 {
+		e.b('h', byte(i))
+		return
+	}
+	e.scratch[0] = 'j'
+	binary.LittleEndian.PutUint32(e.scratch[1:], i)
+	e.b(e.scratch[:5]...)
+}
+
+// maxWriteDepth bounds how deep kept data nests when written.
+const maxWriteDepth = 64
+
+func (e *encoder) value(v any, depth int) {
+	if depth > maxWriteDepth {
+		if e.err == nil {
+			e.err = fmt.Errorf("pickle: data nested deeper than %d levels", maxWriteDepth)
+		}
+		return
+	}
 	switch v := v.(type) {
 	case nil:
 		e.b('N')
@@ -150,49 +325,107 @@ func (e *encoder) value(v any) {
 		e.int(v)
 	case uint64:
 		if v > math.MaxInt64 {
-			e.err = fmt.Errorf("pickle: %d does not fit", v)
+			e.long(binary.LittleEndian.AppendUint64(nil, v), true)
 			return
 		}
 		e.int(int64(v))
+	case *bigInt:
+		e.long(v.le, false)
 	case float64:
-		var buf [9]byte
-		buf[0] = 'G'
-		binary.BigEndian.PutUint64(buf[1:], math.Float64bits(v))
-		e.b(buf[:]...)
+		e.scratch[0] = 'G'
+		binary.BigEndian.PutUint64(e.scratch[1:], math.Float64bits(v))
+		e.b(e.scratch[:9]...)
 	case string:
-		var buf [5]byte
-		buf[0] = 'X' // BINUNICODE
-		binary.LittleEndian.PutUint32(buf[1:], uint32(len(v)))
-		e.b(buf[:]...)
-		e.b([]byte(v)...)
-	case []any:
-		e.b(']') // EMPTY_LIST
-		if len(v) > 0 {
-			e.b('(')
-			for _, x := range v {
-				e.value(x)
-			}
-			e.b('e') // APPENDS
-		}
+		e.str(v)
+	case pyBytes:
+		e.counted('C', 'B', []byte(v))
 	case tuple:
-		e.b('(')
-		for _, x := range v {
-			e.value(x)
-		}
-		e.b('t')
-	case dict:
-		e.b('}') // EMPTY_DICT
-		if len(v) > 0 {
-			e.b('(')
-			for _, p := range v {
-				e.value(p.k)
-				e.value(p.v)
-			}
-			e.b('u') // SETITEMS
-		}
+		e.tuple(v, depth)
+	case Stack:
+		e.value(v.value(), depth)
+	case *list, *dict:
+		e.container(v, depth)
 	default:
-		e.err = fmt.Errorf("pickle: cannot write a %T", v)
+		if e.err == nil {
+			e.err = fmt.Errorf("pickle: cannot write a %T", v)
+		}
 	}
+}
+
+func (e *encoder) tuple(t tuple, depth int) {
+	switch len(t) {
+	case 0:
+		e.b(')')
+		return
+	case 1, 2, 3:
+		for _, x := range t {
+			e.value(x, depth+1)
+		}
+		e.b(0x84 + byte(len(t))) // TUPLE1..3
+		return
+	}
+	e.mark()
+	for _, x := range t {
+		e.value(x, depth+1)
+	}
+	e.b('t')
+}
+
+// container writes a list or dict once; again, it is fetched.
+func (e *encoder) container(v any, depth int) {
+	if i, ok := e.memo[v]; ok {
+		e.get(i)
+		return
+	}
+	if e.writing[v] {
+		if e.err == nil {
+			e.err = fmt.Errorf("pickle: a list or dict contains itself")
+		}
+		return
+	}
+	e.writing[v] = true
+	defer delete(e.writing, v)
+	switch c := v.(type) {
+	case *list:
+		e.emptyList()
+		e.memo[v] = e.memoize()
+		e.batches(len(c.items), func(i int) { e.value(c.items[i], depth+1) })
+	case *dict:
+		e.emptyDict()
+		e.memo[v] = e.memoize()
+		for from := 0; from < len(c.items); from += batchSize {
+			e.mark()
+			for _, it := range c.items[from:min(len(c.items), from+batchSize)] {
+				e.value(it.key, depth+1)
+				e.value(it.value, depth+1)
+			}
+			e.b('u')
+		}
+	}
+}
+
+// str writes a string, memoized: the keys of a million events are
+// written once each.
+func (e *encoder) str(s string) {
+	if i, ok := e.strs[s]; ok {
+		e.get(i)
+		return
+	}
+	e.counted(0x8c, 'X', []byte(s))
+	e.strs[s] = e.memoize()
+}
+
+// counted writes bytes after their length: short (one byte of length)
+// or long (four).
+func (e *encoder) counted(short, long byte, b []byte) {
+	if len(b) < 256 {
+		e.b(short, byte(len(b)))
+	} else {
+		e.scratch[0] = long
+		binary.LittleEndian.PutUint32(e.scratch[1:], uint32(len(b)))
+		e.b(e.scratch[:5]...)
+	}
+	e.b(b...)
 }
 
 // int writes an integer in the shortest form: BININT1, BININT or LONG1.
@@ -201,14 +434,26 @@ func (e *encoder) int(v int64) {
 	case v >= 0 && v < 256:
 		e.b('K', byte(v))
 	case v >= math.MinInt32 && v <= math.MaxInt32:
-		var buf [5]byte
-		buf[0] = 'J'
-		binary.LittleEndian.PutUint32(buf[1:], uint32(int32(v)))
-		e.b(buf[:]...)
+		e.scratch[0] = 'J'
+		binary.LittleEndian.PutUint32(e.scratch[1:], uint32(int32(v)))
+		e.b(e.scratch[:5]...)
 	default:
-		var buf [10]byte
-		buf[0], buf[1] = 0x8a, 8 // LONG1, 8 bytes little-endian two's complement
-		binary.LittleEndian.PutUint64(buf[2:], uint64(v))
-		e.b(buf[:]...)
+		e.long(binary.LittleEndian.AppendUint64(nil, uint64(v)), false)
 	}
+}
+
+// long writes LONG1 of little-endian two's complement bytes; unsigned
+// ones get a zero byte so that they stay positive.
+func (e *encoder) long(le []byte, unsigned bool) {
+	if unsigned && len(le) > 0 && le[len(le)-1]&0x80 != 0 {
+		le = append(le, 0)
+	}
+	if len(le) > 255 {
+		e.scratch[0] = 0x8b // LONG4
+		binary.LittleEndian.PutUint32(e.scratch[1:], uint32(len(le)))
+		e.b(e.scratch[:5]...)
+	} else {
+		e.b(0x8a, byte(len(le)))
+	}
+	e.b(le...)
 }

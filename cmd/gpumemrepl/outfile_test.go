@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -29,7 +30,7 @@ func TestOutputFilesAreReplacedWhole(t *testing.T) {
 		}},
 		{"script", []string{"snap.pickle", "page.html"}, func(t *testing.T, dir string) []string {
 			script := filepath.Join(dir, "save.gpumem")
-			src := "a = zeros 10 cuda\nb = zeros 1000 cuda\ndel a\nsnapshot save " + filepath.Join(dir, "snap.pickle") + "\nplot " + filepath.Join(dir, "page.html") + "\n"
+			src := strings.Repeat("a = zeros 10 cuda\nb = zeros 1000 cuda\ndel a\n", 4) + "snapshot save " + filepath.Join(dir, "snap.pickle") + "\nplot " + filepath.Join(dir, "page.html") + "\n"
 			if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
 				t.Fatal(err)
 			}
