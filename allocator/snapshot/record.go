@@ -46,7 +46,7 @@ func (r *Recorder) Add(action string, addr, size uint64) {
 	ev := Event{Action: action, Addr: addr, Size: size, Stream: stream, Frames: r.Frames}
 	switch {
 	case r.like != nil:
-		ev.Time, ev.Frames, ev.extra = r.like.Time, r.like.Frames, r.like.extra
+		ev.Time, ev.Frames, ev.extra, ev.missing = r.like.Time, r.like.Frames, r.like.extra, r.like.missing&hasFrames
 	case r.Now != nil:
 		ev.Time = r.Now()
 	default:

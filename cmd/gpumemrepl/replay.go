@@ -94,13 +94,18 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		if err == nil && len(histories) > 1 && (*export != "" || *plotPath != "") {
 			err = fmt.Errorf("holds the histories of %d devices; --export and --plot take one", len(histories))
 		}
-		for _, h := range histories {
+		for k, h := range histories {
 			if err != nil {
 				break
 			}
 			t, snap := h.Trace, h.Replay
 			if err = refuseForFormat(fs, snap != nil); err != nil {
 				break
+			}
+			if k == 0 && snap != nil {
+				if err = snapshotProblems(stderr, f, snap.Problems, *check); err != nil {
+					break
+				}
 			}
 			if recorded.v != nil {
 				if err = snap.Resolve(trace.Options{LimitBytes: recorded.v, TotalBytes: opts.TotalBytes}); err != nil {
@@ -124,7 +129,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 			case *asJSON:
 				err = jsonOne(out, t, opts)
 			default:
-				err = replayOutputs(out, t, opts, *export, *plotPath, *summary)
+				err = replayOutputs(out, t, snap, opts, *export, *plotPath, *summary)
 			}
 			bar.done()
 		}
@@ -140,9 +145,9 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 // replayOutputs writes the files asked for (a snapshot, a page), each
 // from its own replay, then prints the summary line when no file was
 // asked for or with table, memory_summary()'s table too.
-func replayOutputs(w io.Writer, t *trace.Trace, o trace.Options, export, plotPath string, table bool) error {
+func replayOutputs(w io.Writer, t *trace.Trace, snap *snapshot.Replay, o trace.Options, export, plotPath string, table bool) error {
 	if export != "" {
-		if err := exportSnapshot(w, t, o, export); err != nil {
+		if err := exportSnapshot(w, t, snap, o, export); err != nil {
 			return err
 		}
 	}

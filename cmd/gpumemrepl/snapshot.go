@@ -179,17 +179,43 @@ func compareConfigs(w io.Writer, t *trace.Trace, notes string, o trace.Options, 
 
 // exportSnapshot replays t and writes what happened as a PyTorch
 // snapshot: the device trace (allocations, frees, segment events) and
-// the segments at the end.
-func exportSnapshot(w io.Writer, t *trace.Trace, o trace.Options, path string) error {
-	events, segs, err := snapshot.Record(t, o)
-	if err != nil {
+// the segments at the end; from a snapshot (snap), with its stacks,
+// times and every field the replay does not model.
+func exportSnapshot(w io.Writer, t *trace.Trace, snap *snapshot.Replay, o trace.Options, path string) error {
+	var file *snapshot.File
+	if snap != nil {
+		var err error
+		if file, err = snap.Export(o); err != nil {
+			return err
+		}
+	} else {
+		events, segs, err := snapshot.Record(t, o)
+		if err != nil {
+			return err
+		}
+		file = &snapshot.File{Device: t.Device, Segments: segs, Events: events, AllocConf: o.Conf(t)}
+	}
+	if err := outfile.WritePath(path, file.Save); err != nil {
 		return err
 	}
-	save := func(tmp string) error { return snapshot.Save(tmp, t.Device, segs, events, o.Conf(t)) }
-	if err := outfile.WritePath(path, save); err != nil {
-		return err
+	fmt.Fprintf(w, "%s: %d ops, %d events and %d segments written to %s\n", t.Path, len(t.Ops), len(file.Events), len(file.Segments), path)
+	return nil
+}
+
+// snapshotProblems says what a snapshot file holds that is contradictory
+// or unknown: under --check the first is the error, otherwise each is a
+// warning.
+func snapshotProblems(stderr io.Writer, path string, problems []snapshot.Problem, check bool) error {
+	if len(problems) > 0 && check {
+		more := ""
+		if len(problems) > 1 {
+			more = fmt.Sprintf(" (and %d more)", len(problems)-1)
+		}
+		return fmt.Errorf("%s%s", problems[0], more)
 	}
-	fmt.Fprintf(w, "%s: %d ops, %d events and %d segments written to %s\n", t.Path, len(t.Ops), len(events), len(segs), path)
+	for _, p := range problems {
+		fmt.Fprintf(stderr, "%s: warning: %s\n", path, p)
+	}
 	return nil
 }
 
