@@ -19,6 +19,7 @@ type input struct {
 	limit  int64 // the most bytes read: more is an error
 	left   int64 // bytes left in a plain file past buf[n]; -1 when gzipped
 	zipped bool
+	rerr   error // the reader's error, once it has given one
 }
 
 // errTooLarge is a file beyond Limits.MaxBytes.
@@ -74,6 +75,12 @@ func (in *input) fill(k int) error {
 		in.buf = append(in.buf[:in.n], make([]byte, k-in.n)...)
 	}
 	for in.n < k {
+		if in.rerr != nil {
+			if in.rerr == io.EOF {
+				return io.ErrUnexpectedEOF
+			}
+			return in.rerr
+		}
 		m, err := in.r.Read(in.buf[in.n:])
 		in.n += m
 		if in.left >= 0 {
@@ -82,15 +89,7 @@ func (in *input) fill(k int) error {
 		if in.off+int64(in.n) > in.limit {
 			return errTooLarge
 		}
-		if err != nil {
-			if err == io.EOF && in.n >= k {
-				return nil
-			}
-			if err == io.EOF {
-				return io.ErrUnexpectedEOF
-			}
-			return err
-		}
+		in.rerr = err // kept for when the bytes read with it are taken
 	}
 	return nil
 }
@@ -173,17 +172,20 @@ func (in *input) trailing() error {
 	in.i = in.n
 	for {
 		err := in.fill(1)
-		if err == io.ErrUnexpectedEOF || err == io.EOF {
-			break
+		if err == errTooLarge {
+			return err
 		}
 		if err != nil {
-			if in.zipped && err != errTooLarge {
-				return fmt.Errorf("the gzip stream is damaged after the pickle (%v)", err)
-			}
-			return err
+			break
 		}
 		extra += int64(in.n)
 		in.i = in.n
+	}
+	if in.rerr != io.EOF {
+		if in.zipped {
+			return fmt.Errorf("the gzip stream is damaged after the pickle (%v)", in.rerr)
+		}
+		return in.rerr
 	}
 	if extra > 0 {
 		return fmt.Errorf("%d bytes follow the pickle's STOP", extra)

@@ -35,7 +35,7 @@ var DefaultLimits = Limits{MaxBytes: 4 << 30, MaxValues: 100_000_000}
 // maxStack bounds the pickle's stack: a snapshot's deepest batch is the
 // events of one device (PyTorch's pickler batches by 1000; a writer that
 // does not may put a whole history there).
-const maxStack = 1 << 25
+const maxStack = 1 << 22
 
 // maxIntBytes bounds an integer's length: 128 bits.
 const maxIntBytes = 16
@@ -126,7 +126,7 @@ func (u *unpickler) push(s slot) error {
 	if len(u.stack) >= maxStack {
 		return u.fail("the stack holds more than %d values", maxStack)
 	}
-	u.stack = append(u.stack, s)
+	u.stack = appendDoubling(u.stack, s)
 	return nil
 }
 
@@ -577,7 +577,7 @@ func (u *unpickler) put(i uint64) error {
 	case i < uint64(len(u.memo)):
 		u.memo[i] = s
 	case i == uint64(len(u.memo)):
-		u.memo = append(u.memo, s)
+		u.memo = appendDoubling(u.memo, s)
 	default:
 		if u.far == nil {
 			u.far = map[uint64]slot{}
