@@ -83,17 +83,13 @@ type Replayer struct {
 	// Progress, when set, hears every 4096 ops how far the replay is.
 	Progress func(done, total int)
 	ops      []Op
-	ptrs     []uint64 // by op id; 0 when not live
+	ptrs     []uint64 // by op slot (dense id); 0 when not live
 	next     int
 }
 
 // NewReplayer returns a Replayer for t's ops on a.
 func NewReplayer(t *Trace, a *allocator.Allocator) *Replayer {
-	maxID := 0
-	for _, op := range t.Ops {
-		maxID = max(maxID, op.ID)
-	}
-	return &Replayer{A: a, ops: t.Ops, ptrs: make([]uint64, maxID+1)}
+	return &Replayer{A: a, ops: t.Ops, ptrs: make([]uint64, t.slots)}
 }
 
 // Done reports whether every op has run.
@@ -117,17 +113,17 @@ func (r *Replayer) Step() (oom error, err error) {
 			}
 			return nil, fmt.Errorf("op %d: %w", i, e)
 		}
-		r.ptrs[op.ID] = p
+		r.ptrs[op.slot] = p
 		if r.Observe != nil {
 			r.Observe("alloc", p, op.Size)
 		}
 	case opFree:
-		p := r.ptrs[op.ID]
+		p := r.ptrs[op.slot]
 		if p == 0 {
 			// PyTorch's alloc of this id raised OOM; nothing to free.
 			return nil, nil
 		}
-		r.ptrs[op.ID] = 0
+		r.ptrs[op.slot] = 0
 		if r.Observe != nil {
 			r.Observe("free", p, 0)
 		}

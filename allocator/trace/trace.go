@@ -5,15 +5,11 @@
 package trace
 
 import (
-	"bufio"
-	"compress/gzip"
-	"encoding/json"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
-	"strings"
 )
 
 // Op is one trace operation.
@@ -26,6 +22,7 @@ type Op struct {
 	Stream uint64 `json:"stream,omitempty"`
 	OOM    bool   `json:"oom"` // PyTorch raised out-of-memory here
 	kind   opKind
+	slot   uint32 // the ID's dense number, where the replay keeps its address
 }
 
 type opKind uint8
@@ -37,7 +34,21 @@ const (
 	opEmptyCache
 )
 
-var opKinds = map[string]opKind{"alloc": opAlloc, "free": opFree, "empty_cache": opEmptyCache, "noop": opNoop}
+// kindOf is the kind of an op's name; false for a name the format does
+// not have.
+func kindOf(name string) (opKind, bool) {
+	switch name {
+	case "alloc":
+		return opAlloc, true
+	case "free":
+		return opFree, true
+	case "empty_cache":
+		return opEmptyCache, true
+	case "noop":
+		return opNoop, true
+	}
+	return opNoop, false
+}
 
 // Segment is one segment of a recorded layout: memory_snapshot() with
 // addresses made relative to the segment.
@@ -66,32 +77,101 @@ type Trace struct {
 	// Start is the index of the first op of the recorded program: the
 	// ops before it rebuild the state a late snapshot history starts from.
 	Start int `json:"-"`
+	// Problems are the trace's contradictions (the first MaxProblems);
+	// NumProblems counts them all. Each one's op is a noop in Ops.
+	Problems    []Problem `json:"-"`
+	NumProblems int       `json:"-"`
+	slots       int       // distinct ids
 }
 
-// Load reads a trace from a .json or .json.gz file.
-func Load(path string) (*Trace, error) {
-	f, err := os.Open(path)
+// Load reads a trace from a JSON file, gzipped or not, within
+// DefaultLimits.
+func Load(path string) (*Trace, error) { return LoadWithin(path, DefaultLimits) }
+
+// LoadWithin reads a trace within l. Its ops are read one at a time
+// into Ops; a malformed file is an error naming the byte or op where it
+// goes wrong; contradictions (a double free, say) are Problems.
+func LoadWithin(path string, l Limits) (*Trace, error) {
+	src, err := openSource(path, l)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	defer f.Close()
-	var r io.Reader = bufio.NewReader(f)
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(r)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+	defer src.Close()
+	t := &Trace{Path: path}
+	if err := t.decode(src); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, t.resolve()
+}
+
+// decode reads the trace's fields from src.
+func (t *Trace) decode(src *source) error {
+	d := &decoder{r: src.json}
+	if c, err := d.peek(); err != nil || c != '{' {
+		if err != nil && err != io.EOF {
+			return err
 		}
-		defer zr.Close()
-		r = zr
+		return fmt.Errorf("not a trace: %w", ErrNotJSON)
 	}
-	var t Trace
-	dec := json.NewDecoder(r)
-	dec.UseNumber()
-	if err := dec.Decode(&t); err != nil {
-		return nil, fmt.Errorf("%s: not a trace: %w", path, err)
+	err := d.object(func(key string) error {
+		switch key {
+		case "ops":
+			t.Ops = t.Ops[:0]
+			return d.ops(t.addOp)
+		case "name":
+			return d.value(&t.Name)
+		case "alloc_conf":
+			return d.value(&t.AllocConf)
+		case "memory_fraction":
+			return d.value(&t.MemoryFraction)
+		case "limit_bytes":
+			return d.value(&t.LimitBytes)
+		case "total_memory":
+			return d.value(&t.TotalMemory)
+		case "expect":
+			return d.value(&t.Expect)
+		case "layouts":
+			return d.value(&t.Layouts)
+		}
+		return d.skip()
+	})
+	if err != nil {
+		return err
 	}
-	t.Path = path
-	return &t, t.resolve()
+	trailing, err := d.rest()
+	if err != nil {
+		return err
+	}
+	if trailing || src.trailing() {
+		t.problem(-1, TrailingData, "bytes follow the trace's JSON object")
+	}
+	return nil
+}
+
+// addOp checks the ops array's element i and appends it.
+func (t *Trace) addOp(i int, o rawOp) error {
+	if !o.hasOp {
+		return &OpError{i, `no "op"`}
+	}
+	op := Op{Op: o.op, Stream: o.stream, OOM: o.oom}
+	if k, _ := kindOf(o.op); k == opAlloc || k == opFree {
+		if !o.hasID {
+			return &OpError{i, fmt.Sprintf("%s without an id", o.op)}
+		}
+		if o.id < 0 {
+			return &OpError{i, fmt.Sprintf("id %d is negative", o.id)}
+		}
+		op.ID = int(o.id)
+	}
+	switch {
+	case o.size < 0 && op.Op == "alloc":
+		t.problem(i, NegativeSize, fmt.Sprintf("alloc of id %d has size %d", op.ID, o.size))
+		op = Op{Op: "noop"}
+	default:
+		op.Size = uint64(o.size)
+	}
+	t.Ops = append(t.Ops, op)
+	return nil
 }
 
 // ErrNoOps is a trace file without ops (a memory snapshot's JSON
@@ -105,18 +185,53 @@ func New(path, allocConf string, ops []Op) (*Trace, error) {
 	return t, t.resolve()
 }
 
-// resolve checks the ops and notes their kinds.
+// resolve notes the ops' kinds, numbers their ids densely, and skips
+// (as noops, each a Problem) the ops that contradict what came before:
+// a free of an id never allocated or already freed, an allocation of an
+// id that is live, an op the format does not have.
 func (t *Trace) resolve() error {
 	if len(t.Ops) == 0 {
 		return fmt.Errorf("%s: %w", t.Path, ErrNoOps)
 	}
-	for i, op := range t.Ops {
-		k, ok := opKinds[op.Op]
-		if !ok {
-			return fmt.Errorf("%s: op %d: unknown op %q", t.Path, i, op.Op)
+	ids := newIDTable(len(t.Ops))
+	var live []bool // by slot
+	for i := range t.Ops {
+		op := &t.Ops[i]
+		k, known := kindOf(op.Op)
+		op.kind = k
+		if !known {
+			t.skip(i, UnknownOp, fmt.Sprintf("unknown op %s", excerpt([]byte(op.Op))))
+			continue
 		}
-		t.Ops[i].kind = k
+		switch k {
+		case opAlloc:
+			slot, seen := ids.slot(op.ID, true)
+			if !seen {
+				live = append(live, false)
+			}
+			if live[slot] {
+				t.skip(i, AllocLive, fmt.Sprintf("alloc of id %d, which is live", op.ID))
+				continue
+			}
+			live[slot] = true
+			op.slot = slot
+		case opFree:
+			slot, seen := ids.slot(op.ID, false)
+			switch {
+			case !seen:
+				t.skip(i, FreeUnknown, fmt.Sprintf("free of id %d, which was never allocated", op.ID))
+				continue
+			case !live[slot]:
+				t.skip(i, DoubleFree, fmt.Sprintf("free of id %d, which is already freed", op.ID))
+				continue
+			}
+			live[slot] = false
+			op.slot = slot
+		}
 	}
+	t.slots = len(live)
+	// The loader's problems come first; the list reads in file order.
+	slices.SortStableFunc(t.Problems, func(x, y Problem) int { return cmp.Compare(x.Op, y.Op) })
 	return nil
 }
 

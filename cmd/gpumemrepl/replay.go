@@ -30,11 +30,12 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	timeIt := fs.Bool("time", false, "time the replay")
 	summary := fs.Bool("summary", false, "print memory_summary() after the replay")
 	var conf optString
-	var limit, total, recorded optUint
+	var limit, total, recorded, traceLimit optUint
 	fs.Var(&conf, "alloc-conf", "PYTORCH_CUDA_ALLOC_CONF")
 	fs.Var(&limit, "limit-bytes", "per-process limit in bytes")
 	fs.Var(&recorded, "recorded-limit-bytes", "the limit a snapshot was recorded under, to attribute its releases")
 	fs.Var(&total, "total-bytes", "simulated device size in bytes")
+	fs.Var(&traceLimit, "trace-limit-bytes", "the most JSON a trace may hold, inflated (default 1 GiB and 50 times its gzip)")
 	dev := fs.String("device", "sim", "sim or cuda")
 	export := fs.String("export", "", "write the replay as a PyTorch snapshot (.pickle)")
 	plotPath := fs.String("plot", "", "write an HTML page of the replay")
@@ -90,7 +91,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	bar := newProgress(stderr, *quiet)
 	status := 0
 	for _, f := range files {
-		histories, err := snapshot.Open(f)
+		histories, err := openReplay(f, traceLimit.v)
 		if err == nil && len(histories) > 1 && (*export != "" || *plotPath != "") {
 			err = fmt.Errorf("holds the histories of %d devices; --export and --plot take one", len(histories))
 		}
@@ -101,6 +102,13 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 			t, snap := h.Trace, h.Replay
 			if err = refuseForFormat(fs, snap != nil); err != nil {
 				break
+			}
+			if snap == nil && t.NumProblems > 0 {
+				if *check {
+					err = t.Contradictions()
+					break
+				}
+				t.WriteWarnings(stderr)
 			}
 			if k == 0 && snap != nil {
 				if err = snapshotProblems(stderr, f, snap.Problems, *check); err != nil {
@@ -140,6 +148,21 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return status
+}
+
+// openReplay opens f as snapshot.Open does, reading a trace within
+// --trace-limit-bytes when it is given.
+func openReplay(f string, traceLimit *uint64) ([]snapshot.Opened, error) {
+	if traceLimit != nil {
+		t, err := trace.LoadWithin(f, trace.RaisedLimits(int64(*traceLimit)))
+		if err == nil {
+			return []snapshot.Opened{{Trace: t}}, nil
+		}
+		if !errors.Is(err, trace.ErrNoOps) && !errors.Is(err, trace.ErrNotJSON) {
+			return nil, err
+		}
+	}
+	return snapshot.Open(f)
 }
 
 // replayOutputs writes the files asked for (a snapshot, a page), each
