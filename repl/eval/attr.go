@@ -1,0 +1,310 @@
+package eval
+
+// GetAttr is getattr(obj, name): an owned result, or AttributeError.
+func (in *Interp) GetAttr(obj Value, name string) (Value, error) {
+	v, found, err := in.getAttr(obj, name)
+	if err != nil || found {
+		return v, err
+	}
+	if ga := TypeOf(obj).lookup("__getattr__"); ga != nil {
+		return in.callWithSelf(ga, obj, []Value{name}, nil)
+	}
+	return nil, in.attrError(obj, name)
+}
+
+// attrError is the AttributeError CPython raises for obj.name.
+func (in *Interp) attrError(obj Value, name string) error {
+	switch o := obj.(type) {
+	case *ModuleObj:
+		return in.Raise(AttributeErrorType, "module '%s' has no attribute '%s'", o.Name, name)
+	case *Class:
+		return in.Raise(AttributeErrorType, "type object '%s' has no attribute '%s'", o.Name, name)
+	}
+	return in.Raise(AttributeErrorType, "'%s' object has no attribute '%s'", TypeOf(obj).Name, name)
+}
+
+// getAttr looks name up on obj without __getattr__; found is false
+// when there is no such attribute.
+func (in *Interp) getAttr(obj Value, name string) (Value, bool, error) {
+	switch o := obj.(type) {
+	case *ModuleObj:
+		if v, ok := o.Dict.getStr(name); ok {
+			return newRef(v), true, nil
+		}
+		if name == "__dict__" {
+			return newRef(o.Dict), true, nil
+		}
+		return nil, false, nil
+	case *Class:
+		return in.classAttr(o, name)
+	case *Super:
+		return in.superAttr(o, name)
+	}
+	cls := TypeOf(obj)
+	attr := cls.lookup(name)
+	if p, ok := attr.(*Property); ok {
+		v, err := in.call(p.Get, []Value{obj}, nil)
+		return v, err == nil, err
+	}
+	switch o := obj.(type) {
+	case *Instance:
+		if name == "__dict__" {
+			return newRef(o.Dict), true, nil
+		}
+		if name == "__class__" {
+			return newRef(o.cls), true, nil
+		}
+		if v, ok := o.Dict.getStr(name); ok {
+			return newRef(v), true, nil
+		}
+	case *Function:
+		switch name {
+		case "__name__":
+			return o.Name, true, nil
+		case "__qualname__":
+			return o.QualName, true, nil
+		case "__module__":
+			return o.Module, true, nil
+		}
+		if o.dict != nil {
+			if v, ok := o.dict.getStr(name); ok {
+				return newRef(v), true, nil
+			}
+		}
+	case *Builtin:
+		if name == "__name__" {
+			return o.Name, true, nil
+		}
+	}
+	if name == "__class__" {
+		return newRef(cls), true, nil
+	}
+	if attr == nil {
+		return nil, false, nil
+	}
+	return in.bindTo(attr, obj, cls), true, nil
+}
+
+// bindTo is what a class attribute found for obj gives: a method bound
+// to obj, a classmethod bound to cls, or the value itself.
+func (in *Interp) bindTo(attr, obj Value, cls *Class) Value {
+	switch a := attr.(type) {
+	case *Function:
+		return in.newMethod(a, obj)
+	case *Builtin:
+		if a.Method && a.Self == nil {
+			return in.bindBuiltin(a, obj)
+		}
+	case *wrapper:
+		if a.class {
+			return in.newMethod(a.fn, cls)
+		}
+		return newRef(a.fn)
+	}
+	return newRef(attr)
+}
+
+// classAttr is C.name: functions come back plain, classmethods bound
+// to the class.
+func (in *Interp) classAttr(c *Class, name string) (Value, bool, error) {
+	switch name {
+	case "__name__", "__qualname__":
+		return c.Name, true, nil
+	case "__module__":
+		return c.Module, true, nil
+	case "__mro__":
+		items := make([]Value, len(c.MRO))
+		for i, k := range c.MRO {
+			items[i] = newRef(k)
+		}
+		return in.NewTuple(items), true, nil
+	case "__dict__":
+		return newRef(c.Dict), true, nil
+	}
+	attr := c.lookup(name)
+	if attr == nil {
+		if a := TypeType.lookup(name); a != nil {
+			return in.bindTo(a, c, TypeType), true, nil
+		}
+		return nil, false, nil
+	}
+	if w, ok := attr.(*wrapper); ok {
+		if w.class {
+			return in.newMethod(w.fn, c), true, nil
+		}
+		return newRef(w.fn), true, nil
+	}
+	return newRef(attr), true, nil
+}
+
+// SetAttr is setattr(obj, name, v); v is borrowed.
+func (in *Interp) SetAttr(obj Value, name string, v Value) error {
+	cls := TypeOf(obj)
+	if p, ok := cls.lookup(name).(*Property); ok {
+		if p.Set == nil {
+			return in.Raise(AttributeErrorType, "property '%s' of '%s' object has no setter", name, cls.Name)
+		}
+		r, err := in.call(p.Set, []Value{obj, v}, nil)
+		if err == nil {
+			in.Decref(r)
+		}
+		return err
+	}
+	if sa := cls.lookup("__setattr__"); sa != nil && sa != objectSetattr {
+		r, err := in.callWithSelf(sa, obj, []Value{name, v}, nil)
+		if err == nil {
+			in.Decref(r)
+		}
+		return err
+	}
+	return in.genericSetAttr(obj, name, v)
+}
+
+// genericSetAttr is object.__setattr__: the instance's __dict__.
+func (in *Interp) genericSetAttr(obj Value, name string, v Value) error {
+	var d *Dict
+	switch o := obj.(type) {
+	case *Instance:
+		d = o.Dict
+	case *Class:
+		if o.Native {
+			return in.typeError("cannot set '%s' attribute of immutable type '%s'", name, o.Name)
+		}
+		d = o.Dict
+	case *Function:
+		if o.dict == nil {
+			o.dict = in.NewDict()
+		}
+		d = o.dict
+	case *ModuleObj:
+		d = o.Dict
+	default:
+		return in.Raise(AttributeErrorType, "'%s' object has no attribute '%s'", TypeOf(obj).Name, name)
+	}
+	if old := putNS(d, name, newRef(v)); old != nil {
+		in.Labeled(old, "old ."+name)
+	}
+	return nil
+}
+
+// DelAttr is del obj.name.
+func (in *Interp) DelAttr(obj Value, name string) error {
+	cls := TypeOf(obj)
+	if da := cls.lookup("__delattr__"); da != nil && da != objectDelattr {
+		r, err := in.callWithSelf(da, obj, []Value{name}, nil)
+		if err == nil {
+			in.Decref(r)
+		}
+		return err
+	}
+	return in.genericDelAttr(obj, name)
+}
+
+func (in *Interp) genericDelAttr(obj Value, name string) error {
+	var d *Dict
+	switch o := obj.(type) {
+	case *Instance:
+		d = o.Dict
+	case *Class:
+		d = o.Dict
+	case *ModuleObj:
+		d = o.Dict
+	case *Function:
+		d = o.dict
+	}
+	if d != nil {
+		if v, ok := d.getStr(name); ok {
+			Incref(v)
+			in.delStr(d, name)
+			in.Labeled(v, "."+name)
+			return nil
+		}
+	}
+	return in.attrError(obj, name)
+}
+
+var objectSetattr, objectDelattr *Builtin
+
+func init() {
+	objectSetattr = NewBuiltin("__setattr__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if len(args) != 2 {
+			return nil, in.typeError("__setattr__ expected 2 arguments, got %d", len(args))
+		}
+		name, ok := args[0].(string)
+		if !ok {
+			return nil, in.typeError("attribute name must be string, not '%s'", TypeOf(args[0]).Name)
+		}
+		return None, in.genericSetAttr(self, name, args[1])
+	})
+	ObjectType.SetMethod(objectSetattr)
+	objectDelattr = NewBuiltin("__delattr__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if len(args) != 1 {
+			return nil, in.typeError("__delattr__ expected 1 argument, got %d", len(args))
+		}
+		name, ok := args[0].(string)
+		if !ok {
+			return nil, in.typeError("attribute name must be string, not '%s'", TypeOf(args[0]).Name)
+		}
+		return None, in.genericDelAttr(self, name)
+	})
+	ObjectType.SetMethod(objectDelattr)
+}
+
+// Super is a super() object: attribute lookup starting after Class in
+// Self's MRO.
+type Super struct {
+	Header
+	Class *Class
+	Self  Value
+}
+
+// Type is super.
+func (s *Super) Type() *Class { return SuperType }
+
+// Traverse visits the class and the object.
+func (s *Super) Traverse(visit func(Value)) {
+	visit(s.Class)
+	visit(s.Self)
+}
+
+// Clear drops them.
+func (s *Super) Clear(in *Interp) {
+	c, o := s.Class, s.Self
+	s.Class, s.Self = nil, None
+	in.Decref(o)
+	if c != nil {
+		in.Decref(c)
+	}
+}
+
+func (in *Interp) superAttr(s *Super, name string) (Value, bool, error) {
+	var mro []*Class
+	if c, ok := s.Self.(*Class); ok && c.IsSubclass(s.Class) {
+		mro = c.MRO
+	} else {
+		mro = TypeOf(s.Self).MRO
+	}
+	i := 0
+	for i < len(mro) && mro[i] != s.Class {
+		i++
+	}
+	for _, k := range mro[min(i+1, len(mro)):] {
+		if k.Dict == nil {
+			continue
+		}
+		if v, ok := k.Dict.getStr(name); ok {
+			if p, ok := v.(*Property); ok {
+				r, err := in.call(p.Get, []Value{s.Self}, nil)
+				return r, err == nil, err
+			}
+			if _, isCls := s.Self.(*Class); isCls {
+				if w, ok := v.(*wrapper); ok && w.class {
+					return in.newMethod(w.fn, s.Self), true, nil
+				}
+				return newRef(v), true, nil
+			}
+			return in.bindTo(v, s.Self, TypeOf(s.Self)), true, nil
+		}
+	}
+	return nil, false, nil
+}

@@ -1,0 +1,720 @@
+package eval
+
+import (
+	"math"
+	"math/big"
+	"slices"
+	"strings"
+
+	"github.com/gpumemrepl/gpumemrepl/repl/pyformat"
+)
+
+// GoFunc is the signature of a function written in Go: self is the
+// receiver of a method (nil for a plain function); args and kw are
+// borrowed; the result is owned.
+type GoFunc = func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error)
+
+// installBuiltins fills the builtins namespace.
+func (in *Interp) installBuiltins() {
+	def := func(name, doc string, fn GoFunc) {
+		in.builtins.put(in, hashKey{kind: keyStr, s: name}, name, NewBuiltin(name, doc, fn))
+	}
+	set := func(name string, v Value) { in.SetStr(in.builtins, name, v) }
+	for _, c := range []*Class{ObjectType, TypeType, BoolType, IntType, FloatType, StrType, BytesType, ListType,
+		TupleType, DictType, SetType, FrozenSetType, RangeType, SliceType, PropertyType, ClassMethodType,
+		StaticMethodType, SuperType} {
+		set(c.Name, c)
+	}
+	for _, c := range ExceptionClasses {
+		set(c.Name, c)
+	}
+	set("NotImplemented", NotImplemented)
+	set("Ellipsis", EllipsisType{})
+	set("__name__", "builtins")
+
+	def("print", "print(*values, sep=' ', end='\\n', file=None, flush=False)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		sep, end := " ", "\n"
+		out := in.Stdout
+		for _, k := range kw {
+			switch k.Name {
+			case "sep", "end":
+				s, ok := k.Value.(string)
+				if !ok && k.Value != None {
+					return nil, in.typeError("%s must be None or a string, not %s", k.Name, TypeOf(k.Value).Name)
+				}
+				if ok && k.Name == "sep" {
+					sep = s
+				} else if ok {
+					end = s
+				}
+			case "file":
+				if m, ok := k.Value.(*Instance); ok && m.cls == stderrType {
+					out = in.Stderr
+				}
+			case "flush":
+			default:
+				return nil, in.typeError("'%s' is an invalid keyword argument for print()", k.Name)
+			}
+		}
+		parts := make([]string, len(args))
+		for i, a := range args {
+			s, err := in.Str(a)
+			if err != nil {
+				return nil, err
+			}
+			parts[i] = s
+		}
+		_, _ = out.Write([]byte(strings.Join(parts, sep) + end))
+		return None, nil
+	})
+	def("len", "len(obj)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("len", args, kw, 1, 1); err != nil {
+			return nil, err
+		}
+		n, err := in.Len(args[0])
+		return n, err
+	})
+	def("repr", "repr(obj)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("repr", args, kw, 1, 1); err != nil {
+			return nil, err
+		}
+		return in.Repr(args[0])
+	})
+	def("format", "format(value, spec='')", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("format", args, kw, 1, 2); err != nil {
+			return nil, err
+		}
+		spec := ""
+		if len(args) == 2 {
+			spec, _ = args[1].(string)
+		}
+		return in.Format(args[0], spec)
+	})
+	def("isinstance", "isinstance(obj, cls)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("isinstance", args, kw, 2, 2); err != nil {
+			return nil, err
+		}
+		return in.isSub(TypeOf(args[0]), args[1], "isinstance")
+	})
+	def("issubclass", "issubclass(cls, base)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("issubclass", args, kw, 2, 2); err != nil {
+			return nil, err
+		}
+		c, ok := args[0].(*Class)
+		if !ok {
+			return nil, in.typeError("issubclass() arg 1 must be a class")
+		}
+		return in.isSub(c, args[1], "issubclass")
+	})
+	def("hasattr", "hasattr(obj, name)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("hasattr", args, kw, 2, 2); err != nil {
+			return nil, err
+		}
+		name, ok := args[1].(string)
+		if !ok {
+			return nil, in.typeError("attribute name must be string, not '%s'", TypeOf(args[1]).Name)
+		}
+		v, err := in.GetAttr(args[0], name)
+		if err != nil {
+			if Matches(err, AttributeErrorType) {
+				in.Drop(err)
+				return false, nil
+			}
+			return nil, err
+		}
+		in.Decref(v)
+		return true, nil
+	})
+	def("getattr", "getattr(obj, name[, default])", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("getattr", args, kw, 2, 3); err != nil {
+			return nil, err
+		}
+		name, ok := args[1].(string)
+		if !ok {
+			return nil, in.typeError("attribute name must be string, not '%s'", TypeOf(args[1]).Name)
+		}
+		v, err := in.GetAttr(args[0], name)
+		if err != nil && len(args) == 3 && Matches(err, AttributeErrorType) {
+			in.Drop(err)
+			return newRef(args[2]), nil
+		}
+		return v, err
+	})
+	def("setattr", "setattr(obj, name, value)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("setattr", args, kw, 3, 3); err != nil {
+			return nil, err
+		}
+		name, ok := args[1].(string)
+		if !ok {
+			return nil, in.typeError("attribute name must be string, not '%s'", TypeOf(args[1]).Name)
+		}
+		return None, in.SetAttr(args[0], name, args[2])
+	})
+	def("delattr", "delattr(obj, name)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("delattr", args, kw, 2, 2); err != nil {
+			return nil, err
+		}
+		name, ok := args[1].(string)
+		if !ok {
+			return nil, in.typeError("attribute name must be string, not '%s'", TypeOf(args[1]).Name)
+		}
+		return None, in.DelAttr(args[0], name)
+	})
+	def("id", "id(obj)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("id", args, kw, 1, 1); err != nil {
+			return nil, err
+		}
+		if o, ok := args[0].(Object); ok {
+			in.addr(o)
+			return 0x7f0000000000 + in.ids[o]*16, nil
+		}
+		return int64(0x7e0000000000), nil
+	})
+	def("hash", "hash(obj)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("hash", args, kw, 1, 1); err != nil {
+			return nil, err
+		}
+		k, err := in.keyOf(args[0])
+		if err != nil {
+			return nil, err
+		}
+		return k.i, nil
+	})
+	def("callable", "callable(obj)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("callable", args, kw, 1, 1); err != nil {
+			return nil, err
+		}
+		switch args[0].(type) {
+		case *Function, *Builtin, *Method, *Class:
+			return true, nil
+		}
+		return TypeOf(args[0]).lookup("__call__") != nil, nil
+	})
+	def("iter", "iter(obj)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("iter", args, kw, 1, 1); err != nil {
+			return nil, err
+		}
+		return in.Iter(args[0])
+	})
+	def("next", "next(iterator[, default])", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("next", args, kw, 1, 2); err != nil {
+			return nil, err
+		}
+		v, ok, err := in.Next(args[0])
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			if len(args) == 2 {
+				return newRef(args[1]), nil
+			}
+			return nil, in.raiseInst(in.NewException(StopIterationType))
+		}
+		return v, nil
+	})
+	def("abs", "abs(x)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("abs", args, kw, 1, 1); err != nil {
+			return nil, err
+		}
+		switch x := args[0].(type) {
+		case float64:
+			return math.Abs(x), nil
+		case Unknown:
+			return x, nil
+		}
+		if b, ok := bigInt(args[0]); ok {
+			return normInt(new(big.Int).Abs(b)), nil
+		}
+		if f := TypeOf(args[0]).lookup("__abs__"); f != nil {
+			return in.callWithSelf(f, args[0], nil, nil)
+		}
+		return nil, in.typeError("bad operand type for abs(): '%s'", TypeOf(args[0]).Name)
+	})
+	def("round", "round(number, ndigits=None)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		a, err := in.ArgSpec("round", args, kw, 1, "number", "ndigits")
+		if err != nil {
+			return nil, err
+		}
+		switch x := a[0].(type) {
+		case Unknown:
+			return x, nil
+		case float64:
+			if a[1] == nil || a[1] == None {
+				r, err := pyformat.RoundInt(x)
+				if err != nil {
+					return nil, in.pyErr(err)
+				}
+				return normInt(r), nil
+			}
+			n, err := in.Index(a[1])
+			if err != nil {
+				return nil, err
+			}
+			r, err := pyformat.Round(x, int(n))
+			return r, in.pyErr(err)
+		}
+		if b, ok := bigInt(a[0]); ok {
+			return normInt(b), nil
+		}
+		if f := TypeOf(a[0]).lookup("__round__"); f != nil {
+			return in.callWithSelf(f, a[0], nil, nil)
+		}
+		return nil, in.typeError("type %s doesn't define __round__ method", TypeOf(a[0]).Name)
+	})
+	def("divmod", "divmod(a, b)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("divmod", args, kw, 2, 2); err != nil {
+			return nil, err
+		}
+		q, err := in.BinOp(floorDivOp, args[0], args[1], false)
+		if err != nil {
+			return nil, err
+		}
+		m, err := in.BinOp(modOp, args[0], args[1], false)
+		if err != nil {
+			in.Decref(q)
+			return nil, err
+		}
+		return in.NewTuple([]Value{q, m}), nil
+	})
+	def("pow", "pow(base, exp)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("pow", args, kw, 2, 2); err != nil {
+			return nil, err
+		}
+		return in.BinOp(powOp, args[0], args[1], false)
+	})
+	def("chr", "chr(i)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("chr", args, kw, 1, 1); err != nil {
+			return nil, err
+		}
+		i, err := in.Index(args[0])
+		if err != nil {
+			return nil, err
+		}
+		if i < 0 || i > 0x10ffff {
+			return nil, in.Raise(ValueErrorType, "chr() arg not in range(0x110000)")
+		}
+		return string(rune(i)), nil
+	})
+	def("ord", "ord(c)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("ord", args, kw, 1, 1); err != nil {
+			return nil, err
+		}
+		s, ok := args[0].(string)
+		r := []rune(s)
+		if !ok || len(r) != 1 {
+			return nil, in.typeError("ord() expected a character")
+		}
+		return int64(r[0]), nil
+	})
+	def("sum", "sum(iterable, start=0)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		a, err := in.ArgSpec("sum", args, kw, 1, "iterable", "start")
+		if err != nil {
+			return nil, err
+		}
+		var acc Value = int64(0)
+		if a[1] != nil {
+			acc = newRef(a[1])
+		}
+		err = in.forEach(a[0], func(v Value) error {
+			r, err := in.BinOp(addOp, acc, v, false)
+			in.Decref(acc)
+			acc = r
+			if err != nil {
+				acc = nil
+			}
+			return err
+		})
+		if err != nil {
+			if acc != nil {
+				in.Decref(acc)
+			}
+			return nil, err
+		}
+		return acc, nil
+	})
+	minMax := func(name string, want int) GoFunc {
+		return func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			key, def := Kwarg(kw, "key"), Kwarg(kw, "default")
+			var items []Value
+			var err error
+			if len(args) == 1 {
+				items, err = in.collect(args[0])
+				if err != nil {
+					return nil, err
+				}
+			} else if len(args) > 1 {
+				for _, a := range args {
+					items = append(items, newRef(a))
+				}
+			} else {
+				return nil, in.typeError("%s expected at least 1 argument, got 0", name)
+			}
+			defer in.decrefAll(items)
+			if len(items) == 0 {
+				if def != nil {
+					return newRef(def), nil
+				}
+				return nil, in.Raise(ValueErrorType, "%s() arg is an empty sequence", name)
+			}
+			best, bestKey := items[0], Value(nil)
+			keyOf := func(v Value) (Value, error) {
+				if key == nil || key == None {
+					return newRef(v), nil
+				}
+				return in.call(key, []Value{v}, nil)
+			}
+			if bestKey, err = keyOf(best); err != nil {
+				return nil, err
+			}
+			for _, v := range items[1:] {
+				k, err := keyOf(v)
+				if err != nil {
+					in.Decref(bestKey)
+					return nil, err
+				}
+				op := gtOp
+				if want < 0 {
+					op = ltOp
+				}
+				r, err := in.Compare(op, k, bestKey)
+				if err != nil {
+					in.Decref(k)
+					in.Decref(bestKey)
+					return nil, err
+				}
+				t, err := in.Truth(r)
+				in.Decref(r)
+				if err != nil {
+					in.Decref(k)
+					in.Decref(bestKey)
+					return nil, err
+				}
+				if t {
+					in.Decref(bestKey)
+					best, bestKey = v, k
+				} else {
+					in.Decref(k)
+				}
+			}
+			in.Decref(bestKey)
+			return newRef(best), nil
+		}
+	}
+	def("min", "min(iterable, *, key=None, default=...)", minMax("min", -1))
+	def("max", "max(iterable, *, key=None, default=...)", minMax("max", 1))
+	def("any", "any(iterable)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("any", args, kw, 1, 1); err != nil {
+			return nil, err
+		}
+		return in.anyAll(args[0], true)
+	})
+	def("all", "all(iterable)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("all", args, kw, 1, 1); err != nil {
+			return nil, err
+		}
+		return in.anyAll(args[0], false)
+	})
+	def("sorted", "sorted(iterable, *, key=None, reverse=False)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if len(args) != 1 {
+			return nil, in.typeError("sorted expected 1 argument, got %d", len(args))
+		}
+		items, err := in.collect(args[0])
+		if err != nil {
+			return nil, err
+		}
+		l := in.NewList(items)
+		if err := in.sortList(l, kw); err != nil {
+			in.Decref(l)
+			return nil, err
+		}
+		return l, nil
+	})
+	def("reversed", "reversed(seq)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("reversed", args, kw, 1, 1); err != nil {
+			return nil, err
+		}
+		if r, ok := args[0].(*Range); ok {
+			n := r.Len()
+			return in.Iter(&Range{Start: r.Start + (n-1)*r.Step, Stop: r.Start - r.Step, Step: -r.Step})
+		}
+		items, err := in.collect(args[0])
+		if err != nil {
+			return nil, err
+		}
+		slices.Reverse(items)
+		t := in.NewList(items)
+		it, err := in.Iter(t)
+		in.Decref(t)
+		return it, err
+	})
+	def("enumerate", "enumerate(iterable, start=0)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		a, err := in.ArgSpec("enumerate", args, kw, 1, "iterable", "start")
+		if err != nil {
+			return nil, err
+		}
+		var n int64
+		if a[1] != nil {
+			if n, err = in.Index(a[1]); err != nil {
+				return nil, err
+			}
+		}
+		src, err := in.Iter(a[0])
+		if err != nil {
+			return nil, err
+		}
+		it := in.newIter(src, func(in *Interp, it *iterObj) (Value, bool, error) {
+			if it.src == nil {
+				return nil, false, nil
+			}
+			v, ok, err := in.Next(it.src)
+			if err != nil || !ok {
+				return nil, false, err
+			}
+			it.i++
+			return in.NewTuple([]Value{n + it.i - 1, v}), true, nil
+		})
+		in.Decref(src)
+		return it, nil
+	})
+	def("zip", "zip(*iterables, strict=False)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		var its []Value
+		for _, a := range args {
+			it, err := in.Iter(a)
+			if err != nil {
+				in.decrefAll(its)
+				return nil, err
+			}
+			its = append(its, it)
+		}
+		t := in.NewTuple(its)
+		z := in.newIter(t, func(in *Interp, it *iterObj) (Value, bool, error) {
+			src, _ := it.src.(*Tuple)
+			if src == nil || len(src.items) == 0 {
+				return nil, false, nil
+			}
+			out := make([]Value, 0, len(src.items))
+			for _, s := range src.items {
+				v, ok, err := in.Next(s)
+				if err != nil || !ok {
+					in.decrefAll(out)
+					it.Clear(in)
+					return nil, false, err
+				}
+				out = append(out, v)
+			}
+			return in.NewTuple(out), true, nil
+		})
+		in.Decref(t)
+		return z, nil
+	})
+	def("map", "map(func, iterable)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("map", args, kw, 2, 2); err != nil {
+			return nil, err
+		}
+		src, err := in.Iter(args[1])
+		if err != nil {
+			return nil, err
+		}
+		pair := in.NewTuple([]Value{newRef(args[0]), src})
+		m := in.newIter(pair, func(in *Interp, it *iterObj) (Value, bool, error) {
+			p, _ := it.src.(*Tuple)
+			if p == nil {
+				return nil, false, nil
+			}
+			v, ok, err := in.Next(p.items[1])
+			if err != nil || !ok {
+				return nil, false, err
+			}
+			r, err := in.call(p.items[0], []Value{v}, nil)
+			in.Decref(v)
+			return r, err == nil, err
+		})
+		in.Decref(pair)
+		return m, nil
+	})
+	def("filter", "filter(func, iterable)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("filter", args, kw, 2, 2); err != nil {
+			return nil, err
+		}
+		src, err := in.Iter(args[1])
+		if err != nil {
+			return nil, err
+		}
+		pair := in.NewTuple([]Value{newRef(args[0]), src})
+		m := in.newIter(pair, func(in *Interp, it *iterObj) (Value, bool, error) {
+			p, _ := it.src.(*Tuple)
+			for p != nil {
+				v, ok, err := in.Next(p.items[1])
+				if err != nil || !ok {
+					return nil, false, err
+				}
+				keep := v
+				if p.items[0] != None {
+					r, err := in.call(p.items[0], []Value{v}, nil)
+					if err != nil {
+						in.Decref(v)
+						return nil, false, err
+					}
+					keep = r
+				}
+				t, err := in.Truth(keep)
+				if keep != v {
+					in.Decref(keep)
+				}
+				if err != nil || t {
+					return v, err == nil, err
+				}
+				in.Decref(v)
+			}
+			return nil, false, nil
+		})
+		in.Decref(pair)
+		return m, nil
+	})
+	def("vars", "vars(obj)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("vars", args, kw, 1, 1); err != nil {
+			return nil, err
+		}
+		return in.GetAttr(args[0], "__dict__")
+	})
+	def("globals", "globals()", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		return newRef(in.frame.globals), nil
+	})
+	def("open", "open(...)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		return nil, in.Raise(NotImplementedErrType, "this tool does not model files: open() is not available")
+	})
+	def("input", "input(...)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		return nil, in.Raise(NotImplementedErrType, "this tool does not read input() from a script")
+	})
+
+}
+
+// isSub is isinstance/issubclass against a class or tuple of classes.
+func (in *Interp) isSub(c *Class, spec Value, fn string) (Value, error) {
+	switch s := spec.(type) {
+	case *Class:
+		if s == FloatType && c == UnknownType {
+			return true, nil
+		}
+		return c.IsSubclass(s), nil
+	case *Tuple:
+		for _, x := range s.items {
+			r, err := in.isSub(c, x, fn)
+			if err != nil || r == true {
+				return r, err
+			}
+		}
+		return false, nil
+	}
+	return nil, in.typeError("%s() arg 2 must be a type, a tuple of types, or a union", fn)
+}
+
+// forEach calls f for each item of an iterable (f borrows it).
+func (in *Interp) forEach(v Value, f func(Value) error) error {
+	it, err := in.Iter(v)
+	if err != nil {
+		return err
+	}
+	defer in.Decref(it)
+	for {
+		x, ok, err := in.Next(it)
+		if err != nil || !ok {
+			return err
+		}
+		err = f(x)
+		in.Decref(x)
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (in *Interp) anyAll(v Value, any bool) (Value, error) {
+	result := !any
+	err := in.forEach(v, func(x Value) error {
+		t, err := in.Truth(x)
+		if err == nil && t == any {
+			result = any
+			return errStop
+		}
+		return err
+	})
+	if err == errStop {
+		err = nil
+	}
+	return result, err
+}
+
+// errStop ends a forEach early.
+var errStop = &Exception{}
+
+// sortList is list.sort(key=, reverse=): a stable sort by <.
+func (in *Interp) sortList(l *List, kw []KeywordArg) error {
+	a, err := in.ArgSpec("sort", nil, kw, 0, "key", "reverse")
+	if err != nil {
+		return err
+	}
+	keys := make([]Value, len(l.items))
+	for i, v := range l.items {
+		if a[0] != nil && a[0] != None {
+			k, err := in.call(a[0], []Value{v}, nil)
+			if err != nil {
+				in.decrefAll(keys[:i])
+				return err
+			}
+			keys[i] = k
+		} else {
+			keys[i] = newRef(v)
+		}
+	}
+	defer in.decrefAll(keys)
+	rev := false
+	if a[1] != nil {
+		if rev, err = in.Truth(a[1]); err != nil {
+			return err
+		}
+	}
+	idx := make([]int, len(keys))
+	for i := range idx {
+		idx[i] = i
+	}
+	var cmpErr error
+	less := func(x, y Value) bool {
+		if cmpErr != nil {
+			return false
+		}
+		r, err := in.Compare(ltOp, x, y)
+		if err != nil {
+			cmpErr = err
+			return false
+		}
+		t, err := in.Truth(r)
+		in.Decref(r)
+		if err != nil {
+			cmpErr = err
+		}
+		return t
+	}
+	slices.SortStableFunc(idx, func(i, j int) int {
+		x, y := keys[i], keys[j]
+		if rev {
+			x, y = y, x
+		}
+		if less(x, y) {
+			return -1
+		}
+		if less(y, x) {
+			return 1
+		}
+		return 0
+	})
+	if cmpErr != nil {
+		return cmpErr
+	}
+	out := make([]Value, len(idx))
+	for i, j := range idx {
+		out[i] = l.items[j]
+	}
+	l.items = out
+	return nil
+}

@@ -1,0 +1,271 @@
+package eval
+
+import (
+	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
+)
+
+// Call calls f with args and keywords (borrowed) and returns an owned
+// result: a function, a builtin, a bound method, a class (construction)
+// or an object with __call__.
+func (in *Interp) Call(f Value, args []Value, kw []KeywordArg) (Value, error) {
+	return in.call(f, args, kw)
+}
+
+func (in *Interp) call(f Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.checkInterrupt(); err != nil {
+		return nil, err
+	}
+	switch f := f.(type) {
+	case *Builtin:
+		if f.Self != nil || !f.Method {
+			return f.Fn(in, f.Self, args, kw)
+		}
+		if len(args) == 0 {
+			return nil, in.typeError("unbound method %s() needs an argument", f.Name)
+		}
+		return f.Fn(in, args[0], args[1:], kw)
+	case *Function:
+		return in.callFunction(f, args, kw)
+	case *Method:
+		return in.callWithSelf(f.Fn, f.Self, args, kw)
+	case *Class:
+		return in.construct(f, args, kw)
+	}
+	if c := TypeOf(f).lookup("__call__"); c != nil {
+		return in.callWithSelf(c, f, args, kw)
+	}
+	return nil, in.typeError("'%s' object is not callable", TypeOf(f).Name)
+}
+
+// callWithSelf calls fn (found on a class) with self before args.
+func (in *Interp) callWithSelf(fn, self Value, args []Value, kw []KeywordArg) (Value, error) {
+	if b, ok := fn.(*Builtin); ok && b.Method && b.Self == nil {
+		return b.Fn(in, self, args, kw)
+	}
+	a := make([]Value, 0, len(args)+1)
+	a = append(a, self)
+	a = append(a, args...)
+	return in.call(fn, a, kw)
+}
+
+// CallMethod calls obj.name(*args) and returns an owned result.
+func (in *Interp) CallMethod(obj Value, name string, args ...Value) (Value, error) {
+	m, err := in.GetAttr(obj, name)
+	if err != nil {
+		return nil, err
+	}
+	r, err := in.call(m, args, nil)
+	in.Decref(m)
+	return r, err
+}
+
+// callFunction runs a def or lambda in a new frame. A generator
+// function returns its generator without running.
+func (in *Interp) callFunction(f *Function, args []Value, kw []KeywordArg) (Value, error) {
+	if in.depth >= recursionLimit {
+		return nil, in.Raise(RecursionErrorType, "maximum recursion depth exceeded")
+	}
+	fr := in.newFrame(f.code, f.Name, f.file, f.globals, f.closure)
+	fr.fn = f
+	if err := in.bindArgs(f, fr, args, kw); err != nil {
+		in.Decref(fr)
+		return nil, err
+	}
+	in.makeCells(fr)
+	if f.code.gen {
+		return in.newGenerator(fr), nil
+	}
+	return in.runFrame(fr)
+}
+
+// runFrame runs a function's frame to its end and lets go of the frame
+// (its locals die now unless a traceback holds it).
+func (in *Interp) runFrame(fr *Frame) (Value, error) {
+	in.depth++
+	prev := in.frame
+	in.frame = fr
+	r, err := in.runCode(fr)
+	in.frame = prev
+	in.depth--
+	in.Decref(fr)
+	return r, err
+}
+
+// runCode runs the body of fr's function, adding fr to the traceback of
+// an exception that leaves it.
+func (in *Interp) runCode(fr *Frame) (Value, error) {
+	f := fr.fn
+	if f.expr != nil {
+		r, err := in.eval(fr, f.expr)
+		if err != nil {
+			return nil, in.addTraceback(err, fr)
+		}
+		return r, nil
+	}
+	c, err := in.execBlock(fr, f.body)
+	if err != nil {
+		return nil, in.addTraceback(err, fr)
+	}
+	if c == ctlReturn {
+		r := fr.ret
+		fr.ret = nil
+		return r, nil
+	}
+	return None, nil
+}
+
+// addTraceback records that err passed through fr, where fr was.
+func (in *Interp) addTraceback(err error, fr *Frame) error {
+	if e, ok := err.(*Exception); ok && e.Inst != nil && e.Inst.exc != nil {
+		if tb := e.Inst.exc.tb; len(tb) > 0 && tb[len(tb)-1].frame == fr {
+			return err
+		}
+		Incref(fr)
+		e.Inst.exc.tb = append(e.Inst.exc.tb, tbEntry{frame: fr, start: fr.start, end: fr.end})
+	}
+	return err
+}
+
+// construct is cls(*args, **kw).
+func (in *Interp) construct(cls *Class, args []Value, kw []KeywordArg) (Value, error) {
+	if cls == TypeType && len(args) == 1 && len(kw) == 0 {
+		return newRef(TypeOf(args[0])), nil
+	}
+	if cls.New != nil {
+		return cls.New(in, cls, args, kw)
+	}
+	if cls.Native {
+		return nil, in.typeError("cannot create '%s' instances", cls.QualName())
+	}
+	for _, k := range cls.MRO {
+		if k.Native && k != ObjectType && k.New == nil && k.Subclassable {
+			return nil, in.Raise(NotImplementedErrType, "this tool cannot subclass %s", k.Name)
+		}
+	}
+	var inst Value
+	if nw := cls.lookup("__new__"); nw != nil && nw != objectNew {
+		r, err := in.call(nw, append([]Value{cls}, args...), kw)
+		if err != nil {
+			return nil, err
+		}
+		if TypeOf(r) != cls && !TypeOf(r).IsSubclass(cls) {
+			return r, nil
+		}
+		inst = r
+	} else {
+		o := in.newInstance(cls)
+		if o.exc != nil {
+			items := make([]Value, len(args))
+			for i, a := range args {
+				items[i] = newRef(a)
+			}
+			o.exc.args = in.NewTuple(items)
+		}
+		inst = o
+	}
+	if init := cls.lookup("__init__"); init != nil && init != objectInit {
+		r, err := in.callWithSelf(init, inst, args, kw)
+		if err != nil {
+			in.Decref(inst)
+			return nil, err
+		}
+		if r != None {
+			in.Decref(r)
+			in.Decref(inst)
+			return nil, in.typeError("__init__() should return None, not '%s'", TypeOf(r).Name)
+		}
+	} else if len(args) > 0 || len(kw) > 0 {
+		if _, isExc := inst.(*Instance); !isExc || !isException(cls) {
+			in.Decref(inst)
+			return nil, in.typeError("%s() takes no arguments", cls.Name)
+		}
+	}
+	return inst, nil
+}
+
+// objectInit and objectNew are object.__init__ and object.__new__.
+var objectInit, objectNew *Builtin
+
+func init() {
+	objectInit = NewBuiltin("__init__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		return None, nil
+	})
+	ObjectType.SetMethod(objectInit)
+	objectNew = NewBuiltin("__new__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if len(args) == 0 {
+			return nil, in.typeError("object.__new__(): not enough arguments")
+		}
+		cls, ok := args[0].(*Class)
+		if !ok || cls.Native {
+			return nil, in.typeError("object.__new__(X): X is not a type object")
+		}
+		return in.newInstance(cls), nil
+	})
+	ObjectType.SetAttr("__new__", objectNew)
+}
+
+// makeFunction is def or lambda: a function over the current globals
+// and the cells of the names it takes from fr.
+func (in *Interp) makeFunction(fr *Frame, name string, sc *syntax.Scope, args *syntax.Arguments, body []syntax.Stmt, expr syntax.Expr, line int32) (*Function, error) {
+	f := &Function{Name: name, QualName: name, code: in.codeFor(name, sc), params: args, body: body, expr: expr, globals: fr.globals, file: fr.file, line: line}
+	if m, ok := fr.globals.getStr("__name__"); ok {
+		f.Module, _ = m.(string)
+	}
+	defs := make([]Value, 0, len(args.Defaults))
+	for _, d := range args.Defaults {
+		v, err := in.eval(fr, d)
+		if err != nil {
+			in.decrefAll(defs)
+			return nil, err
+		}
+		defs = append(defs, v)
+	}
+	kwd := make([]Value, len(args.Kwonlyargs))
+	for i, d := range args.KwDefaults {
+		if d == nil {
+			continue
+		}
+		v, err := in.eval(fr, d)
+		if err != nil {
+			in.decrefAll(defs)
+			for _, k := range kwd {
+				if k != nil {
+					in.Decref(k)
+				}
+			}
+			return nil, err
+		}
+		kwd[i] = v
+	}
+	f.defaults, f.kwdefaults = defs, kwd
+	for _, n := range sc.Free {
+		c, err := in.cellOf(fr, n)
+		if err != nil {
+			return nil, err
+		}
+		f.closure = append(f.closure, c)
+	}
+	Incref(fr.globals)
+	in.track(f)
+	for _, c := range f.closure {
+		Incref(c)
+	}
+	return f, nil
+}
+
+// cellOf finds the cell of name in fr: a cell local, a free variable,
+// or (in a class body) the __class__ cell.
+func (in *Interp) cellOf(fr *Frame, name string) (*Cell, error) {
+	if fr.code != nil {
+		if i, ok := fr.code.slots[name]; ok && fr.code.cells[name] {
+			return fr.locals[i].(*Cell), nil
+		}
+		if i, ok := fr.code.free[name]; ok {
+			return fr.closure[i], nil
+		}
+	}
+	if fr.classCell != nil && name == "__class__" {
+		return fr.classCell, nil
+	}
+	return nil, in.Raise(SystemErrorType, "no cell for free variable '%s'", name)
+}

@@ -1,0 +1,276 @@
+package eval
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"strings"
+)
+
+// Dict is a Python dict: insertion-ordered, keys hashed as Python
+// hashes them (1, 1.0 and True are one key).
+type Dict struct {
+	Header
+	entries []dictEntry // in insertion order; deleted ones have del set
+	index   map[hashKey]int
+	n       int
+	static  bool // a built-in class's namespace: never counted or freed
+}
+
+type dictEntry struct {
+	key, val Value
+	k        hashKey
+	del      bool
+}
+
+// hashKey is a key's identity for the index: equal Python keys give
+// equal hashKeys.
+type hashKey struct {
+	kind uint8
+	i    int64
+	s    string
+	p    Object
+}
+
+const (
+	keyNone uint8 = iota
+	keyInt
+	keyFloat
+	keyStr
+	keyTuple
+	keyObject
+	keyBig
+	keyOther
+)
+
+// Type is dict.
+func (d *Dict) Type() *Class { return DictType }
+
+// Traverse visits keys and values.
+func (d *Dict) Traverse(visit func(Value)) {
+	for _, e := range d.entries {
+		if !e.del {
+			visit(e.key)
+			visit(e.val)
+		}
+	}
+}
+
+// Clear empties the dict, dropping its references in insertion order.
+func (d *Dict) Clear(in *Interp) {
+	es := d.entries
+	d.entries, d.index, d.n = nil, map[hashKey]int{}, 0
+	for _, e := range es {
+		if !e.del {
+			in.Decref(e.key)
+			in.Decref(e.val)
+		}
+	}
+}
+
+// NewDict makes an empty dict (owned by the caller).
+func (in *Interp) NewDict() *Dict {
+	d := &Dict{index: map[hashKey]int{}}
+	in.track(d)
+	return d
+}
+
+func newStaticDict() *Dict {
+	d := &Dict{index: map[hashKey]int{}, static: true}
+	d.refs = 1 << 30
+	return d
+}
+
+// Len is the number of entries.
+func (d *Dict) Len() int { return d.n }
+
+// keyOf is v's hashKey, or a TypeError for an unhashable value.
+func (in *Interp) keyOf(v Value) (hashKey, error) {
+	switch v := v.(type) {
+	case NoneType:
+		return hashKey{kind: keyNone}, nil
+	case bool:
+		if v {
+			return hashKey{kind: keyInt, i: 1}, nil
+		}
+		return hashKey{kind: keyInt}, nil
+	case int64:
+		return hashKey{kind: keyInt, i: v}, nil
+	case *big.Int:
+		return hashKey{kind: keyBig, s: v.String()}, nil
+	case float64:
+		if v == math.Trunc(v) && math.Abs(v) < 1<<63 {
+			return hashKey{kind: keyInt, i: int64(v)}, nil
+		}
+		return hashKey{kind: keyFloat, i: int64(math.Float64bits(v))}, nil
+	case string:
+		return hashKey{kind: keyStr, s: v}, nil
+	case *Tuple:
+		var b strings.Builder
+		for _, x := range v.items {
+			k, err := in.keyOf(x)
+			if err != nil {
+				return hashKey{}, err
+			}
+			fmt.Fprintf(&b, "%d:%d:%q:%p;", k.kind, k.i, k.s, k.p)
+		}
+		return hashKey{kind: keyTuple, s: b.String()}, nil
+	case *List, *Dict, *Set:
+		return hashKey{}, in.typeError("unhashable type: '%s'", TypeOf(v).Name)
+	case Object:
+		if inst, ok := v.(*Instance); ok {
+			if h := inst.cls.lookup("__hash__"); h == None {
+				return hashKey{}, in.typeError("unhashable type: '%s'", inst.cls.Name)
+			} else if _, isFn := h.(*Function); isFn {
+				r, err := in.call(h, []Value{v}, nil)
+				if err != nil {
+					return hashKey{}, err
+				}
+				i, ok := r.(int64)
+				in.Decref(r)
+				if !ok {
+					return hashKey{}, in.typeError("__hash__ method should return an integer")
+				}
+				return hashKey{kind: keyOther, i: i}, nil
+			}
+		}
+		return hashKey{kind: keyObject, p: v}, nil
+	}
+	return hashKey{kind: keyOther, s: fmt.Sprintf("%T:%v", v, v)}, nil
+}
+
+// Get returns the value for key (borrowed).
+func (in *Interp) dictGet(d *Dict, key Value) (Value, bool, error) {
+	k, err := in.keyOf(key)
+	if err != nil {
+		return nil, false, err
+	}
+	i, ok := d.index[k]
+	if !ok {
+		return nil, false, nil
+	}
+	return d.entries[i].val, true, nil
+}
+
+// dictSet stores key: val, taking new references to both; the value it
+// replaces is dropped after.
+func (in *Interp) dictSet(d *Dict, key, val Value) error {
+	k, err := in.keyOf(key)
+	if err != nil {
+		return err
+	}
+	d.put(in, k, key, val)
+	return nil
+}
+
+func (d *Dict) put(in *Interp, k hashKey, key, val Value) {
+	if !d.static {
+		Incref(val)
+	}
+	if i, ok := d.index[k]; ok {
+		old := d.entries[i].val
+		d.entries[i].val = val
+		if !d.static {
+			in.Decref(old)
+		}
+		return
+	}
+	if !d.static {
+		Incref(key)
+	}
+	d.index[k] = len(d.entries)
+	d.entries = append(d.entries, dictEntry{key: key, val: val, k: k})
+	d.n++
+}
+
+// dictDel removes key, reporting whether it was there; its references
+// are dropped (key first, as CPython does).
+func (in *Interp) dictDel(d *Dict, key Value) (bool, error) {
+	k, err := in.keyOf(key)
+	if err != nil {
+		return false, err
+	}
+	return d.remove(in, k), nil
+}
+
+func (d *Dict) remove(in *Interp, k hashKey) bool {
+	i, ok := d.index[k]
+	if !ok {
+		return false
+	}
+	e := d.entries[i]
+	d.entries[i] = dictEntry{del: true}
+	delete(d.index, k)
+	d.n--
+	if d.n == 0 {
+		d.entries = d.entries[:0]
+	} else if len(d.entries) > 32 && d.n < len(d.entries)/2 {
+		d.compact()
+	}
+	if !d.static {
+		in.Decref(e.key)
+		in.Decref(e.val)
+	}
+	return true
+}
+
+func (d *Dict) compact() {
+	live := d.entries[:0:0]
+	for _, e := range d.entries {
+		if !e.del {
+			live = append(live, e)
+		}
+	}
+	d.entries = live
+	d.index = make(map[hashKey]int, len(live))
+	for i, e := range live {
+		d.index[e.k] = i
+	}
+}
+
+// getStr looks up a str key (borrowed).
+func (d *Dict) getStr(name string) (Value, bool) {
+	i, ok := d.index[hashKey{kind: keyStr, s: name}]
+	if !ok {
+		return nil, false
+	}
+	return d.entries[i].val, true
+}
+
+// setStr stores a str key in a dict that needs no interpreter (a
+// built-in namespace) or takes a reference as any dict does.
+func (d *Dict) setStr(name string, v Value) {
+	d.put(nil, hashKey{kind: keyStr, s: name}, name, v)
+}
+
+// SetStr stores name: v, taking a reference to v.
+func (in *Interp) SetStr(d *Dict, name string, v Value) {
+	d.put(in, hashKey{kind: keyStr, s: name}, name, v)
+}
+
+// delStr removes a str key.
+func (in *Interp) delStr(d *Dict, name string) bool {
+	return d.remove(in, hashKey{kind: keyStr, s: name})
+}
+
+// Items calls f for each entry in order (borrowed); f returning false
+// stops.
+func (d *Dict) Items(f func(k, v Value) bool) {
+	for i := 0; i < len(d.entries); i++ {
+		e := d.entries[i]
+		if !e.del && !f(e.key, e.val) {
+			return
+		}
+	}
+}
+
+// keys returns the live keys in order (borrowed).
+func (d *Dict) keys() []Value {
+	out := make([]Value, 0, d.n)
+	for _, e := range d.entries {
+		if !e.del {
+			out = append(out, e.key)
+		}
+	}
+	return out
+}

@@ -1,0 +1,46 @@
+package eval_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+)
+
+// TestPrograms runs each testdata/*.py and compares what it prints
+// (stdout and stderr together, tracebacks included) with what CPython
+// 3.11 printed for it (testdata/*.out, from scripts/eval_golden.sh).
+// The programs print from __del__, so the order of their output is the
+// order objects die in.
+func TestPrograms(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.py")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no test programs: %v", err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(strings.TrimSuffix(f, ".py") + ".out")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			in := eval.New()
+			in.Stdout, in.Stderr = &out, &out
+			if err := in.RunFile(filepath.Base(f), src, nil); err != nil {
+				if _, ok := err.(*eval.Exception); !ok {
+					t.Fatalf("%v", err)
+				}
+			}
+			if got := out.String(); got != string(want) {
+				t.Errorf("output differs from CPython's\n--- got\n%s\n--- want\n%s", got, want)
+			}
+		})
+	}
+}

@@ -1,0 +1,297 @@
+package eval
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
+)
+
+// KeywordArg is one keyword argument of a call.
+type KeywordArg struct {
+	Name  string
+	Value Value
+}
+
+// Function is a function made by def or lambda.
+type Function struct {
+	Header
+	Name, QualName string
+	Module         string
+	code           *code
+	params         *syntax.Arguments
+	body           []syntax.Stmt // def
+	expr           syntax.Expr   // lambda
+	globals        *Dict
+	defaults       []Value // for the last len(defaults) positional parameters
+	kwdefaults     []Value // per keyword-only parameter; nil where none
+	closure        []*Cell // the cells of code.free, in order
+	dict           *Dict   // function attributes, made on first use
+	file           string
+	line           int32
+}
+
+// Type is function.
+func (f *Function) Type() *Class { return FunctionType }
+
+// Traverse visits what the function holds: globals, defaults, closure.
+func (f *Function) Traverse(visit func(Value)) {
+	visit(f.globals)
+	for _, v := range f.defaults {
+		visit(v)
+	}
+	for _, v := range f.kwdefaults {
+		if v != nil {
+			visit(v)
+		}
+	}
+	for _, c := range f.closure {
+		visit(c)
+	}
+	if f.dict != nil {
+		visit(f.dict)
+	}
+}
+
+// Clear drops what the function holds.
+func (f *Function) Clear(in *Interp) {
+	g, defs, kwd, cl, d := f.globals, f.defaults, f.kwdefaults, f.closure, f.dict
+	f.globals, f.defaults, f.kwdefaults, f.closure, f.dict = nil, nil, nil, nil, nil
+	in.decrefAll(defs)
+	for _, v := range kwd {
+		if v != nil {
+			in.Decref(v)
+		}
+	}
+	for _, c := range cl {
+		in.Decref(c)
+	}
+	if d != nil {
+		in.Decref(d)
+	}
+	if g != nil {
+		in.Decref(g)
+	}
+}
+
+// Builtin is a function written in Go: a builtin, a method of a Go
+// type, or one bound to its receiver (Self).
+type Builtin struct {
+	Header
+	Name string
+	Fn   func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error)
+	Self Value // the receiver of a bound method, or nil
+	// Method is set for a method of a class (SetMethod): called
+	// unbound, its first argument is the receiver.
+	Method bool
+	// Doc is the one-line signature and summary help shows.
+	Doc string
+}
+
+// Type is builtin_function_or_method.
+func (b *Builtin) Type() *Class { return BuiltinType }
+
+// Traverse visits the receiver.
+func (b *Builtin) Traverse(visit func(Value)) {
+	if b.Self != nil {
+		visit(b.Self)
+	}
+}
+
+// Clear drops the receiver.
+func (b *Builtin) Clear(in *Interp) {
+	s := b.Self
+	b.Self = nil
+	if s != nil {
+		in.Decref(s)
+	}
+}
+
+// NewBuiltin declares a Go function (never freed: declared once for
+// the session).
+func NewBuiltin(name, doc string, fn func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error)) *Builtin {
+	b := &Builtin{Name: name, Fn: fn, Doc: doc}
+	b.refs = 1 << 30
+	return b
+}
+
+// bind returns b bound to self (a new, counted object).
+func (in *Interp) bindBuiltin(b *Builtin, self Value) *Builtin {
+	nb := &Builtin{Name: b.Name, Fn: b.Fn, Self: newRef(self), Doc: b.Doc, Method: true}
+	in.track(nb)
+	return nb
+}
+
+// code is what a function's Scope tells of its names, made once per
+// definition: where each name lives in a frame.
+type code struct {
+	name   string
+	scope  *syntax.Scope
+	slots  map[string]int // local name -> index in Frame.locals
+	cells  map[string]bool
+	free   map[string]int // free name -> index in Function.closure
+	global map[string]bool
+	gen    bool
+	nlocal int
+}
+
+func newCode(name string, sc *syntax.Scope) *code {
+	c := &code{name: name, scope: sc, slots: map[string]int{}, cells: map[string]bool{}, free: map[string]int{}, global: map[string]bool{}}
+	if sc == nil {
+		return c
+	}
+	for i, n := range sc.Locals {
+		c.slots[n] = i
+	}
+	for _, n := range sc.Cells {
+		c.cells[n] = true
+	}
+	for i, n := range sc.Free {
+		c.free[n] = i
+	}
+	for _, n := range sc.Globals {
+		c.global[n] = true
+	}
+	c.gen = sc.HasYield
+	c.nlocal = len(sc.Locals)
+	return c
+}
+
+// codeFor returns the code of a scope, made on first use.
+func (in *Interp) codeFor(name string, sc *syntax.Scope) *code {
+	if c, ok := in.codes[sc]; ok {
+		return c
+	}
+	c := newCode(name, sc)
+	in.codes[sc] = c
+	return c
+}
+
+// bindArgs puts a call's arguments into a new frame's parameter slots
+// as CPython binds them, with CPython's TypeError texts. args and kw
+// are borrowed; the frame takes references.
+func (in *Interp) bindArgs(f *Function, fr *Frame, args []Value, kw []KeywordArg) error {
+	p := f.params
+	name := f.Name
+	positional := append(append([]*syntax.Arg(nil), p.Posonlyargs...), p.Args...)
+	np := len(positional)
+	set := func(i int, v Value) { fr.locals[i] = newRef(v) }
+	// positional arguments
+	for i, a := range args {
+		if i < np {
+			set(i, a)
+			continue
+		}
+		if p.Vararg == nil {
+			return in.typeError("%s() takes %s but %d %s given", name, countArgs(np, len(f.defaults), "positional argument"), len(args), wasWere(len(args)))
+		}
+		break
+	}
+	slot := np + len(p.Kwonlyargs)
+	if p.Vararg != nil {
+		var rest []Value
+		if len(args) > np {
+			rest = make([]Value, 0, len(args)-np)
+			for _, a := range args[np:] {
+				rest = append(rest, newRef(a))
+			}
+		}
+		fr.locals[slot] = in.NewTuple(rest)
+		slot++
+	}
+	var kwargs *Dict
+	if p.Kwarg != nil {
+		kwargs = in.NewDict()
+		fr.locals[slot] = kwargs
+	}
+	// keyword arguments
+	for _, k := range kw {
+		idx := -1
+		for i, a := range positional {
+			if a.Arg == k.Name && i >= len(p.Posonlyargs) {
+				idx = i
+			}
+		}
+		for i, a := range p.Kwonlyargs {
+			if a.Arg == k.Name {
+				idx = np + i
+			}
+		}
+		if idx < 0 {
+			if kwargs != nil {
+				if err := in.dictSet(kwargs, k.Name, k.Value); err != nil {
+					return err
+				}
+				continue
+			}
+			return in.typeError("%s() got an unexpected keyword argument '%s'", name, k.Name)
+		}
+		if fr.locals[idx] != nil {
+			return in.typeError("%s() got multiple values for argument '%s'", name, k.Name)
+		}
+		set(idx, k.Value)
+	}
+	// defaults, and what is missing
+	var missing []string
+	firstDefault := np - len(f.defaults)
+	for i := range np {
+		if fr.locals[i] != nil {
+			continue
+		}
+		if i >= firstDefault {
+			set(i, f.defaults[i-firstDefault])
+			continue
+		}
+		missing = append(missing, "'"+positional[i].Arg+"'")
+	}
+	if len(missing) > 0 {
+		return in.typeError("%s() missing %d required positional argument%s: %s", name, len(missing), plural(len(missing)), joinMissing(missing))
+	}
+	for i, a := range p.Kwonlyargs {
+		if fr.locals[np+i] != nil {
+			continue
+		}
+		if d := f.kwdefaults[i]; d != nil {
+			set(np+i, d)
+			continue
+		}
+		missing = append(missing, "'"+a.Arg+"'")
+	}
+	if len(missing) > 0 {
+		return in.typeError("%s() missing %d required keyword-only argument%s: %s", name, len(missing), plural(len(missing)), joinMissing(missing))
+	}
+	return nil
+}
+
+func countArgs(n, defaults int, what string) string {
+	if defaults > 0 {
+		return fmt.Sprintf("from %d to %d %ss", n-defaults, n, what)
+	}
+	return fmt.Sprintf("%d %s%s", n, what, plural(n))
+}
+
+func wasWere(n int) string {
+	if n == 1 {
+		return "was"
+	}
+	return "were"
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// joinMissing writes names as CPython lists missing arguments: 'a',
+// 'a' and 'b', 'a', 'b', and 'c'.
+func joinMissing(names []string) string {
+	switch len(names) {
+	case 1:
+		return names[0]
+	case 2:
+		return names[0] + " and " + names[1]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + ", and " + names[len(names)-1]
+}

@@ -1,0 +1,121 @@
+package eval
+
+import "sort"
+
+// Collect is gc.collect(): objects that only reference cycles keep
+// alive are found as CPython's collector finds them (references from
+// outside the candidate set make an object reachable) and freed:
+// __del__ methods first, then each object's references are cleared in
+// the order the objects were made. It returns how many it freed.
+func (in *Interp) Collect() int {
+	refs := make(map[Object]int32, len(in.live))
+	for o := range in.live {
+		refs[o] = o.header().refs
+	}
+	for o := range in.live {
+		o.Traverse(func(v Value) {
+			if c, ok := v.(Object); ok {
+				if _, tracked := refs[c]; tracked {
+					refs[c]--
+				}
+			}
+		})
+	}
+	reachable := make(map[Object]bool, len(in.live))
+	var stack []Object
+	for o, n := range refs {
+		if n > 0 {
+			reachable[o] = true
+			stack = append(stack, o)
+		}
+	}
+	for len(stack) > 0 {
+		o := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		o.Traverse(func(v Value) {
+			if c, ok := v.(Object); ok {
+				if _, tracked := refs[c]; tracked && !reachable[c] {
+					reachable[c] = true
+					stack = append(stack, c)
+				}
+			}
+		})
+	}
+	var garbage []Object
+	for o := range refs {
+		if !reachable[o] {
+			garbage = append(garbage, o)
+		}
+	}
+	if len(garbage) == 0 {
+		return 0
+	}
+	sort.Slice(garbage, func(i, j int) bool { return garbage[i].header().seq < garbage[j].header().seq })
+	for _, o := range garbage {
+		Incref(o)
+	}
+	for _, o := range garbage {
+		if inst, ok := o.(*Instance); ok && !inst.finalized {
+			if del := inst.cls.lookup("__del__"); del != nil {
+				inst.finalized = true
+				if r, err := in.call(del, []Value{inst}, nil); err == nil {
+					in.Decref(r)
+				} else {
+					in.unraisable(err, "Exception ignored in: __del__")
+				}
+			}
+		}
+	}
+	dicts := instanceDicts(garbage)
+	if !in.resurrected(garbage) {
+		for _, o := range garbage {
+			o.Clear(in)
+		}
+	}
+	n := 0
+	for _, o := range garbage {
+		if _, isDict := dicts[o]; o.header().refs == 1 && !isDict {
+			n++
+		}
+		in.Decref(o)
+	}
+	return n
+}
+
+// resurrected reports whether a __del__ made an object of the garbage
+// reachable again: a reference from outside the set (beyond the
+// collector's own). CPython then frees none of them.
+func (in *Interp) resurrected(garbage []Object) bool {
+	inside := make(map[Object]int32, len(garbage))
+	for _, o := range garbage {
+		inside[o] = 0
+	}
+	for _, o := range garbage {
+		o.Traverse(func(v Value) {
+			if c, ok := v.(Object); ok {
+				if _, in := inside[c]; in {
+					inside[c]++
+				}
+			}
+		})
+	}
+	for o, n := range inside {
+		if o.header().refs-1 > n {
+			return true
+		}
+	}
+	return false
+}
+
+// instanceDicts are the __dict__s of the garbage's instances: CPython
+// 3.11 keeps an instance's attributes inline, not as an object of their
+// own, so gc.collect() does not count them.
+func instanceDicts(garbage []Object) map[Object]bool {
+	out := map[Object]bool{}
+	for _, g := range garbage {
+		if inst, ok := g.(*Instance); ok && inst.Dict != nil {
+			out[inst.Dict] = true
+		}
+	}
+	return out
+}

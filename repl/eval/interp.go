@@ -1,0 +1,134 @@
+package eval
+
+import (
+	"io"
+	"os"
+
+	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
+)
+
+// Interp is one Python interpreter: its objects, modules and output.
+type Interp struct {
+	// Stdout and Stderr are what print and tracebacks write to.
+	Stdout, Stderr io.Writer
+	// Interrupted, when set, is polled in loops and calls: true raises
+	// KeyboardInterrupt (Ctrl-C).
+	Interrupted func() bool
+	// Hooks tell the front end what the program does to its names.
+	Hooks Hooks
+	// Interactive makes an expression statement at module level print
+	// its value's repr, as the prompt of python -i does.
+	Interactive bool
+
+	live     map[Object]struct{}
+	codes    map[*syntax.Scope]*code
+	builtins *Dict
+	modules  map[string]*ModuleObj
+	makers   map[string]func(in *Interp) (*ModuleObj, error)
+	frame    *Frame // the running frame
+	depth    int
+	// handling is the stack of exceptions being handled (except blocks
+	// running): a new exception raised there gets the top as context.
+	handling []*Instance
+	sources  map[string][]string
+	// dropping is the object a store or del is letting go of, and what
+	// to call it in the step's events.
+	dropping      Object
+	droppingLabel string
+	gcDisabled    bool
+	nextID        int64
+	seq           uint64
+	ids           map[Object]int64
+	reprActive    map[Object]bool
+	lastExc       *Instance
+}
+
+// Hooks are the front end's view of a module's names and objects: what
+// was bound at top level, and what a dying object was called.
+type Hooks struct {
+	// Bound is called when a statement at module level binds name to v
+	// (assignment, for target, import...).
+	Bound func(name string, v Value)
+	// Command runs a line of the tool's short command form (a
+	// syntax.Command statement) at pos.
+	Command func(text string, pos syntax.Pos) error
+}
+
+// recursionLimit is sys.getrecursionlimit()'s default.
+const recursionLimit = 1000
+
+// New makes an interpreter with the builtins and the standard modules
+// this package provides.
+func New() *Interp {
+	in := &Interp{
+		Stdout:     os.Stdout,
+		Stderr:     os.Stderr,
+		live:       map[Object]struct{}{},
+		codes:      map[*syntax.Scope]*code{},
+		modules:    map[string]*ModuleObj{},
+		makers:     map[string]func(in *Interp) (*ModuleObj, error){},
+		sources:    map[string][]string{},
+		ids:        map[Object]int64{},
+		reprActive: map[Object]bool{},
+	}
+	in.builtins = in.NewDict()
+	in.installBuiltins()
+	in.installStdlib()
+	return in
+}
+
+// Builtins is the builtins namespace: the front end adds its own names.
+func (in *Interp) Builtins() *Dict { return in.builtins }
+
+// RegisterModule makes import NAME call make (once: the module is kept
+// in sys.modules).
+func (in *Interp) RegisterModule(name string, make func(in *Interp) (*ModuleObj, error)) {
+	in.makers[name] = make
+}
+
+// NewGlobals makes a module namespace for a script or session: __name__
+// is "__main__".
+func (in *Interp) NewGlobals(file string) *Dict {
+	g := in.NewDict()
+	in.SetStr(g, "__name__", "__main__")
+	in.SetStr(g, "__file__", file)
+	in.SetStr(g, "__builtins__", in.builtinsModule())
+	return g
+}
+
+// AddSource keeps a file's text for tracebacks.
+func (in *Interp) AddSource(file string, lines []string) { in.sources[file] = lines }
+
+// Live is the number of objects alive (for tests).
+func (in *Interp) Live() int { return len(in.live) }
+
+// checkInterrupt raises KeyboardInterrupt when the user asked to stop.
+func (in *Interp) checkInterrupt() error {
+	if in.Interrupted != nil && in.Interrupted() {
+		return in.raiseInst(in.NewException(KeyboardInterruptType))
+	}
+	return nil
+}
+
+// Labeled drops v (a reference its caller owned) calling it label in
+// the events its death makes: "old x" when x is rebound, "x" when x is
+// deleted.
+func (in *Interp) Labeled(v Value, label string) {
+	o, ok := v.(Object)
+	if !ok {
+		return
+	}
+	prev, prevLabel := in.dropping, in.droppingLabel
+	in.dropping, in.droppingLabel = o, label
+	in.Decref(v)
+	in.dropping, in.droppingLabel = prev, prevLabel
+}
+
+// DyingLabel is what the front end calls o as it dies: the label of
+// the store or del that drops it directly, else "".
+func (in *Interp) DyingLabel(o Object) string {
+	if in.dropping == o {
+		return in.droppingLabel
+	}
+	return ""
+}

@@ -1,0 +1,337 @@
+package eval
+
+import (
+	"math"
+	"math/big"
+	"os"
+	"strings"
+
+	"github.com/gpumemrepl/gpumemrepl/repl/pyformat"
+)
+
+// stdoutType and stderrType are the classes of sys.stdout and
+// sys.stderr: print(file=sys.stderr) writes to Interp.Stderr.
+var (
+	stdoutType = NewClass("TextIOWrapper", "io")
+	stderrType = NewClass("TextIOWrapper", "io")
+	// typingAlias is the class of typing's names (List, Optional...):
+	// subscripting one gives it back, as annotations need nothing more.
+	typingAlias = NewClass("_SpecialForm", "typing")
+)
+
+func init() {
+	for _, c := range []*Class{stdoutType, stderrType} {
+		c.Native = false
+		method(c, "write", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+			s, err := in.strArg("write", args, 0)
+			if err != nil {
+				return nil, err
+			}
+			out := in.Stdout
+			if self.(*Instance).cls == stderrType {
+				out = in.Stderr
+			}
+			_, _ = out.Write([]byte(s))
+			return int64(len([]rune(s))), nil
+		})
+		method(c, "flush", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) { return None, nil })
+	}
+	method(typingAlias, "__getitem__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		return newRef(self), nil
+	})
+}
+
+// builtinsModule is the builtins module over the builtins namespace.
+func (in *Interp) builtinsModule() *ModuleObj {
+	if m, ok := in.modules["builtins"]; ok {
+		return m
+	}
+	m := &ModuleObj{Name: "builtins", Dict: newRef(in.builtins).(*Dict)}
+	in.track(m)
+	in.modules["builtins"] = m
+	return m
+}
+
+// fn declares a function of a module.
+func (in *Interp) fn(m *ModuleObj, name, doc string, f GoFunc) {
+	in.SetStr(m.Dict, name, NewBuiltin(name, doc, f))
+}
+
+// SysExit is the error a script's sys.exit(code) ends with: the front
+// end exits with Code.
+type SysExit struct{ Code int }
+
+func (e *SysExit) Error() string { return "SystemExit" }
+
+// installStdlib declares the standard modules a memory experiment
+// imports: sys, gc, os, math, time, typing, functools, itertools,
+// collections, contextlib, warnings.
+func (in *Interp) installStdlib() {
+	in.builtinsModule()
+	in.RegisterModule("sys", func(in *Interp) (*ModuleObj, error) {
+		m := in.NewModule("sys")
+		argv := in.NewList(nil)
+		m.Set(in, "argv", argv)
+		in.Decref(argv)
+		for name, cls := range map[string]*Class{"stdout": stdoutType, "stderr": stderrType} {
+			o := &Instance{cls: cls, Dict: in.NewDict()}
+			in.track(o)
+			m.Set(in, name, o)
+			in.Decref(o)
+		}
+		m.Set(in, "maxsize", int64(math.MaxInt64))
+		m.Set(in, "version", "3.11.7 (gpumemrepl)")
+		m.Set(in, "platform", "linux")
+		vi := in.NewTuple([]Value{int64(3), int64(11), int64(7), "final", int64(0)})
+		m.Set(in, "version_info", vi)
+		in.Decref(vi)
+		in.fn(m, "getrefcount", "getrefcount(obj): the object's reference count, the argument's included", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			if err := in.fixedArgs("getrefcount", args, kw, 1, 1); err != nil {
+				return nil, err
+			}
+			if o, ok := args[0].(Object); ok {
+				return int64(o.header().refs), nil
+			}
+			return int64(1 << 30), nil
+		})
+		in.fn(m, "getrecursionlimit", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			return int64(recursionLimit), nil
+		})
+		in.fn(m, "exit", "exit(code=0)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			code := 0
+			if len(args) == 1 {
+				switch c := args[0].(type) {
+				case int64:
+					code = int(c)
+				case NoneType:
+				default:
+					in.write(in.StrOf(c) + "\n")
+					code = 1
+				}
+			}
+			return nil, &SysExit{Code: code}
+		})
+		return m, nil
+	})
+	in.RegisterModule("gc", func(in *Interp) (*ModuleObj, error) {
+		m := in.NewModule("gc")
+		in.fn(m, "collect", "collect(): free unreachable reference cycles, return how many objects", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			return int64(in.Collect()), nil
+		})
+		in.fn(m, "disable", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			in.gcDisabled = true
+			return None, nil
+		})
+		in.fn(m, "enable", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			in.gcDisabled = false
+			return None, nil
+		})
+		in.fn(m, "isenabled", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			return !in.gcDisabled, nil
+		})
+		return m, nil
+	})
+	in.RegisterModule("os", func(in *Interp) (*ModuleObj, error) {
+		m := in.NewModule("os")
+		env := in.NewDict()
+		for _, kv := range os.Environ() {
+			if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "PYTORCH_") {
+				in.SetStr(env, k, v)
+			}
+		}
+		m.Set(in, "environ", env)
+		in.Decref(env)
+		in.fn(m, "getenv", "getenv(key, default=None)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			if err := in.fixedArgs("getenv", args, kw, 1, 2); err != nil {
+				return nil, err
+			}
+			if v, ok, err := in.dictGet(env, args[0]); err != nil || ok {
+				return newRef(v), err
+			}
+			if len(args) == 2 {
+				return newRef(args[1]), nil
+			}
+			return None, nil
+		})
+		m.Set(in, "sep", "/")
+		return m, nil
+	})
+	in.RegisterModule("math", in.mathModule)
+	in.RegisterModule("time", func(in *Interp) (*ModuleObj, error) {
+		m := in.NewModule("time")
+		for _, name := range []string{"time", "perf_counter", "monotonic", "process_time", "time_ns", "perf_counter_ns"} {
+			in.fn(m, name, name+"(): not computed (the tool does not time PyTorch)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+				return Unknown{What: "time." + name + "()"}, nil
+			})
+		}
+		in.fn(m, "sleep", "sleep(s): returns at once (no time passes in the model)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			return None, nil
+		})
+		return m, nil
+	})
+	in.RegisterModule("typing", func(in *Interp) (*ModuleObj, error) {
+		m := in.NewModule("typing")
+		for _, name := range []string{"Any", "Optional", "Union", "Callable", "Iterable", "Iterator", "Sequence", "Mapping", "Type", "Generator"} {
+			o := &Instance{cls: typingAlias, Dict: in.NewDict()}
+			in.track(o)
+			m.Set(in, name, o)
+			in.Decref(o)
+		}
+		for name, c := range map[string]*Class{"List": ListType, "Dict": DictType, "Tuple": TupleType, "Set": SetType} {
+			m.Set(in, name, c)
+		}
+		return m, nil
+	})
+	in.RegisterModule("warnings", func(in *Interp) (*ModuleObj, error) {
+		m := in.NewModule("warnings")
+		for _, name := range []string{"filterwarnings", "simplefilter", "warn"} {
+			in.fn(m, name, "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) { return None, nil })
+		}
+		return m, nil
+	})
+	in.RegisterModule("collections", func(in *Interp) (*ModuleObj, error) {
+		m := in.NewModule("collections")
+		m.Set(in, "OrderedDict", DictType)
+		return m, nil
+	})
+	in.RegisterModule("functools", in.functoolsModule)
+	in.RegisterModule("contextlib", in.contextlibModule)
+	in.RegisterModule("itertools", in.itertoolsModule)
+}
+
+func (*Interp) mathModule(in *Interp) (*ModuleObj, error) {
+	m := in.NewModule("math")
+	m.Set(in, "pi", math.Pi)
+	m.Set(in, "e", math.E)
+	m.Set(in, "inf", math.Inf(1))
+	m.Set(in, "nan", math.NaN())
+	m.Set(in, "tau", 2*math.Pi)
+	unary := map[string]func(float64) float64{"sqrt": math.Sqrt, "exp": math.Exp, "log2": math.Log2,
+		"log10": math.Log10, "sin": math.Sin, "cos": math.Cos, "tanh": math.Tanh, "fabs": math.Abs}
+	for name, f := range unary {
+		in.fn(m, name, name+"(x)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			if err := in.fixedArgs(name, args, kw, 1, 1); err != nil {
+				return nil, err
+			}
+			if u, ok := args[0].(Unknown); ok {
+				return u, nil
+			}
+			x, err := in.floatArg(name, args[0])
+			if err != nil {
+				return nil, err
+			}
+			r := f(x)
+			if math.IsNaN(r) && !math.IsNaN(x) {
+				return nil, in.Raise(ValueErrorType, "math domain error")
+			}
+			return r, nil
+		})
+	}
+	in.fn(m, "log", "log(x[, base])", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("log", args, kw, 1, 2); err != nil {
+			return nil, err
+		}
+		x, err := in.floatArg("log", args[0])
+		if err != nil {
+			return nil, err
+		}
+		if x <= 0 {
+			return nil, in.Raise(ValueErrorType, "math domain error")
+		}
+		r := math.Log(x)
+		if len(args) == 2 {
+			b, err := in.floatArg("log", args[1])
+			if err != nil {
+				return nil, err
+			}
+			r /= math.Log(b)
+		}
+		return r, nil
+	})
+	rounding := map[string]func(float64) float64{"ceil": math.Ceil, "floor": math.Floor, "trunc": math.Trunc}
+	for name, f := range rounding {
+		in.fn(m, name, name+"(x)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			if err := in.fixedArgs(name, args, kw, 1, 1); err != nil {
+				return nil, err
+			}
+			if b, ok := bigInt(args[0]); ok {
+				return normInt(b), nil
+			}
+			if u, ok := args[0].(Unknown); ok {
+				return u, nil
+			}
+			x, err := in.floatArg(name, args[0])
+			if err != nil {
+				return nil, err
+			}
+			r, err := pyformat.FloatToInt(f(x))
+			if err != nil {
+				return nil, in.pyErr(err)
+			}
+			return normInt(r), nil
+		})
+	}
+	in.fn(m, "prod", "prod(iterable)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("prod", args, kw, 1, 1); err != nil {
+			return nil, err
+		}
+		var acc Value = int64(1)
+		err := in.forEach(args[0], func(v Value) error {
+			r, err := in.BinOp(multOp, acc, v, false)
+			in.Decref(acc)
+			acc = r
+			if err != nil {
+				acc = int64(0)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		return acc, nil
+	})
+	in.fn(m, "isclose", "isclose(a, b)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if len(args) != 2 {
+			return nil, in.typeError("isclose() takes 2 positional arguments")
+		}
+		a, err := in.floatArg("isclose", args[0])
+		if err != nil {
+			return nil, err
+		}
+		b, err := in.floatArg("isclose", args[1])
+		if err != nil {
+			return nil, err
+		}
+		return a == b || math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)), nil
+	})
+	for name, f := range map[string]func(float64) bool{"isnan": math.IsNaN, "isinf": func(x float64) bool { return math.IsInf(x, 0) }} {
+		in.fn(m, name, name+"(x)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			if err := in.fixedArgs(name, args, kw, 1, 1); err != nil {
+				return nil, err
+			}
+			x, err := in.floatArg(name, args[0])
+			if err != nil {
+				return nil, err
+			}
+			return f(x), nil
+		})
+	}
+	return m, nil
+}
+
+// floatArg is v as a float, for math's functions.
+func (in *Interp) floatArg(fn string, v Value) (float64, error) {
+	switch x := v.(type) {
+	case float64:
+		return x, nil
+	case *big.Int:
+		f, err := pyformat.IntToFloat(x)
+		return f, in.pyErr(err)
+	case Unknown:
+		return 0, in.unknownError(x)
+	}
+	if _, ok := bigInt(v); ok {
+		return toFloat(v), nil
+	}
+	return 0, in.typeError("must be real number, not %s", TypeOf(v).Name)
+}

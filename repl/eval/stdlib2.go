@@ -1,0 +1,258 @@
+package eval
+
+// partialType is functools.partial; genCMType is what a
+// @contextlib.contextmanager function returns; nullCMType is
+// contextlib.nullcontext.
+var (
+	partialType = NewClass("partial", "functools")
+	genCMType   = NewClass("_GeneratorContextManager", "contextlib")
+	nullCMType  = NewClass("nullcontext", "contextlib")
+)
+
+func init() {
+	for _, c := range []*Class{partialType, genCMType, nullCMType} {
+		c.Native = false
+	}
+	method(partialType, "__call__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		d := self.(*Instance).Dict
+		fn, _ := d.getStr("func")
+		pre, _ := d.getStr("args")
+		kwd, _ := d.getStr("keywords")
+		all := append(append([]Value(nil), pre.(*Tuple).items...), args...)
+		var kws []KeywordArg
+		kwd.(*Dict).Items(func(k, v Value) bool {
+			if Kwarg(kw, k.(string)) == nil {
+				kws = append(kws, KeywordArg{Name: k.(string), Value: v})
+			}
+			return true
+		})
+		return in.call(fn, all, append(kws, kw...))
+	})
+	method(genCMType, "__enter__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		g, _ := self.(*Instance).Dict.getStr("gen")
+		v, ok, err := in.Next(g)
+		if err == nil && !ok {
+			return nil, in.Raise(RuntimeErrorType, "generator didn't yield")
+		}
+		return v, err
+	})
+	method(genCMType, "__exit__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		gv, _ := self.(*Instance).Dict.getStr("gen")
+		g := gv.(*Generator)
+		if len(args) == 3 && args[1] != None {
+			exc := args[1].(*Instance)
+			_, done, err := in.genSend(g, genMsg{err: &Exception{Inst: newRef(exc).(*Instance)}})
+			if err != nil {
+				if e, ok := err.(*Exception); ok && e.Inst == exc {
+					in.Drop(err)
+					return false, nil
+				}
+				return nil, err
+			}
+			if !done {
+				return nil, in.Raise(RuntimeErrorType, "generator didn't stop after throw()")
+			}
+			return true, nil
+		}
+		v, done, err := in.genSend(g, genMsg{v: None})
+		if err != nil {
+			return nil, err
+		}
+		if !done {
+			in.Decref(v)
+			return nil, in.Raise(RuntimeErrorType, "generator didn't stop")
+		}
+		return false, nil
+	})
+	method(nullCMType, "__enter__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		v, _ := self.(*Instance).Dict.getStr("enter_result")
+		return newRef(v), nil
+	})
+	method(nullCMType, "__exit__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		return false, nil
+	})
+}
+
+// newInstanceWith makes an instance of a Go-declared class with
+// attributes (borrowed values).
+func (in *Interp) newInstanceWith(cls *Class, attrs ...any) *Instance {
+	o := in.newInstance(cls)
+	for i := 0; i+1 < len(attrs); i += 2 {
+		in.SetStr(o.Dict, attrs[i].(string), attrs[i+1])
+	}
+	return o
+}
+
+func (*Interp) functoolsModule(in *Interp) (*ModuleObj, error) {
+	m := in.NewModule("functools")
+	in.fn(m, "partial", "partial(func, *args, **keywords)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if len(args) == 0 {
+			return nil, in.typeError("type 'partial' takes at least one argument")
+		}
+		pre := make([]Value, 0, len(args)-1)
+		for _, a := range args[1:] {
+			pre = append(pre, newRef(a))
+		}
+		t := in.NewTuple(pre)
+		d := in.NewDict()
+		for _, k := range kw {
+			in.SetStr(d, k.Name, k.Value)
+		}
+		o := in.newInstanceWith(partialType, "func", args[0], "args", t, "keywords", d)
+		in.Decref(t)
+		in.Decref(d)
+		return o, nil
+	})
+	in.fn(m, "reduce", "reduce(function, iterable[, initial])", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("reduce", args, kw, 2, 3); err != nil {
+			return nil, err
+		}
+		var acc Value
+		if len(args) == 3 {
+			acc = newRef(args[2])
+		}
+		err := in.forEach(args[1], func(v Value) error {
+			if acc == nil {
+				acc = newRef(v)
+				return nil
+			}
+			r, err := in.call(args[0], []Value{acc, v}, nil)
+			in.Decref(acc)
+			acc = r
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if acc == nil {
+			return nil, in.typeError("reduce() of empty iterable with no initial value")
+		}
+		return acc, nil
+	})
+	identity := NewBuiltin("wraps", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if len(args) != 1 {
+			return nil, in.typeError("decorator takes one argument")
+		}
+		return newRef(args[0]), nil
+	})
+	in.fn(m, "wraps", "wraps(wrapped): a decorator that returns the function as it is", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		return identity, nil
+	})
+	return m, nil
+}
+
+func (*Interp) contextlibModule(in *Interp) (*ModuleObj, error) {
+	m := in.NewModule("contextlib")
+	in.fn(m, "contextmanager", "contextmanager(func)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("contextmanager", args, kw, 1, 1); err != nil {
+			return nil, err
+		}
+		fn := args[0]
+		b := &Builtin{Name: "helper", Self: newRef(fn), Fn: func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+			g, err := in.call(self, args, kw)
+			if err != nil {
+				return nil, err
+			}
+			o := in.newInstanceWith(genCMType, "gen", g)
+			in.Decref(g)
+			return o, nil
+		}}
+		in.track(b)
+		return b, nil
+	})
+	in.fn(m, "nullcontext", "nullcontext(enter_result=None)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		var v Value = None
+		if len(args) > 0 {
+			v = args[0]
+		}
+		return in.newInstanceWith(nullCMType, "enter_result", v), nil
+	})
+	return m, nil
+}
+
+func (*Interp) itertoolsModule(in *Interp) (*ModuleObj, error) {
+	m := in.NewModule("itertools")
+	in.fn(m, "count", "count(start=0, step=1)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		a, err := in.ArgSpec("count", args, kw, 0, "start", "step")
+		if err != nil {
+			return nil, err
+		}
+		var start, step int64 = 0, 1
+		if a[0] != nil {
+			if start, err = in.Index(a[0]); err != nil {
+				return nil, err
+			}
+		}
+		if a[1] != nil {
+			if step, err = in.Index(a[1]); err != nil {
+				return nil, err
+			}
+		}
+		return in.newIter(None, func(in *Interp, it *iterObj) (Value, bool, error) {
+			it.i++
+			return start + (it.i-1)*step, true, nil
+		}), nil
+	})
+	in.fn(m, "chain", "chain(*iterables)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		var items []Value
+		for _, a := range args {
+			more, err := in.collect(a)
+			if err != nil {
+				in.decrefAll(items)
+				return nil, err
+			}
+			items = append(items, more...)
+		}
+		l := in.NewList(items)
+		it, err := in.Iter(l)
+		in.Decref(l)
+		return it, err
+	})
+	in.fn(m, "islice", "islice(iterable, stop) or islice(iterable, start, stop[, step])", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("islice", args, kw, 2, 4); err != nil {
+			return nil, err
+		}
+		bounds := make([]int64, 0, 3)
+		for _, a := range args[1:] {
+			if a == None {
+				bounds = append(bounds, -1)
+				continue
+			}
+			n, err := in.Index(a)
+			if err != nil {
+				return nil, err
+			}
+			bounds = append(bounds, n)
+		}
+		start, stop, step := int64(0), bounds[0], int64(1)
+		if len(bounds) > 1 {
+			start, stop = bounds[0], bounds[1]
+		}
+		if len(bounds) > 2 {
+			step = bounds[2]
+		}
+		src, err := in.Iter(args[0])
+		if err != nil {
+			return nil, err
+		}
+		next := start
+		it := in.newIter(src, func(in *Interp, it *iterObj) (Value, bool, error) {
+			for it.src != nil && (stop < 0 || it.i < stop) {
+				v, ok, err := in.Next(it.src)
+				if err != nil || !ok {
+					return nil, false, err
+				}
+				it.i++
+				if it.i-1 == next {
+					next += step
+					return v, true, nil
+				}
+				in.Decref(v)
+			}
+			return nil, false, nil
+		})
+		in.Decref(src)
+		return it, nil
+	})
+	return m, nil
+}
