@@ -218,3 +218,29 @@ func TestReplayCompareWhatIf(t *testing.T) {
 		t.Errorf("with the recorded limit: %s", out)
 	}
 }
+
+// A snapshot is told by its content, whatever its name; what follows its
+// STOP is an error under --check (one line naming the file and the
+// pickle offset) and a warning otherwise.
+func TestReplaySniffsAndWarns(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("../../testdata/models/mlp_adamw.pickle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	pt, bad := dir+"/snap.pt", dir+"/bad.pickle"
+	if os.WriteFile(pt, b, 0o644) != nil || os.WriteFile(bad, append(b, "xx"...), 0o644) != nil {
+		t.Fatal("cannot write")
+	}
+	if out, errOut, code := run(t, "replay", "--check", pt); code != 0 || !strings.Contains(out, "ok   "+pt+": 136 ops") {
+		t.Errorf("snap.pt: exit %d: %s%s", code, out, errOut)
+	}
+	want := fmt.Sprintf("%s: pickle offset %d: 2 bytes follow the pickle's STOP\n", bad, len(b))
+	if out, errOut, code := run(t, "replay", "--check", bad); code != 1 || errOut != want {
+		t.Errorf("--check: exit %d: %s%q, want %q", code, out, errOut, want)
+	}
+	if out, errOut, code := run(t, "replay", bad); code != 0 || !strings.Contains(errOut, bad+": warning: pickle offset") || !strings.Contains(out, "136 ops") {
+		t.Errorf("without --check: exit %d: %s%s", code, out, errOut)
+	}
+}
