@@ -101,20 +101,27 @@ func benchReplay(b *testing.B, path string) {
 
 // pickleScript writes a snapshot of N events with CPython's own pickler,
 // protocol 4, as _dump_snapshot writes it (PyTorch 2.11's event fields,
-// its shared action and key strings), then times pickle.load of it: the
-// median of 3 loads, in seconds, on stdout.
+// its shared action and key strings; with DEPTH > 0, each event's stack
+// a list of DEPTH frame dicts shared from a pool, as py_symbolize shares
+// them), then times pickle.load of it: the median of 3 loads, in
+// seconds, on stdout.
 const pickleScript = `
 import pickle, random, sys, time
-n, path = int(sys.argv[1]), sys.argv[2]
+n, path, depth = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 r = random.Random(1)
 keys = ["action", "addr", "size", "stream", "time_us", "compile_context", "user_metadata"]
 acts = {a: a for a in ["alloc", "free_requested", "free_completed", "segment_alloc"]}
 na, empty = "N/A", ""
+pool = [{"name": "f%d" % i, "filename": "model/layer%d.py" % (i % 17), "line": i} for i in range(500)]
 events, live, addr, t = [], [], 1 << 40, 1796197769684410
 def ev(a, p, s):
     global t
     t += r.randrange(1, 50)
-    events.append({"action": acts[a], "addr": p, "size": s, "stream": 0, "time_us": t, "compile_context": na, "user_metadata": empty})
+    e = {"action": acts[a], "addr": p, "size": s, "stream": 0, "time_us": t, "compile_context": na, "user_metadata": empty}
+    if depth:
+        k = r.randrange(len(pool) - depth)
+        e["frames"] = pool[k:k + depth]
+    events.append(e)
 while len(events) < n:
     if live and (len(live) > 400 or r.randrange(2) == 0):
         k = r.randrange(len(live))
@@ -146,9 +153,9 @@ print(sorted(runs)[1])
 // has CPython time pickle.load of it, then times our Load, Prepare and
 // replay of it: python-load-s is CPython's median, vs-python our time
 // over it (issue 17 asks at most 0.5 for 1,000,000 events).
-func benchAgainstPython(b *testing.B, n int) {
+func benchAgainstPython(b *testing.B, n, depth int) {
 	path := filepath.Join(b.TempDir(), "snapshot.pickle")
-	out, err := exec.Command("python3", "-c", pickleScript, strconv.Itoa(n), path).Output()
+	out, err := exec.Command("python3", "-c", pickleScript, strconv.Itoa(n), path, strconv.Itoa(depth)).Output()
 	if err != nil {
 		b.Fatalf("python3: %v", err)
 	}
@@ -163,10 +170,14 @@ func benchAgainstPython(b *testing.B, n int) {
 
 // BenchmarkPythonMillion is the 1,000,000-event snapshot of issue 17,
 // against CPython's pickle.load of the same file.
-func BenchmarkPythonMillion(b *testing.B) { benchAgainstPython(b, 1_000_000) }
+func BenchmarkPythonMillion(b *testing.B) { benchAgainstPython(b, 1_000_000, 0) }
 
 // BenchmarkPythonThreeMillion is the 3,000,000-event one.
-func BenchmarkPythonThreeMillion(b *testing.B) { benchAgainstPython(b, 3_000_000) }
+func BenchmarkPythonThreeMillion(b *testing.B) { benchAgainstPython(b, 3_000_000, 0) }
+
+// BenchmarkPythonMillionStacks is the million events with 16-frame
+// stacks, as _record_memory_history records by default.
+func BenchmarkPythonMillionStacks(b *testing.B) { benchAgainstPython(b, 1_000_000, 16) }
 
 // samplePeak samples the memory the runtime holds until stop is closed,
 // then sends the largest figure.

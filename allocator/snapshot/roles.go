@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 )
@@ -285,7 +286,7 @@ func (u *unpickler) setField(b *eventBuilder, k any, s slot) error {
 		}
 	case "frames":
 		if l, ok := s.v.(*list); ok && s.k == kObj {
-			b.ev.Frames, b.ev.missing = Stack{l}, b.ev.missing&^hasFrames
+			b.ev.Frames, b.ev.missing = u.stacks.shared(l), b.ev.missing&^hasFrames
 			return nil
 		}
 	}
@@ -364,4 +365,38 @@ func appendDoubling[T any](s []T, v T) []T {
 		s = grown
 	}
 	return append(s, v)
+}
+
+// stackTable shares equal stacks: PyTorch pickles each allocation's
+// stack as a list of its own (of frame dicts it shares), and a training
+// loop records the same few thousand stacks a million times.
+type stackTable struct {
+	ids    map[*dict]uint32 // frame dict → its number
+	stacks map[string]*list // the frames' numbers → the first list of them
+	key    []byte
+}
+
+// shared is the first stack read with the same frames as l, or l.
+func (t *stackTable) shared(l *list) Stack {
+	if t.ids == nil {
+		t.ids, t.stacks = map[*dict]uint32{}, map[string]*list{}
+	}
+	t.key = t.key[:0]
+	for _, v := range l.items {
+		d, ok := v.(*dict)
+		if !ok {
+			return Stack{l}
+		}
+		id, ok := t.ids[d]
+		if !ok {
+			id = uint32(len(t.ids))
+			t.ids[d] = id
+		}
+		t.key = binary.LittleEndian.AppendUint32(t.key, id)
+	}
+	if first, ok := t.stacks[string(t.key)]; ok {
+		return Stack{first}
+	}
+	t.stacks[string(t.key)] = l
+	return Stack{l}
 }

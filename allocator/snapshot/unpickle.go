@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -90,6 +91,7 @@ type unpickler struct {
 	builders []*eventBuilder
 	problems []Problem
 	extra    *fields // the last event's other fields, shared by the next if equal
+	stacks   stackTable
 }
 
 // pickleError is an error at a pickle offset.
@@ -654,6 +656,7 @@ func (u *unpickler) appendTo(target []slot, items []slot) error {
 		if err := u.count(len(items)); err != nil {
 			return err
 		}
+		l.items = slices.Grow(l.items, len(items))
 		for _, s := range items {
 			v, err := u.plain(s)
 			if err != nil {
