@@ -324,3 +324,7 @@ func (t *Tensor) IsLeaf() bool { return t.fn == nil }
 type handle struct{ t *Tensor }
 
 func (h *handle) pos() Pos { return Pos{} }
+
+// Interrupted reports whether the user asked to stop (Ctrl-C) since the
+// step began: long loops of the front end poll it.
+func (s *Session) Interrupted() bool { return s.interrupted.Load() }

@@ -186,6 +186,7 @@ type jsonDevice struct {
 
 type jsonStep struct {
 	Line       int          `json:"line"`
+	EndLine    int          `json:"end_line,omitempty"`
 	Source     string       `json:"source"`
 	HostRSS    *uint64      `json:"host_rss_bytes"`
 	Allocated  uint64       `json:"allocated_bytes"`
@@ -201,7 +202,13 @@ type jsonStep struct {
 }
 
 func (r *Runner) writeJSON(src string, lineNo int, f engine.Figures, res engine.Result, err error) {
-	s := jsonStep{Line: lineNo, Source: src, Events: res.Events, Output: res.Output, ElapsedNs: res.Elapsed.Nanoseconds()}
+	r.writeJSONEnd(src, lineNo, 0, f, res, err)
+}
+
+// writeJSONEnd writes one step as JSON; endLine is a Python statement's
+// last line (0: one line).
+func (r *Runner) writeJSONEnd(src string, lineNo, endLine int, f engine.Figures, res engine.Result, err error) {
+	s := jsonStep{Line: lineNo, EndLine: endLine, Source: src, Events: res.Events, Output: res.Output, ElapsedNs: res.Elapsed.Nanoseconds()}
 	if f.HostKnown {
 		s.HostRSS = &f.HostRSS
 	}

@@ -118,6 +118,14 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		defer f.Close()
 		in, r.File = f, files[0]
+		if repl.IsPython(r.File) {
+			src, err := io.ReadAll(f)
+			if err != nil {
+				fmt.Fprintf(stderr, "gpumemrepl: %v\n", err)
+				return 1
+			}
+			return r.PyScript(src)
+		}
 	}
 	return r.Script(in)
 }

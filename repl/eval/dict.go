@@ -274,3 +274,18 @@ func (d *Dict) keys() []Value {
 	}
 	return out
 }
+
+// GetStr looks up a str key (a borrowed value).
+func (d *Dict) GetStr(name string) (Value, bool) { return d.getStr(name) }
+
+// DelStr removes a str key, dropping its value, and reports whether it
+// was there.
+func (in *Interp) DelStr(d *Dict, name string) bool { return in.delStr(d, name) }
+
+// PutStr binds name to v in d taking over the caller's reference to v;
+// the value it replaced is dropped, called label in events.
+func (in *Interp) PutStr(d *Dict, name string, v Value, label string) {
+	if old := putNS(d, name, v); old != nil {
+		in.Labeled(old, label)
+	}
+}

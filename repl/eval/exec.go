@@ -713,3 +713,7 @@ func (in *Interp) Import(name string) (*ModuleObj, error) {
 	}
 	return m, nil
 }
+
+// AddModule puts a module made by a package's maker in sys.modules
+// (torch makes torch.cuda as it is imported).
+func (in *Interp) AddModule(name string, m *ModuleObj) { in.modules[name] = m }

@@ -132,3 +132,16 @@ func (in *Interp) DyingLabel(o Object) string {
 	}
 	return ""
 }
+
+// DroppingLabel is the label of the store or del being carried out
+// (its dying object may free others: a list's tensors), else "".
+func (in *Interp) DroppingLabel() string { return in.droppingLabel }
+
+// Imported returns a module already imported, if it is.
+func (in *Interp) Imported(name string) (*ModuleObj, bool) {
+	m, ok := in.modules[name]
+	return m, ok
+}
+
+// TypeName is type(v).__name__.
+func (in *Interp) TypeName(v Value) string { return TypeOf(v).Name }

@@ -112,3 +112,28 @@ func (in *Interp) formatEntry(b *strings.Builder, e tbEntry) {
 	}
 	fmt.Fprintf(b, "    %s%s\n", strings.Repeat(" ", start-indent), strings.Repeat("^", end-start))
 }
+
+// ErrorLine is an exception as one line, "FILE:LINE:COL: Type: message",
+// placed where it was raised (the innermost frame); ok is false for an
+// error that is not a Python exception.
+func (in *Interp) ErrorLine(err error) (line string, inFunction bool, ok bool) {
+	e, isExc := err.(*Exception)
+	if !isExc || e.Inst == nil {
+		return "", false, false
+	}
+	s := e.Inst.exc
+	name := e.Inst.cls.Name
+	if m := e.Inst.cls.Module; m != "" && m != "builtins" && m != "__main__" {
+		name = m + "." + name
+	}
+	msg := name
+	if s.str != "" {
+		msg += ": " + s.str
+	}
+	msg += s.hint
+	if len(s.tb) == 0 {
+		return msg, false, true
+	}
+	inner := s.tb[0]
+	return fmt.Sprintf("%s:%d:%d: %s", inner.frame.file, inner.start.Line, inner.start.Col, msg), len(s.tb) > 1, true
+}

@@ -186,3 +186,7 @@ func normInt(b *big.Int) Value {
 
 // bigOf is i as a *big.Int.
 func bigOf(i int64) *big.Int { return big.NewInt(i) }
+
+// Immortal marks an object made outside this package that lives for
+// the whole session and is never counted (a torch.dtype).
+func Immortal(o Object) { o.header().refs = 1 << 30 }

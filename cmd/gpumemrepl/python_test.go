@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// recordedStep is one row of a PyTorch recording (scripts/
+// record_script.py run on the GPU machine): a top-level statement and
+// the figures after it.
+type recordedStep struct {
+	Line    int     `json:"line"`
+	Error   *string `json:"error"`
+	Devices []struct {
+		Allocated int64 `json:"allocated"`
+		Reserved  int64 `json:"reserved"`
+	} `json:"devices"`
+}
+
+// pythonStep is one --json row of gpumemrepl run FILE.py.
+type pythonStep struct {
+	Line      int     `json:"line"`
+	EndLine   int     `json:"end_line"`
+	Allocated int64   `json:"allocated_bytes"`
+	Reserved  int64   `json:"reserved_bytes"`
+	Error     *string `json:"error"`
+}
+
+// pythonRecordings are the Python programs recorded with PyTorch 2.11
+// on an H200: the seed experiments, the published experiments of
+// testdata/experiments and the rule scripts of testdata/pyrules.
+func pythonRecordings(t *testing.T) map[string]string {
+	out := map[string]string{
+		"seed000": "../../scripts/seed000.py",
+		"seed003": "../../scripts/seed003.py",
+	}
+	for _, dir := range []string{"experiments", "pyrules"} {
+		files, err := filepath.Glob(filepath.Join("../../testdata", dir, "*.py"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			out[dir+"/"+strings.TrimSuffix(filepath.Base(f), ".py")] = f
+		}
+	}
+	return out
+}
+
+func recordingOf(name, script string) string {
+	if strings.HasPrefix(name, "seed") {
+		return "../../testdata/seeds/" + name + ".jsonl"
+	}
+	return strings.TrimSuffix(script, ".py") + ".jsonl"
+}
+
+// diffPython runs script as pasted on the simulated H200 and lists the
+// statements whose allocated or reserved bytes differ from PyTorch's.
+func diffPython(t *testing.T, script, recording string) ([]string, error) {
+	f, err := os.Open(recording)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var want []recordedStep
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var s recordedStep
+		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+			return nil, err
+		}
+		want = append(want, s)
+	}
+	out, _ := exec.Command(binary, "run", "--json", "--fake-host", "--device", "sim", "--keep-going", script).Output()
+	got := map[int]pythonStep{}
+	for _, l := range strings.Split(string(out), "\n") {
+		var s pythonStep
+		if json.Unmarshal([]byte(l), &s) == nil && s.Line > 0 {
+			got[s.Line] = s
+		}
+	}
+	var diffs []string
+	for _, w := range want {
+		var wa, wr int64
+		if len(w.Devices) > 0 {
+			wa, wr = w.Devices[0].Allocated, w.Devices[0].Reserved
+		}
+		g, ok := got[w.Line]
+		switch {
+		case !ok:
+			diffs = append(diffs, fmt.Sprintf("line %d: no step", w.Line))
+		case (g.Error != nil) != (w.Error != nil):
+			diffs = append(diffs, fmt.Sprintf("line %d: error %v, PyTorch's %v", w.Line, deref(g.Error), deref(w.Error)))
+		case g.Allocated != wa || g.Reserved != wr:
+			diffs = append(diffs, fmt.Sprintf("line %d: allocated %d reserved %d, PyTorch %d and %d", w.Line, g.Allocated, g.Reserved, wa, wr))
+		}
+	}
+	return diffs, nil
+}
+
+// TestPythonAsPasted runs every recorded Python program through the
+// binary and compares each top-level statement's allocated and reserved
+// bytes with PyTorch's. The programs of testdata/python_passing.txt
+// must match at every statement; every other one must still differ
+// somewhere (so the list is kept true as the tool grows: a program that
+// starts to match goes on the list).
+func TestPythonAsPasted(t *testing.T) {
+	listed, err := os.ReadFile("../../testdata/python_passing.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var passing []string
+	for _, l := range strings.Split(string(listed), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			passing = append(passing, l)
+		}
+	}
+	progs := pythonRecordings(t)
+	for _, p := range passing {
+		if _, ok := progs[p]; !ok {
+			t.Errorf("python_passing.txt names %s, which is not a recorded program", p)
+		}
+	}
+	for name, script := range progs {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			diffs, err := diffPython(t, script, recordingOf(name, script))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := slices.Contains(passing, name)
+			switch {
+			case want && len(diffs) > 0:
+				t.Errorf("%s differs from PyTorch:\n%s", script, strings.Join(diffs, "\n"))
+			case !want && len(diffs) == 0:
+				t.Errorf("%s now matches PyTorch at every statement: add %s to testdata/python_passing.txt", script, name)
+			}
+		})
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "none"
+	}
+	return *s
+}

@@ -1,0 +1,149 @@
+package repl
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+	"github.com/gpumemrepl/gpumemrepl/repl/plot"
+	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
+	"github.com/gpumemrepl/gpumemrepl/repl/torchpy"
+)
+
+// IsPython reports whether a script is Python (run by the Python front
+// end) rather than the line-by-line .gpumem form.
+func IsPython(file string) bool { return strings.HasSuffix(file, ".py") }
+
+// PyScript runs a Python file as python FILE would, one step per
+// top-level statement (a whole for loop or class is one step), with the
+// step report after each. A syntax error runs nothing. An exception
+// stops the script (exit 1) unless KeepGoing; sys.exit(n) ends it with
+// status n.
+func (r *Runner) PyScript(src []byte) (status int) {
+	mod, err := syntax.ParseFile(r.File, src, nil)
+	if err != nil {
+		fmt.Fprintln(r.Err, err)
+		return 1
+	}
+	lines := strings.SplitAfter(string(src), "\n")
+	in := eval.New()
+	in.Stderr = r.Err
+	in.Interrupted = r.Session.Interrupted
+	torchpy.Install(in, r.Session)
+	in.Hooks.Bound = func(name string, v eval.Value) {
+		if t, ok := v.(*torchpy.Tensor); ok && t.T != nil {
+			r.Session.Eventf("%s: %s", name, t.T.Describe())
+		}
+	}
+	in.AddSource(r.File, lines)
+	g := in.NewGlobals(r.File)
+	fr := in.ModuleFrame(r.File, g)
+	in.Decref(g)
+	r.prev = r.Session.Measure()
+	r.started = true
+	for _, s := range mod.Body {
+		st, end := s.Span()
+		endLine := int(end.Line)
+		if end.Col == 1 && endLine > int(st.Line) {
+			endLine--
+		}
+		text := strings.TrimRight(strings.Join(lines[st.Line-1:min(endLine, len(lines))], ""), "\n")
+		var out bytes.Buffer
+		in.Stdout = &out
+		r.Session.BeginStep()
+		err := r.execPy(in, fr, s)
+		cur := r.Session.Measure()
+		events := r.Session.Events()
+		if len(cur.Devices) > 0 && err == nil {
+			d := cur.Devices[0]
+			r.history = append(r.history, plot.Step{Label: fmt.Sprintf("%d: %s", st.Line, firstLine(text)), Allocated: d.Allocated, Reserved: d.Reserved, Driver: d.DriverUsed, HasDriver: d.DriverKnown})
+		}
+		if exit, ok := err.(*eval.SysExit); ok {
+			io.WriteString(r.Out, out.String())
+			return exit.Code
+		}
+		msg := r.pyErrorText(in, err)
+		if r.JSON {
+			r.writePyJSON(int(st.Line), endLine, text, cur, events, out.String(), msg)
+			if msg != "" {
+				io.WriteString(r.Err, msg)
+			}
+		} else {
+			for i, l := range strings.Split(text, "\n") {
+				mark := ">"
+				if i > 0 {
+					mark = "."
+				}
+				fmt.Fprintf(r.Out, "%s %s\n", colorName.Sprintf("%3d %s", int(st.Line)+i, mark), l)
+			}
+			io.WriteString(r.Out, out.String())
+			if msg != "" {
+				io.WriteString(r.Err, msg)
+			} else {
+				writeReport(r.Out, r.prev, cur, events)
+			}
+		}
+		r.prev = cur
+		if err != nil {
+			in.Drop(err)
+			status = 1
+			if !r.KeepGoing {
+				return status
+			}
+		}
+	}
+	return status
+}
+
+// execPy runs one statement; a Go panic becomes an internal error
+// naming the line, never a crash.
+func (r *Runner) execPy(in *eval.Interp, fr *eval.Frame, s syntax.Stmt) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			st, _ := s.Span()
+			err = fmt.Errorf("%s:%d: internal error: %v (please report this line)", r.File, st.Line, p)
+		}
+	}()
+	return in.ExecStmt(fr, s)
+}
+
+// pyErrorText is how a failed statement is reported: one line, FILE:
+// LINE:COL: Type: message, then the traceback when it was raised inside
+// a function.
+func (r *Runner) pyErrorText(in *eval.Interp, err error) string {
+	if err == nil {
+		return ""
+	}
+	line, inFunc, ok := in.ErrorLine(err)
+	if !ok {
+		return err.Error() + "\n"
+	}
+	if inFunc {
+		return line + "\n" + in.FormatError(err)
+	}
+	return line + "\n"
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+// writePyJSON writes a Python step as one JSON object: the fields of a
+// .gpumem step, with end_line, the statement's last line.
+func (r *Runner) writePyJSON(line, endLine int, src string, f engine.Figures, events []string, output, errMsg string) {
+	res := engine.Result{Events: events, Output: output}
+	var err error
+	if errMsg != "" {
+		err = pyError(strings.TrimSuffix(errMsg, "\n"))
+	}
+	r.writeJSONEnd(src, line, endLine, f, res, err)
+}
+
+// pyError carries a Python error's text into a JSON row.
+type pyError string
+
+func (e pyError) Error() string { return string(e) }

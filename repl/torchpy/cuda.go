@@ -1,0 +1,206 @@
+package torchpy
+
+import (
+	"github.com/gpumemrepl/gpumemrepl/allocator"
+	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+)
+
+// gradMode is torch.no_grad(), torch.enable_grad(),
+// torch.set_grad_enabled(b) and torch.inference_mode(): a context
+// manager, and a decorator when called with a function.
+type gradMode struct {
+	eval.Header
+	on   bool
+	prev []bool
+}
+
+var gradModeType = eval.NewClass("no_grad", "torch.autograd.grad_mode")
+
+func (g *gradMode) Type() *eval.Class         { return gradModeType }
+func (g *gradMode) Traverse(func(eval.Value)) {}
+func (g *gradMode) Clear(*eval.Interp)        {}
+
+func init() {
+	gradModeType.SetMethod(eval.NewBuiltin("__enter__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		g := s.(*gradMode)
+		b := bindingOf(in)
+		g.prev = append(g.prev, b.S.SetGradEnabled(g.on))
+		return eval.None, nil
+	}))
+	gradModeType.SetMethod(eval.NewBuiltin("__exit__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		g := s.(*gradMode)
+		if n := len(g.prev); n > 0 {
+			bindingOf(in).S.SetGradEnabled(g.prev[n-1])
+			g.prev = g.prev[:n-1]
+		}
+		return false, nil
+	}))
+	gradModeType.SetMethod(eval.NewBuiltin("__call__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		g := s.(*gradMode)
+		if len(args) != 1 {
+			return nil, in.Raise(eval.TypeErrorType, "a grad mode decorates one function")
+		}
+		fn := args[0]
+		on := g.on
+		w := &eval.Builtin{Name: "decorated", Self: fn, Fn: func(in *eval.Interp, fn eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			b := bindingOf(in)
+			prev := b.S.SetGradEnabled(on)
+			r, err := in.Call(fn, args, kw)
+			b.S.SetGradEnabled(prev)
+			return r, err
+		}}
+		eval.Incref(fn)
+		return eval.Track(in, w), nil
+	}))
+}
+
+// bindings finds the Binding of an interpreter (one per interpreter).
+var bindings = map[*eval.Interp]*Binding{}
+
+func bindingOf(in *eval.Interp) *Binding { return bindings[in] }
+
+func (b *Binding) gradModes(m *eval.ModuleObj) {
+	for name, on := range map[string]bool{"no_grad": false, "enable_grad": true, "inference_mode": false} {
+		b.fn(m, name, name+"(): a context manager or decorator", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			return eval.Track(in, &gradMode{on: on}), nil
+		})
+	}
+	b.fn(m, "set_grad_enabled", "set_grad_enabled(mode)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if len(args) != 1 {
+			return nil, in.Raise(eval.TypeErrorType, "set_grad_enabled() takes 1 argument")
+		}
+		on, err := in.Truth(args[0])
+		if err != nil {
+			return nil, err
+		}
+		g := eval.Track(in, &gradMode{on: on})
+		g.prev = append(g.prev, b.S.SetGradEnabled(on))
+		return g, nil
+	})
+	b.fn(m, "is_grad_enabled", "is_grad_enabled()", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return b.S.GradEnabled(), nil
+	})
+}
+
+// cudaIndex reads torch.cuda's device argument (None: the current one).
+func (b *Binding) cudaIndex(args []eval.Value, kw []eval.KeywordArg) (int, error) {
+	v := eval.Kwarg(kw, "device")
+	if len(args) > 0 {
+		v = args[0]
+	}
+	if v == nil || v == eval.None {
+		return b.S.CurrentDevice(), nil
+	}
+	d, err := b.deviceArg(v)
+	if err != nil {
+		return 0, err
+	}
+	if !d.CUDA {
+		return 0, b.in.Raise(eval.ValueErrorType, "Expected a cuda device, but got: cpu")
+	}
+	return d.Index, nil
+}
+
+func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
+	m := in.NewModule("torch.cuda")
+	m.Set(in, "OutOfMemoryError", OutOfMemoryErrorType)
+	stats := map[string]string{
+		"memory_allocated":     "allocated_bytes.all.current",
+		"memory_reserved":      "reserved_bytes.all.current",
+		"max_memory_allocated": "allocated_bytes.all.peak",
+		"max_memory_reserved":  "reserved_bytes.all.peak",
+		"memory_cached":        "reserved_bytes.all.current",
+		"max_memory_cached":    "reserved_bytes.all.peak",
+	}
+	for name, key := range stats {
+		b.fn(m, name, name+"(device=None)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			i, err := b.cudaIndex(args, kw)
+			if err != nil {
+				return nil, err
+			}
+			v, err := b.S.MemoryStat(i, key)
+			return v, b.pyErr(err)
+		})
+	}
+	b.fn(m, "memory_stats", "memory_stats(device=None)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		i, err := b.cudaIndex(args, kw)
+		if err != nil {
+			return nil, err
+		}
+		st, err := b.S.MemoryStats(i)
+		if err != nil {
+			return nil, b.pyErr(err)
+		}
+		return b.statsDict(st), nil
+	})
+	b.fn(m, "memory_summary", "memory_summary(device=None, abbreviated=False)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		i, err := b.cudaIndex(args, kw)
+		if err != nil {
+			return nil, err
+		}
+		s, err := b.S.MemorySummary(i)
+		return s, b.pyErr(err)
+	})
+	b.fn(m, "empty_cache", "empty_cache()", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return eval.None, b.pyErr(b.S.EmptyCache())
+	})
+	for _, name := range []string{"reset_peak_memory_stats", "reset_max_memory_allocated", "reset_max_memory_cached"} {
+		b.fn(m, name, name+"(device=None)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			i, err := b.cudaIndex(args, kw)
+			if err != nil {
+				return nil, err
+			}
+			return eval.None, b.pyErr(b.S.ResetPeak(i))
+		})
+	}
+	b.fn(m, "synchronize", "synchronize(device=None)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return eval.None, nil
+	})
+	b.fn(m, "is_available", "is_available()", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return b.S.DeviceCount() > 0, nil
+	})
+	b.fn(m, "device_count", "device_count()", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return int64(b.S.DeviceCount()), nil
+	})
+	b.fn(m, "current_device", "current_device()", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return int64(b.S.CurrentDevice()), nil
+	})
+	b.fn(m, "set_device", "set_device(device)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		i, err := b.cudaIndex(args, kw)
+		if err != nil {
+			return nil, err
+		}
+		return eval.None, b.pyErr(b.S.SetDevice(i))
+	})
+	b.fn(m, "set_per_process_memory_fraction", "set_per_process_memory_fraction(fraction, device=None)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if len(args) == 0 {
+			return nil, in.Raise(eval.TypeErrorType, "set_per_process_memory_fraction() missing fraction")
+		}
+		f, ok := number(args[0])
+		if !ok {
+			return nil, in.Raise(eval.TypeErrorType, "Invalid type for fraction argument, must be `float`")
+		}
+		i, err := b.cudaIndex(args[1:], kw)
+		if err != nil {
+			return nil, err
+		}
+		return eval.None, b.pyErr(b.S.SetFraction(f, i))
+	})
+	for _, name := range []string{"mem_get_info", "memory_snapshot", "get_device_properties"} {
+		b.fn(m, name, "not modelled yet", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			return nil, b.notModelled("torch.cuda." + name)
+		})
+	}
+	return m, nil
+}
+
+// statsDict is memory_stats() as a dict, in the allocator's key order.
+func (b *Binding) statsDict(st map[string]int64) *eval.Dict {
+	d := b.in.NewDict()
+	for _, k := range allocator.StatKeys {
+		if v, ok := st[k]; ok {
+			b.in.SetStr(d, k, v)
+		}
+	}
+	return d
+}

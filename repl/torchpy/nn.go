@@ -1,0 +1,577 @@
+package torchpy
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+)
+
+// The nn classes. Module instances are Python instances laid out as
+// PyTorch lays them out: __dict__ holds training, _parameters, _buffers
+// and _modules first, so a module's tensors are freed in PyTorch's
+// order when it dies (its own parameters, then its submodules').
+var (
+	ModuleType     = nnClass("Module", "torch.nn.modules.module", nil)
+	LinearType     = nnClass("Linear", "torch.nn.modules.linear", ModuleType)
+	ReLUType       = nnClass("ReLU", "torch.nn.modules.activation", ModuleType)
+	GELUType       = nnClass("GELU", "torch.nn.modules.activation", ModuleType)
+	SequentialType = nnClass("Sequential", "torch.nn.modules.container", ModuleType)
+)
+
+func nnClass(name, module string, base *eval.Class) *eval.Class {
+	var c *eval.Class
+	if base == nil {
+		c = eval.NewClass(name, module)
+	} else {
+		c = eval.NewClass(name, module, base)
+	}
+	c.Native = false
+	c.Subclassable = true
+	return c
+}
+
+// modMethod declares a method of an nn class whose receiver is an
+// instance.
+func modMethod(c *eval.Class, name, doc string, fn func(b *Binding, self *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error)) {
+	c.SetMethod(eval.NewBuiltin(name, doc, func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		o, ok := s.(*eval.Instance)
+		if !ok {
+			return nil, in.Raise(eval.TypeErrorType, "%s() needs a Module", name)
+		}
+		return fn(bindingOf(in), o, args, kw)
+	}))
+}
+
+// sub is one of a module's registries (_parameters, _modules), or nil
+// before Module.__init__ ran.
+func sub(o *eval.Instance, name string) *eval.Dict {
+	v, ok := o.Dict.GetStr(name)
+	if !ok {
+		return nil
+	}
+	d, _ := v.(*eval.Dict)
+	return d
+}
+
+func isModule(v eval.Value) (*eval.Instance, bool) {
+	o, ok := v.(*eval.Instance)
+	return o, ok && o.Type().IsSubclass(ModuleType)
+}
+
+// moduleInit is Module.__init__: the registries, in PyTorch's order.
+func (b *Binding) moduleInit(o *eval.Instance) {
+	in := b.in
+	in.PutStr(o.Dict, "training", true, "")
+	for _, name := range []string{"_parameters", "_buffers", "_modules"} {
+		if _, ok := o.Dict.GetStr(name); !ok {
+			in.PutStr(o.Dict, name, in.NewDict(), "")
+		}
+	}
+}
+
+// parameters lists a module's parameters as parameters() yields them:
+// its own, then each submodule's, each once.
+func parameters(o *eval.Instance, seen map[*Tensor]bool, out []*Tensor) []*Tensor {
+	if ps := sub(o, "_parameters"); ps != nil {
+		ps.Items(func(_, v eval.Value) bool {
+			if t, ok := v.(*Tensor); ok && !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+			return true
+		})
+	}
+	if ms := sub(o, "_modules"); ms != nil {
+		ms.Items(func(_, v eval.Value) bool {
+			if m, ok := isModule(v); ok {
+				out = parameters(m, seen, out)
+			}
+			return true
+		})
+	}
+	return out
+}
+
+func engineTensors(ts []*Tensor) []*engine.Tensor {
+	out := make([]*engine.Tensor, len(ts))
+	for i, t := range ts {
+		out[i] = t.T
+	}
+	return out
+}
+
+// newParam makes an nn.Parameter over an engine tensor reference.
+func (b *Binding) newParam(t *engine.Tensor) *Tensor {
+	p := b.wrap(t)
+	p.param = true
+	return p
+}
+
+func init() {
+	m := ModuleType
+	modMethod(m, "__init__", "Module()", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		b.moduleInit(o)
+		return eval.None, nil
+	})
+	modMethod(m, "__setattr__", "", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		name, _ := args[0].(string)
+		v := args[1]
+		in := b.in
+		ps, ms := sub(o, "_parameters"), sub(o, "_modules")
+		t, isTensor := v.(*Tensor)
+		_, isMod := isModule(v)
+		switch {
+		case isTensor && t.param:
+			if ps == nil {
+				return nil, in.Raise(eval.AttributeErrorType, "cannot assign parameters before Module.__init__() call")
+			}
+			in.DelStr(o.Dict, name)
+			if ms != nil {
+				in.DelStr(ms, name)
+			}
+			eval.Incref(v)
+			in.PutStr(ps, name, v, "old ."+name)
+		case isMod:
+			if ms == nil {
+				return nil, in.Raise(eval.AttributeErrorType, "cannot assign module before Module.__init__() call")
+			}
+			in.DelStr(o.Dict, name)
+			in.DelStr(ps, name)
+			eval.Incref(v)
+			in.PutStr(ms, name, v, "old ."+name)
+		case ps != nil && hasKey(ps, name):
+			if v != eval.None {
+				return nil, in.Raise(eval.TypeErrorType, "cannot assign '%s' as parameter '%s' (torch.nn.Parameter or None expected)", in.TypeName(v), name)
+			}
+			eval.Incref(v)
+			in.PutStr(ps, name, v, "old ."+name)
+		case ms != nil && hasKey(ms, name):
+			if v != eval.None {
+				return nil, in.Raise(eval.TypeErrorType, "cannot assign '%s' as child module '%s' (torch.nn.Module or None expected)", in.TypeName(v), name)
+			}
+			eval.Incref(v)
+			in.PutStr(ms, name, v, "old ."+name)
+		default:
+			eval.Incref(v)
+			in.PutStr(o.Dict, name, v, "old ."+name)
+		}
+		return eval.None, nil
+	})
+	modMethod(m, "__getattr__", "", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		name, _ := args[0].(string)
+		for _, reg := range []string{"_parameters", "_buffers", "_modules"} {
+			if d := sub(o, reg); d != nil {
+				if v, ok := d.GetStr(name); ok {
+					eval.Incref(v)
+					return v, nil
+				}
+			}
+		}
+		return nil, b.in.Raise(eval.AttributeErrorType, "'%s' object has no attribute '%s'", o.Type().Name, name)
+	})
+	modMethod(m, "__delattr__", "", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		name, _ := args[0].(string)
+		for _, reg := range []string{"_parameters", "_buffers", "_modules"} {
+			if d := sub(o, reg); d != nil && b.in.DelStr(d, name) {
+				return eval.None, nil
+			}
+		}
+		if !b.in.DelStr(o.Dict, name) {
+			return nil, b.in.Raise(eval.AttributeErrorType, "'%s' object has no attribute '%s'", o.Type().Name, name)
+		}
+		return eval.None, nil
+	})
+	modMethod(m, "__call__", "module(*input)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		fwd, err := b.in.GetAttr(o, "forward")
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.in.Call(fwd, args, kw)
+		b.in.Decref(fwd)
+		return r, err
+	})
+	modMethod(m, "forward", "forward(*input)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return nil, b.in.Raise(eval.NotImplementedErrType, "Module [%s] is missing the required \"forward\" function", o.Type().Name)
+	})
+	modMethod(m, "parameters", "parameters()", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		ps := parameters(o, map[*Tensor]bool{}, nil)
+		items := make([]eval.Value, len(ps))
+		for i, p := range ps {
+			eval.Incref(p)
+			items[i] = p
+		}
+		l := b.in.NewList(items)
+		it, err := b.in.Iter(l)
+		b.in.Decref(l)
+		return it, err
+	})
+	modMethod(m, "children", "children()", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		var items []eval.Value
+		if ms := sub(o, "_modules"); ms != nil {
+			ms.Items(func(_, v eval.Value) bool {
+				eval.Incref(v)
+				items = append(items, v)
+				return true
+			})
+		}
+		l := b.in.NewList(items)
+		it, err := b.in.Iter(l)
+		b.in.Decref(l)
+		return it, err
+	})
+	moveTo := func(name string, dev func(b *Binding, args []eval.Value, kw []eval.KeywordArg) (engine.Device, error)) {
+		modMethod(m, name, name+"()", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			d, err := dev(b, args, kw)
+			if err != nil {
+				return nil, err
+			}
+			if err := b.cudaStarts(d); err != nil {
+				return nil, err
+			}
+			for _, p := range parameters(o, map[*Tensor]bool{}, nil) {
+				if err := b.S.MoveParameter(p.T, d); err != nil {
+					return nil, b.pyErr(err)
+				}
+			}
+			eval.Incref(o)
+			return o, nil
+		})
+	}
+	moveTo("to", func(b *Binding, args []eval.Value, kw []eval.KeywordArg) (engine.Device, error) {
+		v := eval.Kwarg(kw, "device")
+		if len(args) > 0 {
+			v = args[0]
+		}
+		if _, ok := v.(*DTypeObj); ok {
+			return engine.Device{}, b.notModelled("Module.to(dtype)")
+		}
+		return b.deviceArg(v)
+	})
+	moveTo("cuda", func(b *Binding, args []eval.Value, kw []eval.KeywordArg) (engine.Device, error) {
+		if len(args) > 0 {
+			return b.deviceArg(args[0])
+		}
+		return engine.Device{CUDA: true, Index: b.S.CurrentDevice()}, nil
+	})
+	moveTo("cpu", func(b *Binding, args []eval.Value, kw []eval.KeywordArg) (engine.Device, error) {
+		return engine.CPU, nil
+	})
+	modMethod(m, "zero_grad", "zero_grad(set_to_none=True)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		a, err := b.in.ArgSpec("zero_grad", args, kw, 0, "set_to_none")
+		if err != nil {
+			return nil, err
+		}
+		toNone := true
+		if a[0] != nil {
+			if toNone, err = b.in.Truth(a[0]); err != nil {
+				return nil, err
+			}
+		}
+		b.S.ZeroGrad(engineTensors(parameters(o, map[*Tensor]bool{}, nil)), toNone)
+		return eval.None, nil
+	})
+	for name, mode := range map[string]bool{"train": true, "eval": false} {
+		modMethod(m, name, name+"()", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			b.in.PutStr(o.Dict, "training", mode, "")
+			eval.Incref(o)
+			return o, nil
+		})
+	}
+	modMethod(m, "__repr__", "", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return b.moduleRepr(o)
+	})
+	modMethod(m, "extra_repr", "", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return "", nil
+	})
+	layers()
+}
+
+func hasKey(d *eval.Dict, name string) bool {
+	_, ok := d.GetStr(name)
+	return ok
+}
+
+// moduleRepr is PyTorch's module repr: Name(extra) or its children one
+// per line, indented.
+func (b *Binding) moduleRepr(o *eval.Instance) (eval.Value, error) {
+	extra, err := b.in.CallMethod(o, "extra_repr")
+	if err != nil {
+		return nil, err
+	}
+	es, _ := extra.(string)
+	var lines []string
+	if es != "" {
+		lines = strings.Split(es, "\n")
+	}
+	if ms := sub(o, "_modules"); ms != nil {
+		var rerr error
+		ms.Items(func(k, v eval.Value) bool {
+			r, err := b.in.Repr(v)
+			if err != nil {
+				rerr = err
+				return false
+			}
+			lines = append(lines, "("+k.(string)+"): "+strings.ReplaceAll(r, "\n", "\n  "))
+			return true
+		})
+		if rerr != nil {
+			return nil, rerr
+		}
+	}
+	name := o.Type().Name
+	if ms := sub(o, "_modules"); ms == nil || ms.Len() == 0 {
+		return name + "(" + es + ")", nil
+	}
+	return name + "(\n  " + strings.Join(lines, "\n  ") + "\n)", nil
+}
+
+// layers declares Linear, ReLU, GELU and Sequential.
+func layers() {
+	modMethod(LinearType, "__init__", "Linear(in_features, out_features, bias=True)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		in := b.in
+		var rest []eval.KeywordArg
+		for _, k := range kw {
+			switch k.Name {
+			case "device":
+				if d, err := b.deviceArg(k.Value); err != nil || d.CUDA {
+					if err != nil {
+						return nil, err
+					}
+					return nil, b.notModelled("Linear(device='cuda') (parameters made on the GPU directly)")
+				}
+			case "dtype":
+				if d, ok := k.Value.(*DTypeObj); !ok || d.D.Name != "float32" {
+					return nil, b.notModelled("Linear(dtype=...) other than float32")
+				}
+			default:
+				rest = append(rest, k)
+			}
+		}
+		a, err := in.ArgSpec("Linear", args, rest, 2, "in_features", "out_features", "bias")
+		if err != nil {
+			return nil, err
+		}
+		nIn, err := in.Index(a[0])
+		if err != nil {
+			return nil, err
+		}
+		nOut, err := in.Index(a[1])
+		if err != nil {
+			return nil, err
+		}
+		bias := true
+		if a[2] != nil {
+			if bias, err = in.Truth(a[2]); err != nil {
+				return nil, err
+			}
+		}
+		b.moduleInit(o)
+		in.PutStr(o.Dict, "in_features", nIn, "")
+		in.PutStr(o.Dict, "out_features", nOut, "")
+		ps := sub(o, "_parameters")
+		w, err := b.S.NewParameter([]int64{nOut, nIn})
+		if err != nil {
+			return nil, b.pyErr(err)
+		}
+		in.PutStr(ps, "weight", b.newParam(w), "")
+		if bias {
+			bt, err := b.S.NewParameter([]int64{nOut})
+			if err != nil {
+				return nil, b.pyErr(err)
+			}
+			in.PutStr(ps, "bias", b.newParam(bt), "")
+		} else {
+			in.PutStr(ps, "bias", eval.None, "")
+		}
+		return eval.None, nil
+	})
+	modMethod(LinearType, "forward", "forward(input)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if len(args) != 1 {
+			return nil, b.in.Raise(eval.TypeErrorType, "forward() takes 1 input")
+		}
+		x, err := b.tensorOf(args[0], "linear")
+		if err != nil {
+			return nil, err
+		}
+		ps := sub(o, "_parameters")
+		wv, _ := ps.GetStr("weight")
+		bv, _ := ps.GetStr("bias")
+		w, ok := wv.(*Tensor)
+		if !ok {
+			return nil, b.in.Raise(eval.TypeErrorType, "linear(): weight is not a tensor")
+		}
+		var bias *engine.Tensor
+		if bt, ok := bv.(*Tensor); ok {
+			bias = bt.T
+		}
+		y, err := b.S.Linear(x.T, w.T, bias)
+		if err != nil {
+			return nil, b.pyErr(err)
+		}
+		return b.wrap(y), nil
+	})
+	modMethod(LinearType, "extra_repr", "", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		nIn, _ := o.Dict.GetStr("in_features")
+		nOut, _ := o.Dict.GetStr("out_features")
+		bv, _ := sub(o, "_parameters").GetStr("bias")
+		return "in_features=" + b.in.ReprOf(nIn) + ", out_features=" + b.in.ReprOf(nOut) + ", bias=" + b.in.ReprOf(bv != eval.None), nil
+	})
+	for c, op := range map[*eval.Class]string{ReLUType: "relu", GELUType: "gelu"} {
+		modMethod(c, "__init__", c.Name+"()", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			if len(args) > 0 || len(kw) > 0 {
+				return nil, b.notModelled(c.Name + " with arguments (inplace=, approximate=)")
+			}
+			b.moduleInit(o)
+			return eval.None, nil
+		})
+		modMethod(c, "forward", "forward(input)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			if len(args) != 1 {
+				return nil, b.in.Raise(eval.TypeErrorType, "forward() takes 1 input")
+			}
+			x, err := b.tensorOf(args[0], op)
+			if err != nil {
+				return nil, err
+			}
+			return b.op(op, x.T)
+		})
+	}
+	modMethod(SequentialType, "__init__", "Sequential(*modules)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		b.moduleInit(o)
+		ms := sub(o, "_modules")
+		for i, a := range args {
+			if _, ok := isModule(a); !ok {
+				return nil, b.in.Raise(eval.TypeErrorType, "%s is not a Module subclass", b.in.TypeName(a))
+			}
+			eval.Incref(a)
+			b.in.PutStr(ms, itoa(i), a, "")
+		}
+		return eval.None, nil
+	})
+	modMethod(SequentialType, "forward", "forward(input)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if len(args) != 1 {
+			return nil, b.in.Raise(eval.TypeErrorType, "forward() takes 1 input")
+		}
+		var mods []eval.Value
+		sub(o, "_modules").Items(func(_, v eval.Value) bool {
+			mods = append(mods, v)
+			return true
+		})
+		x := args[0]
+		eval.Incref(x)
+		for _, mod := range mods {
+			y, err := b.in.Call(mod, []eval.Value{x}, nil)
+			b.in.Decref(x)
+			if err != nil {
+				return nil, err
+			}
+			x = y
+		}
+		return x, nil
+	})
+	modMethod(SequentialType, "__getitem__", "", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		i, err := b.in.Index(args[0])
+		if err != nil {
+			return nil, err
+		}
+		ms := sub(o, "_modules")
+		n := int64(ms.Len())
+		if i < 0 {
+			i += n
+		}
+		v, ok := ms.GetStr(itoa(int(i)))
+		if !ok {
+			return nil, b.in.Raise(eval.IndexErrorType, "index %d is out of range", i)
+		}
+		eval.Incref(v)
+		return v, nil
+	})
+	modMethod(SequentialType, "__len__", "", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return int64(sub(o, "_modules").Len()), nil
+	})
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+func (b *Binding) nnModule(in *eval.Interp) (*eval.ModuleObj, error) {
+	m := in.NewModule("torch.nn")
+	for _, c := range []*eval.Class{ModuleType, LinearType, ReLUType, GELUType, SequentialType} {
+		m.Set(in, c.Name, c)
+	}
+	b.fn(m, "Parameter", "Parameter(data, requires_grad=True)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if len(args) != 1 {
+			return nil, in.Raise(eval.TypeErrorType, "Parameter() takes one tensor")
+		}
+		t, err := b.tensorOf(args[0], "Parameter")
+		if err != nil {
+			return nil, err
+		}
+		d := b.S.Detach(t.T)
+		if err := b.S.SetRequiresGrad(d); err != nil {
+			b.S.Release(d)
+			return nil, b.pyErr(err)
+		}
+		return b.newParam(d), nil
+	})
+	f, err := b.functionalModule(in)
+	if err != nil {
+		return nil, err
+	}
+	in.AddModule("torch.nn.functional", f)
+	m.Set(in, "functional", f)
+	for _, name := range []string{"Conv2d", "Conv1d", "Conv3d", "BatchNorm2d", "LayerNorm", "Embedding", "Dropout", "MaxPool2d", "CrossEntropyLoss", "MSELoss", "LSTM", "ModuleList", "ModuleDict", "Softmax", "Sigmoid", "Tanh", "Flatten", "Identity", "TransformerEncoderLayer", "MultiheadAttention"} {
+		b.fn(m, name, "not modelled yet", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			return nil, b.notModelled("torch.nn." + name)
+		})
+	}
+	return m, nil
+}
+
+func (b *Binding) functionalModule(in *eval.Interp) (*eval.ModuleObj, error) {
+	m := in.NewModule("torch.nn.functional")
+	for _, op := range []string{"relu", "gelu"} {
+		b.fn(m, op, op+"(input)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			if len(args) != 1 || len(kw) > 0 {
+				return nil, b.notModelled("F." + op + " with arguments")
+			}
+			x, err := b.tensorOf(args[0], op)
+			if err != nil {
+				return nil, err
+			}
+			return b.op(op, x.T)
+		})
+	}
+	b.fn(m, "linear", "linear(input, weight, bias=None)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		a, err := in.ArgSpec("linear", args, kw, 2, "input", "weight", "bias")
+		if err != nil {
+			return nil, err
+		}
+		x, err := b.tensorOf(a[0], "linear")
+		if err != nil {
+			return nil, err
+		}
+		w, err := b.tensorOf(a[1], "linear")
+		if err != nil {
+			return nil, err
+		}
+		var bias *engine.Tensor
+		if a[2] != nil && a[2] != eval.None {
+			bt, err := b.tensorOf(a[2], "linear")
+			if err != nil {
+				return nil, err
+			}
+			bias = bt.T
+		}
+		y, err := b.S.Linear(x.T, w.T, bias)
+		if err != nil {
+			return nil, b.pyErr(err)
+		}
+		return b.wrap(y), nil
+	})
+	for _, name := range []string{"softmax", "cross_entropy", "mse_loss", "dropout", "conv2d", "layer_norm", "scaled_dot_product_attention", "log_softmax", "silu"} {
+		b.fn(m, name, "not modelled yet", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			return nil, b.notModelled("torch.nn.functional." + name)
+		})
+	}
+	return m, nil
+}

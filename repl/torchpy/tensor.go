@@ -1,0 +1,507 @@
+// Package torchpy is the torch module of repl/eval's Python: torch,
+// torch.cuda, torch.nn, torch.nn.functional and torch.optim declared as
+// Go builtins over the engine's Go API. A Python tensor object is one
+// engine tensor reference (a TensorImpl); when the object dies, as
+// repl/eval's reference counts decide, the reference is released and
+// the storage freed with its last one. What the engine does not model
+// raises NotImplementedError saying so; nothing is made up.
+package torchpy
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator"
+	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+)
+
+// Tensor is a torch.Tensor (or nn.Parameter) object.
+type Tensor struct {
+	eval.Header
+	T     *engine.Tensor
+	b     *Binding
+	param bool
+}
+
+// TensorType is torch.Tensor; ParameterType is torch.nn.Parameter.
+var (
+	TensorType    = eval.NewClass("Tensor", "torch")
+	ParameterType = eval.NewClass("Parameter", "torch.nn.parameter", TensorType)
+	// OutOfMemoryErrorType is torch.OutOfMemoryError (a RuntimeError).
+	OutOfMemoryErrorType = eval.NewExceptionClass("OutOfMemoryError", "torch", eval.RuntimeErrorType)
+)
+
+// Type is Tensor or Parameter.
+func (t *Tensor) Type() *eval.Class {
+	if t.param {
+		return ParameterType
+	}
+	return TensorType
+}
+
+// Traverse visits nothing: a tensor holds no Python objects.
+func (t *Tensor) Traverse(func(eval.Value)) {}
+
+// Clear has nothing to drop; Finalize releases the engine reference.
+func (t *Tensor) Clear(*eval.Interp) {}
+
+// Finalize releases the tensor's reference; the freeing of its storage
+// is an event named as the Python program last called it.
+func (t *Tensor) Finalize(in *eval.Interp) {
+	if t.T == nil {
+		return
+	}
+	et := t.T
+	t.T = nil
+	if n, dev, ok := t.b.S.Release(et); ok {
+		t.b.S.Eventf("freed %s (%s on %s)", t.b.label(in, t), allocator.FormatSize(n), dev)
+	}
+}
+
+// Binding ties an interpreter's torch module to an engine session.
+type Binding struct {
+	S  *engine.Session
+	in *eval.Interp
+	// envConf is PYTORCH_CUDA_ALLOC_CONF as os.environ had it when CUDA
+	// was first used.
+	cudaUsed bool
+}
+
+// label is what an event calls a dying tensor.
+func (b *Binding) label(in *eval.Interp, t *Tensor) string {
+	if l := in.DyingLabel(t); l != "" {
+		return l
+	}
+	if l := in.DroppingLabel(); l != "" {
+		return "a tensor of " + l
+	}
+	return "a temporary"
+}
+
+// wrap makes the Python object of an engine tensor reference (owned).
+func (b *Binding) wrap(t *engine.Tensor) *Tensor {
+	return eval.Track(b.in, &Tensor{T: t, b: b})
+}
+
+// tensorOf is v as a tensor, or a TypeError naming what wanted one.
+func (b *Binding) tensorOf(v eval.Value, what string) (*Tensor, error) {
+	if t, ok := v.(*Tensor); ok && t.T != nil {
+		return t, nil
+	}
+	return nil, b.in.Raise(eval.TypeErrorType, "%s(): argument must be Tensor, not %s", what, eval.TypeOf(v).Name)
+}
+
+// pyErr turns an engine error into the Python exception PyTorch raises:
+// "RuntimeError: ..." becomes RuntimeError, the allocator's
+// out-of-memory becomes torch.OutOfMemoryError.
+func (b *Binding) pyErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var oom *allocator.OutOfMemoryError
+	if errors.As(err, &oom) {
+		return b.in.Raise(OutOfMemoryErrorType, "%s", oom.Error())
+	}
+	msg := err.Error()
+	var ee *engine.EvalError
+	if errors.As(err, &ee) {
+		msg = ee.Err.Error()
+	}
+	if cls, rest, ok := strings.Cut(msg, ": "); ok {
+		for _, c := range eval.ExceptionClasses {
+			if c.Name == cls {
+				return b.in.Raise(c, "%s", rest)
+			}
+		}
+		if cls == "torch.OutOfMemoryError" {
+			return b.in.Raise(OutOfMemoryErrorType, "%s", rest)
+		}
+	}
+	return b.in.Raise(eval.RuntimeErrorType, "%s", msg)
+}
+
+// notModelled is the error for a part of PyTorch the tool does not
+// model: it says so rather than guess.
+func (b *Binding) notModelled(what string) error {
+	return b.in.Raise(eval.NotImplementedErrType, "gpumemrepl does not model %s yet, so it cannot say what memory it uses", what)
+}
+
+// method declares a Tensor method.
+func method(name, doc string, fn eval.GoFunc) {
+	TensorType.SetMethod(eval.NewBuiltin(name, doc, fn))
+}
+
+// property declares a read-only Tensor property.
+func property(name string, get func(b *Binding, t *Tensor) (eval.Value, error)) {
+	TensorType.SetAttr(name, eval.NewProperty(eval.NewBuiltin(name, "", func(in *eval.Interp, self eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		t := self.(*Tensor)
+		if t.T == nil {
+			return nil, in.Raise(eval.RuntimeErrorType, "tensor already released")
+		}
+		return get(t.b, t)
+	}), nil))
+}
+
+// self is a method's receiver as a live tensor.
+func self(in *eval.Interp, v eval.Value) (*Tensor, error) {
+	t, ok := v.(*Tensor)
+	if !ok || t.T == nil {
+		return nil, in.Raise(eval.TypeErrorType, "descriptor requires a 'torch.Tensor' object but received a '%s'", eval.TypeOf(v).Name)
+	}
+	return t, nil
+}
+
+// tensorMethod declares a method whose receiver is a tensor.
+func tensorMethod(name, doc string, fn func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error)) {
+	method(name, doc, func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		t, err := self(in, s)
+		if err != nil {
+			return nil, err
+		}
+		return fn(t.b, t, args, kw)
+	})
+}
+
+func init() {
+	property("shape", func(b *Binding, t *Tensor) (eval.Value, error) { return b.size(t.T.Shape), nil })
+	property("dtype", func(b *Binding, t *Tensor) (eval.Value, error) { return dtypeObj(t.T.DType), nil })
+	property("device", func(b *Binding, t *Tensor) (eval.Value, error) { return b.deviceObj(t.T.Device()), nil })
+	property("is_cuda", func(b *Binding, t *Tensor) (eval.Value, error) { return t.T.Device().CUDA, nil })
+	property("requires_grad", func(b *Binding, t *Tensor) (eval.Value, error) { return t.T.RequiresGrad(), nil })
+	property("is_leaf", func(b *Binding, t *Tensor) (eval.Value, error) { return t.T.IsLeaf(), nil })
+	property("ndim", func(b *Binding, t *Tensor) (eval.Value, error) { return int64(len(t.T.Shape)), nil })
+	property("data", func(b *Binding, t *Tensor) (eval.Value, error) { return b.wrap(b.S.Detach(t.T)), nil })
+	property("grad_fn", func(b *Binding, t *Tensor) (eval.Value, error) {
+		if n := t.T.GradFn(); n != "" {
+			return "<" + n + ">", nil
+		}
+		return eval.None, nil
+	})
+	TensorType.SetAttr("grad", eval.NewProperty(
+		eval.NewBuiltin("grad", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			t, err := self(in, s)
+			if err != nil {
+				return nil, err
+			}
+			if g := t.b.S.Grad(t.T); g != nil {
+				return t.b.wrap(g), nil
+			}
+			return eval.None, nil
+		}),
+		eval.NewBuiltin("grad", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			t, err := self(in, s)
+			if err != nil {
+				return nil, err
+			}
+			if len(args) != 1 || args[0] != eval.None {
+				return nil, t.b.notModelled("assigning a tensor to .grad")
+			}
+			t.b.S.ZeroGrad([]*engine.Tensor{t.T}, true)
+			return eval.None, nil
+		})))
+	method("__repr__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		t, err := self(in, s)
+		if err != nil {
+			return nil, err
+		}
+		r := t.T.Repr()
+		if t.param {
+			r = "Parameter containing:\n" + r
+		}
+		return r, nil
+	})
+	tensorMethod("size", "size(dim=None)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if len(args) == 0 {
+			return b.size(t.T.Shape), nil
+		}
+		d, err := b.dim(t, args[0])
+		if err != nil {
+			return nil, err
+		}
+		return t.T.Shape[d], nil
+	})
+	tensorMethod("dim", "dim()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return int64(len(t.T.Shape)), nil
+	})
+	for _, name := range []string{"numel", "nelement"} {
+		tensorMethod(name, name+"()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			return int64(t.T.Numel()), nil
+		})
+	}
+	tensorMethod("element_size", "element_size()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return int64(t.T.DType.Size), nil
+	})
+	tensorMethod("__len__", "", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if len(t.T.Shape) == 0 {
+			return nil, b.in.Raise(eval.TypeErrorType, "len() of a 0-d tensor")
+		}
+		return t.T.Shape[0], nil
+	})
+	tensorMethod("item", "item(): not computed (the tool does not compute values)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if t.T.Numel() != 1 {
+			return nil, b.in.Raise(eval.RuntimeErrorType, "a Tensor with %d elements cannot be converted to Scalar", t.T.Numel())
+		}
+		return eval.Unknown{What: "tensor.item()"}, nil
+	})
+	for _, name := range []string{"__float__", "__int__"} {
+		tensorMethod(name, "", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			return eval.Unknown{What: "a tensor's value"}, nil
+		})
+	}
+	tensorMethod("__bool__", "", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if t.T.Numel() != 1 {
+			return nil, b.in.Raise(eval.RuntimeErrorType, "Boolean value of Tensor with more than one value is ambiguous")
+		}
+		return nil, b.in.Raise(eval.UnknownValueErrorType, "this tool does not compute tensor values, so a tensor has no truth value here")
+	})
+	tensorMethod("untyped_storage", "untyped_storage()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return b.storageObj(t), nil
+	})
+	tensorMethod("backward", "backward()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if len(args) > 0 || len(kw) > 0 {
+			return nil, b.notModelled("backward() with arguments")
+		}
+		return eval.None, b.pyErr(b.S.Backward(t.T))
+	})
+	tensorMethod("requires_grad_", "requires_grad_(requires_grad=True)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		a, err := b.in.ArgSpec("requires_grad_", args, kw, 0, "requires_grad")
+		if err != nil {
+			return nil, err
+		}
+		if a[0] != nil && a[0] != true {
+			return nil, b.notModelled("requires_grad_(False)")
+		}
+		if err := b.S.SetRequiresGrad(t.T); err != nil {
+			return nil, b.pyErr(err)
+		}
+		eval.Incref(t)
+		return t, nil
+	})
+	tensorMethod("detach", "detach()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return b.wrap(b.S.Detach(t.T)), nil
+	})
+	tensorMethod("clone", "clone()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		c, err := b.S.Clone(t.T)
+		if err != nil {
+			return nil, b.pyErr(err)
+		}
+		return b.wrap(c), nil
+	})
+	tensorMethod("to", "to(device) or to(dtype)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		var target eval.Value
+		if len(args) > 0 {
+			target = args[0]
+		}
+		for _, k := range kw {
+			switch k.Name {
+			case "device", "dtype":
+				target = k.Value
+			case "non_blocking", "copy":
+			default:
+				return nil, b.in.Raise(eval.TypeErrorType, "to() received an invalid combination of arguments: '%s'", k.Name)
+			}
+		}
+		if dt, ok := target.(*DTypeObj); ok {
+			return b.toDType(t, dt.D)
+		}
+		dev, err := b.deviceArg(target)
+		if err != nil {
+			return nil, err
+		}
+		return b.to(t, dev)
+	})
+	tensorMethod("cuda", "cuda(device=None)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		dev := engine.Device{CUDA: true, Index: b.S.CurrentDevice()}
+		if len(args) > 0 {
+			var err error
+			if dev, err = b.deviceArg(args[0]); err != nil {
+				return nil, err
+			}
+		}
+		return b.to(t, dev)
+	})
+	tensorMethod("cpu", "cpu()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return b.to(t, engine.CPU)
+	})
+	for name, dt := range map[string]string{"float": "float32", "half": "float16", "double": "float64", "long": "int64", "int": "int32", "bfloat16": "bfloat16", "bool": "bool"} {
+		tensorMethod(name, name+"()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			return b.toDType(t, engine.DTypes[dt])
+		})
+	}
+	tensorMethod("view", "view(*shape)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		shape, err := b.shapeArgs("view", args)
+		if err != nil {
+			return nil, err
+		}
+		v, err := b.S.View(t.T, shape)
+		if err != nil {
+			return nil, b.pyErr(err)
+		}
+		return b.wrap(v), nil
+	})
+	tensorMethod("__getitem__", "t[i]", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		i, ok := args[0].(int64)
+		if !ok {
+			return nil, b.notModelled("indexing a tensor with anything but one int")
+		}
+		if len(t.T.Shape) == 0 {
+			return nil, b.in.Raise(eval.IndexErrorType, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+		}
+		n := t.T.Shape[0]
+		if i < -n || i >= n {
+			return nil, b.in.Raise(eval.IndexErrorType, "index %d is out of bounds for dimension 0 with size %d", i, n)
+		}
+		if i < 0 {
+			i += n
+		}
+		v, err := b.S.Select(t.T, i)
+		if err != nil {
+			return nil, b.pyErr(err)
+		}
+		return b.wrap(v), nil
+	})
+	for _, op := range []string{"sum", "mean", "relu", "gelu", "square"} {
+		tensorMethod(op, op+"()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			if len(args) > 0 || len(kw) > 0 {
+				return nil, b.notModelled(op + "() with arguments")
+			}
+			return b.op(op, t.T)
+		})
+	}
+	tensorMethod("pow", "pow(2)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if len(args) != 1 || args[0] != int64(2) {
+			return nil, b.notModelled("pow with an exponent other than 2")
+		}
+		return b.op("square", t.T)
+	})
+	binary := func(name, op string, reflected bool) {
+		tensorMethod(name, "", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			return b.binary(op, t, args[0], reflected)
+		})
+	}
+	binary("__add__", "add", false)
+	binary("__radd__", "add", true)
+	binary("__mul__", "mul", false)
+	binary("__rmul__", "mul", true)
+	binary("__matmul__", "matmul", false)
+	binary("__rmatmul__", "matmul", true)
+	tensorMethod("__pow__", "", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if args[0] != int64(2) {
+			return nil, b.notModelled("** with an exponent other than 2")
+		}
+		return b.op("square", t.T)
+	})
+	for _, name := range []string{"__sub__", "__rsub__", "__truediv__", "__rtruediv__", "__neg__", "__iadd__", "__isub__", "__imul__", "__itruediv__",
+		"add_", "mul_", "sub_", "div_", "zero_", "fill_", "copy_", "reshape", "permute", "transpose", "t", "contiguous", "flatten", "unsqueeze", "squeeze", "expand", "softmax", "exp", "log", "sigmoid", "tanh", "abs"} {
+		what := "Tensor." + name
+		switch {
+		case strings.HasPrefix(name, "__i"):
+			what = "in-place arithmetic (" + name + ")"
+		case strings.HasSuffix(name, "_") && !strings.HasPrefix(name, "__"):
+			what = "the in-place op Tensor." + name + "()"
+		}
+		method(name, "not modelled yet", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			t, err := self(in, s)
+			if err != nil {
+				return nil, err
+			}
+			return nil, t.b.notModelled(what)
+		})
+	}
+}
+
+// op runs a one-tensor engine op.
+func (b *Binding) op(name string, xs ...*engine.Tensor) (eval.Value, error) {
+	r, err := b.S.Op(name, xs...)
+	if err != nil {
+		return nil, b.pyErr(err)
+	}
+	return b.wrap(r), nil
+}
+
+// binary is t op other (other op t when reflected): a tensor or a
+// Python number.
+func (b *Binding) binary(op string, t *Tensor, other eval.Value, reflected bool) (eval.Value, error) {
+	var o *engine.Tensor
+	switch v := other.(type) {
+	case *Tensor:
+		if v.T == nil {
+			return eval.NotImplemented, nil
+		}
+		o = v.T
+	case int64, float64, bool:
+		if op == "matmul" {
+			return eval.NotImplemented, nil
+		}
+		o = engine.Scalar()
+	default:
+		return eval.NotImplemented, nil
+	}
+	if reflected {
+		return b.op(op, o, t.T)
+	}
+	return b.op(op, t.T, o)
+}
+
+// to is t.to(dev): t itself when it is there already.
+func (b *Binding) to(t *Tensor, dev engine.Device) (eval.Value, error) {
+	if t.T.Device() == dev {
+		eval.Incref(t)
+		return t, nil
+	}
+	if err := b.cudaStarts(dev); err != nil {
+		return nil, err
+	}
+	c, err := b.S.To(t.T, dev)
+	if err != nil {
+		return nil, b.pyErr(err)
+	}
+	return b.wrap(c), nil
+}
+
+// toDType is t.to(dtype): t itself when it has that dtype.
+func (b *Binding) toDType(t *Tensor, d engine.DType) (eval.Value, error) {
+	if t.T.DType.Name == d.Name {
+		eval.Incref(t)
+		return t, nil
+	}
+	return nil, b.notModelled("converting a tensor's dtype")
+}
+
+// dim is a dimension argument, negative ones counted from the end.
+func (b *Binding) dim(t *Tensor, v eval.Value) (int, error) {
+	d, err := b.in.Index(v)
+	if err != nil {
+		return 0, err
+	}
+	n := int64(len(t.T.Shape))
+	if d < -n || d >= n {
+		return 0, b.in.Raise(eval.IndexErrorType, "Dimension out of range (expected to be in range of [%d, %d], but got %d)", -n, n-1, d)
+	}
+	if d < 0 {
+		d += n
+	}
+	return int(d), nil
+}
+
+// storageObj is t.untyped_storage(): an object whose nbytes() is the
+// storage's size.
+func (b *Binding) storageObj(t *Tensor) eval.Value {
+	n := int64(t.T.StorageBytes())
+	s := eval.NewBuiltin("nbytes", "", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return n, nil
+	})
+	m := b.in.NewModule("UntypedStorage")
+	m.Set(b.in, "nbytes", s)
+	return m
+}
+
+// String is the tensor as an event describes it.
+func (t *Tensor) String() string {
+	if t.T == nil {
+		return "released tensor"
+	}
+	return fmt.Sprint(t.T.Describe())
+}

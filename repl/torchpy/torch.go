@@ -1,0 +1,369 @@
+package torchpy
+
+import (
+	"math/big"
+	"slices"
+
+	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+)
+
+// Install declares torch and its submodules in in, over session s.
+func Install(in *eval.Interp, s *engine.Session) *Binding {
+	b := &Binding{S: s, in: in}
+	bindings[in] = b
+	in.RegisterModule("torch", b.torchModule)
+	in.RegisterModule("torch.cuda", b.cudaModule)
+	in.RegisterModule("torch.nn", b.nnModule)
+	in.RegisterModule("torch.nn.functional", b.functionalModule)
+	in.RegisterModule("torch.optim", b.optimModule)
+	return b
+}
+
+// fn declares a function of module m.
+func (b *Binding) fn(m *eval.ModuleObj, name, doc string, f eval.GoFunc) {
+	m.Set(b.in, name, eval.NewBuiltin(name, doc, f))
+}
+
+// factoryOpts are the keywords a factory takes.
+type factoryOpts struct {
+	dtype        engine.DType
+	device       engine.Device
+	requiresGrad bool
+}
+
+// factoryKw reads dtype=, device=, requires_grad= (others refused).
+func (b *Binding) factoryKw(fn string, kw []eval.KeywordArg, o factoryOpts) (factoryOpts, []eval.KeywordArg, error) {
+	var rest []eval.KeywordArg
+	for _, k := range kw {
+		switch k.Name {
+		case "dtype":
+			if k.Value == eval.None {
+				continue
+			}
+			d, ok := k.Value.(*DTypeObj)
+			if !ok {
+				return o, nil, b.in.Raise(eval.TypeErrorType, "%s(): argument 'dtype' must be torch.dtype, not %s", fn, eval.TypeOf(k.Value).Name)
+			}
+			o.dtype = d.D
+		case "device":
+			d, err := b.deviceArg(k.Value)
+			if err != nil {
+				return o, nil, err
+			}
+			o.device = d
+		case "requires_grad":
+			t, err := b.in.Truth(k.Value)
+			if err != nil {
+				return o, nil, err
+			}
+			o.requiresGrad = t
+		case "pin_memory":
+			if k.Value == true {
+				return o, nil, b.notModelled("pinned host memory (pin_memory=True)")
+			}
+		case "layout", "memory_format":
+		default:
+			rest = append(rest, k)
+		}
+	}
+	return o, rest, nil
+}
+
+// cudaStarts reads os.environ's PYTORCH_CUDA_ALLOC_CONF before the
+// first CUDA allocation, as PyTorch reads the variable when its CUDA
+// allocator starts.
+func (b *Binding) cudaStarts(dev engine.Device) error {
+	if !dev.CUDA || b.cudaUsed {
+		return nil
+	}
+	b.cudaUsed = true
+	os, ok := b.in.Imported("os")
+	if !ok {
+		return nil
+	}
+	env, ok := os.Dict.GetStr("environ")
+	if !ok {
+		return nil
+	}
+	d, ok := env.(*eval.Dict)
+	if !ok {
+		return nil
+	}
+	if conf, ok := d.GetStr("PYTORCH_CUDA_ALLOC_CONF"); ok {
+		if s, ok := conf.(string); ok {
+			if err := b.S.SetAllocConf(s); err != nil {
+				return b.pyErr(err)
+			}
+		}
+	}
+	return nil
+}
+
+// create runs a factory.
+func (b *Binding) create(op string, shape []int64, o factoryOpts, values []float64) (eval.Value, error) {
+	if err := b.cudaStarts(o.device); err != nil {
+		return nil, err
+	}
+	t, err := b.S.NewTensor(engine.TensorSpec{Op: op, Shape: shape, DType: o.dtype, Device: o.device, RequiresGrad: o.requiresGrad, Values: values})
+	if err != nil {
+		return nil, b.pyErr(err)
+	}
+	return b.wrap(t), nil
+}
+
+func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
+	m := in.NewModule("torch")
+	m.Set(in, "__version__", "2.11.0")
+	m.Set(in, "Tensor", TensorType)
+	m.Set(in, "Size", SizeType)
+	m.Set(in, "dtype", DTypeType)
+	m.Set(in, "OutOfMemoryError", OutOfMemoryErrorType)
+	for name, d := range engine.DTypes {
+		m.Set(in, name, dtypeObj(d))
+	}
+	def := factoryOpts{dtype: engine.Float32}
+	for _, op := range []string{"zeros", "ones", "empty", "rand", "randn"} {
+		b.fn(m, op, op+"(*size, dtype=None, device=None, requires_grad=False)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			o, rest, err := b.factoryKw(op, kw, def)
+			if err != nil {
+				return nil, err
+			}
+			if len(rest) > 0 {
+				return nil, in.Raise(eval.TypeErrorType, "%s() got an unexpected keyword argument '%s'", op, rest[0].Name)
+			}
+			shape, err := b.shapeArgs(op, args)
+			if err != nil {
+				return nil, err
+			}
+			return b.create(op, shape, o, nil)
+		})
+		b.fn(m, op+"_like", op+"_like(input, dtype=None, device=None, requires_grad=False)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			if len(args) != 1 {
+				return nil, in.Raise(eval.TypeErrorType, "%s_like() takes 1 positional argument", op)
+			}
+			t, err := b.tensorOf(args[0], op+"_like")
+			if err != nil {
+				return nil, err
+			}
+			o, rest, err := b.factoryKw(op+"_like", kw, factoryOpts{dtype: t.T.DType, device: t.T.Device()})
+			if err != nil {
+				return nil, err
+			}
+			if len(rest) > 0 {
+				return nil, in.Raise(eval.TypeErrorType, "%s_like() got an unexpected keyword argument '%s'", op, rest[0].Name)
+			}
+			return b.create(op, append([]int64(nil), t.T.Shape...), o, nil)
+		})
+	}
+	b.fn(m, "full", "full(size, fill_value, dtype=None, device=None, requires_grad=False)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		o, rest, err := b.factoryKw("full", kw, def)
+		if err != nil {
+			return nil, err
+		}
+		a, err := in.ArgSpec("full", args, rest, 2, "size", "fill_value")
+		if err != nil {
+			return nil, err
+		}
+		shape, err := b.shapeArgs("full", []eval.Value{a[0]})
+		if err != nil {
+			return nil, err
+		}
+		v, ok := number(a[1])
+		if !ok {
+			return nil, in.Raise(eval.TypeErrorType, "full(): argument 'fill_value' must be Number, not %s", eval.TypeOf(a[1]).Name)
+		}
+		return b.create("full", shape, o, []float64{v})
+	})
+	b.fn(m, "tensor", "tensor(data, dtype=None, device=None, requires_grad=False)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if len(args) != 1 {
+			return nil, in.Raise(eval.TypeErrorType, "tensor() takes 1 positional argument but %d were given", len(args))
+		}
+		shape, vals, kind, err := b.data(args[0])
+		if err != nil {
+			return nil, err
+		}
+		dt := map[int]engine.DType{kindBool: engine.DTypes["bool"], kindInt: engine.DTypes["int64"], kindFloat: engine.Float32}[kind]
+		o, rest, err := b.factoryKw("tensor", kw, factoryOpts{dtype: dt})
+		if err != nil {
+			return nil, err
+		}
+		if len(rest) > 0 {
+			return nil, in.Raise(eval.TypeErrorType, "tensor() got an unexpected keyword argument '%s'", rest[0].Name)
+		}
+		return b.create("tensor", shape, o, vals)
+	})
+	b.fn(m, "device", "device(type_or_string, index=None)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if len(args) == 2 {
+			i, err := in.Index(args[1])
+			if err != nil {
+				return nil, err
+			}
+			s, _ := args[0].(string)
+			if s != "cuda" {
+				return nil, in.Raise(eval.RuntimeErrorType, "an index goes with a cuda device only")
+			}
+			d, err := b.deviceArg(int64(i))
+			if err != nil {
+				return nil, err
+			}
+			return eval.Track(in, &DeviceObj{D: d, indexed: true}), nil
+		}
+		if len(args) != 1 {
+			return nil, in.Raise(eval.TypeErrorType, "device() takes 1 or 2 arguments")
+		}
+		d, err := b.deviceArg(args[0])
+		if err != nil {
+			return nil, err
+		}
+		s, isStr := args[0].(string)
+		return eval.Track(in, &DeviceObj{D: d, indexed: !isStr || len(s) > 4}), nil
+	})
+	b.fn(m, "is_tensor", "is_tensor(obj)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		_, ok := args[0].(*Tensor)
+		return ok, nil
+	})
+	b.fn(m, "manual_seed", "manual_seed(seed): values are not computed, so this changes nothing", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return eval.None, nil
+	})
+	for _, op := range []string{"relu", "sum", "mean", "square"} {
+		b.fn(m, op, op+"(input)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			if len(args) != 1 || len(kw) > 0 {
+				return nil, b.notModelled("torch." + op + "() with more than its input")
+			}
+			t, err := b.tensorOf(args[0], op)
+			if err != nil {
+				return nil, err
+			}
+			return b.op(op, t.T)
+		})
+	}
+	for _, name := range []string{"matmul", "mm"} {
+		b.fn(m, name, name+"(input, other)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			if len(args) != 2 {
+				return nil, in.Raise(eval.TypeErrorType, "%s() takes 2 arguments", name)
+			}
+			x, err := b.tensorOf(args[0], name)
+			if err != nil {
+				return nil, err
+			}
+			y, err := b.tensorOf(args[1], name)
+			if err != nil {
+				return nil, err
+			}
+			if name == "mm" && (len(x.T.Shape) != 2 || len(y.T.Shape) != 2) {
+				return nil, in.Raise(eval.RuntimeErrorType, "self must be a matrix")
+			}
+			return b.op("matmul", x.T, y.T)
+		})
+	}
+	for _, name := range []string{"add", "mul"} {
+		b.fn(m, name, name+"(input, other)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			if len(args) != 2 || len(kw) > 0 {
+				return nil, b.notModelled("torch." + name + " with more than two arguments")
+			}
+			x, err := b.tensorOf(args[0], name)
+			if err != nil {
+				return nil, err
+			}
+			return b.binary(name, x, args[1], false)
+		})
+	}
+	for _, name := range []string{"cat", "stack", "arange", "linspace", "randint", "from_numpy", "save", "load", "compile", "einsum", "bmm", "softmax", "exp", "sigmoid", "tanh", "where", "cdist"} {
+		b.fn(m, name, "not modelled yet", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			return nil, b.notModelled("torch." + name)
+		})
+	}
+	b.gradModes(m)
+	for _, sub := range []struct {
+		name string
+		make func(*eval.Interp) (*eval.ModuleObj, error)
+	}{{"cuda", b.cudaModule}, {"nn", b.nnModule}, {"optim", b.optimModule}} {
+		sm, err := sub.make(in)
+		if err != nil {
+			return nil, err
+		}
+		in.AddModule("torch."+sub.name, sm)
+		m.Set(in, sub.name, sm)
+	}
+	return m, nil
+}
+
+// number is a Python number as a float.
+func number(v eval.Value) (float64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), true
+	case float64:
+		return x, true
+	case bool:
+		if x {
+			return 1, true
+		}
+		return 0, true
+	case *big.Int:
+		f, _ := new(big.Float).SetInt(x).Float64()
+		return f, true
+	}
+	return 0, false
+}
+
+// Kinds of torch.tensor's data, widest last.
+const (
+	kindBool = iota
+	kindInt
+	kindFloat
+)
+
+// data reads torch.tensor's nested lists of numbers: shape, values in
+// order, and the widest kind of element.
+func (b *Binding) data(v eval.Value) ([]int64, []float64, int, error) {
+	var items []eval.Value
+	switch x := v.(type) {
+	case *eval.List:
+		items = x.Items()
+	case *eval.Tuple:
+		items = x.Items()
+	case *Tensor:
+		return nil, nil, 0, b.notModelled("torch.tensor(a tensor)")
+	default:
+		f, ok := number(v)
+		if !ok {
+			return nil, nil, 0, b.in.Raise(eval.TypeErrorType, "Could not infer dtype of %s", eval.TypeOf(v).Name)
+		}
+		kind := kindFloat
+		switch v.(type) {
+		case bool:
+			kind = kindBool
+		case int64, *big.Int:
+			kind = kindInt
+		}
+		return nil, []float64{f}, kind, nil
+	}
+	var inner []int64
+	var vals []float64
+	kind := kindBool
+	for i, it := range items {
+		s, vs, k, err := b.data(it)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		if i > 0 && !slices.Equal(s, inner) {
+			return nil, nil, 0, b.in.Raise(eval.ValueErrorType, "expected sequence of length %d at dim %d (got %d)", firstOr(inner), 1, firstOr(s))
+		}
+		inner = s
+		vals = append(vals, vs...)
+		kind = max(kind, k)
+	}
+	if len(items) == 0 {
+		kind = kindFloat
+	}
+	return append([]int64{int64(len(items))}, inner...), vals, kind, nil
+}
+
+func firstOr(s []int64) int64 {
+	if len(s) == 0 {
+		return 0
+	}
+	return s[0]
+}

@@ -1,0 +1,206 @@
+package torchpy
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+)
+
+// DTypeObj is a torch.dtype (torch.float32...): one object per dtype,
+// never freed.
+type DTypeObj struct {
+	eval.Header
+	D engine.DType
+}
+
+// DTypeType is torch.dtype; DeviceType is torch.device; SizeType is
+// torch.Size.
+var (
+	DTypeType  = eval.NewClass("dtype", "torch")
+	DeviceType = eval.NewClass("device", "torch")
+	SizeType   = eval.NewClass("Size", "torch", eval.TupleType)
+	dtypes     = map[string]*DTypeObj{}
+)
+
+// Type is torch.dtype.
+func (d *DTypeObj) Type() *eval.Class { return DTypeType }
+
+// Traverse visits nothing.
+func (d *DTypeObj) Traverse(func(eval.Value)) {}
+
+// Clear drops nothing.
+func (d *DTypeObj) Clear(*eval.Interp) {}
+
+func dtypeObj(d engine.DType) *DTypeObj {
+	if o, ok := dtypes[d.Name]; ok {
+		return o
+	}
+	o := &DTypeObj{D: d}
+	eval.Immortal(o)
+	dtypes[d.Name] = o
+	return o
+}
+
+// DeviceObj is a torch.device.
+type DeviceObj struct {
+	eval.Header
+	D engine.Device
+	// indexed is set when the device was named with an index.
+	indexed bool
+}
+
+// Type is torch.device.
+func (d *DeviceObj) Type() *eval.Class { return DeviceType }
+
+// Traverse visits nothing.
+func (d *DeviceObj) Traverse(func(eval.Value)) {}
+
+// Clear drops nothing.
+func (d *DeviceObj) Clear(*eval.Interp) {}
+
+func init() {
+	DTypeType.SetMethod(eval.NewBuiltin("__repr__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return "torch." + s.(*DTypeObj).D.Name, nil
+	}))
+	DTypeType.SetAttr("itemsize", eval.NewProperty(eval.NewBuiltin("itemsize", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return int64(s.(*DTypeObj).D.Size), nil
+	}), nil))
+	DeviceType.SetMethod(eval.NewBuiltin("__repr__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		d := s.(*DeviceObj)
+		if !d.D.CUDA {
+			return "device(type='cpu')", nil
+		}
+		if !d.indexed {
+			return "device(type='cuda')", nil
+		}
+		return fmt.Sprintf("device(type='cuda', index=%d)", d.D.Index), nil
+	}))
+	DeviceType.SetMethod(eval.NewBuiltin("__str__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		d := s.(*DeviceObj)
+		if d.D.CUDA && !d.indexed {
+			return "cuda", nil
+		}
+		return d.D.String(), nil
+	}))
+	DeviceType.SetAttr("type", eval.NewProperty(eval.NewBuiltin("type", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if s.(*DeviceObj).D.CUDA {
+			return "cuda", nil
+		}
+		return "cpu", nil
+	}), nil))
+	DeviceType.SetAttr("index", eval.NewProperty(eval.NewBuiltin("index", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		d := s.(*DeviceObj)
+		if !d.indexed {
+			return eval.None, nil
+		}
+		return int64(d.D.Index), nil
+	}), nil))
+	DeviceType.SetMethod(eval.NewBuiltin("__eq__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		o, ok := args[0].(*DeviceObj)
+		if !ok {
+			return eval.NotImplemented, nil
+		}
+		d := s.(*DeviceObj)
+		return d.D == o.D && d.indexed == o.indexed, nil
+	}))
+	SizeType.SetMethod(eval.NewBuiltin("__repr__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		var parts []string
+		for _, v := range s.(*eval.Tuple).Items() {
+			parts = append(parts, in.ReprOf(v))
+		}
+		return "torch.Size([" + strings.Join(parts, ", ") + "])", nil
+	}))
+	SizeType.SetMethod(eval.NewBuiltin("numel", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		n := int64(1)
+		for _, v := range s.(*eval.Tuple).Items() {
+			n *= v.(int64)
+		}
+		return n, nil
+	}))
+}
+
+// deviceObj is a tensor's .device.
+func (b *Binding) deviceObj(d engine.Device) *DeviceObj {
+	return eval.Track(b.in, &DeviceObj{D: d, indexed: d.CUDA})
+}
+
+// size is a torch.Size of shape.
+func (b *Binding) size(shape []int64) *eval.Tuple {
+	items := make([]eval.Value, len(shape))
+	for i, d := range shape {
+		items[i] = d
+	}
+	return b.in.NewTupleOf(SizeType, items)
+}
+
+// deviceArg reads a device argument: "cuda", "cuda:1", "cpu", an int, a
+// torch.device. CUDA device indexes are checked against the session's.
+func (b *Binding) deviceArg(v eval.Value) (engine.Device, error) {
+	var d engine.Device
+	switch x := v.(type) {
+	case *DeviceObj:
+		d = x.D
+	case int64:
+		d = engine.Device{CUDA: true, Index: int(x)}
+	case string:
+		name, idx, hasIdx := strings.Cut(x, ":")
+		switch name {
+		case "cpu":
+			if hasIdx && idx != "0" {
+				return d, b.in.Raise(eval.RuntimeErrorType, "Device index must be 0 for a CPU device, got %s", idx)
+			}
+		case "cuda":
+			d.CUDA = true
+			d.Index = b.S.CurrentDevice()
+			if hasIdx {
+				i, err := strconv.Atoi(idx)
+				if err != nil || i < 0 {
+					return d, b.in.Raise(eval.RuntimeErrorType, "Invalid device string: '%s'", x)
+				}
+				d.Index = i
+			}
+		default:
+			return d, b.in.Raise(eval.RuntimeErrorType, "Expected one of cpu, cuda, ... device type at start of device string: %s", x)
+		}
+	case nil, eval.NoneType:
+		return engine.CPU, nil
+	default:
+		return d, b.in.Raise(eval.TypeErrorType, "expected a device, not %s", eval.TypeOf(v).Name)
+	}
+	if d.CUDA && d.Index >= b.S.DeviceCount() {
+		return d, b.in.Raise(eval.RuntimeErrorType, "CUDA error: invalid device ordinal")
+	}
+	return d, nil
+}
+
+// shapeArgs reads a shape given as *sizes or one list, tuple or
+// torch.Size.
+func (b *Binding) shapeArgs(fn string, args []eval.Value) ([]int64, error) {
+	if len(args) == 1 {
+		switch s := args[0].(type) {
+		case *eval.List:
+			return b.dims(fn, s.Items())
+		case *eval.Tuple:
+			return b.dims(fn, s.Items())
+		}
+	}
+	return b.dims(fn, args)
+}
+
+func (b *Binding) dims(fn string, vs []eval.Value) ([]int64, error) {
+	out := make([]int64, len(vs))
+	for i, v := range vs {
+		n, ok := v.(int64)
+		if !ok {
+			return nil, b.in.Raise(eval.TypeErrorType, "%s(): argument 'size' (position %d) must be tuple of ints, but found element of type %s at pos %d", fn, 1, eval.TypeOf(v).Name, i)
+		}
+		if n < -1 || n == -1 && fn != "view" {
+			return nil, b.in.Raise(eval.RuntimeErrorType, "Trying to create tensor with negative dimension %d: %v", n, out[:i])
+		}
+		out[i] = n
+	}
+	return out, nil
+}
