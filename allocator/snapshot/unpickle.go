@@ -382,13 +382,13 @@ func (u *unpickler) step(op byte) error {
 		if err != nil {
 			return err
 		}
-		return u.appendTo(u.stack[len(u.stack)-1:], []slot{v})
+		return u.appendTo(u.target(), []slot{v})
 	case 'e': // APPENDS
 		items, err := u.popMark()
 		if err != nil {
 			return err
 		}
-		return u.appendTo(u.stack[len(u.stack)-1:], items)
+		return u.appendTo(u.target(), items)
 	case 's': // SETITEM
 		if len(u.stack) < 3 || (len(u.marks) > 0 && u.marks[len(u.marks)-1] > len(u.stack)-2) {
 			return u.fail("SETITEM without a dict, a key and a value")
@@ -646,6 +646,16 @@ func (u *unpickler) plain(s slot) (any, error) {
 	return s.boxed(), nil
 }
 
+// target is the top of the stack as a one-slot slice, or none when the
+// stack is empty above the last mark: what APPEND and SETITEMS add to.
+func (u *unpickler) target() []slot {
+	n := len(u.stack)
+	if n == 0 || (len(u.marks) > 0 && u.marks[len(u.marks)-1] == n) {
+		return nil
+	}
+	return u.stack[n-1:]
+}
+
 // appendTo appends items to the list in target[0].
 func (u *unpickler) appendTo(target []slot, items []slot) error {
 	if len(target) == 0 {
@@ -688,10 +698,11 @@ func (u *unpickler) setItems(kv []slot) error {
 	if len(kv)%2 != 0 {
 		return u.fail("SETITEMS with a key and no value")
 	}
-	if len(u.stack) == 0 {
+	target := u.target()
+	if len(target) == 0 {
 		return u.fail("SETITEMS without a dict")
 	}
-	switch d := u.stack[len(u.stack)-1].v.(type) {
+	switch d := target[0].v.(type) {
 	case *dict:
 		if err := u.count(len(kv) / 2); err != nil {
 			return err
@@ -727,7 +738,7 @@ func (u *unpickler) setItems(kv []slot) error {
 		}
 		return nil
 	}
-	return u.fail("SETITEMS on a %s, not a dict", typeName(u.stack[len(u.stack)-1]))
+	return u.fail("SETITEMS on a %s, not a dict", typeName(target[0]))
 }
 
 // key is a dict key: a string, a number, None, a boolean or a tuple of
