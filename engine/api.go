@@ -270,6 +270,9 @@ func (s *Session) Segments(i int) ([]allocator.SegmentInfo, []allocator.Expandab
 // DeviceCount is the number of the session's GPUs.
 func (s *Session) DeviceCount() int { return len(s.gpus) }
 
+// GPUName is device i's name (torch.cuda.get_device_name).
+func (s *Session) GPUName(i int) string { return s.gpus[i].b.name() }
+
 // DescribeGPU says what device i is and, on a real GPU, what NVML says
 // of it.
 func (s *Session) DescribeGPU(i int) string { return s.gpus[i].b.describe() }

@@ -33,6 +33,8 @@ type backend interface {
 	enablePeer(other backend) (bool, error)
 	// describe is one line about the device, for gpus.
 	describe() string
+	// name is the device's name, as torch.cuda.get_device_name says it.
+	name() string
 	// computeMajor is the compute capability's major number.
 	computeMajor() int
 }
@@ -70,6 +72,8 @@ func (b *simBackend) copyOut(dst []byte, _ uint64) error {
 }
 
 func (b *simBackend) computeMajor() int { return b.preset.ComputeMajor }
+
+func (b *simBackend) name() string { return "simulated " + b.preset.Name }
 
 func (b *simBackend) describe() string {
 	return fmt.Sprintf("simulated %s, %s (%d bytes); driver-used is reserved plus the preset's %s CUDA context",
@@ -147,6 +151,8 @@ func (b *cudaBackend) enablePeer(other backend) (bool, error) {
 }
 
 func (b *cudaBackend) computeMajor() int { return b.info.ComputeMajor }
+
+func (b *cudaBackend) name() string { return b.info.Name }
 
 func (b *cudaBackend) describe() string {
 	line := fmt.Sprintf("%s, %s (%d bytes), PCI %s", b.info.Name, allocator.FormatSize(b.info.Total), b.info.Total, b.info.PCIBusID)

@@ -45,7 +45,7 @@ func (r *Runner) PyScript(src []byte) (status int) {
 	r.prev = r.Session.Measure()
 	r.started = true
 	for _, s := range mod.Body {
-		st, end := s.Span()
+		st, end := stmtSpan(s)
 		endLine := int(end.Line)
 		if end.Col == 1 && endLine > int(st.Line) {
 			endLine--
@@ -125,6 +125,24 @@ func (r *Runner) pyErrorText(in *eval.Interp, err error) string {
 		return line + "\n" + in.FormatError(err)
 	}
 	return line + "\n"
+}
+
+// stmtSpan is where a statement is, its decorators included (the line
+// CPython's recording of a step starts at).
+func stmtSpan(s syntax.Stmt) (syntax.Pos, syntax.Pos) {
+	st, end := s.Span()
+	var decos []syntax.Expr
+	switch d := s.(type) {
+	case *syntax.FunctionDef:
+		decos = d.DecoratorList
+	case *syntax.ClassDef:
+		decos = d.DecoratorList
+	}
+	if len(decos) > 0 {
+		ds, _ := decos[0].Span()
+		st = syntax.Pos{Line: ds.Line, Col: 1}
+	}
+	return st, end
 }
 
 func firstLine(s string) string {

@@ -57,8 +57,18 @@ func (in *Interp) getAttr(obj Value, name string) (Value, bool, error) {
 		if v, ok := o.Dict.getStr(name); ok {
 			return newRef(v), true, nil
 		}
+		if cp, ok := attr.(*cachedProperty); ok {
+			v, err := in.call(cp.fn, []Value{obj}, nil)
+			if err != nil {
+				return nil, false, err
+			}
+			in.SetStr(o.Dict, name, v)
+			return v, true, nil
+		}
 	case *Function:
 		switch name {
+		case "__code__":
+			return in.functionCode(o), true, nil
 		case "__name__":
 			return o.Name, true, nil
 		case "__qualname__":

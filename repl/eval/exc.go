@@ -300,7 +300,18 @@ func init() {
 			return None, nil
 		}
 		return in.newTraceback(o), nil
-	}), nil))
+	}), NewBuiltin("__traceback__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		o := self.(*Instance)
+		if len(args) != 1 || args[0] != None {
+			return nil, in.typeError("__traceback__ must be a traceback or None")
+		}
+		tb := o.exc.tb
+		o.exc.tb = nil
+		for _, e := range tb {
+			in.Decref(e.frame)
+		}
+		return None, nil
+	})))
 	b.SetMethod(NewBuiltin("with_traceback", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
 		return newRef(self), nil
 	}))

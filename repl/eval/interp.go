@@ -38,6 +38,7 @@ type Interp struct {
 	gcDisabled    bool
 	nextID        int64
 	seq           uint64
+	weakrefs      map[Object][]*weakRef
 	ids           map[Object]int64
 	reprActive    map[Object]bool
 	lastExc       *Instance
@@ -70,6 +71,7 @@ func New() *Interp {
 		sources:    map[string][]string{},
 		ids:        map[Object]int64{},
 		reprActive: map[Object]bool{},
+		weakrefs:   map[Object][]*weakRef{},
 	}
 	in.builtins = in.NewDict()
 	in.installBuiltins()

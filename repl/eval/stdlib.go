@@ -192,11 +192,15 @@ func (in *Interp) installStdlib() {
 	in.RegisterModule("collections", func(in *Interp) (*ModuleObj, error) {
 		m := in.NewModule("collections")
 		m.Set(in, "OrderedDict", DictType)
+		m.Set(in, "deque", dequeType)
 		return m, nil
 	})
 	in.RegisterModule("functools", in.functoolsModule)
 	in.RegisterModule("contextlib", in.contextlibModule)
 	in.RegisterModule("itertools", in.itertoolsModule)
+	in.RegisterModule("weakref", in.weakrefModule)
+	in.RegisterModule("random", in.randomModule)
+	in.RegisterModule("traceback", in.tracebackModule)
 }
 
 func (*Interp) mathModule(in *Interp) (*ModuleObj, error) {

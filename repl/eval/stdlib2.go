@@ -129,6 +129,66 @@ func (*Interp) functoolsModule(in *Interp) (*ModuleObj, error) {
 		}
 		return acc, nil
 	})
+	in.fn(m, "lru_cache", "lru_cache(maxsize=128): a decorator keeping results", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		maxsize := int64(128)
+		mk := func(fn Value) Value {
+			l := &lruCache{fn: newRef(fn), cache: in.NewDict(), maxsize: maxsize}
+			in.track(l)
+			return l
+		}
+		if len(args) == 1 {
+			switch a := args[0].(type) {
+			case *Function, *Builtin, *Method:
+				return mk(a), nil
+			case NoneType:
+				maxsize = -1
+			default:
+				n, err := in.Index(a)
+				if err != nil {
+					return nil, err
+				}
+				maxsize = n
+			}
+		}
+		if v := Kwarg(kw, "maxsize"); v != nil {
+			if v == None {
+				maxsize = -1
+			} else {
+				n, err := in.Index(v)
+				if err != nil {
+					return nil, err
+				}
+				maxsize = n
+			}
+		}
+		deco := &Builtin{Name: "decorating_function", Fn: func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			if len(args) != 1 {
+				return nil, in.typeError("decorator takes one function")
+			}
+			return mk(args[0]), nil
+		}}
+		in.track(deco)
+		return deco, nil
+	})
+	in.fn(m, "cache", "cache(fn): an unbounded lru_cache", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if len(args) != 1 {
+			return nil, in.typeError("cache() takes one function")
+		}
+		l := &lruCache{fn: newRef(args[0]), cache: in.NewDict(), maxsize: -1}
+		in.track(l)
+		return l, nil
+	})
+	in.fn(m, "cached_property", "cached_property(fn)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if len(args) != 1 {
+			return nil, in.typeError("cached_property() takes one function")
+		}
+		p := &cachedProperty{fn: newRef(args[0])}
+		if f, ok := args[0].(*Function); ok {
+			p.name = f.Name
+		}
+		in.track(p)
+		return p, nil
+	})
 	identity := NewBuiltin("wraps", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 		if len(args) != 1 {
 			return nil, in.typeError("decorator takes one argument")

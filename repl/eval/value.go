@@ -120,6 +120,9 @@ func (in *Interp) dealloc(o Object) {
 	h.dead = true
 	delete(in.live, o)
 	delete(in.ids, o)
+	if refs := in.weakrefs[o]; len(refs) > 0 {
+		in.clearWeakrefs(o, refs)
+	}
 	if f, ok := o.(Finalizer); ok {
 		f.Finalize(in)
 	}

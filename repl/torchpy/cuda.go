@@ -153,6 +153,13 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 			return eval.None, b.pyErr(b.S.ResetPeak(i))
 		})
 	}
+	b.fn(m, "get_device_name", "get_device_name(device=None)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		i, err := b.cudaIndex(args, kw)
+		if err != nil {
+			return nil, err
+		}
+		return b.S.GPUName(i), nil
+	})
 	b.fn(m, "synchronize", "synchronize(device=None)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return eval.None, nil
 	})

@@ -175,7 +175,7 @@ func init() {
 	property("data", func(b *Binding, t *Tensor) (eval.Value, error) { return b.wrap(b.S.Detach(t.T)), nil })
 	property("grad_fn", func(b *Binding, t *Tensor) (eval.Value, error) {
 		if n := t.T.GradFn(); n != "" {
-			return "<" + n + ">", nil
+			return eval.Track(b.in, &gradFn{name: n}), nil
 		}
 		return eval.None, nil
 	})
@@ -386,6 +386,14 @@ func init() {
 	binary("__mul__", "mul", false)
 	binary("__rmul__", "mul", true)
 	binary("__matmul__", "matmul", false)
+	binary("add", "add", false)
+	binary("mul", "mul", false)
+	binary("matmul", "matmul", false)
+	for name, op := range map[string]string{"__iadd__": "add", "__imul__": "mul"} {
+		tensorMethod(name, "", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			return b.inPlace(op, t, args[0])
+		})
+	}
 	binary("__rmatmul__", "matmul", true)
 	tensorMethod("__pow__", "", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		if args[0] != int64(2) {
@@ -393,7 +401,7 @@ func init() {
 		}
 		return b.op("square", t.T)
 	})
-	for _, name := range []string{"__sub__", "__rsub__", "__truediv__", "__rtruediv__", "__neg__", "__iadd__", "__isub__", "__imul__", "__itruediv__",
+	for _, name := range []string{"__sub__", "__rsub__", "__truediv__", "__rtruediv__", "__neg__", "__isub__", "__itruediv__",
 		"add_", "mul_", "sub_", "div_", "zero_", "fill_", "copy_", "reshape", "permute", "transpose", "t", "contiguous", "flatten", "unsqueeze", "squeeze", "expand", "softmax", "exp", "log", "sigmoid", "tanh", "abs"} {
 		what := "Tensor." + name
 		switch {
@@ -504,4 +512,78 @@ func (t *Tensor) String() string {
 		return "released tensor"
 	}
 	return fmt.Sprint(t.T.Describe())
+}
+
+// gradFn is a tensor's .grad_fn: the name of the node that made it.
+type gradFn struct {
+	eval.Header
+	name string
+}
+
+var gradFnType = eval.NewClass("Node", "torch.autograd.graph")
+
+func (g *gradFn) Type() *eval.Class         { return gradFnType }
+func (g *gradFn) Traverse(func(eval.Value)) {}
+func (g *gradFn) Clear(*eval.Interp)        {}
+
+func init() {
+	gradFnType.SetMethod(eval.NewBuiltin("name", "name()", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return s.(*gradFn).name, nil
+	}))
+	gradFnType.SetMethod(eval.NewBuiltin("__repr__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return "<" + s.(*gradFn).name + " object>", nil
+	}))
+}
+
+// inPlace is t += other or t *= other: PyTorch writes t's own storage,
+// allocating nothing, when other broadcasts to t's shape. With autograd
+// recording on a tensor that takes part in it, the tool does not model
+// the graph it would record, and says so.
+func (b *Binding) inPlace(op string, t *Tensor, other eval.Value) (eval.Value, error) {
+	switch o := other.(type) {
+	case int64, float64, bool:
+	case *Tensor:
+		if o.T == nil {
+			return eval.NotImplemented, nil
+		}
+		if !broadcastsTo(o.T.Shape, t.T.Shape) {
+			return nil, b.in.Raise(eval.RuntimeErrorType, "output with shape %s doesn't match the broadcast shape", dimList(t.T.Shape))
+		}
+		if b.S.GradEnabled() && o.T.RequiresGrad() {
+			return nil, b.notModelled("in-place arithmetic that autograd records")
+		}
+	default:
+		return eval.NotImplemented, nil
+	}
+	if b.S.GradEnabled() && t.T.RequiresGrad() {
+		if t.T.IsLeaf() {
+			return nil, b.in.Raise(eval.RuntimeErrorType, "a leaf Variable that requires grad is being used in an in-place operation.")
+		}
+		return nil, b.notModelled("in-place arithmetic that autograd records")
+	}
+	eval.Incref(t)
+	return t, nil
+}
+
+// broadcastsTo reports whether shape src broadcasts to dst without
+// growing it.
+func broadcastsTo(src, dst []int64) bool {
+	if len(src) > len(dst) {
+		return false
+	}
+	for i := 1; i <= len(src); i++ {
+		s, d := src[len(src)-i], dst[len(dst)-i]
+		if s != d && s != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+func dimList(s []int64) string {
+	parts := make([]string, len(s))
+	for i, d := range s {
+		parts[i] = fmt.Sprint(d)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }

@@ -275,6 +275,16 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		})
 	}
 	b.gradModes(m)
+	backends := in.NewModule("torch.backends")
+	for _, name := range []string{"cudnn", "cuda"} {
+		sub := in.NewModule("torch.backends." + name)
+		in.AddModule("torch.backends."+name, sub)
+		backends.Set(in, name, sub)
+		in.Decref(sub)
+	}
+	in.AddModule("torch.backends", backends)
+	m.Set(in, "backends", backends)
+	in.Decref(backends)
 	for _, sub := range []struct {
 		name string
 		make func(*eval.Interp) (*eval.ModuleObj, error)
