@@ -11,7 +11,7 @@ type cmdHelp struct {
 
 // helpTopics are help entries that are not words typed at the start of a
 // command (methods, operators): completion leaves them out.
-var helpTopics = map[string]bool{"call": true, "ops": true, "optim": true, "no_grad": true, "zero_grad": true, "requires_grad": true, "backward": true, "to": true, "clone": true, "view": true}
+var helpTopics = map[string]bool{"python": true, "call": true, "ops": true, "optim": true, "no_grad": true, "zero_grad": true, "requires_grad": true, "backward": true, "to": true, "clone": true, "view": true}
 
 // commandHelp drives help and completion alike.
 var commandHelp = []cmdHelp{
@@ -49,6 +49,7 @@ var commandHelp = []cmdHelp{
 	{"plot", "plot FILE.html", "write a self-contained HTML page: allocated, reserved and driver-used over this session's steps (hover a point for its command) and cuda:0's segments now"},
 	{"gpus", "gpus", "the session's GPUs: name, total memory and, on a real GPU, what NVML says is used and by which processes (n/a without NVML)"},
 	{"view", "NAME = X[i] | X.view(2, -1) | X.reshape(...)", "a view: shares X's storage and keeps it alive, no new memory"},
+	{"python", "gpumemrepl run FILE.py", "run a Python script, one step per top-level statement; objects die when CPython frees them (names, containers, frames, temporaries, exceptions; cycles at gc.collect()). Python 3.11 less async and match; torch, torch.nn, torch.optim, torch.cuda, gc, sys, os, math, time, random, functools, itertools, collections, contextlib, weakref, traceback. Values are not computed (x.item() says so); PyTorch the tool does not model raises NotImplementedError saying what"},
 }
 
 // Help is the text of help, or of help NAME.

@@ -42,6 +42,9 @@ func (r *Runner) PyScript(src []byte) (status int) {
 	g := in.NewGlobals(r.File)
 	fr := in.ModuleFrame(r.File, g)
 	in.Decref(g)
+	// At the end the module's objects go, as at interpreter exit: after
+	// the last step's report, so nothing is reported of them.
+	defer in.Release(fr)
 	r.prev = r.Session.Measure()
 	r.started = true
 	for _, s := range mod.Body {

@@ -152,3 +152,44 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// TestPythonErrors: a Python script's error is one line naming the file,
+// line and column, with the traceback when it was raised in a function;
+// a syntax error runs nothing; sys.exit sets the status; --keep-going
+// goes on after an exception.
+func TestPythonErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	inFunc := write("infunc.py", "import torch\ndef f(n):\n    return n / 0\nx = torch.zeros(4, device='cuda')\nf(1)\nprint('after')\n")
+	out, errOut, code := run(t, "run", "--device", "sim", inFunc)
+	if code != 1 || !strings.Contains(errOut, inFunc+":3:12: ZeroDivisionError: division by zero\n") ||
+		!strings.Contains(errOut, "Traceback (most recent call last):\n  File \""+inFunc+"\", line 5, in <module>") ||
+		strings.Contains(out, "after") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	out, errOut, code = run(t, "run", "--device", "sim", "--keep-going", inFunc)
+	if code != 1 || !strings.Contains(out, "after") {
+		t.Errorf("--keep-going: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	syn := write("syntax.py", "import torch\nx = torch.zeros(4, device='cuda')\ny = (1,\n")
+	out, errOut, code = run(t, "run", "--device", "sim", syn)
+	if code != 1 || out != "" || !strings.Contains(errOut, syn+":3:5: SyntaxError: '(' was never closed") {
+		t.Errorf("syntax error: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	exit := write("exit.py", "import sys\nprint('bye')\nsys.exit(3)\nprint('not here')\n")
+	out, _, code = run(t, "run", "--device", "sim", exit)
+	if code != 3 || !strings.Contains(out, "bye") || strings.Contains(out, "not here") {
+		t.Errorf("sys.exit(3): exit %d\n%s", code, out)
+	}
+	nomod := write("nomod.py", "import numpy as np\n")
+	_, errOut, code = run(t, "run", "--device", "sim", nomod)
+	if code != 1 || !strings.Contains(errOut, nomod+":1:1: ModuleNotFoundError: No module named 'numpy'") {
+		t.Errorf("import numpy: exit %d\n%s", code, errOut)
+	}
+}

@@ -44,3 +44,17 @@ func TestPrograms(t *testing.T) {
 		})
 	}
 }
+
+// TestHugeContainers: a list repeated or collected past MaxItems is a
+// MemoryError, not the machine's memory.
+func TestHugeContainers(t *testing.T) {
+	for _, src := range []string{"x = [0] * 10**12\n", "x = list(range(10**12))\n", "x = (1, 2) * 10**11\n"} {
+		var out bytes.Buffer
+		in := eval.New()
+		in.Stdout, in.Stderr = &out, &out
+		err := in.RunFile("t.py", []byte(src), nil)
+		if !eval.Matches(err, eval.MemoryErrorType) {
+			t.Errorf("%q: %v, want MemoryError", src, err)
+		}
+	}
+}

@@ -183,6 +183,10 @@ func (in *Interp) collect(v Value) ([]Value, error) {
 			out[i] = newRef(x)
 		}
 		return out, nil
+	case *Range:
+		if err := in.checkLen(s.Len(), 1); err != nil {
+			return nil, err
+		}
 	}
 	it, err := in.Iter(v)
 	if err != nil {
@@ -200,6 +204,10 @@ func (in *Interp) collect(v Value) ([]Value, error) {
 			return out, nil
 		}
 		out = append(out, x)
+		if len(out) > MaxItems {
+			in.decrefAll(out)
+			return nil, in.checkLen(int64(len(out)), 1)
+		}
 	}
 }
 

@@ -130,6 +130,9 @@ func (in *Interp) builtinBinOp(op syntax.BinOpKind, a, b Value, inplace bool) (V
 			}
 		case syntax.Mult:
 			if n, ok := b.(int64); ok {
+				if err := in.checkLen(int64(len(x.items)), n); err != nil {
+					return nil, true, err
+				}
 				items := repeat(x.items, n)
 				if inplace {
 					old := x.items
@@ -148,6 +151,9 @@ func (in *Interp) builtinBinOp(op syntax.BinOpKind, a, b Value, inplace bool) (V
 			}
 		case syntax.Mult:
 			if n, ok := b.(int64); ok {
+				if err := in.checkLen(int64(len(x.items)), n); err != nil {
+					return nil, true, err
+				}
 				return in.NewTuple(repeat(x.items, n)), true, nil
 			}
 		}
@@ -157,8 +163,14 @@ func (in *Interp) builtinBinOp(op syntax.BinOpKind, a, b Value, inplace bool) (V
 			case string:
 				return in.repeatStr(y, x)
 			case *List:
+				if err := in.checkLen(int64(len(y.items)), x); err != nil {
+					return nil, true, err
+				}
 				return in.NewList(repeat(y.items, x)), true, nil
 			case *Tuple:
+				if err := in.checkLen(int64(len(y.items)), x); err != nil {
+					return nil, true, err
+				}
 				return in.NewTuple(repeat(y.items, x)), true, nil
 			}
 		}
@@ -176,6 +188,19 @@ func (in *Interp) repeatStr(s string, n int64) (Value, bool, error) {
 	return strings.Repeat(s, int(n)), true, nil
 }
 
+// MaxItems bounds a container the tool builds (a list repeated, an
+// iterable collected): past it, MemoryError, where CPython would take
+// gigabytes of host memory first.
+const MaxItems = 1 << 26
+
+// checkLen is the MemoryError for n copies of k items past MaxItems.
+func (in *Interp) checkLen(k, n int64) error {
+	if k > 0 && n > MaxItems/k {
+		return in.Raise(MemoryErrorType, "this tool builds containers of at most %d items", MaxItems)
+	}
+	return nil
+}
+
 func concat(a, b []Value) []Value {
 	out := make([]Value, 0, len(a)+len(b))
 	for _, v := range a {
@@ -188,7 +213,7 @@ func concat(a, b []Value) []Value {
 }
 
 func repeat(a []Value, n int64) []Value {
-	if n <= 0 {
+	if n <= 0 || len(a) == 0 {
 		return nil
 	}
 	out := make([]Value, 0, int64(len(a))*n)

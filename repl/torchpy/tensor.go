@@ -330,17 +330,19 @@ func init() {
 			return b.toDType(t, engine.DTypes[dt])
 		})
 	}
-	tensorMethod("view", "view(*shape)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		shape, err := b.shapeArgs("view", args)
-		if err != nil {
-			return nil, err
-		}
-		v, err := b.S.View(t.T, shape)
-		if err != nil {
-			return nil, b.pyErr(err)
-		}
-		return b.wrap(v), nil
-	})
+	for _, name := range []string{"view", "reshape"} {
+		tensorMethod(name, name+"(*shape): a view (every tensor the tool makes is contiguous)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			shape, err := b.shapeArgs("view", args)
+			if err != nil {
+				return nil, err
+			}
+			v, err := b.S.View(t.T, shape)
+			if err != nil {
+				return nil, b.pyErr(err)
+			}
+			return b.wrap(v), nil
+		})
+	}
 	tensorMethod("__getitem__", "t[i]", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		i, ok := args[0].(int64)
 		if !ok {
@@ -402,7 +404,7 @@ func init() {
 		return b.op("square", t.T)
 	})
 	for _, name := range []string{"__sub__", "__rsub__", "__truediv__", "__rtruediv__", "__neg__", "__isub__", "__itruediv__",
-		"add_", "mul_", "sub_", "div_", "zero_", "fill_", "copy_", "reshape", "permute", "transpose", "t", "contiguous", "flatten", "unsqueeze", "squeeze", "expand", "softmax", "exp", "log", "sigmoid", "tanh", "abs"} {
+		"add_", "mul_", "sub_", "div_", "zero_", "fill_", "copy_", "permute", "transpose", "t", "contiguous", "flatten", "unsqueeze", "squeeze", "expand", "softmax", "exp", "log", "sigmoid", "tanh", "abs"} {
 		what := "Tensor." + name
 		switch {
 		case strings.HasPrefix(name, "__i"):

@@ -1,0 +1,53 @@
+package repl
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gpumemrepl/gpumemrepl/engine"
+)
+
+// FuzzPython runs source text through the whole Python pipeline --
+// parser, evaluator, torch, engine, allocator -- on a simulated H200:
+// whatever the text, no Go panic (an internal error) comes out, and a
+// run ends (each step is interrupted after a while, as Ctrl-C would).
+func FuzzPython(f *testing.F) {
+	seeds, _ := filepath.Glob("../testdata/experiments/*.py")
+	more, _ := filepath.Glob("eval/testdata/*.py")
+	for _, s := range append(seeds, more...) {
+		if src, err := os.ReadFile(s); err == nil {
+			f.Add(src)
+		}
+	}
+	f.Add([]byte("import torch\nx = torch.zeros(3, device='cuda')\nwhile True:\n    x = x + 1\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		s, err := engine.NewSession(engine.Options{Preset: engine.Presets["h200"], Backend: "sim", FakeHost: true, Devices: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stop := make(chan struct{})
+		go func() {
+			tick := time.NewTicker(50 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+					s.Interrupt()
+				}
+			}
+		}()
+		var out, errOut bytes.Buffer
+		r := &Runner{Session: s, Out: &out, Err: &errOut, File: "fuzz.py", KeepGoing: true}
+		r.PyScript(src)
+		close(stop)
+		if strings.Contains(errOut.String(), "internal error") {
+			t.Fatalf("internal error on\n%s\n%s", src, errOut.String())
+		}
+	})
+}
