@@ -28,7 +28,7 @@ func (r *Runner) PyScript(src []byte) (status int) {
 		fmt.Fprintln(r.Err, err)
 		return 1
 	}
-	lines := strings.SplitAfter(string(src), "\n")
+	lines := eval.SourceLines(src)
 	in := eval.New()
 	in.Stderr = r.Err
 	in.Interrupted = r.Session.Interrupted
@@ -53,13 +53,14 @@ func (r *Runner) PyScript(src []byte) (status int) {
 		if end.Col == 1 && endLine > int(st.Line) {
 			endLine--
 		}
-		text := strings.TrimRight(strings.Join(lines[st.Line-1:min(endLine, len(lines))], ""), "\n")
+		first := min(max(int(st.Line), 1), len(lines))
+		text := strings.TrimRight(strings.Join(lines[first-1:max(min(endLine, len(lines)), first)], ""), "\r\n")
 		var out bytes.Buffer
 		in.Stdout = &out
 		r.Session.BeginStep()
 		err := r.execPy(in, fr, s)
 		cur := r.Session.Measure()
-		events := r.Session.Events()
+		events := tally(r.Session.Events())
 		if len(cur.Devices) > 0 && err == nil {
 			d := cur.Devices[0]
 			r.history = append(r.history, plot.Step{Label: fmt.Sprintf("%d: %s", st.Line, firstLine(text)), Allocated: d.Allocated, Reserved: d.Reserved, Driver: d.DriverUsed, HasDriver: d.DriverKnown})
@@ -128,6 +129,31 @@ func (r *Runner) pyErrorText(in *eval.Interp, err error) string {
 		return line + "\n" + in.FormatError(err)
 	}
 	return line + "\n"
+}
+
+// tally folds repeated events (a loop's, one per iteration) into one
+// each, in the order they first happened, with how many times: "freed
+// old x (16 bytes on cuda:0) ×99999".
+func tally(events []string) []string {
+	count := map[string]int{}
+	var order []string
+	for _, e := range events {
+		if count[e] == 0 {
+			order = append(order, e)
+		}
+		count[e]++
+	}
+	if len(order) == len(events) {
+		return events
+	}
+	out := make([]string, len(order))
+	for i, e := range order {
+		out[i] = e
+		if n := count[e]; n > 1 {
+			out[i] = fmt.Sprintf("%s ×%d", e, n)
+		}
+	}
+	return out
 }
 
 // stmtSpan is where a statement is, its decorators included (the line

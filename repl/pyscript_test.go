@@ -51,3 +51,22 @@ func FuzzPython(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkPythonLoop is issue 13's speed target: a for loop of 100,000
+// iterations of x = x + 1 on a small cuda tensor (one op, one free, one
+// rebinding each) in one step, on the simulated device. Target: under 1
+// s per run.
+func BenchmarkPythonLoop(b *testing.B) {
+	src := []byte("import torch\nx = torch.zeros(4, device='cuda')\nfor i in range(100000):\n    x = x + 1\n")
+	for b.Loop() {
+		s, err := engine.NewSession(engine.Options{Preset: engine.Presets["h200"], Backend: "sim", FakeHost: true, Devices: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var out bytes.Buffer
+		r := &Runner{Session: s, Out: &out, Err: &out, File: "loop.py"}
+		if r.PyScript(src) != 0 {
+			b.Fatal(out.String())
+		}
+	}
+}

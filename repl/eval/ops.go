@@ -313,6 +313,9 @@ func (in *Interp) intOp(op syntax.BinOpKind, a, b Value, x, y *big.Int) (Value, 
 			}
 		}
 	}
+	if in.intTooBig(op, x, y) {
+		return nil, in.Raise(MemoryErrorType, "")
+	}
 	r := new(big.Int)
 	switch op {
 	case syntax.Add:
@@ -384,6 +387,21 @@ func (in *Interp) intOp(op syntax.BinOpKind, a, b Value, x, y *big.Int) (Value, 
 		}
 	}
 	return normInt(r), nil
+}
+
+// intTooBig reports whether x op y would pass maxShift bits: the tool
+// refuses it (MemoryError) rather than spend minutes and gigabytes.
+func (in *Interp) intTooBig(op syntax.BinOpKind, x, y *big.Int) bool {
+	switch op {
+	case syntax.Mult:
+		return x.BitLen()+y.BitLen() > maxShift
+	case syntax.Pow:
+		if y.Sign() <= 0 || x.CmpAbs(big.NewInt(1)) <= 0 {
+			return false
+		}
+		return !y.IsInt64() || float64(x.BitLen())*float64(y.Int64()) > maxShift
+	}
+	return false
 }
 
 // unaryOp is -a, +a, ~a or not a.

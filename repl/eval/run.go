@@ -1,8 +1,6 @@
 package eval
 
 import (
-	"strings"
-
 	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
 )
 
@@ -15,7 +13,7 @@ func (in *Interp) RunFile(file string, src []byte, opts *syntax.Options) error {
 	if err != nil {
 		return err
 	}
-	in.AddSource(file, strings.SplitAfter(string(src), "\n"))
+	in.AddSource(file, SourceLines(src))
 	g := in.NewGlobals(file)
 	fr := in.ModuleFrame(file, g)
 	in.Decref(g)
@@ -30,4 +28,28 @@ func (in *Interp) RunFile(file string, src []byte, opts *syntax.Options) error {
 		}
 	}
 	return nil
+}
+
+// SourceLines splits source text into lines as the parser counts them
+// (\n, \r\n or a lone \r ends one), each with its line end.
+func SourceLines(src []byte) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '\n':
+			out = append(out, string(src[start:i+1]))
+			start = i + 1
+		case '\r':
+			if i+1 < len(src) && src[i+1] == '\n' {
+				i++
+			}
+			out = append(out, string(src[start:i+1]))
+			start = i + 1
+		}
+	}
+	if start < len(src) {
+		out = append(out, string(src[start:]))
+	}
+	return out
 }
