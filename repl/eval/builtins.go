@@ -508,49 +508,26 @@ func (in *Interp) installBuiltins() {
 		return z, nil
 	})
 	def("map", "map(func, iterable)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("map", args, kw, 2, 2); err != nil {
-			return nil, err
-		}
-		src, err := in.Iter(args[1])
-		if err != nil {
-			return nil, err
-		}
-		pair := in.NewTuple([]Value{newRef(args[0]), src})
-		m := in.newIter(pair, func(in *Interp, it *iterObj) (Value, bool, error) {
-			p, _ := it.src.(*Tuple)
-			if p == nil {
-				return nil, false, nil
-			}
-			v, ok, err := in.Next(p.items[1])
+		return in.overIterable("map", args, kw, func(in *Interp, fn, src Value) (Value, bool, error) {
+			v, ok, err := in.Next(src)
 			if err != nil || !ok {
 				return nil, false, err
 			}
-			r, err := in.call(p.items[0], []Value{v}, nil)
+			r, err := in.call(fn, []Value{v}, nil)
 			in.Decref(v)
 			return r, err == nil, err
 		})
-		in.Decref(pair)
-		return m, nil
 	})
 	def("filter", "filter(func, iterable)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("filter", args, kw, 2, 2); err != nil {
-			return nil, err
-		}
-		src, err := in.Iter(args[1])
-		if err != nil {
-			return nil, err
-		}
-		pair := in.NewTuple([]Value{newRef(args[0]), src})
-		m := in.newIter(pair, func(in *Interp, it *iterObj) (Value, bool, error) {
-			p, _ := it.src.(*Tuple)
-			for p != nil {
-				v, ok, err := in.Next(p.items[1])
+		return in.overIterable("filter", args, kw, func(in *Interp, fn, src Value) (Value, bool, error) {
+			for {
+				v, ok, err := in.Next(src)
 				if err != nil || !ok {
 					return nil, false, err
 				}
 				keep := v
-				if p.items[0] != None {
-					r, err := in.call(p.items[0], []Value{v}, nil)
+				if fn != None {
+					r, err := in.call(fn, []Value{v}, nil)
 					if err != nil {
 						in.Decref(v)
 						return nil, false, err
@@ -566,10 +543,7 @@ func (in *Interp) installBuiltins() {
 				}
 				in.Decref(v)
 			}
-			return nil, false, nil
 		})
-		in.Decref(pair)
-		return m, nil
 	})
 	def("vars", "vars(obj)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 		if err := in.fixedArgs("vars", args, kw, 1, 1); err != nil {
@@ -587,6 +561,28 @@ func (in *Interp) installBuiltins() {
 		return nil, in.Raise(NotImplementedErrType, "this tool does not read input() from a script")
 	})
 
+}
+
+// overIterable makes the iterator of map(fn, iterable) or filter: it
+// holds fn and iterable's iterator; step gives the next value.
+func (in *Interp) overIterable(name string, args []Value, kw []KeywordArg, step func(in *Interp, fn, src Value) (Value, bool, error)) (Value, error) {
+	if err := in.fixedArgs(name, args, kw, 2, 2); err != nil {
+		return nil, err
+	}
+	src, err := in.Iter(args[1])
+	if err != nil {
+		return nil, err
+	}
+	pair := in.NewTuple([]Value{newRef(args[0]), src})
+	m := in.newIter(pair, func(in *Interp, it *iterObj) (Value, bool, error) {
+		p, _ := it.src.(*Tuple)
+		if p == nil {
+			return nil, false, nil
+		}
+		return step(in, p.items[0], p.items[1])
+	})
+	in.Decref(pair)
+	return m, nil
 }
 
 // isSub is isinstance/issubclass against a class or tuple of classes.
@@ -609,7 +605,9 @@ func (in *Interp) isSub(c *Class, spec Value, fn string) (Value, error) {
 	return nil, in.typeError("%s() arg 2 must be a type, a tuple of types, or a union", fn)
 }
 
-// forEach calls f for each item of an iterable (f borrows it).
+// ForEach calls f for each item of an iterable (f borrows it).
+func (in *Interp) ForEach(v Value, f func(Value) error) error { return in.forEach(v, f) }
+
 func (in *Interp) forEach(v Value, f func(Value) error) error {
 	it, err := in.Iter(v)
 	if err != nil {

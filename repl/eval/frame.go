@@ -213,14 +213,8 @@ func (in *Interp) storeName(fr *Frame, name string, v Value) {
 	kind, i := fr.where(name)
 	var old Value
 	switch kind {
-	case nameFast:
-		old, fr.locals[i] = fr.locals[i], v
-	case nameCell:
-		c := fr.locals[i].(*Cell)
-		old, c.V = c.V, v
-	case nameFree:
-		c := fr.closure[i]
-		old, c.V = c.V, v
+	case nameFast, nameCell, nameFree:
+		old = fr.swapSlot(kind, i, v)
 	case nameClassFree, nameNS:
 		old = putNS(fr.ns, name, v)
 		if fr.toplevel && in.Hooks.Bound != nil {
@@ -232,6 +226,22 @@ func (in *Interp) storeName(fr *Frame, name string, v Value) {
 	if old != nil {
 		in.Labeled(old, "old "+name)
 	}
+}
+
+// swapSlot puts v (nil: unbound) in a local slot, a cell local or a
+// free variable's cell, and returns what was there.
+func (fr *Frame) swapSlot(kind nameKind, i int, v Value) (old Value) {
+	switch kind {
+	case nameCell:
+		c := fr.locals[i].(*Cell)
+		old, c.V = c.V, v
+	case nameFree:
+		c := fr.closure[i]
+		old, c.V = c.V, v
+	default:
+		old, fr.locals[i] = fr.locals[i], v
+	}
+	return old
 }
 
 // putNS stores name: v in a namespace dict, taking v's reference, and
@@ -254,14 +264,8 @@ func (in *Interp) deleteName(fr *Frame, name string) error {
 	kind, i := fr.where(name)
 	var old Value
 	switch kind {
-	case nameFast:
-		old, fr.locals[i] = fr.locals[i], nil
-	case nameCell:
-		c := fr.locals[i].(*Cell)
-		old, c.V = c.V, nil
-	case nameFree:
-		c := fr.closure[i]
-		old, c.V = c.V, nil
+	case nameFast, nameCell, nameFree:
+		old = fr.swapSlot(kind, i, nil)
 	default:
 		d := fr.ns
 		if kind == nameGlobal || d == nil {

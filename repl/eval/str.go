@@ -12,23 +12,20 @@ import (
 func (in *Interp) write(s string) { fmt.Fprint(in.Stdout, s) }
 
 // ReprOf is repr(v), or a placeholder when repr raises (for messages).
-func (in *Interp) ReprOf(v Value) string {
-	s, err := in.Repr(v)
-	if err != nil {
-		in.Drop(err)
-		return "<repr failed>"
-	}
-	return s
-}
+func (in *Interp) ReprOf(v Value) string { return in.orPlaceholder(in.Repr(v))("<repr failed>") }
 
 // StrOf is str(v), or a placeholder when str raises.
-func (in *Interp) StrOf(v Value) string {
-	s, err := in.Str(v)
-	if err != nil {
-		in.Drop(err)
-		return "<str failed>"
+func (in *Interp) StrOf(v Value) string { return in.orPlaceholder(in.Str(v))("<str failed>") }
+
+// orPlaceholder gives s, or (the error dropped) the placeholder.
+func (in *Interp) orPlaceholder(s string, err error) func(placeholder string) string {
+	return func(placeholder string) string {
+		if err != nil {
+			in.Drop(err)
+			return placeholder
+		}
+		return s
 	}
-	return s
 }
 
 // addr is the made-up address repr shows for an object: stable for its
@@ -41,6 +38,21 @@ func (in *Interp) addr(o Object) string {
 		in.ids[o] = id
 	}
 	return fmt.Sprintf("0x7f00%08x", id*16)
+}
+
+// callStr calls the method f of v, which must return a str; notStr is
+// the TypeError's text otherwise (its %s the type returned).
+func (in *Interp) callStr(f, v Value, args []Value, notStr string) (string, error) {
+	r, err := in.callWithSelf(f, v, args, nil)
+	if err != nil {
+		return "", err
+	}
+	s, ok := r.(string)
+	if !ok {
+		in.Decref(r)
+		return "", in.typeError(notStr, TypeOf(r).Name)
+	}
+	return s, nil
 }
 
 // Repr is repr(v).
@@ -89,16 +101,7 @@ func (in *Interp) Repr(v Value) (string, error) {
 		return "...", nil
 	}
 	if f := TypeOf(v).lookup("__repr__"); f != nil && f != objectRepr {
-		r, err := in.callWithSelf(f, v, nil, nil)
-		if err != nil {
-			return "", err
-		}
-		s, ok := r.(string)
-		if !ok {
-			in.Decref(r)
-			return "", in.typeError("__repr__ returned non-string (type %s)", TypeOf(r).Name)
-		}
-		return s, nil
+		return in.callStr(f, v, nil, "__repr__ returned non-string (type %s)")
 	}
 	in.reprActive[o] = true
 	defer delete(in.reprActive, o)
@@ -212,16 +215,7 @@ func (in *Interp) Str(v Value) (string, error) {
 	}
 	if _, ok := v.(Object); ok {
 		if f := TypeOf(v).lookup("__str__"); f != nil && f != objectStr {
-			r, err := in.callWithSelf(f, v, nil, nil)
-			if err != nil {
-				return "", err
-			}
-			s, ok := r.(string)
-			if !ok {
-				in.Decref(r)
-				return "", in.typeError("__str__ returned non-string (type %s)", TypeOf(r).Name)
-			}
-			return s, nil
+			return in.callStr(f, v, nil, "__str__ returned non-string (type %s)")
 		}
 	}
 	return in.Repr(v)
@@ -246,16 +240,7 @@ func (in *Interp) Format(v Value, spec string) (string, error) {
 		return "<not computed: " + x.What + ">", nil
 	default:
 		if f := TypeOf(v).lookup("__format__"); f != nil && f != objectFormat {
-			r, err := in.callWithSelf(f, v, []Value{spec}, nil)
-			if err != nil {
-				return "", err
-			}
-			s, ok := r.(string)
-			if !ok {
-				in.Decref(r)
-				return "", in.typeError("__format__ must return a str, not %s", TypeOf(r).Name)
-			}
-			return s, nil
+			return in.callStr(f, v, []Value{spec}, "__format__ must return a str, not %s")
 		}
 		if spec != "" {
 			return "", in.typeError("unsupported format string passed to %s.__format__", TypeOf(v).Name)

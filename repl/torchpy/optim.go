@@ -140,7 +140,7 @@ func (b *Binding) newOptimizer(cls *eval.Class, args []eval.Value, kw []eval.Key
 		return nil, b.notModelled(cls.Name + " with positional options")
 	}
 	var items []eval.Value
-	err := forEach(in, params, func(v eval.Value) error {
+	err := in.ForEach(params, func(v eval.Value) error {
 		t, ok := v.(*Tensor)
 		if !ok {
 			return in.Raise(eval.TypeErrorType, "optimizer can only optimize Tensors, but one of the params is %s", in.TypeName(v))
@@ -165,24 +165,4 @@ func (b *Binding) newOptimizer(cls *eval.Class, args []eval.Value, kw []eval.Key
 	o := &Optimizer{cls: cls, params: in.NewList(items), b: b}
 	o.o = b.S.NewOptimizer(cls.Name, ts, momentum)
 	return eval.Track(in, o), nil
-}
-
-// forEach calls f for each item of an iterable.
-func forEach(in *eval.Interp, v eval.Value, f func(eval.Value) error) error {
-	it, err := in.Iter(v)
-	if err != nil {
-		return err
-	}
-	defer in.Decref(it)
-	for {
-		x, ok, err := in.Next(it)
-		if err != nil || !ok {
-			return err
-		}
-		err = f(x)
-		in.Decref(x)
-		if err != nil {
-			return err
-		}
-	}
 }
