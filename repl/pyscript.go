@@ -39,6 +39,29 @@ func (r *Runner) PyScript(src []byte) (status int) {
 		}
 	}
 	in.AddSource(r.File, lines)
+	var seen int         // events of this step already reported by Executed
+	var out bytes.Buffer // what the step printed, not yet shown
+	if r.EachStatement {
+		in.Hooks.Executed = func(file string, s syntax.Stmt) {
+			st, end := s.Span()
+			if file != r.File || int(st.Line) > len(lines) {
+				return
+			}
+			all := r.Session.Events()
+			cur := r.Session.Measure()
+			src := strings.TrimSpace(lines[st.Line-1])
+			if r.JSON {
+				r.writePyJSON(int(st.Line), int(end.Line), src, cur, tally(all[min(seen, len(all)):]), out.String(), "")
+			} else {
+				io.WriteString(r.Out, out.String())
+				fmt.Fprintf(r.Out, "%s %s\n", colorName.Sprintf("%3d :", st.Line), src)
+				writeReport(r.Out, r.prev, cur, tally(all[min(seen, len(all)):]))
+			}
+			out.Reset()
+			seen = len(all)
+			r.prev = cur
+		}
+	}
 	g := in.NewGlobals(r.File)
 	fr := in.ModuleFrame(r.File, g)
 	in.Decref(g)
@@ -55,12 +78,14 @@ func (r *Runner) PyScript(src []byte) (status int) {
 		}
 		first := min(max(int(st.Line), 1), len(lines))
 		text := strings.TrimRight(strings.Join(lines[first-1:max(min(endLine, len(lines)), first)], ""), "\r\n")
-		var out bytes.Buffer
+		out.Reset()
 		in.Stdout = &out
 		r.Session.BeginStep()
+		seen = 0
 		err := r.execPy(in, fr, s)
 		cur := r.Session.Measure()
-		events := tally(r.Session.Events())
+		all := r.Session.Events()
+		events := tally(all[min(seen, len(all)):])
 		if len(cur.Devices) > 0 && err == nil {
 			d := cur.Devices[0]
 			r.history = append(r.history, plot.Step{Label: fmt.Sprintf("%d: %s", st.Line, firstLine(text)), Allocated: d.Allocated, Reserved: d.Reserved, Driver: d.DriverUsed, HasDriver: d.DriverKnown})

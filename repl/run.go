@@ -17,14 +17,17 @@ type Runner struct {
 	Session   *engine.Session
 	Out       io.Writer
 	Err       io.Writer
-	Echo      bool   // print each command before its report (scripts)
-	JSON      bool   // one JSON object per command instead of the report
-	KeepGoing bool   // go on after a failing line (scripts)
-	File      string // script name for error positions
-	prev      engine.Figures
-	started   bool
-	inBlock   bool        // inside a `with torch.no_grad():` block
-	history   []plot.Step // device 0 after every step, for plot
+	Echo      bool // print each command before its report (scripts)
+	JSON      bool // one JSON object per command instead of the report
+	KeepGoing bool // go on after a failing line (scripts)
+	// EachStatement reports after every simple statement a Python
+	// script executes, inside loops and functions too.
+	EachStatement bool
+	File          string // script name for error positions
+	prev          engine.Figures
+	started       bool
+	inBlock       bool        // inside a `with torch.no_grad():` block
+	history       []plot.Step // device 0 after every step, for plot
 }
 
 // plotTo writes the session's history and cuda:0's segments now as an

@@ -133,6 +133,9 @@ REPL and run flags:
                        allocated_bytes, reserved_bytes, driver_used_bytes, context_bytes,
                        outside_allocator_bytes, devices, events, output, error, elapsed_ns
   --keep-going         go on after a failing line
+  --each-statement     a Python script: a report (marked ':') after every simple statement
+                       it executes, inside loops and functions too (with --json, a row
+                       each), before the report of the top-level statement
   --alloc-conf STR     PYTORCH_CUDA_ALLOC_CONF (default: that variable)
   --device auto|sim|cuda
                        auto (default): this machine's GPUs when the CUDA driver loads,

@@ -193,3 +193,31 @@ func TestPythonErrors(t *testing.T) {
 		t.Errorf("import numpy: exit %d\n%s", code, errOut)
 	}
 }
+
+// TestPythonEachStatement: --each-statement reports inside a function
+// called from a loop, each time it runs, with the figures of that
+// moment (the function's local still alive after its return statement,
+// gone after the call).
+func TestPythonEachStatement(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "loop.py")
+	src := "import torch\nx = torch.zeros(128, device='cuda')\ndef f(t):\n    y = t * 2\n    return y\nfor i in range(2):\n    x = f(x)\n"
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, "run", "--device", "sim", "--json", "--each-statement", p)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var s pythonStep
+		if err := json.Unmarshal([]byte(l), &s); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		lines = append(lines, fmt.Sprintf("%d-%d:%d", s.Line, s.EndLine, s.Allocated))
+	}
+	want := "1-1:0 2-2:512 3-5:512 4-4:1024 5-5:1024 7-7:512 4-4:1024 5-5:1024 7-7:512 6-7:512"
+	if got := strings.Join(lines, " "); got != want {
+		t.Errorf("rows (line-end_line:allocated)\n got %s\nwant %s", got, want)
+	}
+}

@@ -19,6 +19,7 @@ import (
 // sessionFlags are the flags of run and of the interactive REPL.
 type sessionFlags struct {
 	json, keepGoing, noColor, fakeHost bool
+	eachStatement                      bool
 	preset, allocConf, device          string
 	totalBytes, contextBytes           optUint
 	devices                            int
@@ -27,6 +28,7 @@ type sessionFlags struct {
 func (f *sessionFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.json, "json", false, "one JSON object per command")
 	fs.BoolVar(&f.keepGoing, "keep-going", false, "go on after a failing line")
+	fs.BoolVar(&f.eachStatement, "each-statement", false, "a Python script: a report after every statement executed, in loops and functions too")
 	fs.BoolVar(&f.noColor, "no-color", false, "no color")
 	fs.BoolVar(&f.fakeHost, "fake-host", false, "deterministic host memory (for golden tests)")
 	fs.StringVar(&f.preset, "preset", "h200", "simulated GPU")
@@ -105,7 +107,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gpumemrepl: %v\n", err)
 		return 2
 	}
-	r := &repl.Runner{Session: s, Out: stdout, Err: stderr, Echo: true, JSON: sf.json, KeepGoing: sf.keepGoing, File: "<stdin>"}
+	r := &repl.Runner{Session: s, Out: stdout, Err: stderr, Echo: true, JSON: sf.json, KeepGoing: sf.keepGoing, EachStatement: sf.eachStatement, File: "<stdin>"}
 	if f, ok := stdin.(*os.File); ok && len(files) == 0 && readline.IsTerminal(int(f.Fd())) {
 		return r.Interactive()
 	}

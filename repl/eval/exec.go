@@ -34,11 +34,24 @@ func (in *Interp) ExecStmt(fr *Frame, s syntax.Stmt) error {
 func (in *Interp) execBlock(fr *Frame, body []syntax.Stmt) (ctl, error) {
 	for _, s := range body {
 		c, err := in.exec(fr, s)
+		if err == nil && in.Hooks.Executed != nil && isSimple(s) {
+			in.Hooks.Executed(fr.file, s)
+		}
 		if err != nil || c != ctlNext {
 			return c, err
 		}
 	}
 	return ctlNext, nil
+}
+
+// isSimple reports whether s is a simple statement (no block of its
+// own).
+func isSimple(s syntax.Stmt) bool {
+	switch s.(type) {
+	case *syntax.If, *syntax.For, *syntax.While, *syntax.Try, *syntax.With, *syntax.FunctionDef, *syntax.ClassDef:
+		return false
+	}
+	return true
 }
 
 func (in *Interp) exec(fr *Frame, s syntax.Stmt) (ctl, error) {

@@ -53,6 +53,10 @@ type Hooks struct {
 	// Command runs a line of the tool's short command form (a
 	// syntax.Command statement) at pos.
 	Command func(text string, pos syntax.Pos) error
+	// Executed, when set, is called after each simple statement (not
+	// if, for, def...) runs without an error, in any frame: the front
+	// end's report of every executed statement.
+	Executed func(file string, s syntax.Stmt)
 }
 
 // recursionLimit is sys.getrecursionlimit()'s default.
