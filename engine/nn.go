@@ -77,6 +77,9 @@ func (s *Session) newModule(e *ModuleNew) (*Module, error) {
 // newParam makes an initialised float32 parameter on the host.
 func (s *Session) newParam(shape []int64) (*Tensor, error) {
 	t := &Tensor{Shape: shape, DType: Float32, slot: &gradSlot{}}
+	if err := checkSize(shape, Float32.Size); err != nil {
+		return nil, err
+	}
 	st, err := s.newStorage(CPU, t.Bytes(), true)
 	if err != nil {
 		return nil, err

@@ -533,6 +533,9 @@ func (s *Session) eval(e Expr) (*Tensor, error) {
 		return y, nil
 	case *Create:
 		t := &Tensor{Shape: e.Shape, DType: e.DType}
+		if err := checkSize(e.Shape, e.DType.Size); err != nil {
+			return nil, &EvalError{Pos: e.At, Err: err}
+		}
 		st, err := s.newStorage(e.Device, t.Bytes(), e.Op != "empty")
 		if err != nil {
 			return nil, &EvalError{Pos: e.At, Err: err}

@@ -5,7 +5,11 @@
 // step did. It knows nothing of how a command was spelled.
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+	"math/bits"
+)
 
 // DType is a tensor element type.
 type DType struct {
@@ -88,3 +92,21 @@ func (t *Tensor) Device() Device { return t.st.device }
 
 // StorageBytes is the size of the storage the tensor keeps alive.
 func (t *Tensor) StorageBytes() uint64 { return t.st.bytes }
+
+// checkSize is PyTorch's check of a new contiguous tensor's storage
+// size (computeStorageNbytesContiguous): the element count times the
+// element size must fit in an int64, else "Storage size calculation
+// overflowed with sizes=[...]".
+func checkSize(shape []int64, elem uint64) error {
+	n, over := uint64(1), false
+	for _, d := range shape {
+		hi, lo := bits.Mul64(n, uint64(d))
+		over = over || hi != 0
+		n = lo
+	}
+	hi, lo := bits.Mul64(n, elem)
+	if over || hi != 0 || lo > math.MaxInt64 {
+		return fmt.Errorf("RuntimeError: Storage size calculation overflowed with sizes=%s", dimList(shape))
+	}
+	return nil
+}

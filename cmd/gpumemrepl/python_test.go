@@ -187,6 +187,11 @@ func TestPythonErrors(t *testing.T) {
 	if code != 3 || !strings.Contains(out, "bye") || strings.Contains(out, "not here") {
 		t.Errorf("sys.exit(3): exit %d\n%s", code, out)
 	}
+	huge := write("huge.py", "import torch\nx = torch.zeros(4294967296, 4294967296, device='cuda')\n")
+	_, errOut, code = run(t, "run", "--device", "sim", huge)
+	if code != 1 || !strings.Contains(errOut, huge+":2:5: RuntimeError: Storage size calculation overflowed with sizes=[4294967296, 4294967296]") {
+		t.Errorf("a size past int64: exit %d\n%s", code, errOut)
+	}
 	nomod := write("nomod.py", "import numpy as np\n")
 	_, errOut, code = run(t, "run", "--device", "sim", nomod)
 	if code != 1 || !strings.Contains(errOut, nomod+":1:1: ModuleNotFoundError: No module named 'numpy'") {

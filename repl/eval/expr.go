@@ -493,16 +493,22 @@ func (in *Interp) assign(fr *Frame, t syntax.Expr, v Value) error {
 
 // unpack is a, b, *c = v.
 func (in *Interp) unpack(fr *Frame, targets []syntax.Expr, v Value) error {
-	items, err := in.collect(v)
-	in.Decref(v)
-	if err != nil {
-		return err
-	}
 	star := -1
 	for i, t := range targets {
 		if _, ok := t.(*syntax.Starred); ok {
 			star = i
 		}
+	}
+	var items []Value
+	var err error
+	if star < 0 {
+		items, err = in.take(v, len(targets)+1)
+	} else {
+		items, err = in.collect(v)
+	}
+	in.Decref(v)
+	if err != nil {
+		return err
 	}
 	n := len(targets)
 	switch {
@@ -532,6 +538,40 @@ func (in *Interp) unpack(fr *Frame, targets []syntax.Expr, v Value) error {
 		}
 	}
 	return nil
+}
+
+// take is the first n items of an iterable (fewer when it ends first),
+// as unpacking pulls them: it never runs an iterator further.
+func (in *Interp) take(v Value, n int) ([]Value, error) {
+	if items, ok := seqItems(v); ok {
+		out := make([]Value, 0, min(n, len(items)))
+		for _, x := range items[:min(n, len(items))] {
+			out = append(out, newRef(x))
+		}
+		return out, nil
+	}
+	it, err := in.Iter(v)
+	if err != nil {
+		if Matches(err, TypeErrorType) {
+			in.Drop(err)
+			return nil, in.typeError("cannot unpack non-iterable %s object", TypeOf(v).Name)
+		}
+		return nil, err
+	}
+	defer in.Decref(it)
+	var out []Value
+	for len(out) < n {
+		x, ok, err := in.Next(it)
+		if err != nil {
+			in.decrefAll(out)
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		out = append(out, x)
+	}
+	return out, nil
 }
 
 func (in *Interp) delete(fr *Frame, t syntax.Expr) error {

@@ -2,6 +2,7 @@ package torchpy
 
 import (
 	"fmt"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -195,12 +196,17 @@ func (b *Binding) dims(fn string, vs []eval.Value) ([]int64, error) {
 	for i, v := range vs {
 		n, ok := v.(int64)
 		if !ok {
+			if _, big := v.(*big.Int); big {
+				return nil, b.in.Raise(eval.TypeErrorType, "%s(): argument 'size' failed to unpack the object at pos %d with error \"Overflow when unpacking long long\"", fn, i+1)
+			}
 			return nil, b.in.Raise(eval.TypeErrorType, "%s(): argument 'size' (position %d) must be tuple of ints, but found element of type %s at pos %d", fn, 1, eval.TypeOf(v).Name, i)
 		}
-		if n < -1 || n == -1 && fn != "view" {
-			return nil, b.in.Raise(eval.RuntimeErrorType, "Trying to create tensor with negative dimension %d: %v", n, out[:i])
-		}
 		out[i] = n
+	}
+	for _, n := range out {
+		if n < -1 || n == -1 && fn != "view" {
+			return nil, b.in.Raise(eval.RuntimeErrorType, "Trying to create tensor with negative dimension %d: %s", n, dimList(out))
+		}
 	}
 	return out, nil
 }
