@@ -331,3 +331,16 @@ func (h *handle) pos() Pos { return Pos{} }
 // Interrupted reports whether the user asked to stop (Ctrl-C) since the
 // step began: long loops of the front end poll it.
 func (s *Session) Interrupted() bool { return s.interrupted.Load() }
+
+// BindTensor binds name in the command form's namespace to t, taking
+// the reference (nothing is reported: the front end shares its own
+// names this way before a command-form line runs).
+func (s *Session) BindTensor(name string, t *Tensor) { s.vars[name] = t }
+
+// TakeTensors empties the command form's namespace of tensors and
+// returns them, the caller's references now.
+func (s *Session) TakeTensors() map[string]*Tensor {
+	out := s.vars
+	s.vars = map[string]*Tensor{}
+	return out
+}

@@ -61,7 +61,7 @@ func Help(name string) string {
 			fmt.Fprintf(&b, "  %-58s %s\n", c.usage, firstSentence(c.summary))
 		}
 		b.WriteString("  help [COMMAND]                                             this text, or one command's\n")
-		b.WriteString("Lines may also be pasted PyTorch: import torch, #%% cells, torch.zeros(...), b.to('cpu'), del a, b.\n")
+		b.WriteString("At the prompt, Python runs as Python (help python) over the same names; a .gpumem script takes pasted PyTorch lines too: import torch, #%% cells, torch.zeros(...), b.to('cpu'), del a, b.\n")
 		b.WriteString("Values: zeros, ones, full and torch.tensor keep theirs (print shows them); compute ops, rand and randn leave them unspecified, since only sizes are modelled.\n")
 		return b.String()
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/chzyer/readline"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/repl/eval"
 )
 
 // Interactive runs the prompt on a terminal: readline with history in
@@ -23,10 +24,11 @@ func (r *Runner) Interactive() int {
 	r.File = ""
 	r.Echo = false // the prompt shows the line already
 	home, _ := os.UserHomeDir()
+	c := &completer{s: r.Session}
 	rl, err := readline.NewEx(&readline.Config{
 		Prompt:            "gpumem> ",
 		HistoryFile:       filepath.Join(home, ".gpumemrepl_history"),
-		AutoComplete:      completer{r.Session},
+		AutoComplete:      c,
 		InterruptPrompt:   "^C",
 		EOFPrompt:         "exit",
 		HistorySearchFold: true,
@@ -56,9 +58,18 @@ func (r *Runner) Interactive() int {
 		where = "this machine's GPU"
 	}
 	fmt.Fprintf(r.Out, "gpumemrepl: PyTorch's CUDA caching allocator on %s. Type help for commands, Ctrl-D to quit.\n", where)
+	py := r.newPyPrompt()
+	c.names = func() []string { return pyNames(py) }
+	prompt := func(more bool) {
+		rl.SetPrompt(map[bool]string{true: "...     ", false: "gpumem> "}[more])
+	}
 	for n := 1; ; n++ {
 		line, err := rl.Readline()
 		if errors.Is(err, readline.ErrInterrupt) {
+			if len(py.buf) > 0 { // Ctrl-C abandons the block being typed
+				py.buf = nil
+				prompt(false)
+			}
 			continue
 		}
 		if errors.Is(err, io.EOF) {
@@ -68,26 +79,39 @@ func (r *Runner) Interactive() int {
 			fmt.Fprintf(r.Err, "gpumemrepl: %v\n", err)
 			return 1
 		}
-		switch strings.TrimSpace(line) {
-		case "exit", "quit", "exit()", "quit()":
-			return 0
-		case "":
-			if r.inBlock { // a blank line ends a block at the prompt, as in Python
-				r.endBlock()
-				rl.SetPrompt("gpumem> ")
+		if len(py.buf) == 0 {
+			switch strings.TrimSpace(line) {
+			case "exit", "quit", "exit()", "quit()":
+				return 0
+			case "":
+				continue
 			}
-			continue
+			if r.isCommandLine(line) {
+				r.commandLine(py, line, n)
+				continue
+			}
 		}
-		was := r.inBlock
-		r.Line(line, n) //nolint:errcheck // printed by Line; the session goes on
-		if r.inBlock != was {
-			rl.SetPrompt(map[bool]string{true: "...     ", false: "gpumem> "}[r.inBlock])
-		}
+		prompt(r.pyInput(py, line))
 	}
 }
 
+// pyNames are the prompt's Python names, for completion.
+func pyNames(p *pyPrompt) []string {
+	var out []string
+	p.fr.Globals().Items(func(k, _ eval.Value) bool {
+		if s, ok := k.(string); ok && !strings.HasPrefix(s, "__") {
+			out = append(out, s)
+		}
+		return true
+	})
+	return out
+}
+
 // completer completes command words, names, devices and dtypes.
-type completer struct{ s *engine.Session }
+type completer struct {
+	s     *engine.Session
+	names func() []string // the prompt's Python names
+}
 
 var completionWords = func() []string {
 	w := []string{"del", "cpu", "cuda", "cuda:0", "torch.", ".to", ".cuda()", ".cpu()", ".clone()", "help", "exit"}
@@ -105,13 +129,16 @@ var completionWords = func() []string {
 
 // Do implements readline.AutoCompleter: candidates for the word before
 // the cursor, as suffixes.
-func (c completer) Do(line []rune, pos int) ([][]rune, int) {
+func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
 	start := pos
 	for start > 0 && (isWordRune(line[start-1]) || line[start-1] == ':') {
 		start--
 	}
 	prefix := string(line[start:pos])
 	words := append(c.s.Names(), completionWords...)
+	if c.names != nil {
+		words = append(words, c.names()...)
+	}
 	sort.Strings(words)
 	var out [][]rune
 	seen := map[string]bool{}

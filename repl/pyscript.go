@@ -29,15 +29,7 @@ func (r *Runner) PyScript(src []byte) (status int) {
 		return 1
 	}
 	lines := eval.SourceLines(src)
-	in := eval.New()
-	in.Stderr = r.Err
-	in.Interrupted = r.Session.Interrupted
-	torchpy.Install(in, r.Session)
-	in.Hooks.Bound = func(name string, v eval.Value) {
-		if t, ok := v.(*torchpy.Tensor); ok && t.T != nil {
-			r.Session.Eventf("%s: %s", name, t.T.Describe())
-		}
-	}
+	in, _ := r.newInterp()
 	in.AddSource(r.File, lines)
 	var seen int         // events of this step already reported by Executed
 	var out bytes.Buffer // what the step printed, not yet shown
@@ -125,6 +117,22 @@ func (r *Runner) PyScript(src []byte) (status int) {
 		}
 	}
 	return status
+}
+
+// newInterp makes the Python of a script or the prompt over the
+// session: torch declared, Ctrl-C polled, a tensor bound at top level
+// reported as the command form reports it.
+func (r *Runner) newInterp() (*eval.Interp, *torchpy.Binding) {
+	in := eval.New()
+	in.Stderr = r.Err
+	in.Interrupted = r.Session.Interrupted
+	b := torchpy.Install(in, r.Session)
+	in.Hooks.Bound = func(name string, v eval.Value) {
+		if t, ok := v.(*torchpy.Tensor); ok && t.T != nil {
+			r.Session.Eventf("%s: %s", name, t.T.Describe())
+		}
+	}
+	return in, b
 }
 
 // execPy runs one statement; a Go panic becomes an internal error

@@ -28,6 +28,10 @@ type Runner struct {
 	started       bool
 	inBlock       bool        // inside a `with torch.no_grad():` block
 	history       []plot.Step // device 0 after every step, for plot
+	// afterExec, when set, runs right after a command-form line's
+	// command, before the step is measured (the prompt takes its names
+	// back from the command form then).
+	afterExec func()
 }
 
 // plotTo writes the session's history and cuda:0's segments now as an
@@ -112,6 +116,11 @@ func (r *Runner) Line(src string, lineNo int) (err error) {
 	var res engine.Result
 	if err == nil {
 		res, err = r.Session.Exec(cmd)
+	}
+	if f := r.afterExec; f != nil {
+		r.afterExec = nil
+		f()
+		res.Events = r.Session.Events()
 	}
 	if g, ok := cmd.(*engine.GradMode); ok && err == nil && g.Block && g.Body == nil {
 		r.inBlock = true

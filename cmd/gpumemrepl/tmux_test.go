@@ -95,11 +95,19 @@ func TestInteractiveInTmux(t *testing.T) {
 	term.keys("with torch.no_grad():", "Enter")
 	term.waitFor("\n...")
 	term.keys("    y = zeros 2 cuda", "Enter")
+	// As in Python's REPL, the block runs when a blank line ends it.
+	term.keys("Enter")
 	term.waitFor("y: 8 bytes float32 [2] on cuda:0")
-	term.keys("Enter", "vars", "Enter")
+	term.keys("vars", "Enter")
 	if s := term.waitFor("y        8 bytes"); !strings.Contains(s, "gpumem> vars") {
 		t.Errorf("the blank line did not end the block:\n%s", s)
 	}
+	// Python at the prompt sees the command form's names: a bare
+	// expression echoes its repr, and an exception shows its traceback.
+	term.keys("y.shape", "Enter")
+	term.waitFor("torch.Size([2])")
+	term.keys("def f():", "Enter", "    return 1 / 0", "Enter", "Enter", "f()", "Enter")
+	term.waitFor("ZeroDivisionError: division by zero")
 	term.quit()
 	if hist, err := os.ReadFile(filepath.Join(term.home, ".gpumemrepl_history")); err != nil || !strings.Contains(string(hist), "del a") {
 		t.Errorf("history file: %v %q", err, hist)

@@ -315,3 +315,13 @@ func (in *Interp) nameError(fr *Frame, name string) error {
 	err.(*Exception).Inst.exc.hint = hint
 	return err
 }
+
+// Globals is the frame's global namespace (borrowed).
+func (fr *Frame) Globals() *Dict { return fr.globals }
+
+// Bind binds name in fr as an assignment does, taking v's reference;
+// the old value is dropped after, called "old NAME".
+func (in *Interp) Bind(fr *Frame, name string, v Value) { in.storeName(fr, name, v) }
+
+// Unbind is del name in fr.
+func (in *Interp) Unbind(fr *Frame, name string) error { return in.deleteName(fr, name) }

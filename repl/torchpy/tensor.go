@@ -85,6 +85,13 @@ func (b *Binding) wrap(t *engine.Tensor) *Tensor {
 	return eval.Track(b.in, &Tensor{T: t, b: b})
 }
 
+// Wrap makes the Python object of an engine tensor reference, which it
+// takes over (an owned value).
+func (b *Binding) Wrap(t *engine.Tensor) *Tensor { return b.wrap(t) }
+
+// Error is an engine error as the Python exception PyTorch raises.
+func (b *Binding) Error(err error) error { return b.pyErr(err) }
+
 // tensorOf is v as a tensor, or a TypeError naming what wanted one.
 func (b *Binding) tensorOf(v eval.Value, what string) (*Tensor, error) {
 	if t, ok := v.(*Tensor); ok && t.T != nil {
