@@ -13,8 +13,9 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/repl/torchpy"
 )
 
-// pyPrompt is the prompt's Python: one interpreter whose module
-// namespace is the session's names, and the block being typed.
+// pyPrompt is the Python of the prompt (or of a script): one
+// interpreter whose module namespace is the session's names, and the
+// block being typed.
 type pyPrompt struct {
 	in  *eval.Interp
 	b   *torchpy.Binding
@@ -29,6 +30,13 @@ type pyPrompt struct {
 // sessionWords are command-form words that are also valid Python (a
 // bare name): at the prompt they are the commands.
 var sessionWords = map[string]bool{"vars": true, "map": true, "gpus": true, "empty_cache": true, "memory_summary": true, "memory_stats": true, "reset_peak_memory_stats": true, "help": true}
+
+// pyKeywords start a Python statement that a line alone may not make
+// whole (return outside a function...): never the command form's.
+var pyKeywords = map[string]bool{"return": true, "break": true, "continue": true, "pass": true, "yield": true,
+	"raise": true, "nonlocal": true, "global": true, "else": true, "elif": true, "except": true, "finally": true,
+	"try": true, "while": true, "for": true, "if": true, "with": true, "def": true, "class": true, "import": true,
+	"from": true, "lambda": true, "assert": true, "await": true, "async": true}
 
 // newPyPrompt starts the prompt's Python, with torch imported.
 func (r *Runner) newPyPrompt() *pyPrompt {
@@ -60,6 +68,9 @@ func (r *Runner) isCommandLine(line string) bool {
 	if sessionWords[t] || strings.HasPrefix(t, "help ") {
 		return true
 	}
+	if word, _, _ := strings.Cut(t, " "); pyKeywords[strings.TrimRight(word, ":")] {
+		return false
+	}
 	if _, err := syntax.ParseInteractive("<stdin>", []byte(t+"\n"), nil); err == nil || errors.Is(err, syntax.ErrIncomplete) {
 		return false
 	}
@@ -88,9 +99,17 @@ func looksLikeCommand(t string) bool {
 	return false
 }
 
-// isBlockCommand is syntax.Options.IsCommand inside a Python block: a
-// line that is not Python and that the command form reads.
+// isBlockCommand is syntax.Options.IsCommand in a script and inside a
+// block at the prompt: a session word alone, or a line that is not
+// Python and that the command form reads.
 func (r *Runner) isBlockCommand(line string) bool {
+	t := strings.TrimSpace(line)
+	if sessionWords[t] {
+		return true
+	}
+	if word, _, _ := strings.Cut(t, " "); pyKeywords[strings.TrimRight(word, ":")] {
+		return false
+	}
 	if _, err := syntax.ParseInteractive("<stdin>", []byte(line+"\n"), nil); err == nil || errors.Is(err, syntax.ErrIncomplete) {
 		return false
 	}

@@ -19,17 +19,18 @@ func IsPython(file string) bool { return strings.HasSuffix(file, ".py") }
 
 // PyScript runs a Python file as python FILE would, one step per
 // top-level statement (a whole for loop or class is one step), with the
-// step report after each. A syntax error runs nothing. An exception
+// step report after each. Lines of the command form (not Python, but
+// what a .gpumem script reads) may be mixed in, over the same names. A syntax error runs nothing. An exception
 // stops the script (exit 1) unless KeepGoing; sys.exit(n) ends it with
 // status n.
 func (r *Runner) PyScript(src []byte) (status int) {
-	mod, err := syntax.ParseFile(r.File, src, nil)
+	mod, err := syntax.ParseFile(r.File, src, &syntax.Options{IsCommand: r.isBlockCommand})
 	if err != nil {
 		fmt.Fprintln(r.Err, err)
 		return 1
 	}
 	lines := eval.SourceLines(src)
-	in, _ := r.newInterp()
+	in, b := r.newInterp()
 	in.AddSource(r.File, lines)
 	var seen int         // events of this step already reported by Executed
 	var out bytes.Buffer // what the step printed, not yet shown
@@ -57,6 +58,8 @@ func (r *Runner) PyScript(src []byte) (status int) {
 	g := in.NewGlobals(r.File)
 	fr := in.ModuleFrame(r.File, g)
 	in.Decref(g)
+	p := &pyPrompt{in: in, b: b, fr: fr}
+	in.Hooks.Command = func(text string, pos syntax.Pos) error { return r.blockCommand(p, text, pos) }
 	// At the end the module's objects go, as at interpreter exit: after
 	// the last step's report, so nothing is reported of them.
 	defer in.Release(fr)

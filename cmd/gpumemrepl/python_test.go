@@ -226,3 +226,23 @@ func TestPythonEachStatement(t *testing.T) {
 		t.Errorf("rows (line-end_line:allocated)\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestPythonMixedForms: a .py script may mix the command form with
+// Python over the same names, inside blocks too.
+func TestPythonMixedForms(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "mix.py")
+	src := "import torch\na = zeros 256x1024 cuda\nprint(a.shape)\nfor i in range(2):\n    b = a.to cpu\ndel a b\nempty_cache\n"
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, "run", "--device", "sim", "--fake-host", "--no-color", p)
+	for _, want := range []string{"torch.Size([256, 1024])", "b: 1024.00 KiB float32 [256, 1024] on cpu ×2; freed old b (1024.00 KiB on cpu)",
+		"freed a (1024.00 KiB on cuda:0); freed b (1024.00 KiB on cpu)", "reserved 0 bytes -2.00 MiB"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if code != 0 {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
