@@ -193,6 +193,13 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		}
 		return eval.None, b.pyErr(b.S.SetFraction(f, i))
 	})
+	mem := in.NewModule("torch.cuda.memory")
+	b.fn(mem, "_record_memory_history", "_record_memory_history(): the tool records every session's history already", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return eval.None, nil
+	})
+	in.AddModule("torch.cuda.memory", mem)
+	m.Set(in, "memory", mem)
+	in.Decref(mem)
 	for _, name := range []string{"mem_get_info", "memory_snapshot", "get_device_properties"} {
 		b.fn(m, name, "not modelled yet", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			return nil, b.notModelled("torch.cuda." + name)

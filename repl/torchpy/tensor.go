@@ -398,11 +398,30 @@ func init() {
 	binary("add", "add", false)
 	binary("mul", "mul", false)
 	binary("matmul", "matmul", false)
-	for name, op := range map[string]string{"__iadd__": "add", "__imul__": "mul"} {
+	for _, name := range []string{"__iadd__", "__imul__", "add_", "mul_", "sub_", "div_", "fill_"} {
 		tensorMethod(name, "", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			return b.inPlace(op, t, args[0])
+			if len(args) != 1 || len(kw) > 0 {
+				return nil, b.notModelled("Tensor." + name + " with other than one argument")
+			}
+			return b.inPlace(t, args[0])
 		})
 	}
+	for _, name := range []string{"zero_", "sigmoid_", "relu_"} {
+		tensorMethod(name, name+"()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			if len(args) > 0 || len(kw) > 0 {
+				return nil, b.in.Raise(eval.TypeErrorType, "%s() takes no arguments", name)
+			}
+			return b.inPlace(t, int64(0))
+		})
+	}
+	tensorMethod("sigmoid", "sigmoid()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if b.S.GradEnabled() && t.T.RequiresGrad() {
+			return nil, b.notModelled("sigmoid under autograd (what it saves)")
+		}
+		// Without a graph an elementwise op allocates its output alone,
+		// like relu's: the engine's relu is that rule.
+		return b.op("relu", t.T)
+	})
 	binary("__rmatmul__", "matmul", true)
 	tensorMethod("__pow__", "", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		if args[0] != int64(2) {
@@ -411,7 +430,7 @@ func init() {
 		return b.op("square", t.T)
 	})
 	for _, name := range []string{"__sub__", "__rsub__", "__truediv__", "__rtruediv__", "__neg__", "__isub__", "__itruediv__",
-		"add_", "mul_", "sub_", "div_", "zero_", "fill_", "copy_", "permute", "transpose", "t", "contiguous", "flatten", "unsqueeze", "squeeze", "expand", "softmax", "exp", "log", "sigmoid", "tanh", "abs"} {
+		"copy_", "permute", "transpose", "t", "contiguous", "flatten", "unsqueeze", "squeeze", "expand", "softmax", "exp", "log", "tanh", "abs"} {
 		what := "Tensor." + name
 		switch {
 		case strings.HasPrefix(name, "__i"):
@@ -544,11 +563,12 @@ func init() {
 	}))
 }
 
-// inPlace is t += other or t *= other: PyTorch writes t's own storage,
-// allocating nothing, when other broadcasts to t's shape. With autograd
-// recording on a tensor that takes part in it, the tool does not model
-// the graph it would record, and says so.
-func (b *Binding) inPlace(op string, t *Tensor, other eval.Value) (eval.Value, error) {
+// inPlace is an in-place op (t += other, t.mul_(other), t.sigmoid_()):
+// PyTorch writes t's own storage, allocating nothing, when other
+// broadcasts to t's shape. With autograd recording on a tensor that
+// takes part in it, the tool does not model the graph it would record,
+// and says so.
+func (b *Binding) inPlace(t *Tensor, other eval.Value) (eval.Value, error) {
 	switch o := other.(type) {
 	case int64, float64, bool:
 	case *Tensor:
