@@ -344,3 +344,17 @@ func (s *Session) TakeTensors() map[string]*Tensor {
 	s.vars = map[string]*Tensor{}
 	return out
 }
+
+// Narrow is t[start:start+n] along the first dimension: a view over
+// t's storage (contiguous, as every tensor the engine makes is), no new
+// memory.
+func (s *Session) Narrow(t *Tensor, start, n int64) (*Tensor, error) {
+	if len(t.Shape) == 0 || start < 0 || n < 0 || start+n > t.Shape[0] {
+		return nil, fmt.Errorf("RuntimeError: narrow of %s out of range", dimList(t.Shape))
+	}
+	v := share(t)
+	rest := numel(t.Shape[1:])
+	v.offset += uint64(start) * rest
+	v.Shape = append([]int64{n}, t.Shape[1:]...)
+	return v, nil
+}

@@ -350,26 +350,8 @@ func init() {
 			return b.wrap(v), nil
 		})
 	}
-	tensorMethod("__getitem__", "t[i]", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		i, ok := args[0].(int64)
-		if !ok {
-			return nil, b.notModelled("indexing a tensor with anything but one int")
-		}
-		if len(t.T.Shape) == 0 {
-			return nil, b.in.Raise(eval.IndexErrorType, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
-		}
-		n := t.T.Shape[0]
-		if i < -n || i >= n {
-			return nil, b.in.Raise(eval.IndexErrorType, "index %d is out of bounds for dimension 0 with size %d", i, n)
-		}
-		if i < 0 {
-			i += n
-		}
-		v, err := b.S.Select(t.T, i)
-		if err != nil {
-			return nil, b.pyErr(err)
-		}
-		return b.wrap(v), nil
+	tensorMethod("__getitem__", "t[i], t[a:b], t[a:b, :]", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return b.index(t, args[0])
 	})
 	for _, op := range []string{"sum", "mean", "relu", "gelu", "square"} {
 		tensorMethod(op, op+"()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
@@ -615,4 +597,106 @@ func dimList(s []int64) string {
 		parts[i] = fmt.Sprint(d)
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// index is t[key] for the keys that are views along the first
+// dimension: an int (select), a slice with step 1 (narrow), either
+// followed by full slices (:) or ...
+func (b *Binding) index(t *Tensor, key eval.Value) (eval.Value, error) {
+	if tu, ok := key.(*eval.Tuple); ok {
+		items := tu.Items()
+		if len(items) == 0 {
+			return nil, b.notModelled("indexing a tensor with ()")
+		}
+		for _, k := range items[1:] {
+			if !isFullSlice(k) {
+				return nil, b.notModelled("indexing a tensor past its first dimension")
+			}
+		}
+		if len(items) > len(t.T.Shape) && !isEllipsis(items[len(items)-1]) {
+			return nil, b.in.Raise(eval.IndexErrorType, "too many indices for tensor of dimension %d", len(t.T.Shape))
+		}
+		key = items[0]
+	}
+	if len(t.T.Shape) == 0 {
+		return nil, b.in.Raise(eval.IndexErrorType, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+	}
+	n := t.T.Shape[0]
+	switch k := key.(type) {
+	case int64:
+		if k < -n || k >= n {
+			return nil, b.in.Raise(eval.IndexErrorType, "index %d is out of bounds for dimension 0 with size %d", k, n)
+		}
+		if k < 0 {
+			k += n
+		}
+		v, err := b.S.Select(t.T, k)
+		if err != nil {
+			return nil, b.pyErr(err)
+		}
+		return b.wrap(v), nil
+	case *eval.SliceObj:
+		if b.S.GradEnabled() && t.T.RequiresGrad() {
+			return nil, b.notModelled("slicing a tensor autograd records")
+		}
+		start, stop, step, err := b.sliceBounds(k, n)
+		if err != nil {
+			return nil, err
+		}
+		if step != 1 {
+			return nil, b.notModelled("slicing a tensor with a step")
+		}
+		v, err := b.S.Narrow(t.T, start, max(stop-start, 0))
+		if err != nil {
+			return nil, b.pyErr(err)
+		}
+		return b.wrap(v), nil
+	}
+	if isEllipsis(key) {
+		eval.Incref(t)
+		return t, nil
+	}
+	return nil, b.notModelled("indexing a tensor with " + b.in.TypeName(key))
+}
+
+// sliceBounds clamps a slice to a dimension of size n, as Python does.
+func (b *Binding) sliceBounds(s *eval.SliceObj, n int64) (start, stop, step int64, err error) {
+	step = 1
+	if s.Step != eval.None {
+		if step, err = b.in.Index(s.Step); err != nil {
+			return
+		}
+		if step <= 0 {
+			err = b.in.Raise(eval.ValueErrorType, "step must be greater than zero")
+			return
+		}
+	}
+	bound := func(v eval.Value, def int64) (int64, error) {
+		if v == eval.None {
+			return def, nil
+		}
+		i, err := b.in.Index(v)
+		if err != nil {
+			return 0, err
+		}
+		if i < 0 {
+			i += n
+		}
+		return min(max(i, 0), n), nil
+	}
+	if start, err = bound(s.Start, 0); err != nil {
+		return
+	}
+	stop, err = bound(s.Stop, n)
+	return
+}
+
+func isFullSlice(v eval.Value) bool {
+	s, ok := v.(*eval.SliceObj)
+	return ok && s.Start == eval.None && s.Stop == eval.None && s.Step == eval.None || isEllipsis(v)
+}
+
+func isEllipsis(v eval.Value) bool {
+	_, ok := v.(eval.EllipsisType)
+	return ok
 }
