@@ -192,6 +192,11 @@ func TestPythonErrors(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, huge+":2:5: RuntimeError: Storage size calculation overflowed with sizes=[4294967296, 4294967296]") {
 		t.Errorf("a size past int64: exit %d\n%s", code, errOut)
 	}
+	neg := write("neg.py", "import torch\nx = torch.zeros(-1, device='cuda')\n")
+	_, errOut, code = run(t, "run", "--device", "sim", neg)
+	if code != 1 || !strings.Contains(errOut, neg+":2:5: RuntimeError: zeros: Dimension size must be non-negative.") {
+		t.Errorf("a negative size: exit %d\n%s", code, errOut)
+	}
 	nomod := write("nomod.py", "import numpy as np\n")
 	_, errOut, code = run(t, "run", "--device", "sim", nomod)
 	if code != 1 || !strings.Contains(errOut, nomod+":1:1: ModuleNotFoundError: No module named 'numpy'") {

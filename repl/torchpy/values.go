@@ -205,7 +205,8 @@ func (b *Binding) dims(fn string, vs []eval.Value) ([]int64, error) {
 	}
 	for _, n := range out {
 		if n < -1 || n == -1 && fn != "view" {
-			return nil, b.in.Raise(eval.RuntimeErrorType, "Trying to create tensor with negative dimension %d: %s", n, dimList(out))
+			// PyTorch 2.11's words (testdata/pyrules/size_overflow.txt)
+			return nil, b.in.Raise(eval.RuntimeErrorType, "%s: Dimension size must be non-negative.", fn)
 		}
 	}
 	return out, nil
