@@ -358,3 +358,16 @@ func (s *Session) Narrow(t *Tensor, start, n int64) (*Tensor, error) {
 	v.Shape = append([]int64{n}, t.Shape[1:]...)
 	return v, nil
 }
+
+// RecordFrames makes each allocation and free of the history carry the
+// stack f gives then (the Python front end's file, line and function,
+// innermost first), as PyTorch's _record_memory_history(stacks="python")
+// does.
+func (s *Session) RecordFrames(f func() []snapshot.Frame) { s.frames = f }
+
+// stamp gives the history the stack of the code running now.
+func (s *Session) stamp(g *gpu) {
+	if s.frames != nil {
+		g.history.Frames = snapshot.NewStack(s.frames()...)
+	}
+}

@@ -82,6 +82,10 @@ type gpu struct {
 
 // Session is one REPL session's state.
 type Session struct {
+	// frames, when set, gives the stack of the code running (file,
+	// line, function, innermost first) for each allocation and free
+	// the history records.
+	frames     func() []snapshot.Frame
 	opts       Options
 	cfg        allocator.Config
 	gpus       []*gpu
@@ -467,6 +471,9 @@ func (s *Session) initGPU(i int) (*gpu, error) {
 		}
 		log := snapshot.NewSegmentLog(dev)
 		log.OnEvent = g.history.Add
+		if !s.opts.FakeHost { // real microsecond times; the golden tests keep numbered ones
+			g.history.Now = func() int64 { return time.Now().UnixMicro() }
+		}
 		g.alloc = allocator.New(log, i, s.cfg)
 		if used, ok := g.b.driverUsed(); ok {
 			g.ctx = used
@@ -699,6 +706,7 @@ func (s *Session) newStorageOn(dev Device, stream, n uint64, fill bool) (*storag
 		return nil, err
 	}
 	g.history.Stream = stream
+	s.stamp(g)
 	p, err := g.alloc.MallocOn(stream, n)
 	if err != nil {
 		g.history.Add("oom", 0, n)
@@ -737,6 +745,7 @@ func (s *Session) release(st *storage) bool {
 		if st.bytes > 0 {
 			g := s.gpus[st.device.Index]
 			g.history.Stream = st.stream
+			s.stamp(g)
 			g.history.Add("free_requested", st.ptr, st.bytes)
 			g.alloc.Free(st.ptr) //nolint:errcheck // the engine only frees what it allocated
 			g.history.Add("free_completed", st.ptr, st.bytes)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 	"github.com/gpumemrepl/gpumemrepl/engine"
 	"github.com/gpumemrepl/gpumemrepl/repl/eval"
 	"github.com/gpumemrepl/gpumemrepl/repl/plot"
@@ -130,6 +131,14 @@ func (r *Runner) newInterp() (*eval.Interp, *torchpy.Binding) {
 	in.Stderr = r.Err
 	in.Interrupted = r.Session.Interrupted
 	b := torchpy.Install(in, r.Session)
+	r.Session.RecordFrames(func() []snapshot.Frame {
+		st := in.Stack()
+		out := make([]snapshot.Frame, len(st))
+		for i, f := range st {
+			out[i] = snapshot.Frame{Filename: f.File, Line: f.Line, Name: f.Name}
+		}
+		return out
+	})
 	in.Hooks.Bound = func(name string, v eval.Value) {
 		if t, ok := v.(*torchpy.Tensor); ok && t.T != nil {
 			r.Session.Eventf("%s: %s", name, t.T.Describe())

@@ -8,8 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 )
 
 // recordedStep is one row of a PyTorch recording (scripts/
@@ -249,5 +252,38 @@ func TestPythonMixedForms(t *testing.T) {
 	}
 	if code != 0 {
 		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+// TestPythonSnapshotFrames: torch.cuda.memory._dump_snapshot from a
+// Python script writes each allocation with the script's stack (file,
+// line, function, innermost first), as PyTorch's Python stacks are.
+func TestPythonSnapshotFrames(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "frames.py")
+	snap := filepath.Join(dir, "s.pickle")
+	src := "import torch\ndef make():\n    return torch.zeros(1024, device='cuda')\n\nx = make()\ntorch.cuda.memory._dump_snapshot(" + strconv.Quote(snap) + ")\n"
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := run(t, "run", "--device", "sim", p); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	s, err := snapshot.Load(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []snapshot.Frame
+	for _, e := range s.Events {
+		if e.Action == "alloc" {
+			got = e.Frames.Frames()
+			if e.Time < 1_000_000_000_000_000 {
+				t.Errorf("time_us %d is not microseconds since the epoch", e.Time)
+			}
+		}
+	}
+	want := []snapshot.Frame{{Filename: p, Line: 3, Name: "make"}, {Filename: p, Line: 5, Name: "<module>"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("the allocation's frames are %v, want %v", got, want)
 	}
 }

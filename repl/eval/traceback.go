@@ -137,3 +137,23 @@ func (in *Interp) ErrorLine(err error) (line string, inFunction bool, ok bool) {
 	inner := s.tb[0]
 	return fmt.Sprintf("%s:%d:%d: %s", inner.frame.file, inner.start.Line, inner.start.Col, msg), len(s.tb) > 1, true
 }
+
+// StackFrame is one frame of the code running: its file, the line it is
+// at, and the function's name ("<module>" at top level).
+type StackFrame struct {
+	File string
+	Line int
+	Name string
+}
+
+// Stack is the code running now, innermost frame first.
+func (in *Interp) Stack() []StackFrame {
+	var out []StackFrame
+	for fr := in.frame; fr != nil; fr = fr.back {
+		out = append(out, StackFrame{File: fr.file, Line: int(fr.start.Line), Name: fr.name})
+		if len(out) > recursionLimit {
+			break
+		}
+	}
+	return out
+}

@@ -197,6 +197,21 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	b.fn(mem, "_record_memory_history", "_record_memory_history(): the tool records every session's history already", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return eval.None, nil
 	})
+	b.fn(mem, "_dump_snapshot", "_dump_snapshot(filename): the device's snapshot and history, each event with its Python stack", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		a, err := in.ArgSpec("_dump_snapshot", args, kw, 0, "filename")
+		if err != nil {
+			return nil, err
+		}
+		path := "dump_snapshot.pickle"
+		if a[0] != nil {
+			s, ok := a[0].(string)
+			if !ok {
+				return nil, in.Raise(eval.TypeErrorType, "_dump_snapshot(): filename must be str")
+			}
+			path = s
+		}
+		return eval.None, b.pyErr(b.S.SaveSnapshot(path, b.S.CurrentDevice()))
+	})
 	in.AddModule("torch.cuda.memory", mem)
 	m.Set(in, "memory", mem)
 	in.Decref(mem)
