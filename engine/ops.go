@@ -202,15 +202,16 @@ func (s *Session) matmul(a, b *Tensor) (*Tensor, error) {
 	return out, nil
 }
 
-// elementwise runs a one-input op: relu, gelu, square.
+// elementwise runs a one-input op: relu, gelu, square, sigmoid, tanh,
+// exp.
 func (s *Session) elementwise(op string, x *Tensor) (*Tensor, error) {
 	out, err := s.alloc(x.Shape, x.DType, x.Device())
 	if err != nil {
 		return nil, err
 	}
 	switch op {
-	case "relu": // saves its result
-		s.record("ReluBackward0", out, []*Tensor{x}, []*Tensor{out}, likeInput(1))
+	case "relu", "sigmoid", "tanh", "exp": // save their result; backward makes the input's gradient alone
+		s.record(resultSavers[op], out, []*Tensor{x}, []*Tensor{out}, likeInput(1))
 	case "gelu": // saves its input
 		s.record("GeluBackward0", out, []*Tensor{x}, []*Tensor{x}, likeInput(1))
 	case "square": // pow(x, 2): grad * (2 * x.pow(1)), two temporaries
@@ -218,6 +219,9 @@ func (s *Session) elementwise(op string, x *Tensor) (*Tensor, error) {
 	}
 	return out, nil
 }
+
+// resultSavers are the nodes of the ops that save their result.
+var resultSavers = map[string]string{"relu": "ReluBackward0", "sigmoid": "SigmoidBackward0", "tanh": "TanhBackward0", "exp": "ExpBackward0"}
 
 // likeInput is the backward of a one-input elementwise op: the input's
 // gradient, after temps-1 temporaries of its size that are then freed
@@ -242,7 +246,8 @@ func likeInput(temps int) backward {
 	}
 }
 
-// binary runs a + b or a * b, broadcasting; either may be a number.
+// binary runs a + b, a - b, a * b or a / b, broadcasting; either may be
+// a number (a divisor only).
 func (s *Session) binary(op string, a, b *Tensor) (*Tensor, error) {
 	dev, err := sameDevice(a, b)
 	if err != nil {
@@ -260,8 +265,22 @@ func (s *Session) binary(op string, a, b *Tensor) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if op == "add" {
+	switch op {
+	case "add":
 		s.record("AddBackward0", out, []*Tensor{tensorOrNil(a), tensorOrNil(b)}, nil, passGrad)
+		return out, nil
+	case "sub": // self's gradient is the incoming one, other's its negation
+		name := "SubBackward0"
+		switch {
+		case a.number:
+			name = "RsubBackward1"
+		case b.number:
+			name = "SubBackward1"
+		}
+		s.record(name, out, []*Tensor{tensorOrNil(a), tensorOrNil(b)}, nil, subBackward)
+		return out, nil
+	case "div": // by a number: the gradient divided by it, a new tensor
+		s.record("DivBackward1", out, []*Tensor{tensorOrNil(a), nil}, nil, mulBackward)
 		return out, nil
 	}
 	var save []*Tensor
@@ -289,6 +308,27 @@ func passGrad(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 		if e.to != nil {
 			grads[i] = share(g)
 		}
+	}
+	return grads, nil
+}
+
+// subBackward: the incoming gradient for self, a negated copy of it
+// for other.
+func subBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+	grads := make([]*Tensor, len(n.inputs))
+	for i, e := range n.inputs {
+		if e.to == nil {
+			continue
+		}
+		if i == 0 {
+			grads[i] = share(g)
+			continue
+		}
+		r, err := s.alloc(g.Shape, g.DType, g.Device())
+		if err != nil {
+			return grads, err
+		}
+		grads[i] = r
 	}
 	return grads, nil
 }

@@ -185,7 +185,7 @@ func (s *Session) evalOp(e *Op) (*Tensor, error) {
 		}
 		args = append(args, t)
 	}
-	if e.Name != "add" && e.Name != "mul" {
+	if e.Name != "add" && e.Name != "mul" && e.Name != "sub" && e.Name != "div" {
 		for _, a := range args {
 			if a.number {
 				return nil, &EvalError{Pos: e.At, Err: fmt.Errorf("TypeError: %s needs a tensor, not a number", e.Name)}
@@ -197,12 +197,15 @@ func (s *Session) evalOp(e *Op) (*Tensor, error) {
 	switch e.Name {
 	case "matmul":
 		out, err = s.matmul(args[0], args[1])
-	case "add", "mul":
+	case "add", "mul", "sub", "div":
+		if e.Name == "div" && (args[0].number || !args[1].number) {
+			return nil, &EvalError{Pos: e.At, Err: fmt.Errorf("TypeError: div here divides a tensor by a number")}
+		}
 		if args[0].number && args[1].number {
 			return nil, &EvalError{Pos: e.At, Err: fmt.Errorf("TypeError: a number %s a number is not a tensor", e.Name)}
 		}
 		out, err = s.binary(e.Name, args[0], args[1])
-	case "relu", "gelu", "square":
+	case "relu", "gelu", "square", "sigmoid", "tanh", "exp":
 		out, err = s.elementwise(e.Name, args[0])
 	case "sum", "mean":
 		out, err = s.reduce(e.Name, args[0])

@@ -353,7 +353,7 @@ func init() {
 	tensorMethod("__getitem__", "t[i], t[a:b], t[a:b, :]", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return b.index(t, args[0])
 	})
-	for _, op := range []string{"sum", "mean", "relu", "gelu", "square"} {
+	for _, op := range []string{"sum", "mean", "relu", "gelu", "square", "sigmoid", "tanh", "exp"} {
 		tensorMethod(op, op+"()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			if len(args) > 0 || len(kw) > 0 {
 				return nil, b.notModelled(op + "() with arguments")
@@ -377,10 +377,19 @@ func init() {
 	binary("__mul__", "mul", false)
 	binary("__rmul__", "mul", true)
 	binary("__matmul__", "matmul", false)
+	binary("__sub__", "sub", false)
+	binary("__rsub__", "sub", true)
+	binary("sub", "sub", false)
+	tensorMethod("__truediv__", "", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if _, isNum := number(args[0]); !isNum {
+			return nil, b.notModelled("dividing by a tensor")
+		}
+		return b.op("div", t.T, engine.Scalar())
+	})
 	binary("add", "add", false)
 	binary("mul", "mul", false)
 	binary("matmul", "matmul", false)
-	for _, name := range []string{"__iadd__", "__imul__", "add_", "mul_", "sub_", "div_", "fill_"} {
+	for _, name := range []string{"__iadd__", "__imul__", "__isub__", "__itruediv__", "add_", "mul_", "sub_", "div_", "fill_"} {
 		tensorMethod(name, "", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			if len(args) != 1 || len(kw) > 0 {
 				return nil, b.notModelled("Tensor." + name + " with other than one argument")
@@ -396,14 +405,6 @@ func init() {
 			return b.inPlace(t, int64(0))
 		})
 	}
-	tensorMethod("sigmoid", "sigmoid()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		if b.S.GradEnabled() && t.T.RequiresGrad() {
-			return nil, b.notModelled("sigmoid under autograd (what it saves)")
-		}
-		// Without a graph an elementwise op allocates its output alone,
-		// like relu's: the engine's relu is that rule.
-		return b.op("relu", t.T)
-	})
 	binary("__rmatmul__", "matmul", true)
 	tensorMethod("__pow__", "", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		if args[0] != int64(2) {
@@ -411,8 +412,8 @@ func init() {
 		}
 		return b.op("square", t.T)
 	})
-	for _, name := range []string{"__sub__", "__rsub__", "__truediv__", "__rtruediv__", "__neg__", "__isub__", "__itruediv__",
-		"copy_", "permute", "transpose", "t", "contiguous", "flatten", "unsqueeze", "squeeze", "expand", "softmax", "exp", "log", "tanh", "abs"} {
+	for _, name := range []string{"__rtruediv__", "__neg__",
+		"copy_", "permute", "transpose", "t", "contiguous", "flatten", "unsqueeze", "squeeze", "expand", "softmax", "log", "abs"} {
 		what := "Tensor." + name
 		switch {
 		case strings.HasPrefix(name, "__i"):

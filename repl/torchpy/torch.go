@@ -226,7 +226,7 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	b.fn(m, "manual_seed", "manual_seed(seed): values are not computed, so this changes nothing", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return eval.None, nil
 	})
-	for _, op := range []string{"relu", "sum", "mean", "square"} {
+	for _, op := range []string{"relu", "sum", "mean", "square", "sigmoid", "tanh", "exp"} {
 		b.fn(m, op, op+"(input)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			if len(args) != 1 || len(kw) > 0 {
 				return nil, b.notModelled("torch." + op + "() with more than its input")
@@ -257,7 +257,7 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 			return b.op("matmul", x.T, y.T)
 		})
 	}
-	for _, name := range []string{"add", "mul"} {
+	for _, name := range []string{"add", "mul", "sub"} {
 		b.fn(m, name, name+"(input, other)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			if len(args) != 2 || len(kw) > 0 {
 				return nil, b.notModelled("torch." + name + " with more than two arguments")
@@ -269,7 +269,7 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 			return b.binary(name, x, args[1], false)
 		})
 	}
-	for _, name := range []string{"cat", "stack", "arange", "linspace", "randint", "from_numpy", "save", "load", "compile", "einsum", "bmm", "softmax", "exp", "sigmoid", "tanh", "where", "cdist"} {
+	for _, name := range []string{"cat", "stack", "arange", "linspace", "randint", "from_numpy", "save", "load", "compile", "einsum", "bmm", "softmax", "where", "cdist"} {
 		b.fn(m, name, "not modelled yet", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			return nil, b.notModelled("torch." + name)
 		})
