@@ -314,30 +314,21 @@ func passGrad(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 
 // subBackward: the incoming gradient for self, a negated copy of it
 // for other.
-func subBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
-	grads := make([]*Tensor, len(n.inputs))
-	for i, e := range n.inputs {
-		if e.to == nil {
-			continue
-		}
-		if i == 0 {
-			grads[i] = share(g)
-			continue
-		}
-		r, err := s.alloc(g.Shape, g.DType, g.Device())
-		if err != nil {
-			return grads, err
-		}
-		grads[i] = r
-	}
-	return grads, nil
-}
+func subBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) { return newGrads(s, n, g, 1) }
 
 // mulBackward: grad * other, then grad * self.
-func mulBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+func mulBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) { return newGrads(s, n, g, 0) }
+
+// newGrads gives each input that takes a gradient a new tensor of g's
+// size, except the inputs before from, which take g itself.
+func newGrads(s *Session, n *node, g *Tensor, from int) ([]*Tensor, error) {
 	grads := make([]*Tensor, len(n.inputs))
 	for i, e := range n.inputs {
 		if e.to == nil {
+			continue
+		}
+		if i < from {
+			grads[i] = share(g)
 			continue
 		}
 		r, err := s.alloc(g.Shape, g.DType, g.Device())
