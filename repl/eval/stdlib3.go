@@ -179,6 +179,9 @@ func init() {
 		return it, err
 	})
 	dq("__getitem__", func(in *Interp, d *deque, args []Value) (Value, error) {
+		if len(args) != 1 {
+			return nil, in.typeError("__getitem__ expected 1 argument, got %d", len(args))
+		}
 		i, err := in.seqIndex(args[0], int64(len(d.items)), "deque")
 		if err != nil {
 			return nil, err

@@ -116,6 +116,9 @@ func init() {
 		return eval.None, nil
 	})
 	modMethod(m, "__setattr__", "", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if err := b.arity("__setattr__", args, 2); err != nil {
+			return nil, err
+		}
 		name, _ := args[0].(string)
 		v := args[1]
 		in := b.in
@@ -160,6 +163,9 @@ func init() {
 		return eval.None, nil
 	})
 	modMethod(m, "__getattr__", "", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if err := b.arity("__getattr__", args, 1); err != nil {
+			return nil, err
+		}
 		name, _ := args[0].(string)
 		for _, reg := range []string{"_parameters", "_buffers", "_modules"} {
 			if d := sub(o, reg); d != nil {
@@ -172,6 +178,9 @@ func init() {
 		return nil, b.in.Raise(eval.AttributeErrorType, "'%s' object has no attribute '%s'", o.Type().Name, name)
 	})
 	modMethod(m, "__delattr__", "", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if err := b.arity("__delattr__", args, 1); err != nil {
+			return nil, err
+		}
 		name, _ := args[0].(string)
 		for _, reg := range []string{"_parameters", "_buffers", "_modules"} {
 			if d := sub(o, reg); d != nil && b.in.DelStr(d, name) {
@@ -471,6 +480,9 @@ func layers() {
 		return x, nil
 	})
 	modMethod(SequentialType, "__getitem__", "", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if err := b.arity("__getitem__", args, 1); err != nil {
+			return nil, err
+		}
 		i, err := b.in.Index(args[0])
 		if err != nil {
 			return nil, err

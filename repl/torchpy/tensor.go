@@ -85,6 +85,15 @@ func (b *Binding) wrap(t *engine.Tensor) *Tensor {
 	return eval.Track(b.in, &Tensor{T: t, b: b})
 }
 
+// arity is the TypeError for a method called with other than n
+// arguments.
+func (b *Binding) arity(name string, args []eval.Value, n int) error {
+	if len(args) != n {
+		return b.in.Raise(eval.TypeErrorType, "%s() takes %d argument%s (%d given)", name, n, map[bool]string{true: "", false: "s"}[n == 1], len(args))
+	}
+	return nil
+}
+
 // Wrap makes the Python object of an engine tensor reference, which it
 // takes over (an owned value).
 func (b *Binding) Wrap(t *engine.Tensor) *Tensor { return b.wrap(t) }
@@ -351,6 +360,9 @@ func init() {
 		})
 	}
 	tensorMethod("__getitem__", "t[i], t[a:b], t[a:b, :]", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if err := b.arity("__getitem__", args, 1); err != nil {
+			return nil, err
+		}
 		return b.index(t, args[0])
 	})
 	for _, op := range []string{"sum", "mean", "relu", "gelu", "square", "sigmoid", "tanh", "exp"} {
@@ -369,6 +381,9 @@ func init() {
 	})
 	binary := func(name, op string, reflected bool) {
 		tensorMethod(name, "", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			if err := b.arity(name, args, 1); err != nil {
+				return nil, err
+			}
 			return b.binary(op, t, args[0], reflected)
 		})
 	}
@@ -381,6 +396,9 @@ func init() {
 	binary("__rsub__", "sub", true)
 	binary("sub", "sub", false)
 	tensorMethod("__truediv__", "", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if err := b.arity("__truediv__", args, 1); err != nil {
+			return nil, err
+		}
 		if _, isNum := number(args[0]); !isNum {
 			return nil, b.notModelled("dividing by a tensor")
 		}
@@ -407,6 +425,9 @@ func init() {
 	}
 	binary("__rmatmul__", "matmul", true)
 	tensorMethod("__pow__", "", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if err := b.arity("__pow__", args, 1); err != nil {
+			return nil, err
+		}
 		if args[0] != int64(2) {
 			return nil, b.notModelled("** with an exponent other than 2")
 		}

@@ -220,6 +220,9 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		return eval.Track(in, &DeviceObj{D: d, indexed: !isStr || len(s) > 4}), nil
 	})
 	b.fn(m, "is_tensor", "is_tensor(obj)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if err := b.arity("is_tensor", args, 1); err != nil {
+			return nil, err
+		}
 		_, ok := args[0].(*Tensor)
 		return ok, nil
 	})

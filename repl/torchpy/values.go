@@ -100,6 +100,9 @@ func init() {
 		return int64(d.D.Index), nil
 	}), nil))
 	DeviceType.SetMethod(eval.NewBuiltin("__eq__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if len(args) != 1 {
+			return eval.NotImplemented, nil
+		}
 		o, ok := args[0].(*DeviceObj)
 		if !ok {
 			return eval.NotImplemented, nil
