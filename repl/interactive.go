@@ -57,7 +57,7 @@ func (r *Runner) Interactive() int {
 	if !r.Session.Simulated() {
 		where = "this machine's GPU"
 	}
-	fmt.Fprintf(r.Out, "gpumemrepl: PyTorch's CUDA caching allocator on %s. Type help for commands, Ctrl-D to quit.\n", where)
+	fmt.Fprintf(r.Out, "gpumemrepl: PyTorch's CUDA caching allocator on %s. Type Python (torch is imported) or the short commands; help lists them; Ctrl-D quits.\n", where)
 	py := r.newPyPrompt()
 	c.names = func() []string { return pyNames(py) }
 	prompt := func(more bool) {
