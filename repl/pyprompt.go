@@ -62,22 +62,13 @@ func (r *Runner) newPyPrompt() *pyPrompt {
 // Python but the command form reads (or looks like it, for its error).
 func (r *Runner) isCommandLine(line string) bool {
 	t := strings.TrimSpace(line)
-	if t == "" || strings.HasPrefix(t, "#") {
+	switch {
+	case t == "" || strings.HasPrefix(t, "#"):
 		return false
-	}
-	if sessionWords[t] || strings.HasPrefix(t, "help ") {
+	case strings.HasPrefix(t, "help "):
 		return true
 	}
-	if word, _, _ := strings.Cut(t, " "); pyKeywords[strings.TrimRight(word, ":")] {
-		return false
-	}
-	if _, err := syntax.ParseInteractive("<stdin>", []byte(t+"\n"), nil); err == nil || errors.Is(err, syntax.ErrIncomplete) {
-		return false
-	}
-	if _, err := Parse(t, 1, r.Session.CurrentDevice()); err == nil {
-		return true
-	}
-	return looksLikeCommand(t)
+	return r.commandForm(t, looksLikeCommand)
 }
 
 // looksLikeCommand reports whether a line starts as a command-form line
@@ -103,18 +94,27 @@ func looksLikeCommand(t string) bool {
 // block at the prompt: a session word alone, or a line that is not
 // Python and that the command form reads.
 func (r *Runner) isBlockCommand(line string) bool {
-	t := strings.TrimSpace(line)
+	return r.commandForm(strings.TrimSpace(line), func(string) bool { return false })
+}
+
+// commandForm decides a line (trimmed) for the prompt and scripts: a
+// session word is a command; a line that starts with a Python keyword,
+// or is Python, is not; one the command form reads is; orElse decides
+// the rest.
+func (r *Runner) commandForm(t string, orElse func(string) bool) bool {
 	if sessionWords[t] {
 		return true
 	}
 	if word, _, _ := strings.Cut(t, " "); pyKeywords[strings.TrimRight(word, ":")] {
 		return false
 	}
-	if _, err := syntax.ParseInteractive("<stdin>", []byte(line+"\n"), nil); err == nil || errors.Is(err, syntax.ErrIncomplete) {
+	if _, err := syntax.ParseInteractive("<stdin>", []byte(t+"\n"), nil); err == nil || errors.Is(err, syntax.ErrIncomplete) {
 		return false
 	}
-	_, err := Parse(line, 1, r.Session.CurrentDevice())
-	return err == nil
+	if _, err := Parse(t, 1, r.Session.CurrentDevice()); err == nil {
+		return true
+	}
+	return orElse(t)
 }
 
 // exportNames lends the command form the prompt's tensors: each

@@ -538,14 +538,6 @@ func (b *Binding) storageObj(t *Tensor) eval.Value {
 	return m
 }
 
-// String is the tensor as an event describes it.
-func (t *Tensor) String() string {
-	if t.T == nil {
-		return "released tensor"
-	}
-	return fmt.Sprint(t.T.Describe())
-}
-
 // gradFn is a tensor's .grad_fn: the name of the node that made it.
 type gradFn struct {
 	eval.Header
