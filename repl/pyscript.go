@@ -9,7 +9,6 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 	"github.com/gpumemrepl/gpumemrepl/engine"
 	"github.com/gpumemrepl/gpumemrepl/repl/eval"
-	"github.com/gpumemrepl/gpumemrepl/repl/plot"
 	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
 	"github.com/gpumemrepl/gpumemrepl/repl/torchpy"
 )
@@ -82,9 +81,8 @@ func (r *Runner) PyScript(src []byte) (status int) {
 		cur := r.Session.Measure()
 		all := r.Session.Events()
 		events := tally(all[min(seen, len(all)):])
-		if len(cur.Devices) > 0 && err == nil {
-			d := cur.Devices[0]
-			r.history = append(r.history, plot.Step{Label: fmt.Sprintf("%d: %s", st.Line, firstLine(text)), Allocated: d.Allocated, Reserved: d.Reserved, Driver: d.DriverUsed, HasDriver: d.DriverKnown})
+		if err == nil {
+			r.recordStep(fmt.Sprintf("%d: %s", st.Line, firstLine(text)), cur)
 		}
 		if exit, ok := err.(*eval.SysExit); ok {
 			io.WriteString(r.Out, out.String())

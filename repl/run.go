@@ -27,21 +27,11 @@ type Runner struct {
 	prev          engine.Figures
 	started       bool
 	inBlock       bool        // inside a `with torch.no_grad():` block
-	history       []plot.Step // device 0 after every step, for plot
+	history       []plot.Step // device 0 after every step, for plot (plotcmd.go)
 	// afterExec, when set, runs right after a command-form line's
 	// command, before the step is measured (the prompt takes its names
 	// back from the command form then).
 	afterExec func()
-}
-
-// plotTo writes the session's history and cuda:0's segments now as an
-// HTML page.
-func (r *Runner) plotTo(path string) error {
-	res, err := r.Session.Exec(&engine.Map{Device: 0})
-	if err != nil {
-		return err
-	}
-	return plot.Save(path, plot.Page{Title: "gpumemrepl: " + r.File, Steps: r.history, Segments: res.Segments, SegmentsAt: "of cuda:0 now"})
 }
 
 // endBlock ends a `with` block: grad mode goes back to what it was.
@@ -126,9 +116,8 @@ func (r *Runner) Line(src string, lineNo int) (err error) {
 		r.inBlock = true
 	}
 	cur := r.Session.Measure()
-	if len(cur.Devices) > 0 && err == nil {
-		d := cur.Devices[0]
-		r.history = append(r.history, plot.Step{Label: fmt.Sprintf("%d: %s", lineNo, strings.TrimSpace(src)), Allocated: d.Allocated, Reserved: d.Reserved, Driver: d.DriverUsed, HasDriver: d.DriverKnown})
+	if err == nil {
+		r.recordStep(fmt.Sprintf("%d: %s", lineNo, strings.TrimSpace(src)), cur)
 	}
 	if r.JSON {
 		r.writeJSON(src, lineNo, cur, res, err)
