@@ -11,6 +11,11 @@ type Figures struct {
 type DeviceFigures struct {
 	Allocated uint64 // torch.cuda.memory_allocated
 	Reserved  uint64 // torch.cuda.memory_reserved
+	// MaxAllocated and MaxReserved are the peaks since the device's
+	// allocator was made or its peaks last reset:
+	// torch.cuda.max_memory_allocated and max_memory_reserved.
+	MaxAllocated uint64
+	MaxReserved  uint64
 	// DriverUsed is what the driver has given this process, once the
 	// context exists: on a real GPU NVML's figure, on the simulated
 	// device the reserved memory plus the preset's CUDA context.
@@ -36,9 +41,11 @@ func (s *Session) Measure() Figures {
 	for _, g := range s.gpus {
 		st := g.stats()
 		d := DeviceFigures{
-			Allocated: uint64(st.AllocatedBytes[0].Current),
-			Reserved:  uint64(st.ReservedBytes[0].Current),
-			Inited:    g.alloc != nil,
+			Allocated:    uint64(st.AllocatedBytes[0].Current),
+			Reserved:     uint64(st.ReservedBytes[0].Current),
+			MaxAllocated: uint64(st.AllocatedBytes[0].Peak),
+			MaxReserved:  uint64(st.ReservedBytes[0].Peak),
+			Inited:       g.alloc != nil,
 		}
 		if d.Inited {
 			d.DriverUsed, d.DriverKnown = g.b.driverUsed()

@@ -180,6 +180,8 @@ type jsonDevice struct {
 	Device     string  `json:"device"`
 	Allocated  uint64  `json:"allocated_bytes"`
 	Reserved   uint64  `json:"reserved_bytes"`
+	MaxAlloc   uint64  `json:"max_allocated_bytes"`
+	MaxReserve uint64  `json:"max_reserved_bytes"`
 	DriverUsed *uint64 `json:"driver_used_bytes"`
 	Context    *uint64 `json:"context_bytes"`
 	Outside    *int64  `json:"outside_allocator_bytes"`
@@ -192,6 +194,8 @@ type jsonStep struct {
 	HostRSS    *uint64      `json:"host_rss_bytes"`
 	Allocated  uint64       `json:"allocated_bytes"`
 	Reserved   uint64       `json:"reserved_bytes"`
+	MaxAlloc   uint64       `json:"max_allocated_bytes"`
+	MaxReserve uint64       `json:"max_reserved_bytes"`
 	DriverUsed *uint64      `json:"driver_used_bytes"`
 	Context    *uint64      `json:"context_bytes"`
 	Outside    *int64       `json:"outside_allocator_bytes"`
@@ -214,7 +218,7 @@ func (r *Runner) writeJSONEnd(src string, lineNo, endLine int, f engine.Figures,
 		s.HostRSS = &f.HostRSS
 	}
 	for i, d := range f.Devices {
-		jd := jsonDevice{Device: fmt.Sprintf("cuda:%d", i), Allocated: d.Allocated, Reserved: d.Reserved}
+		jd := jsonDevice{Device: fmt.Sprintf("cuda:%d", i), Allocated: d.Allocated, Reserved: d.Reserved, MaxAlloc: d.MaxAllocated, MaxReserve: d.MaxReserved}
 		if d.Inited && d.DriverKnown {
 			used, ctx, outside := d.DriverUsed, d.Context, d.Outside
 			jd.DriverUsed, jd.Context, jd.Outside = &used, &ctx, &outside
@@ -223,7 +227,7 @@ func (r *Runner) writeJSONEnd(src string, lineNo, endLine int, f engine.Figures,
 	}
 	if len(s.Devices) > 0 {
 		d := s.Devices[0]
-		s.Allocated, s.Reserved, s.DriverUsed, s.Context, s.Outside = d.Allocated, d.Reserved, d.DriverUsed, d.Context, d.Outside
+		s.Allocated, s.Reserved, s.MaxAlloc, s.MaxReserve, s.DriverUsed, s.Context, s.Outside = d.Allocated, d.Reserved, d.MaxAlloc, d.MaxReserve, d.DriverUsed, d.Context, d.Outside
 	}
 	if err != nil {
 		msg := errMsg(err)

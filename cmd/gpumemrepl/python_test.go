@@ -22,8 +22,10 @@ type recordedStep struct {
 	Line    int     `json:"line"`
 	Error   *string `json:"error"`
 	Devices []struct {
-		Allocated int64 `json:"allocated"`
-		Reserved  int64 `json:"reserved"`
+		Allocated    int64 `json:"allocated"`
+		Reserved     int64 `json:"reserved"`
+		MaxAllocated int64 `json:"max_allocated"`
+		MaxReserved  int64 `json:"max_reserved"`
 	} `json:"devices"`
 }
 
@@ -33,6 +35,8 @@ type pythonStep struct {
 	EndLine   int     `json:"end_line"`
 	Allocated int64   `json:"allocated_bytes"`
 	Reserved  int64   `json:"reserved_bytes"`
+	MaxAlloc  int64   `json:"max_allocated_bytes"`
+	MaxReserv int64   `json:"max_reserved_bytes"`
 	Error     *string `json:"error"`
 }
 
@@ -91,9 +95,10 @@ func diffPython(t *testing.T, script, recording string) ([]string, error) {
 	}
 	var diffs []string
 	for _, w := range want {
-		var wa, wr int64
+		var wa, wr, wma, wmr int64
 		if len(w.Devices) > 0 {
-			wa, wr = w.Devices[0].Allocated, w.Devices[0].Reserved
+			d := w.Devices[0]
+			wa, wr, wma, wmr = d.Allocated, d.Reserved, d.MaxAllocated, d.MaxReserved
 		}
 		g, ok := got[w.Line]
 		switch {
@@ -103,6 +108,8 @@ func diffPython(t *testing.T, script, recording string) ([]string, error) {
 			diffs = append(diffs, fmt.Sprintf("line %d: error %v, PyTorch's %v", w.Line, deref(g.Error), deref(w.Error)))
 		case g.Allocated != wa || g.Reserved != wr:
 			diffs = append(diffs, fmt.Sprintf("line %d: allocated %d reserved %d, PyTorch %d and %d", w.Line, g.Allocated, g.Reserved, wa, wr))
+		case g.MaxAlloc != wma || g.MaxReserv != wmr:
+			diffs = append(diffs, fmt.Sprintf("line %d: peaks allocated %d reserved %d, PyTorch %d and %d", w.Line, g.MaxAlloc, g.MaxReserv, wma, wmr))
 		}
 	}
 	return diffs, nil
