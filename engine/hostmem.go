@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -72,21 +73,67 @@ func (h *hostBuf) free() {
 	}
 }
 
-// memAvailable reads MemAvailable from /proc/meminfo.
+// The margin a host tensor must leave: after it, at least
+// max(hostMarginMin, MemTotal/hostMarginDiv) stays available. Every
+// byte admitted is written at once, and GPU machines rarely have swap,
+// so what is left is all the rest of the machine has: this process's own
+// heap and histories, the shell and terminal, the page cache of running
+// programs. Admitting up to the last byte (20 GiB of 21 free) trades a
+// clean refusal for the kernel's OOM killer.
+const (
+	hostMarginMin = 1 << 30
+	hostMarginDiv = 20 // 5%
+)
+
+// memInfoEnv names a file read in place of /proc/meminfo (a test's fake
+// machine: MemTotal and MemAvailable lines in its format).
+const memInfoEnv = "GPUMEMREPL_MEMINFO"
+
+// memAvailable is how many bytes a new host tensor may take:
+// /proc/meminfo's MemAvailable less the margin above (0 when the margin
+// is more); false when meminfo cannot be read.
 func memAvailable() (uint64, bool) {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
+	path := "/proc/meminfo"
+	if p := os.Getenv(memInfoEnv); p != "" {
+		path = p
+	}
+	total, avail, ok := readMemInfo(path)
+	if !ok {
 		return 0, false
 	}
+	margin := max(hostMarginMin, total/hostMarginDiv)
+	if avail < margin {
+		return 0, true
+	}
+	return avail - margin, true
+}
+
+// readMemInfo reads MemTotal and MemAvailable, in bytes, from a file in
+// /proc/meminfo's format; ok only when it has both.
+func readMemInfo(path string) (total, avail uint64, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, false
+	}
 	defer f.Close()
+	var hasTotal, hasAvail bool
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "MemAvailable:"); ok {
-			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb * 1024, err == nil
+		name, rest, _ := strings.Cut(sc.Text(), ":")
+		if name != "MemTotal" && name != "MemAvailable" {
+			continue
+		}
+		kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		if err != nil || kb > math.MaxUint64/1024 {
+			return 0, 0, false
+		}
+		if name == "MemTotal" {
+			total, hasTotal = kb*1024, true
+		} else {
+			avail, hasAvail = kb*1024, true
 		}
 	}
-	return 0, false
+	return total, avail, hasTotal && hasAvail
 }
 
 // ReadRSS is the resident set of this process in bytes
