@@ -79,24 +79,24 @@ func (p *BlockPool) len() int { return p.index.n }
 // lowerBound returns the first cached block >= (size, ptr), or the end.
 func (p *BlockPool) lowerBound(size, ptr uint64) poolCursor { return p.index.lowerBound(size, ptr) }
 
-// searchEntries is the index of the first of the sorted entries >= (size,
-// ptr). It has no branch on the data: each step compares (size, ptr) keys
-// as one 128-bit number (the borrow of a subtraction) and moves by a mask,
-// since a leaf is a few dozen entries and a mispredicted branch per step
-// cost more than the steps.
-func searchEntries(bl []poolEntry, size, ptr uint64) int {
-	n := len(bl)
-	if n == 0 {
-		return 0
-	}
-	base := 0
-	for n > 1 {
-		half := n >> 1
-		base += half & -bl[base+half].below(size, ptr)
-		n -= half
-	}
-	return base + bl[base].below(size, ptr)
+// searchLeaf is the index of the first entry of leaf x at or above (size,
+// ptr), x.n when none is. It has no branch on the data and only two
+// steps that wait on each other: the key is compared with every eighth
+// entry, then with the eight entries of the group that count picks, each
+// comparison of (size, ptr) keys one 128-bit subtraction's borrow. The
+// entries past x.n are sentinels above every key (see noEntry), so the
+// shape is the same for any number of entries; nodeCap is 8 groups of 8.
+func searchLeaf(x *indexNode, size, ptr uint64) int {
+	e := &x.ents
+	c := e[8].below(size, ptr) + e[16].below(size, ptr) + e[24].below(size, ptr) + e[32].below(size, ptr) +
+		e[40].below(size, ptr) + e[48].below(size, ptr) + e[56].below(size, ptr)
+	g := (*[8]poolEntry)(e[8*c:])
+	return 8*c + g[0].below(size, ptr) + g[1].below(size, ptr) + g[2].below(size, ptr) + g[3].below(size, ptr) +
+		g[4].below(size, ptr) + g[5].below(size, ptr) + g[6].below(size, ptr) + g[7].below(size, ptr)
 }
+
+// noEntry fills a leaf's unused entries: its key is above every block's.
+var noEntry = poolEntry{size: ^uint64(0), ptr: ^uint64(0)}
 
 // below is 1 when the entry's key is less than (size, ptr), else 0.
 func (e *poolEntry) below(size, ptr uint64) int {

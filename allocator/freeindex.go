@@ -16,11 +16,12 @@ type blockIndex struct {
 	n    int
 }
 
-// nodeCap is the most entries of a leaf and children of an inner node.
+// nodeCap is the most entries of a leaf and children of an inner node:
+// 8 groups of 8, the shape searchLeaf is written for.
 const nodeCap = 64
 
-// indexNode is a leaf (kids nil), whose ents are cached blocks in order,
-// or an inner node, whose kids[i] holds keys at least ents[i] (for i > 0)
+// indexNode is a leaf (kids nil), whose ents are cached blocks in order
+// and past n noEntry (made by newLeaf), or an inner node, whose kids[i] holds keys at least ents[i] (for i > 0)
 // and below ents[i+1]. Separators are lower bounds only, so removing
 // entries never updates them.
 type indexNode struct {
@@ -29,6 +30,20 @@ type indexNode struct {
 	n          int
 	parent     *indexNode
 	prev, next *indexNode // a leaf's neighbours, in order
+}
+
+// newLeaf is an empty leaf.
+func newLeaf() *indexNode {
+	x := &indexNode{}
+	x.clearFrom(0)
+	return x
+}
+
+// clearFrom makes a leaf's entries from i on unused.
+func (x *indexNode) clearFrom(i int) {
+	for k := i; k < nodeCap; k++ {
+		x.ents[k] = noEntry
+	}
 }
 
 // poolCursor is a position in a blockIndex: an entry, or the end.
@@ -100,7 +115,7 @@ func (ix *blockIndex) lowerBound(size, ptr uint64) poolCursor {
 		return poolCursor{}
 	}
 	x := ix.leafFor(size, ptr)
-	c := poolCursor{x, searchEntries(x.ents[:x.n], size, ptr)}
+	c := poolCursor{x, searchLeaf(x, size, ptr)}
 	if c.i == x.n && x.next != nil {
 		c = poolCursor{x.next, 0}
 	}
@@ -123,10 +138,10 @@ func (ix *blockIndex) find(e poolEntry) poolCursor {
 // insert adds e, whose key is not in the index.
 func (ix *blockIndex) insert(e poolEntry) {
 	if ix.root == nil {
-		ix.root = &indexNode{}
+		ix.root = newLeaf()
 	}
 	x := ix.leafFor(e.size, e.ptr)
-	i := searchEntries(x.ents[:x.n], e.size, e.ptr)
+	i := searchLeaf(x, e.size, e.ptr)
 	if x.n == nodeCap {
 		right := ix.splitLeaf(x)
 		if i > x.n {
@@ -167,9 +182,11 @@ func (ix *blockIndex) rekey(c poolCursor, e poolEntry) {
 // splitLeaf moves the upper half of the full leaf x to a new leaf after
 // it and returns that leaf.
 func (ix *blockIndex) splitLeaf(x *indexNode) *indexNode {
-	right := &indexNode{prev: x, next: x.next}
+	right := newLeaf()
+	right.prev, right.next = x, x.next
 	right.n = copy(right.ents[:], x.ents[nodeCap/2:x.n])
 	x.n = nodeCap / 2
+	x.clearFrom(x.n)
 	if x.next != nil {
 		x.next.prev = right
 	}
@@ -229,6 +246,7 @@ func (ix *blockIndex) removeAt(c poolCursor) {
 		x.ents[k-1] = x.ents[k]
 	}
 	x.n--
+	x.ents[x.n] = noEntry
 	ix.n--
 	if x != ix.root && x.n < nodeCap/4 {
 		ix.rebalance(x)
@@ -318,6 +336,11 @@ func (ix *blockIndex) check() error {
 					return fmt.Errorf("pool index: entry %#x out of order", e.ptr)
 				}
 				last = e
+			}
+			for _, e := range x.ents[x.n:] {
+				if e != noEntry {
+					return errors.New("pool index: a leaf's unused entry is not noEntry")
+				}
 			}
 			n += x.n
 			return nil
