@@ -26,8 +26,8 @@ type Runner struct {
 	File          string // script name for error positions
 	prev          engine.Figures
 	started       bool
-	inBlock       bool        // inside a `with torch.no_grad():` block
-	history       []plot.Step // device 0 after every step, for plot (plotcmd.go)
+	inBlock       bool         // inside a `with torch.no_grad():` block
+	history       plot.History // device 0 after every step, for plot (plotcmd.go)
 	// afterExec, when set, runs right after a command-form line's
 	// command, before the step is measured (the prompt takes its names
 	// back from the command form then).

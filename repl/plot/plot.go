@@ -1,13 +1,16 @@
 // Package plot writes a self-contained HTML page (no network, no script)
 // of a session's or a replay's memory: allocated, reserved and
-// driver-used over the steps, each step's command on hover, and the
-// device's segments and blocks at one step.
+// driver-used over the steps, each step's command on hover; a per-tensor
+// timeline, each allocation a band over the steps it lived through, as
+// memory_viz's Active Memory Timeline; and the device's segments and
+// blocks at one step.
 package plot
 
 import (
 	"fmt"
 	"html"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
@@ -21,19 +24,27 @@ type Step struct {
 	Reserved  uint64
 	Driver    uint64
 	HasDriver bool
+	// Mark is where the device's allocation record stood after the step
+	// (its length): it places the timeline's Bands among the steps.
+	Mark int
 }
 
 // Page is what the page shows.
 type Page struct {
-	Title      string
-	Steps      []Step
+	Title string
+	// History is the steps, kept compactly (a session's); when it is
+	// nil, Steps are (a replay's ops).
+	History History
+	Steps   []Step
+	// Bands are the per-tensor timeline's allocations, in the order
+	// made, and Rest, at each of History's points, the bytes of the
+	// allocations not among them that are live after its last step.
+	// With neither there is no timeline.
+	Bands      []Band
+	Rest       []uint64
 	Segments   []allocator.SegmentInfo
 	SegmentsAt string // which step the segments are of
 }
-
-// maxPoints bounds the points drawn: longer histories keep, per bucket,
-// the step with the most reserved memory (peaks stay visible).
-const maxPoints = 2000
 
 // Chart geometry, in SVG units.
 const (
@@ -53,25 +64,35 @@ func Save(path string, p Page) error {
 
 // Write writes the page.
 func Write(w io.Writer, p Page) error {
+	h := p.History
+	if h == nil {
+		for _, s := range p.Steps {
+			h.Add(s)
+		}
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>%s</title>
 <style>body{font:14px sans-serif;margin:20px;color:#222}h1{font-size:18px}h2{font-size:16px;margin-top:28px}
 .legend span{margin-right:18px}.sw{display:inline-block;width:14px;height:4px;vertical-align:middle;margin-right:5px}
-svg text{font:11px sans-serif;fill:#444}</style></head><body>
+svg text{font:11px sans-serif;fill:#444}svg text.band{fill:#fff;pointer-events:none}</style></head><body>
 <h1>%s</h1>
 `, html.EscapeString(p.Title), html.EscapeString(p.Title))
-	steps := downsample(p.Steps)
+	fmt.Fprintf(&b, "<p>%d steps", h.Steps())
+	if len(h) > 0 && h[0].Count > 1 {
+		fmt.Fprintf(&b, " (%d points drawn, each the peak of %d steps)", len(h), h[0].Count)
+	}
+	b.WriteString(".</p>\n<h2>Memory after each step</h2>\n")
 	b.WriteString(`<div class="legend"><span><i class="sw" style="background:` + colorAllocated + `"></i>allocated</span><span><i class="sw" style="background:` + colorReserved + `"></i>reserved</span>`)
-	if hasDriver(steps) {
+	if hasDriver(h) {
 		b.WriteString(`<span><i class="sw" style="background:` + colorDriver + `"></i>driver-used</span>`)
 	}
-	fmt.Fprintf(&b, "</div>\n<p>%d steps", len(p.Steps))
-	if len(steps) < len(p.Steps) {
-		fmt.Fprintf(&b, " (%d drawn: the peak of each stretch)", len(steps))
+	b.WriteString("<span>hover a point for its step</span></div>\n")
+	chart(&b, h)
+	if len(p.Bands) > 0 || anyBytes(p.Rest) {
+		b.WriteString("<h2>Active allocations over the steps</h2>\n")
+		timeline(&b, h, p.Bands, p.Rest)
 	}
-	b.WriteString("; hover a point for its step.</p>\n")
-	chart(&b, steps)
 	if len(p.Segments) > 0 {
 		fmt.Fprintf(&b, "<h2>Segments %s</h2>\n", html.EscapeString(p.SegmentsAt))
 		segmentMap(&b, p.Segments)
@@ -81,60 +102,56 @@ svg text{font:11px sans-serif;fill:#444}</style></head><body>
 	return err
 }
 
-func hasDriver(steps []Step) bool {
-	for _, s := range steps {
-		if s.HasDriver {
-			return true
-		}
-	}
-	return false
+func hasDriver(h History) bool {
+	return slices.ContainsFunc(h, func(p Point) bool { return p.Peak.HasDriver })
 }
 
-func downsample(steps []Step) []Step {
-	if len(steps) <= maxPoints {
-		return steps
-	}
-	per := (len(steps) + maxPoints - 1) / maxPoints
-	var out []Step
-	for i := 0; i < len(steps); i += per {
-		best := i
-		for k := i; k < min(i+per, len(steps)); k++ {
-			if steps[k].Reserved > steps[best].Reserved {
-				best = k
-			}
-		}
-		out = append(out, steps[best])
-	}
-	return out
+// stepAxis maps steps to x: step n's figures are drawn at n, the left
+// edge is before the first step.
+type stepAxis struct{ steps int }
+
+func (a stepAxis) x(step float64) float64 {
+	return left + step/float64(max(a.steps, 1))*(width-left-right)
 }
 
-// chart draws the three lines over the steps, with axes.
-func chart(b *strings.Builder, steps []Step) {
+// roundSteps are the spacings of step numbers, times a power of ten.
+var roundSteps = [...]int{1, 2, 5}
+
+// ticks draws the step numbers under a chart whose base line is at y:
+// at most ten, at round numbers.
+func (a stepAxis) ticks(b *strings.Builder, y float64) {
+	every := 1
+	for pow, i := 1, 1; a.steps/every > 10; i++ {
+		if i == len(roundSteps) {
+			i, pow = 0, pow*10
+		}
+		every = roundSteps[i] * pow
+	}
+	for n := every; n <= a.steps; n += every {
+		x := a.x(float64(n))
+		fmt.Fprintf(b, `<line x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f" stroke="#999"/><text x="%.1f" y="%.0f" text-anchor="middle">%d</text>`+"\n", x, y, x, y+4, x, y+15, n)
+	}
+	fmt.Fprintf(b, `<text x="%.0f" y="%.0f" text-anchor="middle">step</text>`+"\n", (left+width-right)/2, y+32)
+}
+
+// chart draws the three lines over the steps, with axes: each point at
+// its last step, at its peak.
+func chart(b *strings.Builder, h History) {
 	var top64 uint64 = 1
-	for _, s := range steps {
-		top64 = max(top64, s.Reserved, s.Allocated, s.Driver)
+	for _, p := range h {
+		top64 = max(top64, p.Peak.Reserved, p.Peak.Allocated, p.Peak.Driver)
 	}
-	x := func(i int) float64 {
-		if len(steps) < 2 {
-			return left
-		}
-		return left + float64(i)*(width-left-right)/float64(len(steps)-1)
-	}
+	ax := stepAxis{h.Steps()}
+	x := func(p Point) float64 { return ax.x(float64(p.First + p.Count - 1)) }
 	y := func(v uint64) float64 { return height - bottom - float64(v)/float64(top64)*(height-top-bottom) }
-	fmt.Fprintf(b, `<svg id="chart" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" xmlns="http://www.w3.org/2000/svg">`+"\n", width, height, width, height)
-	fmt.Fprintf(b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#999"/>`, left, height-bottom, width-right, height-bottom)
-	fmt.Fprintf(b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#999"/>`+"\n", left, top, left, height-bottom)
-	for k := 0; k <= 4; k++ {
-		v := top64 * uint64(k) / 4
-		fmt.Fprintf(b, `<text x="%.0f" y="%.1f" text-anchor="end">%s</text><line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#eee"/>`+"\n",
-			left-6, y(v)+4, allocator.FormatSize(v), left, y(v), width-right, y(v))
-	}
-	fmt.Fprintf(b, `<text x="%.0f" y="%.0f" text-anchor="middle">step</text>`+"\n", (left+width-right)/2, height-8)
+	openSVG(b, "chart", height+20)
+	yAxis(b, top64, y)
+	ax.ticks(b, height-bottom)
 	line := func(color string, dashed bool, v func(Step) (uint64, bool)) {
 		var pts []string
-		for i, s := range steps {
-			if val, ok := v(s); ok {
-				pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(i), y(val)))
+		for _, p := range h {
+			if val, ok := v(p.Peak); ok {
+				pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(p), y(val)))
 			}
 		}
 		if len(pts) == 0 {
@@ -149,14 +166,42 @@ func chart(b *strings.Builder, steps []Step) {
 	line(colorDriver, true, func(s Step) (uint64, bool) { return s.Driver, s.HasDriver })
 	line(colorReserved, false, func(s Step) (uint64, bool) { return s.Reserved, true })
 	line(colorAllocated, false, func(s Step) (uint64, bool) { return s.Allocated, true })
-	for i, s := range steps {
-		tip := fmt.Sprintf("%s\nallocated %s, reserved %s", s.Label, allocator.FormatSize(s.Allocated), allocator.FormatSize(s.Reserved))
-		if s.HasDriver {
-			tip += ", driver " + allocator.FormatSize(s.Driver)
-		}
-		fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s" fill-opacity="0.01"><title>%s</title></circle>`+"\n", x(i), y(s.Reserved), colorReserved, html.EscapeString(tip))
+	for _, p := range h {
+		fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s" fill-opacity="0.01"><title>%s</title></circle>`+"\n", x(p), y(p.Peak.Reserved), colorReserved, html.EscapeString(pointTip(p)))
 	}
 	b.WriteString("</svg>\n")
+}
+
+// pointTip is a point's hover text: its step (or steps, their peaks
+// and the figures after the last) and figures.
+func pointTip(p Point) string {
+	figures := func(s Step) string {
+		t := fmt.Sprintf("allocated %s, reserved %s", allocator.FormatSize(s.Allocated), allocator.FormatSize(s.Reserved))
+		if s.HasDriver {
+			t += ", driver " + allocator.FormatSize(s.Driver)
+		}
+		return t
+	}
+	if p.Count == 1 {
+		return fmt.Sprintf("step %d: %s\n%s", p.First, p.Peak.Label, figures(p.Peak))
+	}
+	return fmt.Sprintf("steps %d-%d, most reserved at %s\npeak %s\nafter step %d: %s", p.First, p.First+p.Count-1, p.Peak.Label, figures(p.Peak), p.First+p.Count-1, figures(p.Last))
+}
+
+// openSVG starts an SVG of the chart's width.
+func openSVG(b *strings.Builder, id string, h float64) {
+	fmt.Fprintf(b, `<svg id="%s" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" xmlns="http://www.w3.org/2000/svg">`+"\n", id, width, h, width, h)
+}
+
+// yAxis draws the axes and five byte gridlines from 0 to top64.
+func yAxis(b *strings.Builder, top64 uint64, y func(uint64) float64) {
+	fmt.Fprintf(b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#999"/>`, left, height-bottom, width-right, height-bottom)
+	fmt.Fprintf(b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#999"/>`+"\n", left, top, left, height-bottom)
+	for k := 0; k <= 4; k++ {
+		v := top64 * uint64(k) / 4
+		fmt.Fprintf(b, `<text x="%.0f" y="%.1f" text-anchor="end">%s</text><line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#eee"/>`+"\n",
+			left-6, y(v)+4, allocator.FormatSize(v), left, y(v), width-right, y(v))
+	}
 }
 
 // segmentMap draws each segment as a bar of its blocks: allocated blue,
