@@ -140,9 +140,11 @@ func (s *Session) SetGradEnabled(on bool) bool {
 // GradEnabled reports whether ops record graphs.
 func (s *Session) GradEnabled() bool { return s.gradEnabled }
 
-// NewParameter makes an initialised float32 parameter of shape on the
-// host, as an nn module's constructor does.
-func (s *Session) NewParameter(shape []int64) (*Tensor, error) { return s.newParam(shape) }
+// NewParameter makes an initialised float32 parameter of shape on dev,
+// as an nn module's constructor does (on the host unless given device=).
+func (s *Session) NewParameter(shape []int64, dev Device) (*Tensor, error) {
+	return s.newParam(shape, dev)
+}
 
 // Linear is F.linear(x, w, b): addmm with a bias, mm without (b nil).
 func (s *Session) Linear(x, w, b *Tensor) (*Tensor, error) { return s.linear(x, w, b) }

@@ -37,6 +37,8 @@ type backend interface {
 	name() string
 	// computeMajor is the compute capability's major number.
 	computeMajor() int
+	// grid is the multiprocessor count and the most threads one runs.
+	grid() (sms, threadsPerSM int)
 }
 
 // simBackend is the simulated device: no bytes, and driver-used is its
@@ -72,6 +74,8 @@ func (b *simBackend) copyOut(dst []byte, _ uint64) error {
 }
 
 func (b *simBackend) computeMajor() int { return b.preset.ComputeMajor }
+
+func (b *simBackend) grid() (int, int) { return b.preset.SMs, b.preset.ThreadsPerSM }
 
 func (b *simBackend) name() string { return "simulated " + b.preset.Name }
 
@@ -151,6 +155,8 @@ func (b *cudaBackend) enablePeer(other backend) (bool, error) {
 }
 
 func (b *cudaBackend) computeMajor() int { return b.info.ComputeMajor }
+
+func (b *cudaBackend) grid() (int, int) { return b.info.SMs, b.info.ThreadsPerSM }
 
 func (b *cudaBackend) name() string { return b.info.Name }
 

@@ -50,13 +50,13 @@ func (s *Session) newModule(e *ModuleNew) (*Module, error) {
 	m := &Module{Kind: e.Kind}
 	switch e.Kind {
 	case "Linear":
-		w, err := s.newParam([]int64{e.Out, e.In})
+		w, err := s.newParam([]int64{e.Out, e.In}, CPU)
 		if err != nil {
 			return nil, err
 		}
 		m.W = w
 		if e.Bias {
-			if m.B, err = s.newParam([]int64{e.Out}); err != nil {
+			if m.B, err = s.newParam([]int64{e.Out}, CPU); err != nil {
 				s.freeModule(m)
 				return nil, err
 			}
@@ -75,12 +75,12 @@ func (s *Session) newModule(e *ModuleNew) (*Module, error) {
 }
 
 // newParam makes an initialised float32 parameter on the host.
-func (s *Session) newParam(shape []int64) (*Tensor, error) {
+func (s *Session) newParam(shape []int64, dev Device) (*Tensor, error) {
 	t := &Tensor{Shape: shape, DType: Float32, slot: &gradSlot{}}
 	if err := checkSize(shape, Float32.Size); err != nil {
 		return nil, err
 	}
-	st, err := s.newStorage(CPU, t.Bytes(), true)
+	st, err := s.newStorage(dev, t.Bytes(), true)
 	if err != nil {
 		return nil, err
 	}

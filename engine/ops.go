@@ -18,10 +18,22 @@ import (
 //     CUBLAS_WORKSPACE_CONFIG, :4096:8 (32 MiB) on compute capability 9
 //     and above, :4096:2:16:8 (8,519,680 bytes) below. backward() runs on
 //     the autograd engine's thread, which gets a workspace of its own.
-//   - nn.Linear with a bias is addmm, which goes through cuBLASLt: its
-//     first call also allocates the 1 MiB cuBLASLt workspace.
+//   - nn.Linear with a bias is addmm, which goes through cuBLASLt when
+//     neither of the weight's dimensions is 1 (PyTorch's own condition:
+//     cuBLASLt's heuristics fail when mat2 has one row or column): its
+//     first call also allocates the 1 MiB cuBLASLt workspace. Measured
+//     (testdata/pyrules/linear_device.py): Linear(1, 1) does not, and
+//     Linear(64, 32) does, on one row of input as on eight.
+//   - matmul of a batch of matrices (3-D and up) by a matrix folds the
+//     batch into the rows of one mm, a view (no copy); matrix @ vector is
+//     mv. Both allocate the output and the forward workspace.
 //   - A product in backward whose incoming gradient is a broadcast view
 //     (from sum) first copies it into a dense temporary, freed after.
+//     mm's backward makes mat2's gradient before self's; addmm's makes
+//     mat1's, mat2's, then the bias's; mv's makes the matrix's, an outer
+//     product of the gradient and the vector (elementwise: no workspace,
+//     no copy), then the vector's (testdata/pyrules/products.py and
+//     products_more.py).
 
 // cublasWorkspace is the cuBLAS workspace PyTorch allocates per handle
 // and stream for a device of compute capability major.
@@ -104,7 +116,7 @@ func (s *Session) linear(x, w, b *Tensor) (*Tensor, error) {
 		return nil, err
 	}
 	err = s.workspace(dev, false)
-	if err == nil && b != nil {
+	if err == nil && b != nil && w.Shape[0] > 1 && w.Shape[1] > 1 {
 		err = s.workspace(dev, true)
 	}
 	if err != nil {
@@ -115,7 +127,7 @@ func (s *Session) linear(x, w, b *Tensor) (*Tensor, error) {
 	if b != nil {
 		name, inputs = "AddmmBackward0", append(inputs, b)
 	}
-	s.record(name, out, inputs, savedForProduct(x, w), productBackward(x.Shape, w.Shape))
+	s.record(name, out, inputs, savedForProduct(x, w), productBackward(x.Shape, w.Shape, b == nil))
 	return out, nil
 }
 
@@ -134,12 +146,18 @@ func savedForProduct(a, b *Tensor) []*Tensor {
 
 // productBackward is the backward of a product whose inputs have shapes
 // a and b (and maybe a bias): a gradient of each factor's shape, each one
-// matrix product, in input order; the bias's gradient is the incoming one,
-// summed to its shape.
-func productBackward(a, b []int64) backward {
+// matrix product, b's first when mat2First (mm), else a's; the bias's
+// gradient is the incoming one, summed to its shape.
+func productBackward(a, b []int64, mat2First bool) backward {
+	order := []int{0, 1}
+	if mat2First {
+		order = []int{1, 0}
+	}
 	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 		grads := make([]*Tensor, len(n.inputs))
-		for i, shape := range [][]int64{a, b} {
+		shapes := [][]int64{a, b}
+		for _, i := range order {
+			shape := shapes[i]
 			if n.inputs[i].to == nil {
 				continue
 			}
@@ -181,16 +199,28 @@ func (s *Session) productGrad(g *Tensor, shape []int64) (*Tensor, error) {
 	return out, nil
 }
 
-// matmul is a @ b of two matrices (mm).
+// matmul is a @ b: of two matrices (mm), of a batch of matrices by a
+// matrix (folded into one mm), or of a matrix by a vector (mv).
 func (s *Session) matmul(a, b *Tensor) (*Tensor, error) {
-	if len(a.Shape) != 2 || len(b.Shape) != 2 || a.Shape[1] != b.Shape[0] {
+	ra, rb := len(a.Shape), len(b.Shape)
+	var shape []int64
+	switch {
+	case ra >= 2 && rb == 2 && a.Shape[ra-1] == b.Shape[0]:
+		shape = append(slices.Clone(a.Shape[:ra-1]), b.Shape[1])
+	case ra == 2 && rb == 1 && a.Shape[1] == b.Shape[0]:
+		shape = []int64{a.Shape[0]}
+	case ra >= 2 && rb >= 2 && a.Shape[ra-1] == b.Shape[rb-2]:
+		return nil, fmt.Errorf("NotImplementedError: gpumemrepl does not model batched matrix products (bmm) yet, so it cannot say what memory it uses")
+	case ra >= 1 && rb >= 1 && (ra < 2 || rb < 2) && a.Shape[ra-1] == b.Shape[max(rb-2, 0)]:
+		return nil, fmt.Errorf("NotImplementedError: gpumemrepl does not model products of vectors (dot, vector @ matrix) yet, so it cannot say what memory it uses")
+	default:
 		return nil, shapeError(a.Shape, b.Shape)
 	}
 	dev, err := sameDevice(a, b)
 	if err != nil {
 		return nil, err
 	}
-	out, err := s.alloc([]int64{a.Shape[0], b.Shape[1]}, a.DType, dev)
+	out, err := s.alloc(shape, a.DType, dev)
 	if err != nil {
 		return nil, err
 	}
@@ -198,8 +228,33 @@ func (s *Session) matmul(a, b *Tensor) (*Tensor, error) {
 		s.dropTensor(out)
 		return nil, err
 	}
-	s.record("MmBackward0", out, []*Tensor{a, b}, savedForProduct(a, b), productBackward(a.Shape, b.Shape))
+	if rb == 1 {
+		s.record("MvBackward0", out, []*Tensor{a, b}, savedForProduct(a, b), outerBackward)
+		return out, nil
+	}
+	name := "MmBackward0"
+	if ra > 2 {
+		name = "UnsafeViewBackward0" // the mm's output, viewed back to the batch's shape
+	}
+	s.record(name, out, []*Tensor{a, b}, savedForProduct(a, b), productBackward(a.Shape, b.Shape, true))
 	return out, nil
+}
+
+// outerBackward is mv's backward: the matrix's gradient, grad.outer(vec),
+// one new tensor made elementwise; then the vector's, self.t().mv(grad),
+// a product.
+func outerBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+	grads := make([]*Tensor, 2)
+	var err error
+	if n.inputs[0].to != nil {
+		if grads[0], err = s.alloc(n.inputs[0].shape, g.DType, g.Device()); err != nil {
+			return grads, err
+		}
+	}
+	if n.inputs[1].to != nil {
+		grads[1], err = s.productGrad(g, n.inputs[1].shape)
+	}
+	return grads, err
 }
 
 // elementwise runs a one-input op: relu, gelu, square, sigmoid, tanh,
@@ -294,6 +349,20 @@ func (s *Session) binary(op string, a, b *Tensor) (*Tensor, error) {
 	return out, nil
 }
 
+// compare is a == b (!=, <, <=, >, >=): a new bool tensor of the
+// broadcast shape, outside autograd (testdata/pyrules/setitem_compare.py).
+func (s *Session) compare(a, b *Tensor) (*Tensor, error) {
+	dev, err := sameDevice(a, b)
+	if err != nil {
+		return nil, err
+	}
+	shape, err := broadcast(a, b)
+	if err != nil {
+		return nil, err
+	}
+	return s.alloc(shape, Bool, dev)
+}
+
 func tensorOrNil(t *Tensor) *Tensor {
 	if t.number {
 		return nil
@@ -340,10 +409,16 @@ func newGrads(s *Session, n *node, g *Tensor, from int) ([]*Tensor, error) {
 	return grads, nil
 }
 
-// reduce runs x.sum() or x.mean(): a scalar.
+// reduce runs x.sum() or x.mean(): a scalar, and on a GPU, for a tensor
+// large enough, the reduction kernel's global buffer and semaphores for
+// the kernel's duration.
 func (s *Session) reduce(op string, x *Tensor) (*Tensor, error) {
 	out, err := s.alloc(nil, x.DType, x.Device())
 	if err != nil {
+		return nil, err
+	}
+	if err := s.reductionTemps(x); err != nil {
+		s.dropTensor(out)
 		return nil, err
 	}
 	if op == "sum" { // the gradient is the incoming one, broadcast: no memory
@@ -387,3 +462,49 @@ func dimFromEnd(shape []int64, k int) int64 {
 	}
 	return shape[len(shape)-1-k]
 }
+
+// reductionTemps allocates and frees what PyTorch's reduction kernel
+// takes from the caching allocator for a full reduction of x. The kernel
+// runs 512-thread blocks, each thread first summing its share of the
+// input; when a thread would have 256 values or more, the input is also
+// split across blocks (ctas): as many as fill the GPU
+// (multiprocessors x threads per multiprocessor / 512), at least enough
+// for 256 values a thread, at most 16 values a thread. More than one
+// block combine their partial sums through a buffer of one float per
+// block and a 4-byte semaphore, allocated in that order after the output
+// and freed newest first (measured: scripts/probe_reduce.py,
+// testdata/reduce_temps.jsonl).
+func (s *Session) reductionTemps(x *Tensor) error {
+	dev := x.Device()
+	if !dev.CUDA {
+		return nil
+	}
+	sms, threads := s.gpus[dev.Index].b.grid()
+	ctas := reductionBlocks(x.Numel(), sms*threads/512)
+	if ctas <= 1 {
+		return nil
+	}
+	buf, err := s.newStorage(dev, 4*ctas, false)
+	if err != nil {
+		return err
+	}
+	sem, err := s.newStorage(dev, 4, false)
+	if err == nil {
+		s.release(sem)
+	}
+	s.release(buf)
+	return err
+}
+
+// reductionBlocks is how many blocks a full reduction of n values splits
+// its input across, on a GPU that runs target blocks at once.
+func reductionBlocks(n uint64, target int) uint64 {
+	const threads, minPerThread, maxPerThread = 512, 16, 256
+	perThread := (n + threads - 1) / threads
+	if perThread < maxPerThread {
+		return 1
+	}
+	return max(min(uint64(target), ceilDiv(perThread, minPerThread)), ceilDiv(perThread, maxPerThread))
+}
+
+func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }

@@ -22,6 +22,9 @@ type Preset struct {
 	ContextBytes uint64 // what a PyTorch process's CUDA context takes
 	ComputeMajor int    // compute capability major (sizes the cuBLAS workspace)
 	PeerAccess   bool   // whether two of them reach each other's memory (P2P)
+	// SMs and ThreadsPerSM are the multiprocessor count and the most
+	// threads one runs at once: they size a reduction's grid.
+	SMs, ThreadsPerSM int
 }
 
 // h200Context is the CUDA context of a PyTorch 2.11 process on the H200
@@ -34,14 +37,16 @@ const h200Context = 639631360
 // brackets; the figure moves by a few MiB between drivers); their
 // contexts were not measured and are the H200's (--context-bytes sets
 // one). GeForce RTX 40 cards have no peer-to-peer access; the others do
-// (NVLink or PCIe).
+// (NVLink or PCIe). Multiprocessors and threads per multiprocessor are
+// each GPU's published figures (the H200's as PyTorch reports them:
+// scripts/probe_reduce.py).
 var Presets = map[string]Preset{
-	"h200":      {"h200", sim.H200Total, h200Context, 9, true},
-	"h100":      {"h100", 85017755648, h200Context, 9, true},      // H100 80GB HBM3 [13.0]
-	"a100-80gb": {"a100-80gb", 85100068864, h200Context, 8, true}, // A100-SXM4-80GB [12.5]
-	"a100-40gb": {"a100-40gb", 42298834944, h200Context, 8, true}, // A100-SXM4-40GB [12.2]
-	"rtx4090":   {"rtx4090", 25250627584, h200Context, 8, false},  // GeForce RTX 4090 [13.0]
-	"t4":        {"t4", 15642329088, h200Context, 7, true},        // Tesla T4 [12.4]
+	"h200":      {"h200", sim.H200Total, h200Context, 9, true, 132, 2048},
+	"h100":      {"h100", 85017755648, h200Context, 9, true, 132, 2048},      // H100 80GB HBM3 [13.0]
+	"a100-80gb": {"a100-80gb", 85100068864, h200Context, 8, true, 108, 2048}, // A100-SXM4-80GB [12.5]
+	"a100-40gb": {"a100-40gb", 42298834944, h200Context, 8, true, 108, 2048}, // A100-SXM4-40GB [12.2]
+	"rtx4090":   {"rtx4090", 25250627584, h200Context, 8, false, 128, 1536},  // GeForce RTX 4090 [13.0]
+	"t4":        {"t4", 15642329088, h200Context, 7, true, 40, 1024},         // Tesla T4 [12.4]
 }
 
 // PresetNames lists the presets, sorted.

@@ -171,6 +171,9 @@ func paramBytes(ps []*Tensor) uint64 {
 
 // evalOp evaluates a tensor operation: its arguments left to right, then
 // the op; the arguments' temporaries go after it.
+// takesNumbers are the ops that take a Python number for either operand.
+var takesNumbers = map[string]bool{"add": true, "mul": true, "sub": true, "div": true, "eq": true, "ne": true, "lt": true, "le": true, "gt": true, "ge": true}
+
 func (s *Session) evalOp(e *Op) (*Tensor, error) {
 	var args []*Tensor
 	defer func() {
@@ -185,7 +188,7 @@ func (s *Session) evalOp(e *Op) (*Tensor, error) {
 		}
 		args = append(args, t)
 	}
-	if e.Name != "add" && e.Name != "mul" && e.Name != "sub" && e.Name != "div" {
+	if !takesNumbers[e.Name] {
 		for _, a := range args {
 			if a.number {
 				return nil, &EvalError{Pos: e.At, Err: fmt.Errorf("TypeError: %s needs a tensor, not a number", e.Name)}
@@ -205,6 +208,11 @@ func (s *Session) evalOp(e *Op) (*Tensor, error) {
 			return nil, &EvalError{Pos: e.At, Err: fmt.Errorf("TypeError: a number %s a number is not a tensor", e.Name)}
 		}
 		out, err = s.binary(e.Name, args[0], args[1])
+	case "eq", "ne", "lt", "le", "gt", "ge":
+		if args[0].number && args[1].number {
+			return nil, &EvalError{Pos: e.At, Err: fmt.Errorf("TypeError: a number compared with a number is not a tensor")}
+		}
+		out, err = s.compare(args[0], args[1])
 	case "relu", "gelu", "square", "sigmoid", "tanh", "exp":
 		out, err = s.elementwise(e.Name, args[0])
 	case "sum", "mean":

@@ -4,6 +4,7 @@ reports after every step.
 
     python3 scripts/record_script.py SCRIPT.gpumem OUT.jsonl
     python3 scripts/record_script.py SCRIPT.py OUT.jsonl
+    python3 scripts/record_script.py --events SCRIPT.py OUT.jsonl
 
 A .gpumem script (plain PyTorch code, as gpumemrepl reads it): every line
 that is not blank or a comment is a step, as in `gpumemrepl run`: a `with`
@@ -34,6 +35,14 @@ SystemExit ends the script, as it would end Python, after its row.
 "allocated" and "reserved" (torch.cuda.memory_allocated/_reserved),
 "max_allocated", "max_reserved", and "nvml_proc_used" (NVML's figure for
 this process on that device; null where NVML does not list it).
+
+With --events (.py scripts), each row also has "events": what cuda:0's
+caching allocator did during the step, in order, from its memory history
+(torch.cuda.memory._record_memory_history, turned on when the script
+first imports torch, with no stacks): [action, size] pairs, the actions
+PyTorch's snapshots name (alloc, free_requested, segment_alloc,
+segment_free, ...). Recording the history does not change what the
+allocator does.
 
 A .py script's own state is left as the script would leave it: the
 recorder keeps no step's value, exception or traceback (an error is
@@ -185,16 +194,39 @@ def main_module(path):
     return module.__dict__
 
 
-def record_py(script, out):
+class History:
+    """cuda:0's allocator events since the last call, once torch is imported."""
+
+    def __init__(self):
+        self.on = False
+        self.seen = 0
+
+    def take(self, torch):
+        if torch is None:
+            return []
+        if not self.on:
+            torch.cuda.memory._record_memory_history(enabled="all", context=None, stacks="python", max_entries=1 << 22)
+            self.on = True
+            return []
+        traces = torch.cuda.memory._snapshot()["device_traces"]
+        trace = traces[0] if traces else []
+        new = [[e["action"], e["size"]] for e in trace[self.seen:]]
+        self.seen = len(trace)
+        return new
+
+
+def record_py(script, out, events=False):
     """Record a .py script, one step a top-level statement."""
     with open(script, "rb") as f:
         source = f.read()
     lines = source.decode("utf-8", "replace").splitlines()
     with open(out, "w", encoding="utf-8") as w:
-        def row(line, end_line, stdout, error, devices):
+        def row(line, end_line, stdout, error, devices, step_events=None):
             text = lines[line - 1] if 0 < line <= len(lines) else ""
-            w.write(json.dumps({"line": line, "end_line": end_line, "source": text, "stdout": stdout,
-                                "error": error, "devices": devices}, ensure_ascii=False) + "\n")
+            r = {"line": line, "end_line": end_line, "source": text, "stdout": stdout, "error": error, "devices": devices}
+            if events:
+                r["events"] = step_events or []
+            w.write(json.dumps(r, ensure_ascii=False) + "\n")
             w.flush()
         try:
             tree = ast.parse(source, filename=script)
@@ -202,6 +234,7 @@ def record_py(script, out):
             row(e.lineno or 0, e.lineno or 0, "", f"SyntaxError: {e.msg}", None)
             return
         used = nvml_used()
+        history = History()
         namespace = main_module(script)
         flags = 0
         real = sys.stdout
@@ -224,17 +257,22 @@ def record_py(script, out):
             del code
             torch = sys.modules.get("torch")
             devices = device_rows(torch, used) if torch is not None else None
+            step_events = history.take(torch) if events else None
             del torch
-            row(first_line(stmt), stmt.end_lineno, tee.kept.getvalue(), error, devices)
+            row(first_line(stmt), stmt.end_lineno, tee.kept.getvalue(), error, devices, step_events)
             if stop:
                 return
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    with_events = args[:1] == ["--events"]
+    if with_events:
+        args = args[1:]
+    if len(args) != 2:
         sys.exit(__doc__)
-    script_path, out_path = sys.argv[1], sys.argv[2]
+    script_path, out_path = args
     if script_path.endswith(".py"):
-        record_py(script_path, out_path)
+        record_py(script_path, out_path, with_events)
     else:
         record_gpumem(script_path, out_path)

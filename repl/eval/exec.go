@@ -134,7 +134,19 @@ func (in *Interp) exec(fr *Frame, s syntax.Stmt) (ctl, error) {
 	case *syntax.Raise:
 		return ctlNext, in.execRaise(fr, s)
 	case *syntax.Assert:
+		outer, before := in.assuming, in.assumed
+		in.assuming = fr
 		t, err := in.truthOf(fr, s.Test)
+		in.assuming = outer
+		if Matches(err, UnknownValueErrorType) {
+			in.Drop(err)
+			t, err = true, nil
+			in.assumed++
+		}
+		if in.assumed != before && in.Hooks.Assumed != nil {
+			start, _ := s.Span()
+			in.Hooks.Assumed(start)
+		}
 		if err != nil || t {
 			return ctlNext, err
 		}

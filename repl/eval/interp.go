@@ -36,6 +36,11 @@ type Interp struct {
 	dropping      Object
 	droppingLabel string
 	gcDisabled    bool
+	// assuming is the frame whose assert is being tested: there (not in
+	// what it calls), a truth value the tool does not compute is taken
+	// as true.
+	assuming *Frame
+	assumed  int // truth values so taken, ever
 	nextID        int64
 	seq           uint64
 	weakrefs      map[Object][]*weakRef
@@ -57,6 +62,11 @@ type Hooks struct {
 	// if, for, def...) runs without an error, in any frame: the front
 	// end's report of every executed statement.
 	Executed func(file string, s syntax.Stmt)
+	// Assumed, when set, is told of an assert at pos whose test needed a
+	// value the tool does not compute (a tensor's): the assert is taken
+	// to hold, as it did in the program's own run, and the program goes
+	// on.
+	Assumed func(pos syntax.Pos)
 }
 
 // recursionLimit is sys.getrecursionlimit()'s default.

@@ -440,6 +440,16 @@ func (in *Interp) unaryOp(op syntax.UnaryOpKind, a Value) (Value, error) {
 
 // Truth is bool(v).
 func (in *Interp) Truth(v Value) (bool, error) {
+	t, err := in.truth(v)
+	if in.assuming != nil && in.assuming == in.frame && Matches(err, UnknownValueErrorType) {
+		in.Drop(err)
+		in.assumed++
+		return true, nil
+	}
+	return t, err
+}
+
+func (in *Interp) truth(v Value) (bool, error) {
 	switch x := v.(type) {
 	case NoneType:
 		return false, nil

@@ -341,15 +341,18 @@ func layers() {
 	modMethod(LinearType, "__init__", "Linear(in_features, out_features, bias=True)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		in := b.in
 		var rest []eval.KeywordArg
+		dev := engine.CPU
 		for _, k := range kw {
 			switch k.Name {
 			case "device":
-				if d, err := b.deviceArg(k.Value); err != nil || d.CUDA {
-					if err != nil {
-						return nil, err
-					}
-					return nil, b.notModelled("Linear(device='cuda') (parameters made on the GPU directly)")
+				if k.Value == eval.None {
+					break
 				}
+				d, err := b.deviceArg(k.Value)
+				if err != nil {
+					return nil, err
+				}
+				dev = d
 			case "dtype":
 				if d, ok := k.Value.(*DTypeObj); !ok || d.D.Name != "float32" {
 					return nil, b.notModelled("Linear(dtype=...) other than float32")
@@ -376,17 +379,20 @@ func layers() {
 				return nil, err
 			}
 		}
+		if err := b.cudaStarts(dev); err != nil {
+			return nil, err
+		}
 		b.moduleInit(o)
 		in.PutStr(o.Dict, "in_features", nIn, "")
 		in.PutStr(o.Dict, "out_features", nOut, "")
 		ps := sub(o, "_parameters")
-		w, err := b.S.NewParameter([]int64{nOut, nIn})
+		w, err := b.S.NewParameter([]int64{nOut, nIn}, dev)
 		if err != nil {
 			return nil, b.pyErr(err)
 		}
 		in.PutStr(ps, "weight", b.newParam(w), "")
 		if bias {
-			bt, err := b.S.NewParameter([]int64{nOut})
+			bt, err := b.S.NewParameter([]int64{nOut}, dev)
 			if err != nil {
 				return nil, b.pyErr(err)
 			}

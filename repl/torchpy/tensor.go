@@ -424,6 +424,15 @@ func init() {
 		})
 	}
 	binary("__rmatmul__", "matmul", true)
+	for name, op := range map[string]string{"__eq__": "eq", "__ne__": "ne", "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge", "eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge"} {
+		binary(name, op, false)
+	}
+	tensorMethod("__setitem__", "t[key] = value: written in place", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if err := b.arity("__setitem__", args, 2); err != nil {
+			return nil, err
+		}
+		return eval.None, b.setItem(t, args[0], args[1])
+	})
 	tensorMethod("__pow__", "", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		if err := b.arity("__pow__", args, 1); err != nil {
 			return nil, err
@@ -588,6 +597,38 @@ func (b *Binding) inPlace(t *Tensor, other eval.Value) (eval.Value, error) {
 	}
 	eval.Incref(t)
 	return t, nil
+}
+
+// setItem is t[key] = value: PyTorch writes the indexed part of t in
+// place (a number through a host scalar, a tensor of either device by a
+// copy), allocating nothing on the GPU (testdata/pyrules/
+// setitem_compare.py). Under autograd, the tool does not model the graph
+// the write records, and says so.
+func (b *Binding) setItem(t *Tensor, key, value eval.Value) error {
+	switch v := value.(type) {
+	case int64, float64, bool:
+	case *Tensor:
+		if v.T == nil {
+			return b.in.Raise(eval.RuntimeErrorType, "tensor already released")
+		}
+		if b.S.GradEnabled() && v.T.RequiresGrad() {
+			return b.notModelled("writing a tensor that requires grad into another")
+		}
+	default:
+		return b.in.Raise(eval.TypeErrorType, "can't assign a %s to a torch.FloatTensor", b.in.TypeName(value))
+	}
+	if b.S.GradEnabled() && t.T.RequiresGrad() {
+		if t.T.IsLeaf() {
+			return b.in.Raise(eval.RuntimeErrorType, "a view of a leaf Variable that requires grad is being used in an in-place operation.")
+		}
+		return b.notModelled("writing into a tensor that autograd records")
+	}
+	part, err := b.index(t, key)
+	if err != nil {
+		return err
+	}
+	b.in.Decref(part)
+	return nil
 }
 
 // broadcastsTo reports whether shape src broadcasts to dst without

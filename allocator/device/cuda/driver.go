@@ -240,6 +240,8 @@ type Info struct {
 	Total        uint64 // cuDeviceTotalMem: totalGlobalMem
 	PCIBusID     string // domain:bus:device.function
 	ComputeMajor int    // compute capability major
+	SMs          int    // multiprocessors
+	ThreadsPerSM int    // the most threads a multiprocessor runs at once
 }
 
 // Info reports device i's name, total memory and PCI bus id.
@@ -258,13 +260,17 @@ func (d *Driver) Info(i int) (Info, error) {
 	if err == nil {
 		err = d.check("cuDeviceTotalMem_v2", func() int32 { return d.cuDeviceTotalMem(&total, dev) })
 	}
-	var major int32
-	if err == nil {
-		const computeCapabilityMajor = 75 // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
-		err = d.check("cuDeviceGetAttribute", func() int32 { return d.cuDeviceGetAttribute(&major, computeCapabilityMajor, dev) })
+	// CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, _MULTIPROCESSOR_COUNT,
+	// _MAX_THREADS_PER_MULTIPROCESSOR
+	attrs := [3]int32{75, 16, 39}
+	var vals [3]int32
+	for k := range attrs {
+		if err == nil {
+			err = d.check("cuDeviceGetAttribute", func() int32 { return d.cuDeviceGetAttribute(&vals[k], attrs[k], dev) })
+		}
 	}
 	if err != nil {
 		return info, err
 	}
-	return Info{Name: cString(&name[0]), Total: uint64(total), PCIBusID: cString(&bus[0]), ComputeMajor: int(major)}, nil
+	return Info{Name: cString(&name[0]), Total: uint64(total), PCIBusID: cString(&bus[0]), ComputeMajor: int(vals[0]), SMs: int(vals[1]), ThreadsPerSM: int(vals[2])}, nil
 }
