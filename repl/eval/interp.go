@@ -39,14 +39,14 @@ type Interp struct {
 	// assuming is the frame whose assert is being tested: there (not in
 	// what it calls), a truth value the tool does not compute is taken
 	// as true.
-	assuming *Frame
-	assumed  int // truth values so taken, ever
-	nextID        int64
-	seq           uint64
-	weakrefs      map[Object][]*weakRef
-	ids           map[Object]int64
-	reprActive    map[Object]bool
-	lastExc       *Instance
+	assuming   *Frame
+	assumed    int // truth values so taken, ever
+	nextID     int64
+	seq        uint64
+	weakrefs   map[Object][]*weakRef
+	ids        map[Object]int64
+	reprActive map[Object]bool
+	lastExc    *Instance
 }
 
 // Hooks are the front end's view of a module's names and objects: what
