@@ -185,7 +185,7 @@ func pointTip(p Point) string {
 	if p.Count == 1 {
 		return fmt.Sprintf("step %d: %s\n%s", p.First, p.Peak.Label, figures(p.Peak))
 	}
-	return fmt.Sprintf("steps %d-%d, most reserved at %s\npeak %s\nafter step %d: %s", p.First, p.First+p.Count-1, p.Peak.Label, figures(p.Peak), p.First+p.Count-1, figures(p.Last))
+	return fmt.Sprintf("%s, most reserved at %s\npeak %s\nafter step %d: %s", stepsOf(p), p.Peak.Label, figures(p.Peak), p.First+p.Count-1, figures(p.Last))
 }
 
 // openSVG starts an SVG of the chart's width.

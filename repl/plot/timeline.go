@@ -147,8 +147,8 @@ func stack(h History, bands []Band, rest []uint64) layout {
 // eventX places position e of the record in steps: inside the step (or
 // point) whose events include it, spread evenly; -1 past the last step.
 func eventX(h History, e int) float64 {
-	p := sort.Search(len(h), func(i int) bool { return h[i].Mark > e })
-	if p == len(h) {
+	p := pointAt(h, e)
+	if p < 0 {
 		return -1
 	}
 	prev := 0
@@ -159,46 +159,54 @@ func eventX(h History, e int) float64 {
 	return float64(h[p].First-1) + frac*float64(h[p].Count)
 }
 
-// stepAt is the step (numbered from 1) a position of the record falls
-// in, and its label when its point is that one step.
-func stepAt(h History, e int) (int, string) {
-	x := eventX(h, e)
-	if x < 0 {
-		return 0, ""
-	}
+// pointAt is the index of the point a position of the record falls in,
+// -1 past the last step.
+func pointAt(h History, e int) int {
 	p := sort.Search(len(h), func(i int) bool { return h[i].Mark > e })
-	if h[p].Count == 1 {
-		return h[p].First, h[p].Peak.Label
+	if p == len(h) {
+		return -1
 	}
-	return int(x) + 1, ""
+	return p
 }
 
-// bandName names a band by its source line, or else by its step.
+// stepRange names steps first to last: "step 3" or "steps 3-4".
+func stepRange(first, last int) string {
+	if last > first {
+		return fmt.Sprintf("steps %d-%d", first, last)
+	}
+	return fmt.Sprintf("step %d", first)
+}
+
+// stepsOf names a point's steps.
+func stepsOf(p Point) string { return stepRange(p.First, p.First+p.Count-1) }
+
+// bandName names a band by its source line, or else by the step that
+// made it (its label when its point is that one step).
 func bandName(h History, bd Band) string {
 	if bd.Source != "" {
 		return bd.Source
 	}
-	n, label := stepAt(h, bd.Made)
-	if label == "" {
-		label = fmt.Sprintf("step %d", n)
+	p := h[pointAt(h, bd.Made)]
+	if p.Count == 1 {
+		return p.Peak.Label
 	}
-	return label
+	return stepsOf(p)
 }
 
-// bandTip is a band's hover text: name, function, size and steps.
+// bandTip is a band's hover text: name, function, size and the steps it
+// was made and freed in.
 func bandTip(h History, bd Band, name string) string {
 	t := name
 	if bd.Function != "" {
 		t += " in " + bd.Function
 	}
-	t += "\n" + allocator.FormatSize(bd.Size)
-	made, label := stepAt(h, bd.Made)
-	t += fmt.Sprintf("\nmade in step %d", made)
-	if label != "" && label != name {
-		t += " (" + label + ")"
+	made := h[pointAt(h, bd.Made)]
+	t += "\n" + allocator.FormatSize(bd.Size) + "\nmade in " + stepsOf(made)
+	if made.Count == 1 && made.Peak.Label != name {
+		t += " (" + made.Peak.Label + ")"
 	}
-	if freed, _ := stepAt(h, bd.Freed); bd.Freed >= 0 && freed > 0 {
-		t += fmt.Sprintf(", freed in step %d", freed)
+	if p := pointAt(h, bd.Freed); bd.Freed >= 0 && p >= 0 {
+		t += ", freed in " + stepsOf(h[p])
 	} else {
 		t += ", live at the end"
 	}
@@ -225,10 +233,7 @@ func restBars(b *strings.Builder, h History, l layout, rest []uint64, ax stepAxi
 		if rest[p] > 0 {
 			x0, x1 := ax.x(float64(h[p].First-1)), ax.x(float64(h[q-1].First+h[q-1].Count-1))
 			y0, y1 := y(l.keptAt[p]+rest[p]), y(l.keptAt[p])
-			steps := fmt.Sprintf("step %d", h[p].First)
-			if end := h[q-1].First + h[q-1].Count - 1; end > h[p].First {
-				steps = fmt.Sprintf("steps %d-%d", h[p].First, end)
-			}
+			steps := stepRange(h[p].First, h[q-1].First+h[q-1].Count-1)
 			fmt.Fprintf(b, `<rect class="rest" x="%.2f" y="%.1f" width="%.2f" height="%.1f" fill="%s"><title>%s of smaller allocations, %s</title></rect>`+"\n",
 				x0, y0, x1-x0, y1-y0, colorRest, allocator.FormatSize(rest[p]), steps)
 		}
