@@ -1,0 +1,132 @@
+package engine
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"slices"
+	"testing"
+)
+
+// readRows decodes every JSON line of a recording in testdata.
+func readRows[T any](t *testing.T, path string) []T {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var rows []T
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var r T
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// allocsDuring runs f on a fresh simulated H200 session after setup and
+// returns the sizes cuda:0's allocator was asked for meanwhile.
+func allocsDuring(t *testing.T, setup func(s *Session) []*Tensor, f func(s *Session, ts []*Tensor) error) []uint64 {
+	t.Helper()
+	s, err := NewSession(Options{Preset: Presets["h200"], FakeHost: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := setup(s)
+	before := len(s.History(0))
+	if err := f(s, ts); err != nil {
+		t.Fatal(err)
+	}
+	var sizes []uint64
+	for _, e := range s.History(0)[before:] {
+		if e.Action == "alloc" {
+			sizes = append(sizes, e.Size)
+		}
+	}
+	return sizes
+}
+
+var cuda0 = Device{CUDA: true}
+
+// TestReductionTemps replays scripts/probe_reduce.py's recording: for
+// every dtype, op and size PyTorch 2.11 reduced on the H200, x.sum() and
+// x.mean() allocate what it allocated besides the output, in order.
+func TestReductionTemps(t *testing.T) {
+	type row struct {
+		DType string   `json:"dtype"`
+		Op    string   `json:"op"`
+		N     uint64   `json:"n"`
+		Temps []uint64 `json:"temps"`
+	}
+	rows := readRows[row](t, "../testdata/reduce_temps.jsonl")
+	checked := 0
+	for _, r := range rows {
+		if r.Op == "" {
+			continue
+		}
+		checked++
+		got := allocsDuring(t, func(s *Session) []*Tensor {
+			x, err := s.NewTensor(TensorSpec{Op: "empty", Shape: []int64{int64(r.N)}, DType: DTypes[r.DType], Device: cuda0})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return []*Tensor{x}
+		}, func(s *Session, ts []*Tensor) error {
+			_, err := s.Op(r.Op, ts[0])
+			return err
+		})
+		if len(got) == 0 || !slices.Equal(got[1:], r.Temps) && !(len(got) == 1 && len(r.Temps) == 0) {
+			t.Errorf("%s.%s() of %d elements allocated %v after its output, PyTorch %v", r.DType, r.Op, r.N, got, r.Temps)
+		}
+	}
+	if checked < 300 {
+		t.Fatalf("only %d recorded reductions", checked)
+	}
+}
+
+// TestLinearCublasLt replays scripts/probe_lt.py's recording: a Linear
+// made on the GPU allocates, in its forward, the output, the cuBLAS
+// workspace and (through cuBLASLt) its workspace exactly as PyTorch did.
+func TestLinearCublasLt(t *testing.T) {
+	type row struct {
+		Rows   int64    `json:"rows"`
+		In     int64    `json:"in"`
+		Out    int64    `json:"out"`
+		Bias   bool     `json:"bias"`
+		DType  string   `json:"dtype"`
+		Allocs []uint64 `json:"allocs"`
+	}
+	rows := readRows[row](t, "../testdata/cublaslt.jsonl")
+	for _, r := range rows {
+		if r.DType != "float32" {
+			continue // Linear(dtype=) is float32 only here
+		}
+		got := allocsDuring(t, func(s *Session) []*Tensor {
+			w, err := s.NewParameter([]int64{r.Out, r.In}, cuda0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b *Tensor
+			if r.Bias {
+				if b, err = s.NewParameter([]int64{r.Out}, cuda0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			x, err := s.NewTensor(TensorSpec{Op: "randn", Shape: []int64{r.Rows, r.In}, DType: Float32, Device: cuda0})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return []*Tensor{x, w, b}
+		}, func(s *Session, ts []*Tensor) error {
+			_, err := s.Linear(ts[0], ts[1], ts[2])
+			return err
+		})
+		if !slices.Equal(got, r.Allocs) {
+			t.Errorf("Linear(%d, %d, bias=%v) on %d rows allocated %v, PyTorch %v", r.In, r.Out, r.Bias, r.Rows, got, r.Allocs)
+		}
+	}
+}
