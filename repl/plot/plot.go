@@ -91,7 +91,9 @@ svg text{font:11px sans-serif;fill:#444}svg text.band{fill:#fff;pointer-events:n
 	chart(&b, h)
 	if len(p.Bands) > 0 || anyBytes(p.Rest) {
 		b.WriteString("<h2>Active allocations over the steps</h2>\n")
-		timeline(&b, h, p.Bands, p.Rest)
+		rest := make([]uint64, len(h)) // one total a point, whatever was given
+		copy(rest, p.Rest)
+		timeline(&b, h, p.Bands, rest)
 	}
 	if len(p.Segments) > 0 {
 		fmt.Fprintf(&b, "<h2>Segments %s</h2>\n", html.EscapeString(p.SegmentsAt))
@@ -137,16 +139,14 @@ func (a stepAxis) ticks(b *strings.Builder, y float64) {
 // chart draws the three lines over the steps, with axes: each point at
 // its last step, at its peak.
 func chart(b *strings.Builder, h History) {
-	var top64 uint64 = 1
+	var top64 uint64
 	for _, p := range h {
 		top64 = max(top64, p.Peak.Reserved, p.Peak.Allocated, p.Peak.Driver)
 	}
 	ax := stepAxis{h.Steps()}
 	x := func(p Point) float64 { return ax.x(float64(p.First + p.Count - 1)) }
-	y := func(v uint64) float64 { return height - bottom - float64(v)/float64(top64)*(height-top-bottom) }
 	openSVG(b, "chart", height+20)
-	yAxis(b, top64, y)
-	ax.ticks(b, height-bottom)
+	y := axes(b, ax, top64, height)
 	line := func(color string, dashed bool, v func(Step) (uint64, bool)) {
 		var pts []string
 		for _, p := range h {
@@ -193,15 +193,28 @@ func openSVG(b *strings.Builder, id string, h float64) {
 	fmt.Fprintf(b, `<svg id="%s" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" xmlns="http://www.w3.org/2000/svg">`+"\n", id, width, h, width, h)
 }
 
-// yAxis draws the axes and five byte gridlines from 0 to top64.
-func yAxis(b *strings.Builder, top64 uint64, y func(uint64) float64) {
-	fmt.Fprintf(b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#999"/>`, left, height-bottom, width-right, height-bottom)
-	fmt.Fprintf(b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#999"/>`+"\n", left, top, left, height-bottom)
-	for k := 0; k <= 4; k++ {
-		v := top64 * uint64(k) / 4
+// axes draws a chart's axes over the steps and up to top64 bytes, with
+// the step numbers and gridlines at a power of two of bytes (at most
+// six), and returns where bytes go on it.
+func axes(b *strings.Builder, ax stepAxis, top64 uint64, chartHeight float64) func(uint64) float64 {
+	top64 = max(top64, 1)
+	base := chartHeight - bottom
+	y := func(v uint64) float64 { return base - float64(v)/float64(top64)*(base-top) }
+	fmt.Fprintf(b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#999"/>`, left, base, width-right, base)
+	fmt.Fprintf(b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#999"/>`+"\n", left, top, left, base)
+	grid := uint64(1)
+	for grid*5 < top64 {
+		grid *= 2
+	}
+	for v := uint64(0); v <= top64; v += grid {
 		fmt.Fprintf(b, `<text x="%.0f" y="%.1f" text-anchor="end">%s</text><line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#eee"/>`+"\n",
 			left-6, y(v)+4, allocator.FormatSize(v), left, y(v), width-right, y(v))
+		if v > top64-grid {
+			break // the next would pass 2^64
+		}
 	}
+	ax.ticks(b, base)
+	return y
 }
 
 // segmentMap draws each segment as a bar of its blocks: allocated blue,

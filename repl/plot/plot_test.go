@@ -127,3 +127,21 @@ func TestEventX(t *testing.T) {
 		t.Errorf("a position past the last step at %v, want -1", x)
 	}
 }
+
+// Bands without the rest's totals, or with a free before the
+// allocation, still make a page.
+func TestPageOddBands(t *testing.T) {
+	_, p := page(t)
+	p.Rest = nil
+	p.Bands = append(p.Bands, Band{Size: mib, Made: 7, Freed: 3})
+	var b strings.Builder
+	if err := Write(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(polygonRx.FindAllString(b.String(), -1)); n != 4 {
+		t.Errorf("%d bands drawn, want 4", n)
+	}
+	if restRx.MatchString(b.String()) {
+		t.Error("rest bars drawn without totals")
+	}
+}

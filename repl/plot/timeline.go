@@ -32,6 +32,9 @@ const timelineHeight = 420.0
 // bandColors cycle over the bands, in the order made.
 var bandColors = [...]string{"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#6b8fd6"}
 
+// minBandWidth is the narrowest a band is drawn, in SVG units.
+const minBandWidth = 2.0
+
 // colorRest is the summed small allocations.
 const colorRest = "#c9c9c9"
 
@@ -62,30 +65,29 @@ func timeline(b *strings.Builder, h History, bands []Band, rest []uint64) {
 		fmt.Fprintf(b, " The %d largest are shown one by one, the others in gray, summed after each step.", len(bands))
 	}
 	b.WriteString("</p>\n")
-	y := func(v uint64) float64 {
-		return timelineHeight - bottom - float64(v)/float64(max(l.top, 1))*(timelineHeight-top-bottom)
-	}
 	openSVG(b, "timeline", timelineHeight+20)
-	yAxis(b, max(l.top, 1), y)
-	ax.ticks(b, timelineHeight-bottom)
+	y := axes(b, ax, l.top, timelineHeight)
 	for i, bd := range bands {
 		e := l.edges[i]
 		if e == nil {
 			continue
 		}
+		// A short life still shows: a 1 GiB tensor of one step in a
+		// million is the peak a reader looks for.
+		x0 := ax.x(e[0].x)
+		x1 := max(ax.x(l.ends[i]), x0+minBandWidth)
 		var pts []string
 		for _, v := range e {
 			pts = append(pts, fmt.Sprintf("%.2f,%.1f", ax.x(v.x), y(v.base)))
 		}
-		pts = append(pts, fmt.Sprintf("%.2f,%.1f", ax.x(l.ends[i]), y(e[len(e)-1].base)))
-		pts = append(pts, fmt.Sprintf("%.2f,%.1f", ax.x(l.ends[i]), y(e[len(e)-1].base+bd.Size)))
+		pts = append(pts, fmt.Sprintf("%.2f,%.1f", x1, y(e[len(e)-1].base)))
+		pts = append(pts, fmt.Sprintf("%.2f,%.1f", x1, y(e[len(e)-1].base+bd.Size)))
 		for k := len(e) - 1; k >= 0; k-- {
 			pts = append(pts, fmt.Sprintf("%.2f,%.1f", ax.x(e[k].x), y(e[k].base+bd.Size)))
 		}
 		name := bandName(h, bd)
 		fmt.Fprintf(b, `<polygon class="alloc" fill="%s" stroke="#fff" stroke-width="0.3" points="%s"><title>%s</title></polygon>`+"\n",
 			bandColors[i%len(bandColors)], strings.Join(pts, " "), html.EscapeString(bandTip(h, bd, name)))
-		x0, x1 := ax.x(e[0].x), ax.x(l.ends[i])
 		if yb, yt := y(e[0].base), y(e[0].base+bd.Size); yb-yt >= 13 && x1-x0 >= 40 {
 			fmt.Fprintf(b, `<text class="band" x="%.1f" y="%.1f">%s</text>`+"\n", x0+3, (yb+yt)/2+4, html.EscapeString(fitText(name, x1-x0-6)))
 		}
@@ -129,6 +131,9 @@ func stack(h History, bands []Band, rest []uint64) layout {
 				continue
 			}
 			k := slices.Index(live, c.band)
+			if k < 0 {
+				continue // freed before it was made: not from one record
+			}
 			l.ends[c.band] = x
 			for _, above := range live[k+1:] {
 				e := l.edges[above]
