@@ -134,11 +134,9 @@ func (a *Allocator) newBlock(pool *BlockPool, ptr, size uint64) *Block {
 	return b
 }
 
-func (a *Allocator) recycle(b *Block) {
-	id := b.id
-	*b = Block{id: id}
-	a.arena.release(b)
-}
+// recycle gives b back to the arena, which clears it when it hands it
+// out again.
+func (a *Allocator) recycle(b *Block) { a.arena.release(b) }
 
 // Malloc is the allocator's malloc on the default stream: it returns the
 // address of a block of at least size bytes. On out-of-memory it returns
@@ -377,7 +375,7 @@ func (a *Allocator) freeBlock(b *Block) {
 		dBlocks++
 		dBytes += int64(b.size)
 	}
-	if b.seg == nil {
+	if b.seg == nil && dBytes != 0 { // no change at all when no count changes
 		a.stats.InactiveSplit.change(small, dBlocks)
 		a.stats.InactiveSplitBytes.change(small, dBytes)
 	}
