@@ -10,6 +10,10 @@ type Options struct {
 	// line is one Command statement; it is indented, and ends a block, as
 	// any simple statement does.
 	IsCommand func(line string) bool
+	// At, when valid, is where the text stands in its file (it is one
+	// line taken from a larger text): positions count lines from
+	// At.Line, and the first line's columns from At.Col.
+	At Pos
 }
 
 // ParseFile parses a whole file and resolves its names. The error, if
@@ -58,11 +62,14 @@ func (p *parser) within(fn bool, parse func()) {
 }
 
 func newParser(filename string, src []byte, opts *Options) *parser {
-	var isCommand func(string) bool
+	sc := newScanner(filename, src, nil)
 	if opts != nil {
-		isCommand = opts.IsCommand
+		sc.isCommand = opts.IsCommand
+		if opts.At.IsValid() {
+			sc.line, sc.firstLine, sc.colShift = opts.At.Line, opts.At.Line, opts.At.Col-1
+		}
 	}
-	return &parser{file: filename, sc: newScanner(filename, src, isCommand), groups: map[Expr]Pos{}}
+	return &parser{file: filename, sc: sc, groups: map[Expr]Pos{}}
 }
 
 // bailout is the panic that unwinds the parser after p.err is set.

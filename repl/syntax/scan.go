@@ -73,6 +73,9 @@ type scanner struct {
 	line      int32  // the cursor's line
 	lineOff   int    // byte offset where the cursor's line starts
 	isCommand func(string) bool
+	// firstLine and colShift place a text taken from a larger one: the
+	// columns of line firstLine are shifted right by colShift.
+	firstLine, colShift int32
 	// interactive makes the scanner read as CPython's does at the prompt:
 	// an empty line ends every block and is a NEWLINE of its own, and
 	// the end of input closes no block (more lines may follow).
@@ -120,7 +123,11 @@ func normalizeNewlines(src []byte) []byte {
 
 // pos returns the position of byte offset off, which is on the cursor's line.
 func (s *scanner) pos(off int) Pos {
-	return Pos{s.line, int32(utf8.RuneCount(s.src[s.lineOff:off])) + 1}
+	p := Pos{s.line, int32(utf8.RuneCount(s.src[s.lineOff:off])) + 1}
+	if s.line == s.firstLine {
+		p.Col += s.colShift
+	}
+	return p
 }
 
 // peekc returns the byte at the cursor plus i, or 0 past the end.
