@@ -159,11 +159,10 @@ func (a *Allocator) MallocOn(stream, size uint64) (uint64, error) {
 	if s <= kSmallSize {
 		pool = &sp.small
 	}
-	allocSize := a.cfg.allocationSize(s)
 	b, at := a.getFreeBlock(pool, s)
 	if b == nil {
 		var err error
-		if b, err = a.newSegment(pool, s, allocSize); err != nil {
+		if b, err = a.newSegment(pool, s, a.cfg.allocationSize(s)); err != nil {
 			return 0, err
 		}
 	}

@@ -105,13 +105,7 @@ func (r *Replayer) Step() (oom error, err error) {
 	case opAlloc:
 		p, e := r.A.MallocOn(op.Stream, op.Size)
 		if e != nil {
-			if _, isOOM := errors.AsType[*allocator.OutOfMemoryError](e); isOOM {
-				if r.Observe != nil {
-					r.Observe("oom", 0, op.Size)
-				}
-				return e, nil
-			}
-			return nil, fmt.Errorf("op %d: %w", i, e)
+			return r.allocFailed(i, e)
 		}
 		r.ptrs[op.slot] = p
 		if r.Observe != nil {
@@ -128,15 +122,34 @@ func (r *Replayer) Step() (oom error, err error) {
 			r.Observe("free", p, 0)
 		}
 		if e := r.A.Free(p); e != nil {
-			return nil, fmt.Errorf("op %d: %w", i, e)
+			return nil, opError(i, e)
 		}
 	case opEmptyCache:
 		if e := r.A.EmptyCache(); e != nil {
-			return nil, fmt.Errorf("op %d: %w", i, e)
+			return nil, opError(i, e)
 		}
 	}
 	return nil, nil
 }
+
+// allocFailed is Step's result for the alloc op i, whose malloc failed
+// with e: out of memory is the op's result, anything else ends the
+// replay. It and opError are apart from Step so that Step's frame holds
+// nothing for the rare case.
+func (r *Replayer) allocFailed(i int, e error) (oom error, err error) {
+	if _, isOOM := errors.AsType[*allocator.OutOfMemoryError](e); isOOM {
+		if r.Observe != nil {
+			r.Observe("oom", 0, r.ops[i].Size)
+		}
+		return e, nil
+	}
+	return nil, opError(i, e)
+}
+
+// opError is op i's failure e, which ends the replay.
+//
+//go:noinline
+func opError(i int, e error) error { return fmt.Errorf("op %d: %w", i, e) }
 
 // Run steps through the remaining ops, calling each (when not nil) after
 // every op with its index and its out-of-memory error. An error from a
