@@ -58,6 +58,13 @@ type Replay struct {
 	none Event
 }
 
+// liveAlloc is an allocation of the history that is live: its op id
+// and stream.
+type liveAlloc struct {
+	id     int
+	stream uint64
+}
+
 // passEvent is an event kept in place, before op.
 type passEvent struct{ op, event int32 }
 
@@ -131,9 +138,9 @@ func (s *Snapshot) Prepare(path string) (*Replay, error) {
 	}
 	ops := make([]trace.Op, 0, len(s.Events))
 	r.opEvent, r.freeReq = make([]int32, 0, len(s.Events)), make([]int32, 0, len(s.Events))
-	requested := map[uint64]int{} // address → its free_requested event
-	live := map[uint64]int{}      // address → op id
-	stream := map[int]uint64{}    // op id → its allocation's stream
+	requested := map[uint64]int{}  // address → its free_requested event
+	live := map[uint64]liveAlloc{} // address → the allocation there
+	stream := map[int]uint64{}     // the preload's op id → its allocation's stream
 	next := 0
 	var startIDs map[uint64]int
 	segs, lateExpandable := s.startState()
@@ -174,29 +181,31 @@ func (s *Snapshot) Prepare(path string) (*Replay, error) {
 		case "alloc", "oom":
 			ops = r.emit(ops, trace.Op{Op: "alloc", ID: next, Size: e.Size, OOM: e.Action == "oom", Stream: e.Stream}, i, -1)
 			if e.Action == "alloc" {
-				live[e.Addr] = next
-				stream[next] = e.Stream
+				live[e.Addr] = liveAlloc{next, e.Stream}
 			} else {
 				r.Failed++
 			}
 			next++
 		case "free_completed":
-			id, ok := live[e.Addr]
-			if !ok {
-				if id, ok = startIDs[e.Addr]; !ok {
+			l, ok := live[e.Addr]
+			if ok {
+				delete(live, e.Addr)
+			} else {
+				id, ok := startIDs[e.Addr]
+				if !ok {
 					r.Unknown++
 					continue
 				}
 				delete(startIDs, e.Addr)
+				l = liveAlloc{id, stream[id]}
+				delete(stream, id)
 			}
-			delete(live, e.Addr)
 			req, ok := requested[e.Addr]
 			if !ok {
 				req = -1
 			}
 			delete(requested, e.Addr)
-			ops = r.emit(ops, trace.Op{Op: "free", ID: id, Stream: stream[id]}, i, req)
-			delete(stream, id)
+			ops = r.emit(ops, trace.Op{Op: "free", ID: l.id, Stream: l.stream}, i, req)
 		case "free_requested":
 			requested[e.Addr] = i
 		case "segment_alloc":
