@@ -85,7 +85,6 @@ func (c *poolCursor) prev() bool {
 func keyLess(size, ptr uint64, e *poolEntry) bool {
 	return size < e.size || (size == e.size && ptr < e.ptr)
 }
-
 // kidFor is the child of the inner node x whose range holds (size, ptr).
 func (x *indexNode) kidFor(size, ptr uint64) *indexNode {
 	lo, hi := 1, x.n // the first separator above the key is in [lo, hi]
@@ -164,13 +163,17 @@ func (ix *blockIndex) insert(e poolEntry) {
 // tree.
 func (ix *blockIndex) rekey(c poolCursor, e poolEntry) {
 	x, i := c.leaf, c.i
-	for i+1 < x.n && x.ents[i+1].below(e.size, e.ptr) == 1 {
-		x.ents[i] = x.ents[i+1]
-		i++
-	}
-	for i > 0 && keyLess(e.size, e.ptr, &x.ents[i-1]) {
-		x.ents[i] = x.ents[i-1]
-		i--
+	if x.ents[i].below(e.size, e.ptr) == 1 {
+		// Up; the noEntry past the last entry is never below.
+		for i+1 < nodeCap && x.ents[i+1].below(e.size, e.ptr) == 1 {
+			x.ents[i] = x.ents[i+1]
+			i++
+		}
+	} else {
+		for i > 0 && keyLess(e.size, e.ptr, &x.ents[i-1]) {
+			x.ents[i] = x.ents[i-1]
+			i--
+		}
 	}
 	x.ents[i] = e
 	if x != ix.root && (i == 0 || i == x.n-1) {

@@ -67,11 +67,15 @@ func (s Stats) settled() Stats {
 	return s
 }
 
+// poolBucket is the bucket of a pool. Small and large pools take turns
+// at random, so it is computed without a branch, which would be
+// mispredicted about once an op.
 func poolBucket(small bool) int {
+	b := 0
 	if small {
-		return bucketSmall
+		b = 1
 	}
-	return bucketLarge
+	return bucketLarge - b
 }
 
 // Stats is DeviceStats: everything torch.cuda.memory_stats() reports.
