@@ -85,6 +85,7 @@ func (c *poolCursor) prev() bool {
 func keyLess(size, ptr uint64, e *poolEntry) bool {
 	return size < e.size || (size == e.size && ptr < e.ptr)
 }
+
 // kidFor is the child of the inner node x whose range holds (size, ptr).
 func (x *indexNode) kidFor(size, ptr uint64) *indexNode {
 	lo, hi := 1, x.n // the first separator above the key is in [lo, hi]
