@@ -80,19 +80,20 @@ func (p *BlockPool) len() int { return p.index.n }
 func (p *BlockPool) lowerBound(size, ptr uint64) poolCursor { return p.index.lowerBound(size, ptr) }
 
 // searchLeaf is the index of the first entry of leaf x at or above (size,
-// ptr), x.n when none is. It has no branch on the data and only two
-// steps that wait on each other: the key is compared with every eighth
-// entry, then with the eight entries of the group that count picks, each
-// comparison of (size, ptr) keys one 128-bit subtraction's borrow. The
-// entries past x.n are sentinels above every key (see noEntry), so the
-// shape is the same for any number of entries; nodeCap is 8 groups of 8.
+// ptr), x.n when none is. It has no branch on the data: three steps each
+// compare the key with entries a quarter of the range apart, whose loads
+// do not wait on one another, and keep the quarter the count picks (64
+// entries, 16, 4); each comparison of (size, ptr) keys is one 128-bit
+// subtraction's borrow. The entries past x.n are sentinels above every
+// key (see noEntry), so the shape is the same for any number of entries;
+// nodeCap is 4 × 4 × 4.
 func searchLeaf(x *indexNode, size, ptr uint64) int {
 	e := &x.ents
-	c := e[8].below(size, ptr) + e[16].below(size, ptr) + e[24].below(size, ptr) + e[32].below(size, ptr) +
-		e[40].below(size, ptr) + e[48].below(size, ptr) + e[56].below(size, ptr)
-	g := (*[8]poolEntry)(e[8*c:])
-	return 8*c + g[0].below(size, ptr) + g[1].below(size, ptr) + g[2].below(size, ptr) + g[3].below(size, ptr) +
-		g[4].below(size, ptr) + g[5].below(size, ptr) + g[6].below(size, ptr) + g[7].below(size, ptr)
+	i := 16 * (e[16].below(size, ptr) + e[32].below(size, ptr) + e[48].below(size, ptr))
+	q := (*[16]poolEntry)(e[i:])
+	i += 4 * (q[4].below(size, ptr) + q[8].below(size, ptr) + q[12].below(size, ptr))
+	g := (*[4]poolEntry)(e[i:])
+	return i + g[0].below(size, ptr) + g[1].below(size, ptr) + g[2].below(size, ptr) + g[3].below(size, ptr)
 }
 
 // noEntry fills a leaf's unused entries: its key is above every block's.

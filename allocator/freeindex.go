@@ -17,7 +17,7 @@ type blockIndex struct {
 }
 
 // nodeCap is the most entries of a leaf and children of an inner node:
-// 8 groups of 8, the shape searchLeaf is written for.
+// 4 × 4 × 4, the shape searchLeaf is written for.
 const nodeCap = 64
 
 // indexNode is a leaf (kids nil), whose ents are cached blocks in order
