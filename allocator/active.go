@@ -3,7 +3,9 @@ package allocator
 // activeSet holds every handed-out block by its address: an open-addressing
 // table with linear probing (address 0 marks an empty slot; no device
 // hands it out). It is what PyTorch's active_blocks set is, without the
-// cost of a general-purpose map on every malloc and free.
+// cost of a general-purpose map on every malloc and free. It is kept at
+// most a quarter full: at half, whether the slot after a removed entry is
+// taken was a coin toss, mispredicted about half the time.
 type activeSet struct {
 	keys []uint64
 	vals []*Block
@@ -15,7 +17,7 @@ func (s *activeSet) slot(p uint64) uint64 {
 }
 
 func (s *activeSet) put(p uint64, b *Block) {
-	if 2*(s.n+1) > len(s.keys) {
+	if 4*(s.n+1) > len(s.keys) {
 		s.grow()
 	}
 	mask := uint64(len(s.keys) - 1)
