@@ -21,9 +21,10 @@ type traceList struct{ lists []*eventList }
 
 // eventList is one device's trace.
 type eventList struct {
-	events   []Event
-	dev      int
-	attached bool
+	events     []Event
+	dev        int
+	attached   bool
+	memoNumber uint32 // its number in the memo's lists, plus one; 0: none yet
 }
 
 // eventBuilder is an event dict being read.
@@ -205,10 +206,10 @@ func (u *unpickler) finish(b *eventBuilder, el *eventList) {
 	}
 	if b.memo >= 0 {
 		ref := slot{v: el, n: uint64(i), k: kEventRef}
-		if b.memo < int64(len(u.memo)) {
-			u.memo[b.memo] = ref
+		if uint64(b.memo) < u.memo.len() {
+			u.memo.set(uint64(b.memo), ref)
 		} else {
-			u.far[uint64(b.memo)] = ref
+			u.memo.far[uint64(b.memo)] = ref
 		}
 	}
 	*b = eventBuilder{ev: Event{missing: hasAll}, extra: b.extra[:0], problems: b.problems[:0], memo: -1}

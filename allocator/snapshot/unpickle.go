@@ -80,9 +80,8 @@ type unpickler struct {
 	in     *input
 	stack  []slot
 	marks  []int // stack heights at each MARK
-	memo   []slot
-	far    map[uint64]slot // memo entries put far past the end
-	at     int64           // the offset of the opcode being run
+	memo   memo
+	at     int64 // the offset of the opcode being run
 	limits Limits
 	values int // values built, against limits.MaxValues
 
@@ -259,7 +258,7 @@ func (u *unpickler) step(op byte) error {
 		}
 		return u.get(uint64(n))
 	case 0x94: // MEMOIZE
-		return u.put(uint64(len(u.memo)))
+		return u.put(u.memo.len())
 	case 'q': // BINPUT
 		b, err := u.arg(1)
 		if err != nil {
@@ -551,12 +550,8 @@ func (u *unpickler) lineInt() (int64, error) {
 
 // get pushes memo entry i.
 func (u *unpickler) get(i uint64) error {
-	var s slot
-	if i < uint64(len(u.memo)) {
-		s = u.memo[i]
-	} else if f, ok := u.far[i]; ok {
-		s = f
-	} else {
+	s, ok := u.memo.at(i)
+	if !ok {
 		return u.fail("memo entry %d was never put", i)
 	}
 	if b, ok := s.v.(*eventBuilder); ok {
@@ -575,19 +570,12 @@ func (u *unpickler) put(i uint64) error {
 		b.refs++
 		b.memo = int64(i)
 	}
-	switch {
-	case i < uint64(len(u.memo)):
-		u.memo[i] = s
-	case i == uint64(len(u.memo)):
-		u.memo = appendDoubling(u.memo, s)
-	default:
-		if u.far == nil {
-			u.far = map[uint64]slot{}
-		}
-		if len(u.far) >= u.limits.MaxValues {
-			return u.fail("more than %d memo entries", u.limits.MaxValues)
-		}
-		u.far[i] = s
+	if i <= u.memo.len() {
+		u.memo.set(i, s)
+		return nil
+	}
+	if !u.memo.setFar(i, s, u.limits.MaxValues) {
+		return u.fail("more than %d memo entries", u.limits.MaxValues)
 	}
 	return nil
 }
