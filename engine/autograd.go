@@ -123,6 +123,12 @@ func (s *Session) dropTensor(t *Tensor) bool {
 	}
 	freed := s.release(t.st)
 	s.unref(t.fn)
+	if freed && t.slot != nil && t.slot.grad != nil {
+		// the last reference to a leaf went: its .grad goes with it
+		g := t.slot.grad
+		t.slot.grad = nil
+		s.dropTensor(g)
+	}
 	return freed
 }
 

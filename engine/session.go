@@ -205,27 +205,6 @@ type Result struct {
 	Elapsed time.Duration
 }
 
-// Exec runs one command. A failing command changes nothing it had not
-// already changed in PyTorch (an OOM's cache release stays).
-func (s *Session) Exec(c Command) (Result, error) {
-	s.events = s.events[:0]
-	s.interrupted.Store(false)
-	return s.run(c)
-}
-
-// ExecInStep runs a command inside a step the front end began
-// (BeginStep): the step's events so far stay, and Result's Events are
-// all of them.
-func (s *Session) ExecInStep(c Command) (Result, error) { return s.run(c) }
-
-func (s *Session) run(c Command) (Result, error) {
-	s.out.Reset()
-	s.segments, s.expandable = nil, nil
-	start := time.Now()
-	err := s.exec(c)
-	return Result{Events: append([]string(nil), s.events...), Output: s.out.String(), Segments: s.segments, Expandable: s.expandable, Elapsed: time.Since(start)}, err
-}
-
 func (s *Session) exec(c Command) error {
 	switch c := c.(type) {
 	case *Nop:

@@ -7,12 +7,15 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/chzyer/readline"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/repl/command"
 	"github.com/gpumemrepl/gpumemrepl/repl/eval"
 )
 
@@ -22,9 +25,8 @@ import (
 // Errors are shown with a caret under their column and change nothing.
 func (r *Runner) Interactive() int {
 	r.File = ""
-	r.Echo = false // the prompt shows the line already
 	home, _ := os.UserHomeDir()
-	c := &completer{s: r.Session}
+	c := &completer{}
 	rl, err := readline.NewEx(&readline.Config{
 		Prompt:            "gpumem> ",
 		HistoryFile:       filepath.Join(home, ".gpumemrepl_history"),
@@ -86,10 +88,6 @@ func (r *Runner) Interactive() int {
 			case "":
 				continue
 			}
-			if r.isCommandLine(line) {
-				r.commandLine(py, line, n)
-				continue
-			}
 		}
 		prompt(r.pyInput(py, line))
 	}
@@ -109,17 +107,11 @@ func pyNames(p *pyPrompt) []string {
 
 // completer completes command words, names, devices and dtypes.
 type completer struct {
-	s     *engine.Session
 	names func() []string // the prompt's Python names
 }
 
 var completionWords = func() []string {
-	w := []string{"del", "cpu", "cuda", "cuda:0", "torch.", ".to", ".cuda()", ".cpu()", ".clone()", "help", "exit"}
-	for _, c := range commandHelp {
-		if !helpTopics[c.name] {
-			w = append(w, c.name)
-		}
-	}
+	w := append([]string{"del", "cpu", "cuda", "cuda:0", "torch.", ".to", ".cuda()", ".cpu()", ".clone()", "exit"}, command.Words()...)
 	w = append(w, "ReLU", "GELU", "Sequential", "SGD", "Adam", "AdamW", "torch.no_grad():")
 	for d := range engine.DTypes {
 		w = append(w, d)
@@ -131,11 +123,11 @@ var completionWords = func() []string {
 // the cursor, as suffixes.
 func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
 	start := pos
-	for start > 0 && (isWordRune(line[start-1]) || line[start-1] == ':') {
+	for start > 0 && (unicode.IsLetter(line[start-1]) || unicode.IsDigit(line[start-1]) || line[start-1] == '_' || line[start-1] == ':') {
 		start--
 	}
 	prefix := string(line[start:pos])
-	words := append(c.s.Names(), completionWords...)
+	words := slices.Clone(completionWords)
 	if c.names != nil {
 		words = append(words, c.names()...)
 	}

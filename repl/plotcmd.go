@@ -21,7 +21,7 @@ func (r *Runner) recordStep(label string, cur engine.Figures) {
 // plotTo writes the session's history, cuda:0's allocations over it and
 // its segments now as an HTML page.
 func (r *Runner) plotTo(path string) error {
-	res, err := r.Session.Exec(&engine.Map{Device: 0})
+	segs, _, err := r.Session.Segments(0)
 	if err != nil {
 		return err
 	}
@@ -40,5 +40,5 @@ func (r *Runner) plotTo(path string) error {
 			bands[i].Source = fmt.Sprintf("%s:%d", l.Frame.Filename, l.Frame.Line)
 		}
 	}
-	return plot.Save(path, plot.Page{Title: "gpumemrepl: " + r.File + ": cuda:0's memory", History: r.history, Bands: bands, Rest: tl.Rest, Segments: res.Segments, SegmentsAt: "of cuda:0 now"})
+	return plot.Save(path, plot.Page{Title: "gpumemrepl: " + r.File + ": cuda:0's memory", History: r.history, Bands: bands, Rest: tl.Rest, Segments: segs, SegmentsAt: "of cuda:0 now"})
 }

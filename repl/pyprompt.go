@@ -4,10 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
-	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/repl/command"
 	"github.com/gpumemrepl/gpumemrepl/repl/eval"
 	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
 	"github.com/gpumemrepl/gpumemrepl/repl/torchpy"
@@ -27,10 +26,6 @@ type pyPrompt struct {
 	last error
 }
 
-// sessionWords are command-form words that are also valid Python (a
-// bare name): at the prompt they are the commands.
-var sessionWords = map[string]bool{"vars": true, "map": true, "gpus": true, "empty_cache": true, "memory_summary": true, "memory_stats": true, "reset_peak_memory_stats": true, "help": true}
-
 // pyKeywords start a Python statement that a line alone may not make
 // whole (return outside a function...): never the command form's.
 var pyKeywords = map[string]bool{"return": true, "break": true, "continue": true, "pass": true, "yield": true,
@@ -46,7 +41,8 @@ func (r *Runner) newPyPrompt() *pyPrompt {
 	g := in.NewGlobals("<stdin>")
 	p := &pyPrompt{in: in, b: b, fr: in.ModuleFrame("<stdin>", g)}
 	in.Decref(g)
-	in.Hooks.Command = func(text string, pos syntax.Pos) error { return r.blockCommand(p, text, pos) }
+	in.Hooks.Command = func(text string, pos syntax.Pos) error { return r.commandStmt(p, text, pos) }
+	r.installTool(p)
 	if mod, err := syntax.ParseFile("<stdin>", []byte("import torch\n"), nil); err == nil {
 		for _, s := range mod.Body {
 			if err := in.ExecStmt(p.fr, s); err != nil {
@@ -57,52 +53,13 @@ func (r *Runner) newPyPrompt() *pyPrompt {
 	return p
 }
 
-// isCommandLine reports whether a line typed at the prompt (outside a
-// block) is the command form: a session word, or a line that is not
-// Python but the command form reads (or looks like it, for its error).
-func (r *Runner) isCommandLine(line string) bool {
-	t := strings.TrimSpace(line)
-	switch {
-	case t == "" || strings.HasPrefix(t, "#"):
-		return false
-	case strings.HasPrefix(t, "help "):
-		return true
-	}
-	return r.commandForm(t, looksLikeCommand)
-}
-
-// looksLikeCommand reports whether a line starts as a command-form line
-// does (NAME = zeros ..., map 1, load FILE...): its error is the
-// command form's.
-func looksLikeCommand(t string) bool {
-	if _, rhs, ok := strings.Cut(t, "="); ok && !strings.ContainsAny(t[:strings.Index(t, "=")], "([.") {
-		t = strings.TrimSpace(rhs)
-	}
-	word, _, _ := strings.Cut(t, " ")
-	if constructors[word] {
-		return true
-	}
-	for _, c := range commandHelp {
-		if c.name == word && !helpTopics[word] && strings.Contains(t, " ") {
-			return true
-		}
-	}
-	return false
-}
-
-// isBlockCommand is syntax.Options.IsCommand in a script and inside a
-// block at the prompt: a session word alone, or a line that is not
-// Python and that the command form reads.
+// isBlockCommand is syntax.Options.IsCommand: a command word alone
+// that Python would read as a bare name (vars, map...), or a line that
+// is not Python and that the command form reads (rightly or not: its
+// error is the command form's).
 func (r *Runner) isBlockCommand(line string) bool {
-	return r.commandForm(strings.TrimSpace(line), func(string) bool { return false })
-}
-
-// commandForm decides a line (trimmed) for the prompt and scripts: a
-// session word is a command; a line that starts with a Python keyword,
-// or is Python, is not; one the command form reads is; orElse decides
-// the rest.
-func (r *Runner) commandForm(t string, orElse func(string) bool) bool {
-	if sessionWords[t] {
+	t := strings.TrimSpace(line)
+	if command.IsBare(t) || command.Claims(t) {
 		return true
 	}
 	if word, _, _ := strings.Cut(t, " "); pyKeywords[strings.TrimRight(word, ":")] {
@@ -111,90 +68,58 @@ func (r *Runner) commandForm(t string, orElse func(string) bool) bool {
 	if _, err := syntax.ParseInteractive("<stdin>", []byte(t+"\n"), nil); err == nil || errors.Is(err, syntax.ErrIncomplete) {
 		return false
 	}
-	if _, err := Parse(t, 1, r.Session.CurrentDevice()); err == nil {
-		return true
-	}
-	return orElse(t)
+	_, ok, _ := command.Python(t)
+	return ok
 }
 
-// exportNames lends the command form the prompt's tensors: each
-// top-level name of a tensor is bound there to another reference of it.
-func (r *Runner) exportNames(p *pyPrompt) map[string]*engine.Tensor {
-	shared := map[string]*engine.Tensor{}
-	p.fr.Globals().Items(func(k, v eval.Value) bool {
-		if t, ok := v.(*torchpy.Tensor); ok && t.T != nil {
-			name, _ := k.(string)
-			e := r.Session.Share(t.T)
-			r.Session.BindTensor(name, e)
-			shared[name] = e
+// commandError is the first command-form line of mod that cannot be
+// read: where its error is and what it says (ok false when there is
+// none). A script with one runs nothing, as with any syntax error.
+func commandError(mod *syntax.Module) (pos syntax.Pos, msg string, ok bool) {
+	syntax.Inspect(mod, func(n any) bool {
+		c, isCmd := n.(*syntax.Command)
+		if ok || !isCmd {
+			return !ok
 		}
-		return true
+		_, _, err := command.Python(c.Text)
+		var ce *command.Error
+		if errors.As(err, &ce) {
+			pos, _ = c.Span()
+			pos.Col += int32(ce.Col) - 1
+			msg, ok = ce.Msg, true
+		}
+		return false
 	})
-	return shared
+	return pos, msg, ok
 }
 
-// importNames takes back what a command-form line left: a name it
-// rebound is rebound in Python (the old object dropped after), a name it
-// deleted is deleted, a new one bound; a name it left alone gives back
-// its loan.
-func (r *Runner) importNames(p *pyPrompt, shared map[string]*engine.Tensor) {
-	taken := r.Session.TakeTensors()
-	bound := p.in.Hooks.Bound
-	p.in.Hooks.Bound = nil // the command form reported its bindings
-	defer func() { p.in.Hooks.Bound = bound }()
-	names := make([]string, 0, len(shared)+len(taken))
-	for n := range shared {
-		names = append(names, n)
+// commandStmt runs a command-form line (a syntax.Command statement) at
+// pos: read into the Python it means, which runs at module level.
+func (r *Runner) commandStmt(p *pyPrompt, text string, pos syntax.Pos) error {
+	py, ok, err := command.Python(text)
+	if !ok && err == nil {
+		err = &command.Error{Col: 1, Msg: "not a command"}
 	}
-	for n := range taken {
-		if _, ok := shared[n]; !ok {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		t, ok := taken[n]
-		e, lent := shared[n]
-		switch {
-		case ok && lent && t == e:
-			r.Session.Release(e)
-		case ok:
-			p.in.Bind(p.fr, n, p.b.Wrap(t))
-		default:
-			if err := p.in.Unbind(p.fr, n); err != nil {
-				p.in.Drop(err)
-			}
-		}
-	}
-}
-
-// commandLine runs a command-form line at the prompt as its own step,
-// over the prompt's names.
-func (r *Runner) commandLine(p *pyPrompt, line string, n int) {
-	shared := r.exportNames(p)
-	r.afterExec = func() { r.importNames(p, shared) }
-	defer func() { r.afterExec = nil }()
-	r.Line(line, n)         //nolint:errcheck // printed by Line; the session goes on
-	if r.afterExec != nil { // Line stopped before running the command
-		r.importNames(p, shared)
-	}
-}
-
-// blockCommand runs a command-form line met inside a Python block.
-func (r *Runner) blockCommand(p *pyPrompt, text string, pos syntax.Pos) error {
-	cmd, err := Parse(text, int(pos.Line), r.Session.CurrentDevice())
 	if err != nil {
-		return p.in.Raise(eval.SyntaxErrorType, "%s", errMsg(err))
+		var ce *command.Error
+		col := 1
+		if errors.As(err, &ce) {
+			col = ce.Col
+		}
+		return p.in.Raise(eval.SyntaxErrorType, "%s (column %d)", err.Error(), int(pos.Col)+col-1)
 	}
-	if cmd == nil {
-		return nil
+	file := r.File
+	if file == "" {
+		file = "<stdin>"
 	}
-	shared := r.exportNames(p)
-	res, err := r.Session.ExecInStep(cmd)
-	r.importNames(p, shared)
-	io.WriteString(p.in.Stdout, res.Output)
+	mod, err := syntax.ParseFile(file, []byte(py+"\n"), &syntax.Options{At: pos})
 	if err != nil {
-		return p.b.Error(err)
+		return p.in.Raise(eval.SyntaxErrorType, "%v", err)
+	}
+	for _, s := range mod.Body {
+		if err := p.in.ExecStmt(p.fr, s); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -210,6 +135,14 @@ func (r *Runner) pyInput(p *pyPrompt, line string) (more bool) {
 		return true
 	}
 	p.buf = nil
+	if err == nil {
+		if pos, msg, bad := commandError(mod); bad {
+			l := strings.Split(src, "\n")[min(int(pos.Line), len(strings.Split(src, "\n")))-1]
+			fmt.Fprintf(r.Err, "    %s\n    %s%s\n", l, strings.Repeat(" ", caretOffset(l, int(pos.Col))), colorErr.Sprint("^"))
+			fmt.Fprintf(r.Err, "%s %s\n", colorErr.Sprint("error:"), msg)
+			return false
+		}
+	}
 	if err != nil {
 		var se *syntax.Error
 		if errors.As(err, &se) && int(se.Pos.Line) >= 1 && int(se.Pos.Line) <= len(strings.Split(src, "\n")) {

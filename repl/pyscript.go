@@ -29,10 +29,14 @@ func (r *Runner) PyScript(src []byte) (status int) {
 		fmt.Fprintln(r.Err, err)
 		return 1
 	}
+	if pos, msg, bad := commandError(mod); bad {
+		fmt.Fprintf(r.Err, "%s:%d:%d: %s\n", r.File, pos.Line, pos.Col, msg)
+		return 1
+	}
 	lines := eval.SourceLines(src)
 	in, b := r.newInterp()
 	in.AddSource(r.File, lines)
-	var seen int         // events of this step already reported by Executed
+	r.seen = 0
 	var out bytes.Buffer // what the step printed, not yet shown
 	if r.EachStatement {
 		in.Hooks.Executed = func(file string, s syntax.Stmt) {
@@ -44,25 +48,21 @@ func (r *Runner) PyScript(src []byte) (status int) {
 			cur := r.Session.Measure()
 			src := strings.TrimSpace(lines[st.Line-1])
 			if r.JSON {
-				r.writePyJSON(int(st.Line), int(end.Line), src, cur, tally(all[min(seen, len(all)):]), out.String(), "")
+				r.writePyJSON(int(st.Line), int(end.Line), src, cur, tally(all[min(r.seen, len(all)):]), out.String(), "")
 			} else {
 				io.WriteString(r.Out, out.String())
 				fmt.Fprintf(r.Out, "%s %s\n", colorName.Sprintf("%3d :", st.Line), src)
-				writeReport(r.Out, r.prev, cur, tally(all[min(seen, len(all)):]))
+				writeReport(r.Out, r.prev, cur, tally(all[min(r.seen, len(all)):]))
 			}
 			out.Reset()
-			seen = len(all)
+			r.seen = len(all)
 			r.prev = cur
 		}
 	}
-	g := in.NewGlobals(r.File)
-	fr := in.ModuleFrame(r.File, g)
-	in.Decref(g)
-	p := &pyPrompt{in: in, b: b, fr: fr}
-	in.Hooks.Command = func(text string, pos syntax.Pos) error { return r.blockCommand(p, text, pos) }
+	p := r.newScriptPrompt(in, b)
 	// At the end the module's objects go, as at interpreter exit: after
 	// the last step's report, so nothing is reported of them.
-	defer in.Release(fr)
+	defer in.Release(p.fr)
 	r.prev = r.Session.Measure()
 	r.started = true
 	for _, s := range mod.Body {
@@ -73,52 +73,75 @@ func (r *Runner) PyScript(src []byte) (status int) {
 		}
 		first := min(max(int(st.Line), 1), len(lines))
 		text := strings.TrimRight(strings.Join(lines[first-1:max(min(endLine, len(lines)), first)], ""), "\r\n")
-		out.Reset()
-		in.Stdout = &out
-		r.Session.BeginStep()
-		seen = 0
-		err := r.execPy(in, fr, s)
-		cur := r.Session.Measure()
-		all := r.Session.Events()
-		events := tally(all[min(seen, len(all)):])
-		if err == nil {
-			r.recordStep(fmt.Sprintf("%d: %s", st.Line, firstLine(text)), cur)
-		}
-		if exit, ok := err.(*eval.SysExit); ok {
-			io.WriteString(r.Out, out.String())
-			return exit.Code
-		}
-		msg := r.pyErrorText(in, err)
-		if r.JSON {
-			r.writePyJSON(int(st.Line), endLine, text, cur, events, out.String(), msg)
-			if msg != "" {
-				io.WriteString(r.Err, msg)
-			}
-		} else {
-			for i, l := range strings.Split(text, "\n") {
-				mark := ">"
-				if i > 0 {
-					mark = "."
-				}
-				fmt.Fprintf(r.Out, "%s %s\n", colorName.Sprintf("%3d %s", int(st.Line)+i, mark), l)
-			}
-			io.WriteString(r.Out, out.String())
-			if msg != "" {
-				io.WriteString(r.Err, msg)
-			} else {
-				writeReport(r.Out, r.prev, cur, events)
-			}
-		}
-		r.prev = cur
-		if err != nil {
-			in.Drop(err)
-			status = 1
-			if !r.KeepGoing {
-				return status
-			}
+		r.seen = 0
+		if code, stop := r.step(p, &out, int(st.Line), endLine, text, func() error { return r.execPy(in, p.fr, s) }, &status); stop {
+			return code
 		}
 	}
 	return status
+}
+
+// newScriptPrompt is the module of a script run by in: its frame, the
+// command form and the tool module.
+func (r *Runner) newScriptPrompt(in *eval.Interp, b *torchpy.Binding) *pyPrompt {
+	g := in.NewGlobals(r.File)
+	p := &pyPrompt{in: in, b: b, fr: in.ModuleFrame(r.File, g)}
+	in.Decref(g)
+	in.Hooks.Command = func(text string, pos syntax.Pos) error { return r.commandStmt(p, text, pos) }
+	r.installTool(p)
+	return p
+}
+
+// step runs one step of a script (run), then echoes its lines (from
+// line to endLine, text), what it printed (out) and its report, or its
+// error; status becomes 1 after an error. stop says the script ends
+// (sys.exit, or an error without KeepGoing), with code its status.
+func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text string, run func() error, status *int) (code int, stop bool) {
+	in := p.in
+	out.Reset()
+	in.Stdout = out
+	r.Session.BeginStep()
+	err := run()
+	cur := r.Session.Measure()
+	all := r.Session.Events()
+	events := tally(all[min(r.seen, len(all)):])
+	if err == nil {
+		r.recordStep(fmt.Sprintf("%d: %s", line, firstLine(text)), cur)
+	}
+	if exit, ok := err.(*eval.SysExit); ok {
+		io.WriteString(r.Out, out.String())
+		return exit.Code, true
+	}
+	msg := r.pyErrorText(in, err)
+	if r.JSON {
+		r.writePyJSON(line, endLine, text, cur, events, out.String(), msg)
+		if msg != "" {
+			io.WriteString(r.Err, msg)
+		}
+	} else {
+		for i, l := range strings.Split(text, "\n") {
+			mark := ">"
+			if i > 0 {
+				mark = "."
+			}
+			fmt.Fprintf(r.Out, "%s %s\n", colorName.Sprintf("%3d %s", line+i, mark), l)
+		}
+		io.WriteString(r.Out, out.String())
+		if msg != "" {
+			io.WriteString(r.Err, msg)
+		} else {
+			writeReport(r.Out, r.prev, cur, events)
+		}
+	}
+	r.prev = cur
+	if err != nil {
+		in.Drop(err)
+		*status = 1
+		if !r.KeepGoing {
+			return *status, true
+		}
+	}
+	return 0, false
 }
 
 // newInterp makes the Python of a script or the prompt over the
@@ -139,7 +162,18 @@ func (r *Runner) newInterp() (*eval.Interp, *torchpy.Binding) {
 	})
 	in.Hooks.Bound = func(name string, v eval.Value) {
 		if t, ok := v.(*torchpy.Tensor); ok && t.T != nil {
-			r.Session.Eventf("%s: %s", name, t.T.Describe())
+			if t.T.SharesStorage() {
+				r.Session.Eventf("%s: %s, sharing storage (no new memory)", name, t.T.Describe())
+			} else {
+				r.Session.Eventf("%s: %s", name, t.T.Describe())
+			}
+			return
+		}
+		if d, ok := b.Describe(v); ok {
+			if _, isOpt := v.(*torchpy.Optimizer); isOpt {
+				d += " (its state is made at the first step)"
+			}
+			r.Session.Eventf("%s: %s", name, d)
 		}
 	}
 	in.Hooks.Assumed = func(pos syntax.Pos) {
@@ -230,8 +264,8 @@ func firstLine(s string) string {
 func (r *Runner) writePyJSON(line, endLine int, src string, f engine.Figures, events []string, output, errMsg string) {
 	res := engine.Result{Events: events, Output: output}
 	var err error
-	if errMsg != "" {
-		err = pyError(strings.TrimSuffix(errMsg, "\n"))
+	if errMsg != "" { // the row is of this file: its error says where in it
+		err = pyError(strings.TrimPrefix(strings.TrimSuffix(errMsg, "\n"), r.File+":"))
 	}
 	r.writeJSONEnd(src, line, endLine, f, res, err)
 }

@@ -54,7 +54,7 @@ func TestTwoDevices(t *testing.T) {
 	if r := rowAt(t, rows, 6); !slices.Contains(r.Events, "peer access from cuda:0 to cuda:1 enabled: copies go device to device") {
 		t.Errorf("first copy cuda:0 → cuda:1: events %q", r.Events)
 	}
-	if r := rowAt(t, rows, 18); r.Error == nil || !strings.HasPrefix(*r.Error, "18:11: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has") {
+	if r := rowAt(t, rows, 18); r.Error == nil || !strings.HasPrefix(*r.Error, "18:5: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has") {
 		t.Errorf("line 18: error %v, want cuda:1's out of memory", r.Error)
 	}
 	if r := rowAt(t, rows, 13); r.Output != "1075838976\n" {
@@ -83,7 +83,7 @@ func TestDeviceCount(t *testing.T) {
 		t.Errorf("--devices 3: devices %+v", r.Devices)
 	}
 	rows = runJSON(t, "sim", "--keep-going", "../../scripts/two_gpus.gpumem")
-	if r := rowAt(t, rows, 6); r.Error == nil || !strings.Contains(*r.Error, "invalid device ordinal: cuda:1") {
+	if r := rowAt(t, rows, 6); r.Error == nil || !strings.Contains(*r.Error, "CUDA error: invalid device ordinal") {
 		t.Errorf("cuda:1 with one device: error %v", r.Error)
 	}
 	if r, e := rowAt(t, rows, 25), rowAt(t, rows, 26); r.Error == nil || !strings.Contains(*r.Error, "invalid device ordinal") || e.Devices[0].Allocated != 4096 {

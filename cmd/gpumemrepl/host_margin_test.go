@@ -27,7 +27,7 @@ func TestHostTensorNeedsMargin(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("exit: %v\n%s%s", err, stdout.String(), stderr.String())
 	}
-	if want := "<stdin>:1:5: DefaultCPUAllocator: can't allocate memory: you tried to allocate 21474836480 bytes. Error code 12 (Cannot allocate memory)\n"; !strings.Contains(stderr.String(), want) {
+	if want := "<stdin>:1:5: RuntimeError: DefaultCPUAllocator: can't allocate memory: you tried to allocate 21474836480 bytes. Error code 12 (Cannot allocate memory)\n"; !strings.Contains(stderr.String(), want) {
 		t.Errorf("stderr %q, want %q", stderr.String(), want)
 	}
 	if want := "b: 19.00 GiB float32 [19, 256, 1024, 1024] on cpu"; !strings.Contains(stdout.String(), want) || strings.Contains(stdout.String(), "a: ") {

@@ -12,7 +12,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/gpumemrepl/gpumemrepl/repl"
+	"github.com/gpumemrepl/gpumemrepl/repl/command"
 )
 
 // pytorchVersion is the PyTorch release whose allocator is modelled.
@@ -29,9 +29,9 @@ func doMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case args[0] == "help":
 		fmt.Fprint(stdout, usage)
 		if len(args) > 1 {
-			fmt.Fprint(stdout, repl.Help(args[1]))
+			fmt.Fprint(stdout, command.Help(args[1]))
 		} else {
-			fmt.Fprint(stdout, "\n"+repl.Help(""))
+			fmt.Fprint(stdout, "\n"+command.Help(""))
 		}
 		return 0
 	case helpAsked(args):

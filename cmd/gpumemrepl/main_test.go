@@ -120,7 +120,7 @@ func TestHostAllocationRefused(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("exit: %v", err)
 	}
-	if want := "<stdin>:1:5: DefaultCPUAllocator: can't allocate memory: you tried to allocate 419430400000 bytes. Error code 12 (Cannot allocate memory)"; !strings.Contains(stderr.String(), want) {
+	if want := "<stdin>:1:5: RuntimeError: DefaultCPUAllocator: can't allocate memory: you tried to allocate 419430400000 bytes. Error code 12 (Cannot allocate memory)"; !strings.Contains(stderr.String(), want) {
 		t.Errorf("stderr %q, want %q", stderr.String(), want)
 	}
 	if out := stdout.String(); strings.Contains(out, "a        ") || !strings.Contains(out, "b        40 bytes float32 [10] on cpu") {

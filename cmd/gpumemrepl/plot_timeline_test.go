@@ -25,7 +25,7 @@ func TestPlotTimelineInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"1: a = zeros 256x1024x1024 cuda\n1024.00 MiB\nmade in step 1, freed in step 3", "2: b = zeros", "4: c = zeros", "5: d = zeros"} {
+	for _, want := range []string{"&lt;stdin&gt;:1 in &lt;module&gt;\n1024.00 MiB\nmade in step 1 (1: a = zeros 256x1024x1024 cuda), freed in step 3", "2: b = zeros", "4: c = zeros", "5: d = zeros"} {
 		if !strings.Contains(string(html), want) {
 			t.Errorf("no band %q in the page", want)
 		}

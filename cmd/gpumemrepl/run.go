@@ -107,7 +107,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gpumemrepl: %v\n", err)
 		return 2
 	}
-	r := &repl.Runner{Session: s, Out: stdout, Err: stderr, Echo: true, JSON: sf.json, KeepGoing: sf.keepGoing, EachStatement: sf.eachStatement, File: "<stdin>"}
+	r := &repl.Runner{Session: s, Out: stdout, Err: stderr, JSON: sf.json, KeepGoing: sf.keepGoing, EachStatement: sf.eachStatement, File: "<stdin>"}
 	if f, ok := stdin.(*os.File); ok && len(files) == 0 && readline.IsTerminal(int(f.Fd())) {
 		return r.Interactive()
 	}
@@ -129,5 +129,5 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return r.PyScript(src)
 		}
 	}
-	return r.Script(in)
+	return r.GpumemScript(in)
 }

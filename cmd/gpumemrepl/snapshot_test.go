@@ -137,7 +137,7 @@ func TestSessionLoadAndSave(t *testing.T) {
 	if code != 0 || !strings.Contains(check, ": 2205 ops, 43 segment events in order and the final 43 segments match") {
 		t.Errorf("the session's snapshot: exit %d: %s", code, check)
 	}
-	if _, errOut, code := runStdin(t, "load nope.pickle\n", "--device", "sim"); code != 1 || !strings.Contains(errOut, "<stdin>:1:1: open nope.pickle: no such file") {
+	if _, errOut, code := runStdin(t, "load nope.pickle\n", "--device", "sim"); code != 1 || !strings.Contains(errOut, "<stdin>:1:1: RuntimeError: open nope.pickle: no such file") {
 		t.Errorf("load of a missing file: exit %d, %q", code, errOut)
 	}
 }

@@ -72,8 +72,17 @@ func (b *Binding) moduleInit(o *eval.Instance) {
 }
 
 // parameters lists a module's parameters as parameters() yields them:
-// its own, then each submodule's, each once.
+// its own, then each submodule's, each once (a module met again, as in a
+// cycle of modules, is not walked again: PyTorch keeps a memo too).
 func parameters(o *eval.Instance, seen map[*Tensor]bool, out []*Tensor) []*Tensor {
+	return walkParameters(o, seen, map[*eval.Instance]bool{}, out)
+}
+
+func walkParameters(o *eval.Instance, seen map[*Tensor]bool, walked map[*eval.Instance]bool, out []*Tensor) []*Tensor {
+	if walked[o] {
+		return out
+	}
+	walked[o] = true
 	if ps := sub(o, "_parameters"); ps != nil {
 		ps.Items(func(_, v eval.Value) bool {
 			if t, ok := v.(*Tensor); ok && !seen[t] {
@@ -86,7 +95,7 @@ func parameters(o *eval.Instance, seen map[*Tensor]bool, out []*Tensor) []*Tenso
 	if ms := sub(o, "_modules"); ms != nil {
 		ms.Items(func(_, v eval.Value) bool {
 			if m, ok := isModule(v); ok {
-				out = parameters(m, seen, out)
+				out = walkParameters(m, seen, walked, out)
 			}
 			return true
 		})

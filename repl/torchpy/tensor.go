@@ -56,7 +56,9 @@ func (t *Tensor) Finalize(in *eval.Interp) {
 	et := t.T
 	t.T = nil
 	if n, dev, ok := t.b.S.Release(et); ok {
-		t.b.S.Eventf("freed %s (%s on %s)", t.b.label(in, t), allocator.FormatSize(n), dev)
+		if l := t.b.label(in, t); l != "" {
+			t.b.S.Eventf("freed %s (%s on %s)", l, allocator.FormatSize(n), dev)
+		}
 	}
 }
 
@@ -69,7 +71,9 @@ type Binding struct {
 	cudaUsed bool
 }
 
-// label is what an event calls a dying tensor.
+// label is what an event calls a dying tensor: "" for a temporary
+// (made and freed inside one statement, it changes no figure of the
+// step, and the step says nothing of it).
 func (b *Binding) label(in *eval.Interp, t *Tensor) string {
 	if l := in.DyingLabel(t); l != "" {
 		return l
@@ -77,7 +81,7 @@ func (b *Binding) label(in *eval.Interp, t *Tensor) string {
 	if l := in.DroppingLabel(); l != "" {
 		return "a tensor of " + l
 	}
-	return "a temporary"
+	return ""
 }
 
 // wrap makes the Python object of an engine tensor reference (owned).

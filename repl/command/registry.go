@@ -1,0 +1,293 @@
+package command
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// constructors are the words that make a new tensor.
+var constructors = map[string]bool{"zeros": true, "ones": true, "empty": true, "full": true, "rand": true, "randn": true}
+
+// dtypes are the dtype words a constructor takes.
+var dtypes = map[string]bool{"float32": true, "float16": true, "bfloat16": true, "float64": true, "int64": true, "int32": true, "int16": true, "int8": true, "uint8": true, "bool": true}
+
+// tool is a call of the tool module's function name.
+func tool(name string, args ...string) string {
+	return fmt.Sprintf("%s.%s(%s)", ToolModule, name, strings.Join(args, ", "))
+}
+
+// create reads SHAPE [VALUE] [DTYPE] [DEVICE] of a constructor.
+func create(op string) func(l *line) (string, error) {
+	return func(l *line) (string, error) {
+		if !l.more() {
+			return "", l.errAt(l.end, "%s needs a shape like 256x1024", op)
+		}
+		sw := l.next()
+		var dims []string
+		for _, f := range strings.Split(sw.text, "x") {
+			if n, err := strconv.ParseInt(f, 10, 64); err != nil || n < 0 {
+				return "", l.errAt(sw.col, "expected a shape like 256x1024, found %q", sw.text)
+			}
+			dims = append(dims, f)
+		}
+		args := []string{"(" + strings.Join(dims, ", ") + ",)"}
+		if op == "full" {
+			if !l.more() {
+				return "", l.errAt(l.end, "full needs a fill value")
+			}
+			v := l.next()
+			if _, err := strconv.ParseFloat(v.text, 64); err != nil {
+				return "", l.errAt(v.col, "full needs a fill value, found %q", v.text)
+			}
+			args = append(args, v.text)
+		}
+		for l.more() {
+			w := l.next()
+			if dt := strings.TrimPrefix(w.text, "torch."); dtypes[dt] {
+				args = append(args, "dtype="+torchMod+"."+dt)
+				continue
+			}
+			d, err := device(w)
+			if err != nil {
+				return "", l.errAt(w.col, "expected a device (cpu, cuda, cuda:N) or a dtype, found %q", w.text)
+			}
+			args = append(args, "device="+d)
+		}
+		return torchMod + "." + op + "(" + strings.Join(args, ", ") + ")", nil
+	}
+}
+
+// torchMod is the torch module, as the tool module holds it (a script
+// need not import torch to use the command form).
+const torchMod = ToolModule + ".torch"
+
+// noArgs is a verb that takes nothing: py is its Python.
+func noArgs(name, py string) func(l *line) (string, error) {
+	return func(l *line) (string, error) {
+		if l.more() {
+			return "", l.errAt(l.words[l.i].col, "%s takes no arguments", name)
+		}
+		return py, nil
+	}
+}
+
+// onGPU is a verb that takes at most a GPU: py is its Python, with %s
+// where the GPU goes (nothing for the current one).
+func onGPU(name, py string) func(l *line) (string, error) {
+	return func(l *line) (string, error) {
+		arg := ""
+		if l.more() {
+			g, err := gpu(l.next())
+			if err != nil {
+				return "", err
+			}
+			if g != "None" {
+				arg = g
+			}
+		}
+		if l.more() {
+			return "", l.errAt(l.words[l.i].col, "%s takes at most a device", name)
+		}
+		return fmt.Sprintf(py, arg), nil
+	}
+}
+
+// fileArg reads the file a verb writes or reads: the rest of the line up
+// to the options that follow it.
+func fileArg(l *line, usage string) (string, error) {
+	if !l.more() {
+		return "", l.errAt(l.end, "usage: %s", usage)
+	}
+	return quote(unquote(l.next().text)), nil
+}
+
+func readDel(l *line) (string, error) {
+	var names []string
+	for l.more() {
+		w := l.next()
+		n := strings.TrimSuffix(w.text, ",")
+		if !isIdent(n) {
+			return "", l.errAt(w.col, "expected a name to delete, found %q", w.text)
+		}
+		names = append(names, n)
+	}
+	if len(names) == 0 {
+		return "", l.errAt(l.end, "del needs a name")
+	}
+	return "del " + strings.Join(names, ", "), nil
+}
+
+func readPrint(l *line) (string, error) {
+	w, ok := l.rest()
+	if !ok {
+		return "print()", nil
+	}
+	return "print(" + w.text + ")", nil
+}
+
+func readFraction(l *line) (string, error) {
+	if !l.more() {
+		return "", l.errAt(l.end, "set_per_process_memory_fraction takes a fraction and optionally a device")
+	}
+	f := l.next()
+	if _, err := strconv.ParseFloat(f.text, 64); err != nil {
+		return "", l.errAt(f.col, "Invalid fraction value: %s. Allowed range: 0~1", f.text)
+	}
+	args := []string{f.text}
+	if l.more() {
+		g, err := gpu(l.next())
+		if err != nil {
+			return "", err
+		}
+		args = append(args, g)
+	}
+	if l.more() {
+		return "", l.errAt(l.words[l.i].col, "set_per_process_memory_fraction takes a fraction and optionally a device")
+	}
+	return torchMod + ".cuda.set_per_process_memory_fraction(" + strings.Join(args, ", ") + ")", nil
+}
+
+func readSetDevice(l *line) (string, error) {
+	if !l.more() {
+		return "", l.errAt(l.end, "set_device takes a device")
+	}
+	g, err := gpu(l.next())
+	if err != nil || g == "None" || l.more() {
+		if err == nil {
+			err = l.errAt(l.words[l.i-1].col, "set_device takes one device index")
+		}
+		return "", err
+	}
+	return torchMod + ".cuda.set_device(" + g + ")", nil
+}
+
+func readAllocConf(l *line) (string, error) {
+	w, ok := l.rest()
+	if !ok {
+		return "", l.errAt(l.end, "usage: alloc_conf STR")
+	}
+	return tool("alloc_conf", quote(unquote(w.text))), nil
+}
+
+func readPlot(l *line) (string, error) {
+	f, err := fileArg(l, "plot FILE.html")
+	if err == nil && l.more() {
+		err = l.errAt(l.words[l.i].col, "usage: plot FILE.html")
+	}
+	return tool("plot", f), err
+}
+
+func readSnapshot(l *line) (string, error) {
+	const usage = "snapshot save FILE.pickle [DEVICE]"
+	if !l.more() || l.next().text != "save" {
+		return "", l.errAt(l.words[0].col, "usage: %s", usage)
+	}
+	f, err := fileArg(l, usage)
+	if err != nil {
+		return "", err
+	}
+	args := []string{f}
+	if l.more() {
+		g, err := gpu(l.next())
+		if err != nil {
+			return "", err
+		}
+		args = append(args, g)
+	}
+	if l.more() {
+		return "", l.errAt(l.words[l.i].col, "usage: %s", usage)
+	}
+	return tool("snapshot_save", args...), nil
+}
+
+func readLoad(l *line) (string, error) {
+	const usage = "load FILE [until N] [as NAME]"
+	f, err := fileArg(l, usage)
+	if err != nil {
+		return "", err
+	}
+	until, name := "-1", "trace"
+	for l.more() {
+		k := l.next()
+		if !l.more() {
+			return "", l.errAt(k.col, "usage: %s", usage)
+		}
+		v := l.next()
+		switch k.text {
+		case "until":
+			if n, err := strconv.Atoi(v.text); err != nil || n < 0 {
+				return "", l.errAt(v.col, "load: until needs an op count, found %q", v.text)
+			}
+			until = v.text
+		case "as":
+			if !isIdent(v.text) {
+				return "", l.errAt(v.col, "load: %q is not a name", v.text)
+			}
+			name = v.text
+		default:
+			return "", l.errAt(k.col, "usage: %s", usage)
+		}
+	}
+	return tool("load", f, until, quote(name)), nil
+}
+
+func readHelp(l *line) (string, error) {
+	w, ok := l.rest()
+	if !ok {
+		return tool("help"), nil
+	}
+	return tool("help", quote(w.text)), nil
+}
+
+// Registry is the command form's vocabulary and help's topics, in help's
+// order.
+var Registry = []Spec{
+	{Name: "zeros", Usage: "NAME = zeros SHAPE [DTYPE] [DEVICE]", Summary: "a new tensor of zeros; SHAPE like 256x1024x1024, DEVICE cpu, cuda or cuda:N (default cpu), DTYPE float32 (default), float16, bfloat16, float64, int64, int32, int16, int8, uint8, bool. PyTorch form: torch.zeros([256,1024,1024], device='cuda', dtype=torch.float16)", read: create("zeros")},
+	{Name: "ones", Usage: "NAME = ones SHAPE [DTYPE] [DEVICE]", Summary: "like zeros; values are not kept: every constructor but empty writes zeros, which is what moves memory and time", read: create("ones")},
+	{Name: "empty", Usage: "NAME = empty SHAPE [DTYPE] [DEVICE]", Summary: "like zeros", read: create("empty")},
+	{Name: "full", Usage: "NAME = full SHAPE VALUE [DTYPE] [DEVICE]", Summary: "like zeros; torch.full((2,3), 7.0, device='cuda')", read: create("full")},
+	{Name: "rand", Usage: "NAME = rand SHAPE [DTYPE] [DEVICE]", Summary: "like zeros (values are not computed)", read: create("rand")},
+	{Name: "randn", Usage: "NAME = randn SHAPE [DTYPE] [DEVICE]", Summary: "like zeros (values are not computed)", read: create("randn")},
+	{Name: "tensor", Usage: "NAME = torch.tensor([1, 2, 3], device='cuda')", Summary: "a small tensor from a list (int64 for integers, else float32)", Topic: true},
+	{Name: "to", Usage: "NAME = X.to DEVICE | X.to('cuda:1') | X.to(torch.device('cuda', 1)) | X.cuda() | X.cpu()", Summary: "a copy on DEVICE (X itself when it is there already); the new copy is made before the old name is dropped. Between two GPUs the bytes go device to device where the hardware has peer access (turned on at the first copy, as PyTorch does; the step says which), else the driver stages them through host memory", Topic: true},
+	{Name: "clone", Usage: "NAME = X.clone()", Summary: "a copy on the same device", Topic: true},
+	{Name: "del", Usage: "del NAME [, NAME ...]", Summary: "drop names; memory goes back to the cache when the last name of a storage goes (all names must exist)", read: readDel},
+	{Name: "empty_cache", Usage: "empty_cache | torch.cuda.empty_cache()", Summary: "return every fully free cached segment to the driver, on every device", read: noArgs("empty_cache", torchMod+".cuda.empty_cache()"), bare: true},
+	{Name: "memory_allocated", Usage: "torch.cuda.memory_allocated([DEVICE]) | memory_reserved | max_memory_allocated | max_memory_reserved", Summary: "print one figure of the device, in bytes (0 before it is used)", read: onGPU("memory_allocated", "print("+torchMod+".cuda.memory_allocated(%s))"), bare: true},
+	{Name: "set_device", Usage: "set_device N | torch.cuda.set_device(N)", Summary: "make cuda:N the current device: what cuda, .cuda() and the memory commands without a device mean from now on (its CUDA context is made, as cudaSetDevice does); torch.cuda.current_device() prints it", read: readSetDevice},
+	{Name: "memory_summary", Usage: "memory_summary [DEVICE]", Summary: "torch.cuda.memory_summary(), byte for byte", read: onGPU("memory_summary", "print("+torchMod+".cuda.memory_summary(%s), end='')"), bare: true},
+	{Name: "memory_stats", Usage: "memory_stats [DEVICE]", Summary: "torch.cuda.memory_stats(): every key, sorted", read: onGPU("memory_stats", ToolModule+".memory_stats(%s)"), bare: true},
+	{Name: "reset_peak_memory_stats", Usage: "reset_peak_memory_stats [DEVICE]", Summary: "peaks start again from the current values", read: onGPU("reset_peak_memory_stats", torchMod+".cuda.reset_peak_memory_stats(%s)"), bare: true},
+	{Name: "set_per_process_memory_fraction", Usage: "set_per_process_memory_fraction F [DEVICE]", Summary: "limit what the allocator may reserve to F × total memory", read: readFraction},
+	{Name: "alloc_conf", Usage: "alloc_conf STR", Summary: "PYTORCH_CUDA_ALLOC_CONF for this session, before the first CUDA command (e.g. max_split_size_mb:128,garbage_collection_threshold:0.8)", read: readAllocConf},
+	{Name: "vars", Usage: "vars", Summary: "live tensors: shape, dtype, device, bytes, and who shares storage", read: noArgs("vars", ToolModule+".vars()"), bare: true},
+	{Name: "map", Usage: "map [DEVICE]", Summary: "the device's segments drawn as bars: # allocated, . cached (free); fragmentation at a glance. With expandable segments, also how much of each reserved range is mapped", read: onGPU("map", ToolModule+".map(%s)"), bare: true},
+	{Name: "Linear", Usage: "M = torch.nn.Linear(IN, OUT, bias=True) | Linear(IN, OUT)", Summary: "a module (also ReLU(), GELU(), Sequential(M, ...), with or without torch.nn.); its weight [OUT, IN] and bias are float32 parameters made on the host, moved by M.cuda() / M.to(DEV), in place, in parameters() order", Topic: true},
+	{Name: "call", Usage: "Y = M(X)", Summary: "run a module; Linear is addmm (x @ W.t() + b, without a bias mm), ReLU and GELU make one output each. With grad on and a parameter or input that requires grad, what PyTorch saves for backward stays alive with Y", Topic: true},
+	{Name: "ops", Usage: "X @ Y | X + Y | X * Y | X.sum() | X.mean() | X.square() | X.relu() | F.gelu(X) | torch.matmul(X, Y)", Summary: "tensor operations; each allocates its output (values are not computed). The first matrix product of a device allocates the cuBLAS workspace (32 MiB on compute capability 9+, 8,519,680 bytes below), and Linear with a bias the 1 MiB cuBLASLt workspace; both stay", Topic: true},
+	{Name: "backward", Usage: "X.backward()", Summary: "backpropagate from the scalar X; gradients are allocated in PyTorch's order into each leaf's .grad (the autograd thread gets its own cuBLAS workspace), and each node's saved tensors are freed once it has run", Topic: true},
+	{Name: "no_grad", Usage: "with torch.no_grad(): [COMMAND]", Summary: "record no graph; the indented lines that follow (at the prompt: until a blank line), or the command after the colon. torch.set_grad_enabled(False) for the rest of the session", Topic: true},
+	{Name: "zero_grad", Usage: "M.zero_grad(set_to_none=True) | OPT.zero_grad()", Summary: "free every parameter's .grad; set_to_none=False keeps them, zeroed", Topic: true},
+	{Name: "optim", Usage: "OPT = torch.optim.AdamW(M.parameters(), lr=1e-3) | SGD(..., momentum=0.9) | Adam(...); OPT.step()", Summary: "an optimizer; its state (exp_avg and exp_avg_sq per parameter for Adam(W), a momentum buffer for SGD) is allocated at the first step, and each Adam step a temporary per parameter", Topic: true},
+	{Name: "requires_grad", Usage: "torch.randn(..., requires_grad=True) | X.requires_grad_() | X.detach() | X.item()", Summary: "leaves that require grad; a detached copy sharing storage; item() gives a number, which keeps no graph", Topic: true},
+	{Name: "print", Usage: "print X | print(X)", Summary: "X as PyTorch prints it, where its values are known: zeros, ones, full and torch.tensor values, through copies and views; others print as not computed", read: readPrint},
+	{Name: "snapshot", Usage: "snapshot save FILE.pickle [DEVICE] | torch.cuda.memory._dump_snapshot('FILE.pickle')", Summary: "write the device's memory snapshot and its whole history (every allocation, free and segment event of this session) in PyTorch's format, for pytorch.org/memory_viz or gpumemrepl replay", read: readSnapshot},
+	{Name: "load", Usage: "load FILE [until N] [as NAME]", Summary: "replay a trace or a PyTorch snapshot (.pickle) into the session (its first N ops; a snapshot's history of cuda:N on cuda:N, or on cuda:0 when it is the file's only one and the session has no cuda:N); its blocks live at the end stay allocated, held by NAME (default trace), so you can go on from a real run's state; del NAME frees them", read: readLoad},
+	{Name: "plot", Usage: "plot FILE.html", Summary: "write a self-contained HTML page: allocated, reserved and driver-used over this session's steps (hover a point for its command) and cuda:0's segments now", read: readPlot},
+	{Name: "gpus", Usage: "gpus", Summary: "the session's GPUs: name, total memory and, on a real GPU, what NVML says is used and by which processes (n/a without NVML)", read: noArgs("gpus", ToolModule+".gpus()"), bare: true},
+	{Name: "view", Usage: "NAME = X[i] | X.view(2, -1) | X.reshape(...)", Summary: "a view: shares X's storage and keeps it alive, no new memory", Topic: true},
+	{Name: "python", Usage: "gpumemrepl run FILE.py", Summary: "run a Python script, one step per top-level statement; objects die when CPython frees them (names, containers, frames, temporaries, exceptions; cycles at gc.collect()). Python 3.11 less async and match; torch, torch.nn, torch.optim, torch.cuda, gc, sys, os, math, time, random, functools, itertools, collections, contextlib, weakref, traceback. Values are not computed (x.item() says so); PyTorch the tool does not model raises NotImplementedError saying what", Topic: true},
+}
+
+// hidden are words the command form reads that help lists under another
+// entry (memory_allocated's siblings, set_device's current_device).
+var hidden = []Spec{
+	{Name: "memory_reserved", read: onGPU("memory_reserved", "print("+torchMod+".cuda.memory_reserved(%s))"), bare: true},
+	{Name: "max_memory_allocated", read: onGPU("max_memory_allocated", "print("+torchMod+".cuda.max_memory_allocated(%s))"), bare: true},
+	{Name: "max_memory_reserved", read: onGPU("max_memory_reserved", "print("+torchMod+".cuda.max_memory_reserved(%s))"), bare: true},
+	{Name: "current_device", read: noArgs("current_device", "print("+torchMod+".cuda.current_device())"), bare: true},
+	{Name: "help", read: readHelp, bare: true},
+}
+
+func init() { Registry = append(Registry, hidden...) }
