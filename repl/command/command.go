@@ -11,8 +11,10 @@ package command
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // ToolModule is the name of the module of the session's verbs, in the
@@ -85,6 +87,10 @@ func IsBare(t string) bool {
 	return ok && s.bare
 }
 
+// targetRE is the name a line binds, `NAME =` (not `==`), and the
+// spaces after it.
+var targetRE = regexp.MustCompile(`^([\p{L}_][\p{L}\p{N}_]*)\s*=\s*`)
+
 // word is one space-separated word of a line and its column.
 type word struct {
 	text string
@@ -130,21 +136,20 @@ func (l *line) rest() (word, bool) {
 // ok is false when the line is not the command form (it may be Python);
 // err is set when it is, but wrong.
 func Python(text string) (py string, ok bool, err error) {
-	words := split(text)
+	target, prefix, rest := "", "", text
+	if m := targetRE.FindStringSubmatchIndex(text); m != nil && !strings.HasPrefix(text[strings.IndexByte(text, '='):], "==") {
+		target, prefix, rest = text[m[2]:m[3]], text[:m[1]], text[m[1]:]
+	}
+	words := split(rest)
+	shift := utf8.RuneCountInString(prefix)
+	for i := range words {
+		words[i].col += shift
+	}
 	if len(words) == 0 {
 		return "", false, nil
 	}
-	target := ""
-	if len(words) >= 3 && words[1].text == "=" && isIdent(words[0].text) {
-		target = words[0].text
-		words = words[2:]
-	}
-	l := &line{words: words, end: len([]rune(text)) + 1}
+	l := &line{words: words, end: utf8.RuneCountInString(text) + 1}
 	head := l.next()
-	prefix := ""
-	if target != "" {
-		prefix = text[:strings.Index(text, "=")+1] + strings.Repeat(" ", head.col-len([]rune(text[:strings.Index(text, "=")+1]))-1)
-	}
 	if obj, m, isMethod := strings.Cut(head.text, "."); isMethod && isIdent(obj) && (m == "to" || m == "cuda" || m == "cpu") && (l.more() || m != "to") {
 		body, err := move(obj, m, l)
 		return prefix + body, true, err
@@ -153,19 +158,12 @@ func Python(text string) (py string, ok bool, err error) {
 	if !found || s.Topic || (!l.more() && !s.bare && target == "" && !constructors[head.text]) {
 		return "", false, nil
 	}
-	if target != "" && !constructors[s.Name] && s.Name != "load" {
+	if target != "" && !constructors[s.Name] {
 		return "", false, nil
-	}
-	l.i = 1
-	if s.Name == "load" && target != "" {
-		l.words = append(l.words, word{"as", l.end}, word{target, l.end})
 	}
 	body, err := s.read(l)
 	if err != nil {
 		return "", true, err
-	}
-	if s.Name == "load" {
-		return body, true, nil // binds the name itself
 	}
 	return prefix + body, true, nil
 }
