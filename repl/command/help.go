@@ -16,7 +16,7 @@ func Help(name string) string {
 			}
 		}
 		b.WriteString("  help [COMMAND]                                             this text, or one command's\n")
-		b.WriteString("At the prompt, Python runs as Python (help python) over the same names; a .gpumem script takes pasted PyTorch lines too: import torch, #%% cells, torch.zeros(...), b.to('cpu'), del a, b.\n")
+		b.WriteString("Python runs as Python everywhere (help python): at the prompt, in .py scripts (a top-level statement a step) and in .gpumem scripts (a line a step); the short forms above are read into the Python they mean, over the same names, and mix with it.\n")
 		b.WriteString("Values: zeros, ones, full and torch.tensor keep theirs (print shows them); compute ops, rand and randn leave them unspecified, since only sizes are modelled.\n")
 		return b.String()
 	}
