@@ -34,6 +34,8 @@ func (r *Runner) Interactive() int {
 		InterruptPrompt:   "^C",
 		EOFPrompt:         "exit",
 		HistorySearchFold: true,
+		// a whole block is one history entry, saved when it completes
+		DisableAutoSaveHistory: true,
 	})
 	if err != nil {
 		fmt.Fprintf(r.Err, "gpumemrepl: %v\n", err)
@@ -65,11 +67,12 @@ func (r *Runner) Interactive() int {
 	prompt := func(more bool) {
 		rl.SetPrompt(map[bool]string{true: "...     ", false: "gpumem> "}[more])
 	}
-	for n := 1; ; n++ {
+	var block []string // the lines of the statement being typed, for history
+	for {
 		line, err := rl.Readline()
 		if errors.Is(err, readline.ErrInterrupt) {
 			if len(py.buf) > 0 { // Ctrl-C abandons the block being typed
-				py.buf = nil
+				py.buf, block = nil, nil
 				prompt(false)
 			}
 			continue
@@ -84,12 +87,21 @@ func (r *Runner) Interactive() int {
 		if len(py.buf) == 0 {
 			switch strings.TrimSpace(line) {
 			case "exit", "quit", "exit()", "quit()":
+				rl.SaveHistory(line) //nolint:errcheck // history is a convenience
 				return 0
 			case "":
 				continue
 			}
 		}
-		prompt(r.pyInput(py, line))
+		if strings.TrimSpace(line) != "" {
+			block = append(block, line)
+		}
+		more := r.pyInput(py, line)
+		if !more && len(block) > 0 {
+			rl.SaveHistory(strings.Join(block, "\n")) //nolint:errcheck // history is a convenience
+			block = nil
+		}
+		prompt(more)
 	}
 }
 

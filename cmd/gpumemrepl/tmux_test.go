@@ -45,11 +45,14 @@ func (term *terminal) keys(keys ...string) { term.tmux(append([]string{"send-key
 func (term *terminal) screen() string { return term.tmux("capture-pane", "-p") }
 
 // waitFor waits until the screen shows what, and returns the screen.
-func (term *terminal) waitFor(what string) string {
+func (term *terminal) waitFor(what string) string { return term.waitForN(what, 1) }
+
+// waitForN waits until the screen shows what n times.
+func (term *terminal) waitForN(what string, n int) string {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		s := term.screen()
-		if strings.Contains(s, what) {
+		if strings.Count(s, what) >= n {
 			return s
 		}
 		if time.Now().After(deadline) {
@@ -108,8 +111,16 @@ func TestInteractiveInTmux(t *testing.T) {
 	term.waitFor("torch.Size([2])")
 	term.keys("def f():", "Enter", "    return 1 / 0", "Enter", "Enter", "f()", "Enter")
 	term.waitFor("ZeroDivisionError: division by zero")
+	// History keeps a block whole: Up six times (del y, f(), the def,
+	// y.shape, vars, then the with block) recalls it, and Enter and a
+	// blank line run it again.
+	term.keys("del y", "Enter")
+	term.waitFor("freed y (8 bytes on cuda:0)")
+	term.keys("Up", "Up", "Up", "Up", "Up", "Up", "Enter", "Enter")
+	term.waitForN("y: 8 bytes float32 [2] on cuda:0", 2)
 	term.quit()
-	if hist, err := os.ReadFile(filepath.Join(term.home, ".gpumemrepl_history")); err != nil || !strings.Contains(string(hist), "del a") {
+	hist, err := os.ReadFile(filepath.Join(term.home, ".gpumemrepl_history"))
+	if err != nil || !strings.Contains(string(hist), "del a") || !strings.Contains(string(hist), "def f():\n    return 1 / 0\n") {
 		t.Errorf("history file: %v %q", err, hist)
 	}
 }
