@@ -17,7 +17,23 @@ func Install(in *eval.Interp, s *engine.Session) *Binding {
 	in.RegisterModule("torch.nn", b.nnModule)
 	in.RegisterModule("torch.nn.functional", b.functionalModule)
 	in.RegisterModule("torch.optim", b.optimModule)
+	in.RegisterModule("torch.utils", func(in *eval.Interp) (*eval.ModuleObj, error) { return in.NewModule("torch.utils"), nil })
+	in.RegisterModule("torch.utils.checkpoint", b.checkpointModule)
 	return b
+}
+
+// checkpointModule is torch.utils.checkpoint: it imports, and its
+// functions say that the tool does not model recomputation in backward
+// yet (testdata/experiments/book_checkpoint_sequential.py is recorded
+// for when it does).
+func (b *Binding) checkpointModule(in *eval.Interp) (*eval.ModuleObj, error) {
+	m := in.NewModule("torch.utils.checkpoint")
+	for _, name := range []string{"checkpoint", "checkpoint_sequential"} {
+		b.fn(m, name, name+"(...): not modelled yet", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			return nil, b.notModelled("torch.utils.checkpoint." + name + " (activations recomputed in backward)")
+		})
+	}
+	return m, nil
 }
 
 // fn declares a function of module m.
