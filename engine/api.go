@@ -6,6 +6,7 @@ import (
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
+	"github.com/gpumemrepl/gpumemrepl/engine/outfile"
 )
 
 // The engine's Go API. A *Tensor handed out by these methods is one
@@ -17,7 +18,6 @@ import (
 // cleared, and so is a pending interrupt.
 func (s *Session) BeginStep() {
 	s.events = s.events[:0]
-	s.out.Reset()
 	s.interrupted.Store(false)
 }
 
@@ -42,7 +42,20 @@ type TensorSpec struct {
 
 // NewTensor makes a tensor as a factory does.
 func (s *Session) NewTensor(sp TensorSpec) (*Tensor, error) {
-	return s.eval(&Create{Op: sp.Op, Shape: sp.Shape, DType: sp.DType, Device: sp.Device, RequiresGrad: sp.RequiresGrad, Values: sp.Values})
+	if err := checkSize(sp.Shape, sp.DType.Size); err != nil {
+		return nil, err
+	}
+	t := &Tensor{Shape: sp.Shape, DType: sp.DType}
+	st, err := s.newStorage(sp.Device, t.Bytes(), sp.Op != "empty")
+	if err != nil {
+		return nil, err
+	}
+	t.st = st
+	st.vals = createValues(sp.Op, sp.Values)
+	if sp.RequiresGrad {
+		t.slot = &gradSlot{}
+	}
+	return t, nil
 }
 
 // Release drops the reference t is. It reports the bytes and device of
@@ -55,29 +68,51 @@ func (s *Session) Release(t *Tensor) (bytes uint64, dev Device, ok bool) {
 	return 0, Device{}, false
 }
 
-// Share returns another reference to t's TensorImpl: the same storage,
-// node and .grad slot.
-func (s *Session) Share(t *Tensor) *Tensor { return share(t) }
-
 // To is a copy of t on dev (t.to(dev) when t is elsewhere).
 func (s *Session) To(t *Tensor, dev Device) (*Tensor, error) {
-	return s.copyTo(share(t), dev, Pos{})
+	return s.copyTo(t, dev)
 }
 
 // Clone is t.clone(): a copy on t's device.
 func (s *Session) Clone(t *Tensor) (*Tensor, error) {
-	return s.copyTo(share(t), t.Device(), Pos{})
+	return s.copyTo(t, t.Device())
 }
 
 // View is t.view(shape) (one dimension may be -1): a tensor over t's
 // storage.
 func (s *Session) View(t *Tensor, shape []int64) (*Tensor, error) {
-	return s.eval(&View{X: &handle{t}, Index: -1, Shape: shape})
+	shape, err := viewShape(t.Numel(), shape)
+	if err != nil {
+		return nil, err
+	}
+	return viewAt(t, 0, shape), nil
 }
 
 // Select is t[i]: the i-th slice along the first dimension, a view.
 func (s *Session) Select(t *Tensor, i int64) (*Tensor, error) {
-	return s.eval(&View{X: &handle{t}, Index: i})
+	if len(t.Shape) == 0 || i < 0 || i >= t.Shape[0] {
+		return nil, fmt.Errorf("IndexError: index %d is out of bounds for dimension 0 with size %d", i, firstDim(t.Shape))
+	}
+	return viewAt(t, i, t.Shape[1:]), nil
+}
+
+// Narrow is t[start:start+n] along the first dimension: a view over
+// t's storage (contiguous, as every tensor the engine makes is), no new
+// memory.
+func (s *Session) Narrow(t *Tensor, start, n int64) (*Tensor, error) {
+	if len(t.Shape) == 0 || start < 0 || n < 0 || start+n > t.Shape[0] {
+		return nil, fmt.Errorf("RuntimeError: narrow of %s out of range", dimList(t.Shape))
+	}
+	return viewAt(t, start, append([]int64{n}, t.Shape[1:]...)), nil
+}
+
+// viewAt is another reference to t's storage, from the start-th slice of
+// its first dimension on, with the given shape.
+func viewAt(t *Tensor, start int64, shape []int64) *Tensor {
+	v := share(t)
+	v.offset += uint64(start) * numel(t.Shape[1:])
+	v.Shape = shape
+	return v
 }
 
 // Detach is t.detach(): t's storage without its graph.
@@ -91,13 +126,7 @@ func (s *Session) Detach(t *Tensor) *Tensor {
 // Op runs a tensor operation on tensor arguments: matmul, add, mul
 // (either of which may take Scalar() for a Python number), relu, gelu,
 // square, sum, mean.
-func (s *Session) Op(name string, args ...*Tensor) (*Tensor, error) {
-	xs := make([]Expr, len(args))
-	for i, a := range args {
-		xs[i] = &handle{a}
-	}
-	return s.eval(&Op{Name: name, Args: xs})
-}
+func (s *Session) Op(name string, args ...*Tensor) (*Tensor, error) { return s.op(name, args) }
 
 // Scalar stands for a Python number among an op's arguments.
 func Scalar() *Tensor { return &Tensor{number: true} }
@@ -196,10 +225,26 @@ func (s *Session) Step(o *Optimizer) error { return s.step(o) }
 func (s *Session) FreeOptimizer(o *Optimizer) { s.freeOptimizer(o) }
 
 // EmptyCache is torch.cuda.empty_cache(), on every device.
-func (s *Session) EmptyCache() error { return s.exec(&EmptyCache{}) }
+func (s *Session) EmptyCache() error {
+	for i, g := range s.gpus {
+		if g.alloc != nil {
+			if err := g.alloc.EmptyCache(); err != nil {
+				return fmt.Errorf("cuda:%d: %w", i, err)
+			}
+		}
+	}
+	return nil
+}
 
-// SetDevice is torch.cuda.set_device(i).
-func (s *Session) SetDevice(i int) error { return s.exec(&SetDevice{Device: i}) }
+// SetDevice is torch.cuda.set_device(i): it becomes the current device,
+// and its CUDA context is made (cudaSetDevice does that).
+func (s *Session) SetDevice(i int) error {
+	if _, err := s.initGPU(i); err != nil {
+		return err
+	}
+	s.current = i
+	return nil
+}
 
 // MemorySummary is torch.cuda.memory_summary(i).
 func (s *Session) MemorySummary(i int) (string, error) {
@@ -249,11 +294,22 @@ func (s *Session) MemoryStat(i int, key string) (int64, error) {
 }
 
 // ResetPeak is torch.cuda.reset_peak_memory_stats(i).
-func (s *Session) ResetPeak(i int) error { return s.exec(&ResetPeak{Device: i}) }
+func (s *Session) ResetPeak(i int) error {
+	g, err := s.initGPU(i)
+	if err != nil {
+		return err
+	}
+	g.alloc.ResetPeakStats()
+	return nil
+}
 
 // SetFraction is torch.cuda.set_per_process_memory_fraction(f, i).
 func (s *Session) SetFraction(f float64, i int) error {
-	return s.exec(&SetFraction{Fraction: f, Device: i})
+	g, err := s.initGPU(i)
+	if err != nil {
+		return err
+	}
+	return g.alloc.SetMemoryFraction(f)
 }
 
 // SetAllocConf sets PYTORCH_CUDA_ALLOC_CONF, before the first CUDA use.
@@ -282,14 +338,27 @@ func (s *Session) DescribeGPU(i int) string { return s.gpus[i].b.describe() }
 // SaveSnapshot writes device dev's snapshot and history to path, as
 // torch.cuda.memory._dump_snapshot does.
 func (s *Session) SaveSnapshot(path string, dev int) error {
-	return s.exec(&SnapshotSave{Path: path, Device: dev})
+	g, err := s.gpu(dev)
+	if err != nil {
+		return err
+	}
+	var segs []allocator.SegmentInfo
+	if g.alloc != nil {
+		segs = g.alloc.Snapshot()
+	}
+	save := func(tmp string) error { return snapshot.Save(tmp, dev, segs, g.history.Events, s.opts.AllocConf) }
+	if err := outfile.WritePath(path, save); err != nil {
+		return err
+	}
+	s.event("wrote %s: %d segments, %d events of cuda:%d's history (open it at pytorch.org/memory_viz)", path, len(segs), len(g.history.Events), dev)
+	return nil
 }
 
 // LoadHistory replays the first until ops (all when until < 0) of a
 // trace or snapshot into the session; what is live at the end stays
 // allocated, held by the result until FreeLoaded.
 func (s *Session) LoadHistory(path string, until int) (*Loaded, error) {
-	return s.load(&Load{Path: path, Until: until})
+	return s.load(path, until)
 }
 
 // FreeLoaded lets go of what a load holds.
@@ -324,42 +393,9 @@ func (t *Tensor) RequiresGrad() bool { return t.requiresGrad() }
 // IsLeaf reports whether t was made by no recorded op.
 func (t *Tensor) IsLeaf() bool { return t.fn == nil }
 
-// handle is a tensor reference used as an expression of the old command
-// path: evaluating it yields another reference.
-type handle struct{ t *Tensor }
-
-func (h *handle) pos() Pos { return Pos{} }
-
 // Interrupted reports whether the user asked to stop (Ctrl-C) since the
 // step began: long loops of the front end poll it.
 func (s *Session) Interrupted() bool { return s.interrupted.Load() }
-
-// BindTensor binds name in the command form's namespace to t, taking
-// the reference (nothing is reported: the front end shares its own
-// names this way before a command-form line runs).
-func (s *Session) BindTensor(name string, t *Tensor) { s.vars[name] = t }
-
-// TakeTensors empties the command form's namespace of tensors and
-// returns them, the caller's references now.
-func (s *Session) TakeTensors() map[string]*Tensor {
-	out := s.vars
-	s.vars = map[string]*Tensor{}
-	return out
-}
-
-// Narrow is t[start:start+n] along the first dimension: a view over
-// t's storage (contiguous, as every tensor the engine makes is), no new
-// memory.
-func (s *Session) Narrow(t *Tensor, start, n int64) (*Tensor, error) {
-	if len(t.Shape) == 0 || start < 0 || n < 0 || start+n > t.Shape[0] {
-		return nil, fmt.Errorf("RuntimeError: narrow of %s out of range", dimList(t.Shape))
-	}
-	v := share(t)
-	rest := numel(t.Shape[1:])
-	v.offset += uint64(start) * rest
-	v.Shape = append([]int64{n}, t.Shape[1:]...)
-	return v, nil
-}
 
 // RecordFrames makes each allocation and free of the history carry the
 // stack f gives then (the Python front end's file, line and function,

@@ -10,8 +10,8 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
 )
 
-// Loaded is what `load` leaves in the session: the blocks of a replayed
-// trace that were live at its end. Deleting its name frees them.
+// Loaded is what LoadHistory leaves allocated: the blocks of a replayed
+// trace that were live at its end. FreeLoaded frees them.
 type Loaded struct {
 	Path  string
 	Ops   int
@@ -28,8 +28,8 @@ func (l *Loaded) String() string {
 // allocators: the memory of a real run, to experiment on from there. A
 // snapshot's history of cuda:N goes to the session's cuda:N; a file with
 // one device's history goes to cuda:0 when the session has no cuda:N.
-func (s *Session) load(c *Load) (*Loaded, error) {
-	histories, err := snapshot.Open(c.Path)
+func (s *Session) load(path string, until int) (*Loaded, error) {
+	histories, err := snapshot.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -38,16 +38,16 @@ func (s *Session) load(c *Load) (*Loaded, error) {
 		targets[i] = Device{CUDA: true, Index: h.Trace.Device}
 		if h.Trace.Device >= len(s.gpus) {
 			if len(histories) > 1 {
-				return nil, fmt.Errorf("%s holds cuda:%d's history and this session has %d device(s) (--devices sets how many are simulated)", c.Path, h.Trace.Device, len(s.gpus))
+				return nil, fmt.Errorf("%s holds cuda:%d's history and this session has %d device(s) (--devices sets how many are simulated)", path, h.Trace.Device, len(s.gpus))
 			}
 			s.event("cuda:%d's history, replayed on cuda:0", h.Trace.Device)
 			targets[i].Index = 0
 		}
 	}
-	l := &Loaded{Path: c.Path}
+	l := &Loaded{Path: path}
 	ooms := 0
 	for i, h := range histories {
-		n, err := s.loadOps(h.Trace, targets[i], c.Until, l)
+		n, err := s.loadOps(h.Trace, targets[i], until, l)
 		if err != nil {
 			return nil, err
 		}

@@ -82,6 +82,43 @@ func (s *Session) workspace(dev Device, lt bool) error {
 	return nil
 }
 
+// takesNumbers are the ops that take a Python number for either operand.
+var takesNumbers = map[string]bool{"add": true, "mul": true, "sub": true, "div": true, "eq": true, "ne": true, "lt": true, "le": true, "gt": true, "ge": true}
+
+// op runs the tensor operation name on args (Scalar() for a Python
+// number where the op takes one).
+func (s *Session) op(name string, args []*Tensor) (*Tensor, error) {
+	if !takesNumbers[name] {
+		for _, a := range args {
+			if a.number {
+				return nil, fmt.Errorf("TypeError: %s needs a tensor, not a number", name)
+			}
+		}
+	}
+	switch name {
+	case "matmul":
+		return s.matmul(args[0], args[1])
+	case "add", "mul", "sub", "div":
+		if name == "div" && (args[0].number || !args[1].number) {
+			return nil, fmt.Errorf("TypeError: div here divides a tensor by a number")
+		}
+		if args[0].number && args[1].number {
+			return nil, fmt.Errorf("TypeError: a number %s a number is not a tensor", name)
+		}
+		return s.binary(name, args[0], args[1])
+	case "eq", "ne", "lt", "le", "gt", "ge":
+		if args[0].number && args[1].number {
+			return nil, fmt.Errorf("TypeError: a number compared with a number is not a tensor")
+		}
+		return s.compare(args[0], args[1])
+	case "relu", "gelu", "square", "sigmoid", "tanh", "exp":
+		return s.elementwise(name, args[0])
+	case "sum", "mean":
+		return s.reduce(name, args[0])
+	}
+	return nil, fmt.Errorf("unknown operation %q", name)
+}
+
 // sameDevice checks that the tensor operands of an op share a device.
 func sameDevice(ts ...*Tensor) (Device, error) {
 	var dev *Device

@@ -24,15 +24,16 @@ func (v knownValues) at(i uint64) float64 {
 	return v[i]
 }
 
-// createValues are the values a constructor writes.
-func createValues(c *Create) knownValues {
-	switch c.Op {
+// createValues are the values factory op writes; values are full's fill
+// value or tensor's elements.
+func createValues(op string, values []float64) knownValues {
+	switch op {
 	case "zeros":
 		return knownValues{0}
 	case "ones":
 		return knownValues{1}
 	case "full", "tensor":
-		return knownValues(c.Values)
+		return knownValues(values)
 	}
 	return nil
 }

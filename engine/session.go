@@ -3,7 +3,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -12,7 +11,6 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/device/sim"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
-	"github.com/gpumemrepl/gpumemrepl/engine/outfile"
 )
 
 // Preset describes a simulated GPU.
@@ -78,11 +76,20 @@ type Options struct {
 
 type gpu struct {
 	b     backend
-	alloc *allocator.Allocator // nil until the device's first CUDA command
+	alloc *allocator.Allocator // nil until the device is first used
 	ctx   uint64               // driver-used when the context was made: its cost
 	// history is the device's memory history, as
 	// torch.cuda.memory._record_memory_history keeps it, for snapshot save.
 	history snapshot.Recorder
+}
+
+// Result is what a step did, as the front end reports it.
+type Result struct {
+	Events []string // tensors created or freed, in words
+	Output string   // text the step printed
+	// Elapsed is the step's wall time (device work included: fills and
+	// copies wait for the GPU).
+	Elapsed time.Duration
 }
 
 // Session is one REPL session's state.
@@ -90,39 +97,33 @@ type Session struct {
 	// frames, when set, gives the stack of the code running (file,
 	// line, function, innermost first) for each allocation and free
 	// the history records.
-	frames     func() []snapshot.Frame
-	opts       Options
-	cfg        allocator.Config
-	gpus       []*gpu
-	current    int             // torch.cuda.current_device()
-	peers      map[[2]int]bool // (from, to) device pairs whose first copy has run
-	vars       map[string]*Tensor
-	hostLive   uint64 // bytes of live host storages
-	events     []string
-	out        strings.Builder
-	segments   []allocator.SegmentInfo
-	expandable []allocator.ExpandableInfo
-	notice     string
-	objs       map[string]any // modules, optimizers and numbers, by name
-	// Autograd: whether ops record graphs, the grad modes of enclosing
-	// with-blocks, the last node's sequence number, whether backward is
-	// running (it has a thread, and so cuBLAS workspaces, of its own).
+	frames   func() []snapshot.Frame
+	opts     Options
+	cfg      allocator.Config
+	gpus     []*gpu
+	current  int             // torch.cuda.current_device()
+	peers    map[[2]int]bool // (from, to) device pairs whose first copy has run
+	hostLive uint64          // bytes of live host storages
+	events   []string
+	notice   string
+	// Autograd: whether ops record graphs, the last node's sequence
+	// number, whether backward is running (it has a thread, and so cuBLAS
+	// workspaces, of its own).
 	gradEnabled bool
-	gradStack   []bool
 	seq         int
 	inBackward  bool
 	workspaces  map[workspaceKey]*storage
 	// interrupted is set by Interrupt, from another goroutine, and
-	// cleared when a command starts.
+	// cleared by BeginStep.
 	interrupted atomic.Bool
 }
 
-// ErrInterrupted is a command stopped by Interrupt (Ctrl-C).
+// ErrInterrupted is the error of a call stopped by Interrupt (Ctrl-C).
 var ErrInterrupted = errors.New("KeyboardInterrupt")
 
-// Interrupt stops the running command at its next chunk of host or
-// device work: it fails with ErrInterrupted and, like every failing
-// command, binds and frees nothing. It may be called from any goroutine.
+// Interrupt stops the running call at its next chunk of host or device
+// work: it fails with ErrInterrupted and, like every failing call, leaves
+// no new tensor behind. It may be called from any goroutine.
 func (s *Session) Interrupt() { s.interrupted.Store(true) }
 
 // NewSession returns an empty session.
@@ -137,7 +138,7 @@ func NewSession(o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{opts: o, cfg: cfg, vars: map[string]*Tensor{}, objs: map[string]any{}, gradEnabled: true, workspaces: map[workspaceKey]*storage{}}
+	s := &Session{opts: o, cfg: cfg, gradEnabled: true, workspaces: map[workspaceKey]*storage{}}
 	var bs []backend
 	switch o.Backend {
 	case "", "sim":
@@ -181,229 +182,6 @@ func (s *Session) Notice() string { return s.notice }
 func (s *Session) Simulated() bool {
 	_, ok := s.gpus[0].b.(*simBackend)
 	return ok
-}
-
-// EvalError is a command that failed at a position of its input.
-type EvalError struct {
-	Pos Pos
-	Err error
-}
-
-func (e *EvalError) Error() string { return e.Err.Error() }
-func (e *EvalError) Unwrap() error { return e.Err }
-
-// Result is what a command did.
-type Result struct {
-	Events []string // tensors created or freed, in words
-	Output string   // text the command prints (memory_summary, vars, …)
-	// Segments is the device's memory_snapshot(), for map.
-	Segments []allocator.SegmentInfo
-	// Expandable lists the expandable segments' ranges, for map.
-	Expandable []allocator.ExpandableInfo
-	// Elapsed is the command's wall time (device work included: fills and
-	// copies wait for the GPU).
-	Elapsed time.Duration
-}
-
-func (s *Session) exec(c Command) error {
-	switch c := c.(type) {
-	case *Nop:
-	case *Assign:
-		v, err := s.evalValue(c.X)
-		if err != nil {
-			return err
-		}
-		s.bind(c.Name, v)
-	case *Eval:
-		v, err := s.evalValue(c.X)
-		if err != nil {
-			return err
-		}
-		if t, ok := v.(*Tensor); ok {
-			s.drop(t, "the result")
-		}
-	case *Del:
-		for _, n := range c.Names {
-			if _, ok := s.lookup(n.Name); !ok {
-				return nameError(n)
-			}
-		}
-		for _, n := range c.Names {
-			s.unbind(n.Name)
-		}
-	case *Backward:
-		t, err := s.eval(c.X)
-		if err != nil {
-			return err
-		}
-		s.inBackward = true
-		err = s.backward(t)
-		s.inBackward = false
-		s.dropTensor(t)
-		if err != nil {
-			return &EvalError{Pos: c.At, Err: err}
-		}
-	case *ZeroGrad:
-		v, ok := s.lookup(c.Target.Name)
-		switch v := v.(type) {
-		case *Module:
-			s.zeroGrad(v.parameters(), c.SetToNone)
-		case *Optimizer:
-			s.zeroGrad(v.Params, c.SetToNone)
-		default:
-			if !ok {
-				return nameError(c.Target)
-			}
-			return &EvalError{Pos: c.Target.At, Err: fmt.Errorf("AttributeError: %s has no attribute 'zero_grad'", c.Target.Name)}
-		}
-	case *Step:
-		o, ok := s.objs[c.Opt.Name].(*Optimizer)
-		if _, bound := s.lookup(c.Opt.Name); !bound {
-			return nameError(c.Opt)
-		}
-		if !ok {
-			return &EvalError{Pos: c.Opt.At, Err: fmt.Errorf("AttributeError: %s is not an optimizer", c.Opt.Name)}
-		}
-		if err := s.step(o); err != nil {
-			return &EvalError{Pos: c.Opt.At, Err: err}
-		}
-	case *GradMode:
-		if c.Block {
-			s.gradStack = append(s.gradStack, s.gradEnabled)
-		}
-		s.gradEnabled = c.Enabled
-		if c.Body != nil {
-			err := s.exec(c.Body)
-			s.exec(&EndBlock{}) //nolint:errcheck // cannot fail
-			return err
-		}
-	case *EndBlock:
-		if n := len(s.gradStack); n > 0 {
-			s.gradEnabled = s.gradStack[n-1]
-			s.gradStack = s.gradStack[:n-1]
-		}
-	case *Print:
-		if n, ok := c.X.(*Name); ok {
-			if v, ok := s.objs[n.Name].(float64); ok {
-				fmt.Fprintln(&s.out, v)
-				break
-			}
-		}
-		t, err := s.eval(c.X)
-		if err != nil {
-			return err
-		}
-		if t.number {
-			s.out.WriteString("(a Python number; its value is not computed)\n")
-		} else {
-			s.out.WriteString(repr(t) + "\n")
-		}
-		s.dropTensor(t)
-	case *SnapshotSave:
-		g, err := s.gpu(c.Device)
-		if err != nil {
-			return err
-		}
-		var segs []allocator.SegmentInfo
-		if g.alloc != nil {
-			segs = g.alloc.Snapshot()
-		}
-		save := func(tmp string) error { return snapshot.Save(tmp, c.Device, segs, g.history.Events, s.opts.AllocConf) }
-		if err := outfile.WritePath(c.Path, save); err != nil {
-			return &EvalError{Pos: c.At, Err: err}
-		}
-		s.event("wrote %s: %d segments, %d events of cuda:%d's history (open it at pytorch.org/memory_viz)", c.Path, len(segs), len(g.history.Events), c.Device)
-	case *Load:
-		l, err := s.load(c)
-		if err != nil {
-			return &EvalError{Pos: c.At, Err: err}
-		}
-		s.bind(c.Name, l)
-	case *RequiresGrad:
-		t, ok := s.vars[c.X.Name]
-		if !ok {
-			return nameError(c.X)
-		}
-		if t.fn != nil {
-			return &EvalError{Pos: c.X.At, Err: errors.New("RuntimeError: you can only change requires_grad flags of leaf variables.")}
-		}
-		if t.slot == nil {
-			t.slot = &gradSlot{}
-		}
-	case *EmptyCache:
-		for i, g := range s.gpus {
-			if g.alloc != nil {
-				if err := g.alloc.EmptyCache(); err != nil {
-					return fmt.Errorf("cuda:%d: %w", i, err)
-				}
-			}
-		}
-	case *SetDevice:
-		if _, err := s.initGPU(c.Device); err != nil {
-			return err
-		}
-		s.current = c.Device
-	case *CurrentDevice:
-		fmt.Fprintf(&s.out, "%d\n", s.current)
-	case *MemorySummary:
-		g, err := s.gpu(c.Device)
-		if err != nil {
-			return err
-		}
-		st := g.stats()
-		s.out.WriteString(st.Summary(c.Device, false))
-	case *MemoryStats:
-		g, err := s.gpu(c.Device)
-		if err != nil {
-			return err
-		}
-		var v [allocator.NumStatKeys]int64
-		st := g.stats()
-		st.Values(&v)
-		if c.Key != "" { // 0 before CUDA is initialised, as in PyTorch
-			fmt.Fprintf(&s.out, "%d\n", v[slices.Index(allocator.StatKeys, c.Key)])
-			break
-		}
-		if g.alloc == nil {
-			s.out.WriteString("{}\n") // CUDA not initialised
-			break
-		}
-		for i, k := range allocator.StatKeys {
-			fmt.Fprintf(&s.out, "%s: %d\n", k, v[i])
-		}
-	case *ResetPeak:
-		g, err := s.initGPU(c.Device)
-		if err != nil {
-			return err
-		}
-		g.alloc.ResetPeakStats()
-	case *SetFraction:
-		g, err := s.initGPU(c.Device)
-		if err != nil {
-			return err
-		}
-		return g.alloc.SetMemoryFraction(c.Fraction)
-	case *AllocConf:
-		return s.setAllocConf(c.Conf)
-	case *Vars:
-		s.listVars()
-	case *GPUs:
-		for i, g := range s.gpus {
-			fmt.Fprintf(&s.out, "cuda:%d  %s\n", i, g.b.describe())
-		}
-	case *Map:
-		g, err := s.gpu(c.Device)
-		if err != nil {
-			return err
-		}
-		if g.alloc != nil {
-			s.segments = g.alloc.Snapshot()
-			s.expandable = g.alloc.Expandable()
-		}
-	default:
-		return fmt.Errorf("unknown command %T", c)
-	}
-	return nil
 }
 
 func (g *gpu) stats() allocator.Stats {
@@ -469,10 +247,6 @@ func (s *Session) initGPU(i int) (*gpu, error) {
 	return g, nil
 }
 
-func nameError(n *Name) error {
-	return &EvalError{Pos: n.At, Err: fmt.Errorf("NameError: name '%s' is not defined", n.Name)}
-}
-
 func (s *Session) event(format string, args ...any) {
 	s.events = append(s.events, fmt.Sprintf(format, args...))
 }
@@ -491,106 +265,8 @@ func describe(t *Tensor) string {
 	return d
 }
 
-// eval returns a tensor that holds its own reference to its storage.
-func (s *Session) eval(e Expr) (*Tensor, error) {
-	switch e := e.(type) {
-	case *handle:
-		return share(e.t), nil
-	case *Name:
-		switch v := s.objs[e.Name].(type) {
-		case float64:
-			return &Tensor{number: true}, nil
-		case nil:
-		default:
-			return nil, &EvalError{Pos: e.At, Err: fmt.Errorf("TypeError: %s is a %T, not a tensor", e.Name, v)}
-		}
-		t, ok := s.vars[e.Name]
-		if !ok {
-			return nil, nameError(e)
-		}
-		return share(t), nil
-	case *Number:
-		return &Tensor{number: true}, nil
-	case *Op:
-		return s.evalOp(e)
-	case *Call:
-		m, ok := s.objs[e.Fn.Name].(*Module)
-		if !ok {
-			if _, isTensor := s.vars[e.Fn.Name]; !isTensor {
-				return nil, nameError(e.Fn)
-			}
-			return nil, &EvalError{Pos: e.Fn.At, Err: fmt.Errorf("TypeError: 'Tensor' object is not callable")}
-		}
-		x, err := s.tensorArg(e.Arg, e.At, "a module call")
-		if err != nil {
-			return nil, err
-		}
-		y, err := s.callModule(m, x)
-		s.dropTensor(x)
-		if err != nil {
-			return nil, &EvalError{Pos: e.At, Err: err}
-		}
-		return y, nil
-	case *Create:
-		t := &Tensor{Shape: e.Shape, DType: e.DType}
-		if err := checkSize(e.Shape, e.DType.Size); err != nil {
-			return nil, &EvalError{Pos: e.At, Err: err}
-		}
-		st, err := s.newStorage(e.Device, t.Bytes(), e.Op != "empty")
-		if err != nil {
-			return nil, &EvalError{Pos: e.At, Err: err}
-		}
-		t.st = st
-		st.vals = createValues(e)
-		if e.RequiresGrad {
-			t.slot = &gradSlot{}
-		}
-		return t, nil
-	case *To:
-		x, err := s.tensorArg(e.X, e.At, "to")
-		if err != nil {
-			return nil, err
-		}
-		if x.Device() == e.Device {
-			return x, nil
-		}
-		return s.copyTo(x, e.Device, e.At)
-	case *View:
-		x, err := s.tensorArg(e.X, e.At, "view")
-		if err != nil {
-			return nil, err
-		}
-		shape, err := viewShape(x, e)
-		if err != nil {
-			s.dropTensor(x)
-			return nil, &EvalError{Pos: e.At, Err: err}
-		}
-		if e.Index >= 0 {
-			x.offset += uint64(e.Index) * numel(shape)
-		}
-		x.Shape = shape
-		return x, nil
-	case *Clone:
-		x, err := s.tensorArg(e.X, e.At, "clone")
-		if err != nil {
-			return nil, err
-		}
-		return s.copyTo(x, x.Device(), e.At)
-	}
-	return nil, fmt.Errorf("unknown expression %T", e)
-}
-
-// tensorArg evaluates e, which must be a tensor, not a number.
-func (s *Session) tensorArg(e Expr, at Pos, what string) (*Tensor, error) {
-	x, err := s.eval(e)
-	if err == nil && x.number {
-		err = &EvalError{Pos: at, Err: fmt.Errorf("TypeError: %s needs a tensor, not a number", what)}
-	}
-	return x, err
-}
-
-// copyTo makes a copy of the temporary x on dev and drops x.
-func (s *Session) copyTo(x *Tensor, dev Device, at Pos) (*Tensor, error) {
+// copyTo makes a copy of x on dev.
+func (s *Session) copyTo(x *Tensor, dev Device) (*Tensor, error) {
 	st, err := s.newStorage(dev, x.Bytes(), false)
 	if err == nil {
 		if err = s.copyBytes(st, x.st, x.offset*x.DType.Size, x.Bytes()); err != nil {
@@ -598,15 +274,13 @@ func (s *Session) copyTo(x *Tensor, dev Device, at Pos) (*Tensor, error) {
 		}
 	}
 	if err != nil {
-		s.dropTensor(x)
-		return nil, &EvalError{Pos: at, Err: err}
+		return nil, err
 	}
 	y := &Tensor{Shape: x.Shape, DType: x.DType, st: st}
 	st.vals = x.st.vals
 	if len(st.vals) > 1 { // the copy holds the view's elements only
 		st.vals = st.vals[x.offset : x.offset+x.Numel()]
 	}
-	s.dropTensor(x)
 	return y, nil
 }
 
@@ -707,14 +381,6 @@ func (s *Session) newStorageOn(dev Device, stream, n uint64, fill bool) (*storag
 	return st, nil
 }
 
-// drop releases a tensor that goes away, and says so when its storage is
-// freed.
-func (s *Session) drop(t *Tensor, who string) {
-	if s.dropTensor(t) {
-		s.event("freed %s (%s on %s)", who, allocator.FormatSize(t.st.bytes), t.Device())
-	}
-}
-
 // release drops one reference and frees the storage with the last; it
 // reports whether it freed.
 func (s *Session) release(st *storage) bool {
@@ -743,87 +409,11 @@ func (s *Session) release(st *storage) bool {
 	return true
 }
 
-func (s *Session) listVars() {
-	names := s.Names()
-	if len(names) == 0 {
-		s.out.WriteString("no tensors\n")
-		return
-	}
-	for _, n := range names {
-		t, ok := s.vars[n]
-		if !ok {
-			s.out.WriteString(fmt.Sprintf("%-8s %s\n", n, describeObj(s.objs[n])))
-			continue
-		}
-		var shared []string
-		for _, m := range names {
-			if u, ok := s.vars[m]; ok && m != n && u.st == t.st {
-				shared = append(shared, m)
-			}
-		}
-		line := fmt.Sprintf("%-8s %s", n, describe(t))
-		if t.StorageBytes() > t.Bytes() {
-			line += fmt.Sprintf(", a view keeping a %s storage alive", allocator.FormatSize(t.StorageBytes()))
-		}
-		if len(shared) > 0 {
-			line += " (storage shared with " + strings.Join(shared, ", ") + ")"
-		}
-		s.out.WriteString(line + "\n")
-	}
-}
-
-// describeObj says what a module, optimizer or number is and holds.
-func describeObj(v any) string {
-	switch v := v.(type) {
-	case *Module:
-		ps := v.parameters()
-		var grads []*Tensor
-		for _, p := range ps {
-			if p.slot.grad != nil {
-				grads = append(grads, p.slot.grad)
-			}
-		}
-		d := fmt.Sprintf("%s: %s of parameters", v, allocator.FormatSize(paramBytes(ps)))
-		if len(ps) > 0 {
-			d += " on " + ps[0].Device().String()
-		}
-		if len(grads) > 0 {
-			d += fmt.Sprintf(", %s of .grad", allocator.FormatSize(paramBytes(grads)))
-		}
-		return d
-	case *Optimizer:
-		var state []*Tensor
-		for _, st := range v.state {
-			state = append(state, st...)
-		}
-		return fmt.Sprintf("%s over %d parameters, %s of state", v.Kind, len(v.Params), allocator.FormatSize(paramBytes(state)))
-	}
-	return fmt.Sprint(v)
-}
-
-// Names lists the bound names, sorted.
-func (s *Session) Names() []string {
-	names := make([]string, 0, len(s.vars)+len(s.objs))
-	for n := range s.vars {
-		names = append(names, n)
-	}
-	for n := range s.objs {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// viewShape is the shape of x[i] or x.view(...).
-func viewShape(x *Tensor, v *View) ([]int64, error) {
-	if v.Index >= 0 {
-		if len(x.Shape) == 0 || v.Index >= x.Shape[0] {
-			return nil, fmt.Errorf("IndexError: index %d is out of bounds for dimension 0 with size %d", v.Index, firstDim(x.Shape))
-		}
-		return x.Shape[1:], nil
-	}
-	n, known, infer := int64(x.Numel()), int64(1), -1
-	shape := append([]int64(nil), v.Shape...)
+// viewShape is the shape x.view(want) gives a tensor of numel elements:
+// want, its one -1 inferred.
+func viewShape(numel uint64, want []int64) ([]int64, error) {
+	n, known, infer := int64(numel), int64(1), -1
+	shape := append([]int64(nil), want...)
 	for i, d := range shape {
 		if d == -1 && infer < 0 {
 			infer = i
@@ -836,7 +426,7 @@ func viewShape(x *Tensor, v *View) ([]int64, error) {
 		known *= shape[infer]
 	}
 	if known != n {
-		return nil, fmt.Errorf("RuntimeError: shape '%s' is invalid for input of size %d", dimList(v.Shape), n)
+		return nil, fmt.Errorf("RuntimeError: shape '%s' is invalid for input of size %d", dimList(want), n)
 	}
 	return shape, nil
 }

@@ -1,8 +1,10 @@
-// Package engine runs gpumemrepl's commands: it keeps the session's names,
-// tensors and their storages (shared by aliases and views, freed when the
-// last reference goes), puts device storages in the caching allocator and
-// host storages in real memory of this process, and measures what each
-// step did. It knows nothing of how a command was spelled.
+// Package engine is gpumemrepl's memory model of PyTorch, a Go API: a
+// Session makes tensors and their storages (shared by views, freed when
+// the last reference goes), runs ops, autograd and optimizers as
+// PyTorch allocates for them, puts device storages in the caching
+// allocator and host storages in real memory of this process, and
+// measures what each step did. Names and other Python values are the
+// front end's business.
 package engine
 
 import (
@@ -62,7 +64,8 @@ type storage struct {
 	vals   knownValues
 }
 
-// Tensor is a named value: a shape and dtype over a storage.
+// Tensor is one reference to a tensor (a TensorImpl, in PyTorch's
+// terms): a shape and dtype over a storage.
 type Tensor struct {
 	Shape []int64
 	DType DType
@@ -72,7 +75,7 @@ type Tensor struct {
 	// expanded marks a gradient that is a broadcast view of a smaller
 	// storage (sum's backward): ops that need dense input copy it first.
 	expanded bool
-	number   bool   // a Python number in an expression (no storage)
+	number   bool   // Scalar(): a Python number among an op's arguments (no storage)
 	offset   uint64 // a view's first element in its storage
 }
 

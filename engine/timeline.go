@@ -15,7 +15,7 @@ type Lifetime struct {
 	Made  int // the index of its alloc event in History(dev)
 	Freed int // the index of its free_completed event; -1 while it lives
 	// Frame is the innermost frame of its alloc event's stack; the
-	// zero Frame when it was recorded without one (the command form).
+	// zero Frame when it was recorded without one (RecordFrames not set).
 	Frame snapshot.Frame
 }
 

@@ -125,10 +125,6 @@ func (b *Binding) pyErr(err error) error {
 		return b.in.Raise(OutOfMemoryErrorType, "%s", oom.Error())
 	}
 	msg := err.Error()
-	var ee *engine.EvalError
-	if errors.As(err, &ee) {
-		msg = ee.Err.Error()
-	}
 	if cls, rest, ok := strings.Cut(msg, ": "); ok {
 		for _, c := range eval.ExceptionClasses {
 			if c.Name == cls {
