@@ -53,6 +53,9 @@ func repr(t *Tensor) string {
 		return fmt.Sprintf("tensor(<values not computed: %s>)", describe(t))
 	}
 	n := t.Numel()
+	if n == 0 {
+		return emptyRepr(t)
+	}
 	summarize := n > summarizeOver
 	// Every printed element, formatted, to pad them to one width.
 	var cells []string
@@ -125,6 +128,38 @@ func repr(t *Tensor) string {
 		write(0, len("tensor("))
 	}
 	return "tensor(" + b.String() + reprSuffix(t) + ")"
+}
+
+// emptyRepr is PyTorch's print of a tensor of no elements, whatever its
+// shape: "[]", the device, the size unless it is one-dimensional, and the
+// dtype unless it is the default float32 (an empty tensor shows int64
+// too, having no element to tell it by).
+func emptyRepr(t *Tensor) string {
+	s := "tensor([]"
+	if d := t.Device(); d.CUDA {
+		s += fmt.Sprintf(", device='%s'", d)
+	}
+	if len(t.Shape) != 1 {
+		dims := make([]string, len(t.Shape))
+		for i, d := range t.Shape {
+			dims[i] = fmt.Sprint(d)
+		}
+		tuple := strings.Join(dims, ", ")
+		if len(dims) == 1 {
+			tuple += ","
+		}
+		s += ", size=(" + tuple + ")"
+	}
+	if t.DType.Name != "float32" {
+		s += ", dtype=torch." + t.DType.Name
+	}
+	switch {
+	case t.fn != nil:
+		s += ", grad_fn=<" + t.fn.name + ">"
+	case t.slot != nil:
+		s += ", requires_grad=True"
+	}
+	return s + ")"
 }
 
 // shownIndices are the indices of a dimension that are printed; -1 marks

@@ -19,6 +19,9 @@ func TestPrint(t *testing.T) {
 		{"a = ones 4 int32", "tensor([1, 1, 1, 1], dtype=torch.int32)"},
 		{"a = randn 3", "tensor(<values not computed: 12 bytes float32 [3] on cpu>)"},
 		{"a = ones 2x2\na = a.clone().cuda()", "tensor([[1., 1.],\n        [1., 1.]], device='cuda:0')"},
+		// no elements: bounded whatever the shape (issue 16 item 4)
+		{"a = zeros 1000000000000x0 cuda", "tensor([], device='cuda:0', size=(1000000000000, 0))"},
+		{"a = zeros 0 int64", "tensor([], dtype=torch.int64)"},
 	} {
 		out, errOut, code := runStdin(t, tc.setup+"\nprint a\n", "--device", "sim", "--fake-host", "--no-color")
 		if code != 0 {
