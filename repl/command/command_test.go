@@ -84,6 +84,8 @@ func TestCommandErrorsHaveColumns(t *testing.T) {
 		{"vars now", 6, "vars takes no arguments"},
 		{"del a 1b", 7, "expected a name to delete, found \"1b\""},
 		{"set_per_process_memory_fraction nan2", 33, "Invalid fraction value: nan2. Allowed range: 0~1"},
+		{"set_per_process_memory_fraction nan", 33, "Invalid fraction value: nan. Allowed range: 0~1"},
+		{"set_per_process_memory_fraction 1.5 1", 33, "Invalid fraction value: 1.5. Allowed range: 0~1"},
 		{"load x.pickle until -1", 21, "load: until needs an op count, found \"-1\""},
 		{"load x.pickle as 2x", 18, "load: \"2x\" is not a name"},
 		{"set_device cuda", 12, "set_device takes one device index"},

@@ -131,7 +131,7 @@ func readFraction(l *line) (string, error) {
 		return "", l.errAt(l.end, "set_per_process_memory_fraction takes a fraction and optionally a device")
 	}
 	f := l.next()
-	if _, err := strconv.ParseFloat(f.text, 64); err != nil {
+	if v, err := strconv.ParseFloat(f.text, 64); err != nil || !(v >= 0 && v <= 1) {
 		return "", l.errAt(f.col, "Invalid fraction value: %s. Allowed range: 0~1", f.text)
 	}
 	args := []string{f.text}
