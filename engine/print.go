@@ -153,13 +153,19 @@ func emptyRepr(t *Tensor) string {
 	if t.DType.Name != "float32" {
 		s += ", dtype=torch." + t.DType.Name
 	}
+	return s + gradSuffix(t) + ")"
+}
+
+// gradSuffix is what a print says of autograd: the node that made the
+// tensor, or that it is a leaf requiring grad.
+func gradSuffix(t *Tensor) string {
 	switch {
 	case t.fn != nil:
-		s += ", grad_fn=<" + t.fn.name + ">"
+		return ", grad_fn=<" + t.fn.name + ">"
 	case t.slot != nil:
-		s += ", requires_grad=True"
+		return ", requires_grad=True"
 	}
-	return s + ")"
+	return ""
 }
 
 // shownIndices are the indices of a dimension that are printed; -1 marks
@@ -212,11 +218,5 @@ func reprSuffix(t *Tensor) string {
 	default:
 		s += ", dtype=torch." + t.DType.Name
 	}
-	switch {
-	case t.fn != nil:
-		s += ", grad_fn=<" + t.fn.name + ">"
-	case t.slot != nil:
-		s += ", requires_grad=True"
-	}
-	return s
+	return s + gradSuffix(t)
 }

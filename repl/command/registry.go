@@ -134,18 +134,27 @@ func readFraction(l *line) (string, error) {
 	if v, err := strconv.ParseFloat(f.text, 64); err != nil || !(v >= 0 && v <= 1) {
 		return "", l.errAt(f.col, "Invalid fraction value: %s. Allowed range: 0~1", f.text)
 	}
-	args := []string{f.text}
+	args, err := lastGPU(l, []string{f.text}, "set_per_process_memory_fraction takes a fraction and optionally a device")
+	if err != nil {
+		return "", err
+	}
+	return torchMod + ".cuda.set_per_process_memory_fraction(" + strings.Join(args, ", ") + ")", nil
+}
+
+// lastGPU reads the optional GPU that ends a line into args; anything
+// after it is the usage error.
+func lastGPU(l *line, args []string, usage string) ([]string, error) {
 	if l.more() {
 		g, err := gpu(l.next())
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		args = append(args, g)
 	}
 	if l.more() {
-		return "", l.errAt(l.words[l.i].col, "set_per_process_memory_fraction takes a fraction and optionally a device")
+		return nil, l.errAt(l.words[l.i].col, "%s", usage)
 	}
-	return torchMod + ".cuda.set_per_process_memory_fraction(" + strings.Join(args, ", ") + ")", nil
+	return args, nil
 }
 
 func readSetDevice(l *line) (string, error) {
@@ -187,16 +196,9 @@ func readSnapshot(l *line) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	args := []string{f}
-	if l.more() {
-		g, err := gpu(l.next())
-		if err != nil {
-			return "", err
-		}
-		args = append(args, g)
-	}
-	if l.more() {
-		return "", l.errAt(l.words[l.i].col, "usage: %s", usage)
+	args, err := lastGPU(l, []string{f}, "usage: "+usage)
+	if err != nil {
+		return "", err
 	}
 	return tool("snapshot_save", args...), nil
 }
