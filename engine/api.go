@@ -169,15 +169,6 @@ func (s *Session) SetGradEnabled(on bool) bool {
 // GradEnabled reports whether ops record graphs.
 func (s *Session) GradEnabled() bool { return s.gradEnabled }
 
-// NewParameter makes an initialised float32 parameter of shape on dev,
-// as an nn module's constructor does (on the host unless given device=).
-func (s *Session) NewParameter(shape []int64, dev Device) (*Tensor, error) {
-	return s.newParam(shape, dev)
-}
-
-// Linear is F.linear(x, w, b): addmm with a bias, mm without (b nil).
-func (s *Session) Linear(x, w, b *Tensor) (*Tensor, error) { return s.linear(x, w, b) }
-
 // MoveParameter moves p (and its .grad) to dev in place, as module.cuda()
 // does to each parameter: the copy is made before the old storage goes.
 func (s *Session) MoveParameter(p *Tensor, dev Device) error {
@@ -208,21 +199,11 @@ func gradOf(p *Tensor) *Tensor {
 	return p.slot.grad
 }
 
-// ZeroGrad sets the .grad of params to None (setToNone) or zeroes them
-// in place.
-func (s *Session) ZeroGrad(params []*Tensor, setToNone bool) { s.zeroGrad(params, setToNone) }
-
 // NewOptimizer is torch.optim.SGD, Adam or AdamW over params; its state
 // is made at the first Step.
 func (s *Session) NewOptimizer(kind string, params []*Tensor, momentum float64) *Optimizer {
-	return &Optimizer{Kind: kind, Params: params, Momentum: momentum, state: map[*Tensor][]*Tensor{}}
+	return &Optimizer{kind: kind, Params: params, momentum: momentum, state: map[*Tensor][]*Tensor{}}
 }
-
-// Step is opt.step().
-func (s *Session) Step(o *Optimizer) error { return s.step(o) }
-
-// FreeOptimizer drops an optimizer's state.
-func (s *Session) FreeOptimizer(o *Optimizer) { s.freeOptimizer(o) }
 
 // EmptyCache is torch.cuda.empty_cache(), on every device.
 func (s *Session) EmptyCache() error {
@@ -312,9 +293,6 @@ func (s *Session) SetFraction(f float64, i int) error {
 	return g.alloc.SetMemoryFraction(f)
 }
 
-// SetAllocConf sets PYTORCH_CUDA_ALLOC_CONF, before the first CUDA use.
-func (s *Session) SetAllocConf(conf string) error { return s.setAllocConf(conf) }
-
 // Segments are device i's memory_snapshot() and, with expandable
 // segments, their mapped ranges (nothing before the device is used).
 func (s *Session) Segments(i int) ([]allocator.SegmentInfo, []allocator.ExpandableInfo, error) {
@@ -353,16 +331,6 @@ func (s *Session) SaveSnapshot(path string, dev int) error {
 	s.event("wrote %s: %d segments, %d events of cuda:%d's history (open it at pytorch.org/memory_viz)", path, len(segs), len(g.history.Events), dev)
 	return nil
 }
-
-// LoadHistory replays the first until ops (all when until < 0) of a
-// trace or snapshot into the session; what is live at the end stays
-// allocated, held by the result until FreeLoaded.
-func (s *Session) LoadHistory(path string, until int) (*Loaded, error) {
-	return s.load(path, until)
-}
-
-// FreeLoaded lets go of what a load holds.
-func (s *Session) FreeLoaded(l *Loaded) { s.freeLoaded(l) }
 
 // History is device i's memory history so far (for snapshots).
 func (s *Session) History(i int) []snapshot.Event { return s.gpus[i].history.Events }

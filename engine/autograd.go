@@ -327,8 +327,9 @@ func (s *Session) alloc(shape []int64, dt DType, dev Device) (*Tensor, error) {
 	return t, nil
 }
 
-// zeroGrad sets the grads of params to None (set_to_none) or zeroes them.
-func (s *Session) zeroGrad(params []*Tensor, setToNone bool) {
+// ZeroGrad sets the .grad of params to None (setToNone) or zeroes them
+// in place.
+func (s *Session) ZeroGrad(params []*Tensor, setToNone bool) {
 	if !setToNone {
 		return
 	}

@@ -184,27 +184,27 @@ func (b *cudaBackend) describe() string {
 	return line + "; processes: " + strings.Join(list, ", ")
 }
 
-// ErrNoGPU is returned when a real GPU is asked for and none is usable.
-var ErrNoGPU = errors.New("no usable CUDA GPU")
+// errNoGPU is returned when a real GPU is asked for and none is usable.
+var errNoGPU = errors.New("no usable CUDA GPU")
 
 // cudaBackends opens the CUDA driver and describes every device.
 func cudaBackends() ([]backend, error) {
 	drv, err := cuda.Load()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNoGPU, err)
+		return nil, fmt.Errorf("%w: %v", errNoGPU, err)
 	}
 	n, err := drv.Count()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNoGPU, err)
+		return nil, fmt.Errorf("%w: %v", errNoGPU, err)
 	}
 	if n == 0 {
-		return nil, fmt.Errorf("%w: the driver reports no device", ErrNoGPU)
+		return nil, fmt.Errorf("%w: the driver reports no device", errNoGPU)
 	}
 	var bs []backend
 	for i := 0; i < n; i++ {
 		b, err := newCUDABackend(drv, i)
 		if err != nil {
-			return nil, fmt.Errorf("%w: cuda:%d: %v", ErrNoGPU, i, err)
+			return nil, fmt.Errorf("%w: cuda:%d: %v", errNoGPU, i, err)
 		}
 		bs = append(bs, b)
 	}

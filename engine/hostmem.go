@@ -17,13 +17,13 @@ type hostBuf struct {
 	mem []byte
 }
 
-// HostAllocError is a refused host allocation, in PyTorch's words.
-type HostAllocError struct {
-	Bytes uint64
+// hostAllocError is a refused host allocation, in PyTorch's words.
+type hostAllocError struct {
+	bytes uint64
 }
 
-func (e *HostAllocError) Error() string {
-	return fmt.Sprintf("DefaultCPUAllocator: can't allocate memory: you tried to allocate %d bytes. Error code 12 (Cannot allocate memory)", e.Bytes)
+func (e *hostAllocError) Error() string {
+	return fmt.Sprintf("DefaultCPUAllocator: can't allocate memory: you tried to allocate %d bytes. Error code 12 (Cannot allocate memory)", e.bytes)
 }
 
 // newHostBuf maps n bytes; fill writes every page (zeros), as torch.zeros
@@ -36,7 +36,7 @@ func (s *Session) newHostBuf(n uint64, fill bool) (*hostBuf, error) {
 	}
 	mem, err := syscall.Mmap(-1, 0, int(n), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
-		return nil, &HostAllocError{Bytes: n}
+		return nil, &hostAllocError{bytes: n}
 	}
 	h := &hostBuf{mem: mem}
 	if fill {
@@ -52,12 +52,12 @@ func (s *Session) newHostBuf(n uint64, fill bool) (*hostBuf, error) {
 // interrupt.
 const chunkBytes = 64 << 20
 
-// chunked runs f over [0, n) in chunks and stops with ErrInterrupted
+// chunked runs f over [0, n) in chunks and stops with errInterrupted
 // when the session is interrupted between two.
 func (s *Session) chunked(n uint64, f func(off, end uint64) error) error {
 	for off := uint64(0); off < n; off += chunkBytes {
 		if s.interrupted.Load() {
-			return ErrInterrupted
+			return errInterrupted
 		}
 		if err := f(off, min(off+chunkBytes, n)); err != nil {
 			return err
@@ -136,9 +136,9 @@ func readMemInfo(path string) (total, avail uint64, ok bool) {
 	return total, avail, hasTotal && hasAvail
 }
 
-// ReadRSS is the resident set of this process in bytes
+// readRSS is the resident set of this process in bytes
 // (/proc/self/statm resident × page size, as psutil reports it).
-func ReadRSS() (uint64, bool) {
+func readRSS() (uint64, bool) {
 	b, err := os.ReadFile("/proc/self/statm")
 	if err != nil {
 		return 0, false

@@ -13,22 +13,24 @@ import (
 // Loaded is what LoadHistory leaves allocated: the blocks of a replayed
 // trace that were live at its end. FreeLoaded frees them.
 type Loaded struct {
-	Path  string
-	Ops   int
+	path  string
+	ops   int // how many were replayed
 	live  []*storage
 	bytes uint64
 }
 
 // String says what the load replayed and still holds.
 func (l *Loaded) String() string {
-	return fmt.Sprintf("loaded from %s: %d ops replayed, %d blocks still held (%s requested)", l.Path, l.Ops, len(l.live), allocator.FormatSize(l.bytes))
+	return fmt.Sprintf("loaded from %s: %d ops replayed, %d blocks still held (%s requested)", l.path, l.ops, len(l.live), allocator.FormatSize(l.bytes))
 }
 
-// load replays a trace or snapshot's ops through the session's
-// allocators: the memory of a real run, to experiment on from there. A
-// snapshot's history of cuda:N goes to the session's cuda:N; a file with
-// one device's history goes to cuda:0 when the session has no cuda:N.
-func (s *Session) load(path string, until int) (*Loaded, error) {
+// LoadHistory replays the first until ops (all when until < 0) of a
+// trace or snapshot through the session's allocators: the memory of a
+// real run, to experiment on from there. What is live at the end stays
+// allocated, held by the result until FreeLoaded. A snapshot's history of
+// cuda:N goes to the session's cuda:N; a file with one device's history
+// goes to cuda:0 when the session has no cuda:N.
+func (s *Session) LoadHistory(path string, until int) (*Loaded, error) {
 	histories, err := snapshot.Open(path)
 	if err != nil {
 		return nil, err
@@ -44,7 +46,7 @@ func (s *Session) load(path string, until int) (*Loaded, error) {
 			targets[i].Index = 0
 		}
 	}
-	l := &Loaded{Path: path}
+	l := &Loaded{path: path}
 	ooms := 0
 	for i, h := range histories {
 		n, err := s.loadOps(h.Trace, targets[i], until, l)
@@ -71,7 +73,7 @@ func (s *Session) loadOps(t *trace.Trace, dev Device, until int, l *Loaded) (int
 	if until >= 0 && until < len(ops) {
 		ops = ops[:until]
 	}
-	l.Ops += len(ops)
+	l.ops += len(ops)
 	byID := map[int]*storage{}
 	ooms := 0
 	for _, op := range ops {
@@ -101,11 +103,11 @@ func (s *Session) loadOps(t *trace.Trace, dev Device, until int, l *Loaded) (int
 	return ooms, nil
 }
 
-// freeLoaded lets go of what a load holds.
-func (s *Session) freeLoaded(l *Loaded) {
+// FreeLoaded lets go of what a load holds.
+func (s *Session) FreeLoaded(l *Loaded) {
 	for _, st := range l.live {
 		s.release(st)
 	}
-	s.event("freed the %d blocks loaded from %s", len(l.live), l.Path)
+	s.event("freed the %d blocks loaded from %s", len(l.live), l.path)
 	l.live, l.bytes = nil, 0
 }

@@ -36,7 +36,7 @@ func (s *Session) Measure() Figures {
 	if s.opts.FakeHost {
 		f.HostRSS, f.HostKnown = s.hostLive, true
 	} else {
-		f.HostRSS, f.HostKnown = ReadRSS()
+		f.HostRSS, f.HostKnown = readRSS()
 	}
 	for _, g := range s.gpus {
 		st := g.stats()

@@ -1,7 +1,8 @@
 package engine
 
-// newParam makes an initialised float32 parameter on the host.
-func (s *Session) newParam(shape []int64, dev Device) (*Tensor, error) {
+// NewParameter makes an initialised float32 parameter of shape on dev,
+// as an nn module's constructor does (on the host unless given device=).
+func (s *Session) NewParameter(shape []int64, dev Device) (*Tensor, error) {
 	t := &Tensor{Shape: shape, DType: Float32, slot: &gradSlot{}}
 	if err := checkSize(shape, Float32.Size); err != nil {
 		return nil, err
@@ -17,19 +18,19 @@ func (s *Session) newParam(shape []int64, dev Device) (*Tensor, error) {
 // Optimizer is torch.optim.SGD, Adam or AdamW over a module's parameters.
 // Its state tensors are allocated at the first step, as in PyTorch.
 type Optimizer struct {
-	Kind     string
+	kind     string // SGD, Adam or AdamW
 	Params   []*Tensor
-	Momentum float64
+	momentum float64
 	state    map[*Tensor][]*Tensor
 }
 
-// step is opt.step() as PyTorch's default (foreach) implementation does
+// Step is opt.step() as PyTorch's default (foreach) implementation does
 // it on CUDA: parameters without a gradient are skipped; Adam(W) makes
 // exp_avg and exp_avg_sq per parameter on its first step, then each
 // step a temporary per parameter (the square roots of exp_avg_sq), freed
 // newest first; SGD with momentum clones each gradient into its
 // momentum buffer on the first step. The updates themselves are in place.
-func (s *Session) step(o *Optimizer) error {
+func (s *Session) Step(o *Optimizer) error {
 	var params []*Tensor
 	for _, p := range o.Params {
 		if p.slot.grad != nil {
@@ -42,9 +43,9 @@ func (s *Session) step(o *Optimizer) error {
 		}
 		n := 0
 		switch {
-		case o.Kind == "SGD" && o.Momentum != 0:
+		case o.kind == "SGD" && o.momentum != 0:
 			n = 1
-		case o.Kind != "SGD":
+		case o.kind != "SGD":
 			n = 2
 		}
 		var st []*Tensor
@@ -60,7 +61,7 @@ func (s *Session) step(o *Optimizer) error {
 		}
 		o.state[p] = st
 	}
-	if o.Kind == "SGD" {
+	if o.kind == "SGD" {
 		return nil
 	}
 	var tmp []*Tensor
@@ -79,8 +80,8 @@ func (s *Session) step(o *Optimizer) error {
 	return nil
 }
 
-// freeOptimizer drops an optimizer's state.
-func (s *Session) freeOptimizer(o *Optimizer) {
+// FreeOptimizer drops an optimizer's state.
+func (s *Session) FreeOptimizer(o *Optimizer) {
 	for _, p := range o.Params {
 		for _, t := range o.state[p] {
 			s.dropTensor(t)

@@ -138,8 +138,9 @@ func sameDevice(ts ...*Tensor) (Device, error) {
 	return *dev, nil
 }
 
-// linear is nn.Linear's forward: x @ W.t() (+ b), addmm with a bias.
-func (s *Session) linear(x, w, b *Tensor) (*Tensor, error) {
+// Linear is F.linear(x, w, b), nn.Linear's forward: x @ w.t() (+ b),
+// addmm with a bias, mm without (b nil).
+func (s *Session) Linear(x, w, b *Tensor) (*Tensor, error) {
 	if len(x.Shape) == 0 || x.Shape[len(x.Shape)-1] != w.Shape[1] {
 		return nil, shapeError(x.Shape, []int64{w.Shape[1], w.Shape[0]})
 	}
@@ -397,7 +398,7 @@ func (s *Session) compare(a, b *Tensor) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.alloc(shape, Bool, dev)
+	return s.alloc(shape, boolDType, dev)
 }
 
 func tensorOrNil(t *Tensor) *Tensor {

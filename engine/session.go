@@ -118,11 +118,11 @@ type Session struct {
 	interrupted atomic.Bool
 }
 
-// ErrInterrupted is the error of a call stopped by Interrupt (Ctrl-C).
-var ErrInterrupted = errors.New("KeyboardInterrupt")
+// errInterrupted is the error of a call stopped by Interrupt (Ctrl-C).
+var errInterrupted = errors.New("KeyboardInterrupt")
 
 // Interrupt stops the running call at its next chunk of host or device
-// work: it fails with ErrInterrupted and, like every failing call, leaves
+// work: it fails with KeyboardInterrupt and, like every failing call, leaves
 // no new tensor behind. It may be called from any goroutine.
 func (s *Session) Interrupt() { s.interrupted.Store(true) }
 
@@ -195,13 +195,14 @@ func (g *gpu) stats() allocator.Stats {
 // what `cuda` means.
 func (s *Session) CurrentDevice() int { return s.current }
 
-// ErrConfigFrozen is returned by alloc_conf once a device is in use.
-var ErrConfigFrozen = errors.New("alloc_conf: the allocator config is read once, when CUDA is first used, and CUDA is in use already (set PYTORCH_CUDA_ALLOC_CONF or --alloc-conf, or run alloc_conf before the first CUDA command)")
+// errConfigFrozen is SetAllocConf's error once a device is in use.
+var errConfigFrozen = errors.New("alloc_conf: the allocator config is read once, when CUDA is first used, and CUDA is in use already (set PYTORCH_CUDA_ALLOC_CONF or --alloc-conf, or run alloc_conf before the first CUDA command)")
 
-func (s *Session) setAllocConf(conf string) error {
+// SetAllocConf sets PYTORCH_CUDA_ALLOC_CONF, before the first CUDA use.
+func (s *Session) SetAllocConf(conf string) error {
 	for _, g := range s.gpus {
 		if g.alloc != nil {
-			return ErrConfigFrozen
+			return errConfigFrozen
 		}
 	}
 	cfg, err := allocator.ParseConfig(conf)
@@ -347,7 +348,7 @@ func (s *Session) newStorageOn(dev Device, stream, n uint64, fill bool) (*storag
 	st := &storage{device: dev, bytes: n, refs: 1, stream: stream}
 	if !dev.CUDA {
 		if avail, ok := memAvailable(); ok && n > avail {
-			return nil, &HostAllocError{Bytes: n}
+			return nil, &hostAllocError{bytes: n}
 		}
 		if !s.opts.FakeHost {
 			h, err := s.newHostBuf(n, fill)

@@ -34,8 +34,8 @@ var DTypes = map[string]DType{
 // Float32 is the default dtype.
 var Float32 = DTypes["float32"]
 
-// Bool is torch.bool, what comparisons make.
-var Bool = DTypes["bool"]
+// boolDType is torch.bool, what comparisons make.
+var boolDType = DTypes["bool"]
 
 // Device names where a tensor lives: CPU, or CUDA device Index.
 type Device struct {
