@@ -123,9 +123,10 @@ func (s *Session) Detach(t *Tensor) *Tensor {
 	return d
 }
 
-// Op runs a tensor operation on tensor arguments: matmul, add, mul
-// (either of which may take Scalar() for a Python number), relu, gelu,
-// square, sum, mean.
+// Op runs a tensor operation on its arguments: matmul; add, sub, mul and
+// the comparisons eq, ne, lt, le, gt, ge (either side may be Scalar(), a
+// Python number); div (of a tensor by Scalar()); relu, gelu, square,
+// sigmoid, tanh, exp; sum, mean.
 func (s *Session) Op(name string, args ...*Tensor) (*Tensor, error) { return s.op(name, args) }
 
 // Scalar stands for a Python number among an op's arguments.

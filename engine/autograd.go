@@ -38,7 +38,7 @@ type edge struct {
 	shape []int64
 }
 
-// gradSlot is a leaf tensor's .grad, shared by every name of the leaf.
+// gradSlot is a leaf tensor's .grad, shared by every reference to the leaf.
 type gradSlot struct {
 	grad *Tensor
 	acc  *node // its AccumulateGrad node, made on first use

@@ -15,7 +15,7 @@ func (s *Session) NewParameter(shape []int64, dev Device) (*Tensor, error) {
 	return t, nil
 }
 
-// Optimizer is torch.optim.SGD, Adam or AdamW over a module's parameters.
+// Optimizer is torch.optim.SGD, Adam or AdamW over parameters.
 // Its state tensors are allocated at the first step, as in PyTorch.
 type Optimizer struct {
 	kind     string // SGD, Adam or AdamW

@@ -85,8 +85,7 @@ func (s *Session) workspace(dev Device, lt bool) error {
 // takesNumbers are the ops that take a Python number for either operand.
 var takesNumbers = map[string]bool{"add": true, "mul": true, "sub": true, "div": true, "eq": true, "ne": true, "lt": true, "le": true, "gt": true, "ge": true}
 
-// op runs the tensor operation name on args (Scalar() for a Python
-// number where the op takes one).
+// op is Op: it checks where a Python number may stand, then runs the op.
 func (s *Session) op(name string, args []*Tensor) (*Tensor, error) {
 	if !takesNumbers[name] {
 		for _, a := range args {
