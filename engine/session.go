@@ -83,15 +83,6 @@ type gpu struct {
 	history snapshot.Recorder
 }
 
-// Result is what a step did, as the front end reports it.
-type Result struct {
-	Events []string // tensors created or freed, in words
-	Output string   // text the step printed
-	// Elapsed is the step's wall time (device work included: fills and
-	// copies wait for the GPU).
-	Elapsed time.Duration
-}
-
 // Session is one REPL session's state.
 type Session struct {
 	// frames, when set, gives the stack of the code running (file,
@@ -416,20 +407,27 @@ func viewShape(numel uint64, want []int64) ([]int64, error) {
 	n, known, infer := int64(numel), int64(1), -1
 	shape := append([]int64(nil), want...)
 	for i, d := range shape {
-		if d == -1 && infer < 0 {
+		switch {
+		case d == -1 && infer >= 0:
+			return nil, errors.New("RuntimeError: only one dimension can be inferred")
+		case d == -1:
 			infer = i
-			continue
+		case d < 0:
+			return nil, fmt.Errorf("RuntimeError: invalid shape dimension %d", d)
+		default:
+			known *= d
 		}
-		known *= d
 	}
-	if infer >= 0 && known > 0 {
-		shape[infer] = n / known
-		known *= shape[infer]
+	if n == known || infer >= 0 && known > 0 && n%known == 0 {
+		if infer >= 0 {
+			if known == 0 {
+				return nil, fmt.Errorf("RuntimeError: cannot reshape tensor of 0 elements into shape %s because the unspecified dimension size -1 can be any value and is ambiguous", dimList(want))
+			}
+			shape[infer] = n / known
+		}
+		return shape, nil
 	}
-	if known != n {
-		return nil, fmt.Errorf("RuntimeError: shape '%s' is invalid for input of size %d", dimList(want), n)
-	}
-	return shape, nil
+	return nil, fmt.Errorf("RuntimeError: shape '%s' is invalid for input of size %d", dimList(want), n)
 }
 
 func dimList(s []int64) string { return "[" + joinDims(s, ", ") + "]" }

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
-	"github.com/gpumemrepl/gpumemrepl/engine"
 	"github.com/gpumemrepl/gpumemrepl/repl/eval"
 	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
 	"github.com/gpumemrepl/gpumemrepl/repl/torchpy"
@@ -48,7 +48,7 @@ func (r *Runner) PyScript(src []byte) (status int) {
 			cur := r.Session.Measure()
 			src := strings.TrimSpace(lines[st.Line-1])
 			if r.JSON {
-				r.writePyJSON(int(st.Line), int(end.Line), src, cur, tally(all[min(r.seen, len(all)):]), out.String(), "")
+				r.writeStepJSON(int(st.Line), int(end.Line), src, cur, tally(all[min(r.seen, len(all)):]), out.String(), "")
 			} else {
 				io.WriteString(r.Out, out.String())
 				fmt.Fprintf(r.Out, "%s %s\n", colorName.Sprintf("%3d :", st.Line), src)
@@ -57,6 +57,7 @@ func (r *Runner) PyScript(src []byte) (status int) {
 			out.Reset()
 			r.seen = len(all)
 			r.prev = cur
+			r.stepStart = time.Now()
 		}
 	}
 	p := r.newScriptPrompt(in, b)
@@ -101,6 +102,7 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 	out.Reset()
 	in.Stdout = out
 	r.Session.BeginStep()
+	r.stepStart = time.Now()
 	err := run()
 	cur := r.Session.Measure()
 	all := r.Session.Events()
@@ -114,7 +116,7 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 	}
 	msg := r.pyErrorText(in, err)
 	if r.JSON {
-		r.writePyJSON(line, endLine, text, cur, events, out.String(), msg)
+		r.writeStepJSON(line, endLine, text, cur, events, out.String(), msg)
 		if msg != "" {
 			io.WriteString(r.Err, msg)
 		}
@@ -258,19 +260,3 @@ func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
 }
-
-// writePyJSON writes a Python step as one JSON object: the fields of a
-// .gpumem step, with end_line, the statement's last line.
-func (r *Runner) writePyJSON(line, endLine int, src string, f engine.Figures, events []string, output, errMsg string) {
-	res := engine.Result{Events: events, Output: output}
-	var err error
-	if errMsg != "" { // the row is of this file: its error says where in it
-		err = pyError(strings.TrimPrefix(strings.TrimSuffix(errMsg, "\n"), r.File+":"))
-	}
-	r.writeJSONEnd(src, line, endLine, f, res, err)
-}
-
-// pyError carries a Python error's text into a JSON row.
-type pyError string
-
-func (e pyError) Error() string { return string(e) }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
+	"time"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
 	"github.com/gpumemrepl/gpumemrepl/repl/plot"
@@ -22,7 +24,8 @@ type Runner struct {
 	EachStatement bool
 	File          string // script name for error positions
 	prev          engine.Figures
-	seen          int // events of this step already reported (EachStatement)
+	seen          int       // events of this step already reported (EachStatement)
+	stepStart     time.Time // when the step began, for elapsed_ns
 	started       bool
 	history       plot.History // device 0 after every step, for plot (plotcmd.go)
 }
@@ -73,10 +76,16 @@ type jsonStep struct {
 	ElapsedNs  int64        `json:"elapsed_ns"`
 }
 
-// writeJSONEnd writes one step as JSON; endLine is a Python statement's
-// last line (0: one line).
-func (r *Runner) writeJSONEnd(src string, lineNo, endLine int, f engine.Figures, res engine.Result, err error) {
-	s := jsonStep{Line: lineNo, EndLine: endLine, Source: src, Events: res.Events, Output: res.Output, ElapsedNs: res.Elapsed.Nanoseconds()}
+// writeStepJSON writes one step as a JSON object: its first line and
+// (for a Python statement of several) its last, its text, the figures
+// after it, its events and output, its error (its position in the file
+// and message, "" for none) and how long it took since the step began.
+func (r *Runner) writeStepJSON(lineNo, endLine int, src string, f engine.Figures, events []string, output, errMsg string) {
+	s := jsonStep{Line: lineNo, EndLine: endLine, Source: src, Events: events, Output: output, ElapsedNs: time.Since(r.stepStart).Nanoseconds()}
+	if errMsg != "" { // the row is of this file: its error says where in it
+		msg := strings.TrimPrefix(strings.TrimSuffix(errMsg, "\n"), r.File+":")
+		s.Error = &msg
+	}
 	if f.HostKnown {
 		s.HostRSS = &f.HostRSS
 	}
@@ -91,10 +100,6 @@ func (r *Runner) writeJSONEnd(src string, lineNo, endLine int, f engine.Figures,
 	if len(s.Devices) > 0 {
 		d := s.Devices[0]
 		s.Allocated, s.Reserved, s.MaxAlloc, s.MaxReserve, s.DriverUsed, s.Context, s.Outside = d.Allocated, d.Reserved, d.MaxAlloc, d.MaxReserve, d.DriverUsed, d.Context, d.Outside
-	}
-	if err != nil {
-		msg := err.Error()
-		s.Error = &msg
 	}
 	b, _ := json.Marshal(s)
 	r.Out.Write(append(b, '\n'))

@@ -37,3 +37,23 @@ func TestPrint(t *testing.T) {
 		}
 	}
 }
+
+// TestViewShapes: view's inferred dimension follows PyTorch's rules and
+// its errors, an empty tensor included (issue 16 item 4).
+func TestViewShapes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ line, want string }{
+		{"y = x.view(0, -1)", "RuntimeError: cannot reshape tensor of 0 elements into shape [0, -1] because the unspecified dimension size -1 can be any value and is ambiguous"},
+		{"y = x.view(-1, -1)", "RuntimeError: only one dimension can be inferred"},
+		{"y = x.view(3, 5)", "RuntimeError: shape '[3, 5]' is invalid for input of size 0"},
+	} {
+		_, errOut, code := runStdin(t, "x = zeros 0x5 cuda\n"+tc.line+"\n", "--device", "sim", "--fake-host", "--no-color")
+		if code != 1 || !strings.Contains(errOut, "<stdin>:2:5: "+tc.want+"\n") {
+			t.Errorf("%s: exit %d, %q", tc.line, code, errOut)
+		}
+	}
+	out, errOut, code := runStdin(t, "x = zeros 0x5 cuda\ny = x.view(0, 5, 0)\nprint(y.shape)\n", "--device", "sim", "--fake-host", "--no-color")
+	if code != 0 || !strings.Contains(out, "torch.Size([0, 5, 0])") {
+		t.Errorf("view(0, 5, 0): exit %d, %s%s", code, out, errOut)
+	}
+}
