@@ -341,11 +341,7 @@ func likeInput(temps int) backward {
 // binary runs a + b, a - b, a * b or a / b, broadcasting; either may be
 // a number (a divisor only).
 func (s *Session) binary(op string, a, b *Tensor) (*Tensor, error) {
-	dev, err := sameDevice(a, b)
-	if err != nil {
-		return nil, err
-	}
-	shape, err := broadcast(a, b)
+	dev, shape, err := operands(a, b)
 	if err != nil {
 		return nil, err
 	}
@@ -389,15 +385,22 @@ func (s *Session) binary(op string, a, b *Tensor) (*Tensor, error) {
 // compare is a == b (!=, <, <=, >, >=): a new bool tensor of the
 // broadcast shape, outside autograd (testdata/pyrules/setitem_compare.py).
 func (s *Session) compare(a, b *Tensor) (*Tensor, error) {
-	dev, err := sameDevice(a, b)
-	if err != nil {
-		return nil, err
-	}
-	shape, err := broadcast(a, b)
+	dev, shape, err := operands(a, b)
 	if err != nil {
 		return nil, err
 	}
 	return s.alloc(shape, boolDType, dev)
+}
+
+// operands checks the two operands of an elementwise op: their device,
+// and the shape they broadcast to.
+func operands(a, b *Tensor) (Device, []int64, error) {
+	dev, err := sameDevice(a, b)
+	if err != nil {
+		return dev, nil, err
+	}
+	shape, err := broadcast(a, b)
+	return dev, shape, err
 }
 
 func tensorOrNil(t *Tensor) *Tensor {
