@@ -211,6 +211,15 @@ func isIdent(s string) bool {
 	return true
 }
 
+// excerpt is a word as an error quotes it: at most 40 characters, so a
+// message never repeats a long input.
+func excerpt(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:40]) + "..."
+	}
+	return s
+}
+
 // quote is s as a Python string literal.
 func quote(s string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`).Replace(s) + "'"
@@ -239,7 +248,7 @@ func device(w word) (string, error) {
 			return quote("cuda:" + s), nil
 		}
 	}
-	return "", &Error{Col: w.col, Msg: fmt.Sprintf("expected a device (cpu, cuda, cuda:N), found %q", w.text)}
+	return "", &Error{Col: w.col, Msg: fmt.Sprintf("expected a device (cpu, cuda, cuda:N), found %q", excerpt(w.text))}
 }
 
 // gpu reads a GPU argument: cuda, cuda:N or N, as Python's device
@@ -252,7 +261,7 @@ func gpu(w word) (string, error) {
 	if n, err := strconv.Atoi(strings.TrimPrefix(s, "cuda:")); err == nil && n >= 0 && n < 1<<20 {
 		return strconv.Itoa(n), nil
 	}
-	return "", &Error{Col: w.col, Msg: fmt.Sprintf("expected a device index, found %q", w.text)}
+	return "", &Error{Col: w.col, Msg: fmt.Sprintf("expected a device index, found %q", excerpt(w.text))}
 }
 
 // move is X.to DEVICE, X.cuda [DEVICE], X.cpu.

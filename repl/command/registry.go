@@ -27,7 +27,7 @@ func create(op string) func(l *line) (string, error) {
 		var dims []string
 		for _, f := range strings.Split(sw.text, "x") {
 			if n, err := strconv.ParseInt(f, 10, 64); err != nil || n < 0 {
-				return "", l.errAt(sw.col, "expected a shape like 256x1024, found %q", sw.text)
+				return "", l.errAt(sw.col, "expected a shape like 256x1024, found %q", excerpt(sw.text))
 			}
 			dims = append(dims, f)
 		}
@@ -38,7 +38,7 @@ func create(op string) func(l *line) (string, error) {
 			}
 			v := l.next()
 			if _, err := strconv.ParseFloat(v.text, 64); err != nil {
-				return "", l.errAt(v.col, "full needs a fill value, found %q", v.text)
+				return "", l.errAt(v.col, "full needs a fill value, found %q", excerpt(v.text))
 			}
 			args = append(args, v.text)
 		}
@@ -50,7 +50,7 @@ func create(op string) func(l *line) (string, error) {
 			}
 			d, err := device(w)
 			if err != nil {
-				return "", l.errAt(w.col, "expected a device (cpu, cuda, cuda:N) or a dtype, found %q", w.text)
+				return "", l.errAt(w.col, "expected a device (cpu, cuda, cuda:N) or a dtype, found %q", excerpt(w.text))
 			}
 			args = append(args, "device="+d)
 		}
@@ -108,7 +108,7 @@ func readDel(l *line) (string, error) {
 		w := l.next()
 		n := strings.TrimSuffix(w.text, ",")
 		if !isIdent(n) {
-			return "", l.errAt(w.col, "expected a name to delete, found %q", w.text)
+			return "", l.errAt(w.col, "expected a name to delete, found %q", excerpt(w.text))
 		}
 		names = append(names, n)
 	}
@@ -132,7 +132,7 @@ func readFraction(l *line) (string, error) {
 	}
 	f := l.next()
 	if v, err := strconv.ParseFloat(f.text, 64); err != nil || !(v >= 0 && v <= 1) {
-		return "", l.errAt(f.col, "Invalid fraction value: %s. Allowed range: 0~1", f.text)
+		return "", l.errAt(f.col, "Invalid fraction value: %s. Allowed range: 0~1", excerpt(f.text))
 	}
 	args, err := lastGPU(l, []string{f.text}, "set_per_process_memory_fraction takes a fraction and optionally a device")
 	if err != nil {
@@ -219,12 +219,12 @@ func readLoad(l *line) (string, error) {
 		switch k.text {
 		case "until":
 			if n, err := strconv.Atoi(v.text); err != nil || n < 0 {
-				return "", l.errAt(v.col, "load: until needs an op count, found %q", v.text)
+				return "", l.errAt(v.col, "load: until needs an op count, found %q", excerpt(v.text))
 			}
 			until = v.text
 		case "as":
 			if !isIdent(v.text) {
-				return "", l.errAt(v.col, "load: %q is not a name", v.text)
+				return "", l.errAt(v.col, "load: %q is not a name", excerpt(v.text))
 			}
 			name = v.text
 		default:
