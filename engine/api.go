@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -84,6 +85,9 @@ func (s *Session) View(t *Tensor, shape []int64) (*Tensor, error) {
 	shape, err := viewShape(t.Numel(), shape)
 	if err != nil {
 		return nil, err
+	}
+	if !t.IsContiguous() && !slices.Equal(shape, t.Shape) {
+		return nil, errors.New("RuntimeError: view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
 	}
 	return viewAt(t, 0, shape), nil
 }

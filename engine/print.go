@@ -49,7 +49,7 @@ const (
 // repr is print(t) in PyTorch's format.
 func repr(t *Tensor) string {
 	vals := t.st.vals
-	if vals == nil {
+	if vals == nil || !t.IsContiguous() {
 		return fmt.Sprintf("tensor(<values not computed: %s>)", describe(t))
 	}
 	n := t.Numel()

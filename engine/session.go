@@ -269,9 +269,11 @@ func (s *Session) copyTo(x *Tensor, dev Device) (*Tensor, error) {
 		return nil, err
 	}
 	y := &Tensor{Shape: x.Shape, DType: x.DType, st: st}
-	st.vals = x.st.vals
-	if len(st.vals) > 1 { // the copy holds the view's elements only
-		st.vals = st.vals[x.offset : x.offset+x.Numel()]
+	if x.IsContiguous() { // a strided view's elements are not a range of its storage's
+		st.vals = x.st.vals
+		if len(st.vals) > 1 { // the copy holds the view's elements only
+			st.vals = st.vals[x.offset : x.offset+x.Numel()]
+		}
 	}
 	return y, nil
 }

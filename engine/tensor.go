@@ -75,8 +75,12 @@ type Tensor struct {
 	// expanded marks a gradient that is a broadcast view of a smaller
 	// storage (sum's backward): ops that need dense input copy it first.
 	expanded bool
-	number   bool   // Scalar(): a Python number among an op's arguments (no storage)
-	offset   uint64 // a view's first element in its storage
+	// strided marks a view whose elements are not laid out densely in
+	// order (transposed, a slice with a step): contiguous() and reshape
+	// copy it, and its values print as not known.
+	strided bool
+	number  bool   // Scalar(): a Python number among an op's arguments (no storage)
+	offset  uint64 // a view's first element in its storage
 }
 
 // Numel is the number of elements.

@@ -45,6 +45,7 @@ func TestViewShapes(t *testing.T) {
 	for _, tc := range []struct{ line, want string }{
 		{"y = x.view(0, -1)", "RuntimeError: cannot reshape tensor of 0 elements into shape [0, -1] because the unspecified dimension size -1 can be any value and is ambiguous"},
 		{"y = x.view(-1, -1)", "RuntimeError: only one dimension can be inferred"},
+		{"y = x.view(-2, 5)", "RuntimeError: invalid shape dimension -2"},
 		{"y = x.view(3, 5)", "RuntimeError: shape '[3, 5]' is invalid for input of size 0"},
 	} {
 		_, errOut, code := runStdin(t, "x = zeros 0x5 cuda\n"+tc.line+"\n", "--device", "sim", "--fake-host", "--no-color")

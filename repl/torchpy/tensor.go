@@ -305,28 +305,70 @@ func init() {
 		}
 		return b.wrap(c), nil
 	})
-	tensorMethod("to", "to(device) or to(dtype)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		var target eval.Value
-		if len(args) > 0 {
-			target = args[0]
+	tensorMethod("to", "to(device), to(dtype), to(device, dtype), copy=True", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		var devV eval.Value
+		var dt *DTypeObj
+		copyAll := false
+		for i, a := range args {
+			if d, ok := a.(*DTypeObj); ok {
+				dt = d
+			} else if i == 0 {
+				devV = a
+			}
 		}
 		for _, k := range kw {
 			switch k.Name {
-			case "device", "dtype":
-				target = k.Value
-			case "non_blocking", "copy":
+			case "device":
+				devV = k.Value
+			case "dtype":
+				d, ok := k.Value.(*DTypeObj)
+				if !ok {
+					return nil, b.in.Raise(eval.TypeErrorType, "to() received an invalid combination of arguments: dtype must be torch.dtype")
+				}
+				dt = d
+			case "copy":
+				c, err := b.in.Truth(k.Value)
+				if err != nil {
+					return nil, err
+				}
+				copyAll = c
+			case "non_blocking":
 			default:
 				return nil, b.in.Raise(eval.TypeErrorType, "to() received an invalid combination of arguments: '%s'", k.Name)
 			}
 		}
-		if dt, ok := target.(*DTypeObj); ok {
-			return b.toDType(t, dt.D)
+		var r eval.Value = t
+		eval.Incref(t)
+		if devV != nil {
+			dev, err := b.deviceArg(devV)
+			if err != nil {
+				b.in.Decref(r)
+				return nil, err
+			}
+			moved, err := b.to(t, dev)
+			b.in.Decref(r)
+			if err != nil {
+				return nil, err
+			}
+			r = moved
 		}
-		dev, err := b.deviceArg(target)
-		if err != nil {
-			return nil, err
+		if dt != nil {
+			conv, err := b.toDType(r.(*Tensor), dt.D)
+			b.in.Decref(r)
+			if err != nil {
+				return nil, err
+			}
+			r = conv
 		}
-		return b.to(t, dev)
+		if copyAll && r == eval.Value(t) {
+			b.in.Decref(r)
+			c, err := b.S.Clone(t.T)
+			if err != nil {
+				return nil, b.pyErr(err)
+			}
+			return b.wrap(c), nil
+		}
+		return r, nil
 	})
 	tensorMethod("cuda", "cuda(device=None)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		dev := engine.Device{CUDA: true, Index: b.S.CurrentDevice()}
@@ -346,19 +388,108 @@ func init() {
 			return b.toDType(t, engine.DTypes[dt])
 		})
 	}
-	for _, name := range []string{"view", "reshape"} {
-		tensorMethod(name, name+"(*shape): a view (every tensor the tool makes is contiguous)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			shape, err := b.shapeArgs("view", args)
+	for name, reshape := range map[string]bool{"view": false, "reshape": true} {
+		tensorMethod(name, name+"(*shape): a view (reshape copies a tensor that is not contiguous)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			shape, err := b.shapeArgs(name, args)
 			if err != nil {
 				return nil, err
 			}
-			v, err := b.S.View(t.T, shape)
-			if err != nil {
-				return nil, b.pyErr(err)
-			}
-			return b.wrap(v), nil
+			return b.reshaped(t, shape, reshape)
 		})
 	}
+	tensorMethod("flatten", "flatten(): reshape(-1)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if len(args) > 0 || len(kw) > 0 {
+			return nil, b.notModelled("flatten() with dimensions")
+		}
+		return b.reshaped(t, []int64{-1}, true)
+	})
+	tensorMethod("t", "t(): the transpose of a matrix, a view", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if err := b.arity("t", args, 0); err != nil {
+			return nil, err
+		}
+		if len(t.T.Shape) > 2 {
+			return nil, b.in.Raise(eval.RuntimeErrorType, "t() expects a tensor with <= 2 dimensions, but self is %dD", len(t.T.Shape))
+		}
+		if len(t.T.Shape) < 2 {
+			return b.wrap(b.S.Transpose(t.T, 0, 0)), nil
+		}
+		return b.wrap(b.S.Transpose(t.T, 0, 1)), nil
+	})
+	property("T", func(b *Binding, t *Tensor) (eval.Value, error) {
+		if len(t.T.Shape) != 2 {
+			return nil, b.notModelled("Tensor.T of other than a matrix")
+		}
+		return b.wrap(b.S.Transpose(t.T, 0, 1)), nil
+	})
+	tensorMethod("transpose", "transpose(dim0, dim1): a view", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if err := b.arity("transpose", args, 2); err != nil {
+			return nil, err
+		}
+		d0, err := b.dim(t, args[0])
+		if err != nil {
+			return nil, err
+		}
+		d1, err := b.dim(t, args[1])
+		if err != nil {
+			return nil, err
+		}
+		return b.wrap(b.S.Transpose(t.T, d0, d1)), nil
+	})
+	tensorMethod("contiguous", "contiguous(): itself, or a dense copy", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if t.T.IsContiguous() {
+			eval.Incref(t)
+			return t, nil
+		}
+		c, err := b.S.Contiguous(t.T)
+		if err != nil {
+			return nil, b.pyErr(err)
+		}
+		return b.wrap(c), nil
+	})
+	tensorMethod("is_contiguous", "is_contiguous()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return t.T.IsContiguous(), nil
+	})
+	tensorMethod("data_ptr", "data_ptr(): the (simulated) address of the first element", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return int64(t.T.DataPtr()), nil
+	})
+	tensorMethod("expand", "expand(*sizes): a view, no memory", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		shape, err := b.shapeArgs("expand", args)
+		if err != nil {
+			return nil, err
+		}
+		v, err := b.S.Expand(t.T, shape)
+		if err != nil {
+			return nil, b.pyErr(err)
+		}
+		return b.wrap(v), nil
+	})
+	tensorMethod("split", "split(size): views along the first dimension", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if len(args) != 1 || len(kw) > 0 {
+			return nil, b.notModelled("split() with other than one size")
+		}
+		size, err := b.in.Index(args[0])
+		if err != nil {
+			return nil, err
+		}
+		if len(t.T.Shape) == 0 || size <= 0 {
+			return nil, b.in.Raise(eval.RuntimeErrorType, "split expects split_size be non-negative, but got split_size=%d", size)
+		}
+		var parts []eval.Value
+		for start := int64(0); start < t.T.Shape[0] || start == 0 && t.T.Shape[0] == 0; start += size {
+			v, err := b.S.Narrow(t.T, start, min(size, t.T.Shape[0]-start))
+			if err != nil {
+				for _, p := range parts {
+					b.in.Decref(p)
+				}
+				return nil, b.pyErr(err)
+			}
+			parts = append(parts, b.wrap(v))
+			if t.T.Shape[0] == 0 {
+				break
+			}
+		}
+		return b.in.NewTuple(parts), nil
+	})
 	tensorMethod("__getitem__", "t[i], t[a:b], t[a:b, :]", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		if err := b.arity("__getitem__", args, 1); err != nil {
 			return nil, err
@@ -443,7 +574,7 @@ func init() {
 		return b.op("square", t.T)
 	})
 	for _, name := range []string{"__rtruediv__", "__neg__",
-		"copy_", "permute", "transpose", "t", "contiguous", "flatten", "unsqueeze", "squeeze", "expand", "softmax", "log", "abs"} {
+		"copy_", "permute", "unsqueeze", "squeeze", "softmax", "log", "abs"} {
 		what := "Tensor." + name
 		switch {
 		case strings.HasPrefix(name, "__i"):
@@ -510,13 +641,18 @@ func (b *Binding) to(t *Tensor, dev engine.Device) (eval.Value, error) {
 	return b.wrap(c), nil
 }
 
-// toDType is t.to(dtype): t itself when it has that dtype.
+// toDType is t.to(dtype): t itself when it has that dtype, else a
+// converted copy.
 func (b *Binding) toDType(t *Tensor, d engine.DType) (eval.Value, error) {
 	if t.T.DType.Name == d.Name {
 		eval.Incref(t)
 		return t, nil
 	}
-	return nil, b.notModelled("converting a tensor's dtype")
+	c, err := b.S.ToDType(t.T, d)
+	if err != nil {
+		return nil, b.pyErr(err)
+	}
+	return b.wrap(c), nil
 }
 
 // dim is a dimension argument, negative ones counted from the end.
@@ -698,10 +834,11 @@ func (b *Binding) index(t *Tensor, key eval.Value) (eval.Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		if step != 1 {
-			return nil, b.notModelled("slicing a tensor with a step")
+		n := max(stop-start, 0)
+		if step > 1 {
+			n = (n + step - 1) / step
 		}
-		v, err := b.S.Narrow(t.T, start, max(stop-start, 0))
+		v, err := b.S.Slice(t.T, start, n, step)
 		if err != nil {
 			return nil, b.pyErr(err)
 		}
@@ -712,6 +849,22 @@ func (b *Binding) index(t *Tensor, key eval.Value) (eval.Value, error) {
 		return t, nil
 	}
 	return nil, b.notModelled("indexing a tensor with " + b.in.TypeName(key))
+}
+
+// reshaped is t.view(shape) (reshape: t.reshape(shape), which copies a
+// tensor that is not contiguous).
+func (b *Binding) reshaped(t *Tensor, shape []int64, reshape bool) (eval.Value, error) {
+	var v *engine.Tensor
+	var err error
+	if reshape {
+		v, err = b.S.Reshape(t.T, shape)
+	} else {
+		v, err = b.S.View(t.T, shape)
+	}
+	if err != nil {
+		return nil, b.pyErr(err)
+	}
+	return b.wrap(v), nil
 }
 
 // sliceBounds clamps a slice to a dimension of size n, as Python does.

@@ -194,6 +194,10 @@ func (b *Binding) shapeArgs(fn string, args []eval.Value) ([]int64, error) {
 	return b.dims(fn, args)
 }
 
+// viewLike are the functions whose shape may hold -1 (infer it, or keep
+// a dimension).
+var viewLike = map[string]bool{"view": true, "reshape": true, "expand": true}
+
 func (b *Binding) dims(fn string, vs []eval.Value) ([]int64, error) {
 	out := make([]int64, len(vs))
 	for i, v := range vs {
@@ -206,8 +210,11 @@ func (b *Binding) dims(fn string, vs []eval.Value) ([]int64, error) {
 		}
 		out[i] = n
 	}
+	if viewLike[fn] { // the engine checks a view's shape, as PyTorch's infer_size does
+		return out, nil
+	}
 	for _, n := range out {
-		if n < -1 || n == -1 && fn != "view" {
+		if n < 0 {
 			// PyTorch 2.11's words (testdata/pyrules/size_overflow.txt)
 			return nil, b.in.Raise(eval.RuntimeErrorType, "%s: Dimension size must be non-negative.", fn)
 		}

@@ -1,0 +1,140 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Views and layout: every tensor the engine makes is contiguous; these
+// views are not (t(), a slice with a step, expand), and what PyTorch does
+// with such a view follows from that: contiguous() and reshape() copy it
+// (testdata/pyrules/views.py), view() refuses it as PyTorch does when its
+// strides do not allow, and ops read it without a copy.
+
+// IsContiguous reports whether t's elements lie densely in order
+// (Tensor.is_contiguous()).
+func (t *Tensor) IsContiguous() bool { return !t.strided && !t.expanded }
+
+// Transpose is t.transpose(d0, d1) (t.t() for a matrix): a view with the
+// two dimensions swapped, not contiguous unless one of them has at most
+// one element.
+func (s *Session) Transpose(t *Tensor, d0, d1 int) *Tensor {
+	v := share(t)
+	v.Shape = slices.Clone(t.Shape)
+	v.Shape[d0], v.Shape[d1] = v.Shape[d1], v.Shape[d0]
+	if d0 != d1 && t.Shape[d0] > 1 && t.Shape[d1] > 1 {
+		v.strided = true
+	}
+	return v
+}
+
+// Contiguous is t.contiguous(): t itself (another reference) when it is
+// contiguous, else a dense copy on its device.
+func (s *Session) Contiguous(t *Tensor) (*Tensor, error) {
+	if t.IsContiguous() {
+		return share(t), nil
+	}
+	return s.copyTo(t, t.Device())
+}
+
+// Reshape is t.reshape(shape): a view when t is contiguous, else a view
+// of a dense copy.
+func (s *Session) Reshape(t *Tensor, shape []int64) (*Tensor, error) {
+	if t.IsContiguous() {
+		return s.View(t, shape)
+	}
+	shape, err := viewShape(t.Numel(), shape)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.copyTo(t, t.Device())
+	if err != nil {
+		return nil, err
+	}
+	c.Shape = shape
+	return c, nil
+}
+
+// Slice is t[start:start+n*step:step] along the first dimension: a view
+// of n slices, not contiguous when step > 1 (it keeps the whole storage).
+func (s *Session) Slice(t *Tensor, start, n, step int64) (*Tensor, error) {
+	if step == 1 {
+		return s.Narrow(t, start, n)
+	}
+	if len(t.Shape) == 0 || start < 0 || n < 0 || step < 1 || n > 0 && start+(n-1)*step >= t.Shape[0] {
+		return nil, fmt.Errorf("RuntimeError: slice of %s out of range", dimList(t.Shape))
+	}
+	v := viewAt(t, start, append([]int64{n}, t.Shape[1:]...))
+	v.strided = n > 1
+	return v, nil
+}
+
+// Expand is t.expand(shape): a view that repeats t's dimensions of size
+// 1 (and adds leading ones) without memory; -1 keeps a dimension.
+func (s *Session) Expand(t *Tensor, shape []int64) (*Tensor, error) {
+	if len(shape) < len(t.Shape) {
+		return nil, fmt.Errorf("RuntimeError: expand(torch.FloatTensor{%s}, size=%s): the number of sizes provided (%d) must be greater or equal to the number of dimensions in the tensor (%d)", joinDims(t.Shape, ", "), dimList(shape), len(shape), len(t.Shape))
+	}
+	out := slices.Clone(shape)
+	lead := len(shape) - len(t.Shape)
+	grows := false
+	for i := range out {
+		if i < lead {
+			if out[i] < 0 {
+				return nil, fmt.Errorf("RuntimeError: The expanded size of the tensor (%d) isn't allowed in a leading, non-existing dimension %d", out[i], i)
+			}
+			grows = grows || out[i] > 1
+			continue
+		}
+		have := t.Shape[i-lead]
+		switch {
+		case out[i] == -1:
+			out[i] = have
+		case have == 1:
+			grows = grows || out[i] > 1
+		case out[i] != have:
+			return nil, fmt.Errorf("RuntimeError: The expanded size of the tensor (%d) must match the existing size (%d) at non-singleton dimension %d.  Target sizes: %s.  Tensor sizes: %s", out[i], have, i, dimList(shape), dimList(t.Shape))
+		}
+	}
+	if err := checkSize(out, t.DType.Size); err != nil {
+		return nil, err
+	}
+	v := share(t)
+	v.Shape = out
+	v.expanded = v.expanded || grows
+	return v, nil
+}
+
+// ToDType is t.to(dtype): t itself (another reference) when it has the
+// dtype, else a copy converted on its device (values converted where
+// known). Under autograd the copy's backward is not modelled: an error
+// says so.
+func (s *Session) ToDType(t *Tensor, dt DType) (*Tensor, error) {
+	if t.DType.Name == dt.Name {
+		return share(t), nil
+	}
+	if s.gradEnabled && t.requiresGrad() {
+		return nil, fmt.Errorf("NotImplementedError: gpumemrepl does not model a dtype conversion that autograd records yet, so it cannot say what memory it uses")
+	}
+	y := &Tensor{Shape: t.Shape, DType: dt}
+	if err := checkSize(t.Shape, dt.Size); err != nil {
+		return nil, err
+	}
+	st, err := s.newStorage(t.Device(), y.Bytes(), true)
+	if err != nil {
+		return nil, err
+	}
+	y.st = st
+	if t.IsContiguous() && t.st.vals != nil {
+		st.vals = t.st.vals
+		if len(st.vals) > 1 {
+			st.vals = st.vals[t.offset : t.offset+t.Numel()]
+		}
+	}
+	return y, nil
+}
+
+// DataPtr is t.data_ptr(): the address of its first element (on the
+// simulated device, the simulated address; on the host, an offset into
+// its storage only).
+func (t *Tensor) DataPtr() uint64 { return t.st.ptr + t.offset*t.DType.Size }
