@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/chzyer/readline"
@@ -25,6 +27,9 @@ import (
 // Errors are shown with a caret under their column and change nothing.
 func (r *Runner) Interactive() int {
 	r.File = ""
+	out := r.Out
+	r.Out = screen{out}
+	defer func() { r.Out = out }()
 	home, _ := os.UserHomeDir()
 	c := &completer{}
 	rl, err := readline.NewEx(&readline.Config{
@@ -63,7 +68,8 @@ func (r *Runner) Interactive() int {
 	}
 	fmt.Fprintf(r.Out, "gpumemrepl: PyTorch's CUDA caching allocator on %s. Type Python (torch is imported) or the short commands; help lists them; Ctrl-D quits.\n", where)
 	py := r.newPyPrompt()
-	c.names = func() []string { return pyNames(py) }
+	c.py = py
+	fitHelp(py)
 	prompt := func(more bool) {
 		rl.SetPrompt(map[bool]string{true: "...     ", false: "gpumem> "}[more])
 	}
@@ -96,7 +102,9 @@ func (r *Runner) Interactive() int {
 		if strings.TrimSpace(line) != "" {
 			block = append(block, line)
 		}
+		c.busy.Store(true)
 		more := r.pyInput(py, line)
+		c.busy.Store(false)
 		if !more && len(block) > 0 {
 			rl.SaveHistory(strings.Join(block, "\n")) //nolint:errcheck // history is a convenience
 			block = nil
@@ -105,21 +113,49 @@ func (r *Runner) Interactive() int {
 	}
 }
 
-// pyNames are the prompt's Python names, for completion.
-func pyNames(p *pyPrompt) []string {
-	var out []string
-	p.fr.Globals().Items(func(k, _ eval.Value) bool {
-		if s, ok := k.(string); ok && !strings.HasPrefix(s, "__") {
-			out = append(out, s)
-		}
-		return true
-	})
-	return out
+// screen is the prompt's output, a terminal: the step report, map and
+// help fit its width, read at each write, so that they follow a resize.
+type screen struct{ io.Writer }
+
+// Width is the terminal's width in columns.
+func (screen) Width() int { return readline.GetScreenWidth() }
+
+// widthOf is the width output to w must fit: the terminal's, or 0 (no
+// limit) for a pipe or a file, where lines stay whole for scripts.
+func widthOf(w io.Writer) int {
+	if s, ok := w.(interface{ Width() int }); ok {
+		return max(s.Width(), 0)
+	}
+	return 0
 }
 
-// completer completes command words, names, devices and dtypes.
+// fitHelp makes the prompt's help (the tool module's, which help lines
+// call) fit the terminal.
+func fitHelp(p *pyPrompt) {
+	m, ok := p.in.Builtins().GetStr(command.ToolModule)
+	mod, isMod := m.(*eval.ModuleObj)
+	if !ok || !isMod {
+		return
+	}
+	mod.Set(p.in, "help", eval.NewBuiltin("help", "", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		topic := ""
+		if len(args) > 0 {
+			topic, _ = args[0].(string)
+		}
+		io.WriteString(in.Stdout, command.HelpWidth(topic, widthOf(in.Stdout)))
+		return eval.None, nil
+	}))
+}
+
+// completer completes what the cursor is in: a file name after a file
+// command or inside a string, an attribute after a dot (of a module, a
+// class or an object in scope: torch.cuda., nn., x.), else a command
+// word, a name in scope, a device or a dtype.
 type completer struct {
-	names func() []string // the prompt's Python names
+	py *pyPrompt
+	// busy is set while a statement runs: completion reads the
+	// interpreter's namespaces, which the statement may be changing.
+	busy atomic.Bool
 }
 
 var completionWords = func() []string {
@@ -128,27 +164,165 @@ var completionWords = func() []string {
 	for d := range engine.DTypes {
 		w = append(w, d)
 	}
+	for k := range pyKeywords {
+		w = append(w, k)
+	}
 	return w
 }()
 
-// Do implements readline.AutoCompleter: candidates for the word before
-// the cursor, as suffixes.
+// fileCommands are the command-form lines whose next word is a file.
+var fileCommands = []string{"load ", "plot ", "snapshot save ", "run "}
+
+// Do implements readline.AutoCompleter: candidates for the text before
+// the cursor, as suffixes, and how many runes of it they complete.
 func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
+	text := string(line[:pos])
+	if path, ok := fileArg(text); ok {
+		_, base := filepath.Split(path)
+		return suffixes(fileNames(path), base)
+	}
 	start := pos
-	for start > 0 && (unicode.IsLetter(line[start-1]) || unicode.IsDigit(line[start-1]) || line[start-1] == '_' || line[start-1] == ':') {
+	for start > 0 && (unicode.IsLetter(line[start-1]) || unicode.IsDigit(line[start-1]) || strings.ContainsRune("_:.", line[start-1])) {
 		start--
 	}
-	prefix := string(line[start:pos])
-	words := slices.Clone(completionWords)
-	if c.names != nil {
-		words = append(words, c.names()...)
+	word := string(line[start:pos])
+	if c.py == nil || c.busy.Load() {
+		return suffixes(completionWords, word)
 	}
+	if dot := strings.LastIndexByte(word, '.'); dot > 0 {
+		base, prefix := word[:dot], word[dot+1:]
+		return suffixes(c.attributes(base, strings.HasPrefix(prefix, "_")), prefix)
+	}
+	return suffixes(append(slices.Clone(completionWords), c.names()...), word)
+}
+
+// fileArg is the file name being typed: the word after a file command,
+// or the text of a string literal the cursor is in.
+func fileArg(text string) (string, bool) {
+	t := strings.TrimLeft(text, " ")
+	for _, cmd := range fileCommands {
+		if arg, ok := strings.CutPrefix(t, cmd); ok && !strings.Contains(arg, " ") {
+			return arg, true
+		}
+	}
+	open := -1
+	for i, r := range text {
+		switch {
+		case open < 0 && (r == '"' || r == '\''):
+			open = i
+		case open >= 0 && rune(text[open]) == r:
+			open = -1
+		}
+	}
+	if open < 0 {
+		return "", false
+	}
+	return text[open+1:], true
+}
+
+// fileNames are the entries of path's folder, a folder's with a slash
+// after it; hidden ones only when path's last element starts with a dot.
+func fileNames(path string) []string {
+	dir, base := filepath.Split(path)
+	entries, err := os.ReadDir(cmp.Or(dir, "."))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") && !strings.HasPrefix(base, ".") {
+			continue
+		}
+		if e.IsDir() {
+			name += "/"
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// names are the prompt's names in scope: its globals and the builtins.
+func (c *completer) names() []string {
+	var out []string
+	for _, d := range []*eval.Dict{c.py.fr.Globals(), c.py.in.Builtins()} {
+		d.Items(func(k, _ eval.Value) bool {
+			if s, ok := k.(string); ok && !strings.HasPrefix(s, "_") {
+				out = append(out, s)
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// attributes are the attributes of the value the dotted name base
+// means, a method's with "(" after it; private ones (_x) only when
+// asked. base is followed through names, modules, classes and
+// instances' own attributes only, so that completing runs no code.
+func (c *completer) attributes(base string, private bool) []string {
+	parts := strings.Split(base, ".")
+	v, ok := c.py.fr.Globals().GetStr(parts[0])
+	if !ok {
+		v, ok = c.py.in.Builtins().GetStr(parts[0])
+	}
+	for _, p := range parts[1:] {
+		if !ok {
+			return nil
+		}
+		v, ok = attrValue(v, p)
+	}
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, name := range eval.Dir(v) {
+		if strings.HasPrefix(name, "_") && !private {
+			continue
+		}
+		if a, found := attrValue(v, name); found && isCallable(a) {
+			name += "("
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// attrValue is v.name where finding it runs no code (a borrowed value):
+// a module's or an instance's own attribute, or one of its class's.
+func attrValue(v eval.Value, name string) (eval.Value, bool) {
+	switch o := v.(type) {
+	case *eval.ModuleObj:
+		return o.Dict.GetStr(name)
+	case *eval.Class:
+		a := o.Lookup(name)
+		return a, a != nil
+	case *eval.Instance:
+		if a, ok := o.Attr(name); ok {
+			return a, true
+		}
+	}
+	a := eval.TypeOf(v).Lookup(name)
+	return a, a != nil
+}
+
+// isCallable reports whether v is a function, a method or a class.
+func isCallable(v eval.Value) bool {
+	switch v.(type) {
+	case *eval.Builtin, *eval.Function, *eval.Class:
+		return true
+	}
+	return false
+}
+
+// suffixes are the words that start with prefix (each once, sorted),
+// less the prefix, as readline takes them.
+func suffixes(words []string, prefix string) ([][]rune, int) {
+	words = slices.Clone(words)
 	sort.Strings(words)
 	var out [][]rune
-	seen := map[string]bool{}
-	for _, w := range words {
-		if strings.HasPrefix(w, prefix) && w != prefix && !seen[w] {
-			seen[w] = true
+	for i, w := range words {
+		if strings.HasPrefix(w, prefix) && w != prefix && (i == 0 || words[i-1] != w) {
 			out = append(out, []rune(w[len(prefix):]))
 		}
 	}

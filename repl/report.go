@@ -9,6 +9,7 @@ import (
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/repl/command"
 )
 
 var (
@@ -67,40 +68,54 @@ func deltaIn(before, after uint64, up, down func(...any) string) string {
 
 // writeReport prints the compact step report: host RSS, then per device
 // in use allocated, reserved and driver-used, each with its change, then
-// what the command created or freed.
+// what the command created or freed. On a terminal (see widthOf) it fits
+// the width: a figures line too wide puts each device on its own line,
+// and long lines continue indented.
 func writeReport(w io.Writer, prev, cur engine.Figures, events []string) {
-	var b strings.Builder
-	b.WriteString("    host ")
+	width := widthOf(w)
+	host := "    host n/a"
 	if cur.HostKnown {
-		b.WriteString(size(cur.HostRSS) + hostDelta(prev.HostRSS, cur.HostRSS))
-	} else {
-		b.WriteString("n/a")
+		host = "    host " + size(cur.HostRSS) + hostDelta(prev.HostRSS, cur.HostRSS)
 	}
+	var devs []string
 	for i, d := range cur.Devices {
 		p := engine.DeviceFigures{}
 		if i < len(prev.Devices) {
 			p = prev.Devices[i]
 		}
-		if !d.Inited && !p.Inited {
-			continue
-		}
-		fmt.Fprintf(&b, " | %s allocated %s%s  reserved %s%s  driver ",
-			colorName.Sprintf("cuda:%d", i),
-			size(d.Allocated), delta(p.Allocated, d.Allocated),
-			size(d.Reserved), delta(p.Reserved, d.Reserved))
-		switch {
-		case !d.DriverKnown:
-			b.WriteString("n/a")
-		default:
-			b.WriteString(size(d.DriverUsed) + delta(p.DriverUsed, d.DriverUsed))
-			if d.Outside != 0 {
-				fmt.Fprintf(&b, " (%s outside the allocator)", signedSize(d.Outside))
-			}
+		if d.Inited || p.Inited {
+			devs = append(devs, deviceFigures(i, p, d))
 		}
 	}
-	b.WriteString("\n")
+	var b strings.Builder
+	if line := host + strings.Join(append([]string{""}, devs...), " | "); width == 0 || command.Width(line) <= width {
+		b.WriteString(line + "\n")
+	} else {
+		b.WriteString(command.Wrap(host+"\n", width, "", "      "))
+		for _, d := range devs {
+			under := strings.Repeat(" ", 4+command.Width(strings.Fields(d)[0])+1)
+			b.WriteString(command.Wrap(d+"\n", width, "    ", under))
+		}
+	}
 	if len(events) > 0 {
-		b.WriteString("    " + strings.Join(events, "; ") + "\n")
+		b.WriteString(command.Wrap(strings.Join(events, "; ")+"\n", width, "    ", "      "))
 	}
 	io.WriteString(w, b.String())
+}
+
+// deviceFigures is cuda:i's part of the figures line: allocated,
+// reserved and driver-used after the step, each with its change since p.
+func deviceFigures(i int, p, d engine.DeviceFigures) string {
+	s := fmt.Sprintf("%s allocated %s%s  reserved %s%s  driver ",
+		colorName.Sprintf("cuda:%d", i),
+		size(d.Allocated), delta(p.Allocated, d.Allocated),
+		size(d.Reserved), delta(p.Reserved, d.Reserved))
+	if !d.DriverKnown {
+		return s + "n/a"
+	}
+	s += size(d.DriverUsed) + delta(p.DriverUsed, d.DriverUsed)
+	if d.Outside != 0 {
+		s += fmt.Sprintf(" (%s outside the allocator)", signedSize(d.Outside))
+	}
+	return s
 }

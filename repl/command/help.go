@@ -3,29 +3,63 @@ package command
 import (
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
-// Help is the text of help, or of help NAME.
-func Help(name string) string {
+// helpColumn is where help's summaries start on a line of their own
+// usage: a terminal narrower than helpTable puts each summary under its
+// usage instead.
+const (
+	helpColumn = 61
+	helpTable  = helpColumn + 40
+)
+
+// Help is the text of help, or of help NAME, with lines whole (for
+// pipes and scripts).
+func Help(name string) string { return HelpWidth(name, 0) }
+
+// HelpWidth is Help fitted to a terminal of width columns (0: lines
+// whole): summaries are wrapped beside their usage on a wide terminal,
+// under it on a narrow one.
+func HelpWidth(name string, width int) string {
 	var b strings.Builder
+	para := func(s string) { b.WriteString(Wrap(s, width, "", "")) }
 	if name == "" {
-		b.WriteString("Commands (each line is one step; the report after it shows host RSS and, per GPU, allocated, reserved and driver-used memory with their changes):\n")
+		para("Commands (each line is one step; the report after it shows host RSS and, per GPU, allocated, reserved and driver-used memory with their changes):\n")
 		for _, c := range Registry {
 			if c.Usage != "" {
-				fmt.Fprintf(&b, "  %-58s %s\n", c.Usage, firstSentence(c.Summary))
+				b.WriteString(helpEntry(c.Usage, firstSentence(c.Summary), width))
 			}
 		}
-		b.WriteString("  help [COMMAND]                                             this text, or one command's\n")
-		b.WriteString("Python runs as Python everywhere (help python): at the prompt, in .py scripts (a top-level statement a step) and in .gpumem scripts (a line a step); the short forms above are read into the Python they mean, over the same names, and mix with it.\n")
-		b.WriteString("Values: zeros, ones, full and torch.tensor keep theirs (print shows them); compute ops, rand and randn leave them unspecified, since only sizes are modelled.\n")
+		b.WriteString(helpEntry("help [COMMAND]", "this text, or one command's", width))
+		para("Python runs as Python everywhere (help python): at the prompt, in .py scripts (a top-level statement a step) and in .gpumem scripts (a line a step); the short forms above are read into the Python they mean, over the same names, and mix with it.\n")
+		para("Values: zeros, ones, full and torch.tensor keep theirs (print shows them); compute ops, rand and randn leave them unspecified, since only sizes are modelled.\n")
 		return b.String()
 	}
 	for _, c := range Registry {
 		if c.Name == name && c.Usage != "" {
-			return fmt.Sprintf("%s\n  %s\n", c.Usage, c.Summary)
+			return Wrap(c.Usage+"\n", width, "", "    ") + Wrap(c.Summary+"\n", width, "  ", "  ")
 		}
 	}
-	return fmt.Sprintf("help: no command %q (try help)\n", name)
+	return Wrap(fmt.Sprintf("help: no command %q (try help)\n", name), width, "", "  ")
+}
+
+// helpEntry is one line of help's list: the usage, then its summary in
+// a column beside it, or under it when the terminal is narrow.
+func helpEntry(usage, summary string, width int) string {
+	if width == 0 {
+		return fmt.Sprintf("  %-58s %s\n", usage, summary)
+	}
+	pad := strings.Repeat(" ", helpColumn)
+	if width >= helpTable && len(usage) <= helpColumn-3 {
+		return Wrap(fmt.Sprintf("  %-58s %s\n", usage, summary), width, "", pad)
+	}
+	under := "      "
+	if width >= helpTable {
+		under = pad
+	}
+	return Wrap("  "+usage+"\n", width, "", "    ") + Wrap(summary+"\n", width, under, under)
 }
 
 func firstSentence(s string) string {
@@ -33,4 +67,197 @@ func firstSentence(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// Wrap is text (one line, its newline kept) fitted to width columns (0:
+// as it is) and starting with first: a line too long breaks at spaces,
+// each line it continues on starting with indent. A number stays with
+// the word before it and with its unit ("allocated 1024.00 MiB"), and a
+// bracketed list ("[256, 1024, 1024]") stays whole, unless that alone is
+// wider than a line; only a word wider than a line is cut. Colors (ANSI
+// escapes) take no columns.
+func Wrap(text string, width int, first, indent string) string {
+	end := ""
+	if strings.HasSuffix(text, "\n") {
+		text, end = text[:len(text)-1], "\n"
+	}
+	if width <= 0 || Width(first+text) <= width {
+		return first + text + end
+	}
+	f := &filler{width: width, indent: indent}
+	f.b.WriteString(first)
+	f.col = Width(first)
+	f.fresh = true
+	for _, u := range glue(pieces(text)) {
+		f.unit(u)
+	}
+	return f.b.String() + end
+}
+
+// Width is how many columns s takes on a terminal: its runes, less its
+// ANSI escape sequences.
+func Width(s string) int { return utf8.RuneCountInString(plain(s)) }
+
+// escapeEnd is where the ANSI CSI sequence at s[i] ends (i when there
+// is none).
+func escapeEnd(s string, i int) int {
+	if !strings.HasPrefix(s[i:], "\x1b[") {
+		return i
+	}
+	for j := i + 2; j < len(s); j++ {
+		if s[j] >= 0x40 && s[j] <= 0x7e {
+			return j + 1
+		}
+	}
+	return len(s)
+}
+
+// A piece is a word and the spaces before it.
+type piece struct{ sp, w string }
+
+// pieces splits text into its words, keeping the spaces between them.
+func pieces(text string) []piece {
+	var out []piece
+	for text != "" {
+		w := strings.TrimLeft(text, " ")
+		sp := text[:len(text)-len(w)]
+		n := strings.IndexByte(w, ' ')
+		if n < 0 {
+			n = len(w)
+		}
+		if n == 0 { // trailing spaces
+			break
+		}
+		out = append(out, piece{sp, w[:n]})
+		text = w[n:]
+	}
+	return out
+}
+
+// sizeUnits are the words a size ends with, which never start a line.
+var sizeUnits = map[string]bool{"B": true, "bytes": true, "KiB": true, "MiB": true, "GiB": true, "TiB": true, "PiB": true}
+
+// glue groups pieces into the runs no line break may split: a number
+// with the word before it, a unit with its number, a bracketed list.
+func glue(ps []piece) [][]piece {
+	var units [][]piece
+	depth := 0
+	for i, p := range ps {
+		vis := plain(p.w)
+		if i == 0 || !(depth > 0 || sizeUnits[vis] || startsNumber(vis)) {
+			units = append(units, nil)
+		}
+		units[len(units)-1] = append(units[len(units)-1], p)
+		depth += strings.Count(vis, "[") - strings.Count(vis, "]")
+	}
+	return units
+}
+
+// plain is s without its ANSI escapes.
+func plain(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if j := escapeEnd(s, i); j > i {
+			i = j
+			continue
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return b.String()
+}
+
+// startsNumber reports whether s starts with a digit, signed or not.
+func startsNumber(s string) bool {
+	s = strings.TrimLeft(s, "+-")
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsDigit(r)
+}
+
+// A filler lays words out in lines of at most width columns.
+type filler struct {
+	b      strings.Builder
+	width  int
+	indent string
+	col    int  // the current line's columns so far
+	fresh  bool // no word on the current line yet
+	cont   bool // the current line continues an earlier one
+}
+
+// lead is the spaces p keeps before it here: none at the start of a
+// continuation line.
+func (f *filler) lead(p piece) string {
+	if f.fresh && f.cont {
+		return ""
+	}
+	return p.sp
+}
+
+// unit places a run of pieces on one line when it fits on one, else
+// piece by piece.
+func (f *filler) unit(u []piece) {
+	w := Width(u[0].w)
+	for _, p := range u[1:] {
+		w += Width(p.sp) + Width(p.w)
+	}
+	if !f.fresh && f.col+Width(u[0].sp)+w > f.width {
+		f.newline()
+	}
+	if f.col+Width(f.lead(u[0]))+w > f.width {
+		for _, p := range u {
+			f.word(p)
+		}
+		return
+	}
+	for _, p := range u {
+		f.put(f.lead(p) + p.w)
+	}
+}
+
+// word places one word: on a new line when it does not fit after the
+// current one, cut where it is wider than a line.
+func (f *filler) word(p piece) {
+	if !f.fresh && f.col+Width(p.sp)+Width(p.w) > f.width {
+		f.newline()
+	}
+	s := f.lead(p) + p.w
+	for f.col+Width(s) > f.width && f.col < f.width {
+		cut := cutAt(s, f.width-f.col)
+		f.put(s[:cut])
+		s = s[cut:]
+		f.newline()
+	}
+	f.put(s)
+}
+
+// put writes s on the current line.
+func (f *filler) put(s string) {
+	f.b.WriteString(s)
+	f.col += Width(s)
+	f.fresh = false
+}
+
+// newline ends the current line and starts an indented one.
+func (f *filler) newline() {
+	f.b.WriteString("\n" + f.indent)
+	f.col = Width(f.indent)
+	f.fresh, f.cont = true, true
+}
+
+// cutAt is the byte offset in s after n columns, escapes kept whole.
+func cutAt(s string, n int) int {
+	i := 0
+	for i < len(s) {
+		if j := escapeEnd(s, i); j > i {
+			i = j
+			continue
+		}
+		if n == 0 {
+			break
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		n--
+	}
+	return i
 }
