@@ -88,8 +88,8 @@ func Wrap(text string, width int, first, indent string) string {
 	f.b.WriteString(first)
 	f.col = Width(first)
 	f.fresh = true
-	for _, u := range glue(pieces(text)) {
-		f.unit(u)
+	for _, u := range glue(pieces(text), glueNumbers) {
+		f.unit(u, glueNumbers)
 	}
 	return f.b.String() + end
 }
@@ -137,18 +137,30 @@ func pieces(text string) []piece {
 // sizeUnits are the words a size ends with, which never start a line.
 var sizeUnits = map[string]bool{"B": true, "bytes": true, "KiB": true, "MiB": true, "GiB": true, "TiB": true, "PiB": true}
 
-// glue groups pieces into the runs no line break may split: a number
-// with the word before it, a unit with its number, a bracketed list.
-func glue(ps []piece) [][]piece {
+// Glue levels: the runs a line break may not split, loosest last. A
+// run too wide for a line is laid out by the next level's runs.
+const (
+	glueUnits   = iota // a unit with its number ("1024.00 MiB")
+	glueLists          // and a bracketed list ("[256, 1024, 1024]")
+	glueLabels         // and a number with the word before it ("reserved 2.00 GiB")
+	glueNumbers        // and a number with the number before it ("2.00 GiB +1.00 GiB")
+)
+
+// glue groups pieces into the runs no line break may split at level.
+func glue(ps []piece, level int) [][]piece {
 	var units [][]piece
-	depth := 0
+	depth, afterNumber := 0, false
 	for i, p := range ps {
 		vis := plain(p.w)
-		if i == 0 || !(depth > 0 || sizeUnits[vis] || startsNumber(vis)) {
+		num := startsNumber(vis)
+		joined := sizeUnits[vis] || level >= glueLists && depth > 0 ||
+			num && (level >= glueNumbers || level >= glueLabels && !afterNumber)
+		if i == 0 || !joined {
 			units = append(units, nil)
 		}
 		units[len(units)-1] = append(units[len(units)-1], p)
 		depth += strings.Count(vis, "[") - strings.Count(vis, "]")
+		afterNumber = num || sizeUnits[vis]
 	}
 	return units
 }
@@ -193,24 +205,30 @@ func (f *filler) lead(p piece) string {
 	return p.sp
 }
 
-// unit places a run of pieces on one line when it fits on one, else
-// piece by piece.
-func (f *filler) unit(u []piece) {
+// unit places a run of pieces glued at level: where it is, or on a new
+// line when it fits there; a run wider than a line by the runs of the
+// level below, the last by word.
+func (f *filler) unit(u []piece, level int) {
 	w := Width(u[0].w)
 	for _, p := range u[1:] {
 		w += Width(p.sp) + Width(p.w)
 	}
-	if !f.fresh && f.col+Width(u[0].sp)+w > f.width {
+	if f.col+Width(f.lead(u[0]))+w > f.width && w <= f.width-Width(f.indent) {
 		f.newline()
 	}
-	if f.col+Width(f.lead(u[0]))+w > f.width {
+	switch {
+	case f.col+Width(f.lead(u[0]))+w <= f.width:
+		for _, p := range u {
+			f.put(f.lead(p) + p.w)
+		}
+	case level == glueUnits || len(u) == 1:
 		for _, p := range u {
 			f.word(p)
 		}
-		return
-	}
-	for _, p := range u {
-		f.put(f.lead(p) + p.w)
+	default:
+		for _, v := range glue(u, level-1) {
+			f.unit(v, level-1)
+		}
 	}
 }
 
