@@ -104,17 +104,23 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 	r.Session.BeginStep()
 	r.stepStart = time.Now()
 	err := run()
+	if exit, ok := err.(*eval.SysExit); ok {
+		io.WriteString(r.Out, out.String())
+		return exit.Code, true
+	}
+	// An exception that ends the statement is printed, then dropped
+	// before the step is measured: its traceback's frames (and their
+	// tensors) go, as they would in python3 at the script's end.
+	msg := r.pyErrorText(in, err)
+	if err != nil {
+		in.Drop(err)
+	}
 	cur := r.Session.Measure()
 	all := r.Session.Events()
 	events := tally(all[min(r.seen, len(all)):])
 	if err == nil {
 		r.recordStep(fmt.Sprintf("%d: %s", line, firstLine(text)), cur)
 	}
-	if exit, ok := err.(*eval.SysExit); ok {
-		io.WriteString(r.Out, out.String())
-		return exit.Code, true
-	}
-	msg := r.pyErrorText(in, err)
 	if r.JSON {
 		r.writeStepJSON(line, endLine, text, cur, events, out.String(), msg)
 		if msg != "" {
@@ -137,7 +143,6 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 	}
 	r.prev = cur
 	if err != nil {
-		in.Drop(err)
 		*status = 1
 		if !r.KeepGoing {
 			return *status, true

@@ -1,5 +1,7 @@
 package eval
 
+import "strings"
+
 // deque is collections.deque: a list that may drop its oldest items
 // (maxlen).
 type deque struct {
@@ -64,12 +66,19 @@ func (c *codeObj) Clear(in *Interp)           {}
 // returns (a reference) until maxsize newer ones push it out.
 type lruCache struct {
 	Header
-	fn      Value
-	cache   *Dict
-	maxsize int64 // -1: unbounded
+	fn           Value
+	cache        *Dict
+	maxsize      int64 // -1: unbounded
+	hits, misses int64
 }
 
 var lruType = NewClass("_lru_cache_wrapper", "functools")
+
+// cacheInfoType is functools' CacheInfo, the named tuple cache_info()
+// returns: (hits, misses, maxsize, currsize).
+var cacheInfoType = NewClass("CacheInfo", "functools", TupleType)
+
+var cacheInfoFields = []string{"hits", "misses", "maxsize", "currsize"}
 
 func (l *lruCache) Type() *Class { return lruType }
 func (l *lruCache) Traverse(visit func(Value)) {
@@ -219,6 +228,7 @@ func init() {
 		defer in.Decref(key)
 		if v, ok, err := in.dictGet(l.cache, key); err != nil || ok {
 			if ok {
+				l.hits++
 				// most recently used goes last
 				Incref(v)
 				if _, err := in.dictDel(l.cache, key); err != nil {
@@ -230,6 +240,7 @@ func init() {
 			}
 			return nil, err
 		}
+		l.misses++
 		r, err := in.call(l.fn, args, nil)
 		if err != nil {
 			return nil, err
@@ -251,8 +262,32 @@ func init() {
 		return r, nil
 	})
 	method(lruType, "cache_clear", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		self.(*lruCache).cache.Clear(in)
+		l := self.(*lruCache)
+		l.cache.Clear(in)
+		l.hits, l.misses = 0, 0
 		return None, nil
+	})
+	method(lruType, "cache_info", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		l := self.(*lruCache)
+		var maxsize Value = l.maxsize
+		if l.maxsize < 0 {
+			maxsize = None
+		}
+		return in.NewTupleOf(cacheInfoType, []Value{l.hits, l.misses, maxsize, int64(l.cache.n)}), nil
+	})
+	for i, name := range cacheInfoFields {
+		cacheInfoType.SetAttr(name, NewProperty(NewBuiltin(name, "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+			v := self.(*Tuple).items[i]
+			Incref(v)
+			return v, nil
+		}), nil))
+	}
+	method(cacheInfoType, "__repr__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		parts := make([]string, len(cacheInfoFields))
+		for i, name := range cacheInfoFields {
+			parts[i] = name + "=" + in.ReprOf(self.(*Tuple).items[i])
+		}
+		return "CacheInfo(" + strings.Join(parts, ", ") + ")", nil
 	})
 	method(cachedPropertyType, "__set_name__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
 		if len(args) == 2 {

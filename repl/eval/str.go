@@ -260,8 +260,37 @@ func (o operand) TypeName() string       { return TypeOf(o.v).Name }
 func (o operand) Str() (string, error)   { return o.in.Str(o.v) }
 func (o operand) Repr() (string, error)  { return o.in.Repr(o.v) }
 func (o operand) Int() (*big.Int, bool)  { return bigInt(o.v) }
-func (o operand) Float() (float64, bool) { f, ok := o.v.(float64); return f, ok }
+func (o operand) Float() (float64, bool) {
+	f, ok := o.dunderFloat().(float64)
+	return f, ok
+}
 func (o operand) Text() (string, bool)   { s, ok := o.v.(string); return s, ok }
+func (o operand) NotComputed() (string, bool) {
+	if u, ok := o.dunderFloat().(Unknown); ok {
+		return "<not computed: " + u.What + ">", true
+	}
+	return "", false
+}
+
+// dunderFloat is the operand as %f reads it: a float or Unknown as it
+// is, else what its class's __float__ returns (nil when it has none, or
+// it fails: the conversion's own TypeError follows).
+func (o operand) dunderFloat() Value {
+	switch o.v.(type) {
+	case float64, Unknown:
+		return o.v
+	}
+	f := TypeOf(o.v).lookup("__float__")
+	if f == nil {
+		return nil
+	}
+	r, err := o.in.callWithSelf(f, o.v, nil, nil)
+	if err != nil {
+		o.in.Drop(err)
+		return nil
+	}
+	return r
+}
 
 // percent is format % args.
 func (in *Interp) percent(format string, args Value) (string, error) {

@@ -21,6 +21,10 @@ type Operand interface {
 	Float() (float64, bool)
 	// Text returns x when it is a str.
 	Text() (string, bool)
+	// NotComputed returns how x prints when it is a number the caller
+	// does not compute (a tensor's value): a numeric conversion shows that
+	// text instead of failing or making a number up.
+	NotComputed() (string, bool)
 }
 
 // Percent returns format % values, Python's printf-style formatting.

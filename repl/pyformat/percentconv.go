@@ -68,6 +68,9 @@ func percentChar(v Operand) (string, error) {
 
 // integer is %d %i %u (any real number, truncated) and %o %x %X (ints).
 func (d directive) integer(v Operand) (string, error) {
+	if s, ok := v.NotComputed(); ok {
+		return s, nil
+	}
 	x, ok := v.Int()
 	if !ok {
 		f, isFloat := v.Float()
@@ -106,6 +109,9 @@ func (d directive) integer(v Operand) (string, error) {
 
 // float is %e %E %f %F %g %G of a real number.
 func (d directive) float(v Operand) (string, error) {
+	if s, ok := v.NotComputed(); ok {
+		return s, nil
+	}
 	f, ok := v.Float()
 	if !ok {
 		x, isInt := v.Int()

@@ -123,6 +123,8 @@ func (v pyValue) Float() (float64, bool) { return v.f, v.kind == "float" }
 
 func (v pyValue) Text() (string, bool) { return v.s, v.kind == "str" }
 
+func (v pyValue) NotComputed() (string, bool) { return "<not computed>", v.kind == "unknown" }
+
 // format is format(v, spec).
 func (v pyValue) format(spec string) (string, error) {
 	switch v.kind {
