@@ -256,15 +256,15 @@ type operand struct {
 	v  Value
 }
 
-func (o operand) TypeName() string       { return TypeOf(o.v).Name }
-func (o operand) Str() (string, error)   { return o.in.Str(o.v) }
-func (o operand) Repr() (string, error)  { return o.in.Repr(o.v) }
-func (o operand) Int() (*big.Int, bool)  { return bigInt(o.v) }
+func (o operand) TypeName() string      { return TypeOf(o.v).Name }
+func (o operand) Str() (string, error)  { return o.in.Str(o.v) }
+func (o operand) Repr() (string, error) { return o.in.Repr(o.v) }
+func (o operand) Int() (*big.Int, bool) { return bigInt(o.v) }
 func (o operand) Float() (float64, bool) {
 	f, ok := o.dunderFloat().(float64)
 	return f, ok
 }
-func (o operand) Text() (string, bool)   { s, ok := o.v.(string); return s, ok }
+func (o operand) Text() (string, bool) { s, ok := o.v.(string); return s, ok }
 func (o operand) NotComputed() (string, bool) {
 	if u, ok := o.dunderFloat().(Unknown); ok {
 		return "<not computed: " + u.What + ">", true
