@@ -136,11 +136,23 @@ func (s *Session) Op(name string, args ...*Tensor) (*Tensor, error) { return s.o
 // Scalar stands for a Python number among an op's arguments.
 func Scalar() *Tensor { return &Tensor{number: true} }
 
-// Backward is t.backward().
-func (s *Session) Backward(t *Tensor) error {
+// Backward is t.backward(retain_graph=retainGraph): with it, the saved
+// tensors stay and the graph can run again.
+func (s *Session) Backward(t *Tensor, retainGraph bool) error {
 	s.inBackward = true
 	defer func() { s.inBackward = false }()
-	return s.backward(t)
+	return s.backward(t, retainGraph)
+}
+
+// AddInPlace is t += other (t.add_(other)) where autograd records it:
+// no memory, but t's node becomes an AddBackward0 over its old one and
+// other's, which keeps both graphs alive as long as t.
+func (s *Session) AddInPlace(t, other *Tensor) {
+	old := t.fn
+	s.record("AddBackward0", t, []*Tensor{t, tensorOrNil(other)}, nil, passGrad)
+	if t.fn != old && old != nil {
+		s.unref(old)
+	}
 }
 
 // SetRequiresGrad is t.requires_grad_(): t becomes a leaf that requires

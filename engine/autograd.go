@@ -152,8 +152,8 @@ var (
 	errSecondPass = errors.New("RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward.")
 )
 
-// backward runs root.backward().
-func (s *Session) backward(root *Tensor) error {
+// backward runs root.backward(retain_graph=retain).
+func (s *Session) backward(root *Tensor, retain bool) error {
 	switch {
 	case root.fn == nil:
 		return errNoGradFn
@@ -192,7 +192,11 @@ func (s *Session) backward(root *Tensor) error {
 	ready := []*node{root.fn}
 	ran, leaves := 0, 0
 	defer func() {
-		s.event("backward: %d nodes run, %d leaves' .grad written; their saved tensors are freed", ran, leaves)
+		if retain {
+			s.event("backward: %d nodes run, %d leaves' .grad written; the graph is kept (retain_graph)", ran, leaves)
+		} else {
+			s.event("backward: %d nodes run, %d leaves' .grad written; their saved tensors are freed", ran, leaves)
+		}
 	}()
 	for len(ready) > 0 {
 		n := pickReady(&ready)
@@ -214,8 +218,10 @@ func (s *Session) backward(root *Tensor) error {
 		if err != nil {
 			return err
 		}
-		s.releaseSaved(n)
-		n.released = true
+		if !retain {
+			s.releaseSaved(n)
+			n.released = true
+		}
 		for i, e := range n.inputs {
 			gi := grads[i]
 			if e.to == nil || gi == nil {

@@ -275,11 +275,21 @@ func init() {
 	tensorMethod("untyped_storage", "untyped_storage()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return b.storageObj(t), nil
 	})
-	tensorMethod("backward", "backward()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		if len(args) > 0 || len(kw) > 0 {
-			return nil, b.notModelled("backward() with arguments")
+	tensorMethod("backward", "backward(retain_graph=False)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		a, err := b.in.ArgSpec("backward", args, kw, 0, "gradient", "retain_graph", "create_graph", "inputs")
+		if err != nil {
+			return nil, err
 		}
-		return eval.None, b.pyErr(b.S.Backward(t.T))
+		if a[0] != nil && a[0] != eval.None || a[2] != nil && a[2] != false || a[3] != nil && a[3] != eval.None {
+			return nil, b.notModelled("backward() with gradient, create_graph or inputs")
+		}
+		retain := false
+		if a[1] != nil && a[1] != eval.None {
+			if retain, err = b.in.Truth(a[1]); err != nil {
+				return nil, err
+			}
+		}
+		return eval.None, b.pyErr(b.S.Backward(t.T, retain))
 	})
 	tensorMethod("requires_grad_", "requires_grad_(requires_grad=True)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		a, err := b.in.ArgSpec("requires_grad_", args, kw, 0, "requires_grad")
@@ -543,7 +553,7 @@ func init() {
 			if len(args) != 1 || len(kw) > 0 {
 				return nil, b.notModelled("Tensor." + name + " with other than one argument")
 			}
-			return b.inPlace(t, args[0])
+			return b.inPlace(t, args[0], name == "__iadd__" || name == "add_")
 		})
 	}
 	for _, name := range []string{"zero_", "sigmoid_", "relu_"} {
@@ -551,7 +561,7 @@ func init() {
 			if len(args) > 0 || len(kw) > 0 {
 				return nil, b.in.Raise(eval.TypeErrorType, "%s() takes no arguments", name)
 			}
-			return b.inPlace(t, int64(0))
+			return b.inPlace(t, int64(0), false)
 		})
 	}
 	binary("__rmatmul__", "matmul", true)
@@ -709,8 +719,9 @@ func init() {
 // broadcasts to t's shape. With autograd recording on a tensor that
 // takes part in it, the tool does not model the graph it would record,
 // and says so.
-func (b *Binding) inPlace(t *Tensor, other eval.Value) (eval.Value, error) {
-	switch o := other.(type) {
+func (b *Binding) inPlace(t *Tensor, other eval.Value, add bool) (eval.Value, error) {
+	o, isTensor := other.(*Tensor)
+	switch other.(type) {
 	case int64, float64, bool:
 	case *Tensor:
 		if o.T == nil {
@@ -719,17 +730,22 @@ func (b *Binding) inPlace(t *Tensor, other eval.Value) (eval.Value, error) {
 		if !broadcastsTo(o.T.Shape, t.T.Shape) {
 			return nil, b.in.Raise(eval.RuntimeErrorType, "output with shape %s doesn't match the broadcast shape", dimList(t.T.Shape))
 		}
-		if b.S.GradEnabled() && o.T.RequiresGrad() {
-			return nil, b.notModelled("in-place arithmetic that autograd records")
-		}
 	default:
 		return eval.NotImplemented, nil
 	}
-	if b.S.GradEnabled() && t.T.RequiresGrad() {
-		if t.T.IsLeaf() {
-			return nil, b.in.Raise(eval.RuntimeErrorType, "a leaf Variable that requires grad is being used in an in-place operation.")
+	recorded := b.S.GradEnabled() && (t.T.RequiresGrad() || isTensor && o.T.RequiresGrad())
+	if recorded && t.T.RequiresGrad() && t.T.IsLeaf() {
+		return nil, b.in.Raise(eval.RuntimeErrorType, "a leaf Variable that requires grad is being used in an in-place operation.")
+	}
+	switch {
+	case recorded && add: // testdata/pyrules/autograd.py: total += loss
+		ot := engine.Scalar()
+		if isTensor {
+			ot = o.T
 		}
-		return nil, b.notModelled("in-place arithmetic that autograd records")
+		b.S.AddInPlace(t.T, ot)
+	case recorded:
+		return nil, b.notModelled("in-place arithmetic other than += that autograd records")
 	}
 	eval.Incref(t)
 	return t, nil
