@@ -19,6 +19,7 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/engine"
 	"github.com/gpumemrepl/gpumemrepl/repl/command"
 	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+	"github.com/gpumemrepl/gpumemrepl/repl/torchpy"
 )
 
 // Interactive runs the prompt on a terminal: readline with history in
@@ -66,7 +67,8 @@ func (r *Runner) Interactive() int {
 	if !r.Session.Simulated() {
 		where = "this machine's GPU"
 	}
-	fmt.Fprintf(r.Out, "gpumemrepl: PyTorch's CUDA caching allocator on %s. Type Python (torch is imported) or the short commands; help lists them; Ctrl-D quits.\n", where)
+	banner := fmt.Sprintf("gpumemrepl: PyTorch's CUDA caching allocator on %s. Type Python (torch is imported) or the short commands; help lists them; Ctrl-D quits.\n", where)
+	io.WriteString(r.Out, command.Wrap(banner, widthOf(r.Out), "", ""))
 	py := r.newPyPrompt()
 	c.py = py
 	fitHelp(py)
@@ -275,8 +277,17 @@ func (c *completer) attributes(base string, private bool) []string {
 	if !ok {
 		return nil
 	}
+	names := eval.Dir(v)
+	for _, reg := range registries(v) {
+		reg.Items(func(k, _ eval.Value) bool {
+			if s, ok := k.(string); ok {
+				names = append(names, s)
+			}
+			return true
+		})
+	}
 	var out []string
-	for _, name := range eval.Dir(v) {
+	for _, name := range names {
 		if strings.HasPrefix(name, "_") && !private {
 			continue
 		}
@@ -301,9 +312,32 @@ func attrValue(v eval.Value, name string) (eval.Value, bool) {
 		if a, ok := o.Attr(name); ok {
 			return a, true
 		}
+		for _, reg := range registries(o) {
+			if a, ok := reg.GetStr(name); ok {
+				return a, true
+			}
+		}
 	}
 	a := eval.TypeOf(v).Lookup(name)
 	return a, a != nil
+}
+
+// registries are an nn.Module's parameters, buffers and submodules,
+// which are its attributes as PyTorch's Module.__dir__ lists them.
+func registries(v eval.Value) []*eval.Dict {
+	o, ok := v.(*eval.Instance)
+	if !ok || !o.Type().IsSubclass(torchpy.ModuleType) {
+		return nil
+	}
+	var out []*eval.Dict
+	for _, name := range []string{"_parameters", "_buffers", "_modules"} {
+		if d, ok := o.Attr(name); ok {
+			if d, ok := d.(*eval.Dict); ok {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
 }
 
 // isCallable reports whether v is a function, a method or a class.
