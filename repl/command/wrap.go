@@ -35,18 +35,20 @@ func Wrap(text string, width int, first, indent string) string {
 // ANSI escape sequences.
 func Width(s string) int { return utf8.RuneCountInString(plain(s)) }
 
-// escapeEnd is where the ANSI CSI sequence at s[i] ends (i when there
-// is none).
+// escapeEnd is where the ANSI escape (CSI: ESC [, parameter bytes, a
+// final byte, as colors are written) at s[i] ends; i when there is none.
 func escapeEnd(s string, i int) int {
 	if !strings.HasPrefix(s[i:], "\x1b[") {
 		return i
 	}
-	for j := i + 2; j < len(s); j++ {
-		if s[j] >= 0x40 && s[j] <= 0x7e {
-			return j + 1
-		}
+	j := i + 2
+	for j < len(s) && s[j] >= 0x30 && s[j] <= 0x3f {
+		j++
 	}
-	return len(s)
+	if j < len(s) && s[j] >= 0x40 && s[j] <= 0x7e {
+		return j + 1
+	}
+	return i
 }
 
 // A piece is a word and the spaces before it.
@@ -176,10 +178,11 @@ func (f *filler) word(p piece) {
 		f.newline()
 	}
 	s := f.lead(p) + p.w
-	for f.col+Width(s) > f.width && f.col < f.width {
-		cut := cutAt(s, f.width-f.col)
+	for w := Width(s); f.col+w > f.width && f.col < f.width; {
+		n := f.width - f.col
+		cut := cutAt(s, n)
 		f.put(s[:cut])
-		s = s[cut:]
+		s, w = s[cut:], w-n
 		f.newline()
 	}
 	f.put(s)

@@ -88,3 +88,29 @@ func TestHelpWidth(t *testing.T) {
 		}
 	}
 }
+
+// FuzzWrap: whatever the text and the width (wider than the indent),
+// no line passes the width and no character but a space is lost.
+func FuzzWrap(f *testing.F) {
+	f.Add("b: 1024.00 MiB float32 [256, 1024, 1024] on cpu; freed old b (1024.00 MiB on cuda:0)", 40)
+	f.Add("  NAME = zeros SHAPE [DTYPE] [DEVICE]    a new \x1b[31m+1.00 GiB\x1b[0m tensor", 12)
+	f.Add("0000000000\x1b[ \x1b[00000000", 12) // an escape that is not a color
+	f.Fuzz(func(t *testing.T, text string, width int) {
+		text = strings.Map(func(r rune) rune {
+			if r == '\n' || r == '\t' || r == '\r' {
+				return ' '
+			}
+			return r
+		}, text)
+		width = 7 + int(uint(width)%200)
+		out := Wrap(text+"\n", width, "  ", "      ")
+		for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			if Width(l) > width {
+				t.Fatalf("width %d: a line of %d: %q from %q", width, Width(l), l, text)
+			}
+		}
+		if strings.ReplaceAll(strings.ReplaceAll(out, "\n", ""), " ", "") != strings.ReplaceAll("  "+text+"\n", " ", "")[:len(strings.ReplaceAll("  "+text, " ", ""))] {
+			t.Fatalf("width %d: %q became %q", width, text, out)
+		}
+	})
+}
