@@ -10,7 +10,8 @@ import (
 )
 
 // mapWidth is a bar's width in characters where the output has no
-// width (a pipe, a file); on a terminal bars fill the line.
+// width (a pipe, a file); on a terminal the bars are as wide as the
+// longest line's words leave room for.
 const mapWidth = 64
 
 // minBar is the narrowest bar beside its words: on a terminal narrower
@@ -36,15 +37,20 @@ func writeMap(w io.Writer, segs []allocator.SegmentInfo, exp []allocator.Expanda
 		io.WriteString(w, "no segments: nothing is reserved\n")
 		return
 	}
-	for _, s := range segs {
-		head := fmt.Sprintf("%s %10s |", poolName(s.Small), size(s.TotalSize))
-		tail := fmt.Sprintf("| %s free in %d block(s)", size(s.TotalSize-s.AllocatedSize), s.FreeBlocks())
-		room := width - len(head) - len(tail)
+	heads, tails := make([]string, len(segs)), make([]string, len(segs))
+	words := 0 // the widest head and tail: bars of one width line up
+	for i, s := range segs {
+		heads[i] = fmt.Sprintf("%s %10s |", poolName(s.Small), size(s.TotalSize))
+		tails[i] = fmt.Sprintf("| %s free in %d block(s)", size(s.TotalSize-s.AllocatedSize), s.FreeBlocks())
+		words = max(words, len(heads[i])+len(tails[i]))
+	}
+	for i, s := range segs {
+		head, tail := heads[i], tails[i]
 		switch {
 		case width == 0:
 			fmt.Fprintf(w, "%s%s%s\n", head, colorBar(drawBar(s, mapWidth)), tail)
-		case room >= minBar:
-			fmt.Fprintf(w, "%s%s%s\n", head, colorBar(fitBar(s, room)), tail)
+		case width-words >= minBar:
+			fmt.Fprintf(w, "%s%s%s\n", head, colorBar(fitBar(s, width-words)), tail)
 		default: // the words under the bar
 			fmt.Fprintf(w, "%s%s|\n%s", head, colorBar(fitBar(s, max(width-len(head)-1, 1))), command.Wrap(tail[2:]+"\n", width, "  ", "  "))
 		}

@@ -10,7 +10,7 @@ import (
 // as it is) and starting with first: a line too long breaks at spaces,
 // each line it continues on starting with indent. A number stays with
 // the word before it and with its unit ("allocated 1024.00 MiB"), and a
-// bracketed list ("[256, 1024, 1024]") stays whole, unless that alone is
+// bracketed list ("[256, 1024, 1024]", "(a, b)") stays whole, unless that alone is
 // wider than a line; only a word wider than a line is cut. Colors (ANSI
 // escapes) take no columns.
 func Wrap(text string, width int, first, indent string) string {
@@ -80,7 +80,7 @@ var sizeUnits = map[string]bool{"B": true, "bytes": true, "KiB": true, "MiB": tr
 // run too wide for a line is laid out by the next level's runs.
 const (
 	glueUnits   = iota // a unit with its number ("1024.00 MiB")
-	glueLists          // and a bracketed list ("[256, 1024, 1024]")
+	glueLists          // and a bracketed list ("[256, 1024, 1024]", "(1.00 GiB on cuda:0)")
 	glueLabels         // and a number with the word before it ("reserved 2.00 GiB")
 	glueNumbers        // and a number with the number before it ("2.00 GiB +1.00 GiB")
 )
@@ -98,7 +98,7 @@ func glue(ps []piece, level int) [][]piece {
 			units = append(units, nil)
 		}
 		units[len(units)-1] = append(units[len(units)-1], p)
-		depth += strings.Count(vis, "[") - strings.Count(vis, "]")
+		depth += strings.Count(vis, "[") + strings.Count(vis, "(") - strings.Count(vis, "]") - strings.Count(vis, ")")
 		afterNumber = num || sizeUnits[vis]
 	}
 	return units
