@@ -66,6 +66,7 @@ func TestCompleteInContext(t *testing.T) {
 		{"snapshot save t", []string{"trace.pickle"}, nil},
 		{"torch.cuda.memory._dump_snapshot('tra", []string{"trace.pickle"}, nil},
 		{"nosuch.", nil, []string{"sum("}},
+		{"help py", []string{"python"}, nil},
 	} {
 		got := candidates(c, tc.text)
 		for _, w := range tc.want {

@@ -150,7 +150,7 @@ func fitHelp(p *pyPrompt) {
 }
 
 // completer completes what the cursor is in: a file name after a file
-// command or inside a string, an attribute after a dot (of a module, a
+// command or inside a string, a topic after help, an attribute after a dot (of a module, a
 // class or an object in scope: torch.cuda., nn., x.), else a command
 // word, a name in scope, a device or a dtype.
 type completer struct {
@@ -182,6 +182,13 @@ func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
 	if path, ok := fileArg(text); ok {
 		_, base := filepath.Split(path)
 		return suffixes(fileNames(path), base)
+	}
+	if topic, ok := strings.CutPrefix(strings.TrimLeft(text, " "), "help "); ok {
+		var names []string
+		for _, c := range command.Registry {
+			names = append(names, c.Name)
+		}
+		return suffixes(names, topic)
 	}
 	start := pos
 	for start > 0 && (unicode.IsLetter(line[start-1]) || unicode.IsDigit(line[start-1]) || strings.ContainsRune("_:.", line[start-1])) {
