@@ -26,11 +26,14 @@ import (
 // ~/.gpumemrepl_history and tab completion; Ctrl-C drops the line being
 // typed or interrupts the running command, Ctrl-D (or exit) quits.
 // Errors are shown with a caret under their column and change nothing.
+// Where the output is the terminal, the step report, map and help fit
+// its width; redirected, its lines stay whole.
 func (r *Runner) Interactive() int {
 	r.File = ""
-	out := r.Out
-	r.Out = screen{out}
-	defer func() { r.Out = out }()
+	if f, ok := r.Out.(*os.File); ok && readline.IsTerminal(int(f.Fd())) {
+		r.Out = screen{f}
+		defer func() { r.Out = f }()
+	}
 	home, _ := os.UserHomeDir()
 	c := &completer{}
 	rl, err := readline.NewEx(&readline.Config{
@@ -115,11 +118,12 @@ func (r *Runner) Interactive() int {
 	}
 }
 
-// screen is the prompt's output, a terminal: the step report, map and
-// help fit its width, read at each write, so that they follow a resize.
+// screen is the prompt's output when it is the terminal: the step
+// report, map and help fit its width, read at each write, so that they
+// follow a resize.
 type screen struct{ io.Writer }
 
-// Width is the terminal's width in columns.
+// Width is the terminal's width in columns (stdout's, which screen is).
 func (screen) Width() int { return readline.GetScreenWidth() }
 
 // widthOf is the width output to w must fit: the terminal's, or 0 (no
