@@ -12,7 +12,6 @@ import (
 	"github.com/chzyer/readline"
 
 	"github.com/gpumemrepl/gpumemrepl/repl/command"
-	"github.com/gpumemrepl/gpumemrepl/repl/eval"
 )
 
 // Interactive runs the prompt on a terminal: readline with history in
@@ -67,7 +66,6 @@ func (r *Runner) Interactive() int {
 	io.WriteString(r.Out, command.Wrap(banner, widthOf(r.Out), "", ""))
 	py := r.newPyPrompt()
 	c.py = py
-	fitHelp(py)
 	prompt := func(more bool) {
 		rl.SetPrompt(map[bool]string{true: "...     ", false: "gpumem> "}[more])
 	}
@@ -126,22 +124,4 @@ func widthOf(w io.Writer) int {
 		return max(s.Width(), 0)
 	}
 	return 0
-}
-
-// fitHelp makes the prompt's help (the tool module's, which help lines
-// call) fit the terminal.
-func fitHelp(p *pyPrompt) {
-	m, ok := p.in.Builtins().GetStr(command.ToolModule)
-	mod, isMod := m.(*eval.ModuleObj)
-	if !ok || !isMod {
-		return
-	}
-	mod.Set(p.in, "help", eval.NewBuiltin("help", "", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		topic := ""
-		if len(args) > 0 {
-			topic, _ = args[0].(string)
-		}
-		io.WriteString(in.Stdout, command.HelpWidth(topic, widthOf(in.Stdout)))
-		return eval.None, nil
-	}))
 }

@@ -112,7 +112,7 @@ func (r *Runner) installTool(p *pyPrompt) {
 		if len(args) > 0 {
 			topic, _ = args[0].(string)
 		}
-		io.WriteString(in.Stdout, command.Help(topic))
+		io.WriteString(in.Stdout, command.HelpWidth(topic, widthOf(in.Stdout)))
 		return eval.None, nil
 	})
 	in.SetStr(in.Builtins(), command.ToolModule, m)
