@@ -35,6 +35,7 @@ AdamW = torch.optim.AdamW
 // the next line that is not indented. Other compound statements need a
 // .py file. A failing line stops the script (exit 1) unless KeepGoing.
 func (r *Runner) GpumemScript(src io.Reader) (status int) {
+	defer r.fitTerminal()()
 	in, b := r.newInterp()
 	in.Interactive = true
 	p := r.newScriptPrompt(in, b)

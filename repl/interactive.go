@@ -22,10 +22,7 @@ import (
 // its width; redirected, its lines stay whole.
 func (r *Runner) Interactive() int {
 	r.File = ""
-	if f, ok := r.Out.(*os.File); ok && readline.IsTerminal(int(f.Fd())) {
-		r.Out = screen{f}
-		defer func() { r.Out = f }()
-	}
+	defer r.fitTerminal()()
 	home, _ := os.UserHomeDir()
 	c := &completer{}
 	rl, err := readline.NewEx(&readline.Config{
@@ -116,6 +113,28 @@ type screen struct{ io.Writer }
 
 // Width is the terminal's width in columns (stdout's, which screen is).
 func (screen) Width() int { return readline.GetScreenWidth() }
+
+// fitTerminal makes r's output fit the terminal when it is one (the
+// step report, map and help wrap at its width); it returns what puts
+// the output back.
+func (r *Runner) fitTerminal() (restore func()) {
+	f, ok := r.Out.(*os.File)
+	if !ok || !readline.IsTerminal(int(f.Fd())) {
+		return func() {}
+	}
+	r.Out = screen{f}
+	return func() { r.Out = f }
+}
+
+// fitted is output that goes where a width applies (a step's printed
+// text, shown on the terminal after the step).
+type fitted struct {
+	io.Writer
+	width int
+}
+
+// Width is the width the text must fit.
+func (s fitted) Width() int { return s.width }
 
 // widthOf is the width output to w must fit: the terminal's, or 0 (no
 // limit) for a pipe or a file, where lines stay whole for scripts.

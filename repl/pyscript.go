@@ -24,6 +24,7 @@ func IsPython(file string) bool { return strings.HasSuffix(file, ".py") }
 // stops the script (exit 1) unless KeepGoing; sys.exit(n) ends it with
 // status n.
 func (r *Runner) PyScript(src []byte) (status int) {
+	defer r.fitTerminal()()
 	mod, err := syntax.ParseFile(r.File, src, &syntax.Options{IsCommand: r.isBlockCommand})
 	if err != nil {
 		fmt.Fprintln(r.Err, err)

@@ -49,7 +49,7 @@ func (r *Runner) installTool(p *pyPrompt) {
 		if err != nil {
 			return nil, b.Error(err)
 		}
-		writeMap(in.Stdout, segs, exp)
+		writeMap(fitted{in.Stdout, widthOf(r.Out)}, segs, exp)
 		return eval.None, nil
 	})
 	fn("memory_stats", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
@@ -112,7 +112,7 @@ func (r *Runner) installTool(p *pyPrompt) {
 		if len(args) > 0 {
 			topic, _ = args[0].(string)
 		}
-		io.WriteString(in.Stdout, command.HelpWidth(topic, widthOf(in.Stdout)))
+		io.WriteString(in.Stdout, command.HelpWidth(topic, widthOf(r.Out)))
 		return eval.None, nil
 	})
 	in.SetStr(in.Builtins(), command.ToolModule, m)

@@ -123,3 +123,34 @@ func TestMapFitsWidth(t *testing.T) {
 		}
 	}
 }
+
+// A script's steps fit the width of its output too: the report and the
+// map of a .gpumem script and of a .py file shown on a 40-column
+// terminal.
+func TestScriptsFitTheWidth(t *testing.T) {
+	for _, py := range []bool{false, true} {
+		s, err := engine.NewSession(engine.Options{Preset: engine.Presets["h200"], FakeHost: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := &sized{width: 40}
+		r := &Runner{Session: s, Out: out, Err: &bytes.Buffer{}, File: "w"}
+		src := "a = zeros 1024x1024 cuda\nb = zeros 3x1024x1024 cuda\nmap\nhelp zeros\n"
+		if py {
+			r.PyScript([]byte(src))
+		} else {
+			r.GpumemScript(strings.NewReader(src))
+		}
+		if !strings.Contains(out.String(), "#") || !strings.Contains(out.String(), "NAME = zeros SHAPE") {
+			t.Fatalf("no map or help in\n%s", out.String())
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+			if strings.HasPrefix(l, "  ") && strings.Contains(l, ">") && strings.Contains(l, "zeros") {
+				continue // the echo of a line is the line
+			}
+			if command.Width(l) > 40 {
+				t.Errorf("py %v: a line of %d columns: %q", py, command.Width(l), l)
+			}
+		}
+	}
+}
