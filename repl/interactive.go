@@ -123,7 +123,28 @@ func (r *Runner) fitTerminal() (restore func()) {
 		return func() {}
 	}
 	r.Out = screen{f}
-	return func() { r.Out = f }
+	errOut := r.Err
+	if e, ok := r.Err.(*os.File); ok && readline.IsTerminal(int(e.Fd())) {
+		r.Err = screen{e}
+	}
+	return func() { r.Out, r.Err = f, errOut }
+}
+
+// fitLines is text of whole lines fitted to the width of w, each line
+// that breaks continuing indented: an error, a table, as they reach the
+// terminal (unchanged where w has no width).
+func fitLines(text string, w io.Writer) string {
+	width := widthOf(w)
+	if width == 0 {
+		return text
+	}
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(text, "\n") {
+		if l != "" {
+			b.WriteString(command.Wrap(l, width, "", "    "))
+		}
+	}
+	return b.String()
 }
 
 // fitted is output that goes where a width applies (a step's printed

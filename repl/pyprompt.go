@@ -172,7 +172,7 @@ func (r *Runner) promptStep(p *pyPrompt, s syntax.Stmt) {
 	events := tally(r.Session.Events())
 	if err != nil {
 		if _, ok := err.(*eval.Exception); ok {
-			io.WriteString(r.Err, p.in.FormatError(err))
+			io.WriteString(r.Err, fitLines(p.in.FormatError(err), r.Err))
 			if p.last != nil {
 				p.in.Drop(p.last)
 			}

@@ -125,7 +125,7 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 	if r.JSON {
 		r.writeStepJSON(line, endLine, text, cur, events, out.String(), msg)
 		if msg != "" {
-			io.WriteString(r.Err, msg)
+			io.WriteString(r.Err, fitLines(msg, r.Err))
 		}
 	} else {
 		for i, l := range strings.Split(text, "\n") {
@@ -137,7 +137,7 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 		}
 		io.WriteString(r.Out, out.String())
 		if msg != "" {
-			io.WriteString(r.Err, msg)
+			io.WriteString(r.Err, fitLines(msg, r.Err))
 		} else {
 			writeReport(r.Out, r.prev, cur, events)
 		}

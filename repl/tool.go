@@ -31,7 +31,7 @@ func (r *Runner) installTool(p *pyPrompt) {
 	fn := func(name string, f eval.GoFunc) { m.Set(in, name, eval.NewBuiltin(name, "", f)) }
 	gpu := func(args []eval.Value) (int, error) { return b.CUDAIndex(args, nil) }
 	fn("vars", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		io.WriteString(in.Stdout, r.varsListing(p))
+		io.WriteString(in.Stdout, fitLines(r.varsListing(p), r.Out))
 		return eval.None, nil
 	})
 	fn("gpus", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {

@@ -154,3 +154,17 @@ func TestScriptsFitTheWidth(t *testing.T) {
 		}
 	}
 }
+
+// An error and a table fit too: fitLines breaks each long line, its
+// continuations indented, and leaves text alone where there is no width.
+func TestFitLines(t *testing.T) {
+	msg := "w:3:5: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 800.00 MiB. GPU 0 has a total capacity of 139.80 GiB of which 138.03 GiB is free.\nnext line\n"
+	if got := fitLines(msg, &bytes.Buffer{}); got != msg {
+		t.Errorf("no width: %q", got)
+	}
+	out := fitLines(msg, &sized{width: 40})
+	checkFits(t, out, msg, 40)
+	if !strings.HasSuffix(out, "\nnext line\n") || !strings.Contains(out, "\n    ") {
+		t.Errorf("width 40:\n%s", out)
+	}
+}
