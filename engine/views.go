@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 )
@@ -138,3 +139,49 @@ func (s *Session) ToDType(t *Tensor, dt DType) (*Tensor, error) {
 // simulated device, the simulated address; on the host, an offset into
 // its storage only).
 func (t *Tensor) DataPtr() uint64 { return t.st.ptr + t.offset*t.DType.Size }
+
+// Cat is torch.cat(ts, dim): a new tensor of the inputs laid end to end
+// along dim. Autograd saves nothing; its backward gives each input a
+// slice of the incoming gradient, a view (testdata/pyrules/more_ops.py).
+func (s *Session) Cat(ts []*Tensor, dim int) (*Tensor, error) {
+	if len(ts) == 0 {
+		return nil, errors.New("RuntimeError: torch.cat(): expected a non-empty list of Tensors")
+	}
+	first := ts[0]
+	shape := slices.Clone(first.Shape)
+	if dim < 0 || dim >= len(shape) {
+		return nil, fmt.Errorf("IndexError: Dimension out of range (expected to be in range of [%d, %d], but got %d)", -len(shape), len(shape)-1, dim)
+	}
+	shape[dim] = 0
+	for i, t := range ts {
+		if len(t.Shape) != len(first.Shape) || t.DType.Name != first.DType.Name {
+			return nil, fmt.Errorf("NotImplementedError: gpumemrepl does not model torch.cat of tensors of other ranks or dtypes yet, so it cannot say what memory it uses")
+		}
+		for d := range t.Shape {
+			if d != dim && t.Shape[d] != first.Shape[d] {
+				return nil, fmt.Errorf("RuntimeError: Sizes of tensors must match except in dimension %d. Expected size %d but got size %d for tensor number %d in the list.", dim, first.Shape[d], t.Shape[d], i)
+			}
+		}
+		shape[dim] += t.Shape[dim]
+	}
+	dev, err := sameDevice(ts...)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.alloc(shape, first.DType, dev)
+	if err != nil {
+		return nil, err
+	}
+	s.record("CatBackward0", out, ts, nil, func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+		grads := make([]*Tensor, len(n.inputs))
+		for i, e := range n.inputs {
+			if e.to == nil {
+				continue
+			}
+			g.st.refs++
+			grads[i] = &Tensor{Shape: e.shape, DType: g.DType, st: g.st, expanded: g.expanded, strided: dim > 0}
+		}
+		return grads, nil
+	})
+	return out, nil
+}

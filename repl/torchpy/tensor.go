@@ -188,6 +188,7 @@ func init() {
 	property("requires_grad", func(b *Binding, t *Tensor) (eval.Value, error) { return t.T.RequiresGrad(), nil })
 	property("is_leaf", func(b *Binding, t *Tensor) (eval.Value, error) { return t.T.IsLeaf(), nil })
 	property("ndim", func(b *Binding, t *Tensor) (eval.Value, error) { return int64(len(t.T.Shape)), nil })
+	property("nbytes", func(b *Binding, t *Tensor) (eval.Value, error) { return int64(t.T.Bytes()), nil })
 	property("data", func(b *Binding, t *Tensor) (eval.Value, error) { return b.wrap(b.S.Detach(t.T)), nil })
 	property("grad_fn", func(b *Binding, t *Tensor) (eval.Value, error) {
 		if n := t.T.GradFn(); n != "" {

@@ -1,6 +1,7 @@
 package torchpy
 
 import (
+	"math"
 	"math/big"
 	"slices"
 
@@ -242,6 +243,82 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		_, ok := args[0].(*Tensor)
 		return ok, nil
 	})
+	b.fn(m, "arange", "arange(end) | arange(start, end, step=1): int64 when every bound is an int, else float32", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		integral := true
+		bounds := make([]float64, 0, 3)
+		for _, a := range args {
+			v, ok := number(a)
+			if !ok {
+				return nil, in.Raise(eval.TypeErrorType, "arange() received an invalid combination of arguments - got (%s)", eval.TypeOf(a).Name)
+			}
+			if _, isFloat := a.(float64); isFloat {
+				integral = false
+			}
+			bounds = append(bounds, v)
+		}
+		start, end, step := 0.0, 0.0, 1.0
+		switch len(bounds) {
+		case 1:
+			end = bounds[0]
+		case 2, 3:
+			start, end = bounds[0], bounds[1]
+			if len(bounds) == 3 {
+				step = bounds[2]
+			}
+		default:
+			return nil, in.Raise(eval.TypeErrorType, "arange() takes from 1 to 3 positional arguments but %d were given", len(args))
+		}
+		if step == 0 {
+			return nil, in.Raise(eval.RuntimeErrorType, "step must be nonzero")
+		}
+		n := math.Ceil((end - start) / step)
+		if n < 0 || math.IsNaN(n) {
+			return nil, in.Raise(eval.RuntimeErrorType, "upper bound and larger bound inconsistent with step sign")
+		}
+		def := factoryOpts{dtype: engine.Float32, device: engine.CPU}
+		if integral {
+			def.dtype = engine.DTypes["int64"]
+		}
+		o, rest, err := b.factoryKw("arange", kw, def)
+		if err != nil {
+			return nil, err
+		}
+		if len(rest) > 0 {
+			return nil, in.Raise(eval.TypeErrorType, "arange() got an unexpected keyword argument '%s'", rest[0].Name)
+		}
+		return b.create("arange", []int64{int64(n)}, o, nil)
+	})
+	b.fn(m, "cat", "cat(tensors, dim=0): a new tensor; backward slices the gradient", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		a, err := in.ArgSpec("cat", args, kw, 1, "tensors", "dim")
+		if err != nil {
+			return nil, err
+		}
+		var ts []*engine.Tensor
+		var first *Tensor
+		if err := in.ForEach(a[0], func(v eval.Value) error {
+			t, err := b.tensorOf(v, "cat")
+			if err == nil {
+				ts = append(ts, t.T)
+				if first == nil {
+					first = t
+				}
+			}
+			return err
+		}); err != nil {
+			return nil, err
+		}
+		dim := 0
+		if a[1] != nil && first != nil {
+			if dim, err = b.dim(first, a[1]); err != nil {
+				return nil, err
+			}
+		}
+		out, err := b.S.Cat(ts, dim)
+		if err != nil {
+			return nil, b.pyErr(err)
+		}
+		return b.wrap(out), nil
+	})
 	b.fn(m, "manual_seed", "manual_seed(seed): values are not computed, so this changes nothing", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return eval.None, nil
 	})
@@ -288,7 +365,7 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 			return b.binary(name, x, args[1], false)
 		})
 	}
-	for _, name := range []string{"cat", "stack", "arange", "linspace", "randint", "from_numpy", "save", "load", "compile", "einsum", "bmm", "softmax", "where", "cdist"} {
+	for _, name := range []string{"stack", "linspace", "randint", "from_numpy", "save", "load", "compile", "einsum", "bmm", "softmax", "where", "cdist"} {
 		b.fn(m, name, "not modelled yet", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			return nil, b.notModelled("torch." + name)
 		})
