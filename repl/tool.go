@@ -36,7 +36,7 @@ func (r *Runner) installTool(p *pyPrompt) {
 	})
 	fn("gpus", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		for i := range r.Session.DeviceCount() {
-			fmt.Fprintf(in.Stdout, "cuda:%d  %s\n", i, r.Session.DescribeGPU(i))
+			io.WriteString(in.Stdout, fitLines(fmt.Sprintf("cuda:%d  %s\n", i, r.Session.DescribeGPU(i)), r.Out))
 		}
 		return eval.None, nil
 	})
