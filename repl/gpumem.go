@@ -40,12 +40,8 @@ func (r *Runner) GpumemScript(src io.Reader) (status int) {
 	in.Interactive = true
 	p := r.newScriptPrompt(in, b)
 	defer in.Release(p.fr)
-	if mod, err := syntax.ParseFile("<gpumemrepl>", []byte(gpumemNames), nil); err == nil {
-		for _, s := range mod.Body {
-			if err := in.ExecStmt(p.fr, s); err != nil {
-				in.Drop(err)
-			}
-		}
+	if err := in.ExecSource(p.fr, "<gpumemrepl>", gpumemNames); err != nil {
+		in.Drop(err)
 	}
 	var blocks []eval.Value // entered context managers, innermost last
 	exitBlocks := func() error {
@@ -80,7 +76,6 @@ func (r *Runner) GpumemScript(src io.Reader) (status int) {
 		}))
 	}
 	r.prev = r.Session.Measure()
-	r.started = true
 	rd := bufio.NewReader(src)
 	var out bytes.Buffer
 	for n := 1; ; n++ {

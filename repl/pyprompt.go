@@ -43,12 +43,8 @@ func (r *Runner) newPyPrompt() *pyPrompt {
 	in.Decref(g)
 	in.Hooks.Command = func(text string, pos syntax.Pos) error { return r.commandStmt(p, text, pos) }
 	r.installTool(p)
-	if mod, err := syntax.ParseFile("<stdin>", []byte("import torch\n"), nil); err == nil {
-		for _, s := range mod.Body {
-			if err := in.ExecStmt(p.fr, s); err != nil {
-				in.Drop(err)
-			}
-		}
+	if err := in.ExecSource(p.fr, "<stdin>", "import torch\n"); err != nil {
+		in.Drop(err)
 	}
 	return p
 }

@@ -66,7 +66,6 @@ func (r *Runner) PyScript(src []byte) (status int) {
 	// the last step's report, so nothing is reported of them.
 	defer in.Release(p.fr)
 	r.prev = r.Session.Measure()
-	r.started = true
 	for _, s := range mod.Body {
 		st, end := stmtSpan(s)
 		endLine := int(end.Line)

@@ -24,9 +24,9 @@ type Runner struct {
 	EachStatement bool
 	File          string // script name for error positions
 	prev          engine.Figures
-	seen          int       // events of this step already reported (EachStatement)
-	stepStart     time.Time // when the step began, for elapsed_ns
-	started       bool
+	seen          int          // events of this step already reported (EachStatement)
+	stepStart     time.Time    // when the step began, for elapsed_ns
+	started       bool         // the prompt has measured its first figures
 	history       plot.History // device 0 after every step, for plot (plotcmd.go)
 }
 

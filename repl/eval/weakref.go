@@ -159,7 +159,9 @@ func (*Interp) weakrefModule(in *Interp) (*ModuleObj, error) {
 		}
 		return mk(args[0], args[1], true, args[2:])
 	})
-	return m, in.execSource(m, "<weakref>", weakValueDictionarySource)
+	fr := in.ModuleFrame("<weakref>", m.Dict)
+	defer in.Release(fr)
+	return m, in.ExecSource(fr, "<weakref>", weakValueDictionarySource)
 }
 
 // weakValueDictionarySource is weakref.WeakValueDictionary, written in
@@ -232,15 +234,14 @@ const weakValueDictionarySource = `class WeakValueDictionary:
         return "<WeakValueDictionary at %#x>" % id(self)
 `
 
-// execSource runs Python source that defines part of module m, at its
-// top level.
-func (in *Interp) execSource(m *ModuleObj, file, src string) error {
+// ExecSource runs Python source held by the Go program (a module's
+// part written in Python, names a front end predefines) in frame fr,
+// statement by statement; the first error stops it.
+func (in *Interp) ExecSource(fr *Frame, file, src string) error {
 	mod, err := syntax.ParseFile(file, []byte(src), nil)
 	if err != nil {
 		return err
 	}
-	fr := in.ModuleFrame(file, m.Dict)
-	defer in.Release(fr)
 	for _, s := range mod.Body {
 		if err := in.ExecStmt(fr, s); err != nil {
 			return err
