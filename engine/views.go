@@ -21,9 +21,12 @@ func (t *Tensor) IsContiguous() bool { return !t.strided && !t.expanded }
 // one element.
 func (s *Session) Transpose(t *Tensor, d0, d1 int) *Tensor {
 	v := share(t)
+	if d0 == d1 { // also t() of a vector or a 0-d tensor: the same view
+		return v
+	}
 	v.Shape = slices.Clone(t.Shape)
 	v.Shape[d0], v.Shape[d1] = v.Shape[d1], v.Shape[d0]
-	if d0 != d1 && t.Shape[d0] > 1 && t.Shape[d1] > 1 {
+	if t.Shape[d0] > 1 && t.Shape[d1] > 1 {
 		v.strided = true
 	}
 	return v

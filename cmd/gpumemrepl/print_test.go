@@ -57,4 +57,10 @@ func TestViewShapes(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "torch.Size([0, 5, 0])") {
 		t.Errorf("view(0, 5, 0): exit %d, %s%s", code, out, errOut)
 	}
+	// t() of a 0-d tensor is itself (a view); an empty dimension splits
+	// into one empty piece, as PyTorch gives.
+	out, errOut, code = runStdin(t, "s = torch.tensor(3.).cuda().t()\nprint(s.shape, len(torch.zeros(0, 4).split(2)), len(torch.zeros(5, 4).split(2)))\n", "--device", "sim", "--fake-host", "--no-color")
+	if code != 0 || !strings.Contains(out, "torch.Size([]) 1 3\n") {
+		t.Errorf("t() of a 0-d tensor, split: exit %d, %s%s", code, out, errOut)
+	}
 }
