@@ -89,7 +89,7 @@ func IsBare(t string) bool {
 
 // targetRE is the name a line binds, `NAME =` (not `==`), and the
 // spaces after it.
-var targetRE = regexp.MustCompile(`^([\p{L}_][\p{L}\p{N}_]*)\s*=\s*`)
+var targetRE = regexp.MustCompile(`^[\p{L}_][\p{L}\p{N}_]*\s*=\s*`)
 
 // word is one space-separated word of a line and its column.
 type word struct {
@@ -136,9 +136,9 @@ func (l *line) rest() (word, bool) {
 // ok is false when the line is not the command form (it may be Python);
 // err is set when it is, but wrong.
 func Python(text string) (py string, ok bool, err error) {
-	target, prefix, rest := "", "", text
-	if m := targetRE.FindStringSubmatchIndex(text); m != nil && !strings.HasPrefix(text[strings.IndexByte(text, '='):], "==") {
-		target, prefix, rest = text[m[2]:m[3]], text[:m[1]], text[m[1]:]
+	prefix, rest := "", text // prefix: "NAME = " when the line binds a name
+	if m := targetRE.FindStringIndex(text); m != nil && !strings.HasPrefix(text[strings.IndexByte(text, '='):], "==") {
+		prefix, rest = text[:m[1]], text[m[1]:]
 	}
 	words := split(rest)
 	shift := utf8.RuneCountInString(prefix)
@@ -155,10 +155,10 @@ func Python(text string) (py string, ok bool, err error) {
 		return prefix + body, true, err
 	}
 	s, found := Lookup(head.text)
-	if !found || s.Topic || (!l.more() && !s.bare && target == "" && !constructors[head.text]) {
+	if !found || s.Topic || (!l.more() && !s.bare && prefix == "" && !constructors[head.text]) {
 		return "", false, nil
 	}
-	if target != "" && !constructors[s.Name] {
+	if prefix != "" && !constructors[s.Name] {
 		return "", false, nil
 	}
 	body, err := s.read(l)

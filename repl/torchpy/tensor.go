@@ -486,8 +486,9 @@ func init() {
 			return nil, b.in.Raise(eval.RuntimeErrorType, "split expects split_size be non-negative, but got split_size=%d", size)
 		}
 		var parts []eval.Value
-		for start := int64(0); start < t.T.Shape[0] || start == 0 && t.T.Shape[0] == 0; start += size {
-			v, err := b.S.Narrow(t.T, start, min(size, t.T.Shape[0]-start))
+		n := t.T.Shape[0]
+		for start := int64(0); start == 0 || start < n; start += size { // one empty piece of an empty dimension
+			v, err := b.S.Narrow(t.T, start, min(size, n-start))
 			if err != nil {
 				for _, p := range parts {
 					b.in.Decref(p)
@@ -495,9 +496,6 @@ func init() {
 				return nil, b.pyErr(err)
 			}
 			parts = append(parts, b.wrap(v))
-			if t.T.Shape[0] == 0 {
-				break
-			}
 		}
 		return b.in.NewTuple(parts), nil
 	})
