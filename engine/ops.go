@@ -463,8 +463,9 @@ func (s *Session) reduce(op string, x *Tensor) (*Tensor, error) {
 	}
 	if op == "sum" { // the gradient is the incoming one, broadcast: no memory
 		s.record("SumBackward0", out, []*Tensor{x}, nil, func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
-			g.st.refs++
-			return []*Tensor{{Shape: n.inputs[0].shape, DType: g.DType, st: g.st, expanded: true}}, nil
+			v := gradView(g, n.inputs[0].shape)
+			v.expanded = true
+			return []*Tensor{v}, nil
 		})
 	} else { // grad.expand(shape) / numel: a dense tensor
 		s.record("MeanBackward0", out, []*Tensor{x}, nil, likeInput(1))

@@ -269,13 +269,21 @@ func (s *Session) copyTo(x *Tensor, dev Device) (*Tensor, error) {
 		return nil, err
 	}
 	y := &Tensor{Shape: x.Shape, DType: x.DType, st: st}
-	if x.IsContiguous() { // a strided view's elements are not a range of its storage's
-		st.vals = x.st.vals
-		if len(st.vals) > 1 { // the copy holds the view's elements only
-			st.vals = st.vals[x.offset : x.offset+x.Numel()]
-		}
-	}
+	st.vals = elementValues(x)
 	return y, nil
+}
+
+// elementValues are the known values of x's elements, for a copy of x:
+// nil when they are unknown, or when x is a strided view (its elements
+// are not a range of its storage's).
+func elementValues(x *Tensor) knownValues {
+	switch {
+	case !x.IsContiguous():
+		return nil
+	case len(x.st.vals) > 1: // a value an element: the view's own
+		return x.st.vals[x.offset : x.offset+x.Numel()]
+	}
+	return x.st.vals // none, or one for every element
 }
 
 // copyBytes copies n bytes of src from byte off into dst, wherever each

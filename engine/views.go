@@ -129,12 +129,7 @@ func (s *Session) ToDType(t *Tensor, dt DType) (*Tensor, error) {
 		return nil, err
 	}
 	y.st = st
-	if t.IsContiguous() && t.st.vals != nil {
-		st.vals = t.st.vals
-		if len(st.vals) > 1 {
-			st.vals = st.vals[t.offset : t.offset+t.Numel()]
-		}
-	}
+	st.vals = elementValues(t)
 	return y, nil
 }
 
@@ -181,10 +176,18 @@ func (s *Session) Cat(ts []*Tensor, dim int) (*Tensor, error) {
 			if e.to == nil {
 				continue
 			}
-			g.st.refs++
-			grads[i] = &Tensor{Shape: e.shape, DType: g.DType, st: g.st, expanded: g.expanded, strided: dim > 0}
+			grads[i] = gradView(g, e.shape)
+			grads[i].strided = dim > 0
 		}
 		return grads, nil
 	})
 	return out, nil
+}
+
+// gradView is a view of gradient g (another reference to its storage) of
+// the given shape: a backward that passes part or all of g on without a
+// copy (sum's broadcast, cat's slices).
+func gradView(g *Tensor, shape []int64) *Tensor {
+	g.st.refs++
+	return &Tensor{Shape: shape, DType: g.DType, st: g.st, expanded: g.expanded}
 }
