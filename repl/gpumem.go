@@ -38,7 +38,7 @@ func (r *Runner) GpumemScript(src io.Reader) (status int) {
 	defer r.fitTerminal()()
 	in, b := r.newInterp()
 	in.Interactive = true
-	p := r.newScriptPrompt(in, b)
+	p := r.newModulePrompt(in, b, r.File)
 	defer in.Release(p.fr)
 	if err := in.ExecSource(p.fr, "<gpumemrepl>", gpumemNames); err != nil {
 		in.Drop(err)

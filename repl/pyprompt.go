@@ -38,11 +38,7 @@ func (r *Runner) newPyPrompt() *pyPrompt {
 	in, b := r.newInterp()
 	in.Interactive = true
 	in.Stdout = r.Out
-	g := in.NewGlobals("<stdin>")
-	p := &pyPrompt{in: in, b: b, fr: in.ModuleFrame("<stdin>", g)}
-	in.Decref(g)
-	in.Hooks.Command = func(text string, pos syntax.Pos) error { return r.commandStmt(p, text, pos) }
-	r.installTool(p)
+	p := r.newModulePrompt(in, b, "<stdin>")
 	if err := in.ExecSource(p.fr, "<stdin>", "import torch\n"); err != nil {
 		in.Drop(err)
 	}

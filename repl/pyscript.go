@@ -20,9 +20,9 @@ func IsPython(file string) bool { return strings.HasSuffix(file, ".py") }
 // PyScript runs a Python file as python FILE would, one step per
 // top-level statement (a whole for loop or class is one step), with the
 // step report after each. Lines of the command form (not Python, but
-// what a .gpumem script reads) may be mixed in, over the same names. A syntax error runs nothing. An exception
-// stops the script (exit 1) unless KeepGoing; sys.exit(n) ends it with
-// status n.
+// what a .gpumem script reads) may be mixed in, over the same names. A
+// syntax error runs nothing. An exception stops the script (exit 1)
+// unless KeepGoing; sys.exit(n) ends it with status n.
 func (r *Runner) PyScript(src []byte) (status int) {
 	defer r.fitTerminal()()
 	mod, err := syntax.ParseFile(r.File, src, &syntax.Options{IsCommand: r.isBlockCommand})
@@ -37,7 +37,6 @@ func (r *Runner) PyScript(src []byte) (status int) {
 	lines := eval.SourceLines(src)
 	in, b := r.newInterp()
 	in.AddSource(r.File, lines)
-	r.seen = 0
 	var out bytes.Buffer // what the step printed, not yet shown
 	if r.EachStatement {
 		in.Hooks.Executed = func(file string, s syntax.Stmt) {
@@ -61,7 +60,7 @@ func (r *Runner) PyScript(src []byte) (status int) {
 			r.stepStart = time.Now()
 		}
 	}
-	p := r.newScriptPrompt(in, b)
+	p := r.newModulePrompt(in, b, r.File)
 	// At the end the module's objects go, as at interpreter exit: after
 	// the last step's report, so nothing is reported of them.
 	defer in.Release(p.fr)
@@ -74,7 +73,6 @@ func (r *Runner) PyScript(src []byte) (status int) {
 		}
 		first := min(max(int(st.Line), 1), len(lines))
 		text := strings.TrimRight(strings.Join(lines[first-1:max(min(endLine, len(lines)), first)], ""), "\r\n")
-		r.seen = 0
 		if code, stop := r.step(p, &out, int(st.Line), endLine, text, func() error { return r.execPy(in, p.fr, s) }, &status); stop {
 			return code
 		}
@@ -82,11 +80,11 @@ func (r *Runner) PyScript(src []byte) (status int) {
 	return status
 }
 
-// newScriptPrompt is the module of a script run by in: its frame, the
-// command form and the tool module.
-func (r *Runner) newScriptPrompt(in *eval.Interp, b *torchpy.Binding) *pyPrompt {
-	g := in.NewGlobals(r.File)
-	p := &pyPrompt{in: in, b: b, fr: in.ModuleFrame(r.File, g)}
+// newModulePrompt is the module run by in for file (a script, or the
+// prompt's <stdin>): its frame, the command form and the tool module.
+func (r *Runner) newModulePrompt(in *eval.Interp, b *torchpy.Binding, file string) *pyPrompt {
+	g := in.NewGlobals(file)
+	p := &pyPrompt{in: in, b: b, fr: in.ModuleFrame(file, g)}
 	in.Decref(g)
 	in.Hooks.Command = func(text string, pos syntax.Pos) error { return r.commandStmt(p, text, pos) }
 	r.installTool(p)
@@ -102,6 +100,7 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 	out.Reset()
 	in.Stdout = out
 	r.Session.BeginStep()
+	r.seen = 0
 	r.stepStart = time.Now()
 	err := run()
 	if exit, ok := err.(*eval.SysExit); ok {
