@@ -349,19 +349,16 @@ func init() {
 			}
 		}
 		var r eval.Value = t
-		eval.Incref(t)
 		if devV != nil {
 			dev, err := b.deviceArg(devV)
 			if err != nil {
-				b.in.Decref(r)
 				return nil, err
 			}
-			moved, err := b.to(t, dev)
-			b.in.Decref(r)
-			if err != nil {
+			if r, err = b.to(t, dev); err != nil {
 				return nil, err
 			}
-			r = moved
+		} else {
+			eval.Incref(t)
 		}
 		if dt != nil {
 			conv, err := b.toDType(r.(*Tensor), dt.D)
