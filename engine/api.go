@@ -297,6 +297,7 @@ func (s *Session) ResetPeak(i int) error {
 	if err != nil {
 		return err
 	}
+	g.foldPeaks()
 	g.alloc.ResetPeakStats()
 	return nil
 }

@@ -81,6 +81,9 @@ type gpu struct {
 	// history is the device's memory history, as
 	// torch.cuda.memory._record_memory_history keeps it, for snapshot save.
 	history snapshot.Recorder
+	// peakAllocated and peakReserved hold the allocator's peaks from
+	// before its last reset (LifetimePeaks).
+	peakAllocated, peakReserved uint64
 }
 
 // Session is one REPL session's state.
