@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
+
 // foldPeaks keeps the allocator's peaks before they are reset, so that
 // LifetimePeaks outlives torch.cuda.reset_peak_memory_stats.
 func (g *gpu) foldPeaks() {
@@ -16,3 +18,26 @@ func (s *Session) LifetimePeaks(i int) (allocated, reserved uint64) {
 	g.foldPeaks()
 	return g.peakAllocated, g.peakReserved
 }
+
+// OOMRecord is where an allocation ran out of memory and what PyTorch
+// said.
+type OOMRecord struct {
+	Message string           // the allocator's text, as torch.OutOfMemoryError's
+	Frames  []snapshot.Frame // the code running then, innermost first (none when nothing records frames)
+}
+
+// noteOOM keeps the session's first out-of-memory error.
+func (s *Session) noteOOM(err error) {
+	if s.firstOOM != nil {
+		return
+	}
+	r := &OOMRecord{Message: err.Error()}
+	if s.frames != nil {
+		r.Frames = s.frames()
+	}
+	s.firstOOM = r
+}
+
+// FirstOOM is the session's first out-of-memory error, caught or not;
+// nil when every allocation succeeded.
+func (s *Session) FirstOOM() *OOMRecord { return s.firstOOM }

@@ -92,6 +92,7 @@ type Session struct {
 	// line, function, innermost first) for each allocation and free
 	// the history records.
 	frames   func() []snapshot.Frame
+	firstOOM *OOMRecord // the session's first out-of-memory error (FirstOOM)
 	opts     Options
 	cfg      allocator.Config
 	gpus     []*gpu
@@ -373,6 +374,7 @@ func (s *Session) newStorageOn(dev Device, stream, n uint64, fill bool) (*storag
 	p, err := g.alloc.MallocOn(stream, n)
 	if err != nil {
 		g.history.Add("oom", 0, n)
+		s.noteOOM(err)
 		return nil, err
 	}
 	g.history.Add("alloc", p, n)
