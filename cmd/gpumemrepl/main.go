@@ -42,6 +42,8 @@ func doMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	case args[0] == "replay":
 		return cmdReplay(args[1:], stdout, stderr)
+	case args[0] == "fit":
+		return cmdFit(args[1:], stdout, stderr)
 	case args[0] == "run":
 		if noScript(args[1:]) {
 			fmt.Fprintln(stderr, "gpumemrepl run: no script given (gpumemrepl alone reads a script from standard input)")
@@ -49,7 +51,7 @@ func doMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return cmdRun(args[1:], stdin, stdout, stderr)
 	case args[0][0] != '-' && !isFile(args[0]) && !strings.ContainsAny(args[0], "./"):
-		fmt.Fprintf(stderr, "gpumemrepl: %q is neither a command (run, replay, help) nor a file\n", args[0])
+		fmt.Fprintf(stderr, "gpumemrepl: %q is neither a command (run, replay, fit, help) nor a file\n", args[0])
 		return 2
 	}
 	// gpumemrepl [flags] [FILE] runs FILE as python FILE would
@@ -118,6 +120,9 @@ Usage:
                                        snapshots (_dump_snapshot's .pickle, or its .json flattening)
                                        (each device's history on its own allocator, as FILE cuda:N,
                                        each allocation on its own stream)
+  gpumemrepl fit [flags] FILE          will FILE fit? run it on each simulated GPU and print the peak
+                                       allocated and reserved, reserved plus the CUDA context, and
+                                       the first out-of-memory error on each
   gpumemrepl help [TOPIC]              this text, or a command's help
   gpumemrepl --version                 the version, and the PyTorch release it models
 
@@ -180,4 +185,14 @@ do not go with each other, nor with --export, --plot or --summary; those three g
                        the releases its event order leaves open are decided by replaying there
   --total-bytes N      simulated device size instead of the trace's
   --preset NAME        simulated device of a preset's size (see the REPL's --preset)
+
+fit flags (each GPU runs the script afresh; its output is not shown; the peaks are the
+highest over the whole run, whatever the script resets; an error other than out-of-memory
+stops fit with that error, exit 1):
+  --gpus A,B           the presets to try (default: all, largest first)
+  --alloc-conf STR     PYTORCH_CUDA_ALLOC_CONF (default: that variable)
+  --devices N          simulated GPUs of each preset (default 1)
+  --json               one JSON object per GPU and device: gpu, device, total_bytes,
+                       peak_allocated_bytes, peak_reserved_bytes, reserved_plus_context_bytes,
+                       fits, oom_at, oom_source, oom_message
 `

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator"
+	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/repl"
+)
+
+// cmdFit runs one script on simulated GPUs and prints what it needs on
+// each: gpumemrepl fit [--gpus a,b] [--alloc-conf C] [--devices N] [--json] FILE.
+func cmdFit(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	gpus := fs.String("gpus", "", "comma-separated presets (default: all)")
+	conf := fs.String("alloc-conf", os.Getenv("PYTORCH_CUDA_ALLOC_CONF"), "PYTORCH_CUDA_ALLOC_CONF")
+	devices := fs.Int("devices", 1, "simulated GPUs of each preset")
+	asJSON := fs.Bool("json", false, "one JSON object per GPU")
+	files, err := parseInterleaved(fs, args)
+	if err == nil && len(files) != 1 {
+		err = errors.New("one script to fit")
+	}
+	var presets []engine.Preset
+	if err == nil {
+		presets, err = fitPresets(*gpus)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "gpumemrepl fit: %v (see gpumemrepl help)\n", err)
+		return 2
+	}
+	src, err := os.ReadFile(files[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "gpumemrepl: %v\n", err)
+		return 1
+	}
+	fits, err := repl.FitScript(src, files[0], presets, *devices, *conf)
+	if err != nil {
+		fmt.Fprintf(stderr, "gpumemrepl fit: %v\n", err)
+		return 1
+	}
+	if *asJSON {
+		writeFitJSON(stdout, fits)
+	} else {
+		writeFitTable(stdout, files[0], *conf, fits)
+	}
+	return 0
+}
+
+// fitPresets are the presets named in list (all, largest first, when
+// list is empty).
+func fitPresets(list string) ([]engine.Preset, error) {
+	var names []string
+	if list == "" {
+		names = engine.PresetNames()
+	} else {
+		names = strings.Split(list, ",")
+	}
+	var out []engine.Preset
+	for _, n := range names {
+		p, ok := engine.Presets[strings.TrimSpace(n)]
+		if !ok {
+			return nil, fmt.Errorf("--gpus: unknown preset %q (presets: %s)", n, strings.Join(engine.PresetNames(), ", "))
+		}
+		out = append(out, p)
+	}
+	if list == "" {
+		slices.SortStableFunc(out, func(a, b engine.Preset) int { return -cmpUint(a.Total, b.Total) })
+	}
+	return out, nil
+}
+
+func cmpUint(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// writeFitTable prints a row per GPU (and device), then each GPU's
+// first out-of-memory error.
+func writeFitTable(w io.Writer, file, conf string, fits []repl.Fit) {
+	if conf == "" {
+		conf = "unset"
+	}
+	fmt.Fprintf(w, "%s on simulated GPUs (PYTORCH_CUDA_ALLOC_CONF %s); peaks over the whole run:\n", file, conf)
+	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "GPU\tmemory\tpeak allocated\tpeak reserved\treserved + context\tfits")
+	for _, f := range fits {
+		for i, d := range f.Devices {
+			name := f.GPU.Name
+			if len(f.Devices) > 1 {
+				name = fmt.Sprintf("%s cuda:%d", name, i)
+			}
+			verdict := "yes"
+			if f.OOM != nil {
+				verdict = "no: out of memory"
+				if f.OOMAt != "" {
+					verdict += " at " + f.OOMAt
+				}
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, allocator.FormatSize(f.GPU.Total), allocator.FormatSize(d.PeakAllocated), allocator.FormatSize(d.PeakReserved), allocator.FormatSize(d.WithContext), verdict)
+		}
+	}
+	tw.Flush()
+	for _, f := range fits {
+		if f.OOM == nil {
+			continue
+		}
+		where := f.OOMAt
+		if f.OOMSource != "" {
+			where += ": " + f.OOMSource
+		}
+		fmt.Fprintf(w, "\n%s, first out of memory at %s\n  torch.OutOfMemoryError: %s\n", f.GPU.Name, where, f.OOM.Message)
+	}
+	fmt.Fprintln(w, "\nThe peaks up to a GPU's first out-of-memory error are what ran before it. Contexts: the\n"+
+		"H200's measured with PyTorch 2.11; the other presets' are taken as the H200's.")
+}
+
+// fitJSON is one GPU device's line of fit --json.
+type fitJSON struct {
+	GPU           string  `json:"gpu"`
+	Device        int     `json:"device"`
+	TotalBytes    uint64  `json:"total_bytes"`
+	PeakAllocated uint64  `json:"peak_allocated_bytes"`
+	PeakReserved  uint64  `json:"peak_reserved_bytes"`
+	WithContext   uint64  `json:"reserved_plus_context_bytes"`
+	Fits          bool    `json:"fits"`
+	OOMAt         *string `json:"oom_at"`
+	OOMSource     *string `json:"oom_source"`
+	OOMMessage    *string `json:"oom_message"`
+}
+
+func writeFitJSON(w io.Writer, fits []repl.Fit) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, f := range fits {
+		for i, d := range f.Devices {
+			row := fitJSON{GPU: f.GPU.Name, Device: i, TotalBytes: f.GPU.Total, PeakAllocated: d.PeakAllocated, PeakReserved: d.PeakReserved, WithContext: d.WithContext, Fits: f.OOM == nil}
+			if f.OOM != nil {
+				row.OOMAt, row.OOMSource, row.OOMMessage = &f.OOMAt, &f.OOMSource, &f.OOM.Message
+			}
+			enc.Encode(row)
+		}
+	}
+}

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestFitMatchesRecordedPeaks: on the simulated H200, fit's peaks of
+// every passing recorded program that never resets its peaks nor fails
+// are PyTorch's: the highest max_memory_allocated and
+// max_memory_reserved the recording shows.
+func TestFitMatchesRecordedPeaks(t *testing.T) {
+	listed, err := os.ReadFile("../../testdata/python_passing.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	progs := pythonRecordings(t)
+	checked := 0
+	for _, name := range strings.Fields(string(listed)) {
+		script, ok := progs[name]
+		if !ok {
+			continue
+		}
+		src, err := os.ReadFile(script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(src), "reset_peak") || strings.Contains(string(src), "reset_max") {
+			continue
+		}
+		steps, failed := readRecording(t, recordingOf(name, script))
+		if failed || len(steps) == 0 || len(steps[0].Devices) == 0 {
+			continue
+		}
+		devices := len(steps[0].Devices)
+		var wantAlloc, wantReserved int64
+		for _, s := range steps {
+			wantAlloc = max(wantAlloc, s.Devices[0].MaxAllocated)
+			wantReserved = max(wantReserved, s.Devices[0].MaxReserved)
+		}
+		out, errOut, code := run(t, "fit", "--gpus", "h200", "--devices", strconv.Itoa(devices), "--json", script)
+		var got fitJSON
+		if code != 0 || json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &got) != nil {
+			t.Errorf("fit %s: exit %d\n%s%s", name, code, out, errOut)
+			continue
+		}
+		if int64(got.PeakAllocated) != wantAlloc || int64(got.PeakReserved) != wantReserved || !got.Fits {
+			t.Errorf("fit %s: peaks %d and %d (fits %v), PyTorch's %d and %d", name, got.PeakAllocated, got.PeakReserved, got.Fits, wantAlloc, wantReserved)
+		}
+		checked++
+	}
+	if checked < 10 {
+		t.Errorf("only %d recorded programs checked", checked)
+	}
+	t.Logf("%d recorded programs: fit's peaks are PyTorch's", checked)
+}
+
+// readRecording reads a record_script.py recording and says whether a
+// statement of it raised.
+func readRecording(t *testing.T, path string) (steps []recordedStep, failed bool) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var s recordedStep
+		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+			t.Fatal(err)
+		}
+		failed = failed || s.Error != nil
+		steps = append(steps, s)
+	}
+	return steps, failed
+}
+
+// TestFitOOMAndErrors: each GPU's first out-of-memory error is named
+// with its line (a caught one too); a reset does not hide a peak; an
+// error other than out-of-memory stops fit (exit 1); an unknown preset
+// is bad usage.
+func TestFitOOMAndErrors(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "grow.py")
+	src := "import torch\n" +
+		"x = torch.zeros(4 << 30, device='cuda')\n" + // 16 GiB: too much for a T4
+		"torch.cuda.reset_peak_memory_stats()\n" +
+		"del x\n" +
+		"y = torch.zeros(1 << 28, device='cuda')\n" + // 1 GiB, split from x's cached 16 GiB segment
+		"try:\n" +
+		"    z = torch.empty(6 << 30, device='cuda')\n" + // 24 GiB more
+		"except torch.OutOfMemoryError:\n" +
+		"    pass\n"
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, "fit", "--gpus", "h200,a100-40gb,t4", script)
+	for _, want := range []string{
+		"h200       139.80 GiB  25.00 GiB       40.00 GiB      40.60 GiB           yes\n",
+		"a100-40gb  39.39 GiB   16.00 GiB       16.00 GiB      16.60 GiB           no: out of memory at " + script + ":7\n",
+		"t4         14.57 GiB   0 bytes         0 bytes        610.00 MiB          no: out of memory at " + script + ":2\n",
+		"a100-40gb, first out of memory at " + script + ":7: z = torch.empty(6 << 30, device='cuda')\n  torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 24.00 GiB.",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d, want %q in\n%s%s", code, want, out, errOut)
+		}
+	}
+	bad := filepath.Join(dir, "bad.py")
+	if err := os.WriteFile(bad, []byte("import torch\nx = torch.zeros(4, device='cuda')\n1 / 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = run(t, "fit", "--gpus", "t4", bad)
+	if code != 1 || out != "" || errOut != "gpumemrepl fit: on t4: "+bad+":3:1: ZeroDivisionError: division by zero\n" {
+		t.Errorf("a script's own error: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if _, errOut, code = run(t, "fit", "--gpus", "k80", script); code != 2 || !strings.Contains(errOut, `unknown preset "k80"`) {
+		t.Errorf("unknown preset: exit %d, %s", code, errOut)
+	}
+}
