@@ -20,7 +20,8 @@ func TestCommandLineHabits(t *testing.T) {
 		{[]string{"run", "-h"}, 0, "--recorded-limit-bytes N", "", false},
 		{[]string{"run"}, 2, "", "gpumemrepl run: no script given", true},
 		{[]string{"run", "--json", "--device=sim"}, 2, "", "gpumemrepl run: no script given", true},
-		{[]string{"repaly", goodTrace}, 2, "", `gpumemrepl: "repaly" is neither a command (run, replay, help) nor a file`, true},
+		{[]string{"repaly", goodTrace}, 2, "", `gpumemrepl: "repaly" is neither a command (run, replay, fit, help) nor a file`, true},
+		{[]string{"help", "fit"}, 0, "fit flags (each GPU runs the script afresh", "", false},
 		{[]string{"--device=sim", "nothere.gpumem"}, 1, "", "open nothere.gpumem: no such file or directory", true},
 		// a flag after "--" is a file name, not a request for help
 		{[]string{"run", "--device=sim", "--", "--help"}, 1, "", "open --help: no such file or directory", true},

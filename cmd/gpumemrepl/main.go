@@ -10,10 +10,14 @@ import (
 	"io/fs"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/repl/command"
 )
+
+// subcommands are the first words gpumemrepl takes as commands.
+var subcommands = []string{"run", "replay", "fit", "help"}
 
 // pytorchVersion is the PyTorch release whose allocator is modelled.
 const pytorchVersion = "2.11"
@@ -29,7 +33,9 @@ func doMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case args[0] == "help":
 		fmt.Fprint(stdout, usage)
 		if len(args) > 1 {
-			fmt.Fprint(stdout, command.Help(args[1]))
+			if !slices.Contains(subcommands, args[1]) { // the usage above is a subcommand's help
+				fmt.Fprint(stdout, command.Help(args[1]))
+			}
 		} else {
 			fmt.Fprint(stdout, "\n"+command.Help(""))
 		}
@@ -51,7 +57,7 @@ func doMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return cmdRun(args[1:], stdin, stdout, stderr)
 	case args[0][0] != '-' && !isFile(args[0]) && !strings.ContainsAny(args[0], "./"):
-		fmt.Fprintf(stderr, "gpumemrepl: %q is neither a command (run, replay, fit, help) nor a file\n", args[0])
+		fmt.Fprintf(stderr, "gpumemrepl: %q is neither a command (%s) nor a file\n", args[0], strings.Join(subcommands, ", "))
 		return 2
 	}
 	// gpumemrepl [flags] [FILE] runs FILE as python FILE would
