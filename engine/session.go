@@ -133,6 +133,9 @@ func NewSession(o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.TotalBytes != 0 && o.TotalBytes <= o.Preset.ContextBytes {
+		return nil, fmt.Errorf("a simulated GPU of %d bytes has no room beside its %d-byte CUDA context", o.TotalBytes, o.Preset.ContextBytes)
+	}
 	s := &Session{opts: o, cfg: cfg, gradEnabled: true, workspaces: map[workspaceKey]*storage{}}
 	var bs []backend
 	switch o.Backend {
