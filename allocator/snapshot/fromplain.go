@@ -20,8 +20,8 @@ func fromPlain(top *dict, u *unpickler) ([]*Snapshot, error) {
 	}
 	ds := devices{}
 	for dev, l := range u.traces.lists {
-		if len(l.events) > 0 {
-			ds.of(dev, s).Events = l.events
+		if l.n > 0 {
+			ds.of(dev, s).Events = l.events()
 		}
 	}
 	var problems []Problem

@@ -19,17 +19,104 @@ import (
 // traceList is device_traces: one eventList per device index.
 type traceList struct{ lists []*eventList }
 
-// eventList is one device's trace.
+// eventList is one device's trace, as pointer-free records (a million
+// of them cost the garbage collector nothing to scan, and growing them
+// copies no pointers) in chunks that never move once full; they become
+// Events once, at their final count.
 type eventList struct {
-	events     []Event
+	chunks     [][]eventRecord
+	n          int
+	tables     *eventTables
 	dev        int
 	attached   bool
 	memoNumber uint32 // its number in the memo's lists, plus one; 0: none yet
 }
 
+// chunkLen is the number of records in a full chunk of an eventList (the
+// first grows to it by doubling, so a short trace takes little).
+const chunkLen = 1 << 14
+
+// eventRecord is an event as read: its strings, stack and other fields are
+// numbers in its list's tables.
+type eventRecord struct {
+	addr, size, stream uint64
+	time               int64
+	action             uint32 // in tables.names
+	frames             uint32 // in tables.stacks; 0: the zero Stack
+	extra              uint32 // in tables.extras; 0: none
+	missing            uint8
+}
+
+// eventTables hold what the records of one file's traces refer to.
+type eventTables struct {
+	names   []string          // action names: the known ones first
+	nameIDs map[string]uint32 // a name's number in names
+	stacks  []Stack
+	extras  []*fields
+}
+
+func newEventTables() *eventTables {
+	t := &eventTables{nameIDs: map[string]uint32{}, stacks: []Stack{{}}, extras: []*fields{nil}}
+	for _, a := range knownActions {
+		t.name(a)
+	}
+	return t
+}
+
+// name is the number of an action name, given on its first use.
+func (t *eventTables) name(s string) uint32 {
+	id, ok := t.nameIDs[s]
+	if !ok {
+		id = uint32(len(t.names))
+		t.names = append(t.names, s)
+		t.nameIDs[s] = id
+	}
+	return id
+}
+
+// event is a record as an Event.
+func (t *eventTables) event(r eventRecord) Event {
+	return Event{Action: t.names[r.action], Addr: r.addr, Size: r.size, Stream: r.stream, Time: r.time,
+		Frames: t.stacks[r.frames], extra: t.extras[r.extra], missing: r.missing}
+}
+
+// add appends a record.
+func (l *eventList) add(r eventRecord) {
+	k := len(l.chunks) - 1
+	switch {
+	case k < 0:
+		l.chunks = append(l.chunks, make([]eventRecord, 0, 16))
+		k++
+	case len(l.chunks[k]) == chunkLen:
+		l.chunks = append(l.chunks, make([]eventRecord, 0, chunkLen))
+		k++
+	case len(l.chunks[k]) == cap(l.chunks[k]):
+		c := l.chunks[k]
+		l.chunks[k] = append(make([]eventRecord, 0, 2*cap(c)), c...)
+	}
+	l.chunks[k] = append(l.chunks[k], r)
+	l.n++
+}
+
+// at is record i.
+func (l *eventList) at(i uint64) eventRecord { return l.chunks[i/chunkLen][i%chunkLen] }
+
+// events makes the list's Events, letting go of each chunk once made.
+func (l *eventList) events() []Event {
+	out := make([]Event, 0, l.n)
+	for k, c := range l.chunks {
+		for _, r := range c {
+			out = append(out, l.tables.event(r))
+		}
+		l.chunks[k] = nil
+	}
+	return out
+}
+
 // eventBuilder is an event dict being read.
 type eventBuilder struct {
-	ev       Event
+	rec      eventRecord
+	action   string   // its action, once read
 	extra    []item   // its other fields, in order
 	problems []string // what is wrong with it
 	at       int64    // the pickle offset of its dict
@@ -75,7 +162,7 @@ func (u *unpickler) newList() any {
 		switch p := p.(type) {
 		case *traceList:
 			if i != 1 {
-				return &eventList{}
+				return &eventList{tables: u.tables}
 			}
 		case *dict:
 			if p == u.top && p != nil && keys[i] == "device_traces" {
@@ -110,7 +197,7 @@ func (u *unpickler) builder() *eventBuilder {
 		b.at = u.at
 		return b
 	}
-	return &eventBuilder{ev: Event{missing: hasAll}, at: u.at, memo: -1}
+	return &eventBuilder{rec: eventRecord{missing: hasAll}, at: u.at, memo: -1}
 }
 
 // addTrace attaches a device's trace to device_traces.
@@ -125,7 +212,7 @@ func (u *unpickler) addTrace(tl *traceList, s slot) error {
 		tl.lists = append(tl.lists, l)
 		return nil
 	case *list:
-		el := &eventList{attached: true, dev: dev}
+		el := &eventList{attached: true, dev: dev, tables: u.tables}
 		for _, v := range l.items {
 			if err := u.addEvent(el, slot{v: v}); err != nil {
 				return err
@@ -143,13 +230,13 @@ func (u *unpickler) addEvent(el *eventList, s slot) error {
 		return err
 	}
 	if s.k == kEventRef {
-		el.events = append(el.events, s.v.(*eventList).events[s.n])
+		el.add(s.v.(*eventList).at(s.n))
 		return nil
 	}
 	switch b := s.v.(type) {
 	case *eventBuilder:
 		if b.done != nil {
-			el.events = append(el.events, b.done.events[b.doneAt])
+			el.add(b.done.at(uint64(b.doneAt)))
 			return nil
 		}
 		u.finish(b, el)
@@ -164,7 +251,7 @@ func (u *unpickler) addEvent(el *eventList, s slot) error {
 		u.finish(nb, el)
 		return nil
 	}
-	return u.fail("event %d of a device trace is a %s, not a dict", len(el.events), typeName(s))
+	return u.fail("event %d of a device trace is a %s, not a dict", el.n, typeName(s))
 }
 
 // slotOf is a plain value as a slot.
@@ -181,22 +268,24 @@ func slotOf(v any) slot {
 // finish adds a built event to its trace and lets its builder go when
 // nothing else refers to it (its memo entry then names the event).
 func (u *unpickler) finish(b *eventBuilder, el *eventList) {
-	i := len(el.events)
-	ev := b.ev
-	if !actionKnown(ev.Action) {
-		if ev.missing&hasAction != 0 {
+	i := el.n
+	rec := b.rec
+	rec.action = u.tables.name(b.action)
+	if rec.action >= uint32(len(knownActions)) {
+		if rec.missing&hasAction != 0 {
 			b.problems = append(b.problems, "it has no action")
 		} else {
-			b.problems = append(b.problems, fmt.Sprintf("unknown action %q (not replayed)", excerpt(ev.Action)))
+			b.problems = append(b.problems, fmt.Sprintf("unknown action %q (not replayed)", excerpt(b.action)))
 		}
 	}
 	if len(b.extra) > 0 {
-		if u.extra == nil || !sameItems(u.extra.items, b.extra) {
-			u.extra = &fields{items: append([]item(nil), b.extra...)}
+		t := u.tables
+		if last := t.extras[len(t.extras)-1]; last == nil || !sameItems(last.items, b.extra) {
+			t.extras = append(t.extras, &fields{items: append([]item(nil), b.extra...)})
 		}
-		ev.extra = u.extra
+		rec.extra = uint32(len(t.extras) - 1)
 	}
-	el.events = appendDoubling(el.events, ev)
+	el.add(rec)
 	for _, p := range b.problems {
 		u.problems = append(u.problems, Problem{Event: i, Offset: b.at, Msg: p, list: el})
 	}
@@ -212,7 +301,7 @@ func (u *unpickler) finish(b *eventBuilder, el *eventList) {
 			u.memo.far[uint64(b.memo)] = ref
 		}
 	}
-	*b = eventBuilder{ev: Event{missing: hasAll}, extra: b.extra[:0], problems: b.problems[:0], memo: -1}
+	*b = eventBuilder{rec: eventRecord{missing: hasAll}, extra: b.extra[:0], problems: b.problems[:0], memo: -1}
 	u.builders = append(u.builders, b)
 }
 
@@ -271,28 +360,28 @@ func (u *unpickler) setField(b *eventBuilder, k any, s slot) error {
 	switch key {
 	case "action":
 		if a, ok := s.v.(string); ok && s.k == kObj {
-			b.ev.Action, b.ev.missing = action(a), b.ev.missing&^hasAction
+			b.action, b.rec.missing = a, b.rec.missing&^hasAction
 			return nil
 		}
 	case "addr":
-		num, bit = &b.ev.Addr, hasAddr
+		num, bit = &b.rec.addr, hasAddr
 	case "size":
-		num, bit = &b.ev.Size, hasSize
+		num, bit = &b.rec.size, hasSize
 	case "stream":
-		num, bit = &b.ev.Stream, hasStream
+		num, bit = &b.rec.stream, hasStream
 	case "time_us":
 		if s.k == kInt {
-			b.ev.Time, b.ev.missing = int64(s.n), b.ev.missing&^hasTime
+			b.rec.time, b.rec.missing = int64(s.n), b.rec.missing&^hasTime
 			return nil
 		}
 	case "frames":
 		if l, ok := s.v.(*list); ok && s.k == kObj {
-			b.ev.Frames, b.ev.missing = u.stacks.shared(l), b.ev.missing&^hasFrames
+			b.rec.frames, b.rec.missing = u.stacks.shared(l, u.tables), b.rec.missing&^hasFrames
 			return nil
 		}
 	}
 	if num != nil && s.k == kInt && int64(s.n) >= 0 {
-		*num, b.ev.missing = s.n, b.ev.missing&^bit
+		*num, b.rec.missing = s.n, b.rec.missing&^bit
 		return nil
 	}
 	v, err := u.plain(s)
@@ -372,32 +461,38 @@ func appendDoubling[T any](s []T, v T) []T {
 // stack as a list of its own (of frame dicts it shares), and a training
 // loop records the same few thousand stacks a million times.
 type stackTable struct {
-	ids    map[*dict]uint32 // frame dict → its number
-	stacks map[string]*list // the frames' numbers → the first list of them
+	ids    map[*dict]uint32  // frame dict → its number
+	stacks map[string]uint32 // the frames' numbers → the first list of them, in tables.stacks
 	key    []byte
 }
 
-// shared is the first stack read with the same frames as l, or l.
-func (t *stackTable) shared(l *list) Stack {
-	if t.ids == nil {
-		t.ids, t.stacks = map[*dict]uint32{}, map[string]*list{}
+// shared is the number in t.stacks of the first stack read with the same
+// frames as l, or of l, added.
+func (st *stackTable) shared(l *list, t *eventTables) uint32 {
+	if st.ids == nil {
+		st.ids, st.stacks = map[*dict]uint32{}, map[string]uint32{}
 	}
-	t.key = t.key[:0]
+	add := func() uint32 {
+		t.stacks = append(t.stacks, Stack{l})
+		return uint32(len(t.stacks) - 1)
+	}
+	st.key = st.key[:0]
 	for _, v := range l.items {
 		d, ok := v.(*dict)
 		if !ok {
-			return Stack{l}
+			return add()
 		}
-		id, ok := t.ids[d]
+		id, ok := st.ids[d]
 		if !ok {
-			id = uint32(len(t.ids))
-			t.ids[d] = id
+			id = uint32(len(st.ids))
+			st.ids[d] = id
 		}
-		t.key = binary.LittleEndian.AppendUint32(t.key, id)
+		st.key = binary.LittleEndian.AppendUint32(st.key, id)
 	}
-	if first, ok := t.stacks[string(t.key)]; ok {
-		return Stack{first}
+	if first, ok := st.stacks[string(st.key)]; ok {
+		return first
 	}
-	t.stacks[string(t.key)] = l
-	return Stack{l}
+	id := add()
+	st.stacks[string(st.key)] = id
+	return id
 }

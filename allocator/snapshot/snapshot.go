@@ -53,8 +53,11 @@ type jsonEvent struct {
 // kept but not replayed (snapshot, annotate, user_defined).
 var actions = map[string]string{}
 
+// knownActions are the actions' names, in one order.
+var knownActions = []string{"alloc", "free_requested", "free_completed", "segment_alloc", "segment_free", "segment_map", "segment_unmap", "oom", "snapshot", "annotate", "user_defined"}
+
 func init() {
-	for _, a := range []string{"alloc", "free_requested", "free_completed", "segment_alloc", "segment_free", "segment_map", "segment_unmap", "oom", "snapshot", "annotate", "user_defined"} {
+	for _, a := range knownActions {
 		actions[a] = a
 	}
 }
@@ -65,11 +68,6 @@ func action(s string) string {
 		return a
 	}
 	return s
-}
-
-func actionKnown(a string) bool {
-	_, ok := actions[a]
-	return ok
 }
 
 // Block is one block of a segment at the end.

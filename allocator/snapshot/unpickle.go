@@ -70,7 +70,8 @@ func (s slot) boxed() any {
 	case kFloat:
 		return math.Float64frombits(s.n)
 	case kEventRef:
-		return s.v.(*eventList).events[s.n].asDict()
+		l := s.v.(*eventList)
+		return l.tables.event(l.at(s.n)).asDict()
 	}
 	return s.v
 }
@@ -89,7 +90,7 @@ type unpickler struct {
 	traces   *traceList // its device_traces, once attached
 	builders []*eventBuilder
 	problems []Problem
-	extra    *fields // the last event's other fields, shared by the next if equal
+	tables   *eventTables // what the events read refer to (the last of its extras is shared by the next event if equal)
 	stacks   stackTable
 }
 
@@ -118,7 +119,7 @@ func (u *unpickler) readError(err error) error {
 
 // unpickle runs the pickle in in to its STOP and returns the value left.
 func unpickle(in *input, limits Limits) (any, *unpickler, error) {
-	u := &unpickler{in: in, limits: limits}
+	u := &unpickler{in: in, limits: limits, tables: newEventTables()}
 	v, err := u.run()
 	return v, u, err
 }
