@@ -222,3 +222,26 @@ func TestRefusedSyntax(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorsPlacedAt: a text placed by Options.At (a line of a larger
+// script) gives its errors that script's lines and columns, the end of
+// input's too.
+func TestErrorsPlacedAt(t *testing.T) {
+	for src, want := range map[string]string{
+		"for i in range(2):\n":         "f:5:21: IndentationError: expected an indented block after 'for' statement on line 5",
+		"for i in range(2):":           "f:5:21: IndentationError: expected an indented block after 'for' statement on line 5",
+		"if x:\n    y = 1\n":           "",
+		"x = (1,\n":                    "f:5:7: SyntaxError: '(' was never closed",
+		"x = 1\ny = (1 +\n":            "f:6:5: SyntaxError: '(' was never closed",
+		"def f():\n    pass\n  return": "f:7:9: IndentationError: unindent does not match any outer indentation level",
+	} {
+		_, err := ParseFile("f", []byte(src), &Options{At: Pos{Line: 5, Col: 3}})
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != want {
+			t.Errorf("%q placed at 5:3: %q, want %q", src, got, want)
+		}
+	}
+}

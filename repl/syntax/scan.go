@@ -348,11 +348,18 @@ func (s *scanner) eof() (token, bool) {
 }
 
 // eofPos is where CPython places the end of input: just past the last
-// character of the last line.
+// character of the last line (placed as Options.At places the text).
 func (s *scanner) eofPos() Pos {
 	end := len(s.src) - 1
 	start := bytes.LastIndexByte(s.src[:end], '\n') + 1
-	return Pos{int32(bytes.Count(s.src, []byte{'\n'})), int32(utf8.RuneCount(s.src[start:end])) + 1}
+	p := Pos{int32(bytes.Count(s.src, []byte{'\n'})), int32(utf8.RuneCount(s.src[start:end])) + 1}
+	if s.firstLine > 0 {
+		p.Line += s.firstLine - 1
+		if p.Line == s.firstLine {
+			p.Col += s.colShift
+		}
+	}
+	return p
 }
 
 // unclosed is the error for a bracket still open at the end of input.
