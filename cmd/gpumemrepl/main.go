@@ -17,7 +17,7 @@ import (
 )
 
 // subcommands are the first words gpumemrepl takes as commands.
-var subcommands = []string{"run", "replay", "fit", "help"}
+var subcommands = []string{"run", "replay", "fit", "diff", "help"}
 
 // pytorchVersion is the PyTorch release whose allocator is modelled.
 const pytorchVersion = "2.11"
@@ -50,6 +50,8 @@ func doMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdReplay(args[1:], stdout, stderr)
 	case args[0] == "fit":
 		return cmdFit(args[1:], stdout, stderr)
+	case args[0] == "diff":
+		return cmdDiff(args[1:], stdout, stderr)
 	case args[0] == "run":
 		if noScript(args[1:]) {
 			fmt.Fprintln(stderr, "gpumemrepl run: no script given (gpumemrepl alone reads a script from standard input)")
@@ -129,6 +131,10 @@ Usage:
   gpumemrepl fit [flags] FILE          will FILE fit? run it on each simulated GPU and print the peak
                                        allocated and reserved, reserved plus the CUDA context, and
                                        the first out-of-memory error on each
+  gpumemrepl diff [flags] A B          replay two snapshots or traces (or one file twice, under two
+                                       configs) and print what differs: peak and final allocated and
+                                       reserved, segments, fragmentation, allocations by size class
+                                       and, where the history has stacks, by category and frame
   gpumemrepl help [TOPIC]              this text, or a command's help
   gpumemrepl --version                 the version, and the PyTorch release it models
 
@@ -201,4 +207,14 @@ stops fit with that error, exit 1):
   --json               one JSON object per GPU and device: gpu, device, total_bytes,
                        peak_allocated_bytes, peak_reserved_bytes, reserved_plus_context_bytes,
                        fits, oom_at, oom_source, oom_message
+
+diff flags (each side is replayed on the simulated device of its recording's size):
+  --config-a CONF      PYTORCH_CUDA_ALLOC_CONF to replay A under (default: A's own; "default"
+                       is PyTorch's)
+  --config-b CONF      the same for B
+  --limit-bytes N      per-process limit for both (set_per_process_memory_fraction)
+  --top N              the frames listed of each side (default 10; 0: all)
+  --json               one JSON object: a and b, each with peak/final allocated and reserved
+                       bytes, segments, fragmentation, device_allocs, ooms, size_classes,
+                       categories and frames (name, count, bytes, bytes_at_peak)
 `

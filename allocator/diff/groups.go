@@ -1,0 +1,165 @@
+package diff
+
+import (
+	"cmp"
+	"fmt"
+	"path"
+	"slices"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
+)
+
+// The size classes are the allocator's own (CUDACachingAllocator.cpp):
+// a request of at most kSmallSize comes from the small pool's 2 MiB
+// segments, one under kMinLargeAlloc from 20 MiB segments, a larger one
+// from a segment of its own size.
+const (
+	smallSize     = 1 << 20
+	minLargeAlloc = 10 << 20
+)
+
+// SizeClasses names the size classes, smallest first.
+var SizeClasses = []string{"<= 1 MiB (small pool)", "1-10 MiB (20 MiB segments)", ">= 10 MiB (own segment)"}
+
+func sizeClass(size uint64) string {
+	switch {
+	case size <= smallSize:
+		return SizeClasses[0]
+	case size < minLargeAlloc:
+		return SizeClasses[1]
+	}
+	return SizeClasses[2]
+}
+
+// grouping tallies allocations under names.
+type grouping struct {
+	index  map[string]int
+	groups []Group
+	live   []uint64
+}
+
+// at is the index of the group named name, made when new.
+func (g *grouping) at(name string) int {
+	if g.index == nil {
+		g.index = map[string]int{}
+	}
+	i, ok := g.index[name]
+	if !ok {
+		i = len(g.groups)
+		g.index[name] = i
+		g.groups = append(g.groups, Group{Name: name})
+		g.live = append(g.live, 0)
+	}
+	return i
+}
+
+func (g *grouping) mark() {
+	for i := range g.groups {
+		g.groups[i].AtPeak = g.live[i]
+	}
+}
+
+// largestFirst sorts the groups by bytes at the peak, then bytes in
+// all, then name, and keeps the first top (all when top is 0).
+func largestFirst(gs []Group, top int) []Group {
+	slices.SortFunc(gs, func(a, b Group) int {
+		if c := cmp.Compare(b.AtPeak, a.AtPeak); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.Bytes, a.Bytes); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
+	if top > 0 && len(gs) > top {
+		gs = gs[:top]
+	}
+	return gs
+}
+
+// block is a live allocation: its size and its group in each grouping.
+type block struct {
+	size uint64
+	in   [3]int
+}
+
+// group tallies a history's allocations by size class, category and
+// frame; the bytes at the peak are those live after the allocation at
+// which the requested bytes first reached their most.
+func group(events []snapshot.Event, top int) (classes, categories, frames []Group) {
+	peakAt := -1
+	var cur, peak uint64
+	sizes := map[uint64]uint64{}
+	for i, e := range events {
+		switch e.Action {
+		case "alloc":
+			sizes[e.Addr] = e.Size
+			if cur += e.Size; cur > peak {
+				peak, peakAt = cur, i
+			}
+		case "free_completed":
+			cur -= sizes[e.Addr]
+			delete(sizes, e.Addr)
+		}
+	}
+	var by [3]grouping // size classes, categories, frames
+	for _, name := range SizeClasses {
+		by[0].at(name)
+	}
+	names := map[snapshot.Stack][2]int{}
+	live := map[uint64]block{}
+	stacks := false
+	for i, e := range events {
+		switch e.Action {
+		case "alloc":
+			n, ok := names[e.Frames]
+			if !ok {
+				fr := e.Frames.Frames()
+				stacks = stacks || len(fr) > 0
+				n = [2]int{by[1].at(category(fr)), by[2].at(frameName(fr))}
+				names[e.Frames] = n
+			}
+			b := block{e.Size, [3]int{by[0].at(sizeClass(e.Size)), n[0], n[1]}}
+			live[e.Addr] = b
+			for k := range by {
+				by[k].groups[b.in[k]].Count++
+				by[k].groups[b.in[k]].Bytes += b.size
+				by[k].live[b.in[k]] += b.size
+			}
+		case "free_completed":
+			b, ok := live[e.Addr]
+			if !ok {
+				continue
+			}
+			delete(live, e.Addr)
+			for k := range by {
+				by[k].live[b.in[k]] -= b.size
+			}
+		}
+		if i == peakAt {
+			for k := range by {
+				by[k].mark()
+			}
+		}
+	}
+	if !stacks {
+		return by[0].groups, nil, nil
+	}
+	return by[0].groups, largestFirst(by[1].groups, 0), largestFirst(by[2].groups, top)
+}
+
+// frameName is the innermost frame of the program's own code (the
+// innermost of all when every frame is torch's), as file:line function.
+func frameName(frames []snapshot.Frame) string {
+	if len(frames) == 0 {
+		return noStack
+	}
+	f := frames[0]
+	for _, g := range frames {
+		if !inTorch(g.Filename) {
+			f = g
+			break
+		}
+	}
+	return fmt.Sprintf("%s:%d %s", path.Base(f.Filename), f.Line, f.Name)
+}
