@@ -32,8 +32,11 @@ AdamW = torch.optim.AdamW
 // SGD, Adam and AdamW defined) or the command form. A bare expression's
 // value is echoed, as at the prompt. `with X:` enters X as its own step;
 // the indented lines after it are steps inside it, and it is exited at
-// the next line that is not indented. Other compound statements need a
-// .py file. A failing line stops the script (exit 1) unless KeepGoing.
+// the next line that is not indented. Any other compound statement (def,
+// class, for, while, if, try) is one step: its header and the lines
+// indented under it (with its elif, else, except and finally), as
+// Python reads it. A failing line stops the script (exit 1) unless
+// KeepGoing.
 func (r *Runner) GpumemScript(src io.Reader) (status int) {
 	defer r.fitTerminal()()
 	in, b := r.newInterp()
@@ -76,11 +79,11 @@ func (r *Runner) GpumemScript(src io.Reader) (status int) {
 		}))
 	}
 	r.prev = r.Session.Measure()
-	rd := bufio.NewReader(src)
+	rd := &lineReader{r: bufio.NewReader(src)}
 	var out bytes.Buffer
-	for n := 1; ; n++ {
-		raw, rerr := rd.ReadString('\n')
-		if rerr != nil && raw == "" {
+	for {
+		n, text, rerr := rd.next()
+		if rerr != nil {
 			if !errors.Is(rerr, io.EOF) {
 				fmt.Fprintf(r.Err, "%s:%d: %v\n", r.File, n, rerr)
 				return 1
@@ -90,25 +93,110 @@ func (r *Runner) GpumemScript(src io.Reader) (status int) {
 		// (the lines are not kept: a script's memory does not grow with
 		// its length; a traceback through a lambda defined here shows
 		// no source line)
-		text := strings.TrimRight(raw, "\r\n")
 		body := strings.TrimLeft(text, " \t")
 		if body == "" || strings.HasPrefix(body, "#") {
 			continue
 		}
-		indented := body != text
-		col := int32(len([]rune(text)) - len([]rune(body)) + 1)
+		indent := text[:len(text)-len(body)]
+		end := 0 // a step of one line has no end line
+		if opensBlock(body) {
+			body, text, end, rerr = rd.block(body, indent)
+			if rerr != nil && !errors.Is(rerr, io.EOF) {
+				fmt.Fprintf(r.Err, "%s:%d: %v\n", r.File, end+1, rerr)
+				return 1
+			}
+		}
+		col := int32(len([]rune(indent)) + 1)
 		run := func() error {
-			if !indented {
+			if indent == "" {
 				if err := exitBlocks(); err != nil {
 					return err
 				}
 			}
 			return r.gpumemLine(p, body, syntax.Pos{Line: int32(n), Col: col})
 		}
-		if code, stop := r.step(p, &out, n, 0, text, run, &status); stop {
+		if code, stop := r.step(p, &out, n, end, text, run, &status); stop {
 			return code
 		}
 	}
+}
+
+// lineReader reads a script's lines, numbered, with one line of
+// look-ahead (a block ends at the first line that is not inside it).
+type lineReader struct {
+	r       *bufio.Reader
+	n       int // the number of the last line read
+	pending *string
+}
+
+// next is the next line (without its line ending) and its number.
+func (l *lineReader) next() (int, string, error) {
+	if l.pending != nil {
+		t := *l.pending
+		l.pending = nil
+		return l.n, t, nil
+	}
+	raw, err := l.r.ReadString('\n')
+	if err != nil && raw == "" {
+		return l.n + 1, "", err
+	}
+	l.n++
+	return l.n, strings.TrimRight(raw, "\r\n"), nil
+}
+
+// block reads the body of a compound statement whose header (without
+// its indentation, indent) was just read: the lines after it that are
+// blank or indented further, up to the first that is not (kept for the
+// next read). It returns the statement dedented by indent, its text as
+// written, and the number of its last line; blank lines after the last
+// are left out.
+func (l *lineReader) block(header, indent string) (src, text string, last int, err error) {
+	lines, written, last := []string{header}, []string{indent + header}, l.n
+	keep := 1 // lines up to the last that is not blank
+	for {
+		n, t, err := l.next()
+		if err != nil {
+			return strings.Join(lines[:keep], "\n"), strings.Join(written[:keep], "\n"), last, err
+		}
+		rest, inside := strings.CutPrefix(t, indent)
+		trimmed := strings.TrimSpace(t)
+		blank := trimmed == "" || strings.HasPrefix(trimmed, "#")
+		deeper := inside && rest != strings.TrimLeft(rest, " \t")
+		if !blank && !deeper && !(inside && continuesBlock(rest)) {
+			l.pending = &t
+			return strings.Join(lines[:keep], "\n"), strings.Join(written[:keep], "\n"), last, nil
+		}
+		if !inside {
+			rest = trimmed // a comment left of the block's indentation
+		}
+		lines, written = append(lines, rest), append(written, t)
+		if !blank {
+			last, keep = n, len(lines)
+		}
+	}
+}
+
+// continuesBlock reports whether a line at a compound statement's own
+// indentation goes on with it: elif, else, except and finally.
+func continuesBlock(line string) bool {
+	for _, kw := range []string{"elif", "else", "except", "finally"} {
+		if rest, ok := strings.CutPrefix(line, kw); ok && (rest == "" || strings.IndexAny(rest[:1], " \t:(") == 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// opensBlock reports whether a line is the header of a compound
+// statement other than with (def, class, for, while, if, try, async
+// and match): one that needs an indented body.
+func opensBlock(body string) bool {
+	if strings.HasPrefix(body, "with ") {
+		return false
+	}
+	_, err := syntax.ParseFile("<line>", []byte(body+"\n"), nil)
+	var se *syntax.Error
+	return errors.As(err, &se) && strings.HasPrefix(se.Msg, "expected an indented block")
 }
 
 // gpumemLine runs one line of a .gpumem script (without its
@@ -116,19 +204,15 @@ func (r *Runner) GpumemScript(src io.Reader) (status int) {
 func (r *Runner) gpumemLine(p *pyPrompt, body string, pos syntax.Pos) error {
 	src := body
 	if strings.HasPrefix(body, "with ") && strings.HasSuffix(strings.TrimSpace(body), ":") {
-		enter, err := withEntry(body)
+		enter, err := withEntry(r.File, body, pos)
 		if err != nil {
-			return p.in.Raise(eval.SyntaxErrorType, "%v", err)
+			return err
 		}
 		src = enter
 	}
 	mod, err := syntax.ParseFile(r.File, []byte(src+"\n"), &syntax.Options{IsCommand: r.isBlockCommand, At: pos})
 	if err != nil {
-		var se *syntax.Error
-		if errors.As(err, &se) && strings.HasPrefix(se.Msg, "expected an indented block") {
-			return p.in.Raise(eval.SyntaxErrorType, "a .gpumem script runs one line a step (with blocks aside): put def, class, for, while, if and try in a .py file")
-		}
-		return p.in.Raise(eval.SyntaxErrorType, "%v", err)
+		return err // FILE:LINE:COL: SyntaxError: ..., as a .py file's
 	}
 	if pos, msg, bad := commandError(mod); bad {
 		return fmt.Errorf("%s:%d:%d: %s", r.File, pos.Line, pos.Col, msg)
@@ -142,10 +226,10 @@ func (r *Runner) gpumemLine(p *pyPrompt, body string, pos syntax.Pos) error {
 }
 
 // withEntry is the Python that enters a with header's context managers
-// (`with A as x, B:`): each entered through the tool module, which keeps
-// it until the block ends.
-func withEntry(header string) (string, error) {
-	mod, err := syntax.ParseFile("<with>", []byte(header+"\n    pass\n"), nil)
+// (`with A as x, B:`, at pos of file): each entered through the tool
+// module, which keeps it until the block ends.
+func withEntry(file, header string, pos syntax.Pos) (string, error) {
+	mod, err := syntax.ParseFile(file, []byte(header+"\n    pass\n"), &syntax.Options{At: pos})
 	if err != nil {
 		return "", err
 	}
