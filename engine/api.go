@@ -127,12 +127,6 @@ func (s *Session) Detach(t *Tensor) *Tensor {
 	return d
 }
 
-// Op runs a tensor operation on its arguments: matmul; add, sub, mul and
-// the comparisons eq, ne, lt, le, gt, ge (either side may be Scalar(), a
-// Python number); div (of a tensor by Scalar()); relu, gelu, square,
-// sigmoid, tanh, exp; sum, mean.
-func (s *Session) Op(name string, args ...*Tensor) (*Tensor, error) { return s.op(name, args) }
-
 // Scalar stands for a Python number among an op's arguments.
 func Scalar() *Tensor { return &Tensor{number: true} }
 
@@ -142,17 +136,6 @@ func (s *Session) Backward(t *Tensor, retainGraph bool) error {
 	s.inBackward = true
 	defer func() { s.inBackward = false }()
 	return s.backward(t, retainGraph)
-}
-
-// AddInPlace is t += other (t.add_(other)) where autograd records it:
-// no memory, but t's node becomes an AddBackward0 over its old one and
-// other's, which keeps both graphs alive as long as t.
-func (s *Session) AddInPlace(t, other *Tensor) {
-	old := t.fn
-	s.record("AddBackward0", t, []*Tensor{t, tensorOrNil(other)}, nil, passGrad)
-	if t.fn != old && old != nil {
-		s.unref(old)
-	}
 }
 
 // SetRequiresGrad is t.requires_grad_(): t becomes a leaf that requires

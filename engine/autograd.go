@@ -23,7 +23,7 @@ type node struct {
 	seq      int
 	refs     int    // tensors and downstream nodes that reach it
 	inputs   []edge // one per input of the forward op
-	saved    []*storage
+	saved    []savedTensor
 	released bool     // backward ran through it: its saved tensors are gone
 	bw       backward // its backward; nil for AccumulateGrad
 	leaf     *gradSlot
@@ -36,6 +36,15 @@ type node struct {
 type edge struct {
 	to    *node // nil when that input needs no gradient
 	shape []int64
+}
+
+// savedTensor is one tensor a node keeps for backward (a
+// SavedVariable): its storage, and the storage's version when it was
+// saved, which backward checks.
+type savedTensor struct {
+	st      *storage
+	version int
+	what    string // PyTorch's description, for the error
 }
 
 // gradSlot is a leaf tensor's .grad, shared by every reference to the leaf.
@@ -87,7 +96,11 @@ func (s *Session) record(name string, out *Tensor, inputs, save []*Tensor, bw ba
 	}
 	for _, t := range save {
 		t.st.refs++
-		n.saved = append(n.saved, t.st)
+		from := t.fn
+		if t == out {
+			from = n
+		}
+		n.saved = append(n.saved, savedTensor{t.st, t.st.version, savedWhat(t, from)})
 	}
 	out.fn = n
 }
@@ -108,9 +121,30 @@ func (s *Session) unref(n *node) {
 	}
 }
 
+// savedWhat is how PyTorch names a saved tensor t made by node from
+// (nil for a leaf) when it has been modified in place.
+func savedWhat(t *Tensor, from *node) string {
+	what := fmt.Sprintf("[%s %s]", tensorType(t), dimList(t.Shape))
+	if from != nil {
+		what += ", which is output 0 of " + from.name + ","
+	}
+	return what
+}
+
+// checkSaved is SavedVariable::unpack's check: a tensor saved for n's
+// backward must not have been modified in place since.
+func checkSaved(n *node) error {
+	for _, sv := range n.saved {
+		if sv.st.version != sv.version {
+			return fmt.Errorf("RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: %s is at version %d; expected version %d instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).", sv.what, sv.st.version, sv.version)
+		}
+	}
+	return nil
+}
+
 func (s *Session) releaseSaved(n *node) {
-	for _, st := range n.saved {
-		s.release(st)
+	for _, sv := range n.saved {
+		s.release(sv.st)
 	}
 	n.saved = nil
 }
@@ -189,6 +223,11 @@ func (s *Session) backward(root *Tensor, retain bool) error {
 	}
 	defer s.dropTensor(ones)
 	buffers := map[*node]*Tensor{root.fn: share(ones)}
+	defer func() { // a backward that fails frees the gradients it was passing on
+		for _, g := range buffers {
+			s.dropTensor(g)
+		}
+	}()
 	ready := []*node{root.fn}
 	ran, leaves := 0, 0
 	defer func() {
@@ -210,6 +249,10 @@ func (s *Session) backward(root *Tensor, retain bool) error {
 			continue
 		}
 		ran++
+		if err := checkSaved(n); err != nil {
+			s.dropTensor(g)
+			return err
+		}
 		grads, err := n.bw(s, n, g)
 		if err == nil {
 			err = s.sumToInputs(n, grads)

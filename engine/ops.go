@@ -82,42 +82,6 @@ func (s *Session) workspace(dev Device, lt bool) error {
 	return nil
 }
 
-// takesNumbers are the ops that take a Python number for either operand.
-var takesNumbers = map[string]bool{"add": true, "mul": true, "sub": true, "div": true, "eq": true, "ne": true, "lt": true, "le": true, "gt": true, "ge": true}
-
-// op is Op: it checks where a Python number may stand, then runs the op.
-func (s *Session) op(name string, args []*Tensor) (*Tensor, error) {
-	if !takesNumbers[name] {
-		for _, a := range args {
-			if a.number {
-				return nil, fmt.Errorf("TypeError: %s needs a tensor, not a number", name)
-			}
-		}
-	}
-	switch name {
-	case "matmul":
-		return s.matmul(args[0], args[1])
-	case "add", "mul", "sub", "div":
-		if name == "div" && (args[0].number || !args[1].number) {
-			return nil, fmt.Errorf("TypeError: div here divides a tensor by a number")
-		}
-		if args[0].number && args[1].number {
-			return nil, fmt.Errorf("TypeError: a number %s a number is not a tensor", name)
-		}
-		return s.binary(name, args[0], args[1])
-	case "eq", "ne", "lt", "le", "gt", "ge":
-		if args[0].number && args[1].number {
-			return nil, fmt.Errorf("TypeError: a number compared with a number is not a tensor")
-		}
-		return s.compare(args[0], args[1])
-	case "relu", "gelu", "square", "sigmoid", "tanh", "exp":
-		return s.elementwise(name, args[0])
-	case "sum", "mean":
-		return s.reduce(name, args[0])
-	}
-	return nil, fmt.Errorf("unknown operation %q", name)
-}
-
 // sameDevice checks that the tensor operands of an op share a device.
 func sameDevice(ts ...*Tensor) (Device, error) {
 	var dev *Device
@@ -294,27 +258,6 @@ func outerBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 	return grads, err
 }
 
-// elementwise runs a one-input op: relu, gelu, square, sigmoid, tanh,
-// exp.
-func (s *Session) elementwise(op string, x *Tensor) (*Tensor, error) {
-	out, err := s.alloc(x.Shape, x.DType, x.Device())
-	if err != nil {
-		return nil, err
-	}
-	switch op {
-	case "relu", "sigmoid", "tanh", "exp": // save their result; backward makes the input's gradient alone
-		s.record(resultSavers[op], out, []*Tensor{x}, []*Tensor{out}, likeInput(1))
-	case "gelu": // saves its input
-		s.record("GeluBackward0", out, []*Tensor{x}, []*Tensor{x}, likeInput(1))
-	case "square": // pow(x, 2): grad * (2 * x.pow(1)), two temporaries
-		s.record("PowBackward0", out, []*Tensor{x}, []*Tensor{x}, likeInput(3))
-	}
-	return out, nil
-}
-
-// resultSavers are the nodes of the ops that save their result.
-var resultSavers = map[string]string{"relu": "ReluBackward0", "sigmoid": "SigmoidBackward0", "tanh": "TanhBackward0", "exp": "ExpBackward0"}
-
 // likeInput is the backward of a one-input elementwise op: the input's
 // gradient, after temps-1 temporaries of its size that are then freed
 // (newest first).
@@ -447,30 +390,6 @@ func newGrads(s *Session, n *node, g *Tensor, from int) ([]*Tensor, error) {
 		grads[i] = r
 	}
 	return grads, nil
-}
-
-// reduce runs x.sum() or x.mean(): a scalar, and on a GPU, for a tensor
-// large enough, the reduction kernel's global buffer and semaphores for
-// the kernel's duration.
-func (s *Session) reduce(op string, x *Tensor) (*Tensor, error) {
-	out, err := s.alloc(nil, x.DType, x.Device())
-	if err != nil {
-		return nil, err
-	}
-	if err := s.reductionTemps(x); err != nil {
-		s.dropTensor(out)
-		return nil, err
-	}
-	if op == "sum" { // the gradient is the incoming one, broadcast: no memory
-		s.record("SumBackward0", out, []*Tensor{x}, nil, func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
-			v := gradView(g, n.inputs[0].shape)
-			v.expanded = true
-			return []*Tensor{v}, nil
-		})
-	} else { // grad.expand(shape) / numel: a dense tensor
-		s.record("MeanBackward0", out, []*Tensor{x}, nil, likeInput(1))
-	}
-	return out, nil
 }
 
 // broadcast is the shape of a op b.

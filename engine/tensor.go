@@ -61,7 +61,10 @@ type storage struct {
 	stream uint64   // the CUDA stream it was allocated on (CUDA)
 	host   *hostBuf // host memory (CPU)
 	refs   int      // tensors that use it
-	vals   knownValues
+	// version counts the in-place writes to it (PyTorch's version
+	// counter, which a tensor's views share).
+	version int
+	vals    knownValues
 }
 
 // Tensor is one reference to a tensor (a TensorImpl, in PyTorch's
@@ -81,6 +84,20 @@ type Tensor struct {
 	strided bool
 	number  bool   // Scalar(): a Python number among an op's arguments (no storage)
 	offset  uint64 // a view's first element in its storage
+}
+
+// tensorTypes are PyTorch's legacy type names by dtype.
+var tensorTypes = map[string]string{"float32": "Float", "float16": "Half", "bfloat16": "BFloat16", "float64": "Double",
+	"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+// tensorType is t's legacy type name, as PyTorch's messages write it:
+// torch.cuda.FloatTensor.
+func tensorType(t *Tensor) string {
+	prefix := "torch."
+	if t.Device().CUDA {
+		prefix = "torch.cuda."
+	}
+	return prefix + tensorTypes[t.DType.Name] + "Tensor"
 }
 
 // Numel is the number of elements.

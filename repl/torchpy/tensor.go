@@ -502,100 +502,12 @@ func init() {
 		}
 		return b.index(t, args[0])
 	})
-	for _, op := range []string{"sum", "mean", "relu", "gelu", "square", "sigmoid", "tanh", "exp"} {
-		tensorMethod(op, op+"()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			if len(args) > 0 || len(kw) > 0 {
-				return nil, b.notModelled(op + "() with arguments")
-			}
-			return b.op(op, t.T)
-		})
-	}
-	tensorMethod("pow", "pow(2)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		if len(args) != 1 || args[0] != int64(2) {
-			return nil, b.notModelled("pow with an exponent other than 2")
-		}
-		return b.op("square", t.T)
-	})
-	binary := func(name, op string, reflected bool) {
-		tensorMethod(name, "", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			if err := b.arity(name, args, 1); err != nil {
-				return nil, err
-			}
-			return b.binary(op, t, args[0], reflected)
-		})
-	}
-	binary("__add__", "add", false)
-	binary("__radd__", "add", true)
-	binary("__mul__", "mul", false)
-	binary("__rmul__", "mul", true)
-	binary("__matmul__", "matmul", false)
-	binary("__sub__", "sub", false)
-	binary("__rsub__", "sub", true)
-	binary("sub", "sub", false)
-	tensorMethod("__truediv__", "", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		if err := b.arity("__truediv__", args, 1); err != nil {
-			return nil, err
-		}
-		if _, isNum := number(args[0]); !isNum {
-			return nil, b.notModelled("dividing by a tensor")
-		}
-		return b.op("div", t.T, engine.Scalar())
-	})
-	binary("add", "add", false)
-	binary("mul", "mul", false)
-	binary("matmul", "matmul", false)
-	for _, name := range []string{"__iadd__", "__imul__", "__isub__", "__itruediv__", "add_", "mul_", "sub_", "div_", "fill_"} {
-		tensorMethod(name, "", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			if len(args) != 1 || len(kw) > 0 {
-				return nil, b.notModelled("Tensor." + name + " with other than one argument")
-			}
-			return b.inPlace(t, args[0], name == "__iadd__" || name == "add_")
-		})
-	}
-	for _, name := range []string{"zero_", "sigmoid_", "relu_"} {
-		tensorMethod(name, name+"()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			if len(args) > 0 || len(kw) > 0 {
-				return nil, b.in.Raise(eval.TypeErrorType, "%s() takes no arguments", name)
-			}
-			return b.inPlace(t, int64(0), false)
-		})
-	}
-	binary("__rmatmul__", "matmul", true)
-	for name, op := range map[string]string{"__eq__": "eq", "__ne__": "ne", "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge", "eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge"} {
-		binary(name, op, false)
-	}
 	tensorMethod("__setitem__", "t[key] = value: written in place", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		if err := b.arity("__setitem__", args, 2); err != nil {
 			return nil, err
 		}
 		return eval.None, b.setItem(t, args[0], args[1])
 	})
-	tensorMethod("__pow__", "", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		if err := b.arity("__pow__", args, 1); err != nil {
-			return nil, err
-		}
-		if args[0] != int64(2) {
-			return nil, b.notModelled("** with an exponent other than 2")
-		}
-		return b.op("square", t.T)
-	})
-	for _, name := range []string{"__rtruediv__", "__neg__",
-		"copy_", "permute", "unsqueeze", "squeeze", "softmax", "log", "abs"} {
-		what := "Tensor." + name
-		switch {
-		case strings.HasPrefix(name, "__i"):
-			what = "in-place arithmetic (" + name + ")"
-		case strings.HasSuffix(name, "_") && !strings.HasPrefix(name, "__"):
-			what = "the in-place op Tensor." + name + "()"
-		}
-		method(name, "not modelled yet", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			t, err := self(in, s)
-			if err != nil {
-				return nil, err
-			}
-			return nil, t.b.notModelled(what)
-		})
-	}
 }
 
 // op runs a one-tensor engine op.
@@ -605,30 +517,6 @@ func (b *Binding) op(name string, xs ...*engine.Tensor) (eval.Value, error) {
 		return nil, b.pyErr(err)
 	}
 	return b.wrap(r), nil
-}
-
-// binary is t op other (other op t when reflected): a tensor or a
-// Python number.
-func (b *Binding) binary(op string, t *Tensor, other eval.Value, reflected bool) (eval.Value, error) {
-	var o *engine.Tensor
-	switch v := other.(type) {
-	case *Tensor:
-		if v.T == nil {
-			return eval.NotImplemented, nil
-		}
-		o = v.T
-	case int64, float64, bool:
-		if op == "matmul" {
-			return eval.NotImplemented, nil
-		}
-		o = engine.Scalar()
-	default:
-		return eval.NotImplemented, nil
-	}
-	if reflected {
-		return b.op(op, o, t.T)
-	}
-	return b.op(op, t.T, o)
 }
 
 // to is t.to(dev): t itself when it is there already.
@@ -710,43 +598,6 @@ func init() {
 	}))
 }
 
-// inPlace is an in-place op (t += other, t.mul_(other), t.sigmoid_()):
-// PyTorch writes t's own storage, allocating nothing, when other
-// broadcasts to t's shape. With autograd recording on a tensor that
-// takes part in it, the tool does not model the graph it would record,
-// and says so.
-func (b *Binding) inPlace(t *Tensor, other eval.Value, add bool) (eval.Value, error) {
-	o, isTensor := other.(*Tensor)
-	switch other.(type) {
-	case int64, float64, bool:
-	case *Tensor:
-		if o.T == nil {
-			return eval.NotImplemented, nil
-		}
-		if !broadcastsTo(o.T.Shape, t.T.Shape) {
-			return nil, b.in.Raise(eval.RuntimeErrorType, "output with shape %s doesn't match the broadcast shape", dimList(t.T.Shape))
-		}
-	default:
-		return eval.NotImplemented, nil
-	}
-	recorded := b.S.GradEnabled() && (t.T.RequiresGrad() || isTensor && o.T.RequiresGrad())
-	if recorded && t.T.RequiresGrad() && t.T.IsLeaf() {
-		return nil, b.in.Raise(eval.RuntimeErrorType, "a leaf Variable that requires grad is being used in an in-place operation.")
-	}
-	switch {
-	case recorded && add: // testdata/pyrules/autograd.py: total += loss
-		ot := engine.Scalar()
-		if isTensor {
-			ot = o.T
-		}
-		b.S.AddInPlace(t.T, ot)
-	case recorded:
-		return nil, b.notModelled("in-place arithmetic other than += that autograd records")
-	}
-	eval.Incref(t)
-	return t, nil
-}
-
 // setItem is t[key] = value: PyTorch writes the indexed part of t in
 // place (a number through a host scalar, a tensor of either device by a
 // copy), allocating nothing on the GPU (testdata/pyrules/
@@ -777,21 +628,6 @@ func (b *Binding) setItem(t *Tensor, key, value eval.Value) error {
 	}
 	b.in.Decref(part)
 	return nil
-}
-
-// broadcastsTo reports whether shape src broadcasts to dst without
-// growing it.
-func broadcastsTo(src, dst []int64) bool {
-	if len(src) > len(dst) {
-		return false
-	}
-	for i := 1; i <= len(src); i++ {
-		s, d := src[len(src)-i], dst[len(dst)-i]
-		if s != d && s != 1 {
-			return false
-		}
-	}
-	return true
 }
 
 func dimList(s []int64) string {

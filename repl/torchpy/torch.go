@@ -322,54 +322,7 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	b.fn(m, "manual_seed", "manual_seed(seed): values are not computed, so this changes nothing", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return eval.None, nil
 	})
-	for _, op := range []string{"relu", "sum", "mean", "square", "sigmoid", "tanh", "exp"} {
-		b.fn(m, op, op+"(input)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			if len(args) != 1 || len(kw) > 0 {
-				return nil, b.notModelled("torch." + op + "() with more than its input")
-			}
-			t, err := b.tensorOf(args[0], op)
-			if err != nil {
-				return nil, err
-			}
-			return b.op(op, t.T)
-		})
-	}
-	for _, name := range []string{"matmul", "mm"} {
-		b.fn(m, name, name+"(input, other)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			if len(args) != 2 {
-				return nil, in.Raise(eval.TypeErrorType, "%s() takes 2 arguments", name)
-			}
-			x, err := b.tensorOf(args[0], name)
-			if err != nil {
-				return nil, err
-			}
-			y, err := b.tensorOf(args[1], name)
-			if err != nil {
-				return nil, err
-			}
-			if name == "mm" && (len(x.T.Shape) != 2 || len(y.T.Shape) != 2) {
-				return nil, in.Raise(eval.RuntimeErrorType, "self must be a matrix")
-			}
-			return b.op("matmul", x.T, y.T)
-		})
-	}
-	for _, name := range []string{"add", "mul", "sub"} {
-		b.fn(m, name, name+"(input, other)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			if len(args) != 2 || len(kw) > 0 {
-				return nil, b.notModelled("torch." + name + " with more than two arguments")
-			}
-			x, err := b.tensorOf(args[0], name)
-			if err != nil {
-				return nil, err
-			}
-			return b.binary(name, x, args[1], false)
-		})
-	}
-	for _, name := range []string{"stack", "linspace", "randint", "from_numpy", "save", "load", "compile", "einsum", "bmm", "softmax", "where", "cdist"} {
-		b.fn(m, name, "not modelled yet", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			return nil, b.notModelled("torch." + name)
-		})
-	}
+	b.opFunctions(m)
 	b.gradModes(m)
 	backends := in.NewModule("torch.backends")
 	for _, name := range []string{"cudnn", "cuda"} {

@@ -1,0 +1,170 @@
+package engine
+
+import "fmt"
+
+// The table's entries, by family: products, arithmetic, comparisons,
+// one-input math and reductions. Each family's run is a helper of
+// ops.go (or of the family's own file); an entry says which, with what
+// autograd node, what it saves and how many temporaries its backward
+// makes.
+
+var (
+	other = Param{Name: "other", Kind: OperandParam}
+	alpha = Param{Name: "alpha", Kind: NumberParam, Default: "1", KeywordOnly: true}
+	// noDim and keepdim are a reduction's dim=None, keepdim=False.
+	noDim   = Param{Name: "dim", Kind: DimParam, Default: "None"}
+	keepdim = Param{Name: "keepdim", Kind: BoolParam, Default: "False"}
+)
+
+// operators are the Dunders of a binary op: __name__ and __rname__.
+func operators(name string) []Dunder {
+	return []Dunder{{Name: "__" + name + "__"}, {Name: "__r" + name + "__", Reflected: true}}
+}
+
+func init() {
+	tensors := []Param{input, {Name: "other", Kind: TensorParam}}
+	declare(
+		&OpDef{Name: "matmul", Function: true, Method: true, Dunders: operators("matmul"), Params: tensors,
+			Memory: "new tensor (mm, mv, or a batch folded into one mm); the cuBLAS workspace on first use; saves each factor the other's gradient needs",
+			run:    func(s *Session, a Args) (*Tensor, error) { return s.matmul(a.Tensor(0), a.Tensor(1)) }},
+		&OpDef{Name: "mm", Function: true, Method: true, Params: tensors,
+			Memory: "new tensor; the cuBLAS workspace on first use; saves each factor the other's gradient needs",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				x, y := a.Tensor(0), a.Tensor(1)
+				if len(x.Shape) != 2 || len(y.Shape) != 2 {
+					return nil, fmt.Errorf("RuntimeError: self must be a matrix")
+				}
+				return s.matmul(x, y)
+			}},
+		arith("add", "new tensor of the broadcast shape; saves nothing", alpha),
+		arith("sub", "new tensor of the broadcast shape; saves nothing; backward negates other's gradient (a new tensor)", alpha),
+		arith("mul", "new tensor of the broadcast shape; saves each operand the other's gradient needs"),
+		&OpDef{Name: "div", Function: true, Method: true, Dunders: []Dunder{{Name: "__truediv__"}},
+			InPlace: "div_", InPlaceDunders: []string{"__itruediv__"}, Params: []Param{input, other},
+			Memory: "by a number: new tensor; saves nothing; backward makes the gradient divided by it",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				if !a.Tensor(1).number {
+					return nil, fmt.Errorf("NotImplementedError: torch.div of two tensors is not modelled by gpumemrepl")
+				}
+				return s.binary("div", a.Tensor(0), a.Tensor(1))
+			},
+			inPlace: inPlaceArith("div")},
+	)
+	for _, name := range []string{"eq", "ne", "lt", "le", "gt", "ge"} {
+		declare(&OpDef{Name: name, Function: true, Method: true, Dunders: []Dunder{{Name: "__" + name + "__"}}, Params: []Param{input, other},
+			Memory: "new bool tensor of the broadcast shape; not recorded by autograd",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				if a.Tensor(0).number && a.Tensor(1).number {
+					return nil, fmt.Errorf("TypeError: a number compared with a number is not a tensor")
+				}
+				return s.compare(a.Tensor(0), a.Tensor(1))
+			}})
+	}
+	// square is pow(x, 2): backward is grad * (2 * x.pow(1)), two
+	// temporaries before the gradient.
+	square := unary("square", "PowBackward0", saveInput, 3)
+	declare(square, &OpDef{Name: "pow", Function: true, Method: true, Dunders: []Dunder{{Name: "__pow__"}},
+		Params: []Param{input, {Name: "exponent", Kind: NumberParam}},
+		Memory: "exponent 2: as square",
+		run: func(s *Session, a Args) (*Tensor, error) {
+			if a.Number(1) != 2 {
+				return nil, fmt.Errorf("NotImplementedError: torch.pow with an exponent other than 2 is not modelled by gpumemrepl")
+			}
+			return square.run(s, a[:1])
+		}})
+	declare(
+		unary("relu", "ReluBackward0", saveResult, 1),
+		unary("sigmoid", "SigmoidBackward0", saveResult, 1),
+		unary("tanh", "TanhBackward0", saveResult, 1),
+		unary("exp", "ExpBackward0", saveResult, 1),
+		reduction("sum", "SumBackward0", "backward passes the gradient on, broadcast: no memory", sumBackward),
+		reduction("mean", "MeanBackward0", "backward makes the gradient, a dense tensor of the input's shape", likeInput(1)),
+	)
+	gelu := unary("gelu", "GeluBackward0", saveInput, 1)
+	gelu.Function, gelu.Method, gelu.InPlace = false, false, "" // torch.nn.functional.gelu
+	declare(gelu)
+}
+
+// arith is the entry of add, sub or mul (extra: their keyword-only
+// parameters): torch.name, Tensor.name, the operators, the in-place
+// forms.
+func arith(name, memory string, extra ...Param) *OpDef {
+	return &OpDef{Name: name, Function: true, Method: true, Dunders: operators(name),
+		InPlace: name + "_", InPlaceDunders: []string{"__i" + name + "__"},
+		Params: append([]Param{input, other}, extra...), Memory: memory,
+		run: func(s *Session, a Args) (*Tensor, error) {
+			x, y := a.Tensor(0), a.Tensor(1)
+			if x.number && y.number {
+				return nil, fmt.Errorf("TypeError: a number %s a number is not a tensor", name)
+			}
+			return s.binary(name, x, y)
+		},
+		inPlace: inPlaceArith(name)}
+}
+
+// What a one-input op saves for backward.
+const (
+	saveInput  = false
+	saveResult = true
+)
+
+// unary is the entry of a one-input elementwise op (torch.name and
+// Tensor.name): a new tensor of its input's shape and dtype; autograd
+// records node, saving the result or the input; backward makes temps
+// tensors of the input's size, the last the gradient.
+func unary(name, node string, result bool, temps int) *OpDef {
+	saves := "input"
+	if result {
+		saves = "result"
+	}
+	memory := fmt.Sprintf("new tensor; saves its %s for backward", saves)
+	if temps > 1 {
+		memory += fmt.Sprintf(", whose backward makes %d temporaries of its size before the gradient", temps-1)
+	}
+	return &OpDef{Name: name, Function: true, Method: true, Params: []Param{input}, Memory: memory,
+		InPlace: name + "_", inPlace: inPlaceUnary(node, result, temps),
+		run: func(s *Session, a Args) (*Tensor, error) {
+			x := a.Tensor(0)
+			out, err := s.alloc(x.Shape, x.DType, x.Device())
+			if err != nil {
+				return nil, err
+			}
+			save := x
+			if result {
+				save = out
+			}
+			s.record(node, out, []*Tensor{x}, []*Tensor{save}, likeInput(temps))
+			return out, nil
+		}}
+}
+
+// reduction is the entry of sum or mean over every element (dim=None,
+// keepdim=False): a scalar, and on a GPU, for a large tensor, the
+// reduction kernel's buffer and semaphore for the kernel's time.
+func reduction(name, node, memory string, bw backward) *OpDef {
+	return &OpDef{Name: name, Function: true, Method: true, Params: []Param{input, noDim, keepdim},
+		Memory: "new scalar (a large input: the kernel's buffer, freed after); " + memory,
+		run: func(s *Session, a Args) (*Tensor, error) {
+			x := a[0].(*Tensor)
+			if a[1] != nil || a.Bool(2) {
+				return nil, fmt.Errorf("NotImplementedError: torch.%s with dim or keepdim is not modelled by gpumemrepl", name)
+			}
+			out, err := s.alloc(nil, x.DType, x.Device())
+			if err != nil {
+				return nil, err
+			}
+			if err := s.reductionTemps(x); err != nil {
+				s.dropTensor(out)
+				return nil, err
+			}
+			s.record(node, out, []*Tensor{x}, nil, bw)
+			return out, nil
+		}}
+}
+
+// sumBackward: the gradient is the incoming one, broadcast: no memory.
+func sumBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+	v := gradView(g, n.inputs[0].shape)
+	v.expanded = true
+	return []*Tensor{v}, nil
+}

@@ -1,0 +1,247 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The op table: every tensor op the engine models is one OpDef, which
+// says how PyTorch names and calls it (torch function, Tensor method,
+// in-place variant, operator methods, the signature with its defaults)
+// and what it does with memory (a one-line rule for help, and run, the
+// rule itself: what it allocates, what autograd saves, what backward
+// makes). The front end registers torch functions and Tensor methods by
+// walking Ops, binds arguments to Params, and calls Run; help and
+// completion read the same entries. Adding an op is one entry here (its
+// run usually one of the family helpers: unary, binaryOp, ...), a rule
+// script recorded on the GPU machine (testdata/pyrules/ops_*.py), and its
+// test.
+
+// ParamKind is what a parameter of an op takes.
+type ParamKind int
+
+// The kinds of parameter.
+const (
+	TensorParam  ParamKind = iota // a tensor
+	OperandParam                  // a tensor or a Python number (Scalar())
+	NumberParam                   // a Python number
+	IntParam                      // an int
+	DimParam                      // a dimension of the op's first tensor, negative ones from the end
+	BoolParam                     // a bool
+)
+
+// Param is one parameter of an op's signature.
+type Param struct {
+	Name string
+	Kind ParamKind
+	// Default is PyTorch's default as its signature writes it ("1",
+	// "False", "None"); "" for a required parameter.
+	Default string
+	// KeywordOnly is a parameter after * in the signature.
+	KeywordOnly bool
+}
+
+// Dunder is an operator method of Tensor that runs an op: __add__, or
+// __radd__ (Reflected: the tensor is the right operand).
+type Dunder struct {
+	Name      string
+	Reflected bool
+}
+
+// OpDef is one entry of the op table.
+type OpDef struct {
+	// Name is the op's name: torch.Name when Function, Tensor.Name when
+	// Method.
+	Name     string
+	Function bool
+	Method   bool
+	// InPlace is the in-place Tensor method ("add_"), "" when it has none
+	// that is modelled; InPlaceDunders are its operators ("__iadd__").
+	InPlace        string
+	InPlaceDunders []string
+	Dunders        []Dunder
+	// Params is PyTorch's signature, the input (self) first.
+	Params []Param
+	// Memory is the op's memory rule in a few words, for help.
+	Memory string
+	run    func(s *Session, a Args) (*Tensor, error)
+	// inPlace runs the in-place variant on a.Tensor(0).
+	inPlace func(s *Session, a Args) error
+}
+
+// Args are an op's arguments bound to its Params, one value each, in
+// order: a *Tensor (Scalar() for a number given for an OperandParam),
+// float64, int64 or bool; nil for None.
+type Args []any
+
+// Tensor is argument i as a tensor.
+func (a Args) Tensor(i int) *Tensor {
+	t, _ := a[i].(*Tensor)
+	return t
+}
+
+// Int is argument i as an int (a dimension already counted from 0).
+func (a Args) Int(i int) int64 {
+	n, _ := a[i].(int64)
+	return n
+}
+
+// Bool is argument i as a bool.
+func (a Args) Bool(i int) bool {
+	b, _ := a[i].(bool)
+	return b
+}
+
+// Number is argument i as a float.
+func (a Args) Number(i int) float64 {
+	switch v := a[i].(type) {
+	case float64:
+		return v
+	case int64:
+		return float64(v)
+	case bool:
+		if v {
+			return 1
+		}
+	}
+	return 0
+}
+
+// Ops are the ops the engine models, by name.
+var Ops = map[string]*OpDef{}
+
+// OpNames are the table's names in the order help lists them.
+var OpNames []string
+
+// declare adds entries to the table.
+func declare(defs ...*OpDef) {
+	for _, d := range defs {
+		Ops[d.Name] = d
+		OpNames = append(OpNames, d.Name)
+	}
+}
+
+// Signature is the op as PyTorch's documentation writes it, e.g.
+// "torch.add(input, other, *, alpha=1)".
+func (d *OpDef) Signature() string {
+	var parts []string
+	star := false
+	for _, p := range d.Params {
+		if p.KeywordOnly && !star {
+			parts, star = append(parts, "*"), true
+		}
+		if p.Default != "" {
+			parts = append(parts, p.Name+"="+p.Default)
+		} else {
+			parts = append(parts, p.Name)
+		}
+	}
+	name := "Tensor." + d.Name
+	switch {
+	case d.Function:
+		name = "torch." + d.Name
+	case !d.Method:
+		name = "Tensor." + d.InPlace
+		parts = parts[1:] // the tensor written is self
+	}
+	return name + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// Names are every Python name the op answers to: torch.Name,
+// Tensor.Name, its in-place method and its operators.
+func (d *OpDef) Names() []string {
+	var ns []string
+	if d.Function {
+		ns = append(ns, "torch."+d.Name)
+	}
+	if d.Method {
+		ns = append(ns, "Tensor."+d.Name)
+	}
+	if d.InPlace != "" {
+		ns = append(ns, "Tensor."+d.InPlace)
+	}
+	for _, u := range d.Dunders {
+		ns = append(ns, u.Name)
+	}
+	return append(ns, d.InPlaceDunders...)
+}
+
+// DefaultValue is parameter p's default as a value of Args (nil for None).
+func (p Param) DefaultValue() any {
+	switch p.Default {
+	case "", "None":
+		return nil
+	case "True", "False":
+		return p.Default == "True"
+	}
+	if n, err := strconv.ParseInt(p.Default, 10, 64); err == nil {
+		return n
+	}
+	f, _ := strconv.ParseFloat(p.Default, 64)
+	return f
+}
+
+// Run runs op d on a, whose values fit d's Params (the front end's
+// binding checks them): its output, a new reference.
+func (s *Session) Run(d *OpDef, a Args) (*Tensor, error) { return d.run(s, a) }
+
+// RunInPlace runs d's in-place variant on a.Tensor(0), which it writes.
+func (s *Session) RunInPlace(d *OpDef, a Args) error {
+	if d.inPlace == nil {
+		return NotModelledError("Tensor." + d.Name + "_")
+	}
+	return d.inPlace(s, a)
+}
+
+// checkNumbers refuses a Python number where the op needs a tensor.
+func (s *Session) checkNumbers(d *OpDef, a Args) error {
+	for i, p := range d.Params {
+		if t := a.Tensor(i); t != nil && t.number && p.Kind != OperandParam {
+			return fmt.Errorf("TypeError: %s(): argument '%s' must be Tensor, not a number", d.Name, p.Name)
+		}
+	}
+	return nil
+}
+
+// Op runs the op of the table named name on tensors (Scalar() for a
+// number), its other parameters at their defaults.
+func (s *Session) Op(name string, tensors ...*Tensor) (*Tensor, error) {
+	d, ok := Ops[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown operation %q", name)
+	}
+	if len(tensors) > len(d.Params) {
+		return nil, fmt.Errorf("TypeError: %s() takes at most %d arguments (%d given)", name, len(d.Params), len(tensors))
+	}
+	a := make(Args, len(d.Params))
+	for i, p := range d.Params {
+		if i < len(tensors) {
+			a[i] = tensors[i]
+		} else {
+			a[i] = p.DefaultValue()
+		}
+	}
+	if err := s.checkNumbers(d, a); err != nil {
+		return nil, err
+	}
+	return s.Run(d, a)
+}
+
+// NotModelled are names of PyTorch's the tool knows and does not model:
+// calling one is NotImplementedError saying so.
+var NotModelled = []string{
+	"torch.stack", "torch.linspace", "torch.randint", "torch.from_numpy", "torch.save", "torch.load",
+	"torch.compile", "torch.einsum", "torch.bmm", "torch.softmax", "torch.where", "torch.cdist",
+	"Tensor.__rtruediv__", "Tensor.__neg__", "Tensor.copy_", "Tensor.permute", "Tensor.unsqueeze",
+	"Tensor.squeeze", "Tensor.softmax", "Tensor.log", "Tensor.abs",
+}
+
+// NotModelledError is the error of a PyTorch name the tool does not
+// model (torch.X or Tensor.X).
+func NotModelledError(name string) error {
+	return fmt.Errorf("NotImplementedError: %s is not modelled by gpumemrepl", name)
+}
+
+// input is the first parameter of nearly every op.
+var input = Param{Name: "input", Kind: TensorParam}

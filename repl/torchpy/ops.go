@@ -1,0 +1,222 @@
+package torchpy
+
+import (
+	"strings"
+
+	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+)
+
+// The engine's op table as Python: every entry's torch function, Tensor
+// method, in-place method and operators are declared by walking
+// engine.Ops, and their arguments bound to the entry's Params.
+
+func init() {
+	for _, name := range engine.OpNames {
+		d := engine.Ops[name]
+		doc := d.Signature() + ": " + d.Memory
+		if d.Method {
+			method(d.Name, doc, func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+				t, err := self(in, s)
+				if err != nil {
+					return nil, err
+				}
+				return t.b.call(d, append([]eval.Value{t}, args...), kw)
+			})
+		}
+		for _, u := range d.Dunders {
+			method(u.Name, doc, func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+				t, err := self(in, s)
+				if err != nil {
+					return nil, err
+				}
+				if err := t.b.arity(u.Name, args, 1); err != nil {
+					return nil, err
+				}
+				return t.b.operator(d, t, args[0], u.Reflected)
+			})
+		}
+		if d.InPlace == "" {
+			continue
+		}
+		for _, n := range append([]string{d.InPlace}, d.InPlaceDunders...) {
+			method(n, doc, func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+				t, err := self(in, s)
+				if err != nil {
+					return nil, err
+				}
+				return t.b.callInPlace(d, n, t, args, kw)
+			})
+		}
+	}
+}
+
+// The Tensor methods of engine.NotModelled raise NotImplementedError.
+func init() {
+	for _, name := range engine.NotModelled {
+		if m, ok := strings.CutPrefix(name, "Tensor."); ok {
+			method(m, "not modelled", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+				t, err := self(in, s)
+				if err != nil {
+					return nil, err
+				}
+				return nil, t.b.pyErr(engine.NotModelledError(name))
+			})
+		}
+	}
+}
+
+// opFunctions declares the table's torch functions in module m, and
+// those of engine.NotModelled.
+func (b *Binding) opFunctions(m *eval.ModuleObj) {
+	for _, name := range engine.NotModelled {
+		if f, ok := strings.CutPrefix(name, "torch."); ok {
+			b.fn(m, f, "not modelled", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+				return nil, b.pyErr(engine.NotModelledError(name))
+			})
+		}
+	}
+	for _, name := range engine.OpNames {
+		d := engine.Ops[name]
+		if !d.Function {
+			continue
+		}
+		b.fn(m, d.Name, d.Signature()+": "+d.Memory, func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			return b.call(d, args, kw)
+		})
+	}
+}
+
+// call runs op d on Python arguments (a method's receiver first).
+func (b *Binding) call(d *engine.OpDef, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+	a, err := b.bind(d, d.Name, args, kw)
+	if err != nil {
+		return nil, err
+	}
+	return b.run(d, a)
+}
+
+// callInPlace runs d's in-place variant, called as name, on t: t
+// itself, written.
+func (b *Binding) callInPlace(d *engine.OpDef, name string, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+	a, err := b.bind(d, name, append([]eval.Value{t}, args...), kw)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.S.RunInPlace(d, a); err != nil {
+		return nil, b.pyErr(err)
+	}
+	eval.Incref(t)
+	return t, nil
+}
+
+// operator runs t op other (other op t when reflected); NotImplemented
+// when other is neither a tensor nor a number the op takes, so Python
+// tries the other operand's method.
+func (b *Binding) operator(d *engine.OpDef, t *Tensor, other eval.Value, reflected bool) (eval.Value, error) {
+	o, ok := b.operand(d.Params[1], other)
+	if !ok {
+		return eval.NotImplemented, nil
+	}
+	a := make(engine.Args, len(d.Params))
+	a[0], a[1] = t.T, o
+	if reflected {
+		a[0], a[1] = o, t.T
+	}
+	for i := 2; i < len(a); i++ {
+		a[i] = d.Params[i].DefaultValue()
+	}
+	return b.run(d, a)
+}
+
+// operand is v as the tensor parameter p: the tensor, or Scalar() for
+// a number where p takes one.
+func (b *Binding) operand(p engine.Param, v eval.Value) (*engine.Tensor, bool) {
+	switch x := v.(type) {
+	case *Tensor:
+		return x.T, x.T != nil
+	case int64, float64, bool:
+		return engine.Scalar(), p.Kind == engine.OperandParam
+	}
+	return nil, false
+}
+
+// run runs a bound op and wraps its output.
+func (b *Binding) run(d *engine.OpDef, a engine.Args) (eval.Value, error) {
+	r, err := b.S.Run(d, a)
+	if err != nil {
+		return nil, b.pyErr(err)
+	}
+	return b.wrap(r), nil
+}
+
+// bind binds Python arguments to d's Params, as PyTorch's argument
+// parser does: by position or keyword, defaults for the rest, each
+// checked against its kind.
+func (b *Binding) bind(d *engine.OpDef, name string, args []eval.Value, kw []eval.KeywordArg) (engine.Args, error) {
+	names := make([]string, len(d.Params))
+	required := 0
+	for i, p := range d.Params {
+		names[i] = p.Name
+		if p.Default == "" {
+			required = i + 1
+		}
+	}
+	vs, err := b.in.ArgSpec(name, args, kw, required, names...)
+	if err != nil {
+		return nil, err
+	}
+	a := make(engine.Args, len(d.Params))
+	var first *Tensor
+	for i, p := range d.Params {
+		v := vs[i]
+		if v == nil {
+			a[i] = p.DefaultValue()
+			continue
+		}
+		if v == eval.None && p.Default == "None" {
+			continue
+		}
+		switch p.Kind {
+		case engine.TensorParam, engine.OperandParam:
+			t, ok := b.operand(p, v)
+			if !ok {
+				return nil, b.in.Raise(eval.TypeErrorType, "%s(): argument '%s' (position %d) must be Tensor, not %s", name, p.Name, i+1, eval.TypeOf(v).Name)
+			}
+			if tt, isT := v.(*Tensor); isT && first == nil {
+				first = tt
+			}
+			a[i] = t
+		case engine.NumberParam:
+			f, ok := number(v)
+			switch v.(type) {
+			case int64, float64, bool:
+				a[i] = v
+			default:
+				a[i] = f
+			}
+			if !ok {
+				return nil, b.in.Raise(eval.TypeErrorType, "%s(): argument '%s' must be Number, not %s", name, p.Name, eval.TypeOf(v).Name)
+			}
+		case engine.IntParam:
+			n, err := b.in.Index(v)
+			if err != nil {
+				return nil, err
+			}
+			a[i] = n
+		case engine.DimParam:
+			dim, err := b.dim(first, v)
+			if err != nil {
+				return nil, err
+			}
+			a[i] = int64(dim)
+		case engine.BoolParam:
+			t, err := b.in.Truth(v)
+			if err != nil {
+				return nil, err
+			}
+			a[i] = t
+		}
+	}
+	return a, nil
+}
