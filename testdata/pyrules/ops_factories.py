@@ -1,0 +1,40 @@
+# Factories: the *_like forms take the input's shape, dtype and device;
+# full's dtype follows its fill value; eye, linspace, randint; torch.tensor
+# infers its dtype from the literals (bool, int64, float32).
+import torch
+
+used = lambda: torch.cuda.memory_allocated()
+x = torch.empty(1000, 1000, device='cuda')
+z = torch.zeros_like(x)
+o = torch.ones_like(x, dtype=torch.float16)
+e = torch.empty_like(x)
+r = torch.rand_like(x)
+rn = torch.randn_like(x)
+f = torch.full_like(x, 7)
+print(f"like: {used()} {o.dtype} {f.dtype}")
+fl = torch.full((1024, 1024), 2.5, device='cuda')
+fi = torch.full((1000,), 3, device='cuda')
+fb = torch.full((10,), True, device='cuda')
+print(f"full: {used()} {fl.dtype} {fi.dtype} {fb.dtype}")
+ey = torch.eye(1024, device='cuda')
+ey2 = torch.eye(1000, 500, device='cuda', dtype=torch.float16)
+print(f"eye: {used()} {tuple(ey2.shape)}")
+ls = torch.linspace(0, 1, steps=1 << 20, device='cuda')
+ls2 = torch.linspace(0, 10, 1001, device='cuda')
+print(f"linspace: {used()} {ls2.dtype}")
+ri = torch.randint(0, 10, (1024, 1024), device='cuda')
+ri2 = torch.randint(100, (1000,), device='cuda', dtype=torch.int32)
+ri3 = torch.randint_like(x, 5)
+print(f"randint: {used()} {ri.dtype} {ri2.dtype} {ri3.dtype}")
+t1 = torch.tensor([1, 2, 3], device='cuda')
+t2 = torch.tensor([[1.0, 2], [3, 4]], device='cuda')
+t3 = torch.tensor([True, False], device='cuda')
+t4 = torch.tensor([[1, 2], [3, 4]], dtype=torch.float16, device='cuda')
+t5 = torch.tensor(3.5, device='cuda')
+t6 = torch.tensor([1, 2.5, True], device='cuda')
+print(f"tensor: {used()} {t1.dtype} {t2.dtype} {t3.dtype} {t4.dtype} {t5.dtype} {t6.dtype}")
+big = torch.tensor([[0.5] * 1024] * 1024, device='cuda')
+print(f"tensor of a nested list: {used()} {tuple(big.shape)}")
+del x, z, o, e, r, rn, f, fl, fi, fb, ey, ey2, ls, ls2, ri, ri2, ri3
+del t1, t2, t3, t4, t5, t6, big
+print(f"end: {used()}")
