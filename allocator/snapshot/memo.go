@@ -16,11 +16,13 @@ type memo struct {
 }
 
 // memoEntry is a slot as the memo keeps it: ref is an index into objs
-// (kObj) or lists (kEventRef).
+// (kObj) or lists (kEventRef); scalar reports a number or an object
+// that is None, a boolean or a string.
 type memoEntry struct {
-	n   uint64
-	ref uint32
-	k   slotKind
+	n      uint64
+	ref    uint32
+	k      slotKind
+	scalar bool
 }
 
 // len is the number of entries before the first that was never put in
@@ -33,7 +35,19 @@ func (m *memo) at(i uint64) (slot, bool) {
 		s, ok := m.far[i]
 		return s, ok
 	}
-	e := m.entries[i]
+	return m.slotOf(m.entries[i]), true
+}
+
+// scalarAt is entry i when it was put and is a scalar.
+func (m *memo) scalarAt(i uint64) (slot, bool) {
+	if i >= m.len() || !m.entries[i].scalar {
+		return slot{}, false
+	}
+	return m.slotOf(m.entries[i]), true
+}
+
+// slotOf is an entry as a slot.
+func (m *memo) slotOf(e memoEntry) slot {
 	s := slot{n: e.n, k: e.k}
 	switch e.k {
 	case kObj:
@@ -41,7 +55,7 @@ func (m *memo) at(i uint64) (slot, bool) {
 	case kEventRef:
 		s.v = m.lists[e.ref]
 	}
-	return s, true
+	return s
 }
 
 // set makes entry i, which is below len or at it, s.
@@ -65,9 +79,13 @@ func (m *memo) release(e memoEntry) {
 
 // entry is s as an entry, its object (or event list) numbered.
 func (m *memo) entry(s slot) memoEntry {
-	e := memoEntry{n: s.n, k: s.k}
+	e := memoEntry{n: s.n, k: s.k, scalar: s.k == kInt || s.k == kFloat}
 	switch s.k {
 	case kObj:
+		switch s.v.(type) {
+		case nil, bool, string:
+			e.scalar = true
+		}
 		if n := len(m.free); n > 0 {
 			e.ref = m.free[n-1]
 			m.free = m.free[:n-1]

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // A pickle says where a value goes only after it is built (APPEND,
@@ -51,26 +52,37 @@ type eventRecord struct {
 type eventTables struct {
 	names   []string          // action names: the known ones first
 	nameIDs map[string]uint32 // a name's number in names
+	recent  [4]uint32         // the numbers of names looked up lately
+	next    int               // the entry of recent to replace
 	stacks  []Stack
 	extras  []*fields
 }
 
 func newEventTables() *eventTables {
-	t := &eventTables{nameIDs: map[string]uint32{}, stacks: []Stack{{}}, extras: []*fields{nil}}
-	for _, a := range knownActions {
-		t.name(a)
+	t := &eventTables{names: slices.Clone(knownActions), nameIDs: map[string]uint32{}, stacks: []Stack{{}}, extras: []*fields{nil}}
+	for i, a := range knownActions {
+		t.nameIDs[a] = uint32(i)
 	}
 	return t
 }
 
-// name is the number of an action name, given on its first use.
+// name is the number of an action name, given on its first use. The
+// few names a trace alternates between are found among those looked up
+// lately, without hashing.
 func (t *eventTables) name(s string) uint32 {
+	for _, id := range t.recent {
+		if t.names[id] == s {
+			return id
+		}
+	}
 	id, ok := t.nameIDs[s]
 	if !ok {
 		id = uint32(len(t.names))
 		t.names = append(t.names, s)
 		t.nameIDs[s] = id
 	}
+	t.recent[t.next] = id
+	t.next = (t.next + 1) % len(t.recent)
 	return id
 }
 
@@ -495,4 +507,97 @@ func (st *stackTable) shared(l *list, t *eventTables) uint32 {
 	id := add()
 	st.stacks[string(st.key)] = id
 	return id
+}
+
+// eventItems runs the opcodes after an event dict's MARK up to its
+// SETITEMS while each pushes a scalar (a number, a string, None, a
+// boolean, a memo entry that is one) or is MEMOIZE or FRAME, with its
+// argument in the buffer: the items go to a short list of their own
+// rather than the stack, and SETITEMS sets them, as the opcodes would.
+// At any other opcode (a container, another MARK, the buffer's end) the
+// items go on the stack where the opcodes would have put them, and the
+// opcodes go on from there: the file reads the same either way, its
+// errors and their offsets too.
+func (u *unpickler) eventItems() error {
+	in := u.in
+	items := u.pending[:0]
+loop:
+	for len(u.stack)+len(items) < maxStack {
+		s, width, kind := scalarAt(in.buf[in.i:in.n], &u.memo)
+		switch {
+		case kind == opValue:
+			items = append(items, s)
+		case kind == opMemoize && len(items) > 0:
+			u.memoize(u.memo.len(), items[len(items)-1]) //nolint:errcheck // an entry at the end is never refused
+		case kind == opFrame:
+		case kind == opSetItems:
+			u.at = in.pos()
+			in.i += width
+			u.pending = items
+			if _, err := u.popMark(); err != nil {
+				return err
+			}
+			return u.setItems(items)
+		default:
+			break loop
+		}
+		in.i += width
+	}
+	u.pending = items
+	u.stack = append(u.stack, items...)
+	return nil
+}
+
+// opKind is what scalarAt found.
+type opKind uint8
+
+const (
+	opOther    opKind = iota // anything else, or an opcode not all in the buffer
+	opValue                  // an opcode that pushes a scalar
+	opMemoize                // MEMOIZE
+	opFrame                  // FRAME
+	opSetItems               // SETITEMS
+)
+
+// scalarAt reads the opcode at the start of buf when it pushes a scalar
+// (a number, a string, None, a boolean, or a memo entry that is one), or
+// is MEMOIZE, FRAME or SETITEMS: the value, and the bytes it takes with
+// its argument.
+func scalarAt(buf []byte, m *memo) (slot, int, opKind) {
+	if len(buf) == 0 {
+		return slot{}, 0, opOther
+	}
+	arg := buf[1:]
+	switch op := buf[0]; {
+	case op == 0x94:
+		return slot{}, 1, opMemoize
+	case op == 'u':
+		return slot{}, 1, opSetItems
+	case op == 0x95 && len(arg) >= 8:
+		return slot{}, 9, opFrame
+	case op == 'h' && len(arg) >= 1:
+		if s, ok := m.scalarAt(uint64(arg[0])); ok {
+			return s, 2, opValue
+		}
+	case op == 'j' && len(arg) >= 4:
+		if s, ok := m.scalarAt(uint64(binary.LittleEndian.Uint32(arg))); ok {
+			return s, 5, opValue
+		}
+	case op == 'K' && len(arg) >= 1:
+		return slot{n: uint64(arg[0]), k: kInt}, 2, opValue
+	case op == 'M' && len(arg) >= 2:
+		return slot{n: uint64(binary.LittleEndian.Uint16(arg)), k: kInt}, 3, opValue
+	case op == 'J' && len(arg) >= 4:
+		return slot{n: uint64(int64(int32(binary.LittleEndian.Uint32(arg)))), k: kInt}, 5, opValue
+	case op == 0x8a && len(arg) >= 1 && arg[0] <= 8 && len(arg) > int(arg[0]):
+		v, _ := int64Of(arg[1 : 1+arg[0]])
+		return slot{n: v, k: kInt}, 2 + int(arg[0]), opValue
+	case op == 0x8c && len(arg) >= 1 && len(arg) > int(arg[0]):
+		return slot{v: string(arg[1 : 1+arg[0]])}, 2 + int(arg[0]), opValue
+	case op == 'N':
+		return slot{}, 1, opValue
+	case op == 0x88 || op == 0x89:
+		return slot{v: op == 0x88}, 1, opValue
+	}
+	return slot{}, 0, opOther
 }

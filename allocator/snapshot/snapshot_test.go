@@ -2,9 +2,12 @@ package snapshot
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/device/sim"
@@ -55,6 +58,43 @@ func TestTruncatedIsAnError(t *testing.T) {
 	for n := 0; n < len(b); n += 97 {
 		if _, err := readBytes(b[:n]); err == nil {
 			t.Errorf("%d of %d bytes read as a snapshot", n, len(b))
+		}
+	}
+}
+
+// An event's items read straight into its builder (eventItems) read as
+// the opcodes one at a time do (a reader that gives one byte at a time
+// leaves eventItems nothing buffered): the same events, problems and
+// errors, for real snapshots, events with odd fields and every
+// truncation of one.
+func TestEventItemsReadAsOpcodes(t *testing.T) {
+	var files [][]byte
+	for _, p := range []string{"../../testdata/models/mlp_adamw.pickle", "../../testdata/models/two_devices.pickle", "../../testdata/models/wrapped_streams.pickle"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, b)
+	}
+	odd := pickleOf(t, [][]any{
+		alloc(int64(1 << 20)),
+		{"action", "alloc", "addr", 2.5, "size", int64(-5), "frames", &list{}, "stream", int64(1) << 40, "extra", nil, "flag", true},
+		{"action", "malloc", "addr", &bigInt{le: make([]byte, 12)}, "time_us", int64(-3)},
+		{"size", int64(7), "size", int64(9), "action", "free_completed", "addr", int64(1 << 20)},
+	}, nil)
+	files = append(files, odd)
+	for n := 0; n < len(odd); n += 7 {
+		files = append(files, odd[:n])
+	}
+	for i, b := range files {
+		fast, ferr := readBytes(b)
+		in, err := newInput(iotest.OneByteReader(bytes.NewReader(b)), int64(len(b)), DefaultLimits.MaxBytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow, serr := readSnapshot(in, DefaultLimits)
+		if fmt.Sprint(ferr) != fmt.Sprint(serr) || !reflect.DeepEqual(fast, slow) {
+			t.Errorf("file %d: read %v, %v; one byte at a time %v, %v", i, fast, ferr, slow, serr)
 		}
 	}
 }

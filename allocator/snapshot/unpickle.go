@@ -92,6 +92,7 @@ type unpickler struct {
 	problems []Problem
 	tables   *eventTables // what the events read refer to (the last of its extras is shared by the next event if equal)
 	stacks   stackTable
+	pending  []slot // the items of an event dict being read (eventItems)
 }
 
 // pickleError is an error at a pickle offset.
@@ -352,6 +353,11 @@ func (u *unpickler) step(op byte) error {
 		return u.pushObj(false)
 	case '(': // MARK
 		u.marks = append(u.marks, len(u.stack))
+		if n := len(u.stack); n > 0 {
+			if _, ok := u.stack[n-1].v.(*eventBuilder); ok {
+				return u.eventItems()
+			}
+		}
 		return nil
 	case '}': // EMPTY_DICT
 		return u.pushObj(u.newDict())
@@ -502,18 +508,28 @@ func (u *unpickler) long(n uint64) error {
 	if err != nil {
 		return err
 	}
-	neg := n > 0 && b[n-1]&0x80 != 0
-	if n <= 8 || (n == 9 && b[8] == 0 && b[7]&0x80 == 0) || (n == 9 && b[8] == 0xff && b[7]&0x80 != 0) {
-		var v uint64
-		for i := min(int(n), 8) - 1; i >= 0; i-- {
-			v = v<<8 | uint64(b[i])
-		}
-		if neg && n < 8 {
-			v |= ^uint64(0) << (8 * n)
-		}
+	if v, ok := int64Of(b); ok {
 		return u.push(slot{n: v, k: kInt})
 	}
 	return u.pushObj(&bigInt{le: append([]byte(nil), b...)})
+}
+
+// int64Of is a little-endian two's complement integer's value; false
+// when it takes more than 64 bits.
+func int64Of(b []byte) (uint64, bool) {
+	n := len(b)
+	neg := n > 0 && b[n-1]&0x80 != 0
+	if fits := n <= 8 || (n == 9 && b[8] == 0 && b[7]&0x80 == 0) || (n == 9 && b[8] == 0xff && b[7]&0x80 != 0); !fits {
+		return 0, false
+	}
+	var v uint64
+	for i := min(n, 8) - 1; i >= 0; i-- {
+		v = v<<8 | uint64(b[i])
+	}
+	if neg && n < 8 {
+		v |= ^uint64(0) << (8 * n)
+	}
+	return v, true
 }
 
 // textInt pushes INT or LONG's decimal argument (01 and 00 are True
@@ -566,7 +582,11 @@ func (u *unpickler) put(i uint64) error {
 	if len(u.stack) == 0 {
 		return u.fail("memoizes an empty stack")
 	}
-	s := u.stack[len(u.stack)-1]
+	return u.memoize(i, u.stack[len(u.stack)-1])
+}
+
+// memoize stores s as memo entry i.
+func (u *unpickler) memoize(i uint64, s slot) error {
 	if b, ok := s.v.(*eventBuilder); ok {
 		b.refs++
 		b.memo = int64(i)
@@ -733,6 +753,9 @@ func (u *unpickler) setItems(kv []slot) error {
 // key is a dict key: a string, a number, None, a boolean or a tuple of
 // them (hashable plain data).
 func (u *unpickler) key(s slot) (any, error) {
+	if _, ok := s.v.(string); ok && s.k == kObj {
+		return s.v, nil
+	}
 	switch s.v.(type) {
 	case *list, *dict, *eventBuilder, *eventList, *traceList:
 		return nil, u.fail("a dict key is a %s (unhashable)", typeName(s))
