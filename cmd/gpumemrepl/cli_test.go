@@ -20,7 +20,7 @@ func TestCommandLineHabits(t *testing.T) {
 		{[]string{"run", "-h"}, 0, "--recorded-limit-bytes N", "", false},
 		{[]string{"run"}, 2, "", "gpumemrepl run: no script given", true},
 		{[]string{"run", "--json", "--device=sim"}, 2, "", "gpumemrepl run: no script given", true},
-		{[]string{"repaly", goodTrace}, 2, "", `gpumemrepl: "repaly" is neither a command (run, replay, fit, help) nor a file`, true},
+		{[]string{"repaly", goodTrace}, 2, "", `gpumemrepl: "repaly" is neither a command (run, replay, fit, diff, help) nor a file`, true},
 		{[]string{"--device=sim", "--total-bytes", "1", "nothere.gpumem"}, 2, "", "gpumemrepl: a simulated GPU of 1 bytes has no room beside its 639631360-byte CUDA context", true},
 		{[]string{"help", "fit"}, 0, "fit flags (each GPU runs the script afresh", "", false},
 		{[]string{"--device=sim", "nothere.gpumem"}, 1, "", "open nothere.gpumem: no such file or directory", true},
