@@ -39,6 +39,8 @@ type backend interface {
 	computeMajor() int
 	// grid is the multiprocessor count and the most threads one runs.
 	grid() (sms, threadsPerSM int)
+	// properties are torch.cuda.get_device_properties' fields.
+	properties() DeviceProperties
 }
 
 // simBackend is the simulated device: no bytes, and driver-used is its
@@ -77,7 +79,7 @@ func (b *simBackend) computeMajor() int { return b.preset.ComputeMajor }
 
 func (b *simBackend) grid() (int, int) { return b.preset.SMs, b.preset.ThreadsPerSM }
 
-func (b *simBackend) name() string { return "simulated " + b.preset.Name }
+func (b *simBackend) name() string { return b.preset.Model }
 
 func (b *simBackend) describe() string {
 	return fmt.Sprintf("simulated %s, %s (%d bytes); driver-used is reserved plus the preset's %s CUDA context",

@@ -15,11 +15,15 @@ import (
 
 // Preset describes a simulated GPU.
 type Preset struct {
-	Name         string
-	Total        uint64 // cuDeviceTotalMem
-	ContextBytes uint64 // what a PyTorch process's CUDA context takes
-	ComputeMajor int    // compute capability major (sizes the cuBLAS workspace)
-	PeerAccess   bool   // whether two of them reach each other's memory (P2P)
+	Name  string // the preset's own name (--preset)
+	Model string // the GPU's name, as torch.cuda.get_device_name says it
+	Total uint64 // cuDeviceTotalMem
+	// ContextBytes is what a PyTorch process's CUDA context takes.
+	ContextBytes uint64
+	// ComputeMajor and ComputeMinor are the compute capability (the
+	// major number sizes the cuBLAS workspace).
+	ComputeMajor, ComputeMinor int
+	PeerAccess                 bool // whether two of them reach each other's memory (P2P)
 	// SMs and ThreadsPerSM are the multiprocessor count and the most
 	// threads one runs at once: they size a reduction's grid.
 	SMs, ThreadsPerSM int
@@ -37,14 +41,15 @@ const h200Context = 639631360
 // one). GeForce RTX 40 cards have no peer-to-peer access; the others do
 // (NVLink or PCIe). Multiprocessors and threads per multiprocessor are
 // each GPU's published figures (the H200's as PyTorch reports them:
-// scripts/probe_reduce.py).
+// scripts/probe_reduce.py), as are the names get_device_name gives and
+// the compute capabilities.
 var Presets = map[string]Preset{
-	"h200":      {"h200", sim.H200Total, h200Context, 9, true, 132, 2048},
-	"h100":      {"h100", 85017755648, h200Context, 9, true, 132, 2048},      // H100 80GB HBM3 [13.0]
-	"a100-80gb": {"a100-80gb", 85100068864, h200Context, 8, true, 108, 2048}, // A100-SXM4-80GB [12.5]
-	"a100-40gb": {"a100-40gb", 42298834944, h200Context, 8, true, 108, 2048}, // A100-SXM4-40GB [12.2]
-	"rtx4090":   {"rtx4090", 25250627584, h200Context, 8, false, 128, 1536},  // GeForce RTX 4090 [13.0]
-	"t4":        {"t4", 15642329088, h200Context, 7, true, 40, 1024},         // Tesla T4 [12.4]
+	"h200":      {"h200", "NVIDIA H200", sim.H200Total, h200Context, 9, 0, true, 132, 2048},
+	"h100":      {"h100", "NVIDIA H100 80GB HBM3", 85017755648, h200Context, 9, 0, true, 132, 2048},       // [13.0]
+	"a100-80gb": {"a100-80gb", "NVIDIA A100-SXM4-80GB", 85100068864, h200Context, 8, 0, true, 108, 2048},  // [12.5]
+	"a100-40gb": {"a100-40gb", "NVIDIA A100-SXM4-40GB", 42298834944, h200Context, 8, 0, true, 108, 2048},  // [12.2]
+	"rtx4090":   {"rtx4090", "NVIDIA GeForce RTX 4090", 25250627584, h200Context, 8, 9, false, 128, 1536}, // [13.0]
+	"t4":        {"t4", "Tesla T4", 15642329088, h200Context, 7, 5, true, 40, 1024},                       // [12.4]
 }
 
 // PresetNames lists the presets, sorted.

@@ -215,7 +215,8 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	in.AddModule("torch.cuda.memory", mem)
 	m.Set(in, "memory", mem)
 	in.Decref(mem)
-	for _, name := range []string{"mem_get_info", "memory_snapshot", "get_device_properties"} {
+	b.deviceInfo(m)
+	for _, name := range []string{"mem_get_info", "memory_snapshot"} {
 		b.fn(m, name, "not modelled yet", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			return nil, b.notModelled("torch.cuda." + name)
 		})

@@ -240,6 +240,7 @@ type Info struct {
 	Total        uint64 // cuDeviceTotalMem: totalGlobalMem
 	PCIBusID     string // domain:bus:device.function
 	ComputeMajor int    // compute capability major
+	ComputeMinor int    // compute capability minor
 	SMs          int    // multiprocessors
 	ThreadsPerSM int    // the most threads a multiprocessor runs at once
 }
@@ -261,9 +262,9 @@ func (d *Driver) Info(i int) (Info, error) {
 		err = d.check("cuDeviceTotalMem_v2", func() int32 { return d.cuDeviceTotalMem(&total, dev) })
 	}
 	// CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, _MULTIPROCESSOR_COUNT,
-	// _MAX_THREADS_PER_MULTIPROCESSOR
-	attrs := [3]int32{75, 16, 39}
-	var vals [3]int32
+	// _MAX_THREADS_PER_MULTIPROCESSOR, _COMPUTE_CAPABILITY_MINOR
+	attrs := [4]int32{75, 16, 39, 76}
+	var vals [len(attrs)]int32
 	for k := range attrs {
 		if err == nil {
 			err = d.check("cuDeviceGetAttribute", func() int32 { return d.cuDeviceGetAttribute(&vals[k], attrs[k], dev) })
@@ -272,5 +273,5 @@ func (d *Driver) Info(i int) (Info, error) {
 	if err != nil {
 		return info, err
 	}
-	return Info{Name: cString(&name[0]), Total: uint64(total), PCIBusID: cString(&bus[0]), ComputeMajor: int(vals[0]), SMs: int(vals[1]), ThreadsPerSM: int(vals[2])}, nil
+	return Info{Name: cString(&name[0]), Total: uint64(total), PCIBusID: cString(&bus[0]), ComputeMajor: int(vals[0]), ComputeMinor: int(vals[3]), SMs: int(vals[1]), ThreadsPerSM: int(vals[2])}, nil
 }

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDeviceProperties: get_device_properties, get_device_capability
+// and get_device_name say what PyTorch says on the GPU a preset is (the
+// H200's as recorded: ../shared/truth/env.txt and cu_total), on the
+// simulated device too.
+func TestDeviceProperties(t *testing.T) {
+	t.Parallel()
+	script := filepath.Join(t.TempDir(), "props.py")
+	src := "import torch\np = torch.cuda.get_device_properties(0)\nprint(p)\nprint(p.name, p.total_memory, p.major, p.minor, p.multi_processor_count)\n" +
+		"print(torch.cuda.get_device_capability(), torch.cuda.get_device_name())\n"
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for preset, want := range map[string]string{
+		"h200": "_CudaDeviceProperties(name='NVIDIA H200', major=9, minor=0, total_memory=143155MB, multi_processor_count=132)\n" +
+			"NVIDIA H200 150109880320 9 0 132\n(9, 0) NVIDIA H200\n",
+		"t4": "_CudaDeviceProperties(name='Tesla T4', major=7, minor=5, total_memory=14917MB, multi_processor_count=40)\n" +
+			"Tesla T4 15642329088 7 5 40\n(7, 5) Tesla T4\n",
+	} {
+		out, errOut, code := run(t, "run", "--device", "sim", "--preset", preset, "--no-color", script)
+		var printed strings.Builder
+		for _, l := range strings.SplitAfter(out, "\n") {
+			if !strings.HasPrefix(l, " ") {
+				printed.WriteString(l)
+			}
+		}
+		if code != 0 || printed.String() != want {
+			t.Errorf("--preset %s: exit %d, printed\n%s\nwant\n%s%s", preset, code, printed.String(), want, errOut)
+		}
+	}
+}
