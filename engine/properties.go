@@ -1,5 +1,7 @@
 package engine
 
+import "errors"
+
 // DeviceProperties are what torch.cuda.get_device_properties(i) says of
 // a GPU.
 type DeviceProperties struct {
@@ -21,3 +23,21 @@ func (b *cudaBackend) properties() DeviceProperties {
 
 // Properties are device i's torch.cuda.get_device_properties(i).
 func (s *Session) Properties(i int) DeviceProperties { return s.gpus[i].b.properties() }
+
+// ErrDriverFigure says that a simulated GPU cannot give a figure only
+// the driver knows.
+var ErrDriverFigure = errors.New("on a simulated GPU the driver's free memory is not modelled: it depends on which CUDA kernels the driver has loaded (the CUDA context grew from 518 to 742 MiB over the first kernels of a PyTorch 2.11 process on the H200); run with --device cuda on a GPU for the driver's own figure")
+
+// MemGetInfo is torch.cuda.mem_get_info(i) on a real GPU: cuMemGetInfo's
+// free and total bytes, the context made first as PyTorch makes it. On
+// a simulated GPU it is ErrDriverFigure.
+func (s *Session) MemGetInfo(i int) (free, total uint64, err error) {
+	b, ok := s.gpus[i].b.(*cudaBackend)
+	if !ok {
+		return 0, 0, ErrDriverFigure
+	}
+	if _, err := s.initGPU(i); err != nil {
+		return 0, 0, err
+	}
+	return b.dev.MemGetInfo()
+}

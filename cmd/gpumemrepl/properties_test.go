@@ -36,4 +36,12 @@ func TestDeviceProperties(t *testing.T) {
 			t.Errorf("--preset %s: exit %d, printed\n%s\nwant\n%s%s", preset, code, printed.String(), want, errOut)
 		}
 	}
+	mem := filepath.Join(t.TempDir(), "mem.py")
+	if err := os.WriteFile(mem, []byte("import torch\nfree, total = torch.cuda.mem_get_info()\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := run(t, "run", "--device", "sim", mem)
+	if code != 1 || !strings.HasPrefix(errOut, mem+":2:15: NotImplementedError: torch.cuda.mem_get_info: on a simulated GPU the driver's free memory is not modelled") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("mem_get_info on a simulated GPU: exit %d, %q", code, errOut)
+	}
 }

@@ -216,11 +216,9 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m.Set(in, "memory", mem)
 	in.Decref(mem)
 	b.deviceInfo(m)
-	for _, name := range []string{"mem_get_info", "memory_snapshot"} {
-		b.fn(m, name, "not modelled yet", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			return nil, b.notModelled("torch.cuda." + name)
-		})
-	}
+	b.fn(m, "memory_snapshot", "not modelled yet", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return nil, b.notModelled("torch.cuda.memory_snapshot")
+	})
 	return m, nil
 }
 

@@ -1,6 +1,7 @@
 package torchpy
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
@@ -47,8 +48,8 @@ func init() {
 	}))
 }
 
-// deviceInfo declares torch.cuda's get_device_properties and
-// get_device_capability in m.
+// deviceInfo declares torch.cuda's get_device_properties,
+// get_device_capability and mem_get_info in m.
 func (b *Binding) deviceInfo(m *eval.ModuleObj) {
 	b.fn(m, "get_device_properties", "get_device_properties(device=None): name, total_memory, major, minor, multi_processor_count", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		i, err := b.cudaIndex(args, kw)
@@ -64,5 +65,19 @@ func (b *Binding) deviceInfo(m *eval.ModuleObj) {
 		}
 		p := b.S.Properties(i)
 		return in.NewTuple([]eval.Value{int64(p.Major), int64(p.Minor)}), nil
+	})
+	b.fn(m, "mem_get_info", "mem_get_info(device=None): (free, total) from the driver, on a real GPU (--device cuda)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		i, err := b.cudaIndex(args, kw)
+		if err != nil {
+			return nil, err
+		}
+		free, total, err := b.S.MemGetInfo(i)
+		if errors.Is(err, engine.ErrDriverFigure) {
+			return nil, in.Raise(eval.NotImplementedErrType, "torch.cuda.mem_get_info: %v", err)
+		}
+		if err != nil {
+			return nil, b.pyErr(err)
+		}
+		return in.NewTuple([]eval.Value{int64(free), int64(total)}), nil
 	})
 }
