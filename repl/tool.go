@@ -14,7 +14,7 @@ import (
 )
 
 // The tool module: the session's own verbs (vars, map, gpus, plot,
-// snapshot save, load, alloc_conf, help, memory_stats in the command
+// snapshot save, load, alloc_conf, explain, help, memory_stats in the command
 // form's text), which command-form lines call (package command reads
 // them into Python). It lives in the builtins as command.ToolModule, so
 // a script need not import anything to use the command form.
@@ -105,6 +105,19 @@ func (r *Runner) installTool(p *pyPrompt) {
 		}
 		r.Session.Eventf("%s: %s", name, l)
 		in.Bind(p.fr, name, eval.Track(in, &loaded{l: l, s: r.Session}))
+		return eval.None, nil
+	})
+	fn("explain", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		i, err := gpu(args[:1])
+		if err != nil {
+			return nil, err
+		}
+		asJSON, _ := args[1].(bool)
+		text, err := r.explainDevice(p, i, asJSON)
+		if err != nil {
+			return nil, b.Error(err)
+		}
+		io.WriteString(in.Stdout, fitLines(text, r.Out))
 		return eval.None, nil
 	})
 	fn("help", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {

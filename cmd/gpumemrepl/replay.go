@@ -29,6 +29,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "one JSON object per op")
 	timeIt := fs.Bool("time", false, "time the replay")
 	summary := fs.Bool("summary", false, "print memory_summary() after the replay")
+	explainIt := fs.Bool("explain", false, "why the first OOM (or the peak), and the smallest change that avoids it")
 	var conf optString
 	var limit, total, recorded, traceLimit optUint
 	fs.Var(&conf, "alloc-conf", "PYTORCH_CUDA_ALLOC_CONF")
@@ -53,6 +54,9 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	files, err := parseInterleaved(fs, args)
 	if err == nil {
 		err = refuseConflicts(fs, comparing, len(files))
+	}
+	if err == nil && *explainIt {
+		err = refuseWithExplain(fs, comparing)
 	}
 	if err != nil {
 		return usageErr(err)
@@ -126,6 +130,8 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 			}
 			opts.Progress = bar.hook(t.Path)
 			switch {
+			case *explainIt:
+				err = explainOne(out, t, snap, opts, recorded.v != nil, *asJSON)
 			case comparing:
 				err = compareConfigs(out, t, snap.Notes(), opts, confs, *asJSON)
 			case *check && snap != nil:

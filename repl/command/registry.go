@@ -234,6 +234,23 @@ func readLoad(l *line) (string, error) {
 	return tool("load", f, until, quote(name)), nil
 }
 
+func readExplain(l *line) (string, error) {
+	dev, asJSON := "None", "False"
+	for l.more() {
+		w := l.next()
+		if w.text == "json" {
+			asJSON = "True"
+			continue
+		}
+		g, err := gpu(w)
+		if err != nil {
+			return "", l.errAt(w.col, "usage: explain [DEVICE] [json]")
+		}
+		dev = g
+	}
+	return tool("explain", dev, asJSON), nil
+}
+
 func readHelp(l *line) (string, error) {
 	w, ok := l.rest()
 	if !ok {
@@ -277,6 +294,7 @@ var Registry = []Spec{
 	{Name: "snapshot", Usage: "snapshot save FILE.pickle [DEVICE] | torch.cuda.memory._dump_snapshot('FILE.pickle')", Summary: "write the device's memory snapshot and its whole history (every allocation, free and segment event of this session) in PyTorch's format, for pytorch.org/memory_viz or gpumemrepl replay", read: readSnapshot},
 	{Name: "load", Usage: "load FILE [until N] [as NAME]", Summary: "replay a trace or a PyTorch snapshot (.pickle) into the session (its first N ops; a snapshot's history of cuda:N on cuda:N, or on cuda:0 when it is the file's only one and the session has no cuda:N); its blocks live at the end stay allocated, held by NAME (default trace), so you can go on from a real run's state; del NAME frees them", read: readLoad},
 	{Name: "plot", Usage: "plot FILE.html", Summary: "write a self-contained HTML page: allocated, reserved and driver-used over this session's steps (hover a point for its command) and cuda:0's segments now", read: readPlot},
+	{Name: "explain", Usage: "explain [DEVICE] [json]", Summary: "after an out-of-memory error (or at the peak, when there was none): why, and what avoids it. The device's history is replayed under the session's settings; the cause is told (the live tensors exceed what the device can give, with the largest holders by name and line; fragmentation, with the free blocks and the segments live blocks pin; memory cached on another stream; the per-process fraction); then the whole history is replayed under each candidate, smallest change first (empty_cache() before the failing statement, expandable_segments:True, a max_split_size_mb sweep, garbage_collection_threshold, two of them, the next larger GPU) with each one's peak reserved and first OOM, and the first that avoids the error is the fix, or it says that no setting does and by how much the live tensors exceed the device. json: the diagnosis as one JSON object", read: readExplain, bare: true},
 	{Name: "gpus", Usage: "gpus", Summary: "the session's GPUs: name, total memory and, on a real GPU, what NVML says is used and by which processes (n/a without NVML)", read: noArgs("gpus", ToolModule+".gpus()"), bare: true},
 	{Name: "view", Usage: "NAME = X[i] | X.view(2, -1) | X.reshape(...)", Summary: "a view: shares X's storage and keeps it alive, no new memory", Topic: true},
 	{Name: "python", Usage: "gpumemrepl run FILE.py", Summary: "run a Python script, one step per top-level statement; objects die when CPython frees them (names, containers, frames, temporaries, exceptions; cycles at gc.collect()). Python 3.11 less async and match; torch, torch.nn, torch.optim, torch.cuda, gc, sys, os, math, time, random, functools, itertools, collections, contextlib, weakref, traceback. Values are not computed (x.item() says so; an assert on one is taken to hold, and the step says so); PyTorch the tool does not model raises NotImplementedError saying what. Modelled: the factories, .to/.cuda/.cpu, views and slices along the first dimension, t[key] = value, + - * / @ (matrices, a batch of matrices by a matrix, matrix by vector), comparisons, sum/mean, relu/gelu/sigmoid/tanh/exp/square, in-place ops outside autograd, backward, nn.Linear (also device='cuda'), ReLU, GELU, Sequential, nn.Module subclasses, SGD/Adam/AdamW, no_grad, torch.cuda's memory functions", Topic: true},

@@ -1,0 +1,151 @@
+package explain
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator"
+)
+
+var size = func(n uint64) string { return allocator.FormatSize(n) }
+
+// Write tells the diagnosis in plain language: what happened where, the
+// cause with its figures, the largest holders, each candidate's replay,
+// and the fix or the statement that no setting avoids the error.
+func (d *Diagnosis) Write(w io.Writer) error {
+	var b strings.Builder
+	d.writeCause(&b)
+	d.writeHolders(&b)
+	d.writeCandidates(&b)
+	d.writeVerdict(&b)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (d *Diagnosis) writeCause(b *strings.Builder) {
+	p := d.At
+	if d.Cause == NoOOM {
+		fmt.Fprintf(b, "No out-of-memory error: the history peaks at op %d with %s reserved, %s allocated.\n", p.Op, size(p.ReservedBytes), size(p.AllocatedBytes))
+		return
+	}
+	fmt.Fprintf(b, "Out of memory at op %d (allocation %d): %s asked for on stream %d, with %s allocated and %s reserved; the process may hold %s (%s).\n",
+		p.Op, p.Allocation, size(p.RequestedBytes), p.Stream, size(p.AllocatedBytes), size(p.ReservedBytes), size(p.CapacityBytes), capacityWhy(p))
+	need := p.AllocatedBytes + p.RequestedBytes
+	switch d.Cause {
+	case LiveTensors:
+		fmt.Fprintf(b, "Cause: the live tensors exceed what the device can give: %s allocated plus the %s asked for is %s, %s more than %s.\n",
+			size(p.AllocatedBytes), size(p.RequestedBytes), size(need), size(d.DeficitBytes), size(p.CapacityBytes))
+	case Fraction:
+		fmt.Fprintf(b, "Cause: the per-process memory fraction: the live tensors and the request (%s) exceed the %s limit, but the device has %s free.\n",
+			size(need), size(*p.LimitBytes), size(p.DeviceFreeBytes))
+	case OtherStream:
+		fmt.Fprintf(b, "Cause: memory cached on another stream: %s of the %s reserved but unallocated is cached for other streams, where this stream cannot use it.\n",
+			size(p.OtherStreamFreeBytes), size(p.CachedFreeBytes))
+	case Fragmentation:
+		fmt.Fprintf(b, "Cause: fragmentation: %s is reserved but unallocated and %s more could be reserved, yet the largest free block this request could use is %s.\n",
+			size(p.CachedFreeBytes), size(p.CapacityBytes-min(p.CapacityBytes, p.ReservedBytes)), size(p.LargestFreeBytes))
+	}
+	if len(d.Pinned) > 0 {
+		fmt.Fprintf(b, "Segments that live blocks keep from the driver, with free memory in them:\n")
+		for _, s := range d.Pinned {
+			fmt.Fprintf(b, "  0x%x: %s, %s allocated in %s, %s free in %s (largest %s)\n",
+				s.Address, size(s.TotalBytes), size(s.AllocBytes), blocks(s.LiveBlocks), size(s.FreeBytes), blocks(s.FreeBlocks), size(s.LargestFree))
+		}
+	}
+}
+
+// blocks is "1 block" or "N blocks".
+func blocks(n int) string {
+	if n == 1 {
+		return "1 block"
+	}
+	return fmt.Sprintf("%d blocks", n)
+}
+
+// capacityWhy says what bounds what the process may hold.
+func capacityWhy(p Point) string {
+	if p.LimitBytes != nil {
+		return "its per-process limit"
+	}
+	return fmt.Sprintf("what it reserves plus the %s the device has free", size(p.DeviceFreeBytes))
+}
+
+func (d *Diagnosis) writeHolders(b *strings.Builder) {
+	if len(d.Holders) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "Largest holders of live memory there:\n")
+	for _, h := range d.Holders {
+		in := ""
+		if h.Blocks > 1 {
+			in = " in " + blocks(h.Blocks)
+		}
+		fmt.Fprintf(b, "  %10s%s  %s\n", size(h.Bytes), in, h.Label)
+	}
+}
+
+func (d *Diagnosis) writeCandidates(b *strings.Builder) {
+	rows := append([]Result{d.Recorded}, d.Candidates...)
+	width := 0
+	for _, r := range rows {
+		width = max(width, len(r.Change.String()))
+	}
+	fmt.Fprintf(b, "Replayed under each change (smallest first):\n")
+	fmt.Fprintf(b, "  %-*s  %13s  %s\n", width, "change", "peak reserved", "first OOM")
+	for _, r := range rows {
+		if r.Error != "" {
+			fmt.Fprintf(b, "  %-*s  %s\n", width, r.Change, r.Error)
+			continue
+		}
+		oom := "none"
+		if r.FirstOOM != nil {
+			oom = fmt.Sprintf("op %d (allocation %d, %s)", r.FirstOOM.Op, r.FirstOOM.Allocation, size(r.FirstOOM.RequestedBytes))
+		}
+		fmt.Fprintf(b, "  %-*s  %13s  %s\n", width, r.Change, size(uint64(r.PeakReserved)), oom)
+	}
+}
+
+func (d *Diagnosis) writeVerdict(b *strings.Builder) {
+	if d.Cause == NoOOM {
+		return
+	}
+	if d.NoSettingAvoids {
+		fmt.Fprintf(b, "No allocator setting avoids it")
+		if d.Cause == LiveTensors {
+			fmt.Fprintf(b, ": the live tensors exceed what the device can give by %s", size(d.DeficitBytes))
+		}
+		fmt.Fprintf(b, ".\n")
+	}
+	f := d.Fix
+	if f == nil {
+		if !d.NoSettingAvoids {
+			return
+		}
+		fmt.Fprintf(b, "Free or shrink the largest holders above.\n")
+		return
+	}
+	fmt.Fprintf(b, "Fix: %s avoids the out-of-memory error over the whole history (peak reserved %s)", fixWords(f), size(uint64(f.PeakReserved)))
+	switch {
+	case f.PastRecordedOOM != nil && d.AllocsAfter > 0:
+		fmt.Fprintf(b, "; past allocation %d the history holds what the program did after its own error", *f.PastRecordedOOM)
+	case d.AllocsAfter == 0:
+		fmt.Fprintf(b, "; the history ends with the failing allocation, so what the program would do next is not replayed")
+	}
+	fmt.Fprintf(b, ".\n")
+}
+
+// fixWords says how to apply a change.
+func fixWords(r *Result) string {
+	var parts []string
+	if r.Change.EmptyCacheBefore != nil {
+		parts = append(parts, "torch.cuda."+r.Change.emptyCache())
+	}
+	if len(r.Change.Settings) > 0 {
+		parts = append(parts, "PYTORCH_CUDA_ALLOC_CONF="+r.Conf)
+	}
+	if g := r.Change.GPU; g != nil {
+		parts = append(parts, fmt.Sprintf("a %s (%s) with the same settings", g.Name, size(g.Total)))
+	}
+	return strings.Join(parts, " with ")
+}

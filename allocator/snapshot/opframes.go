@@ -1,0 +1,39 @@
+package snapshot
+
+// OpEvent is the recorded event op i of the replay's trace was made
+// from (an allocation's alloc or oom event, with its address, size and
+// stack; a free's free_completed; an empty_cache's first segment
+// release); false for an op the recording has no event for, one that
+// rebuilds a late history's start state.
+func (r *Replay) OpEvent(i int) (Event, bool) {
+	if i < 0 || i >= len(r.opEvent) || r.opEvent[i] < 0 {
+		return Event{}, false
+	}
+	return r.events[r.opEvent[i]], true
+}
+
+// StatementStart is the first op of the statement that ran op i: the
+// ops just before it whose events have the same frame, as frame picks
+// it from their stacks (the outermost, say: the prompt's statement); -1
+// when op i's event has none.
+func (r *Replay) StatementStart(i int, frame func([]Frame) (Frame, bool)) int {
+	at := func(k int) (Frame, bool) {
+		ev, ok := r.OpEvent(k)
+		if !ok {
+			return Frame{}, false
+		}
+		return frame(ev.Frames.Frames())
+	}
+	want, ok := at(i)
+	if !ok {
+		return -1
+	}
+	start := i
+	for start > 0 {
+		if f, ok := at(start - 1); !ok || f != want {
+			break
+		}
+		start--
+	}
+	return start
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator/explain"
+	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
+	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
+	"github.com/gpumemrepl/gpumemrepl/repl"
+)
+
+// explainConflicts are the replay flags that decide the output
+// themselves, so they do not go with --explain.
+var explainConflicts = []string{"check", "time", "summary", "export", "plot", "alloc-conf", "no-empty-cache"}
+
+// refuseWithExplain returns a usage error for a flag that does not go
+// with --explain.
+func refuseWithExplain(fs *flag.FlagSet, comparing bool) error {
+	if comparing {
+		return errors.New("--explain and --compare do not go together: --explain picks the configs itself")
+	}
+	given := givenFlags(fs)
+	for _, f := range explainConflicts {
+		if given[f] {
+			return fmt.Errorf("--explain and --%s do not go together: --explain prints a diagnosis of its own, of the history as it ran", f)
+		}
+	}
+	return nil
+}
+
+// explainOne replays a history as it ran (o: its limit and device) and
+// prints why it ran out of memory, or where it peaked, and which change
+// avoids the error; with asJSON, the diagnosis as one JSON object. A
+// snapshot whose releases the event order leaves open has them decided
+// at o's limit, unless resolved says they were already.
+func explainOne(w io.Writer, t *trace.Trace, snap *snapshot.Replay, o trace.Options, resolved, asJSON bool) error {
+	in := explain.Input{Trace: t, Options: o, GPUs: repl.ExplainGPUs()}
+	if snap != nil {
+		if !resolved && o.LimitBytes != nil {
+			if err := snap.Resolve(trace.Options{LimitBytes: o.LimitBytes, TotalBytes: o.TotalBytes}); err != nil {
+				return err
+			}
+			in.Trace = snap.Trace
+		}
+		in.Label = func(op int) string { return frameLabel(snap, op) }
+		in.Where = in.Label
+		in.StepStart = func(op int) int { return snap.StatementStart(op, programFrame) }
+	}
+	d, err := explain.Explain(in)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		b, err := json.Marshal(struct {
+			Path string `json:"path"`
+			*explain.Diagnosis
+		}{in.Trace.Path, d})
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", b)
+		return err
+	}
+	fmt.Fprintf(w, "%s: %d ops%s\n", in.Trace.Path, len(in.Trace.Ops), snap.Notes())
+	return d.Write(w)
+}
+
+// frameLabel names the code that allocated op's block: the innermost
+// frame of the program's own (outside torch), and the innermost of all
+// where that is torch's.
+func frameLabel(snap *snapshot.Replay, op int) string {
+	ev, ok := snap.OpEvent(op)
+	if !ok {
+		return "allocated before the recording began"
+	}
+	frames := ev.Frames.Frames()
+	if len(frames) == 0 {
+		return "no Python frames (C++: autograd's backward, say)"
+	}
+	at := func(f snapshot.Frame) string {
+		return fmt.Sprintf("%s:%d in %s", filepath.Base(f.Filename), f.Line, f.Name)
+	}
+	f, ok := programFrame(frames)
+	switch {
+	case !ok:
+		return at(frames[0])
+	case f == frames[0]:
+		return at(f)
+	}
+	return at(f) + " (" + at(frames[0]) + ")"
+}
+
+// programFrame is a stack's innermost frame of the program's own code,
+// outside torch: the statement that made the allocation.
+func programFrame(frames []snapshot.Frame) (snapshot.Frame, bool) {
+	for _, f := range frames {
+		if !strings.Contains(filepath.ToSlash(f.Filename), "/torch/") {
+			return f, true
+		}
+	}
+	return snapshot.Frame{}, false
+}

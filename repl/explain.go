@@ -1,0 +1,171 @@
+package repl
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator/device"
+	"github.com/gpumemrepl/gpumemrepl/allocator/device/sim"
+	"github.com/gpumemrepl/gpumemrepl/allocator/explain"
+	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
+	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
+	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+	"github.com/gpumemrepl/gpumemrepl/repl/torchpy"
+)
+
+// explainDevice is explain at the prompt: device dev's history as the
+// session made it, replayed under the session's settings on a simulated
+// device like the session's (its size, limit and CUDA context), its
+// first out-of-memory error (or its peak) diagnosed, the candidates
+// replayed; the live blocks named by the variables that hold them now
+// and the source line that made them. With asJSON the diagnosis is one
+// JSON object.
+func (r *Runner) explainDevice(p *pyPrompt, dev int, asJSON bool) (string, error) {
+	o, ctx, err := r.Session.ReplaySetup(dev)
+	if err != nil {
+		return "", err
+	}
+	s := &snapshot.Snapshot{Device: dev, AllocConf: *o.AllocConf, Events: r.Session.History(dev)}
+	rp, err := s.Prepare(fmt.Sprintf("cuda:%d's history", dev))
+	if err != nil {
+		return "", err
+	}
+	if err := rp.Resolve(o); err != nil {
+		return "", err
+	}
+	names := r.blockNames(p, dev)
+	liveNow := liveAtEnd(rp.Trace)
+	in := explain.Input{
+		Trace:     rp.Trace,
+		Options:   o,
+		NewDevice: func(total uint64) device.Device { d := sim.New(total); d.SetContextBytes(ctx); return d },
+		GPUs:      ExplainGPUs(),
+		StepStart: func(op int) int { return rp.StatementStart(op, outermost) },
+		Where:     func(op int) string { ev, _ := rp.OpEvent(op); return sourceLine(ev.Frames.Frames()) },
+		Label: func(op int) string {
+			ev, _ := rp.OpEvent(op)
+			label := sourceLine(ev.Frames.Frames())
+			switch {
+			case !liveNow[op]:
+				return label + ", freed since"
+			case len(names[ev.Addr]) > 0:
+				return strings.Join(names[ev.Addr], ", ") + " (" + label + ")"
+			}
+			return label
+		},
+	}
+	d, err := explain.Explain(in)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if asJSON {
+		j, err := json.Marshal(d)
+		if err != nil {
+			return "", err
+		}
+		b.Write(j)
+		b.WriteByte('\n')
+	} else if err := d.Write(&b); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// ExplainGPUs are the presets as explain's candidates of a larger GPU.
+func ExplainGPUs() []explain.GPU {
+	var gs []explain.GPU
+	for _, n := range engine.PresetNames() {
+		gs = append(gs, explain.GPU{Name: n, Total: engine.Presets[n].Total})
+	}
+	return gs
+}
+
+// blockNames are, by the address of the block that holds them, the
+// module's names of tensors on cuda:dev (a leaf's gradient as NAME.grad).
+func (r *Runner) blockNames(p *pyPrompt, dev int) map[uint64][]string {
+	type held struct {
+		name string
+		t    *engine.Tensor
+	}
+	var hs []held
+	p.fr.Globals().Items(func(k, v eval.Value) bool {
+		name, ok := k.(string)
+		t, isTensor := v.(*torchpy.Tensor)
+		if !ok || !isTensor || t.T == nil || strings.HasPrefix(name, "__") {
+			return true
+		}
+		hs = append(hs, held{name, t.T})
+		if g := r.Session.Grad(t.T); g != nil {
+			hs = append(hs, held{name + ".grad", g})
+		}
+		return true
+	})
+	sort.Slice(hs, func(i, j int) bool { return hs[i].name < hs[j].name })
+	out := map[uint64][]string{}
+	for _, ev := range r.Session.History(dev) {
+		if ev.Action != "alloc" {
+			continue
+		}
+		for _, h := range hs {
+			if d := h.t.Device(); d.CUDA && d.Index == dev && h.t.DataPtr() >= ev.Addr && h.t.DataPtr() < ev.Addr+max(ev.Size, 1) {
+				out[ev.Addr] = appendNew(out[ev.Addr], h.name)
+			}
+		}
+	}
+	return out
+}
+
+// appendNew appends s to list unless it holds it already.
+func appendNew(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// liveAtEnd are the alloc ops of t whose blocks are live at its end.
+func liveAtEnd(t *trace.Trace) map[int]bool {
+	byID := map[int]int{}
+	for i, op := range t.Ops {
+		switch op.Op {
+		case "alloc":
+			byID[op.ID] = i
+		case "free":
+			delete(byID, op.ID)
+		}
+	}
+	live := map[int]bool{}
+	for _, i := range byID {
+		live[i] = true
+	}
+	return live
+}
+
+// outermost is a stack's outermost frame: the prompt's statement.
+func outermost(f []snapshot.Frame) (snapshot.Frame, bool) {
+	if len(f) == 0 {
+		return snapshot.Frame{}, false
+	}
+	return f[len(f)-1], true
+}
+
+// sourceLine is where a block was made: the innermost frame, as
+// FILE:LINE (and the function, inside one).
+func sourceLine(frames []snapshot.Frame) string {
+	if len(frames) == 0 {
+		return "no source line"
+	}
+	f := frames[0]
+	at := fmt.Sprintf("%s:%d", filepath.Base(f.Filename), f.Line)
+	if f.Name != "<module>" {
+		at += " in " + f.Name
+	}
+	return at
+}
