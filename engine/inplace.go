@@ -61,22 +61,23 @@ func broadcastsTo(src, dst []int64) bool {
 
 // inPlaceUnary is the in-place variant of a one-input op (relu_,
 // sigmoid_): under autograd it records node over the tensor's old one,
-// saving the tensor itself (its new version) when result, as the
-// out-of-place op saves its result.
-func inPlaceUnary(node string, result bool, temps int) func(s *Session, a Args) error {
+// saving the tensor itself (its new version) where the out-of-place op
+// saves its result; one that saves its input (which PyTorch would
+// clone first) is not modelled.
+func inPlaceUnary(node string, saves, temps int) func(s *Session, a Args) error {
 	return func(s *Session, a Args) error {
 		t := a.Tensor(0)
 		recorded := s.gradEnabled && t.requiresGrad()
 		if recorded && t.fn == nil {
 			return errLeafInPlace
 		}
-		if recorded && !result {
+		if recorded && saves == saveInput {
 			return fmt.Errorf("NotImplementedError: an in-place op that saves its input for backward (%s) is not modelled by gpumemrepl", node)
 		}
 		t.st.version++
 		if recorded {
 			old := t.fn
-			s.record(node, t, []*Tensor{t}, []*Tensor{t}, likeInput(temps))
+			s.record(node, t, []*Tensor{t}, [][]*Tensor{nil, nil, {t}}[saves], likeInput(temps))
 			s.replaced(t, old)
 		}
 		return nil
@@ -89,4 +90,18 @@ func (s *Session) replaced(t *Tensor, old *node) {
 	if t.fn != old && old != nil {
 		s.unref(old)
 	}
+}
+
+// writeUntracked is an in-place op (name) whose graph the tool does not
+// model: without autograd it writes t, allocating nothing; recorded, it
+// says it is not modelled.
+func (s *Session) writeUntracked(name string, t *Tensor) error {
+	if s.gradEnabled && t.requiresGrad() {
+		if t.fn == nil {
+			return errLeafInPlace
+		}
+		return NotModelledError("Tensor." + name + " that autograd records")
+	}
+	t.st.version++
+	return nil
 }

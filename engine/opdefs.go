@@ -16,6 +16,12 @@ var (
 	keepdim = Param{Name: "keepdim", Kind: BoolParam, Default: "False"}
 )
 
+// functional makes d a function of torch.nn.functional only.
+func functional(d *OpDef) *OpDef {
+	d.Function, d.Method, d.InPlace, d.Functional = false, false, "", true
+	return d
+}
+
 // operators are the Dunders of a binary op: __name__ and __rname__.
 func operators(name string) []Dunder {
 	return []Dunder{{Name: "__" + name + "__"}, {Name: "__r" + name + "__", Reflected: true}}
@@ -60,15 +66,15 @@ func init() {
 				return s.compare(a.Tensor(0), a.Tensor(1))
 			}})
 	}
-	// square is pow(x, 2): backward is grad * (2 * x.pow(1)), two
-	// temporaries before the gradient.
+	// square and pow save their input; backward is
+	// grad * (e * self.pow(e - 1)): two temporaries before the gradient
 	square := unary("square", "PowBackward0", saveInput, 3)
 	declare(square, &OpDef{Name: "pow", Function: true, Method: true, Dunders: []Dunder{{Name: "__pow__"}},
 		Params: []Param{input, {Name: "exponent", Kind: NumberParam}},
-		Memory: "exponent 2: as square",
+		Memory: square.Memory,
 		run: func(s *Session, a Args) (*Tensor, error) {
-			if a.Number(1) != 2 {
-				return nil, fmt.Errorf("NotImplementedError: torch.pow with an exponent other than 2 is not modelled by gpumemrepl")
+			if a.Number(1) == 0 {
+				return nil, fmt.Errorf("NotImplementedError: torch.pow with exponent 0 is not modelled by gpumemrepl")
 			}
 			return square.run(s, a[:1])
 		}})
@@ -77,12 +83,17 @@ func init() {
 		unary("sigmoid", "SigmoidBackward0", saveResult, 1),
 		unary("tanh", "TanhBackward0", saveResult, 1),
 		unary("exp", "ExpBackward0", saveResult, 1),
+		unary("log", "LogBackward0", saveInput, 1),
+		// sqrt's backward is grad / (2 * result); abs's grad * self.sgn()
+		unary("sqrt", "SqrtBackward0", saveResult, 2),
+		unary("abs", "AbsBackward0", saveInput, 2),
 		reduction("sum", "SumBackward0", "backward passes the gradient on, broadcast: no memory", sumBackward),
 		reduction("mean", "MeanBackward0", "backward makes the gradient, a dense tensor of the input's shape", likeInput(1)),
 	)
-	gelu := unary("gelu", "GeluBackward0", saveInput, 1)
-	gelu.Function, gelu.Method, gelu.InPlace = false, false, "" // torch.nn.functional.gelu
-	declare(gelu)
+	neg := unary("neg", "NegBackward0", saveNothing, 1)
+	neg.Dunders = []Dunder{{Name: "__neg__"}}
+	declare(neg, functional(unary("gelu", "GeluBackward0", saveInput, 1)), functional(unary("silu", "SiluBackward0", saveInput, 1)))
+	Ops["relu"].Functional = true
 }
 
 // arith is the entry of add, sub or mul (extra: their keyword-only
@@ -104,36 +115,30 @@ func arith(name, memory string, extra ...Param) *OpDef {
 
 // What a one-input op saves for backward.
 const (
-	saveInput  = false
-	saveResult = true
+	saveNothing = iota
+	saveInput
+	saveResult
 )
 
 // unary is the entry of a one-input elementwise op (torch.name and
 // Tensor.name): a new tensor of its input's shape and dtype; autograd
-// records node, saving the result or the input; backward makes temps
-// tensors of the input's size, the last the gradient.
-func unary(name, node string, result bool, temps int) *OpDef {
-	saves := "input"
-	if result {
-		saves = "result"
-	}
-	memory := fmt.Sprintf("new tensor; saves its %s for backward", saves)
+// records node, saving what saves says; backward makes temps tensors of
+// the input's size, the last the gradient (testdata/pyrules/
+// ops_unary.py).
+func unary(name, node string, saves, temps int) *OpDef {
+	memory := "new tensor; saves " + [...]string{"nothing", "its input", "its result"}[saves] + " for backward"
 	if temps > 1 {
 		memory += fmt.Sprintf(", whose backward makes %d temporaries of its size before the gradient", temps-1)
 	}
 	return &OpDef{Name: name, Function: true, Method: true, Params: []Param{input}, Memory: memory,
-		InPlace: name + "_", inPlace: inPlaceUnary(node, result, temps),
+		InPlace: name + "_", inPlace: inPlaceUnary(node, saves, temps),
 		run: func(s *Session, a Args) (*Tensor, error) {
 			x := a.Tensor(0)
 			out, err := s.alloc(x.Shape, x.DType, x.Device())
 			if err != nil {
 				return nil, err
 			}
-			save := x
-			if result {
-				save = out
-			}
-			s.record(node, out, []*Tensor{x}, []*Tensor{save}, likeInput(temps))
+			s.record(node, out, []*Tensor{x}, [][]*Tensor{nil, {x}, {out}}[saves], likeInput(temps))
 			return out, nil
 		}}
 }

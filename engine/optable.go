@@ -56,6 +56,8 @@ type OpDef struct {
 	Name     string
 	Function bool
 	Method   bool
+	// Functional is torch.nn.functional.Name.
+	Functional bool
 	// InPlace is the in-place Tensor method ("add_"), "" when it has none
 	// that is modelled; InPlaceDunders are its operators ("__iadd__").
 	InPlace        string
@@ -141,6 +143,8 @@ func (d *OpDef) Signature() string {
 	switch {
 	case d.Function:
 		name = "torch." + d.Name
+	case d.Functional && !d.Method:
+		name = "F." + d.Name
 	case !d.Method:
 		name = "Tensor." + d.InPlace
 		parts = parts[1:] // the tensor written is self
@@ -157,6 +161,9 @@ func (d *OpDef) Names() []string {
 	}
 	if d.Method {
 		ns = append(ns, "Tensor."+d.Name)
+	}
+	if d.Functional {
+		ns = append(ns, "F."+d.Name)
 	}
 	if d.InPlace != "" {
 		ns = append(ns, "Tensor."+d.InPlace)
@@ -232,9 +239,9 @@ func (s *Session) Op(name string, tensors ...*Tensor) (*Tensor, error) {
 // calling one is NotImplementedError saying so.
 var NotModelled = []string{
 	"torch.stack", "torch.linspace", "torch.randint", "torch.from_numpy", "torch.save", "torch.load",
-	"torch.compile", "torch.einsum", "torch.bmm", "torch.softmax", "torch.where", "torch.cdist",
-	"Tensor.__rtruediv__", "Tensor.__neg__", "Tensor.copy_", "Tensor.permute", "Tensor.unsqueeze",
-	"Tensor.squeeze", "Tensor.softmax", "Tensor.log", "Tensor.abs",
+	"torch.compile", "torch.einsum", "torch.bmm", "torch.cdist",
+	"Tensor.__rtruediv__", "Tensor.copy_", "Tensor.permute", "Tensor.unsqueeze",
+	"Tensor.squeeze",
 }
 
 // NotModelledError is the error of a PyTorch name the tool does not

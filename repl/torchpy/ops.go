@@ -30,8 +30,11 @@ func init() {
 				if err != nil {
 					return nil, err
 				}
-				if err := t.b.arity(u.Name, args, 1); err != nil {
+				if err := t.b.arity(u.Name, args, min(len(d.Params)-1, 1)); err != nil {
 					return nil, err
+				}
+				if len(args) == 0 { // -t
+					return t.b.run(d, engine.Args{t.T})
 				}
 				return t.b.operator(d, t, args[0], u.Reflected)
 			})
@@ -87,6 +90,18 @@ func (b *Binding) opFunctions(m *eval.ModuleObj) {
 	}
 }
 
+// opFunctional declares the table's torch.nn.functional functions in
+// module f (over what nn.go declares there).
+func (b *Binding) opFunctional(f *eval.ModuleObj) {
+	for _, name := range engine.OpNames {
+		if d := engine.Ops[name]; d.Functional {
+			b.fn(f, d.Name, d.Signature()+": "+d.Memory, func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+				return b.call(d, args, kw)
+			})
+		}
+	}
+}
+
 // call runs op d on Python arguments (a method's receiver first).
 func (b *Binding) call(d *engine.OpDef, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 	a, err := b.bind(d, d.Name, args, kw)
@@ -114,9 +129,18 @@ func (b *Binding) callInPlace(d *engine.OpDef, name string, t *Tensor, args []ev
 // when other is neither a tensor nor a number the op takes, so Python
 // tries the other operand's method.
 func (b *Binding) operator(d *engine.OpDef, t *Tensor, other eval.Value, reflected bool) (eval.Value, error) {
-	o, ok := b.operand(d.Params[1], other)
-	if !ok {
-		return eval.NotImplemented, nil
+	var o any
+	if d.Params[1].Kind == engine.NumberParam {
+		if _, ok := number(other); !ok {
+			return eval.NotImplemented, nil
+		}
+		o = other
+	} else {
+		ot, ok := b.operand(d.Params[1], other)
+		if !ok {
+			return eval.NotImplemented, nil
+		}
+		o = ot
 	}
 	a := make(engine.Args, len(d.Params))
 	a[0], a[1] = t.T, o

@@ -16,7 +16,13 @@ func Install(in *eval.Interp, s *engine.Session) *Binding {
 	in.RegisterModule("torch", b.torchModule)
 	in.RegisterModule("torch.cuda", b.cudaModule)
 	in.RegisterModule("torch.nn", b.nnModule)
-	in.RegisterModule("torch.nn.functional", b.functionalModule)
+	in.RegisterModule("torch.nn.functional", func(in *eval.Interp) (*eval.ModuleObj, error) {
+		f, err := b.functionalModule(in)
+		if err == nil {
+			b.opFunctional(f)
+		}
+		return f, err
+	})
 	in.RegisterModule("torch.optim", b.optimModule)
 	in.RegisterModule("torch.utils", func(in *eval.Interp) (*eval.ModuleObj, error) { return in.NewModule("torch.utils"), nil })
 	in.RegisterModule("torch.utils.checkpoint", b.checkpointModule)
@@ -344,6 +350,9 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		}
 		in.AddModule("torch."+sub.name, sm)
 		m.Set(in, sub.name, sm)
+		if f, ok := sm.Dict.GetStr("functional"); ok {
+			b.opFunctional(f.(*eval.ModuleObj))
+		}
 	}
 	return m, nil
 }

@@ -1,0 +1,205 @@
+package engine
+
+import "fmt"
+
+// softmax and log_softmax along a dimension, clamp, where and
+// masked_fill: each a new tensor of its input's shape; what they save and
+// what their backward makes, as recorded (testdata/pyrules/
+// ops_select.py, ops_probe.txt).
+
+func init() {
+	number := func(name string) Param { return Param{Name: name, Kind: NumberParam, Default: "None"} }
+	declare(
+		// softmax's backward makes two tensors of the input's size and
+		// keeps the second, whatever its gradient's layout
+		softmaxOp("softmax", "SoftmaxBackward0", likeInput(2)),
+		// log_softmax's makes one, after a dense copy of a gradient that
+		// is not contiguous (a sum's broadcast)
+		softmaxOp("log_softmax", "LogSoftmaxBackward0", func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+			if g.IsContiguous() {
+				return likeInput(1)(s, n, g)
+			}
+			return likeInput(2)(s, n, g)
+		}),
+		&OpDef{Name: "clamp", Function: true, Method: true, InPlace: "clamp_", Params: []Param{input, number("min"), number("max")},
+			Memory: "new tensor; saves its input; backward makes a 0-d zero, a bool mask per bound, then the gradient",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				x := a.Tensor(0)
+				if a[1] == nil && a[2] == nil {
+					return nil, fmt.Errorf("RuntimeError: torch.clamp: At least one of 'min' or 'max' must not be None")
+				}
+				out, err := s.alloc(x.Shape, x.DType, x.Device())
+				if err != nil {
+					return nil, err
+				}
+				masks := 0
+				for _, bound := range a[1:3] {
+					if bound != nil {
+						masks++
+					}
+				}
+				s.record("ClampBackward1", out, []*Tensor{x}, []*Tensor{x}, clampBackward(masks))
+				return out, nil
+			},
+			inPlace: func(s *Session, a Args) error {
+				if a[1] == nil && a[2] == nil {
+					return fmt.Errorf("RuntimeError: torch.clamp: At least one of 'min' or 'max' must not be None")
+				}
+				return s.writeUntracked("clamp_", a.Tensor(0))
+			}},
+		&OpDef{Name: "where", Function: true,
+			Params: []Param{{Name: "condition", Kind: TensorParam}, {Name: "input", Kind: OperandParam}, {Name: "other", Kind: OperandParam}},
+			Memory: "new tensor of the broadcast shape (a number operand: a 0-d tensor on the device, freed after); saves the condition; backward makes a 0-d zero and a gradient for each input",
+			run:    func(s *Session, a Args) (*Tensor, error) { return s.where(a.Tensor(0), a.Tensor(1), a.Tensor(2)) }},
+		&OpDef{Name: "masked_fill", Function: true, Method: true, InPlace: "masked_fill_",
+			Params: []Param{input, {Name: "mask", Kind: TensorParam}, {Name: "value", Kind: NumberParam}},
+			Memory: "new tensor; saves the mask; backward makes the gradient",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				x, mask := a.Tensor(0), a.Tensor(1)
+				if _, err := operandsOf(x, mask); err != nil {
+					return nil, err
+				}
+				out, err := s.alloc(x.Shape, x.DType, x.Device())
+				if err != nil {
+					return nil, err
+				}
+				s.record("MaskedFillBackward0", out, []*Tensor{x}, []*Tensor{mask}, likeInput(1))
+				return out, nil
+			},
+			inPlace: func(s *Session, a Args) error { return s.writeUntracked("masked_fill_", a.Tensor(0)) }},
+	)
+}
+
+// softmaxOp is softmax or log_softmax: a new tensor; saves its result.
+func softmaxOp(name, node string, bw backward) *OpDef {
+	return &OpDef{Name: name, Function: true, Method: true, Functional: true,
+		Params: []Param{input, {Name: "dim", Kind: DimParam}},
+		Memory: "new tensor; saves its result for backward",
+		run: func(s *Session, a Args) (*Tensor, error) {
+			x := a.Tensor(0)
+			out, err := s.alloc(x.Shape, x.DType, x.Device())
+			if err != nil {
+				return nil, err
+			}
+			s.record(node, out, []*Tensor{x}, []*Tensor{out}, bw)
+			return out, nil
+		}}
+}
+
+// clampBackward is clamp_backward: where((self >= min) & (self <= max),
+// grad, 0): a 0-d zero on the device, one bool mask of the input's shape
+// per bound, the gradient; then the masks and the zero are freed.
+func clampBackward(masks int) backward {
+	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+		want := []tensorShape{{nil, g.DType}}
+		for range masks {
+			want = append(want, tensorShape{n.inputs[0].shape, boolDType})
+		}
+		want = append(want, tensorShape{n.inputs[0].shape, g.DType})
+		ts, err := s.allocAll(g.Device(), want...)
+		if err != nil {
+			return []*Tensor{nil}, err
+		}
+		for _, m := range ts[1 : len(ts)-1] {
+			s.dropTensor(m)
+		}
+		s.dropTensor(ts[0])
+		return []*Tensor{ts[len(ts)-1]}, nil
+	}
+}
+
+// tensorShape is the shape and dtype of a temporary.
+type tensorShape struct {
+	shape []int64
+	dtype DType
+}
+
+// allocAll allocates a tensor of each of ts on dev, in order; on an
+// error, none.
+func (s *Session) allocAll(dev Device, ts ...tensorShape) ([]*Tensor, error) {
+	var out []*Tensor
+	for _, t := range ts {
+		x, err := s.alloc(t.shape, t.dtype, dev)
+		if err != nil {
+			for _, o := range out {
+				s.dropTensor(o)
+			}
+			return nil, err
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
+// operandsOf checks that tensors share a device and broadcast, and
+// returns the shape they broadcast to.
+func operandsOf(ts ...*Tensor) ([]int64, error) {
+	if _, err := sameDevice(ts...); err != nil {
+		return nil, err
+	}
+	shape := ts[0].Shape
+	for _, t := range ts[1:] {
+		var err error
+		if shape, err = broadcast(&Tensor{Shape: shape}, t); err != nil {
+			return nil, err
+		}
+	}
+	return shape, nil
+}
+
+// where is torch.where(condition, x, y): a new tensor of the broadcast
+// shape, of the tensor operand's dtype; a number operand first becomes a
+// 0-d tensor on the device, freed once the output exists.
+func (s *Session) where(cond, x, y *Tensor) (*Tensor, error) {
+	shape, err := operandsOf(cond, x, y)
+	if err != nil {
+		return nil, err
+	}
+	dt := x.DType
+	if x.number {
+		dt = y.DType
+	}
+	if x.number && y.number {
+		dt = Float32
+	}
+	var scalars []*Tensor
+	defer func() {
+		for _, t := range scalars {
+			s.dropTensor(t)
+		}
+	}()
+	for _, t := range []*Tensor{x, y} {
+		if t.number {
+			z, err := s.alloc(nil, dt, cond.Device())
+			if err != nil {
+				return nil, err
+			}
+			scalars = append(scalars, z)
+		}
+	}
+	out, err := s.alloc(shape, dt, cond.Device())
+	if err != nil {
+		return nil, err
+	}
+	s.record("WhereBackward0", out, []*Tensor{tensorOrNil(x), tensorOrNil(y)}, []*Tensor{cond}, whereBackward)
+	return out, nil
+}
+
+// whereBackward: for each input that takes a gradient, in order,
+// where(condition, grad, 0) (or (condition, 0, grad)): a 0-d zero on the
+// device, the gradient, then the zero freed.
+func whereBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+	grads := make([]*Tensor, len(n.inputs))
+	for i, e := range n.inputs {
+		if e.to == nil {
+			continue
+		}
+		ts, err := s.allocAll(g.Device(), tensorShape{nil, g.DType}, tensorShape{g.Shape, g.DType})
+		if err != nil {
+			return grads, err
+		}
+		s.dropTensor(ts[0])
+		grads[i] = ts[1]
+	}
+	return grads, nil
+}
