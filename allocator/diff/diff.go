@@ -47,7 +47,8 @@ type Run struct {
 	// SizeClasses groups the allocations by requested size.
 	SizeClasses []Group `json:"size_classes"`
 	// Categories groups them by what their stacks say they were;
-	// empty when the history recorded no stacks.
+	// empty when the history recorded no stacks, or when its stacks say
+	// nothing of any (a script run in the tool: its own frames alone).
 	Categories []Group `json:"categories"`
 	// Frames groups them by the innermost frame of the program's own
 	// code (outside torch), the largest at the peak first; empty when

@@ -108,6 +108,12 @@ func TestGroupWithoutStacks(t *testing.T) {
 	if cats != nil || frames != nil || classes[0].Count != 1 {
 		t.Errorf("no stacks: categories %v, frames %v, size classes %v; want none, none, one small allocation", cats, frames, classes)
 	}
+	// a script's own frames name lines, not what was made there
+	line := snapshot.NewStack(fr("/home/me/run.py", 3, "<module>"))
+	_, cats, frames = group([]snapshot.Event{{Action: "alloc", Addr: 1, Size: 100, Frames: line}}, 0)
+	if cats != nil || len(frames) != 1 || frames[0].Name != "run.py:3 <module>" {
+		t.Errorf("a script's stacks: categories %v, frames %v; want none, and its line", cats, frames)
+	}
 }
 
 // One trace under two configs: a 3 MiB request takes a 20 MiB segment

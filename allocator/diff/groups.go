@@ -145,7 +145,10 @@ func group(events []snapshot.Event, top int) (classes, categories, frames []Grou
 	if !stacks {
 		return by[0].groups, nil, nil
 	}
-	return by[0].groups, largestFirst(by[1].groups, 0), largestFirst(by[2].groups, top)
+	if len(by[1].groups) > 1 || by[1].groups[0].Name != Other {
+		categories = largestFirst(by[1].groups, 0)
+	}
+	return by[0].groups, categories, largestFirst(by[2].groups, top)
 }
 
 // frameName is the innermost frame of the program's own code (the

@@ -2,14 +2,21 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator/diff"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
+	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/repl"
 )
 
 // cmdDiff replays two histories, each under its own config, and prints
@@ -41,9 +48,15 @@ func cmdDiff(args []string, stdout, stderr io.Writer) int {
 		run  *diff.Run
 		conf optString
 	}{{&rep.A, confA}, {&rep.B, confB}} {
-		src, err := openSide(files[i], stderr)
+		o := trace.Options{AllocConf: configFlag(side.conf), LimitBytes: limit.v}
+		var src diff.Source
+		if isScript(files[i]) {
+			src, o, err = scriptSide(files[i], o)
+		} else {
+			src, err = openSide(files[i], stderr)
+		}
 		if err == nil {
-			*side.run, err = diff.Measure(src, trace.Options{AllocConf: configFlag(side.conf), LimitBytes: limit.v}, *top)
+			*side.run, err = diff.Measure(src, o, *top)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", files[i], err)
@@ -91,4 +104,63 @@ func openSide(path string, stderr io.Writer) (diff.Source, error) {
 		h.Trace.WriteWarnings(stderr)
 	}
 	return diff.Source{Name: path, Trace: h.Trace, Snapshot: h.Replay}, nil
+}
+
+// isScript reports whether a side is a script to run in the tool (.py
+// or .gpumem) rather than a history.
+func isScript(path string) bool {
+	return repl.IsPython(path) || strings.HasSuffix(path, ".gpumem")
+}
+
+// scriptSide runs a script in the tool on a simulated H200, under o's
+// config (else PYTORCH_CUDA_ALLOC_CONF, or the script's own alloc_conf),
+// and makes cuda:0's history its side, through the snapshot the session
+// saves (as snapshot save does): it replays as the session ran, under
+// o's limit when one is given. An out-of-memory error ends the script,
+// as it ends a program; any other error is the side's.
+func scriptSide(path string, o trace.Options) (diff.Source, trace.Options, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return diff.Source{}, o, err
+	}
+	conf := os.Getenv("PYTORCH_CUDA_ALLOC_CONF")
+	if o.AllocConf != nil {
+		conf = *o.AllocConf
+	}
+	h200 := engine.Presets["h200"]
+	s, err := engine.NewSession(engine.Options{Preset: h200, AllocConf: conf, FakeHost: true, Backend: "sim"})
+	if err != nil {
+		return diff.Source{}, o, err
+	}
+	var errs bytes.Buffer
+	r := &repl.Runner{Session: s, Out: io.Discard, Err: &errs, File: path}
+	var status int
+	if repl.IsPython(path) {
+		status = r.PyScript(src)
+	} else {
+		status = r.GpumemScript(bytes.NewReader(src))
+	}
+	if status != 0 && (s.FirstOOM() == nil || !strings.Contains(errs.String(), "OutOfMemoryError")) {
+		return diff.Source{}, o, fmt.Errorf("the script failed: %s", strings.TrimSpace(errs.String()))
+	}
+	if len(s.History(0)) == 0 {
+		return diff.Source{}, o, errors.New("the script allocates nothing on cuda:0")
+	}
+	dir, err := os.MkdirTemp("", "gpumemrepl-diff")
+	if err != nil {
+		return diff.Source{}, o, err
+	}
+	defer os.RemoveAll(dir)
+	saved := filepath.Join(dir, "history.pickle")
+	if err := s.SaveSnapshot(saved, 0); err != nil {
+		return diff.Source{}, o, err
+	}
+	histories, err := snapshot.Open(saved)
+	if err != nil {
+		return diff.Source{}, o, err
+	}
+	h := histories[0]
+	h.Trace.Path = path
+	o.AllocConf, o.TotalBytes = nil, h200.Total // the script's own config, recorded in the snapshot
+	return diff.Source{Name: path, Trace: h.Trace, Snapshot: h.Replay}, o, nil
 }

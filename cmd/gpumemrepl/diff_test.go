@@ -148,3 +148,43 @@ func TestDiffUsageErrors(t *testing.T) {
 		t.Errorf("a bad config: exit %d, stderr %q; want exit 1 naming the option", code, errOut)
 	}
 }
+
+// Two scripts run in the tool: each side is the session's own history,
+// so its peak and final reserved are what run --json reported for the
+// same script (the largest reserved_bytes, and the last), and a script's
+// alloc_conf is its side's config.
+func TestDiffTwoScripts(t *testing.T) {
+	t.Parallel()
+	a, b := "../../scripts/fragment_normal.gpumem", "../../scripts/fragment_expandable.gpumem"
+	rep := diffJSON(t, a, b)
+	for _, side := range []struct {
+		run    diff.Run
+		script string
+		config string
+	}{{rep.A, a, "default"}, {rep.B, b, "expandable_segments:True"}} {
+		out, errOut, code := run(t, "run", "--json", "--device", "sim", "--fake-host", side.script)
+		if code != 0 {
+			t.Fatalf("run %s: exit %d: %s", side.script, code, errOut)
+		}
+		var peak, last int64
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			var row struct {
+				Reserved int64 `json:"reserved_bytes"`
+			}
+			if err := json.Unmarshal([]byte(line), &row); err != nil {
+				t.Fatalf("run %s: %v in %q", side.script, err, line)
+			}
+			peak, last = max(peak, row.Reserved), row.Reserved
+		}
+		if side.run.PeakReserved != peak || side.run.FinalReserved != last || side.run.Config != side.config {
+			t.Errorf("%s: peak reserved %d, final %d, config %q; run reported %d and %d, want config %q",
+				side.script, side.run.PeakReserved, side.run.FinalReserved, side.run.Config, peak, last, side.config)
+		}
+		if len(side.run.Frames) == 0 || !strings.HasPrefix(side.run.Frames[0].Name, strings.TrimPrefix(side.script, "../../scripts/")+":") {
+			t.Errorf("%s: frames %v; want the script's lines", side.script, side.run.Frames)
+		}
+	}
+	if rep.B.PeakReserved >= rep.A.PeakReserved {
+		t.Errorf("expandable segments reserve %d at the peak, the default %d: want less (the scripts' point)", rep.B.PeakReserved, rep.A.PeakReserved)
+	}
+}

@@ -131,10 +131,11 @@ Usage:
   gpumemrepl fit [flags] FILE          will FILE fit? run it on each simulated GPU and print the peak
                                        allocated and reserved, reserved plus the CUDA context, and
                                        the first out-of-memory error on each
-  gpumemrepl diff [flags] A B          replay two snapshots or traces (or one file twice, under two
-                                       configs) and print what differs: peak and final allocated and
-                                       reserved, segments, fragmentation, allocations by size class
-                                       and, where the history has stacks, by category and frame
+  gpumemrepl diff [flags] A B          replay two snapshots or traces, or run two scripts (.py,
+                                       .gpumem), or one file twice under two configs, and print what
+                                       differs: peak and final allocated and reserved, segments,
+                                       fragmentation, allocations by size class and, where the
+                                       history has stacks, by category and frame
   gpumemrepl help [TOPIC]              this text, or a command's help
   gpumemrepl --version                 the version, and the PyTorch release it models
 
@@ -208,9 +209,10 @@ stops fit with that error, exit 1):
                        peak_allocated_bytes, peak_reserved_bytes, reserved_plus_context_bytes,
                        fits, oom_at, oom_source, oom_message
 
-diff flags (each side is replayed on the simulated device of its recording's size):
+diff flags (each side is replayed on the simulated device of its recording's size; a script
+runs on a simulated H200 and its history is replayed):
   --config-a CONF      PYTORCH_CUDA_ALLOC_CONF to replay A under (default: A's own; "default"
-                       is PyTorch's)
+                       is PyTorch's); a script runs under it
   --config-b CONF      the same for B
   --limit-bytes N      per-process limit for both (set_per_process_memory_fraction)
   --top N              the frames listed of each side (default 10; 0: all)
