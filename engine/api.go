@@ -199,12 +199,6 @@ func gradOf(p *Tensor) *Tensor {
 	return p.slot.grad
 }
 
-// NewOptimizer is torch.optim.SGD, Adam or AdamW over params; its state
-// is made at the first Step.
-func (s *Session) NewOptimizer(kind string, params []*Tensor, momentum float64) *Optimizer {
-	return &Optimizer{kind: kind, Params: params, momentum: momentum, state: map[*Tensor][]*Tensor{}}
-}
-
 // EmptyCache is torch.cuda.empty_cache(), on every device.
 func (s *Session) EmptyCache() error {
 	for i, g := range s.gpus {

@@ -33,7 +33,7 @@ func (b *Binding) Describe(v eval.Value) (string, bool) {
 		return d, true
 	}
 	if o, ok := v.(*Optimizer); ok {
-		return fmt.Sprintf("%s over %d parameters", o.cls.Name, len(o.o.Params)), true
+		return fmt.Sprintf("%s over %d parameters", o.cls.Name, o.numParams()), true
 	}
 	return "", false
 }

@@ -5,15 +5,18 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/repl/eval"
 )
 
-// Optimizer is a torch.optim optimizer: it holds its parameters (a
-// Python list of them, as param_groups does) and the engine's state,
-// freed when the optimizer dies.
+// Optimizer is a torch.optim optimizer: its param_groups (a Python list
+// of dicts, as PyTorch keeps them: a step reads each group's options
+// from its dict, so a scheduler's or a user's change counts), its
+// defaults, and the engine's state, freed when the optimizer dies
+// (before its groups, as PyTorch's __dict__ holds state first).
 type Optimizer struct {
 	eval.Header
-	cls    *eval.Class
-	params *eval.List
-	o      *engine.Optimizer
-	b      *Binding
+	cls      *eval.Class
+	groups   *eval.List
+	defaults *eval.Dict
+	o        *engine.Optimizer
+	b        *Binding
 }
 
 // The optimizer classes.
@@ -26,23 +29,29 @@ var (
 // Type is the optimizer's class.
 func (o *Optimizer) Type() *eval.Class { return o.cls }
 
-// Traverse visits the parameter list.
+// Traverse visits the groups and the defaults.
 func (o *Optimizer) Traverse(visit func(eval.Value)) {
-	if o.params != nil {
-		visit(o.params)
+	if o.groups != nil {
+		visit(o.groups)
+	}
+	if o.defaults != nil {
+		visit(o.defaults)
 	}
 }
 
-// Clear drops the parameter list.
+// Clear drops the groups and the defaults.
 func (o *Optimizer) Clear(in *eval.Interp) {
-	p := o.params
-	o.params = nil
-	if p != nil {
-		in.Decref(p)
+	g, d := o.groups, o.defaults
+	o.groups, o.defaults = nil, nil
+	if d != nil {
+		in.Decref(d)
+	}
+	if g != nil {
+		in.Decref(g)
 	}
 }
 
-// Finalize frees the optimizer's state (before its parameter list goes).
+// Finalize frees the optimizer's state (before its groups go).
 func (o *Optimizer) Finalize(in *eval.Interp) {
 	if o.o != nil {
 		o.b.S.FreeOptimizer(o.o)
@@ -52,43 +61,93 @@ func (o *Optimizer) Finalize(in *eval.Interp) {
 
 func optSelf(in *eval.Interp, v eval.Value) (*Optimizer, error) {
 	o, ok := v.(*Optimizer)
-	if !ok || o.o == nil {
+	if !ok || o.o == nil || o.groups == nil {
 		return nil, in.Raise(eval.TypeErrorType, "an optimizer method needs an optimizer")
 	}
 	return o, nil
 }
 
-func init() {
+// optMethod declares a method of the three optimizer classes.
+func optMethod(name, doc string, fn func(o *Optimizer, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error)) {
 	for _, c := range []*eval.Class{SGDType, AdamType, AdamWType} {
-		c.SetMethod(eval.NewBuiltin("step", "step()", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		c.SetMethod(eval.NewBuiltin(name, doc, func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			o, err := optSelf(in, s)
 			if err != nil {
 				return nil, err
 			}
-			if len(args) > 0 {
-				return nil, o.b.notModelled("step(closure)")
-			}
-			return eval.None, o.b.pyErr(o.b.S.Step(o.o))
-		}))
-		c.SetMethod(eval.NewBuiltin("zero_grad", "zero_grad(set_to_none=True)", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			o, err := optSelf(in, s)
-			if err != nil {
-				return nil, err
-			}
-			a, err := in.ArgSpec("zero_grad", args, kw, 0, "set_to_none")
-			if err != nil {
-				return nil, err
-			}
-			toNone := true
-			if a[0] != nil {
-				if toNone, err = in.Truth(a[0]); err != nil {
-					return nil, err
-				}
-			}
-			o.b.S.ZeroGrad(o.o.Params, toNone)
-			return eval.None, nil
+			return fn(o, args, kw)
 		}))
 	}
+}
+
+// optProperty declares a read-only attribute of the optimizer classes.
+func optProperty(name string, get func(o *Optimizer) (eval.Value, error)) {
+	for _, c := range []*eval.Class{SGDType, AdamType, AdamWType} {
+		c.SetAttr(name, eval.NewProperty(eval.NewBuiltin(name, "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			o, err := optSelf(in, s)
+			if err != nil {
+				return nil, err
+			}
+			return get(o)
+		}), nil))
+	}
+}
+
+func init() {
+	optMethod("step", "step()", func(o *Optimizer, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if len(args) > 0 || len(kw) > 0 {
+			return nil, o.b.notModelled("step(closure)")
+		}
+		groups, err := o.engineGroups()
+		if err != nil {
+			return nil, err
+		}
+		return eval.None, o.b.pyErr(o.b.S.Step(o.o, groups))
+	})
+	optMethod("zero_grad", "zero_grad(set_to_none=True)", func(o *Optimizer, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		toNone, err := o.b.setToNone(args, kw)
+		if err != nil {
+			return nil, err
+		}
+		var ps []*engine.Tensor
+		for _, g := range o.groupDicts() {
+			ps = append(ps, engineTensors(groupParams(g))...)
+		}
+		o.b.S.ZeroGrad(ps, toNone)
+		return eval.None, nil
+	})
+	optMethod("add_param_group", "add_param_group(param_group)", func(o *Optimizer, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if len(args) != 1 || len(kw) > 0 {
+			return nil, o.b.in.Raise(eval.TypeErrorType, "add_param_group() takes one dict")
+		}
+		return eval.None, o.b.addParamGroup(o, args[0])
+	})
+	optMethod("state_dict", "state_dict(): references to the state, no copies", func(o *Optimizer, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return o.b.optStateDict(o)
+	})
+	optProperty("param_groups", func(o *Optimizer) (eval.Value, error) {
+		eval.Incref(o.groups)
+		return o.groups, nil
+	})
+	optProperty("defaults", func(o *Optimizer) (eval.Value, error) {
+		eval.Incref(o.defaults)
+		return o.defaults, nil
+	})
+	optProperty("state", func(o *Optimizer) (eval.Value, error) {
+		return o.b.optState(o, func(p *Tensor) eval.Value { eval.Incref(p); return p })
+	})
+}
+
+// setToNone reads zero_grad's set_to_none argument (default True).
+func (b *Binding) setToNone(args []eval.Value, kw []eval.KeywordArg) (bool, error) {
+	a, err := b.in.ArgSpec("zero_grad", args, kw, 0, "set_to_none")
+	if err != nil {
+		return false, err
+	}
+	if a[0] == nil {
+		return true, nil
+	}
+	return b.in.Truth(a[0])
 }
 
 func (b *Binding) optimModule(in *eval.Interp) (*eval.ModuleObj, error) {
@@ -99,70 +158,16 @@ func (b *Binding) optimModule(in *eval.Interp) (*eval.ModuleObj, error) {
 			return b.newOptimizer(cls, args, kw)
 		}
 	}
-	for _, name := range []string{"RMSprop", "Adagrad", "LBFGS", "Adafactor"} {
+	for _, name := range []string{"RMSprop", "Adagrad", "LBFGS", "Adafactor", "Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop", "SparseAdam", "Muon"} {
 		b.fn(m, name, "not modelled yet", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			return nil, b.notModelled("torch.optim." + name)
 		})
 	}
-	return m, nil
-}
-
-// newOptimizer is SGD(params, lr=..., momentum=0), Adam(params, ...) or
-// AdamW(params, ...). Options other than momentum change no memory of
-// the default implementations and are accepted as they are.
-func (b *Binding) newOptimizer(cls *eval.Class, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-	in := b.in
-	var params eval.Value
-	if len(args) > 0 {
-		params = args[0]
-	} else if params = eval.Kwarg(kw, "params"); params == nil {
-		return nil, in.Raise(eval.TypeErrorType, "%s.__init__() missing 1 required positional argument: 'params'", cls.Name)
-	}
-	momentum := 0.0
-	for _, k := range kw {
-		switch k.Name {
-		case "momentum":
-			f, ok := number(k.Value)
-			if !ok {
-				return nil, in.Raise(eval.TypeErrorType, "momentum must be a number")
-			}
-			momentum = f
-		case "foreach", "fused", "capturable", "differentiable", "amsgrad", "nesterov", "maximize":
-			if k.Value != eval.None && k.Value != false {
-				return nil, b.notModelled(cls.Name + "(" + k.Name + "=...)")
-			}
-		}
-	}
-	if momentum != 0 && cls != SGDType {
-		return nil, in.Raise(eval.TypeErrorType, "%s.__init__() got an unexpected keyword argument 'momentum'", cls.Name)
-	}
-	if len(args) > 1 {
-		return nil, b.notModelled(cls.Name + " with positional options")
-	}
-	var items []eval.Value
-	err := in.ForEach(params, func(v eval.Value) error {
-		t, ok := v.(*Tensor)
-		if !ok {
-			return in.Raise(eval.TypeErrorType, "optimizer can only optimize Tensors, but one of the params is %s", in.TypeName(v))
-		}
-		eval.Incref(t)
-		items = append(items, t)
-		return nil
-	})
+	sched, err := b.lrSchedulerModule(in)
 	if err != nil {
-		for _, it := range items {
-			in.Decref(it)
-		}
 		return nil, err
 	}
-	if len(items) == 0 {
-		return nil, in.Raise(eval.ValueErrorType, "optimizer got an empty parameter list")
-	}
-	ts := make([]*engine.Tensor, len(items))
-	for i, it := range items {
-		ts[i] = it.(*Tensor).T
-	}
-	o := &Optimizer{cls: cls, params: in.NewList(items), b: b}
-	o.o = b.S.NewOptimizer(cls.Name, ts, momentum)
-	return eval.Track(in, o), nil
+	in.AddModule("torch.optim.lr_scheduler", sched)
+	m.Set(in, "lr_scheduler", sched)
+	return m, nil
 }

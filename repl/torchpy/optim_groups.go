@@ -1,0 +1,334 @@
+package torchpy
+
+import (
+	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+)
+
+// optDefault is one constructor option: its name and default, in the
+// order PyTorch's __init__ takes them (the first ones also by position).
+type optDefault struct {
+	name string
+	def  func(in *eval.Interp) eval.Value
+}
+
+func value(v eval.Value) func(*eval.Interp) eval.Value {
+	return func(*eval.Interp) eval.Value { return v }
+}
+
+// optDefaults are each class's options (PyTorch 2.11's signatures) and
+// how many of them come by position after params.
+func optDefaults(cls *eval.Class) ([]optDefault, int) {
+	if cls == SGDType {
+		return []optDefault{{"lr", value(1e-3)}, {"momentum", value(int64(0))}, {"dampening", value(int64(0))},
+			{"weight_decay", value(int64(0))}, {"nesterov", value(false)}, {"maximize", value(false)},
+			{"foreach", value(eval.None)}, {"differentiable", value(false)}, {"fused", value(eval.None)}}, 5
+	}
+	wd, decoupled := eval.Value(1e-2), true
+	if cls == AdamType {
+		wd, decoupled = int64(0), false
+	}
+	betas := func(in *eval.Interp) eval.Value { return in.NewTuple([]eval.Value{0.9, 0.999}) }
+	return []optDefault{{"lr", value(1e-3)}, {"betas", betas}, {"eps", value(1e-8)}, {"weight_decay", value(wd)},
+		{"amsgrad", value(false)}, {"maximize", value(false)}, {"foreach", value(eval.None)}, {"capturable", value(false)},
+		{"differentiable", value(false)}, {"fused", value(eval.None)}, {"decoupled_weight_decay", value(decoupled)}}, 5
+}
+
+// newOptimizer is SGD(params, ...), Adam(params, ...) or AdamW(params,
+// ...): params is an iterable of tensors or of dicts (param groups, each
+// with its own options); the defaults fill each group's missing options.
+func (b *Binding) newOptimizer(cls *eval.Class, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+	in := b.in
+	opts, positional := optDefaults(cls)
+	names := []string{"params"}
+	for _, o := range opts {
+		names = append(names, o.name)
+	}
+	if len(args) > 1+positional {
+		return nil, in.Raise(eval.TypeErrorType, "%s.__init__() takes from 2 to %d positional arguments but %d were given", cls.Name, 2+positional, len(args)+1)
+	}
+	a, err := in.ArgSpec(cls.Name, args, kw, 1, names...)
+	if err != nil {
+		return nil, err
+	}
+	o := &Optimizer{cls: cls, b: b, defaults: in.NewDict(), groups: in.NewList(nil)}
+	eval.Track(in, o)
+	for i, d := range opts {
+		v := a[i+1]
+		if v == nil {
+			v = d.def(in)
+		} else {
+			eval.Incref(v)
+		}
+		in.PutStr(o.defaults, d.name, v, "")
+	}
+	if err := b.checkDefaults(o.defaults); err != nil {
+		in.Decref(o)
+		return nil, err
+	}
+	o.o = b.S.NewOptimizer(map[bool]string{true: "SGD", false: "Adam"}[cls == SGDType])
+	var groups []eval.Value
+	err = in.ForEach(a[0], func(v eval.Value) error {
+		eval.Incref(v)
+		groups = append(groups, v)
+		return nil
+	})
+	if err == nil && len(groups) == 0 {
+		err = in.Raise(eval.ValueErrorType, "optimizer got an empty parameter list")
+	}
+	if err == nil {
+		if _, isDict := groups[0].(*eval.Dict); !isDict {
+			d := in.NewDict()
+			in.PutStr(d, "params", in.NewList(groups), "")
+			groups = []eval.Value{d}
+		}
+		for _, g := range groups {
+			if err = b.addParamGroup(o, g); err != nil {
+				break
+			}
+		}
+	}
+	for _, g := range groups {
+		in.Decref(g)
+	}
+	if err != nil {
+		in.Decref(o)
+		return nil, err
+	}
+	return o, nil
+}
+
+// checkDefaults is __init__'s checks of the options that matter here.
+func (b *Binding) checkDefaults(d *eval.Dict) error {
+	in := b.in
+	if truthy(in, d, "fused") && truthy(in, d, "foreach") {
+		return in.Raise(eval.RuntimeErrorType, "`fused` and `foreach` cannot be `True` together.")
+	}
+	if truthy(in, d, "nesterov") {
+		m, _ := d.GetStr("momentum")
+		damp, _ := d.GetStr("dampening")
+		mf, _ := number(m)
+		df, _ := number(damp)
+		if mf <= 0 || df != 0 {
+			return in.Raise(eval.ValueErrorType, "Nesterov momentum requires a momentum and zero dampening")
+		}
+	}
+	return nil
+}
+
+// truthy reports whether d[name] is there and true.
+func truthy(in *eval.Interp, d *eval.Dict, name string) bool {
+	v, ok := d.GetStr(name)
+	if !ok || v == eval.None {
+		return false
+	}
+	t, err := in.Truth(v)
+	if err != nil {
+		in.Drop(err)
+	}
+	return t
+}
+
+// addParamGroup is add_param_group(group): a copy of the dict whose
+// params is a list of the tensors, the defaults filling what it lacks.
+func (b *Binding) addParamGroup(o *Optimizer, v eval.Value) error {
+	in := b.in
+	src, ok := v.(*eval.Dict)
+	if !ok {
+		return in.Raise(eval.TypeErrorType, "param_group must be a dict")
+	}
+	pv, ok := src.GetStr("params")
+	if !ok {
+		return in.Raise(eval.KeyErrorType, "'params'")
+	}
+	var ps []eval.Value
+	collect := func(t eval.Value) error {
+		if _, ok := t.(*Tensor); !ok {
+			return in.Raise(eval.TypeErrorType, "optimizer can only optimize Tensors, but one of the params is %s", in.TypeName(t))
+		}
+		eval.Incref(t)
+		ps = append(ps, t)
+		return nil
+	}
+	var err error
+	if _, one := pv.(*Tensor); one {
+		err = collect(pv)
+	} else {
+		err = in.ForEach(pv, collect)
+	}
+	if err != nil {
+		for _, p := range ps {
+			in.Decref(p)
+		}
+		return err
+	}
+	g := in.NewDict()
+	src.Items(func(k, v eval.Value) bool {
+		if k == "params" {
+			in.PutStr(g, "params", in.NewList(ps), "")
+		} else if err == nil {
+			err = in.SetItem(g, k, v)
+		}
+		return true
+	})
+	o.defaults.Items(func(k, v eval.Value) bool {
+		if name, _ := k.(string); err == nil && !hasKey(g, name) {
+			err = in.SetItem(g, k, v)
+		}
+		return true
+	})
+	if err != nil {
+		in.Decref(g)
+		return err
+	}
+	o.groups.Append(g)
+	in.Decref(g)
+	return nil
+}
+
+// groupDicts are the optimizer's param groups.
+func (o *Optimizer) groupDicts() []*eval.Dict {
+	var out []*eval.Dict
+	for _, v := range o.groups.Items() {
+		if d, ok := v.(*eval.Dict); ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// groupParams are a group's tensors.
+func groupParams(g *eval.Dict) []*Tensor {
+	pv, _ := g.GetStr("params")
+	l, _ := pv.(*eval.List)
+	var out []*Tensor
+	if l != nil {
+		for _, v := range l.Items() {
+			if t, ok := v.(*Tensor); ok {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// engineGroups reads each group's parameters and options as a step does.
+func (o *Optimizer) engineGroups() ([]engine.ParamGroup, error) {
+	b, in := o.b, o.b.in
+	var out []engine.ParamGroup
+	for _, g := range o.groupDicts() {
+		for _, name := range []string{"maximize", "capturable", "differentiable"} {
+			if truthy(in, g, name) {
+				return nil, b.notModelled(o.cls.Name + "(" + name + "=True)")
+			}
+		}
+		pg := engine.ParamGroup{Params: engineTensors(groupParams(g))}
+		m, _ := g.GetStr("momentum")
+		wd, _ := g.GetStr("weight_decay")
+		pg.Momentum, _ = number(m)
+		pg.WeightDecay, _ = number(wd)
+		pg.Nesterov = truthy(in, g, "nesterov")
+		pg.AMSGrad = truthy(in, g, "amsgrad")
+		pg.Decoupled = truthy(in, g, "decoupled_weight_decay")
+		fe, _ := g.GetStr("foreach")
+		switch {
+		case truthy(in, g, "fused"):
+			pg.Impl = engine.Fused
+		case fe == eval.None && !onCUDA(pg.Params), fe != eval.None && !truthy(in, g, "foreach"):
+			pg.Impl = engine.ForLoop
+		}
+		out = append(out, pg)
+	}
+	return out, nil
+}
+
+// onCUDA reports whether every parameter with a gradient is on a GPU
+// (where foreach is the default).
+func onCUDA(ps []*engine.Tensor) bool {
+	for _, p := range ps {
+		if p.HasGrad() && !p.Device().CUDA {
+			return false
+		}
+	}
+	return true
+}
+
+// optState is optimizer.state: each parameter that has state, keyed by
+// key(param), to a dict of its tensors (new references).
+func (b *Binding) optState(o *Optimizer, key func(p *Tensor) eval.Value) (eval.Value, error) {
+	in := b.in
+	byEngine := map[*engine.Tensor]*Tensor{}
+	for _, g := range o.groupDicts() {
+		for _, p := range groupParams(g) {
+			byEngine[p.T] = p
+		}
+	}
+	out := in.NewDict()
+	ps, sts := o.o.State()
+	for i, p := range ps {
+		py, ok := byEngine[p]
+		if !ok {
+			continue
+		}
+		d := in.NewDict()
+		for j, name := range sts[i].Names {
+			in.PutStr(d, name, b.wrap(b.S.Detach(sts[i].Tensors[j])), "")
+		}
+		k := key(py)
+		err := in.SetItem(out, k, d)
+		in.Decref(k)
+		in.Decref(d)
+		if err != nil {
+			in.Decref(out)
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// optStateDict is optimizer.state_dict(): the state keyed by each
+// parameter's index across the groups, and the groups with their params
+// as those indices.
+func (b *Binding) optStateDict(o *Optimizer) (eval.Value, error) {
+	in := b.in
+	index := map[*Tensor]int64{}
+	groups := in.NewList(nil)
+	for _, g := range o.groupDicts() {
+		c := in.NewDict()
+		var idx []eval.Value
+		g.Items(func(k, v eval.Value) bool {
+			if k == "params" {
+				for _, p := range groupParams(g) {
+					if _, ok := index[p]; !ok {
+						index[p] = int64(len(index))
+					}
+					idx = append(idx, index[p])
+				}
+				in.PutStr(c, "params", in.NewList(idx), "")
+			} else if err := in.SetItem(c, k, v); err != nil {
+				in.Drop(err)
+			}
+			return true
+		})
+		groups.Append(c)
+		in.Decref(c)
+	}
+	state, err := b.optState(o, func(p *Tensor) eval.Value { return index[p] })
+	if err != nil {
+		in.Decref(groups)
+		return nil, err
+	}
+	sd := in.NewDict()
+	in.PutStr(sd, "state", state, "")
+	in.PutStr(sd, "param_groups", groups, "")
+	return sd, nil
+}
+
+// numParams is how many parameters the groups hold.
+func (o *Optimizer) numParams() int {
+	n := 0
+	for _, g := range o.groupDicts() {
+		n += len(groupParams(g))
+	}
+	return n
+}
