@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Record the ground truth for `gpumemrepl diff` and pytorch#123548, on the GPU.
 
-    python3 scripts/record_diff.py OUTDIR [GPT_TRAIN.pickle]
+    python3 scripts/record_diff.py OUTDIR [GPT_TRAIN.pickle]    # on the GPU
+    python3 scripts/record_diff.py --trace RUN OUT.json.gz          # no torch needed
 
 Each run is its own process, with PYTORCH_CUDA_ALLOC_CONF set before CUDA
 starts, and writes OUTDIR/NAME.pickle.gz (torch.cuda.memory._dump_snapshot,
@@ -37,6 +38,12 @@ Runs:
 - pytorch123548_<config>: the same loop under expandable_segments:True
   alone, max_split_size_mb:128 alone, and the default (JSON only): the
   growth is the two options' together.
+
+--trace turns a loop's recording (RUN.pickle.gz and RUN.json, as
+testdata/diff/pytorch123548) into an ops trace of the conformance
+traces' format: its allocations and frees as ops, and after each
+cycle's last op PyTorch's figures for that cycle as the expected
+memory_stats() (replay --check compares them).
 """
 import gzip
 import json
@@ -207,6 +214,38 @@ def loop_123548(out, name, conf, snapshot=True):
         json.dump(extra, f)
 
 
+def loop_trace(run, out):
+    """Write the ops trace of a loop's recording, its cycles the expect rows."""
+    with gzip.open(run + ".pickle.gz") as f:
+        snap = pickle.load(f)
+    with open(run + ".json") as f:
+        rec = json.load(f)
+    ops, ids = [], {}
+    for e in snap["device_traces"][0]:
+        if e["action"] == "alloc":
+            ids[e["addr"]] = len(ops)  # an id not used before
+            ops.append({"op": "alloc", "id": ids[e["addr"]], "size": e["size"]})
+        elif e["action"] == "free_completed":
+            ops.append({"op": "free", "id": ids.pop(e["addr"])})
+    per_cycle = (len(ops) - 1) // len(rec["cycles"])  # after the 64 MiB block
+    expect = []
+    for c, row in enumerate(rec["cycles"]):
+        expect.append({
+            "i": per_cycle * (c + 1),
+            "allocated_bytes.all.current": row["allocated"],
+            "reserved_bytes.all.current": row["reserved"],
+            "allocated_bytes.all.peak": row["peak_allocated"],
+            "reserved_bytes.all.peak": row["peak_reserved"],
+            "segment.all.current": row["segments"],
+            "num_alloc_retries": row["num_alloc_retries"],
+            "num_ooms": row["num_ooms"],
+        })
+    trace = {"name": os.path.basename(run), "alloc_conf": rec["alloc_conf"], "memory_fraction": None, "limit_bytes": None,
+             "total_memory": rec["total_memory"], "torch": rec["torch"], "ops": ops, "expect": expect}
+    with gzip.GzipFile(out, "wb", mtime=0) as g:
+        g.write(json.dumps(trace).encode())
+
+
 RUNS = {
     "gpt_train_default": ("", lambda out, src: gpt_train(out, "gpt_train_default", "")),
     "gpt_train_expandable": (EXPANDABLE, lambda out, src: gpt_train(out, "gpt_train_expandable", EXPANDABLE)),
@@ -221,6 +260,9 @@ RUNS = {
 def main():
     if sys.argv[1] == "--child":
         RUNS[sys.argv[2]][1](sys.argv[3], sys.argv[4])
+        return
+    if sys.argv[1] == "--trace":
+        loop_trace(sys.argv[2], sys.argv[3])
         return
     out = sys.argv[1]
     src = sys.argv[2] if len(sys.argv) > 2 else "../shared/truth/workloads/gpt_train.pickle"
