@@ -30,6 +30,17 @@ func (c Cause) String() string { return causeNames[c] }
 // MarshalText writes the cause by name.
 func (c Cause) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
 
+// UnmarshalText reads a cause by name.
+func (c *Cause) UnmarshalText(b []byte) error {
+	for i, n := range causeNames {
+		if n == string(b) {
+			*c = Cause(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("explain: no cause %q", b)
+}
+
 // Holder is the live blocks of one holder (a variable, a stack frame)
 // at the point explained.
 type Holder struct {
@@ -110,7 +121,7 @@ func diagnose(in Input) (*Diagnosis, error) {
 	d.Holders = holders(in, st.live)
 	d.Pinned = pinned(st.segs)
 	d.Cause = classify(d.At, st.oom)
-	if d.Cause == LiveTensors {
+	if d.Cause == LiveTensors || d.Cause == Fraction {
 		d.DeficitBytes = d.At.AllocatedBytes + d.At.RequestedBytes - d.At.CapacityBytes
 	}
 	return d, nil

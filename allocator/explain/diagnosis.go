@@ -37,8 +37,8 @@ type Diagnosis struct {
 	// Conf is the history's own PYTORCH_CUDA_ALLOC_CONF.
 	Conf string `json:"alloc_conf"`
 	At   Point  `json:"at"`
-	// DeficitBytes is, for LiveTensors, by how much the live blocks and
-	// the request exceed what the process could hold.
+	// DeficitBytes is, for LiveTensors and Fraction, by how much the
+	// live blocks and the request exceed what the process could hold.
 	DeficitBytes uint64 `json:"deficit_bytes,omitempty"`
 	// AllocsAfter counts the history's allocations after the op
 	// explained: none, and a fix is proven only up to the failing

@@ -1,6 +1,8 @@
 package explain
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,6 +73,9 @@ func TestFragmentationIsFixedByExpandableSegments(t *testing.T) {
 	if d.Recorded.Avoids || d.Candidates[0].Avoids {
 		t.Errorf("as recorded or with empty_cache() the history must still fail: %+v, %+v", d.Recorded, d.Candidates[0])
 	}
+	if c := d.Candidates[0]; c.Change.EmptyCacheBefore == nil || *c.Change.EmptyCacheBefore != 5 || c.FirstOOM == nil || c.FirstOOM.Op != 5 {
+		t.Errorf("empty_cache() goes just after the last free, before op 5, and the OOM keeps its op: %+v", c)
+	}
 	if d.Fix.PeakReserved > int64(*fragmentation(t).Options.LimitBytes) {
 		t.Errorf("the fix reserves %d, past the limit", d.Fix.PeakReserved)
 	}
@@ -82,5 +87,156 @@ func TestFragmentationIsFixedByExpandableSegments(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// twoBlocks is a history of two 600 MiB blocks, both kept.
+func twoBlocks(t *testing.T) *trace.Trace {
+	return ops(t, "a", 0, uint64(600*mib), "a", 1, uint64(600*mib))
+}
+
+// On a 1 GiB device the two blocks cannot both live: no setting helps,
+// by 1200 MiB less what the device holds; a larger GPU does.
+func TestLiveTensorsExceedTheDevice(t *testing.T) {
+	in := Input{Trace: twoBlocks(t), Options: trace.Options{TotalBytes: 1024 * mib}}
+	d, err := Explain(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Cause != LiveTensors || !d.NoSettingAvoids || d.Fix != nil {
+		t.Fatalf("cause %s, no setting avoids %v, fix %+v; want live tensors, no fix", d.Cause, d.NoSettingAvoids, d.Fix)
+	}
+	if d.DeficitBytes != 1200*mib-1024*mib {
+		t.Errorf("deficit %d, want %d", d.DeficitBytes, 1200*mib-1024*mib)
+	}
+	if len(d.Holders) != 1 || d.Holders[0].Label != "op 0" || d.Holders[0].Bytes != 600*mib {
+		t.Errorf("holders %+v, want op 0's 600 MiB", d.Holders)
+	}
+	in.GPUs = []GPU{{"small", 512 * mib}, {"big", 4096 * mib}, {"bigger", 8192 * mib}}
+	if d, err = Explain(in); err != nil {
+		t.Fatal(err)
+	}
+	if d.Fix == nil || d.Fix.Change.GPU == nil || d.Fix.Change.GPU.Name != "big" || !d.NoSettingAvoids {
+		t.Errorf("fix %+v; want the next larger GPU, big, and still no setting", d.Fix)
+	}
+	var b strings.Builder
+	if err := d.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := "No allocator setting avoids it: the live tensors exceed what the device can give by 176.00 MiB."; !strings.Contains(b.String(), want) {
+		t.Errorf("text lacks %q:\n%s", want, b.String())
+	}
+}
+
+// Under a 1 GiB limit on a 4 GiB device it is the fraction that refuses.
+func TestFractionRefuses(t *testing.T) {
+	limit := uint64(1024 * mib)
+	d, err := Explain(Input{Trace: twoBlocks(t), Options: trace.Options{TotalBytes: 4096 * mib, LimitBytes: &limit}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Cause != Fraction || d.DeficitBytes != 1200*mib-limit || !d.NoSettingAvoids {
+		t.Errorf("cause %s, deficit %d, no setting %v; want fraction, %d, true", d.Cause, d.DeficitBytes, d.NoSettingAvoids, 1200*mib-limit)
+	}
+}
+
+// Memory cached for stream 1 in a segment a live block pins cannot serve
+// stream 0.
+func TestOtherStream(t *testing.T) {
+	tr, err := trace.New("streams", "", []trace.Op{
+		{Op: "alloc", ID: 0, Size: 800 * mib, Stream: 1}, {Op: "free", ID: 0, Stream: 1},
+		{Op: "alloc", ID: 1, Size: 100 * mib, Stream: 1}, {Op: "alloc", ID: 2, Size: 500 * mib},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := uint64(1024 * mib)
+	d, err := Explain(Input{Trace: tr, Options: trace.Options{TotalBytes: 4096 * mib, LimitBytes: &limit}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Cause != OtherStream || d.At.OtherStreamFreeBytes != 700*mib || d.At.StreamFreeBytes != 0 {
+		t.Errorf("cause %s, other streams' free %d, this stream's %d; want other_stream, 700 MiB, 0", d.Cause, d.At.OtherStreamFreeBytes, d.At.StreamFreeBytes)
+	}
+}
+
+// A history that never runs out of memory is explained at its peak, and
+// has no fix to give.
+func TestNoOOMIsExplainedAtThePeak(t *testing.T) {
+	tr := ops(t, "a", 0, uint64(100*mib), "a", 1, uint64(300*mib), "f", 1, "a", 2, uint64(50*mib))
+	d, err := Explain(Input{Trace: tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Cause != NoOOM || d.Fix != nil || d.At.Op != 1 || d.At.ReservedBytes != 400*mib {
+		t.Errorf("cause %s, fix %+v, at op %d with %d reserved; want none at op 1 with 400 MiB", d.Cause, d.Fix, d.At.Op, d.At.ReservedBytes)
+	}
+	if len(d.Holders) != 2 || d.Holders[0].Label != "op 1" {
+		t.Errorf("holders %+v, want op 1's then op 0's", d.Holders)
+	}
+}
+
+// The candidates come in the documented order; a setting the history has
+// is not tried again.
+func TestCandidateOrder(t *testing.T) {
+	in := fragmentation(t)
+	d, err := Explain(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range d.Candidates {
+		got = append(got, c.Change.String())
+	}
+	want := []string{"empty_cache() before op 5", "expandable_segments:True",
+		"max_split_size_mb:1024", "max_split_size_mb:512", "max_split_size_mb:256", "max_split_size_mb:128", "max_split_size_mb:64", "max_split_size_mb:32",
+		"garbage_collection_threshold:0.9", "garbage_collection_threshold:0.8", "garbage_collection_threshold:0.7", "garbage_collection_threshold:0.6",
+		"empty_cache() before op 5 + expandable_segments:True", "expandable_segments:True + garbage_collection_threshold:0.8"}
+	if !slices.Equal(got, want) {
+		t.Errorf("candidates\n%q\nwant\n%q", got, want)
+	}
+	conf := "expandable_segments:True"
+	in.Options.AllocConf = &conf
+	if d, err = Explain(in); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range d.Candidates {
+		if slices.Contains(c.Change.Settings, conf) {
+			t.Errorf("%s tried again under %s", c.Change, conf)
+		}
+	}
+	if d.Cause != NoOOM {
+		t.Errorf("under expandable segments the history has no OOM, explain says %s", d.Cause)
+	}
+}
+
+// The JSON names the cause and holds the fix's config.
+func TestJSON(t *testing.T) {
+	d, err := Explain(fragmentation(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"cause":"fragmentation"`) {
+		t.Errorf("JSON names no cause: %s", b)
+	}
+	var back Diagnosis
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Cause != Fragmentation || back.Fix == nil || back.Fix.Conf != "expandable_segments:True" || !back.Fix.Avoids {
+		t.Errorf("JSON read back: cause %s, fix %+v", back.Cause, back.Fix)
+	}
+	if err := back.Cause.UnmarshalText([]byte("windy")); err == nil {
+		t.Error("an unknown cause is read")
+	}
+}
+
+func TestEmptyHistory(t *testing.T) {
+	if _, err := Explain(Input{}); err != ErrNoOps {
+		t.Errorf("got %v, want ErrNoOps", err)
 	}
 }

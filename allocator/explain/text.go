@@ -112,8 +112,11 @@ func (d *Diagnosis) writeVerdict(b *strings.Builder) {
 	}
 	if d.NoSettingAvoids {
 		fmt.Fprintf(b, "No allocator setting avoids it")
-		if d.Cause == LiveTensors {
+		switch d.Cause {
+		case LiveTensors:
 			fmt.Fprintf(b, ": the live tensors exceed what the device can give by %s", size(d.DeficitBytes))
+		case Fraction:
+			fmt.Fprintf(b, ": the live tensors exceed the per-process limit by %s", size(d.DeficitBytes))
 		}
 		fmt.Fprintf(b, ".\n")
 	}

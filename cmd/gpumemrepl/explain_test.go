@@ -1,0 +1,163 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator/explain"
+	"github.com/gpumemrepl/gpumemrepl/engine"
+)
+
+// explainJSON is the diagnosis that explain json printed at the prompt:
+// the one line of the step's output that is a JSON object.
+func explainJSON(t *testing.T, out string) explain.Diagnosis {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "{") {
+			var d explain.Diagnosis
+			if err := json.Unmarshal([]byte(line), &d); err != nil {
+				t.Fatalf("%v: %s", err, line)
+			}
+			return d
+		}
+	}
+	t.Fatalf("no JSON in\n%s", out)
+	return explain.Diagnosis{}
+}
+
+// At the prompt after the fragmentation demo's OOM, explain names
+// fragmentation, the segment b pins and b itself, and proves by replay
+// that expandable segments avoid the error.
+func TestExplainFragmentationDemo(t *testing.T) {
+	t.Parallel()
+	demo, err := os.ReadFile("../../scripts/oom_fragmentation.gpumem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, _ := runStdin(t, string(demo)+"explain\nexplain json\n", "--device", "sim", "--keep-going")
+	for _, want := range []string{
+		"Cause: fragmentation: 600.00 MiB is reserved but unallocated",
+		"the largest free block this request could use is 500.00 MiB",
+		"600.00 MiB  b (<stdin>:9)",
+		"Fix: PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True avoids the out-of-memory error",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain lacks %q:\n%s\nstderr %s", want, out, errOut)
+		}
+	}
+	d := explainJSON(t, out)
+	if d.Cause.String() != "fragmentation" || d.Fix == nil || d.Fix.Conf != "expandable_segments:True" || d.Fix.PeakReserved > int64(*d.At.LimitBytes) {
+		t.Errorf("JSON: cause %s, fix %+v", d.Cause, d.Fix)
+	}
+	if d.Recorded.Avoids {
+		t.Errorf("the session's own settings must fail again in the replay: %+v", d.Recorded)
+	}
+}
+
+// Two 1.17 GiB tensors on a 2 GiB GPU: no setting helps; explain says by
+// how much (the device less its CUDA context is all the process can
+// hold), names the holder, and finds the next larger preset.
+func TestExplainLiveTensorsExceedTheDevice(t *testing.T) {
+	t.Parallel()
+	const total = 2 << 30
+	in := "a = zeros 300x1024x1024 cuda\nb = zeros 300x1024x1024 cuda\nexplain\nexplain json\n"
+	out, _, _ := runStdin(t, in, "--device", "sim", "--keep-going", "--total-bytes", strconv.Itoa(total))
+	d := explainJSON(t, out)
+	capacity := uint64(total) - engine.Presets["h200"].ContextBytes
+	if d.Cause.String() != "live_tensors" || !d.NoSettingAvoids || d.At.CapacityBytes != capacity {
+		t.Fatalf("cause %s, no setting %v, capacity %d (want live_tensors, true, %d)", d.Cause, d.NoSettingAvoids, d.At.CapacityBytes, capacity)
+	}
+	if want := 2*300<<22 - capacity; d.DeficitBytes != want {
+		t.Errorf("deficit %d, want %d", d.DeficitBytes, want)
+	}
+	if d.Fix == nil || d.Fix.Change.GPU == nil || d.Fix.Change.GPU.Name != "t4" {
+		t.Errorf("fix %+v, want the next larger preset (t4)", d.Fix)
+	}
+	for _, want := range []string{"Cause: the live tensors exceed what the device can give", "1.17 GiB  a (<stdin>:1)", "No allocator setting avoids it: the live tensors exceed what the device can give by"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// recordedRun is scripts/record_explain.py's outcome of one run on the
+// GPU machine.
+type recordedRun struct {
+	AllocConf   string  `json:"alloc_conf"`
+	Fraction    float64 `json:"memory_fraction"`
+	TotalMemory uint64  `json:"total_memory"`
+	LimitBytes  uint64  `json:"limit_bytes"`
+	Batches     []int   `json:"batches"`
+	Steps       int     `json:"steps_completed"`
+	FirstOOM    *struct {
+		Allocation     int    `json:"allocation"`
+		RequestedBytes uint64 `json:"requested_bytes"`
+	} `json:"first_oom"`
+}
+
+func readRun(t *testing.T, name string) recordedRun {
+	t.Helper()
+	b, err := os.ReadFile("../../testdata/explain/" + name + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r recordedRun
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// replay --explain of the training run that ran out of memory on the
+// H200 finds PyTorch's OOM (the same allocation, the same size) and
+// proposes a setting; the same run under that setting, recorded on the
+// H200 too, finished every step, and its history replays as recorded.
+func TestReplayExplainRecordedTraining(t *testing.T) {
+	t.Parallel()
+	fail, fix := readRun(t, "fail"), readRun(t, "fix")
+	limits := []string{"--limit-bytes", strconv.FormatUint(fail.LimitBytes, 10), "--total-bytes", strconv.FormatUint(fail.TotalMemory, 10)}
+	out, errOut, code := run(t, append(append([]string{"replay", "--explain", "--json"}, limits...), "../../testdata/explain/fail.pickle.gz")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var d explain.Diagnosis
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	if fail.FirstOOM == nil || d.At.Allocation != fail.FirstOOM.Allocation || d.At.RequestedBytes != fail.FirstOOM.RequestedBytes {
+		t.Errorf("explained allocation %d of %d bytes; PyTorch's OOM %+v", d.At.Allocation, d.At.RequestedBytes, fail.FirstOOM)
+	}
+	if d.Fix == nil || len(d.Fix.Change.Settings) == 0 || d.Fix.Conf != fix.AllocConf {
+		t.Fatalf("fix %+v; the rerun was recorded under %q", d.Fix, fix.AllocConf)
+	}
+	if fix.FirstOOM != nil || fix.Steps != len(fix.Batches) || fix.LimitBytes != fail.LimitBytes {
+		t.Errorf("the rerun under %s: OOM %+v, %d of %d steps, limit %d (the failing run's %d)", fix.AllocConf, fix.FirstOOM, fix.Steps, len(fix.Batches), fix.LimitBytes, fail.LimitBytes)
+	}
+	check := append(append([]string{"replay", "--check", "--recorded-limit-bytes", strconv.FormatUint(fix.LimitBytes, 10)}, limits...), "../../testdata/explain/fix.pickle.gz")
+	if out, errOut, code := run(t, check...); code != 0 || !strings.HasPrefix(out, "ok   ") {
+		t.Errorf("the rerun's history does not replay as recorded: exit %d\n%s%s", code, out, errOut)
+	}
+	text, _, _ := run(t, append(append([]string{"replay", "--explain"}, limits...), "../../testdata/explain/fail.pickle.gz")...)
+	for _, want := range []string{"Cause: ", "Fix: PYTORCH_CUDA_ALLOC_CONF=" + fix.AllocConf + " avoids", "record_explain.py:"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("replay --explain lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+func TestReplayExplainRefuses(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"replay", "--explain", "--check", goodTrace}, "--explain and --check do not go together"},
+		{[]string{"replay", "--explain", "--alloc-conf", "expandable_segments:True", goodTrace}, "--explain and --alloc-conf do not go together"},
+		{[]string{"replay", "--explain", goodTrace, "--compare", "default"}, "--explain and --compare do not go together"},
+	} {
+		wantUsageError(t, tc.args, tc.want)
+	}
+}
