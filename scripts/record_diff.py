@@ -43,7 +43,8 @@ Runs:
 testdata/diff/pytorch123548) into an ops trace of the conformance
 traces' format: its allocations and frees as ops, and after each
 cycle's last op PyTorch's figures for that cycle as the expected
-memory_stats() (replay --check compares them).
+memory_stats(), after the last the whole of it (replay --check compares
+them).
 """
 import gzip
 import json
@@ -240,6 +241,7 @@ def loop_trace(run, out):
             "num_alloc_retries": row["num_alloc_retries"],
             "num_ooms": row["num_ooms"],
         })
+    expect[-1].update(rec["final_stats"])  # the whole memory_stats() after the last cycle
     trace = {"name": os.path.basename(run), "alloc_conf": rec["alloc_conf"], "memory_fraction": None, "limit_bytes": None,
              "total_memory": rec["total_memory"], "torch": rec["torch"], "ops": ops, "expect": expect}
     with gzip.GzipFile(out, "wb", mtime=0) as g:
