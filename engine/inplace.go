@@ -3,12 +3,15 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // In-place ops (add_, t += 1, relu_()) write their tensor's own storage
 // and allocate nothing, when the other operand broadcasts to the
-// tensor's shape. Under autograd, one on a leaf that requires grad is an
-// error; add_ and sub_ record their node over the tensor's old one (the
+// tensor's shape; copy_ from the host or another dtype too
+// (testdata/pyrules/ops_inplace.py). Under autograd, one on a leaf that
+// requires grad is an error; on another tensor, add_, sub_, and mul_
+// and div_ by a number record their node over the tensor's old one (the
 // tensor's graph then holds both); the others the tool does not model
 // there, and says so.
 
@@ -27,21 +30,37 @@ func inPlaceArith(name string) func(s *Session, a Args) error {
 		if recorded && t.slot != nil && t.fn == nil {
 			return errLeafInPlace
 		}
-		t.st.version++
-		switch {
-		case recorded && (name == "add" || name == "sub"): // testdata/pyrules/autograd.py: total += loss
+		if recorded && !o.number && (name == "mul" || name == "div") {
+			// PyTorch would first clone t's old value for other's gradient
+			return NotModelledError("Tensor." + name + "_ of a tensor that autograd records")
+		}
+		s.written(t)
+		if recorded { // testdata/pyrules/ops_inplace.py: as the op, over t's old node
 			old := t.fn
-			bw := passGrad
-			if name == "sub" {
-				bw = subBackward
-			}
-			s.record(map[string]string{"add": "AddBackward0", "sub": "SubBackward0"}[name], t, []*Tensor{t, tensorOrNil(o)}, nil, bw)
+			s.record(inPlaceNodes[name], t, []*Tensor{t, tensorOrNil(o)}, nil, inPlaceBackward[name])
 			s.replaced(t, old)
-		case recorded:
-			return fmt.Errorf("NotImplementedError: Tensor.%s_ that autograd records is not modelled by gpumemrepl", name)
 		}
 		return nil
 	}
+}
+
+// inPlaceNodes and inPlaceBackward are the nodes the in-place forms of
+// add, sub, mul and div record (mul and div by a number), and their
+// backward: the gradient passed on, or one new tensor.
+var (
+	inPlaceNodes    = map[string]string{"add": "AddBackward0", "sub": "SubBackward0", "mul": "MulBackward0", "div": "DivBackward0"}
+	inPlaceBackward = map[string]backward{"add": passGrad, "sub": subBackward, "mul": mulBackward, "div": mulBackward}
+)
+
+// WriteInto is an in-place write of t from the front end (t[key] =
+// value, into the view t[key]).
+func (s *Session) WriteInto(t *Tensor) { s.written(t) }
+
+// written is an in-place write of t: its storage's version moves on
+// (backward checks it), and its values are no longer known.
+func (s *Session) written(t *Tensor) {
+	t.st.version++
+	t.st.vals = nil
 }
 
 // broadcastsTo reports whether shape src broadcasts to dst without
@@ -74,7 +93,7 @@ func inPlaceUnary(node string, saves, temps int) func(s *Session, a Args) error 
 		if recorded && saves == saveInput {
 			return fmt.Errorf("NotImplementedError: an in-place op that saves its input for backward (%s) is not modelled by gpumemrepl", node)
 		}
-		t.st.version++
+		s.written(t)
 		if recorded {
 			old := t.fn
 			s.record(node, t, []*Tensor{t}, [][]*Tensor{nil, nil, {t}}[saves], likeInput(temps))
@@ -102,6 +121,45 @@ func (s *Session) writeUntracked(name string, t *Tensor) error {
 		}
 		return NotModelledError("Tensor." + name + " that autograd records")
 	}
-	t.st.version++
+	s.written(t)
+	return nil
+}
+
+func init() {
+	declare(
+		&OpDef{Name: "zero", InPlace: "zero_", Params: []Param{input}, Memory: "writes zeros in place: no memory",
+			inPlace: func(s *Session, a Args) error { return s.fill(a.Tensor(0), 0, "zero_") }},
+		&OpDef{Name: "fill", InPlace: "fill_", Params: []Param{input, {Name: "value", Kind: NumberParam}}, Memory: "writes the value in place: no memory",
+			inPlace: func(s *Session, a Args) error { return s.fill(a.Tensor(0), a.Number(1), "fill_") }},
+		&OpDef{Name: "copy", InPlace: "copy_", Params: []Param{input, {Name: "src", Kind: TensorParam}, {Name: "non_blocking", Kind: BoolParam, Default: "False"}},
+			Memory: "copies src in, from either device and any dtype: no memory",
+			inPlace: func(s *Session, a Args) error {
+				t, src := a.Tensor(0), a.Tensor(1)
+				if !broadcastsTo(src.Shape, t.Shape) {
+					return fmt.Errorf("RuntimeError: output with shape %s doesn't match the broadcast shape", dimList(t.Shape))
+				}
+				if s.gradEnabled && src.requiresGrad() {
+					return NotModelledError("Tensor.copy_ of a tensor that requires grad")
+				}
+				if err := s.writeUntracked("copy_", t); err != nil {
+					return err
+				}
+				if slices.Equal(src.Shape, t.Shape) && src.DType == t.DType && t.IsContiguous() && t.Bytes() == t.st.bytes {
+					t.st.vals = elementValues(src)
+				}
+				return nil
+			}},
+	)
+}
+
+// fill writes v into every element of t (zero_, fill_): its values are
+// then known when t is its whole storage.
+func (s *Session) fill(t *Tensor, v float64, name string) error {
+	if err := s.writeUntracked(name, t); err != nil {
+		return err
+	}
+	if t.IsContiguous() && t.Bytes() == t.st.bytes {
+		t.st.vals = knownValues{v}
+	}
 	return nil
 }

@@ -240,7 +240,7 @@ func (s *Session) Op(name string, tensors ...*Tensor) (*Tensor, error) {
 var NotModelled = []string{
 	"torch.stack", "torch.linspace", "torch.randint", "torch.from_numpy", "torch.save", "torch.load",
 	"torch.compile", "torch.einsum", "torch.bmm", "torch.cdist",
-	"Tensor.__rtruediv__", "Tensor.copy_", "Tensor.permute", "Tensor.unsqueeze",
+	"Tensor.__rtruediv__", "Tensor.permute", "Tensor.unsqueeze",
 	"Tensor.squeeze",
 }
 

@@ -626,6 +626,9 @@ func (b *Binding) setItem(t *Tensor, key, value eval.Value) error {
 	if err != nil {
 		return err
 	}
+	if p, ok := part.(*Tensor); ok {
+		b.S.WriteInto(p.T)
+	}
 	b.in.Decref(part)
 	return nil
 }
