@@ -143,6 +143,10 @@ func TestDiffUsageErrors(t *testing.T) {
 	if code != 1 || !strings.HasPrefix(errOut, "nothere.pickle: ") || strings.Count(errOut, "\n") != 1 {
 		t.Errorf("a missing B: exit %d, stderr %q; want exit 1 and one line naming it", code, errOut)
 	}
+	_, errOut, code = runHere("diff", "../../testdata/models/two_devices.pickle", gptTrain)
+	if code != 1 || !strings.Contains(errOut, "holds the histories of 2 devices; diff takes one") {
+		t.Errorf("a two-device snapshot: exit %d, stderr %q; want exit 1 saying diff takes one", code, errOut)
+	}
 	_, errOut, code = runHere("diff", gptTrain, gptTrain, "--config-b", "expandable_segments:maybe")
 	if code != 1 || !strings.Contains(errOut, "expandable_segments") {
 		t.Errorf("a bad config: exit %d, stderr %q; want exit 1 naming the option", code, errOut)
