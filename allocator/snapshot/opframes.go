@@ -1,5 +1,10 @@
 package snapshot
 
+import (
+	"path/filepath"
+	"strings"
+)
+
 // OpEvent is the recorded event op i of the replay's trace was made
 // from (an allocation's alloc or oom event, with its address, size and
 // stack; a free's free_completed; an empty_cache's first segment
@@ -36,4 +41,16 @@ func (r *Replay) StatementStart(i int, frame func([]Frame) (Frame, bool)) int {
 		start--
 	}
 	return start
+}
+
+// ProgramFrame is a stack's innermost frame of the program's own code,
+// outside torch (a file under a folder named torch is torch's): the
+// statement that made an allocation; false when every frame is torch's.
+func ProgramFrame(frames []Frame) (Frame, bool) {
+	for _, f := range frames {
+		if !strings.Contains(filepath.ToSlash(f.Filename), "/torch/") {
+			return f, true
+		}
+	}
+	return Frame{}, false
 }

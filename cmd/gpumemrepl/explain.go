@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator/explain"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
@@ -50,7 +49,7 @@ func explainOne(w io.Writer, t *trace.Trace, snap *snapshot.Replay, o trace.Opti
 		}
 		in.Label = func(op int) string { return frameLabel(snap, op) }
 		in.Where = in.Label
-		in.StepStart = func(op int) int { return snap.StatementStart(op, programFrame) }
+		in.StepStart = func(op int) int { return snap.StatementStart(op, snapshot.ProgramFrame) }
 	}
 	d, err := explain.Explain(in)
 	if err != nil {
@@ -86,7 +85,7 @@ func frameLabel(snap *snapshot.Replay, op int) string {
 	at := func(f snapshot.Frame) string {
 		return fmt.Sprintf("%s:%d in %s", filepath.Base(f.Filename), f.Line, f.Name)
 	}
-	f, ok := programFrame(frames)
+	f, ok := snapshot.ProgramFrame(frames)
 	switch {
 	case !ok:
 		return at(frames[0])
@@ -94,15 +93,4 @@ func frameLabel(snap *snapshot.Replay, op int) string {
 		return at(f)
 	}
 	return at(f) + " (" + at(frames[0]) + ")"
-}
-
-// programFrame is a stack's innermost frame of the program's own code,
-// outside torch: the statement that made the allocation.
-func programFrame(frames []snapshot.Frame) (snapshot.Frame, bool) {
-	for _, f := range frames {
-		if !strings.Contains(filepath.ToSlash(f.Filename), "/torch/") {
-			return f, true
-		}
-	}
-	return snapshot.Frame{}, false
 }
