@@ -1,0 +1,284 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// The autograd API over the graph: backward with or without a given
+// gradient, and torch.autograd.grad, which runs only the nodes that lead
+// to its inputs, computes only the gradients those need, and returns the
+// inputs' gradients instead of accumulating them into .grad
+// (testdata/pyrules/autograd_api.py, recorded with allocator events).
+
+// errUnused is autograd.grad's error for an input the outputs do not
+// reach.
+var errUnused = errors.New("RuntimeError: One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior.")
+
+// BackwardWith is t.backward(gradient): gradient (nil: ones, for a
+// scalar) is the seed, used as it is, not copied.
+func (s *Session) BackwardWith(t, gradient *Tensor, retainGraph bool) error {
+	s.inBackward = true
+	defer func() { s.inBackward = false }()
+	_, err := s.runGraph(t, gradient, nil, retainGraph)
+	return err
+}
+
+// AutogradGrad is torch.autograd.grad(output, inputs, grad_outputs,
+// retain_graph): the gradient of output with respect to each input, new
+// references that nothing else holds; no .grad changes.
+func (s *Session) AutogradGrad(output, gradOutput *Tensor, inputs []*Tensor, retainGraph bool) ([]*Tensor, error) {
+	s.inBackward = true
+	defer func() { s.inBackward = false }()
+	return s.runGraph(output, gradOutput, inputs, retainGraph)
+}
+
+// rootNode is the node backward starts from: the tensor's grad_fn, or a
+// leaf's AccumulateGrad.
+func rootNode(t *Tensor) *node {
+	if t.fn != nil || t.slot == nil {
+		return t.fn
+	}
+	if t.slot.acc == nil {
+		t.slot.acc = &node{name: "AccumulateGrad", leaf: t.slot, seq: -1}
+	}
+	return t.slot.acc
+}
+
+// inputNode is the node whose incoming gradient is an input's gradient.
+func inputNode(t *Tensor) *node {
+	if t.fn != nil {
+		return t.fn
+	}
+	if t.slot == nil {
+		return nil
+	}
+	return t.slot.acc
+}
+
+// runGraph runs the graph from root as PyTorch's engine does (ready nodes
+// by sequence number, newest first; AccumulateGrad first), seeded with
+// seed (nil: ones). With inputs nil it is backward(): every node runs and
+// leaves accumulate. With inputs it is autograd.grad: only nodes that
+// lead to an input run, each computing only the gradients that lead
+// there, and the gradient reaching each input is captured and returned.
+// A node runs again after a backward freed its saved tensors only if it
+// saved none (PyTorch fails when a freed tensor is unpacked).
+func (s *Session) runGraph(root, seed *Tensor, inputs []*Tensor, retain bool) ([]*Tensor, error) {
+	start := rootNode(root)
+	switch {
+	case start == nil:
+		return nil, errNoGradFn
+	case seed == nil && root.Numel() != 1:
+		return nil, errNotScalar
+	case seed != nil && !slices.Equal(seed.Shape, root.Shape):
+		return nil, fmt.Errorf("RuntimeError: Mismatch in shape: grad_output[0] has a shape of torch.Size(%s) and output[0] has a shape of torch.Size(%s).", dimList(seed.Shape), dimList(root.Shape))
+	}
+	deps := dependencies(start)
+	var want map[*node]int // each input's node: its place in inputs
+	var needed map[*node]bool
+	if inputs != nil {
+		want = map[*node]int{}
+		for i, in := range inputs {
+			n := inputNode(in)
+			if _, reached := deps[n]; n == nil || !reached && n != start {
+				return nil, errUnused
+			}
+			want[n] = i
+		}
+		needed = leadsTo(start, want)
+	}
+	if seed == nil {
+		ones, err := s.alloc(root.Shape, root.DType, root.Device())
+		if err != nil {
+			return nil, err
+		}
+		seed = ones // the graph root holds it to the end
+	} else {
+		seed = share(seed)
+	}
+	defer s.dropTensor(seed)
+	captured := make([]*Tensor, len(inputs))
+	buffers := map[*node]*Tensor{start: share(seed)}
+	ran, leaves := 0, 0
+	err := s.execute(start, deps, buffers, func(n *node, g *Tensor) (bool, error) {
+		if i, ok := want[n]; ok {
+			captured[i] = share(g)
+		}
+		if needed != nil && (n.leaf != nil || !leadsOn(n, needed)) {
+			s.dropTensor(g)
+			return false, nil
+		}
+		if n.leaf != nil {
+			leaves++
+			return false, s.accumulateGrad(n.leaf, g)
+		}
+		ran++
+		return true, nil
+	}, needed, retain)
+	for _, g := range buffers {
+		s.dropTensor(g)
+	}
+	if err != nil {
+		for _, c := range captured {
+			if c != nil {
+				s.dropTensor(c)
+			}
+		}
+		return nil, err
+	}
+	switch {
+	case inputs != nil:
+		s.event("autograd.grad: %d nodes run, %d gradients returned", ran, len(inputs))
+	case retain:
+		s.event("backward: %d nodes run, %d leaves' .grad written; the graph is kept (retain_graph)", ran, leaves)
+	default:
+		s.event("backward: %d nodes run, %d leaves' .grad written; their saved tensors are freed", ran, leaves)
+	}
+	return captured, nil
+}
+
+// dependencies counts, for every node reachable from start, the edges
+// that lead to it.
+func dependencies(start *node) map[*node]int {
+	deps := map[*node]int{}
+	seen := map[*node]bool{start: true}
+	stack := []*node{start}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, e := range n.inputs {
+			if e.to == nil {
+				continue
+			}
+			deps[e.to]++
+			if !seen[e.to] {
+				seen[e.to] = true
+				stack = append(stack, e.to)
+			}
+		}
+	}
+	return deps
+}
+
+// leadsTo marks the nodes from which one of want is reachable (want
+// included): autograd.grad's exec_info.
+func leadsTo(start *node, want map[*node]int) map[*node]bool {
+	needed := map[*node]bool{}
+	var visit func(n *node) bool
+	done := map[*node]bool{}
+	visit = func(n *node) bool {
+		if done[n] {
+			return needed[n]
+		}
+		done[n] = true
+		_, hit := want[n]
+		for _, e := range n.inputs {
+			if e.to != nil && visit(e.to) {
+				hit = true
+			}
+		}
+		needed[n] = hit
+		return hit
+	}
+	visit(start)
+	return needed
+}
+
+// leadsOn reports whether one of n's inputs leads to a wanted node: the
+// nodes autograd.grad runs.
+func leadsOn(n *node, needed map[*node]bool) bool {
+	for _, e := range n.inputs {
+		if e.to != nil && needed[e.to] {
+			return true
+		}
+	}
+	return false
+}
+
+// execute pops ready nodes in PyTorch's order and hands each its
+// gradient: take says whether the node's backward runs (it may keep or
+// drop the gradient itself when not). A running node computes the
+// gradients of the inputs needed leads to (all with needed nil), then
+// drops its own gradient and, unless retain, its saved tensors.
+func (s *Session) execute(start *node, deps map[*node]int, buffers map[*node]*Tensor, take func(n *node, g *Tensor) (bool, error), needed map[*node]bool, retain bool) error {
+	ready := []*node{start}
+	for len(ready) > 0 {
+		n := pickReady(&ready)
+		g := buffers[n]
+		delete(buffers, n)
+		runs, err := take(n, g)
+		if err != nil || !runs {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if err := checkSaved(n); err != nil || n.released {
+			s.dropTensor(g)
+			if err == nil {
+				err = errSecondPass
+			}
+			return err
+		}
+		grads, err := s.runNode(n, g, needed)
+		s.dropTensor(g)
+		if err != nil {
+			return err
+		}
+		if !retain && len(n.saved) > 0 {
+			s.releaseSaved(n)
+			n.released = true
+		}
+		for i, e := range n.inputs {
+			gi := grads[i]
+			if e.to == nil || gi == nil {
+				if gi != nil {
+					s.dropTensor(gi)
+				}
+				continue
+			}
+			if err := s.addToBuffer(buffers, e.to, gi); err != nil {
+				return err
+			}
+			if deps[e.to]--; deps[e.to] == 0 {
+				ready = append(ready, e.to)
+			}
+		}
+	}
+	return nil
+}
+
+// runNode is one node's backward, computing the gradients only of the
+// inputs whose nodes are needed (with needed nil, all).
+func (s *Session) runNode(n *node, g *Tensor, needed map[*node]bool) ([]*Tensor, error) {
+	var masked []int
+	if needed != nil {
+		for i, e := range n.inputs {
+			if e.to != nil && !needed[e.to] {
+				masked = append(masked, i)
+			}
+		}
+	}
+	keep := make([]*node, len(masked))
+	for j, i := range masked {
+		keep[j], n.inputs[i].to = n.inputs[i].to, nil
+	}
+	grads, err := n.bw(s, n, g)
+	if err == nil {
+		err = s.sumToInputs(n, grads)
+	}
+	for j, i := range masked {
+		n.inputs[i].to = keep[j]
+	}
+	if err != nil {
+		for _, gi := range grads {
+			if gi != nil {
+				s.dropTensor(gi)
+			}
+		}
+		return nil, err
+	}
+	return grads, nil
+}
