@@ -8,6 +8,8 @@
 package diff
 
 import (
+	"strings"
+
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
 )
@@ -26,6 +28,9 @@ type Run struct {
 	Name   string `json:"name"`
 	Config string `json:"config"` // the PYTORCH_CUDA_ALLOC_CONF replayed under; "default" for PyTorch's
 	Ops    int    `json:"ops"`
+	// Notes says what of a snapshot's recording the replay leaves out
+	// or changes (a history that began late, say); empty when nothing.
+	Notes string `json:"notes,omitempty"`
 
 	PeakAllocated  int64 `json:"peak_allocated_bytes"`
 	FinalAllocated int64 `json:"final_allocated_bytes"`
@@ -74,7 +79,7 @@ func Measure(s Source, o trace.Options, top int) (Run, error) {
 	if conf == "" {
 		conf = "default"
 	}
-	r := Run{Name: s.Name, Config: conf, Ops: len(t.Ops)}
+	r := Run{Name: s.Name, Config: conf, Ops: len(t.Ops), Notes: strings.TrimSuffix(strings.TrimPrefix(s.Snapshot.Notes(), " ("), ")")}
 	if err := r.figures(t, o); err != nil {
 		return Run{}, err
 	}

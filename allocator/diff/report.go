@@ -20,8 +20,16 @@ type Report struct {
 // category and frame.
 func (r Report) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "A  %s (%s): %d ops\n", r.A.Name, r.A.Config, r.A.Ops)
-	fmt.Fprintf(&b, "B  %s (%s): %d ops\n\n", r.B.Name, r.B.Config, r.B.Ops)
+	for _, side := range []struct {
+		tag string
+		run Run
+	}{{"A", r.A}, {"B", r.B}} {
+		fmt.Fprintf(&b, "%s  %s (%s): %d ops\n", side.tag, side.run.Name, side.run.Config, side.run.Ops)
+		if side.run.Notes != "" {
+			fmt.Fprintf(&b, "   %s\n", side.run.Notes)
+		}
+	}
+	b.WriteString("\n")
 	rows := [][]string{{"", "A", "B", "B - A"}}
 	for _, s := range []struct {
 		name string

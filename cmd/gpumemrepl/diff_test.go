@@ -192,3 +192,12 @@ func TestDiffTwoScripts(t *testing.T) {
 		t.Errorf("expandable segments reserve %d at the peak, the default %d: want less (the scripts' point)", rep.B.PeakReserved, rep.A.PeakReserved)
 	}
 }
+
+// A side whose recording began late says so, as replay does.
+func TestDiffNotesALateHistory(t *testing.T) {
+	t.Parallel()
+	rep := diffJSON(t, "../../testdata/models/wrapped_streams.pickle", "../../testdata/models/two_streams.pickle")
+	if !strings.HasPrefix(rep.A.Notes, "the recording began late") || strings.Contains(rep.B.Notes, "began late") {
+		t.Errorf("notes %q and %q; want A's to say it began late, B's not", rep.A.Notes, rep.B.Notes)
+	}
+}
