@@ -12,7 +12,9 @@ the change explain proposes, which must not.
         of FRACTIONS under which the default settings run out of memory
         and explain (BINARY replay --explain --json, given the run's limit)
         proposes a PYTORCH_CUDA_ALLOC_CONF; its diagnosis (explain.json);
-        the rerun under that setting ("fix")
+        the rerun under that setting ("fix"); a proposal of empty_cache()
+        (placed at an op of the history) or of a larger GPU is not applied
+        here, and the next fraction is tried
 
 The workload is a small training loop: a 3-layer MLP of width WIDTH with
 AdamW, over batches of varying size (BATCHES), as variable-length batches

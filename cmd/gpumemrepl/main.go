@@ -178,6 +178,9 @@ do not go with each other, nor with --export, --plot or --summary; those three g
                        configs run to the next flag or trace file; --compare=CONF gives one) and
                        print peak/final reserved, peak allocated, fragmentation, device
                        allocations, retries and the first OOM (with --json: one object each)
+  --explain            why the first OOM happened (or where the peak is) and the smallest change
+                       that avoids it, every candidate replayed (give the limit the history ran
+                       under with --limit-bytes); with --json one object; alone or with --json
   --keys P1,P2         with --check: only the stats keys with these prefixes, no layouts
   --stats-only         with --check: every stats key, no layouts
   --json               one JSON object per op: memory_stats() keys, "i", "error"
