@@ -42,13 +42,14 @@ type pythonStep struct {
 
 // pythonRecordings are the Python programs recorded with PyTorch 2.11
 // on an H200: the seed experiments, the published experiments of
-// testdata/experiments and the rule scripts of testdata/pyrules.
+// testdata/experiments, the rule scripts of testdata/pyrules and the
+// training programs of testdata/models (issue 15's MLP, CNN and GPT).
 func pythonRecordings(t *testing.T) map[string]string {
 	out := map[string]string{
 		"seed000": "../../scripts/seed000.py",
 		"seed003": "../../scripts/seed003.py",
 	}
-	for _, dir := range []string{"experiments", "pyrules"} {
+	for _, dir := range []string{"experiments", "pyrules", "models"} {
 		files, err := filepath.Glob(filepath.Join("../../testdata", dir, "*.py"))
 		if err != nil {
 			t.Fatal(err)
