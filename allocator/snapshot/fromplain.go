@@ -20,7 +20,7 @@ func fromPlain(top *dict, u *unpickler) ([]*Snapshot, error) {
 	}
 	ds := devices{}
 	for dev, l := range u.traces.lists {
-		if l.n > 0 {
+		if l.records.n > 0 {
 			ds.of(dev, s).Events = l.events()
 		}
 	}

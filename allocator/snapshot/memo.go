@@ -1,14 +1,14 @@
 package snapshot
 
 // memo is the pickle's memo. Protocol 4 memoizes every event dict, so a
-// million-event history puts a million entries; they are kept in a
-// compact array of entries without pointers (16 bytes each, which the
-// garbage collector need not scan), and the few objects they refer to in
-// objs, by index. An event already built is referred to by its list's
+// million-event history puts a million entries; they are kept in compact
+// chunks of entries without pointers (16 bytes each, which the garbage
+// collector need not scan, and which growing does not copy), and the few
+// objects they refer to in objs, by index. An event already built is referred to by its list's
 // number and its index there. Entries put far past the end (a BINPUT to
 // any index a hostile file names) go in a map.
 type memo struct {
-	entries []memoEntry
+	entries chunked[memoEntry]
 	objs    []any    // what kObj entries refer to
 	free    []uint32 // indices of objs no entry refers to any more
 	lists   []*eventList
@@ -27,7 +27,7 @@ type memoEntry struct {
 
 // len is the number of entries before the first that was never put in
 // order.
-func (m *memo) len() uint64 { return uint64(len(m.entries)) }
+func (m *memo) len() uint64 { return uint64(m.entries.n) }
 
 // at is entry i; false when it was never put.
 func (m *memo) at(i uint64) (slot, bool) {
@@ -35,15 +35,18 @@ func (m *memo) at(i uint64) (slot, bool) {
 		s, ok := m.far[i]
 		return s, ok
 	}
-	return m.slotOf(m.entries[i]), true
+	return m.slotOf(*m.entries.at(i)), true
 }
 
 // scalarAt is entry i when it was put and is a scalar.
 func (m *memo) scalarAt(i uint64) (slot, bool) {
-	if i >= m.len() || !m.entries[i].scalar {
+	if i >= m.len() {
 		return slot{}, false
 	}
-	return m.slotOf(m.entries[i]), true
+	if e := m.entries.at(i); e.scalar {
+		return m.slotOf(*e), true
+	}
+	return slot{}, false
 }
 
 // slotOf is an entry as a slot.
@@ -62,11 +65,12 @@ func (m *memo) slotOf(e memoEntry) slot {
 func (m *memo) set(i uint64, s slot) {
 	e := m.entry(s)
 	if i == m.len() {
-		m.entries = appendDoubling(m.entries, e)
+		m.entries.add(e)
 		return
 	}
-	m.release(m.entries[i])
-	m.entries[i] = e
+	old := m.entries.at(i)
+	m.release(*old)
+	*old = e
 }
 
 // release lets go of the object an entry being replaced refers to.
@@ -121,3 +125,34 @@ func (m *memo) setFar(i uint64, s slot, limit int) bool {
 	m.far[i] = s
 	return true
 }
+
+// chunked is a sequence of values kept in chunks that never move once
+// full: growing it copies nothing but its first chunk, which grows to
+// chunkLen by doubling, so that a short one takes little.
+type chunked[T any] struct {
+	chunks [][]T
+	n      int
+}
+
+// chunkLen is the number of values in a full chunk.
+const chunkLen = 1 << 14
+
+// add appends v.
+func (c *chunked[T]) add(v T) {
+	k := len(c.chunks) - 1
+	switch {
+	case k < 0:
+		c.chunks = append(c.chunks, make([]T, 0, 16))
+		k++
+	case len(c.chunks[k]) == chunkLen:
+		c.chunks = append(c.chunks, make([]T, 0, chunkLen))
+		k++
+	case len(c.chunks[k]) == cap(c.chunks[k]):
+		c.chunks[k] = append(make([]T, 0, 2*cap(c.chunks[k])), c.chunks[k]...)
+	}
+	c.chunks[k] = append(c.chunks[k], v)
+	c.n++
+}
+
+// at is value i, which must be below n.
+func (c *chunked[T]) at(i uint64) *T { return &c.chunks[i/chunkLen][i%chunkLen] }

@@ -25,17 +25,12 @@ type traceList struct{ lists []*eventList }
 // copies no pointers) in chunks that never move once full; they become
 // Events once, at their final count.
 type eventList struct {
-	chunks     [][]eventRecord
-	n          int
+	records    chunked[eventRecord]
 	tables     *eventTables
 	dev        int
 	attached   bool
 	memoNumber uint32 // its number in the memo's lists, plus one; 0: none yet
 }
-
-// chunkLen is the number of records in a full chunk of an eventList (the
-// first grows to it by doubling, so a short trace takes little).
-const chunkLen = 1 << 14
 
 // eventRecord is an event as read: its strings, stack and other fields are
 // numbers in its list's tables.
@@ -93,34 +88,19 @@ func (t *eventTables) event(r eventRecord) Event {
 }
 
 // add appends a record.
-func (l *eventList) add(r eventRecord) {
-	k := len(l.chunks) - 1
-	switch {
-	case k < 0:
-		l.chunks = append(l.chunks, make([]eventRecord, 0, 16))
-		k++
-	case len(l.chunks[k]) == chunkLen:
-		l.chunks = append(l.chunks, make([]eventRecord, 0, chunkLen))
-		k++
-	case len(l.chunks[k]) == cap(l.chunks[k]):
-		c := l.chunks[k]
-		l.chunks[k] = append(make([]eventRecord, 0, 2*cap(c)), c...)
-	}
-	l.chunks[k] = append(l.chunks[k], r)
-	l.n++
-}
+func (l *eventList) add(r eventRecord) { l.records.add(r) }
 
 // at is record i.
-func (l *eventList) at(i uint64) eventRecord { return l.chunks[i/chunkLen][i%chunkLen] }
+func (l *eventList) at(i uint64) eventRecord { return *l.records.at(i) }
 
 // events makes the list's Events, letting go of each chunk once made.
 func (l *eventList) events() []Event {
-	out := make([]Event, 0, l.n)
-	for k, c := range l.chunks {
+	out := make([]Event, 0, l.records.n)
+	for k, c := range l.records.chunks {
 		for _, r := range c {
 			out = append(out, l.tables.event(r))
 		}
-		l.chunks[k] = nil
+		l.records.chunks[k] = nil
 	}
 	return out
 }
@@ -263,7 +243,7 @@ func (u *unpickler) addEvent(el *eventList, s slot) error {
 		u.finish(nb, el)
 		return nil
 	}
-	return u.fail("event %d of a device trace is a %s, not a dict", el.n, typeName(s))
+	return u.fail("event %d of a device trace is a %s, not a dict", el.records.n, typeName(s))
 }
 
 // slotOf is a plain value as a slot.
@@ -280,7 +260,7 @@ func slotOf(v any) slot {
 // finish adds a built event to its trace and lets its builder go when
 // nothing else refers to it (its memo entry then names the event).
 func (u *unpickler) finish(b *eventBuilder, el *eventList) {
-	i := el.n
+	i := el.records.n
 	rec := b.rec
 	rec.action = u.tables.name(b.action)
 	if rec.action >= uint32(len(knownActions)) {

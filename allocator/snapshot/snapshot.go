@@ -170,6 +170,7 @@ func readPickle(in *input, limits Limits) ([]*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	u.memo, u.stack = memo{}, nil // let go before the events are made
 	top, ok := v.(*dict)
 	if !ok || top != u.top {
 		return nil, fmt.Errorf("not a snapshot: the pickle is a %s, not a dict", typeName(slotOf(v)))
