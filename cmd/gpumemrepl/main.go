@@ -219,7 +219,8 @@ runs on a simulated H200 and its history is replayed):
   --config-b CONF      the same for B
   --limit-bytes N      per-process limit for both (set_per_process_memory_fraction)
   --top N              the frames listed of each side (default 10; 0: all)
-  --json               one JSON object: a and b, each with peak/final allocated and reserved
-                       bytes, segments, fragmentation, device_allocs, ooms, size_classes,
-                       categories and frames (name, count, bytes, bytes_at_peak)
+  --json               one JSON object: a and b, each with name, config, ops, notes, peak/final
+                       allocated and reserved bytes, segments, fragmentation, device_allocs,
+                       ooms, size_classes, categories and frames (name, count, bytes,
+                       bytes_at_peak)
 `
