@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -73,19 +74,9 @@ func fitPresets(list string) ([]engine.Preset, error) {
 		out = append(out, p)
 	}
 	if list == "" {
-		slices.SortStableFunc(out, func(a, b engine.Preset) int { return -cmpUint(a.Total, b.Total) })
+		slices.SortStableFunc(out, func(a, b engine.Preset) int { return cmp.Compare(b.Total, a.Total) })
 	}
 	return out, nil
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // writeFitTable prints a row per GPU (and device), then each GPU's
