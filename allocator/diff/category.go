@@ -54,12 +54,6 @@ func category(frames []snapshot.Frame) string {
 	return Other
 }
 
-// inTorch reports whether a file is torch's: under a folder named
-// torch.
-func inTorch(filename string) bool {
-	return strings.Contains(filename, "/torch/")
-}
-
 // torchFile reports whether f is in torch's file or folder rel (as
 // "optim/" or "_tensor.py"), under the innermost folder named torch.
 func torchFile(f snapshot.Frame, rel string) bool {

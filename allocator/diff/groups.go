@@ -157,12 +157,9 @@ func frameName(frames []snapshot.Frame) string {
 	if len(frames) == 0 {
 		return noStack
 	}
-	f := frames[0]
-	for _, g := range frames {
-		if !inTorch(g.Filename) {
-			f = g
-			break
-		}
+	f, ok := snapshot.ProgramFrame(frames)
+	if !ok {
+		f = frames[0]
 	}
 	return fmt.Sprintf("%s:%d %s", path.Base(f.Filename), f.Line, f.Name)
 }
