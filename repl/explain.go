@@ -37,8 +37,8 @@ func (r *Runner) explainDevice(p *pyPrompt, dev int, asJSON bool) (string, error
 	if err := rp.Resolve(o); err != nil {
 		return "", err
 	}
-	names := r.blockNames(p, dev)
 	liveNow := liveAtEnd(rp.Trace)
+	names := r.blockNames(p, dev, rp, liveNow)
 	in := explain.Input{
 		Trace:     rp.Trace,
 		Options:   o,
@@ -52,8 +52,8 @@ func (r *Runner) explainDevice(p *pyPrompt, dev int, asJSON bool) (string, error
 			switch {
 			case !liveNow[op]:
 				return label + ", freed since"
-			case len(names[ev.Addr]) > 0:
-				return strings.Join(names[ev.Addr], ", ") + " (" + label + ")"
+			case len(names[op]) > 0:
+				return strings.Join(names[op], ", ") + " (" + label + ")"
 			}
 			return label
 		},
@@ -85,49 +85,55 @@ func ExplainGPUs() []explain.GPU {
 	return gs
 }
 
-// blockNames are, by the address of the block that holds them, the
-// module's names of tensors on cuda:dev (a leaf's gradient as NAME.grad).
-func (r *Runner) blockNames(p *pyPrompt, dev int) map[uint64][]string {
-	type held struct {
-		name string
-		t    *engine.Tensor
+// blockNames are, by the alloc op of the block that holds them (one of
+// live, the ops whose blocks are live now), the module's names of
+// tensors on cuda:dev (a leaf's gradient as NAME.grad, a view's
+// left to its base).
+func (r *Runner) blockNames(p *pyPrompt, dev int, rp *snapshot.Replay, live map[int]bool) map[int][]string {
+	type block struct {
+		op         int
+		start, end uint64
 	}
-	var hs []held
+	var blocks []block
+	for op := range live {
+		if ev, ok := rp.OpEvent(op); ok {
+			blocks = append(blocks, block{op, ev.Addr, ev.Addr + max(ev.Size, 1)})
+		}
+	}
+	sort.Slice(blocks, func(i, j int) bool { return blocks[i].start < blocks[j].start })
+	out := map[int][]string{}
+	add := func(name string, t *engine.Tensor) {
+		d, ptr := t.Device(), t.DataPtr()
+		if !d.CUDA || d.Index != dev {
+			return
+		}
+		k := sort.Search(len(blocks), func(i int) bool { return blocks[i].end > ptr })
+		if k < len(blocks) && blocks[k].start <= ptr {
+			out[blocks[k].op] = append(out[blocks[k].op], name)
+		}
+	}
+	var names []string
+	tensors := map[string]*engine.Tensor{}
 	p.fr.Globals().Items(func(k, v eval.Value) bool {
 		name, ok := k.(string)
 		t, isTensor := v.(*torchpy.Tensor)
-		if !ok || !isTensor || t.T == nil || strings.HasPrefix(name, "__") {
-			return true
-		}
-		hs = append(hs, held{name, t.T})
-		if g := r.Session.Grad(t.T); g != nil {
-			hs = append(hs, held{name + ".grad", g})
+		if ok && isTensor && t.T != nil && !strings.HasPrefix(name, "__") {
+			names = append(names, name)
+			tensors[name] = t.T
 		}
 		return true
 	})
-	sort.Slice(hs, func(i, j int) bool { return hs[i].name < hs[j].name })
-	out := map[uint64][]string{}
-	for _, ev := range r.Session.History(dev) {
-		if ev.Action != "alloc" {
-			continue
-		}
-		for _, h := range hs {
-			if d := h.t.Device(); d.CUDA && d.Index == dev && h.t.DataPtr() >= ev.Addr && h.t.DataPtr() < ev.Addr+max(ev.Size, 1) {
-				out[ev.Addr] = appendNew(out[ev.Addr], h.name)
+	sort.Strings(names)
+	for _, n := range names {
+		add(n, tensors[n])
+		if g := r.Session.Grad(tensors[n]); g != nil {
+			if t := tensors[n]; t.IsLeaf() && t.StorageBytes() == t.Bytes() { // not a view: its base's .grad
+				add(n+".grad", g)
 			}
+			r.Session.Release(g) // Grad's reference: the leaf keeps its own
 		}
 	}
 	return out
-}
-
-// appendNew appends s to list unless it holds it already.
-func appendNew(list []string, s string) []string {
-	for _, x := range list {
-		if x == s {
-			return list
-		}
-	}
-	return append(list, s)
 }
 
 // liveAtEnd are the alloc ops of t whose blocks are live at its end.

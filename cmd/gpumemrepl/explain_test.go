@@ -161,3 +161,21 @@ func TestReplayExplainRefuses(t *testing.T) {
 		wantUsageError(t, tc.args, tc.want)
 	}
 }
+
+// explain names a leaf's gradient by the leaf, and a view by its base's
+// block; asking leaves the session's memory as it was: all of it goes
+// with the names.
+func TestExplainNamesGradientsAndKeepsMemory(t *testing.T) {
+	t.Parallel()
+	in := "import torch\nw = torch.randn(256, 1024, 1024, device='cuda', requires_grad=True)\nv = w[0]\n" +
+		"(w * w).sum().backward()\nbig = torch.zeros(3000, 1024, 1024, device='cuda')\nexplain\ndel w, v\nprint(torch.cuda.memory_allocated())\n"
+	out, _, _ := runStdin(t, in, "--device", "sim", "--keep-going", "--total-bytes", strconv.Itoa(8<<30))
+	for _, want := range []string{"1024.00 MiB  v, w (<stdin>:2)\n", "1024.00 MiB  w.grad (<stdin>:4)\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(out, "print(torch.cuda.memory_allocated())\n0\n") {
+		t.Errorf("memory is still allocated once w and v are gone:\n%s", out)
+	}
+}
