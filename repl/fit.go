@@ -31,47 +31,56 @@ type DeviceFit struct {
 	PeakAllocated, PeakReserved, WithContext uint64
 }
 
-// FitError is an error other than out-of-memory that ended the program:
-// its figures are not what the program needs, so none are given.
-type FitError struct {
-	GPU string
+// ScriptError is an error other than running out of memory that ended
+// a script run by RunScript.
+type ScriptError struct {
 	Msg string // the script's own error line(s)
 }
 
-func (e *FitError) Error() string {
-	return fmt.Sprintf("on %s: %s", e.GPU, strings.TrimRight(e.Msg, "\n"))
+func (e *ScriptError) Error() string { return strings.TrimRight(e.Msg, "\n") }
+
+// RunScript runs a script (src, named file: Python when file ends in
+// .py, else the command form) on a fresh session made with o, its output
+// discarded, and returns the session as the script left it. A script
+// that ends by running out of memory has run: its session's FirstOOM
+// says where. Any other error that ends it is a *ScriptError (or the
+// session's own error).
+func RunScript(src []byte, file string, o engine.Options) (*engine.Session, error) {
+	s, err := engine.NewSession(o)
+	if err != nil {
+		return nil, err
+	}
+	var errs bytes.Buffer
+	r := &Runner{Session: s, Out: io.Discard, Err: &errs, File: file}
+	var status int
+	if IsPython(file) {
+		status = r.PyScript(src)
+	} else {
+		status = r.GpumemScript(bytes.NewReader(src))
+	}
+	if status != 0 && (s.FirstOOM() == nil || !strings.Contains(errs.String(), "OutOfMemoryError")) {
+		msg := errs.String()
+		if msg == "" {
+			msg = fmt.Sprintf("the program exited with status %d", status)
+		}
+		return nil, &ScriptError{Msg: msg}
+	}
+	return s, nil
 }
 
-// FitScript runs a script (src, named file: Python when file ends in
-// .py, else the command form) on a fresh simulated session of each
-// preset, devices GPUs of it, under allocConf, its output discarded,
-// and says what it needed on each. An error other than running out of
-// memory is a *FitError (or the session's own error), and no Fit is
-// made for it.
+// FitScript runs a script (as RunScript does) on a fresh simulated
+// session of each preset, devices GPUs of it, under allocConf, and says
+// what it needed on each. An error other than running out of memory
+// stops it: no Fit is made for a program that did not run.
 func FitScript(src []byte, file string, presets []engine.Preset, devices int, allocConf string) ([]Fit, error) {
 	lines := strings.Split(string(src), "\n")
 	var fits []Fit
 	for _, p := range presets {
-		s, err := engine.NewSession(engine.Options{Preset: p, AllocConf: allocConf, Devices: devices, FakeHost: true, Backend: "sim"})
+		s, err := RunScript(src, file, engine.Options{Preset: p, AllocConf: allocConf, Devices: devices, FakeHost: true, Backend: "sim"})
 		if err != nil {
-			return nil, err
-		}
-		var errs bytes.Buffer
-		r := &Runner{Session: s, Out: io.Discard, Err: &errs, File: file}
-		var status int
-		if IsPython(file) {
-			status = r.PyScript(src)
-		} else {
-			status = r.GpumemScript(bytes.NewReader(src))
+			return nil, fmt.Errorf("on %s: %w", p.Name, err)
 		}
 		f := Fit{GPU: p, OOM: s.FirstOOM()}
-		if status != 0 && (f.OOM == nil || !strings.Contains(errs.String(), "OutOfMemoryError")) {
-			msg := errs.String()
-			if msg == "" {
-				msg = fmt.Sprintf("the program exited with status %d", status)
-			}
-			return nil, &FitError{GPU: p.Name, Msg: msg}
-		}
 		now := s.Measure()
 		for i := range devices {
 			a, res := s.LifetimePeaks(i)

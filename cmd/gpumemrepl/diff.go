@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -128,20 +127,9 @@ func scriptSide(path string, o trace.Options) (diff.Source, trace.Options, error
 		conf = *o.AllocConf
 	}
 	h200 := engine.Presets["h200"]
-	s, err := engine.NewSession(engine.Options{Preset: h200, AllocConf: conf, FakeHost: true, Backend: "sim"})
+	s, err := repl.RunScript(src, path, engine.Options{Preset: h200, AllocConf: conf, FakeHost: true, Backend: "sim"})
 	if err != nil {
-		return diff.Source{}, o, err
-	}
-	var errs bytes.Buffer
-	r := &repl.Runner{Session: s, Out: io.Discard, Err: &errs, File: path}
-	var status int
-	if repl.IsPython(path) {
-		status = r.PyScript(src)
-	} else {
-		status = r.GpumemScript(bytes.NewReader(src))
-	}
-	if status != 0 && (s.FirstOOM() == nil || !strings.Contains(errs.String(), "OutOfMemoryError")) {
-		return diff.Source{}, o, fmt.Errorf("the script failed: %s", strings.TrimSpace(errs.String()))
+		return diff.Source{}, o, fmt.Errorf("the script failed: %w", err)
 	}
 	if len(s.History(0)) == 0 {
 		return diff.Source{}, o, errors.New("the script allocates nothing on cuda:0")
