@@ -282,3 +282,35 @@ func (s *Session) runNode(n *node, g *Tensor, needed map[*node]bool) ([]*Tensor,
 	}
 	return grads, nil
 }
+
+// errLeafFlag is PyTorch's error for requires_grad_ on a non-leaf.
+var errLeafFlag = errors.New("RuntimeError: you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+
+// ClearRequiresGrad is t.requires_grad_(False) of a leaf: it takes part
+// in no graph made from now on. A leaf with a .grad, or one a live graph
+// still accumulates into, keeps both in PyTorch; the tool does not model
+// that yet.
+func (s *Session) ClearRequiresGrad(t *Tensor) error {
+	switch {
+	case t.fn != nil:
+		return errLeafFlag
+	case t.slot == nil:
+		return nil
+	case t.slot.grad != nil || t.slot.acc != nil && t.slot.acc.refs > 0:
+		return errors.New("NotImplementedError: requires_grad_(False) of a tensor that has a .grad or is in a live graph is not modelled by gpumemrepl")
+	}
+	t.slot = nil
+	return nil
+}
+
+// DetachInPlace is t.detach_(): t leaves its graph (its reference to the
+// node that made it goes, which may free the graph) and requires no grad.
+func (s *Session) DetachInPlace(t *Tensor) error {
+	if t.fn == nil {
+		return s.ClearRequiresGrad(t)
+	}
+	n := t.fn
+	t.fn = nil
+	s.unref(n)
+	return nil
+}

@@ -5,82 +5,10 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/repl/eval"
 )
 
-// gradMode is torch.no_grad(), torch.enable_grad(),
-// torch.set_grad_enabled(b) and torch.inference_mode(): a context
-// manager, and a decorator when called with a function.
-type gradMode struct {
-	eval.Header
-	on   bool
-	prev []bool
-}
-
-var gradModeType = eval.NewClass("no_grad", "torch.autograd.grad_mode")
-
-func (g *gradMode) Type() *eval.Class         { return gradModeType }
-func (g *gradMode) Traverse(func(eval.Value)) {}
-func (g *gradMode) Clear(*eval.Interp)        {}
-
-func init() {
-	gradModeType.SetMethod(eval.NewBuiltin("__enter__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		g := s.(*gradMode)
-		b := bindingOf(in)
-		g.prev = append(g.prev, b.S.SetGradEnabled(g.on))
-		return eval.None, nil
-	}))
-	gradModeType.SetMethod(eval.NewBuiltin("__exit__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		g := s.(*gradMode)
-		if n := len(g.prev); n > 0 {
-			bindingOf(in).S.SetGradEnabled(g.prev[n-1])
-			g.prev = g.prev[:n-1]
-		}
-		return false, nil
-	}))
-	gradModeType.SetMethod(eval.NewBuiltin("__call__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		g := s.(*gradMode)
-		if len(args) != 1 {
-			return nil, in.Raise(eval.TypeErrorType, "a grad mode decorates one function")
-		}
-		fn := args[0]
-		on := g.on
-		w := &eval.Builtin{Name: "decorated", Self: fn, Fn: func(in *eval.Interp, fn eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			b := bindingOf(in)
-			prev := b.S.SetGradEnabled(on)
-			r, err := in.Call(fn, args, kw)
-			b.S.SetGradEnabled(prev)
-			return r, err
-		}}
-		eval.Incref(fn)
-		return eval.Track(in, w), nil
-	}))
-}
-
 // bindings finds the Binding of an interpreter (one per interpreter).
 var bindings = map[*eval.Interp]*Binding{}
 
 func bindingOf(in *eval.Interp) *Binding { return bindings[in] }
-
-func (b *Binding) gradModes(m *eval.ModuleObj) {
-	for name, on := range map[string]bool{"no_grad": false, "enable_grad": true, "inference_mode": false} {
-		b.fn(m, name, name+"(): a context manager or decorator", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			return eval.Track(in, &gradMode{on: on}), nil
-		})
-	}
-	b.fn(m, "set_grad_enabled", "set_grad_enabled(mode)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		if len(args) != 1 {
-			return nil, in.Raise(eval.TypeErrorType, "set_grad_enabled() takes 1 argument")
-		}
-		on, err := in.Truth(args[0])
-		if err != nil {
-			return nil, err
-		}
-		g := eval.Track(in, &gradMode{on: on})
-		g.prev = append(g.prev, b.S.SetGradEnabled(on))
-		return g, nil
-	})
-	b.fn(m, "is_grad_enabled", "is_grad_enabled()", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		return b.S.GradEnabled(), nil
-	})
-}
 
 // cudaIndex reads torch.cuda's device argument (None: the current one).
 func (b *Binding) cudaIndex(args []eval.Value, kw []eval.KeywordArg) (int, error) {

@@ -276,36 +276,8 @@ func init() {
 	tensorMethod("untyped_storage", "untyped_storage()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return b.storageObj(t), nil
 	})
-	tensorMethod("backward", "backward(retain_graph=False)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		a, err := b.in.ArgSpec("backward", args, kw, 0, "gradient", "retain_graph", "create_graph", "inputs")
-		if err != nil {
-			return nil, err
-		}
-		if a[0] != nil && a[0] != eval.None || a[2] != nil && a[2] != false || a[3] != nil && a[3] != eval.None {
-			return nil, b.notModelled("backward() with gradient, create_graph or inputs")
-		}
-		retain := false
-		if a[1] != nil && a[1] != eval.None {
-			if retain, err = b.in.Truth(a[1]); err != nil {
-				return nil, err
-			}
-		}
-		return eval.None, b.pyErr(b.S.Backward(t.T, retain))
-	})
-	tensorMethod("requires_grad_", "requires_grad_(requires_grad=True)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		a, err := b.in.ArgSpec("requires_grad_", args, kw, 0, "requires_grad")
-		if err != nil {
-			return nil, err
-		}
-		if a[0] != nil && a[0] != true {
-			return nil, b.notModelled("requires_grad_(False)")
-		}
-		if err := b.S.SetRequiresGrad(t.T); err != nil {
-			return nil, b.pyErr(err)
-		}
-		eval.Incref(t)
-		return t, nil
-	})
+	tensorMethod("backward", "backward(gradient=None, retain_graph=None)", (*Binding).tensorBackward)
+	tensorMethod("requires_grad_", "requires_grad_(requires_grad=True)", (*Binding).requiresGrad)
 	tensorMethod("detach", "detach()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return b.wrap(b.S.Detach(t.T)), nil
 	})

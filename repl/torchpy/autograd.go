@@ -1,0 +1,280 @@
+package torchpy
+
+import (
+	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+)
+
+// gradMode is torch.no_grad(), torch.enable_grad(),
+// torch.set_grad_enabled(b) and torch.inference_mode(): a context
+// manager, and a decorator when called with a function.
+type gradMode struct {
+	eval.Header
+	on   bool
+	prev []bool
+	// set marks set_grad_enabled's object: the call already set the
+	// mode, so __enter__ changes nothing and __exit__ restores the mode
+	// from before the call.
+	set bool
+}
+
+var gradModeType = eval.NewClass("no_grad", "torch.autograd.grad_mode")
+
+func (g *gradMode) Type() *eval.Class         { return gradModeType }
+func (g *gradMode) Traverse(func(eval.Value)) {}
+func (g *gradMode) Clear(*eval.Interp)        {}
+
+func init() {
+	gradModeType.SetMethod(eval.NewBuiltin("__enter__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		g := s.(*gradMode)
+		if g.set {
+			g.set = false
+			return eval.None, nil
+		}
+		g.prev = append(g.prev, bindingOf(in).S.SetGradEnabled(g.on))
+		return eval.None, nil
+	}))
+	gradModeType.SetMethod(eval.NewBuiltin("__exit__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		g := s.(*gradMode)
+		if n := len(g.prev); n > 0 {
+			bindingOf(in).S.SetGradEnabled(g.prev[n-1])
+			g.prev = g.prev[:n-1]
+		}
+		return false, nil
+	}))
+	gradModeType.SetMethod(eval.NewBuiltin("__call__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		g := s.(*gradMode)
+		if len(args) != 1 {
+			return nil, in.Raise(eval.TypeErrorType, "a grad mode decorates one function")
+		}
+		fn := args[0]
+		on := g.on
+		w := &eval.Builtin{Name: "decorated", Self: fn, Fn: func(in *eval.Interp, fn eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			b := bindingOf(in)
+			prev := b.S.SetGradEnabled(on)
+			r, err := in.Call(fn, args, kw)
+			b.S.SetGradEnabled(prev)
+			return r, err
+		}}
+		eval.Incref(fn)
+		return eval.Track(in, w), nil
+	}))
+}
+
+// gradModes declares torch's grad modes and torch.autograd in torch.
+func (b *Binding) gradModes(torch *eval.ModuleObj) {
+	b.declareGradModes(torch)
+	ag := b.autogradModule(b.in)
+	b.in.AddModule("torch.autograd", ag)
+	torch.Set(b.in, "autograd", ag)
+}
+
+// declareGradModes declares no_grad, enable_grad, inference_mode,
+// set_grad_enabled and is_grad_enabled in m.
+func (b *Binding) declareGradModes(m *eval.ModuleObj) {
+	for name, on := range map[string]bool{"no_grad": false, "enable_grad": true, "inference_mode": false} {
+		b.fn(m, name, name+"(): a context manager or decorator", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			return eval.Track(in, &gradMode{on: on}), nil
+		})
+	}
+	b.fn(m, "set_grad_enabled", "set_grad_enabled(mode)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if len(args) != 1 {
+			return nil, in.Raise(eval.TypeErrorType, "set_grad_enabled() takes 1 argument")
+		}
+		on, err := in.Truth(args[0])
+		if err != nil {
+			return nil, err
+		}
+		g := eval.Track(in, &gradMode{on: on, set: true})
+		g.prev = append(g.prev, b.S.SetGradEnabled(on))
+		return g, nil
+	})
+	b.fn(m, "is_grad_enabled", "is_grad_enabled()", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return b.S.GradEnabled(), nil
+	})
+}
+
+
+// autogradModule is torch.autograd: grad, backward and the grad modes;
+// gradModes(torch) puts it in torch as it declares torch's own modes.
+func (b *Binding) autogradModule(in *eval.Interp) *eval.ModuleObj {
+	m := in.NewModule("torch.autograd")
+	b.declareGradModes(m)
+	b.fn(m, "grad", "grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, allow_unused=None)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		a, err := in.ArgSpec("grad", args, kw, 2, "outputs", "inputs", "grad_outputs", "retain_graph", "create_graph", "only_inputs", "allow_unused", "is_grads_batched", "materialize_grads")
+		if err != nil {
+			return nil, err
+		}
+		for i, name := range []string{4: "create_graph", 6: "allow_unused", 7: "is_grads_batched", 8: "materialize_grads"} {
+			if name != "" && a[i] != nil && a[i] != eval.None && a[i] != false {
+				return nil, b.notModelled("torch.autograd.grad(" + name + "=True)")
+			}
+		}
+		return b.autogradGrad(a[0], a[1], a[2], a[3])
+	})
+	b.fn(m, "backward", "backward(tensors, grad_tensors=None, retain_graph=None)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		a, err := in.ArgSpec("backward", args, kw, 1, "tensors", "grad_tensors", "retain_graph", "create_graph", "grad_variables", "inputs")
+		if err != nil {
+			return nil, err
+		}
+		out, err := b.oneTensor(a[0], "torch.autograd.backward of several tensors")
+		if err != nil {
+			return nil, err
+		}
+		var g eval.Value = eval.None
+		if a[1] != nil && a[1] != eval.None {
+			if g, err = b.oneTensor(a[1], "several grad_tensors"); err != nil {
+				return nil, err
+			}
+		}
+		return b.backward(out, g, a[2], a[3], a[5])
+	})
+	return m
+}
+
+// oneTensor is a tensor, or a sequence of exactly one.
+func (b *Binding) oneTensor(v eval.Value, several string) (*Tensor, error) {
+	if t, ok := v.(*Tensor); ok {
+		return t, nil
+	}
+	var ts []*Tensor
+	err := b.in.ForEach(v, func(x eval.Value) error {
+		t, ok := x.(*Tensor)
+		if !ok {
+			return b.in.Raise(eval.TypeErrorType, "expected a Tensor, got %s", b.in.TypeName(x))
+		}
+		ts = append(ts, t)
+		return nil
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case len(ts) != 1:
+		return nil, b.notModelled(several)
+	}
+	return ts[0], nil
+}
+
+// optionalTensor is None (nil) or a tensor (or a sequence of one).
+func (b *Binding) optionalTensor(v eval.Value, several string) (*engine.Tensor, error) {
+	if v == nil || v == eval.None {
+		return nil, nil
+	}
+	t, err := b.oneTensor(v, several)
+	if err != nil {
+		return nil, err
+	}
+	return t.T, nil
+}
+
+// retainArg is retain_graph: None means create_graph, which is False.
+func (b *Binding) retainArg(v eval.Value) (bool, error) {
+	if v == nil || v == eval.None {
+		return false, nil
+	}
+	return b.in.Truth(v)
+}
+
+// autogradGrad is torch.autograd.grad(outputs, inputs, grad_outputs,
+// retain_graph): a tuple of new tensors, one per input.
+func (b *Binding) autogradGrad(outputs, inputs, gradOutputs, retain eval.Value) (eval.Value, error) {
+	in := b.in
+	out, err := b.oneTensor(outputs, "torch.autograd.grad of several outputs")
+	if err != nil {
+		return nil, err
+	}
+	seed, err := b.optionalTensor(gradOutputs, "several grad_outputs")
+	if err != nil {
+		return nil, err
+	}
+	keep, err := b.retainArg(retain)
+	if err != nil {
+		return nil, err
+	}
+	var xs []*engine.Tensor
+	if t, ok := inputs.(*Tensor); ok {
+		xs = []*engine.Tensor{t.T}
+	} else if err := in.ForEach(inputs, func(v eval.Value) error {
+		t, ok := v.(*Tensor)
+		if !ok {
+			return in.Raise(eval.TypeErrorType, "grad(): inputs must be tensors, got %s", in.TypeName(v))
+		}
+		xs = append(xs, t.T)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	gs, err := b.S.AutogradGrad(out.T, seed, xs, keep)
+	if err != nil {
+		return nil, b.pyErr(err)
+	}
+	items := make([]eval.Value, len(gs))
+	for i, g := range gs {
+		items[i] = b.wrap(g)
+	}
+	return in.NewTuple(items), nil
+}
+
+// backward is t.backward(gradient, retain_graph, create_graph, inputs)
+// and torch.autograd.backward.
+func (b *Binding) backward(t *Tensor, gradient, retain, create, inputs eval.Value) (eval.Value, error) {
+	if create != nil && create != eval.None && create != false || inputs != nil && inputs != eval.None {
+		return nil, b.notModelled("backward(create_graph=True) or backward(inputs=...)")
+	}
+	seed, err := b.optionalTensor(gradient, "several gradients")
+	if err != nil {
+		return nil, err
+	}
+	keep, err := b.retainArg(retain)
+	if err != nil {
+		return nil, err
+	}
+	return eval.None, b.pyErr(b.S.BackwardWith(t.T, seed, keep))
+}
+
+// tensorBackward is Tensor.backward(gradient=None, retain_graph=None,
+// create_graph=False, inputs=None).
+func (b *Binding) tensorBackward(t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+	a, err := b.in.ArgSpec("backward", args, kw, 0, "gradient", "retain_graph", "create_graph", "inputs")
+	if err != nil {
+		return nil, err
+	}
+	return b.backward(t, a[0], a[1], a[2], a[3])
+}
+
+// requiresGrad is Tensor.requires_grad_(requires_grad=True).
+func (b *Binding) requiresGrad(t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+	a, err := b.in.ArgSpec("requires_grad_", args, kw, 0, "requires_grad")
+	if err != nil {
+		return nil, err
+	}
+	on := true
+	if a[0] != nil {
+		if on, err = b.in.Truth(a[0]); err != nil {
+			return nil, err
+		}
+	}
+	if on {
+		err = b.S.SetRequiresGrad(t.T)
+	} else {
+		err = b.S.ClearRequiresGrad(t.T)
+	}
+	if err != nil {
+		return nil, b.pyErr(err)
+	}
+	eval.Incref(t)
+	return t, nil
+}
+
+func init() {
+	tensorMethod("detach_", "detach_(): leaves the graph in place", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if err := b.arity("detach_", args, 0); err != nil {
+			return nil, err
+		}
+		if err := b.S.DetachInPlace(t.T); err != nil {
+			return nil, b.pyErr(err)
+		}
+		eval.Incref(t)
+		return t, nil
+	})
+}
