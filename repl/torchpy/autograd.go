@@ -94,7 +94,6 @@ func (b *Binding) declareGradModes(m *eval.ModuleObj) {
 	})
 }
 
-
 // autogradModule is torch.autograd: grad, backward and the grad modes;
 // gradModes(torch) puts it in torch as it declares torch's own modes.
 func (b *Binding) autogradModule(in *eval.Interp) *eval.ModuleObj {
