@@ -19,6 +19,10 @@ type Interp struct {
 	// Interactive makes an expression statement at module level print
 	// its value's repr, as the prompt of python -i does.
 	Interactive bool
+	// Embedder is what the program that embeds the interpreter keeps
+	// with it (torchpy: its Binding), so that it goes with the
+	// interpreter.
+	Embedder any
 
 	live     map[Object]struct{}
 	codes    map[*syntax.Scope]*code

@@ -5,10 +5,8 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/repl/eval"
 )
 
-// bindings finds the Binding of an interpreter (one per interpreter).
-var bindings = map[*eval.Interp]*Binding{}
-
-func bindingOf(in *eval.Interp) *Binding { return bindings[in] }
+// bindingOf is the Binding of an interpreter (one per interpreter).
+func bindingOf(in *eval.Interp) *Binding { return in.Embedder.(*Binding) }
 
 // cudaIndex reads torch.cuda's device argument (None: the current one).
 func (b *Binding) cudaIndex(args []eval.Value, kw []eval.KeywordArg) (int, error) {

@@ -12,7 +12,7 @@ import (
 // Install declares torch and its submodules in in, over session s.
 func Install(in *eval.Interp, s *engine.Session) *Binding {
 	b := &Binding{S: s, in: in}
-	bindings[in] = b
+	in.Embedder = b
 	in.RegisterModule("torch", b.torchModule)
 	in.RegisterModule("torch.cuda", b.cudaModule)
 	in.RegisterModule("torch.nn", b.nnModule)
