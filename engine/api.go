@@ -74,9 +74,15 @@ func (s *Session) To(t *Tensor, dev Device) (*Tensor, error) {
 	return s.copyTo(t, dev)
 }
 
-// Clone is t.clone(): a copy on t's device.
+// Clone is t.clone(): a copy on t's device, laid out as t is when t is
+// dense in another order (a permuted view: memory_format=preserve),
+// else contiguous.
 func (s *Session) Clone(t *Tensor) (*Tensor, error) {
-	return s.copyTo(t, t.Device())
+	c, err := s.copyTo(t, t.Device())
+	if err == nil && t.strided && dense(t.Shape, t.Strides()) {
+		c.strides, c.strided = t.Strides(), true
+	}
+	return c, err
 }
 
 // View is t.view(shape) (one dimension may be -1): a tensor over t's
@@ -89,33 +95,17 @@ func (s *Session) View(t *Tensor, shape []int64) (*Tensor, error) {
 	if !t.IsContiguous() && !slices.Equal(shape, t.Shape) {
 		return nil, errors.New("RuntimeError: view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
 	}
-	return viewAt(t, 0, shape), nil
+	return viewAt(t, shape), nil
 }
 
-// Select is t[i]: the i-th slice along the first dimension, a view.
-func (s *Session) Select(t *Tensor, i int64) (*Tensor, error) {
-	if len(t.Shape) == 0 || i < 0 || i >= t.Shape[0] {
-		return nil, fmt.Errorf("IndexError: index %d is out of bounds for dimension 0 with size %d", i, firstDim(t.Shape))
-	}
-	return viewAt(t, i, t.Shape[1:]), nil
-}
-
-// Narrow is t[start:start+n] along the first dimension: a view over
-// t's storage (contiguous, as every tensor the engine makes is), no new
-// memory.
-func (s *Session) Narrow(t *Tensor, start, n int64) (*Tensor, error) {
-	if len(t.Shape) == 0 || start < 0 || n < 0 || start+n > t.Shape[0] {
-		return nil, fmt.Errorf("RuntimeError: narrow of %s out of range", dimList(t.Shape))
-	}
-	return viewAt(t, start, append([]int64{n}, t.Shape[1:]...)), nil
-}
-
-// viewAt is another reference to t's storage, from the start-th slice of
-// its first dimension on, with the given shape.
-func viewAt(t *Tensor, start int64, shape []int64) *Tensor {
+// viewAt is another reference to t's storage with the given shape, laid
+// out densely from t's first element (t's own layout when the shape is
+// t's).
+func viewAt(t *Tensor, shape []int64) *Tensor {
 	v := share(t)
-	v.offset += uint64(start) * numel(t.Shape[1:])
-	v.Shape = shape
+	if !slices.Equal(shape, t.Shape) {
+		v.Shape, v.strides = shape, nil
+	}
 	return v
 }
 
@@ -168,29 +158,6 @@ func (s *Session) SetGradEnabled(on bool) bool {
 
 // GradEnabled reports whether ops record graphs.
 func (s *Session) GradEnabled() bool { return s.gradEnabled }
-
-// MoveParameter moves p (and its .grad) to dev in place, as module.cuda()
-// does to each parameter: the copy is made before the old storage goes.
-func (s *Session) MoveParameter(p *Tensor, dev Device) error {
-	for _, t := range []*Tensor{p, gradOf(p)} {
-		if t == nil || t.Device() == dev {
-			continue
-		}
-		st, err := s.newStorage(dev, t.st.bytes, false)
-		if err == nil {
-			if err = s.copyBytes(st, t.st, 0, t.st.bytes); err != nil {
-				s.release(st)
-			}
-		}
-		if err != nil {
-			return err
-		}
-		st.vals = t.st.vals
-		s.release(t.st)
-		t.st = st
-	}
-	return nil
-}
 
 func gradOf(p *Tensor) *Tensor {
 	if p.slot == nil {

@@ -44,11 +44,11 @@ func TestSelectAndNarrowAreViews(t *testing.T) {
 	s := newTestSession(t, 1)
 	x := mustTensor(t, s, sixOnCUDA)
 	before := s.Measure().Devices[0].Allocated
-	row, err := s.Select(x, 1)
+	row, err := s.SelectDim(x, 0, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := s.Narrow(x, 1, 2)
+	rows, err := s.NarrowDim(x, 0, 1, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,10 +64,10 @@ func TestSelectAndNarrowAreViews(t *testing.T) {
 	if after := s.Measure().Devices[0].Allocated; after != before {
 		t.Errorf("views allocated %d bytes", after-before)
 	}
-	_, err = s.Select(x, 3)
+	_, err = s.SelectDim(x, 0, 3)
 	wantErr(t, "x[3]", err, "IndexError: index 3 is out of bounds for dimension 0 with size 3")
-	_, err = s.Narrow(x, 2, 2)
-	wantErr(t, "x[2:4]", err, "RuntimeError: narrow of [3, 2] out of range")
+	_, err = s.NarrowDim(x, 0, 2, 2)
+	wantErr(t, "x.narrow(0, 2, 2)", err, "RuntimeError: start (2) + length (2) exceeds dimension size (3).")
 	for _, v := range []*Tensor{row, rows} {
 		if _, _, freed := s.Release(v); freed {
 			t.Error("releasing a view freed its base's storage")

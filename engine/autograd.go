@@ -246,9 +246,10 @@ func (s *Session) addToBuffer(buffers map[*node]*Tensor, n *node, g *Tensor) err
 	return nil
 }
 
-// unshared reports whether t can be written in place: dense, and its
-// storage held by t alone.
-func unshared(t *Tensor) bool { return !t.expanded && t.st.refs == 1 }
+// unshared reports whether t can be written in place (and a leaf's
+// .grad be t itself): dense and in order, and its storage held by t
+// alone.
+func unshared(t *Tensor) bool { return !t.expanded && !t.strided && t.st.refs == 1 }
 
 // accumulateGrad is AccumulateGrad: the first gradient of a leaf is
 // stolen when nothing else holds it (else copied); later ones are added

@@ -29,6 +29,7 @@ const (
 	IntParam                      // an int
 	DimParam                      // a dimension of the op's first tensor, negative ones from the end
 	BoolParam                     // a bool
+	DimsParam                     // dimensions: ints, or one sequence of them (*dims when last and required)
 )
 
 // Param is one parameter of an op's signature.
@@ -68,13 +69,15 @@ type OpDef struct {
 	// Memory is the op's memory rule in a few words, for help.
 	Memory string
 	run    func(s *Session, a Args) (*Tensor, error)
+	// runTuple, for an op that returns a tuple of tensors, is its run.
+	runTuple func(s *Session, a Args) ([]*Tensor, error)
 	// inPlace runs the in-place variant on a.Tensor(0).
 	inPlace func(s *Session, a Args) error
 }
 
 // Args are an op's arguments bound to its Params, one value each, in
 // order: a *Tensor (Scalar() for a number given for an OperandParam),
-// float64, int64 or bool; nil for None.
+// float64, int64, bool or []int64 (DimsParam); nil for None.
 type Args []any
 
 // Tensor is argument i as a tensor.
@@ -86,6 +89,12 @@ func (a Args) Tensor(i int) *Tensor {
 // Int is argument i as an int (a dimension already counted from 0).
 func (a Args) Int(i int) int64 {
 	n, _ := a[i].(int64)
+	return n
+}
+
+// Ints is argument i as ints (nil for None).
+func (a Args) Ints(i int) []int64 {
+	n, _ := a[i].([]int64)
 	return n
 }
 
@@ -193,6 +202,12 @@ func (p Param) DefaultValue() any {
 // binding checks them): its output, a new reference.
 func (s *Session) Run(d *OpDef, a Args) (*Tensor, error) { return d.run(s, a) }
 
+// Tuple reports whether d returns a tuple of tensors (RunTuple).
+func (d *OpDef) Tuple() bool { return d.runTuple != nil }
+
+// RunTuple runs an op that returns a tuple of tensors: new references.
+func (s *Session) RunTuple(d *OpDef, a Args) ([]*Tensor, error) { return d.runTuple(s, a) }
+
 // RunInPlace runs d's in-place variant on a.Tensor(0), which it writes.
 func (s *Session) RunInPlace(d *OpDef, a Args) error {
 	if d.inPlace == nil {
@@ -240,8 +255,7 @@ func (s *Session) Op(name string, tensors ...*Tensor) (*Tensor, error) {
 var NotModelled = []string{
 	"torch.stack", "torch.linspace", "torch.randint", "torch.from_numpy", "torch.save", "torch.load",
 	"torch.compile", "torch.einsum", "torch.bmm", "torch.cdist",
-	"Tensor.__rtruediv__", "Tensor.permute", "Tensor.unsqueeze",
-	"Tensor.squeeze",
+	"Tensor.__rtruediv__",
 }
 
 // NotModelledError is the error of a PyTorch name the tool does not

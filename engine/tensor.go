@@ -84,6 +84,9 @@ type Tensor struct {
 	strided bool
 	number  bool   // Scalar(): a Python number among an op's arguments (no storage)
 	offset  uint64 // a view's first element in its storage
+	// strides are a view's (Strides); nil for a tensor laid out densely
+	// in order.
+	strides []int64
 }
 
 // tensorTypes are PyTorch's legacy type names by dtype.

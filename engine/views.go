@@ -20,16 +20,13 @@ func (t *Tensor) IsContiguous() bool { return !t.strided && !t.expanded }
 // two dimensions swapped, not contiguous unless one of them has at most
 // one element.
 func (s *Session) Transpose(t *Tensor, d0, d1 int) *Tensor {
-	v := share(t)
 	if d0 == d1 { // also t() of a vector or a 0-d tensor: the same view
-		return v
+		return share(t)
 	}
-	v.Shape = slices.Clone(t.Shape)
-	v.Shape[d0], v.Shape[d1] = v.Shape[d1], v.Shape[d0]
-	if t.Shape[d0] > 1 && t.Shape[d1] > 1 {
-		v.strided = true
-	}
-	return v
+	shape, st := slices.Clone(t.Shape), t.Strides()
+	shape[d0], shape[d1] = shape[d1], shape[d0]
+	st[d0], st[d1] = st[d1], st[d0]
+	return restrided(t, shape, st, t.offset)
 }
 
 // Contiguous is t.contiguous(): t itself (another reference) when it is
@@ -59,17 +56,15 @@ func (s *Session) Reshape(t *Tensor, shape []int64) (*Tensor, error) {
 	return c, nil
 }
 
-// Slice is t[start:start+n*step:step] along the first dimension: a view
-// of n slices, not contiguous when step > 1 (it keeps the whole storage).
-func (s *Session) Slice(t *Tensor, start, n, step int64) (*Tensor, error) {
-	if step == 1 {
-		return s.Narrow(t, start, n)
-	}
-	if len(t.Shape) == 0 || start < 0 || n < 0 || step < 1 || n > 0 && start+(n-1)*step >= t.Shape[0] {
+// SliceDim is t[..., start:start+n*step:step] along dimension dim: a
+// view of n slices, not contiguous when step > 1 (it keeps the whole
+// storage).
+func (s *Session) SliceDim(t *Tensor, dim int, start, n, step int64) (*Tensor, error) {
+	if dim >= len(t.Shape) || start < 0 || n < 0 || step < 1 || n > 0 && start+(n-1)*step >= t.Shape[dim] {
 		return nil, fmt.Errorf("RuntimeError: slice of %s out of range", dimList(t.Shape))
 	}
-	v := viewAt(t, start, append([]int64{n}, t.Shape[1:]...))
-	v.strided = n > 1
+	v := s.slice(t, dim, start, n, step)
+	s.recordView("SliceBackward0", v, t, true)
 	return v, nil
 }
 
@@ -103,8 +98,14 @@ func (s *Session) Expand(t *Tensor, shape []int64) (*Tensor, error) {
 	if err := checkSize(out, t.DType.Size); err != nil {
 		return nil, err
 	}
-	v := share(t)
-	v.Shape = out
+	st := make([]int64, len(out))
+	have := t.Strides()
+	for i := range out {
+		if i >= lead && t.Shape[i-lead] == out[i] {
+			st[i] = have[i-lead]
+		}
+	}
+	v := restrided(t, out, st, t.offset)
 	v.expanded = v.expanded || grows
 	return v, nil
 }

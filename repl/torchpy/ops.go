@@ -1,6 +1,7 @@
 package torchpy
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
@@ -108,6 +109,17 @@ func (b *Binding) call(d *engine.OpDef, args []eval.Value, kw []eval.KeywordArg)
 	if err != nil {
 		return nil, err
 	}
+	if d.Tuple() {
+		ts, err := b.S.RunTuple(d, a)
+		if err != nil {
+			return nil, b.pyErr(err)
+		}
+		items := make([]eval.Value, len(ts))
+		for i, t := range ts {
+			items[i] = b.wrap(t)
+		}
+		return b.in.NewTuple(items), nil
+	}
 	return b.run(d, a)
 }
 
@@ -186,6 +198,10 @@ func (b *Binding) bind(d *engine.OpDef, name string, args []eval.Value, kw []eva
 			required = i + 1
 		}
 	}
+	if last := len(d.Params) - 1; d.Params[last].Kind == engine.DimsParam && d.Params[last].Default == "" && len(args) > last+1 {
+		// *dims: the ints after the other arguments
+		args = append(args[:last:last], b.in.NewTuple(slices.Clone(args[last:])))
+	}
 	vs, err := b.in.ArgSpec(name, args, kw, required, names...)
 	if err != nil {
 		return nil, err
@@ -234,6 +250,12 @@ func (b *Binding) bind(d *engine.OpDef, name string, args []eval.Value, kw []eva
 				return nil, err
 			}
 			a[i] = int64(dim)
+		case engine.DimsParam:
+			dims, err := b.intsOf(name, v)
+			if err != nil {
+				return nil, err
+			}
+			a[i] = dims
 		case engine.BoolParam:
 			t, err := b.in.Truth(v)
 			if err != nil {
@@ -243,4 +265,21 @@ func (b *Binding) bind(d *engine.OpDef, name string, args []eval.Value, kw []eva
 		}
 	}
 	return a, nil
+}
+
+// intsOf is an int or a sequence of ints.
+func (b *Binding) intsOf(fn string, v eval.Value) ([]int64, error) {
+	if n, ok := v.(int64); ok {
+		return []int64{n}, nil
+	}
+	var out []int64
+	err := b.in.ForEach(v, func(x eval.Value) error {
+		n, err := b.in.Index(x)
+		out = append(out, n)
+		return err
+	})
+	if err != nil {
+		return nil, b.in.Raise(eval.TypeErrorType, "%s(): argument 'dims' must be tuple of ints, not %s", fn, eval.TypeOf(v).Name)
+	}
+	return out, nil
 }

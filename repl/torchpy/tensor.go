@@ -383,37 +383,11 @@ func init() {
 		}
 		return b.reshaped(t, []int64{-1}, true)
 	})
-	tensorMethod("t", "t(): the transpose of a matrix, a view", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		if err := b.arity("t", args, 0); err != nil {
-			return nil, err
-		}
-		if len(t.T.Shape) > 2 {
-			return nil, b.in.Raise(eval.RuntimeErrorType, "t() expects a tensor with <= 2 dimensions, but self is %dD", len(t.T.Shape))
-		}
-		if len(t.T.Shape) < 2 {
-			return b.wrap(b.S.Transpose(t.T, 0, 0)), nil
-		}
-		return b.wrap(b.S.Transpose(t.T, 0, 1)), nil
-	})
 	property("T", func(b *Binding, t *Tensor) (eval.Value, error) {
 		if len(t.T.Shape) != 2 {
 			return nil, b.notModelled("Tensor.T of other than a matrix")
 		}
 		return b.wrap(b.S.Transpose(t.T, 0, 1)), nil
-	})
-	tensorMethod("transpose", "transpose(dim0, dim1): a view", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		if err := b.arity("transpose", args, 2); err != nil {
-			return nil, err
-		}
-		d0, err := b.dim(t, args[0])
-		if err != nil {
-			return nil, err
-		}
-		d1, err := b.dim(t, args[1])
-		if err != nil {
-			return nil, err
-		}
-		return b.wrap(b.S.Transpose(t.T, d0, d1)), nil
 	})
 	tensorMethod("contiguous", "contiguous(): itself, or a dense copy", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		if t.T.IsContiguous() {
@@ -443,30 +417,30 @@ func init() {
 		}
 		return b.wrap(v), nil
 	})
-	tensorMethod("split", "split(size): views along the first dimension", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		if len(args) != 1 || len(kw) > 0 {
-			return nil, b.notModelled("split() with other than one size")
-		}
-		size, err := b.in.Index(args[0])
+	tensorMethod("stride", "stride(dim=None)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		a, err := b.in.ArgSpec("stride", args, kw, 0, "dim")
 		if err != nil {
 			return nil, err
 		}
-		if len(t.T.Shape) == 0 || size <= 0 {
-			return nil, b.in.Raise(eval.RuntimeErrorType, "split expects split_size be non-negative, but got split_size=%d", size)
-		}
-		var parts []eval.Value
-		n := t.T.Shape[0]
-		for start := int64(0); start == 0 || start < n; start += size { // one empty piece of an empty dimension
-			v, err := b.S.Narrow(t.T, start, min(size, n-start))
+		st := t.T.Strides()
+		if a[0] != nil && a[0] != eval.None {
+			d, err := b.dim(t, a[0])
 			if err != nil {
-				for _, p := range parts {
-					b.in.Decref(p)
-				}
-				return nil, b.pyErr(err)
+				return nil, err
 			}
-			parts = append(parts, b.wrap(v))
+			return st[d], nil
 		}
-		return b.in.NewTuple(parts), nil
+		items := make([]eval.Value, len(st))
+		for i, n := range st {
+			items[i] = n
+		}
+		return b.in.NewTuple(items), nil
+	})
+	tensorMethod("storage_offset", "storage_offset()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if err := b.arity("storage_offset", args, 0); err != nil {
+			return nil, err
+		}
+		return t.T.StorageOffset(), nil
 	})
 	tensorMethod("__getitem__", "t[i], t[a:b], t[a:b, :]", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		if err := b.arity("__getitem__", args, 1); err != nil {
@@ -613,65 +587,75 @@ func dimList(s []int64) string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
-// index is t[key] for the keys that are views along the first
-// dimension: an int (select), a slice with step 1 (narrow), either
-// followed by full slices (:) or ...
+// index is t[key] for basic indexing, a view: per dimension an int
+// (select), a slice (narrowed, or strided with a step), None (a new
+// dimension of size 1) and one ... (the dimensions it skips, whole).
 func (b *Binding) index(t *Tensor, key eval.Value) (eval.Value, error) {
+	items := []eval.Value{key}
 	if tu, ok := key.(*eval.Tuple); ok {
-		items := tu.Items()
-		if len(items) == 0 {
-			return nil, b.notModelled("indexing a tensor with ()")
+		items = tu.Items()
+	}
+	used := 0 // the dimensions of t that the key indexes
+	for _, k := range items {
+		switch k.(type) {
+		case int64, *eval.SliceObj:
+			used++
+		case eval.EllipsisType, eval.NoneType:
+		default:
+			return nil, b.notModelled("indexing a tensor with " + b.in.TypeName(k))
 		}
-		for _, k := range items[1:] {
-			if !isFullSlice(k) {
-				return nil, b.notModelled("indexing a tensor past its first dimension")
+	}
+	if used > len(t.T.Shape) {
+		if len(t.T.Shape) == 0 {
+			return nil, b.in.Raise(eval.IndexErrorType, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+		}
+		return nil, b.in.Raise(eval.IndexErrorType, "too many indices for tensor of dimension %d", len(t.T.Shape))
+	}
+	var cur *engine.Tensor // the view so far (nil: t itself)
+	at := func() *engine.Tensor {
+		if cur == nil {
+			return t.T
+		}
+		return cur
+	}
+	next := func(v *engine.Tensor, err error) error {
+		if cur != nil {
+			b.S.Release(cur)
+		}
+		cur = v
+		return b.pyErr(err)
+	}
+	d := 0 // the dimension of the view the next item indexes
+	for _, k := range items {
+		var err error
+		switch k := k.(type) {
+		case int64:
+			err = next(b.S.SelectDim(at(), int64(d), k))
+		case *eval.SliceObj:
+			var start, stop, step int64
+			if start, stop, step, err = b.sliceBounds(k, at().Shape[d]); err != nil {
+				break
 			}
+			n := max(stop-start, 0)
+			n = (n + step - 1) / step
+			err = next(b.S.SliceDim(at(), d, start, n, step))
+			d++
+		case eval.NoneType:
+			err = next(b.S.Unsqueeze(at(), int64(d)))
+			d++
+		case eval.EllipsisType:
+			d += len(t.T.Shape) - used
 		}
-		if len(items) > len(t.T.Shape) && !isEllipsis(items[len(items)-1]) {
-			return nil, b.in.Raise(eval.IndexErrorType, "too many indices for tensor of dimension %d", len(t.T.Shape))
-		}
-		key = items[0]
-	}
-	if len(t.T.Shape) == 0 {
-		return nil, b.in.Raise(eval.IndexErrorType, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
-	}
-	n := t.T.Shape[0]
-	switch k := key.(type) {
-	case int64:
-		if k < -n || k >= n {
-			return nil, b.in.Raise(eval.IndexErrorType, "index %d is out of bounds for dimension 0 with size %d", k, n)
-		}
-		if k < 0 {
-			k += n
-		}
-		v, err := b.S.Select(t.T, k)
-		if err != nil {
-			return nil, b.pyErr(err)
-		}
-		return b.wrap(v), nil
-	case *eval.SliceObj:
-		if b.S.GradEnabled() && t.T.RequiresGrad() {
-			return nil, b.notModelled("slicing a tensor autograd records")
-		}
-		start, stop, step, err := b.sliceBounds(k, n)
 		if err != nil {
 			return nil, err
 		}
-		n := max(stop-start, 0)
-		if step > 1 {
-			n = (n + step - 1) / step
-		}
-		v, err := b.S.Slice(t.T, start, n, step)
-		if err != nil {
-			return nil, b.pyErr(err)
-		}
-		return b.wrap(v), nil
 	}
-	if isEllipsis(key) {
-		eval.Incref(t)
-		return t, nil
+	if cur == nil { // t[...] or t[()]: a view of all of t
+		if err := next(b.S.View(t.T, t.T.Shape)); err != nil {
+			return nil, err
+		}
 	}
-	return nil, b.notModelled("indexing a tensor with " + b.in.TypeName(key))
+	return b.wrap(cur), nil
 }
 
 // reshaped is t.view(shape) (reshape: t.reshape(shape), which copies a
@@ -720,14 +704,4 @@ func (b *Binding) sliceBounds(s *eval.SliceObj, n int64) (start, stop, step int6
 	}
 	stop, err = bound(s.Stop, n)
 	return
-}
-
-func isFullSlice(v eval.Value) bool {
-	s, ok := v.(*eval.SliceObj)
-	return ok && s.Start == eval.None && s.Stop == eval.None && s.Step == eval.None || isEllipsis(v)
-}
-
-func isEllipsis(v eval.Value) bool {
-	_, ok := v.(eval.EllipsisType)
-	return ok
 }

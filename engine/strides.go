@@ -1,0 +1,376 @@
+package engine
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// Strides, and the views that rearrange dimensions: unsqueeze, squeeze,
+// permute, narrow, select, chunk and unbind share their input's storage
+// and allocate nothing (testdata/pyrules/ops_views.py). Under autograd
+// each records its node: the backward of unsqueeze, squeeze, permute and
+// transpose passes the gradient on as a view; narrow's and select's make
+// a tensor of the input's shape (zeros, the gradient copied in:
+// ops_views_grad.py).
+
+// Strides is t.stride(): elements to step in its storage for one step of
+// each dimension.
+func (t *Tensor) Strides() []int64 {
+	if t.strides != nil {
+		return slices.Clone(t.strides)
+	}
+	return denseStrides(t.Shape)
+}
+
+// StorageOffset is t.storage_offset(), in elements.
+func (t *Tensor) StorageOffset() int64 { return int64(t.offset) }
+
+// denseStrides are the strides of a contiguous tensor of shape.
+func denseStrides(shape []int64) []int64 {
+	st := make([]int64, len(shape))
+	step := int64(1)
+	for d := len(shape) - 1; d >= 0; d-- {
+		st[d] = step
+		step *= max(shape[d], 1)
+	}
+	return st
+}
+
+// contiguous reports whether shape laid out by strides is dense and in
+// order, as PyTorch's is_contiguous decides (dimensions of size 1 do not
+// count).
+func contiguous(shape, strides []int64) bool {
+	want := int64(1)
+	for d := len(shape) - 1; d >= 0; d-- {
+		if shape[d] == 0 {
+			return true
+		}
+		if shape[d] != 1 {
+			if strides[d] != want {
+				return false
+			}
+			want *= shape[d]
+		}
+	}
+	return true
+}
+
+// dense reports whether shape laid out by strides covers a range of
+// elements once each, in some order of its dimensions.
+func dense(shape, strides []int64) bool {
+	order := make([]int, len(shape))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(strides[a], strides[b]) })
+	want := int64(1)
+	for _, d := range order {
+		if shape[d] == 1 {
+			continue
+		}
+		if strides[d] != want {
+			return false
+		}
+		want *= shape[d]
+	}
+	return true
+}
+
+// restrided is another reference to t's storage laid out as shape and
+// strides from element offset on.
+func restrided(t *Tensor, shape, strides []int64, offset uint64) *Tensor {
+	v := share(t)
+	v.Shape, v.strides, v.offset = shape, strides, offset
+	v.strided = !contiguous(shape, strides)
+	return v
+}
+
+// recordView records the view op name on v, a view of t, where autograd
+// does: v is no longer t's leaf but the output of its node, whose backward
+// passes the gradient on as a view (dense false) or makes a tensor of t's
+// shape.
+func (s *Session) recordView(name string, v, t *Tensor, dense bool) {
+	if !s.gradEnabled || !t.requiresGrad() {
+		return
+	}
+	bw := likeInput(1)
+	if !dense {
+		bw = func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+			r := gradView(g, n.inputs[0].shape)
+			r.strided = g.strided || v.strided
+			return []*Tensor{r}, nil
+		}
+	}
+	old := v.fn
+	s.record(name, v, []*Tensor{t}, nil, bw)
+	s.replaced(v, old)
+	v.slot = nil
+}
+
+// dimIndex is dimension d of a tensor of n dimensions (negative from the
+// end), or PyTorch's IndexError.
+func dimIndex(d int64, n int) (int, error) {
+	if n == 0 && (d == 0 || d == -1) { // a 0-d tensor takes dim 0 and -1
+		return 0, nil
+	}
+	if d < -int64(n) || d >= int64(n) {
+		return 0, fmt.Errorf("IndexError: Dimension out of range (expected to be in range of [%d, %d], but got %d)", -n, n-1, d)
+	}
+	if d < 0 {
+		d += int64(n)
+	}
+	return int(d), nil
+}
+
+// Unsqueeze is t.unsqueeze(dim): a view with a dimension of size 1
+// inserted at dim (0 to t's rank).
+func (s *Session) Unsqueeze(t *Tensor, dim int64) (*Tensor, error) {
+	d, err := dimIndex(dim, len(t.Shape)+1)
+	if err != nil {
+		return nil, err
+	}
+	st := t.Strides()
+	inner := int64(1)
+	if d < len(t.Shape) {
+		inner = t.Shape[d] * st[d]
+	}
+	v := restrided(t, slices.Insert(slices.Clone(t.Shape), d, 1), slices.Insert(st, d, inner), t.offset)
+	s.recordView("UnsqueezeBackward0", v, t, false)
+	return v, nil
+}
+
+// Squeeze is t.squeeze(dims...): a view without the given dimensions of
+// size 1 (every one of size 1 when none is given).
+func (s *Session) Squeeze(t *Tensor, dims ...int64) (*Tensor, error) {
+	drop := make([]bool, len(t.Shape))
+	for _, dim := range dims {
+		d, err := dimIndex(dim, len(t.Shape))
+		if err != nil {
+			return nil, err
+		}
+		drop[d] = len(t.Shape) > 0 && t.Shape[d] == 1
+	}
+	var shape, strides []int64
+	st := t.Strides()
+	for d, n := range t.Shape {
+		if len(dims) == 0 && n == 1 || drop[d] {
+			continue
+		}
+		shape, strides = append(shape, n), append(strides, st[d])
+	}
+	node := "SqueezeBackward0"
+	if len(dims) > 0 {
+		node = "SqueezeBackward1"
+	}
+	v := restrided(t, shape, strides, t.offset)
+	s.recordView(node, v, t, false)
+	return v, nil
+}
+
+// Permute is t.permute(dims): a view with its dimensions reordered.
+func (s *Session) Permute(t *Tensor, dims []int64) (*Tensor, error) {
+	if len(dims) != len(t.Shape) {
+		return nil, fmt.Errorf("RuntimeError: permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = %d is not equal to len(dims) = %d", len(t.Shape), len(dims))
+	}
+	st := t.Strides()
+	shape, strides := make([]int64, len(dims)), make([]int64, len(dims))
+	seen := make([]bool, len(dims))
+	for i, dim := range dims {
+		d, err := dimIndex(dim, len(t.Shape))
+		if err != nil {
+			return nil, err
+		}
+		if seen[d] {
+			return nil, fmt.Errorf("RuntimeError: permute(): duplicate dims are not allowed.")
+		}
+		seen[d] = true
+		shape[i], strides[i] = t.Shape[d], st[d]
+	}
+	v := restrided(t, shape, strides, t.offset)
+	s.recordView("PermuteBackward0", v, t, false)
+	return v, nil
+}
+
+// NarrowDim is t.narrow(dim, start, length): a view of length slices of
+// dimension dim from start on.
+func (s *Session) NarrowDim(t *Tensor, dim int64, start, length int64) (*Tensor, error) {
+	d, err := dimIndex(dim, len(t.Shape))
+	if err != nil {
+		return nil, err
+	}
+	if len(t.Shape) == 0 {
+		return nil, fmt.Errorf("RuntimeError: narrow() cannot be applied to a 0-dim tensor.")
+	}
+	if start < 0 {
+		start += t.Shape[d]
+	}
+	if start < 0 || length < 0 || start+length > t.Shape[d] {
+		return nil, fmt.Errorf("RuntimeError: start (%d) + length (%d) exceeds dimension size (%d).", start, length, t.Shape[d])
+	}
+	v := s.slice(t, d, start, length, 1)
+	s.recordView("SliceBackward0", v, t, true)
+	return v, nil
+}
+
+// slice is the view of n slices of dimension d from start on, step
+// apart.
+func (s *Session) slice(t *Tensor, d int, start, n, step int64) *Tensor {
+	st := t.Strides()
+	shape := slices.Clone(t.Shape)
+	shape[d] = n
+	offset := t.offset + uint64(start*st[d])
+	st[d] *= step
+	return restrided(t, shape, st, offset)
+}
+
+// SelectDim is t.select(dim, i) (t[..., i]): the i-th slice of dimension
+// dim, a view without that dimension.
+func (s *Session) SelectDim(t *Tensor, dim, i int64) (*Tensor, error) {
+	d, err := dimIndex(dim, len(t.Shape))
+	if err != nil {
+		return nil, err
+	}
+	if len(t.Shape) == 0 {
+		return nil, fmt.Errorf("IndexError: invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+	}
+	n := t.Shape[d]
+	if i < -n || i >= n {
+		return nil, fmt.Errorf("IndexError: index %d is out of bounds for dimension %d with size %d", i, d, n)
+	}
+	if i < 0 {
+		i += n
+	}
+	st := t.Strides()
+	v := restrided(t, slices.Delete(slices.Clone(t.Shape), d, d+1), slices.Delete(slices.Clone(st), d, d+1), t.offset+uint64(i*st[d]))
+	s.recordView("SelectBackward0", v, t, true)
+	return v, nil
+}
+
+// Chunk is t.chunk(chunks, dim): views of ceil(size/chunks) slices of
+// dim each (the last may be smaller, and fewer than chunks may come).
+func (s *Session) Chunk(t *Tensor, chunks, dim int64) ([]*Tensor, error) {
+	if chunks <= 0 {
+		return nil, fmt.Errorf("RuntimeError: chunk expects `chunks` to be greater than 0, got: %d", chunks)
+	}
+	d, err := dimIndex(dim, len(t.Shape))
+	if err != nil {
+		return nil, err
+	}
+	if len(t.Shape) == 0 {
+		return nil, fmt.Errorf("RuntimeError: chunk expects at least a 1-dimensional tensor")
+	}
+	return s.pieces(t, d, ceilDivInt(t.Shape[d], chunks))
+}
+
+// pieces are the views of size slices of dimension d each that split
+// t, the last what remains; one empty piece of an empty dimension.
+// Autograd's SplitBackward0 (a cat with zeros for pieces without a
+// gradient) is not modelled.
+func (s *Session) pieces(t *Tensor, d int, size int64) ([]*Tensor, error) {
+	if s.gradEnabled && t.requiresGrad() {
+		return nil, NotModelledError("splitting a tensor that autograd records (Tensor.split, chunk)")
+	}
+	var out []*Tensor
+	n := t.Shape[d]
+	for start := int64(0); start == 0 || start < n; start += max(size, 1) {
+		out = append(out, s.slice(t, d, start, min(size, n-start), 1))
+	}
+	return out, nil
+}
+
+// Unbind is t.unbind(dim): every slice of dim, each a view without it.
+// Autograd's UnbindBackward0 (a stack) is not modelled.
+func (s *Session) Unbind(t *Tensor, dim int64) ([]*Tensor, error) {
+	if s.gradEnabled && t.requiresGrad() {
+		return nil, NotModelledError("Tensor.unbind of a tensor that autograd records")
+	}
+	d, err := dimIndex(dim, len(t.Shape))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Tensor, 0, t.Shape[d])
+	for i := range t.Shape[d] {
+		v, err := s.SelectDim(t, int64(d), i)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+func ceilDivInt(a, b int64) int64 { return (a + b - 1) / b }
+
+func init() {
+	integer := func(name, def string) Param { return Param{Name: name, Kind: IntParam, Default: def} }
+	view := func(d *OpDef) *OpDef {
+		d.Function, d.Method = true, true
+		if d.Memory == "" {
+			d.Memory = "view: shares storage; backward passes the gradient on as a view"
+		}
+		return d
+	}
+	declare(
+		view(&OpDef{Name: "unsqueeze", Params: []Param{input, integer("dim", "")},
+			run: func(s *Session, a Args) (*Tensor, error) { return s.Unsqueeze(a.Tensor(0), a.Int(1)) }}),
+		view(&OpDef{Name: "squeeze", Params: []Param{input, {Name: "dim", Kind: DimsParam, Default: "None"}},
+			run: func(s *Session, a Args) (*Tensor, error) { return s.Squeeze(a.Tensor(0), a.Ints(1)...) }}),
+		view(&OpDef{Name: "permute", Params: []Param{input, {Name: "dims", Kind: DimsParam}},
+			run: func(s *Session, a Args) (*Tensor, error) { return s.Permute(a.Tensor(0), a.Ints(1)) }}),
+		view(&OpDef{Name: "transpose", Params: []Param{input, integer("dim0", ""), integer("dim1", "")},
+			run: func(s *Session, a Args) (*Tensor, error) {
+				t := a.Tensor(0)
+				d0, err := dimIndex(a.Int(1), len(t.Shape))
+				if err != nil {
+					return nil, err
+				}
+				d1, err := dimIndex(a.Int(2), len(t.Shape))
+				if err != nil {
+					return nil, err
+				}
+				v := s.Transpose(t, d0, d1)
+				s.recordView("TransposeBackward0", v, t, false)
+				return v, nil
+			}}),
+		view(&OpDef{Name: "t", Params: []Param{input},
+			run: func(s *Session, a Args) (*Tensor, error) {
+				t := a.Tensor(0)
+				if len(t.Shape) > 2 {
+					return nil, fmt.Errorf("RuntimeError: t() expects a tensor with <= 2 dimensions, but self is %dD", len(t.Shape))
+				}
+				v := s.Transpose(t, 0, len(t.Shape)-1)
+				if len(t.Shape) == 2 {
+					s.recordView("TBackward0", v, t, false)
+				}
+				return v, nil
+			}}),
+		view(&OpDef{Name: "narrow", Params: []Param{input, integer("dim", ""), integer("start", ""), integer("length", "")},
+			Memory: "view: shares storage; backward makes a tensor of the input's shape",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				return s.NarrowDim(a.Tensor(0), a.Int(1), a.Int(2), a.Int(3))
+			}}),
+		view(&OpDef{Name: "select", Params: []Param{input, integer("dim", ""), integer("index", "")},
+			Memory: "view: shares storage; backward makes a tensor of the input's shape",
+			run:    func(s *Session, a Args) (*Tensor, error) { return s.SelectDim(a.Tensor(0), a.Int(1), a.Int(2)) }}),
+		view(&OpDef{Name: "chunk", Params: []Param{input, integer("chunks", ""), integer("dim", "0")},
+			Memory:   "views: share storage; under autograd not modelled",
+			runTuple: func(s *Session, a Args) ([]*Tensor, error) { return s.Chunk(a.Tensor(0), a.Int(1), a.Int(2)) }}),
+		view(&OpDef{Name: "split", Params: []Param{input, integer("split_size", ""), integer("dim", "0")},
+			Memory: "views: share storage; under autograd not modelled",
+			runTuple: func(s *Session, a Args) ([]*Tensor, error) {
+				t := a.Tensor(0)
+				d, err := dimIndex(a.Int(2), len(t.Shape))
+				if err != nil {
+					return nil, err
+				}
+				if len(t.Shape) == 0 || a.Int(1) <= 0 {
+					return nil, fmt.Errorf("RuntimeError: split expects split_size be non-negative, but got split_size=%d", a.Int(1))
+				}
+				return s.pieces(t, d, a.Int(1))
+			}}),
+		view(&OpDef{Name: "unbind", Params: []Param{input, integer("dim", "0")},
+			Memory:   "views: share storage; under autograd not modelled",
+			runTuple: func(s *Session, a Args) ([]*Tensor, error) { return s.Unbind(a.Tensor(0), a.Int(1)) }}),
+	)
+}
