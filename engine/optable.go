@@ -30,6 +30,8 @@ const (
 	DimParam                      // a dimension of the op's first tensor, negative ones from the end
 	BoolParam                     // a bool
 	DimsParam                     // dimensions: ints, or one sequence of them (*dims when last and required)
+	DTypeParam                    // a torch.dtype (DType)
+	DeviceParam                   // a device (Device)
 )
 
 // Param is one parameter of an op's signature.
@@ -66,6 +68,9 @@ type OpDef struct {
 	Dunders        []Dunder
 	// Params is PyTorch's signature, the input (self) first.
 	Params []Param
+	// Usage, when set, is how help writes the call (an overloaded
+	// signature) instead of Signature's.
+	Usage string
 	// Memory is the op's memory rule in a few words, for help.
 	Memory string
 	run    func(s *Session, a Args) (*Tensor, error)
@@ -77,7 +82,8 @@ type OpDef struct {
 
 // Args are an op's arguments bound to its Params, one value each, in
 // order: a *Tensor (Scalar() for a number given for an OperandParam),
-// float64, int64, bool or []int64 (DimsParam); nil for None.
+// float64, int64, bool, []int64 (DimsParam), DType or Device; nil for
+// None.
 type Args []any
 
 // Tensor is argument i as a tensor.
@@ -96,6 +102,22 @@ func (a Args) Int(i int) int64 {
 func (a Args) Ints(i int) []int64 {
 	n, _ := a[i].([]int64)
 	return n
+}
+
+// DType is argument i as a dtype, or def when it is None.
+func (a Args) DType(i int, def DType) DType {
+	if d, ok := a[i].(DType); ok {
+		return d
+	}
+	return def
+}
+
+// Device is argument i as a device, or def when it is None.
+func (a Args) Device(i int, def Device) Device {
+	if d, ok := a[i].(Device); ok {
+		return d
+	}
+	return def
 }
 
 // Bool is argument i as a bool.
@@ -136,6 +158,9 @@ func declare(defs ...*OpDef) {
 // Signature is the op as PyTorch's documentation writes it, e.g.
 // "torch.add(input, other, *, alpha=1)".
 func (d *OpDef) Signature() string {
+	if d.Usage != "" {
+		return d.Usage
+	}
 	var parts []string
 	star := false
 	for _, p := range d.Params {
@@ -253,7 +278,7 @@ func (s *Session) Op(name string, tensors ...*Tensor) (*Tensor, error) {
 // NotModelled are names of PyTorch's the tool knows and does not model:
 // calling one is NotImplementedError saying so.
 var NotModelled = []string{
-	"torch.stack", "torch.linspace", "torch.randint", "torch.from_numpy", "torch.save", "torch.load",
+	"torch.stack", "torch.from_numpy", "torch.save", "torch.load",
 	"torch.compile", "torch.einsum", "torch.bmm", "torch.cdist",
 	"Tensor.__rtruediv__",
 }

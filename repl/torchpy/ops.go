@@ -256,6 +256,21 @@ func (b *Binding) bind(d *engine.OpDef, name string, args []eval.Value, kw []eva
 				return nil, err
 			}
 			a[i] = dims
+		case engine.DTypeParam:
+			dt, ok := v.(*DTypeObj)
+			if !ok {
+				return nil, b.in.Raise(eval.TypeErrorType, "%s(): argument '%s' must be torch.dtype, not %s", name, p.Name, eval.TypeOf(v).Name)
+			}
+			a[i] = dt.D
+		case engine.DeviceParam:
+			dev, err := b.deviceArg(v)
+			if err == nil {
+				err = b.cudaStarts(dev)
+			}
+			if err != nil {
+				return nil, err
+			}
+			a[i] = dev
 		case engine.BoolParam:
 			t, err := b.in.Truth(v)
 			if err != nil {

@@ -161,23 +161,6 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 			}
 			return b.create(op, shape, o, nil)
 		})
-		b.fn(m, op+"_like", op+"_like(input, dtype=None, device=None, requires_grad=False)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			if len(args) != 1 {
-				return nil, in.Raise(eval.TypeErrorType, "%s_like() takes 1 positional argument", op)
-			}
-			t, err := b.tensorOf(args[0], op+"_like")
-			if err != nil {
-				return nil, err
-			}
-			o, rest, err := b.factoryKw(op+"_like", kw, factoryOpts{dtype: t.T.DType, device: t.T.Device()})
-			if err != nil {
-				return nil, err
-			}
-			if len(rest) > 0 {
-				return nil, in.Raise(eval.TypeErrorType, "%s_like() got an unexpected keyword argument '%s'", op, rest[0].Name)
-			}
-			return b.create(op, append([]int64(nil), t.T.Shape...), o, nil)
-		})
 	}
 	b.fn(m, "full", "full(size, fill_value, dtype=None, device=None, requires_grad=False)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		o, rest, err := b.factoryKw("full", kw, def)
@@ -195,6 +178,14 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		v, ok := number(a[1])
 		if !ok {
 			return nil, in.Raise(eval.TypeErrorType, "full(): argument 'fill_value' must be Number, not %s", eval.TypeOf(a[1]).Name)
+		}
+		if dt := eval.Kwarg(kw, "dtype"); dt == nil || dt == eval.None { // the fill value's type decides (ops_factories.py)
+			switch a[1].(type) {
+			case bool:
+				o.dtype = engine.DTypes["bool"]
+			case int64, *big.Int:
+				o.dtype = engine.DTypes["int64"]
+			}
 		}
 		return b.create("full", shape, o, []float64{v})
 	})

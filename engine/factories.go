@@ -1,0 +1,84 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Factories of the table: the *_like forms (the input's shape, dtype and
+// device unless given), full_like, eye, linspace and randint; each
+// allocates its output and nothing else (testdata/pyrules/
+// ops_factories.py).
+
+// factoryParams are the keywords every factory takes.
+var factoryParams = []Param{
+	{Name: "dtype", Kind: DTypeParam, Default: "None", KeywordOnly: true},
+	{Name: "device", Kind: DeviceParam, Default: "None", KeywordOnly: true},
+	{Name: "requires_grad", Kind: BoolParam, Default: "False", KeywordOnly: true},
+}
+
+// factory is the entry of a factory: params before the keywords, and
+// spec, which says what it makes from the arguments (its dtype and
+// device defaulted from the last three arguments by make).
+func factory(name, memory string, params []Param, spec func(a Args) (TensorSpec, error)) *OpDef {
+	return &OpDef{Name: name, Function: true, Params: append(params, factoryParams...), Memory: memory,
+		run: func(s *Session, a Args) (*Tensor, error) {
+			sp, err := spec(a)
+			if err != nil {
+				return nil, err
+			}
+			n := len(a)
+			sp.DType, sp.Device, sp.RequiresGrad = a.DType(n-3, sp.DType), a.Device(n-2, sp.Device), a.Bool(n-1)
+			return s.NewTensor(sp)
+		}}
+}
+
+// like is the spec of a *_like factory of op: input's shape, dtype and
+// device; values are full's fill value.
+func like(op string, a Args, values ...float64) TensorSpec {
+	t := a.Tensor(0)
+	return TensorSpec{Op: op, Shape: slices.Clone(t.Shape), DType: t.DType, Device: t.Device(), Values: values}
+}
+
+func init() {
+	for _, op := range []string{"zeros", "ones", "empty", "rand", "randn"} {
+		declare(factory(op+"_like", "new tensor of the input's shape, dtype and device", []Param{input},
+			func(a Args) (TensorSpec, error) { return like(op, a), nil }))
+	}
+	integer := func(name, def string) Param { return Param{Name: name, Kind: IntParam, Default: def} }
+	declare(
+		factory("full_like", "new tensor of the input's shape, dtype and device", []Param{input, {Name: "fill_value", Kind: NumberParam}},
+			func(a Args) (TensorSpec, error) { return like("full", a, a.Number(1)), nil }),
+		factory("randint_like", "new tensor of the input's shape, dtype and device", []Param{input, integer("low", ""), integer("high", "None")},
+			func(a Args) (TensorSpec, error) { return like("rand", a), nil }),
+		factory("eye", "new n x m tensor (float32)", []Param{integer("n", ""), integer("m", "None")},
+			func(a Args) (TensorSpec, error) {
+				m := a.Int(0)
+				if a[1] != nil {
+					m = a.Int(1)
+				}
+				if a.Int(0) < 0 || m < 0 {
+					return TensorSpec{}, fmt.Errorf("RuntimeError: n must be greater or equal to 0, got %d", min(a.Int(0), m))
+				}
+				return TensorSpec{Op: "empty", Shape: []int64{a.Int(0), m}, DType: Float32}, nil
+			}),
+		factory("linspace", "new tensor of steps elements (float32)", []Param{{Name: "start", Kind: NumberParam}, {Name: "end", Kind: NumberParam}, integer("steps", "")},
+			func(a Args) (TensorSpec, error) {
+				if a.Int(2) < 0 {
+					return TensorSpec{}, fmt.Errorf("RuntimeError: number of steps must be non-negative")
+				}
+				return TensorSpec{Op: "empty", Shape: []int64{a.Int(2)}, DType: Float32}, nil
+			}),
+		// randint(high, size) or randint(low, high, size): the second
+		// parameter is high or the size, told apart by the third
+		factory("randint", "new tensor of the size (int64)", []Param{integer("low", ""), {Name: "high", Kind: DimsParam}, {Name: "size", Kind: DimsParam, Default: "None"}},
+			func(a Args) (TensorSpec, error) {
+				size := a.Ints(2)
+				if a[2] == nil {
+					size = a.Ints(1)
+				}
+				return TensorSpec{Op: "rand", Shape: size, DType: DTypes["int64"]}, nil
+			}),
+	)
+	Ops["randint"].Usage = "torch.randint(low=0, high, size, *, dtype=None, device=None, requires_grad=False)"
+}
