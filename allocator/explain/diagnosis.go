@@ -55,14 +55,25 @@ type Diagnosis struct {
 	// Fix is the first candidate (the smallest change) that avoids the
 	// error; nil when none does or there was no error.
 	Fix *Result `json:"fix"`
+	// Lowest is, for a history without an out-of-memory error, the
+	// candidate with the lowest peak reserved, when it is lower than the
+	// history's own; nil otherwise.
+	Lowest *Result `json:"lowest_peak,omitempty"`
 	// NoSettingAvoids reports an error that no allocator setting and no
 	// empty_cache() call avoids (only a larger GPU may).
 	NoSettingAvoids bool `json:"no_setting_avoids"`
 }
 
-// choose picks the fix: the first candidate that avoids the error.
+// choose picks the fix: the first candidate that avoids the error; for
+// a history without one, the candidate that peaks lowest.
 func (d *Diagnosis) choose() {
 	if d.Cause == NoOOM {
+		for i := range d.Candidates {
+			c := &d.Candidates[i]
+			if c.Error == "" && c.Avoids && c.PeakReserved < d.Recorded.PeakReserved && (d.Lowest == nil || c.PeakReserved < d.Lowest.PeakReserved) {
+				d.Lowest = c
+			}
+		}
 		return
 	}
 	d.NoSettingAvoids = true

@@ -174,6 +174,37 @@ func TestNoOOMIsExplainedAtThePeak(t *testing.T) {
 	if len(d.Holders) != 2 || d.Holders[0].Label != "op 1" {
 		t.Errorf("holders %+v, want op 1's then op 0's", d.Holders)
 	}
+	// No candidate peaks lower: expandable segments reach the same 400
+	// MiB, a max_split_size_mb more.
+	if d.Lowest != nil {
+		t.Errorf("lowest %+v, want none lower than as recorded", d.Lowest)
+	}
+}
+
+// Without an error, the candidate that peaks lowest is named: here
+// empty_cache() gives the freed 300 MiB segment back before the 350 MiB
+// request takes a new one.
+func TestNoOOMNamesTheLowestPeak(t *testing.T) {
+	tr := ops(t, "a", 0, uint64(300*mib), "a", 1, uint64(100*mib), "f", 0, "a", 2, uint64(350*mib))
+	d, err := Explain(Input{Trace: tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Cause != NoOOM || d.Lowest == nil || d.Lowest.Change.EmptyCacheBefore == nil || d.Lowest.PeakReserved >= d.Recorded.PeakReserved {
+		t.Fatalf("lowest %+v, as recorded peaks at %d", d.Lowest, d.Recorded.PeakReserved)
+	}
+	for _, c := range d.Candidates {
+		if c.Error == "" && c.PeakReserved < d.Lowest.PeakReserved {
+			t.Errorf("%s peaks at %d, below the lowest named (%s, %d)", c.Change, c.PeakReserved, d.Lowest.Change, d.Lowest.PeakReserved)
+		}
+	}
+	var b strings.Builder
+	if err := d.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "Lowest peak: ") {
+		t.Errorf("text names no lowest peak:\n%s", b.String())
+	}
 }
 
 // The candidates come in the documented order; a setting the history has

@@ -108,6 +108,10 @@ func (d *Diagnosis) writeCandidates(b *strings.Builder) {
 
 func (d *Diagnosis) writeVerdict(b *strings.Builder) {
 	if d.Cause == NoOOM {
+		if l := d.Lowest; l != nil {
+			fmt.Fprintf(b, "Lowest peak: %s reserves at most %s, %s less than as recorded.\n",
+				fixWords(l), size(uint64(l.PeakReserved)), size(uint64(d.Recorded.PeakReserved-l.PeakReserved)))
+		}
 		return
 	}
 	if d.NoSettingAvoids {

@@ -48,7 +48,7 @@ func explainOne(w io.Writer, t *trace.Trace, snap *snapshot.Replay, o trace.Opti
 			in.Trace = snap.Trace
 		}
 		in.Label = func(op int) string { return frameLabel(snap, op) }
-		in.Where = in.Label
+		in.Where = func(op int) string { return frameWhere(snap, op) }
 		in.StepStart = func(op int) int { return snap.StatementStart(op, snapshot.ProgramFrame) }
 	}
 	d, err := explain.Explain(in)
@@ -82,15 +82,27 @@ func frameLabel(snap *snapshot.Replay, op int) string {
 	if len(frames) == 0 {
 		return "no Python frames (C++: autograd's backward, say)"
 	}
-	at := func(f snapshot.Frame) string {
-		return fmt.Sprintf("%s:%d in %s", filepath.Base(f.Filename), f.Line, f.Name)
-	}
 	f, ok := snapshot.ProgramFrame(frames)
 	switch {
 	case !ok:
-		return at(frames[0])
+		return frameAt(frames[0])
 	case f == frames[0]:
-		return at(f)
+		return frameAt(f)
 	}
-	return at(f) + " (" + at(frames[0]) + ")"
+	return frameAt(f) + " (" + frameAt(frames[0]) + ")"
+}
+
+// frameWhere is the statement of the program that ran op: its innermost
+// frame outside torch; empty when the recording has none.
+func frameWhere(snap *snapshot.Replay, op int) string {
+	ev, _ := snap.OpEvent(op)
+	if f, ok := snapshot.ProgramFrame(ev.Frames.Frames()); ok {
+		return frameAt(f)
+	}
+	return ""
+}
+
+// frameAt is a frame as FILE:LINE in FUNCTION.
+func frameAt(f snapshot.Frame) string {
+	return fmt.Sprintf("%s:%d in %s", filepath.Base(f.Filename), f.Line, f.Name)
 }
