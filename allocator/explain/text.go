@@ -27,6 +27,9 @@ func (d *Diagnosis) writeCause(b *strings.Builder) {
 	p := d.At
 	if d.Cause == NoOOM {
 		fmt.Fprintf(b, "No out-of-memory error: the history peaks at op %d with %s reserved, %s allocated.\n", p.Op, size(p.ReservedBytes), size(p.AllocatedBytes))
+		if n := d.Recorded.PastRecordedOOM; n != nil {
+			fmt.Fprintf(b, "Yet allocation %d raised one in the recording, which this replay does not: was the history recorded under a limit? A snapshot records none; give it with --limit-bytes.\n", *n)
+		}
 		return
 	}
 	fmt.Fprintf(b, "Out of memory at op %d (allocation %d): %s asked for on stream %d, with %s allocated and %s reserved; the process may hold %s (%s).\n",

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -128,7 +129,7 @@ func TestReplayExplainRecordedTraining(t *testing.T) {
 		t.Fatal(err)
 	}
 	if fail.FirstOOM == nil || d.At.Allocation != fail.FirstOOM.Allocation || d.At.RequestedBytes != fail.FirstOOM.RequestedBytes {
-		t.Errorf("explained allocation %d of %d bytes; PyTorch's OOM %+v", d.At.Allocation, d.At.RequestedBytes, fail.FirstOOM)
+		t.Fatalf("explained allocation %d of %d bytes; PyTorch's OOM %+v", d.At.Allocation, d.At.RequestedBytes, fail.FirstOOM)
 	}
 	if d.Fix == nil || len(d.Fix.Change.Settings) == 0 || d.Fix.Conf != fix.AllocConf {
 		t.Fatalf("fix %+v; the rerun was recorded under %q", d.Fix, fix.AllocConf)
@@ -139,6 +140,10 @@ func TestReplayExplainRecordedTraining(t *testing.T) {
 	check := append(append([]string{"replay", "--check", "--recorded-limit-bytes", strconv.FormatUint(fix.LimitBytes, 10)}, limits...), "../../testdata/explain/fix.pickle.gz")
 	if out, errOut, code := run(t, check...); code != 0 || !strings.HasPrefix(out, "ok   ") {
 		t.Errorf("the rerun's history does not replay as recorded: exit %d\n%s%s", code, out, errOut)
+	}
+	unlimited, _, _ := run(t, "replay", "--explain", "../../testdata/explain/fail.pickle.gz")
+	if want := fmt.Sprintf("Yet allocation %d raised one in the recording, which this replay does not", fail.FirstOOM.Allocation); !strings.Contains(unlimited, want) {
+		t.Errorf("without its limit, replay --explain lacks %q:\n%s", want, unlimited)
 	}
 	text, _, _ := run(t, append(append([]string{"replay", "--explain"}, limits...), "../../testdata/explain/fail.pickle.gz")...)
 	for _, want := range []string{"Cause: ", "Fix: PYTORCH_CUDA_ALLOC_CONF=" + fix.AllocConf + " avoids", "record_explain.py:"} {
