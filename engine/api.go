@@ -166,29 +166,6 @@ func gradOf(p *Tensor) *Tensor {
 	return p.slot.grad
 }
 
-// MoveParameter moves p (and its .grad) to dev in place, as module.cuda()
-// does to each parameter: the copy is made before the old storage goes.
-func (s *Session) MoveParameter(p *Tensor, dev Device) error {
-	for _, t := range []*Tensor{p, gradOf(p)} {
-		if t == nil || t.Device() == dev {
-			continue
-		}
-		st, err := s.newStorage(dev, t.st.bytes, false)
-		if err == nil {
-			if err = s.copyBytes(st, t.st, 0, t.st.bytes); err != nil {
-				s.release(st)
-			}
-		}
-		if err != nil {
-			return err
-		}
-		st.vals = t.st.vals
-		s.release(t.st)
-		t.st = st
-	}
-	return nil
-}
-
 // EmptyCache is torch.cuda.empty_cache(), on every device.
 func (s *Session) EmptyCache() error {
 	for i, g := range s.gpus {

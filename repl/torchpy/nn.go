@@ -1,7 +1,6 @@
 package torchpy
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
@@ -17,7 +16,6 @@ var (
 	LinearType     = nnClass("Linear", "torch.nn.modules.linear", ModuleType)
 	ReLUType       = nnClass("ReLU", "torch.nn.modules.activation", ModuleType)
 	GELUType       = nnClass("GELU", "torch.nn.modules.activation", ModuleType)
-	SequentialType = nnClass("Sequential", "torch.nn.modules.container", ModuleType)
 )
 
 func nnClass(name, module string, base *eval.Class) *eval.Class {
@@ -131,7 +129,7 @@ func init() {
 		name, _ := args[0].(string)
 		v := args[1]
 		in := b.in
-		ps, ms := sub(o, "_parameters"), sub(o, "_modules")
+		ps, bs, ms := sub(o, "_parameters"), sub(o, "_buffers"), sub(o, "_modules")
 		t, isTensor := v.(*Tensor)
 		_, isMod := isModule(v)
 		switch {
@@ -159,6 +157,12 @@ func init() {
 			}
 			eval.Incref(v)
 			in.PutStr(ps, name, v, "old ."+name)
+		case bs != nil && hasKey(bs, name):
+			if _, ok := v.(*Tensor); !ok && v != eval.None {
+				return nil, in.Raise(eval.TypeErrorType, "cannot assign '%s' as buffer '%s' (torch.nn.Buffer, torch.Tensor or None expected)", in.TypeName(v), name)
+			}
+			eval.Incref(v)
+			in.PutStr(bs, name, v, "old ."+name)
 		case ms != nil && hasKey(ms, name):
 			if v != eval.None {
 				return nil, in.Raise(eval.TypeErrorType, "cannot assign '%s' as child module '%s' (torch.nn.Module or None expected)", in.TypeName(v), name)
@@ -213,69 +217,6 @@ func init() {
 	modMethod(m, "forward", "forward(*input)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return nil, b.in.Raise(eval.NotImplementedErrType, "Module [%s] is missing the required \"forward\" function", o.Type().Name)
 	})
-	modMethod(m, "parameters", "parameters()", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		ps := parameters(o, map[*Tensor]bool{}, nil)
-		items := make([]eval.Value, len(ps))
-		for i, p := range ps {
-			eval.Incref(p)
-			items[i] = p
-		}
-		l := b.in.NewList(items)
-		it, err := b.in.Iter(l)
-		b.in.Decref(l)
-		return it, err
-	})
-	modMethod(m, "children", "children()", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		var items []eval.Value
-		if ms := sub(o, "_modules"); ms != nil {
-			ms.Items(func(_, v eval.Value) bool {
-				eval.Incref(v)
-				items = append(items, v)
-				return true
-			})
-		}
-		l := b.in.NewList(items)
-		it, err := b.in.Iter(l)
-		b.in.Decref(l)
-		return it, err
-	})
-	moveTo := func(name string, dev func(b *Binding, args []eval.Value, kw []eval.KeywordArg) (engine.Device, error)) {
-		modMethod(m, name, name+"()", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			d, err := dev(b, args, kw)
-			if err != nil {
-				return nil, err
-			}
-			if err := b.cudaStarts(d); err != nil {
-				return nil, err
-			}
-			for _, p := range parameters(o, map[*Tensor]bool{}, nil) {
-				if err := b.S.MoveParameter(p.T, d); err != nil {
-					return nil, b.pyErr(err)
-				}
-			}
-			eval.Incref(o)
-			return o, nil
-		})
-	}
-	moveTo("to", func(b *Binding, args []eval.Value, kw []eval.KeywordArg) (engine.Device, error) {
-		v := eval.Kwarg(kw, "device")
-		if len(args) > 0 {
-			v = args[0]
-		}
-		if _, ok := v.(*DTypeObj); ok {
-			return engine.Device{}, b.notModelled("Module.to(dtype)")
-		}
-		return b.deviceArg(v)
-	})
-	moveTo("cuda", func(b *Binding, args []eval.Value, kw []eval.KeywordArg) (engine.Device, error) {
-		if len(args) > 0 {
-			return b.deviceArg(args[0])
-		}
-		return engine.Device{CUDA: true, Index: b.S.CurrentDevice()}, nil
-	})
-	moveTo("cpu", func(b *Binding, args []eval.Value, kw []eval.KeywordArg) (engine.Device, error) {
-		return engine.CPU, nil
-	})
 	modMethod(m, "zero_grad", "zero_grad(set_to_none=True)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		a, err := b.in.ArgSpec("zero_grad", args, kw, 0, "set_to_none")
 		if err != nil {
@@ -290,13 +231,6 @@ func init() {
 		b.S.ZeroGrad(engineTensors(parameters(o, map[*Tensor]bool{}, nil)), toNone)
 		return eval.None, nil
 	})
-	for name, mode := range map[string]bool{"train": true, "eval": false} {
-		modMethod(m, name, name+"()", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			b.in.PutStr(o.Dict, "training", mode, "")
-			eval.Incref(o)
-			return o, nil
-		})
-	}
 	modMethod(m, "__repr__", "", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return b.moduleRepr(o)
 	})
@@ -345,7 +279,7 @@ func (b *Binding) moduleRepr(o *eval.Instance) (eval.Value, error) {
 	return name + "(\n  " + strings.Join(lines, "\n  ") + "\n)", nil
 }
 
-// layers declares Linear, ReLU, GELU and Sequential.
+// layers declares Linear, ReLU and GELU.
 func layers() {
 	modMethod(LinearType, "__init__", "Linear(in_features, out_features, bias=True)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		in := b.in
@@ -461,68 +395,11 @@ func layers() {
 			return b.op(op, x.T)
 		})
 	}
-	modMethod(SequentialType, "__init__", "Sequential(*modules)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		b.moduleInit(o)
-		ms := sub(o, "_modules")
-		for i, a := range args {
-			if _, ok := isModule(a); !ok {
-				return nil, b.in.Raise(eval.TypeErrorType, "%s is not a Module subclass", b.in.TypeName(a))
-			}
-			eval.Incref(a)
-			b.in.PutStr(ms, itoa(i), a, "")
-		}
-		return eval.None, nil
-	})
-	modMethod(SequentialType, "forward", "forward(input)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		if len(args) != 1 {
-			return nil, b.in.Raise(eval.TypeErrorType, "forward() takes 1 input")
-		}
-		var mods []eval.Value
-		sub(o, "_modules").Items(func(_, v eval.Value) bool {
-			mods = append(mods, v)
-			return true
-		})
-		x := args[0]
-		eval.Incref(x)
-		for _, mod := range mods {
-			y, err := b.in.Call(mod, []eval.Value{x}, nil)
-			b.in.Decref(x)
-			if err != nil {
-				return nil, err
-			}
-			x = y
-		}
-		return x, nil
-	})
-	modMethod(SequentialType, "__getitem__", "", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		if err := b.arity("__getitem__", args, 1); err != nil {
-			return nil, err
-		}
-		i, err := b.in.Index(args[0])
-		if err != nil {
-			return nil, err
-		}
-		ms := sub(o, "_modules")
-		n := int64(ms.Len())
-		if i < 0 {
-			i += n
-		}
-		v, ok := ms.GetStr(itoa(int(i)))
-		if !ok {
-			return nil, b.in.Raise(eval.IndexErrorType, "index %d is out of range", i)
-		}
-		eval.Incref(v)
-		return v, nil
-	})
-	modMethod(SequentialType, "__len__", "", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		return int64(sub(o, "_modules").Len()), nil
-	})
 }
 
-func itoa(i int) string { return strconv.Itoa(i) }
 func (b *Binding) nnModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m := in.NewModule("torch.nn")
-	for _, c := range []*eval.Class{ModuleType, LinearType, ReLUType, GELUType, SequentialType} {
+	for _, c := range []*eval.Class{ModuleType, LinearType, ReLUType, GELUType} {
 		m.Set(in, c.Name, c)
 	}
 	b.fn(m, "Parameter", "Parameter(data, requires_grad=True)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
@@ -546,7 +423,10 @@ func (b *Binding) nnModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	}
 	in.AddModule("torch.nn.functional", f)
 	m.Set(in, "functional", f)
-	for _, name := range []string{"Conv2d", "Conv1d", "Conv3d", "BatchNorm2d", "LayerNorm", "Embedding", "Dropout", "MaxPool2d", "CrossEntropyLoss", "MSELoss", "LSTM", "ModuleList", "ModuleDict", "Softmax", "Sigmoid", "Tanh", "Flatten", "Identity", "TransformerEncoderLayer", "MultiheadAttention"} {
+	if err := b.containerLayers(in, m); err != nil {
+		return nil, err
+	}
+	for _, name := range []string{"Conv2d", "Conv1d", "Conv3d", "BatchNorm2d", "LayerNorm", "Embedding", "Dropout", "MaxPool2d", "CrossEntropyLoss", "MSELoss", "LSTM", "Softmax", "TransformerEncoderLayer", "MultiheadAttention"} {
 		b.fn(m, name, "not modelled yet", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			return nil, b.notModelled("torch.nn." + name)
 		})
@@ -595,7 +475,7 @@ func (b *Binding) functionalModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		}
 		return b.wrap(y), nil
 	})
-	for _, name := range []string{"softmax", "cross_entropy", "mse_loss", "dropout", "conv2d", "layer_norm", "scaled_dot_product_attention", "log_softmax", "silu"} {
+	for _, name := range []string{"softmax", "cross_entropy", "mse_loss", "dropout", "conv2d", "layer_norm", "scaled_dot_product_attention", "log_softmax", "silu", "leaky_relu"} {
 		b.fn(m, name, "not modelled yet", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			return nil, b.notModelled("torch.nn.functional." + name)
 		})

@@ -1,0 +1,64 @@
+package engine
+
+// The engine's part of nn.Module's conversions (module.to(), .cuda(),
+// .half()...): each tensor is converted to a new one, which a parameter
+// then takes as its data (param.data = new), as Module._apply does
+// (testdata/pyrules/module_convert.py, recorded with allocator events).
+
+// Convert is t.to(dev, dtype) as Module._apply calls it, outside
+// autograd: t itself (another reference) when it already is on dev with
+// dtype; else one new tensor on dev, converted where t is when it goes
+// to another device (so a conversion from the host makes only the
+// result on the GPU).
+func (s *Session) Convert(t *Tensor, dev Device, dt DType) (*Tensor, error) {
+	was := s.SetGradEnabled(false)
+	defer s.SetGradEnabled(was)
+	if t.Device() == dev {
+		return s.ToDType(t, dt)
+	}
+	if !dev.CUDA {
+		moved, err := s.To(t, dev)
+		if err != nil {
+			return nil, err
+		}
+		defer s.dropTensor(moved)
+		return s.ToDType(moved, dt)
+	}
+	cast, err := s.ToDType(t, dt)
+	if err != nil {
+		return nil, err
+	}
+	defer s.dropTensor(cast)
+	return s.To(cast, dev)
+}
+
+// SetData is t.data = src: t takes src's storage, shape and dtype (its
+// graph and .grad stay); t's old storage goes if nothing else holds it.
+func (s *Session) SetData(t, src *Tensor) {
+	if t.st == src.st {
+		return
+	}
+	old := t.st
+	fn, slot := t.fn, t.slot
+	*t = *src
+	t.fn, t.slot = fn, slot
+	t.st.refs++
+	s.release(old)
+}
+
+// ConvertParameter converts p in place (p.data = p.to(...)), then its
+// .grad the same way, each new tensor made before the old one goes.
+func (s *Session) ConvertParameter(p *Tensor, dev Device, dt func(DType) DType) error {
+	for _, t := range []*Tensor{p, gradOf(p)} {
+		if t == nil {
+			continue
+		}
+		c, err := s.Convert(t, dev, dt(t.DType))
+		if err != nil {
+			return err
+		}
+		s.SetData(t, c)
+		s.dropTensor(c)
+	}
+	return nil
+}

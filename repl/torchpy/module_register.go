@@ -1,0 +1,116 @@
+package torchpy
+
+import (
+	"strings"
+
+	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+)
+
+// nonPersistent is the registry of buffers state_dict leaves out
+// (PyTorch's _non_persistent_buffers_set; a dict of names here).
+const nonPersistent = "_non_persistent_buffers_set"
+
+// checkName is PyTorch's check of a name being registered on o.
+func (b *Binding) checkName(o *eval.Instance, what string, v eval.Value, reg string) (string, error) {
+	name, ok := v.(string)
+	switch {
+	case !ok:
+		return "", b.in.Raise(eval.TypeErrorType, "%s name should be a string. Got %s", what, b.in.TypeName(v))
+	case strings.Contains(name, "."):
+		return "", b.in.Raise(eval.KeyErrorType, "%s name can't contain \".\", got: %s", what, name)
+	case name == "":
+		return "", b.in.Raise(eval.KeyErrorType, "%s name can't be empty string \"\"", what)
+	case hasKey(o.Dict, name) && !hasKey(sub(o, reg), name):
+		return "", b.in.Raise(eval.KeyErrorType, "attribute '%s' already exists", name)
+	}
+	return name, nil
+}
+
+// put registers v (borrowed) as name in o's registry reg, taking it out
+// of the other registries and __dict__ (as __setattr__ does).
+func (b *Binding) put(o *eval.Instance, reg, name string, v eval.Value) {
+	for _, other := range []string{"_parameters", "_buffers", "_modules"} {
+		if d := sub(o, other); other != reg && d != nil {
+			b.in.DelStr(d, name)
+		}
+	}
+	b.in.DelStr(o.Dict, name)
+	eval.Incref(v)
+	b.in.PutStr(sub(o, reg), name, v, "old ."+name)
+}
+
+// registration declares register_buffer, register_parameter,
+// add_module and register_module.
+func registration(m *eval.Class) {
+	modMethod(m, "register_buffer", "register_buffer(name, tensor, persistent=True)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		a, err := b.in.ArgSpec("register_buffer", args, kw, 2, "name", "tensor", "persistent")
+		if err != nil {
+			return nil, err
+		}
+		if sub(o, "_buffers") == nil {
+			return nil, b.in.Raise(eval.AttributeErrorType, "cannot assign buffer before Module.__init__() call")
+		}
+		name, err := b.checkName(o, "buffer", a[0], "_buffers")
+		if err != nil {
+			return nil, err
+		}
+		if _, ok := a[1].(*Tensor); !ok && a[1] != eval.None {
+			return nil, b.in.Raise(eval.TypeErrorType, "cannot assign '%s' object to buffer '%s' (torch Tensor or None required)", b.in.TypeName(a[1]), name)
+		}
+		persistent, err := b.boolArg(a[2], true)
+		if err != nil {
+			return nil, err
+		}
+		b.put(o, "_buffers", name, a[1])
+		np := sub(o, nonPersistent)
+		switch {
+		case !persistent && np == nil:
+			np = b.in.NewDict()
+			b.in.PutStr(o.Dict, nonPersistent, np, "")
+			fallthrough
+		case !persistent:
+			b.in.PutStr(np, name, eval.None, "")
+		case np != nil:
+			b.in.DelStr(np, name)
+		}
+		return eval.None, nil
+	})
+	modMethod(m, "register_parameter", "register_parameter(name, param)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		a, err := b.in.ArgSpec("register_parameter", args, kw, 2, "name", "param")
+		if err != nil {
+			return nil, err
+		}
+		if sub(o, "_parameters") == nil {
+			return nil, b.in.Raise(eval.AttributeErrorType, "cannot assign parameter before Module.__init__() call")
+		}
+		name, err := b.checkName(o, "parameter", a[0], "_parameters")
+		if err != nil {
+			return nil, err
+		}
+		if t, ok := a[1].(*Tensor); (!ok || !t.param) && a[1] != eval.None {
+			return nil, b.in.Raise(eval.TypeErrorType, "cannot assign '%s' object to parameter '%s' (torch.nn.Parameter or None required)", b.in.TypeName(a[1]), name)
+		}
+		b.put(o, "_parameters", name, a[1])
+		return eval.None, nil
+	})
+	for _, method := range []string{"add_module", "register_module"} {
+		modMethod(m, method, method+"(name, module)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			a, err := b.in.ArgSpec(method, args, kw, 2, "name", "module")
+			if err != nil {
+				return nil, err
+			}
+			if sub(o, "_modules") == nil {
+				return nil, b.in.Raise(eval.AttributeErrorType, "cannot assign module before Module.__init__() call")
+			}
+			if _, ok := isModule(a[1]); !ok && a[1] != eval.None {
+				return nil, b.in.Raise(eval.TypeErrorType, "%s is not a Module subclass", b.in.TypeName(a[1]))
+			}
+			name, err := b.checkName(o, "module", a[0], "_modules")
+			if err != nil {
+				return nil, err
+			}
+			b.put(o, "_modules", name, a[1])
+			return eval.None, nil
+		})
+	}
+}
