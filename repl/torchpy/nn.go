@@ -12,10 +12,10 @@ import (
 // and _modules first, so a module's tensors are freed in PyTorch's
 // order when it dies (its own parameters, then its submodules').
 var (
-	ModuleType     = nnClass("Module", "torch.nn.modules.module", nil)
-	LinearType     = nnClass("Linear", "torch.nn.modules.linear", ModuleType)
-	ReLUType       = nnClass("ReLU", "torch.nn.modules.activation", ModuleType)
-	GELUType       = nnClass("GELU", "torch.nn.modules.activation", ModuleType)
+	ModuleType = nnClass("Module", "torch.nn.modules.module", nil)
+	LinearType = nnClass("Linear", "torch.nn.modules.linear", ModuleType)
+	ReLUType   = nnClass("ReLU", "torch.nn.modules.activation", ModuleType)
+	GELUType   = nnClass("GELU", "torch.nn.modules.activation", ModuleType)
 )
 
 func nnClass(name, module string, base *eval.Class) *eval.Class {
