@@ -2,6 +2,7 @@ package explain
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
@@ -91,6 +92,7 @@ func (in *Input) replayTo(t *trace.Trace, o trace.Options, last int) (*state, er
 	for _, k := range liveOp {
 		st.live = append(st.live, k)
 	}
+	slices.Sort(st.live)
 	st.stats, st.segs = a.Stats(), a.Snapshot()
 	return st, nil
 }

@@ -24,6 +24,9 @@ func refuseWithExplain(fs *flag.FlagSet, comparing bool) error {
 	if comparing {
 		return errors.New("--explain and --compare do not go together: --explain picks the configs itself")
 	}
+	if d := fs.Lookup("device"); d != nil && d.Value.String() == "cuda" {
+		return errors.New("--explain and --device cuda do not go together: --explain replays each candidate on a simulated device of the history's size")
+	}
 	given := givenFlags(fs)
 	for _, f := range explainConflicts {
 		if given[f] {

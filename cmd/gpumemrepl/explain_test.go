@@ -162,6 +162,7 @@ func TestReplayExplainRefuses(t *testing.T) {
 		{[]string{"replay", "--explain", "--check", goodTrace}, "--explain and --check do not go together"},
 		{[]string{"replay", "--explain", "--alloc-conf", "expandable_segments:True", goodTrace}, "--explain and --alloc-conf do not go together"},
 		{[]string{"replay", "--explain", goodTrace, "--compare", "default"}, "--explain and --compare do not go together"},
+		{[]string{"replay", "--explain", "--device", "cuda", goodTrace}, "--explain and --device cuda do not go together"},
 	} {
 		wantUsageError(t, tc.args, tc.want)
 	}
