@@ -166,12 +166,15 @@ func (b *Binding) optionalTensor(v eval.Value, several string) (*engine.Tensor, 
 	return t.T, nil
 }
 
-// retainArg is retain_graph: None means create_graph, which is False.
-func (b *Binding) retainArg(v eval.Value) (bool, error) {
-	if v == nil || v == eval.None {
-		return false, nil
+// seedAndRetain reads the gradient to start from (None: ones) and
+// retain_graph (None means create_graph, which is False).
+func (b *Binding) seedAndRetain(gradient, retain eval.Value) (*engine.Tensor, bool, error) {
+	seed, err := b.optionalTensor(gradient, "several gradients")
+	if err != nil || retain == nil || retain == eval.None {
+		return seed, false, err
 	}
-	return b.in.Truth(v)
+	keep, err := b.in.Truth(retain)
+	return seed, keep, err
 }
 
 // autogradGrad is torch.autograd.grad(outputs, inputs, grad_outputs,
@@ -182,11 +185,7 @@ func (b *Binding) autogradGrad(outputs, inputs, gradOutputs, retain eval.Value) 
 	if err != nil {
 		return nil, err
 	}
-	seed, err := b.optionalTensor(gradOutputs, "several grad_outputs")
-	if err != nil {
-		return nil, err
-	}
-	keep, err := b.retainArg(retain)
+	seed, keep, err := b.seedAndRetain(gradOutputs, retain)
 	if err != nil {
 		return nil, err
 	}
@@ -220,11 +219,7 @@ func (b *Binding) backward(t *Tensor, gradient, retain, create, inputs eval.Valu
 	if create != nil && create != eval.None && create != false || inputs != nil && inputs != eval.None {
 		return nil, b.notModelled("backward(create_graph=True) or backward(inputs=...)")
 	}
-	seed, err := b.optionalTensor(gradient, "several gradients")
-	if err != nil {
-		return nil, err
-	}
-	keep, err := b.retainArg(retain)
+	seed, keep, err := b.seedAndRetain(gradient, retain)
 	if err != nil {
 		return nil, err
 	}
@@ -247,22 +242,23 @@ func (b *Binding) requiresGrad(t *Tensor, args []eval.Value, kw []eval.KeywordAr
 	if err != nil {
 		return nil, err
 	}
-	on := true
-	if a[0] != nil {
-		if on, err = b.in.Truth(a[0]); err != nil {
-			return nil, err
-		}
-	}
-	if on {
-		err = b.S.SetRequiresGrad(t.T)
-	} else {
-		err = b.S.ClearRequiresGrad(t.T)
-	}
+	on, err := b.boolArg(a[0], true)
 	if err != nil {
-		return nil, b.pyErr(err)
+		return nil, err
+	}
+	if err := b.setRequiresGrad(t.T, on); err != nil {
+		return nil, err
 	}
 	eval.Incref(t)
 	return t, nil
+}
+
+// setRequiresGrad is requires_grad_(on) of one leaf.
+func (b *Binding) setRequiresGrad(t *engine.Tensor, on bool) error {
+	if on {
+		return b.pyErr(b.S.SetRequiresGrad(t))
+	}
+	return b.pyErr(b.S.ClearRequiresGrad(t))
 }
 
 func init() {

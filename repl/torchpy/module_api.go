@@ -261,13 +261,8 @@ func moduleState(m *eval.Class) {
 			return nil, err
 		}
 		for _, nm := range namedMembers(o, "_parameters", "", true, false) {
-			if on {
-				err = b.S.SetRequiresGrad(nm.t.T)
-			} else {
-				err = b.S.ClearRequiresGrad(nm.t.T)
-			}
-			if err != nil {
-				return nil, b.pyErr(err)
+			if err := b.setRequiresGrad(nm.t.T, on); err != nil {
+				return nil, err
 			}
 		}
 		eval.Incref(o)

@@ -218,15 +218,9 @@ func init() {
 		return nil, b.in.Raise(eval.NotImplementedErrType, "Module [%s] is missing the required \"forward\" function", o.Type().Name)
 	})
 	modMethod(m, "zero_grad", "zero_grad(set_to_none=True)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		a, err := b.in.ArgSpec("zero_grad", args, kw, 0, "set_to_none")
+		toNone, err := b.setToNone(args, kw)
 		if err != nil {
 			return nil, err
-		}
-		toNone := true
-		if a[0] != nil {
-			if toNone, err = b.in.Truth(a[0]); err != nil {
-				return nil, err
-			}
 		}
 		b.S.ZeroGrad(engineTensors(parameters(o, map[*Tensor]bool{}, nil)), toNone)
 		return eval.None, nil
