@@ -40,12 +40,13 @@ func (r *Runner) explainDevice(p *pyPrompt, dev int, asJSON bool) (string, error
 	liveNow := liveAtEnd(rp.Trace)
 	names := r.blockNames(p, dev, rp, liveNow)
 	in := explain.Input{
-		Trace:     rp.Trace,
-		Options:   o,
-		NewDevice: func(total uint64) device.Device { d := sim.New(total); d.SetContextBytes(ctx); return d },
-		GPUs:      ExplainGPUs(),
-		StepStart: func(op int) int { return rp.StatementStart(op, outermost) },
-		Where:     func(op int) string { ev, _ := rp.OpEvent(op); return sourceLine(ev.Frames.Frames()) },
+		Trace:       rp.Trace,
+		Options:     o,
+		NewDevice:   func(total uint64) device.Device { d := sim.New(total); d.SetContextBytes(ctx); return d },
+		GPUs:        ExplainGPUs(),
+		Interrupted: r.Session.Interrupted,
+		StepStart:   func(op int) int { return rp.StatementStart(op, outermost) },
+		Where:       func(op int) string { ev, _ := rp.OpEvent(op); return sourceLine(ev.Frames.Frames()) },
 		Label: func(op int) string {
 			ev, _ := rp.OpEvent(op)
 			label := sourceLine(ev.Frames.Frames())

@@ -1,12 +1,14 @@
 package repl
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
+	"github.com/gpumemrepl/gpumemrepl/allocator/explain"
 	"github.com/gpumemrepl/gpumemrepl/engine"
 	"github.com/gpumemrepl/gpumemrepl/repl/command"
 	"github.com/gpumemrepl/gpumemrepl/repl/eval"
@@ -114,6 +116,9 @@ func (r *Runner) installTool(p *pyPrompt) {
 		}
 		asJSON, _ := args[1].(bool)
 		text, err := r.explainDevice(p, i, asJSON)
+		if errors.Is(err, explain.ErrInterrupted) {
+			return nil, in.Raise(eval.KeyboardInterruptType, "")
+		}
 		if err != nil {
 			return nil, b.Error(err)
 		}

@@ -41,6 +41,9 @@ type Input struct {
 	// Where says where op i is in the program (a source line), for the
 	// empty_cache() candidate; nil: nothing.
 	Where func(op int) string
+	// Interrupted, when set, is asked during every replay whether the
+	// user asked to stop (Ctrl-C); Explain then returns ErrInterrupted.
+	Interrupted func() bool
 	// Label names the holder of the block op i allocated (a variable and
 	// a source line, a stack frame); nil: "op N".
 	Label func(op int) string
@@ -48,6 +51,9 @@ type Input struct {
 
 // ErrNoOps is a history with nothing to replay.
 var ErrNoOps = errors.New("explain: the history has no ops")
+
+// ErrInterrupted is an explain the user stopped.
+var ErrInterrupted = errors.New("explain: interrupted")
 
 // Explain replays in's history and says why it ran out of memory, or
 // where it peaked, and what each candidate change does.

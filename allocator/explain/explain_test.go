@@ -271,3 +271,11 @@ func TestEmptyHistory(t *testing.T) {
 		t.Errorf("got %v, want ErrNoOps", err)
 	}
 }
+
+func TestInterrupted(t *testing.T) {
+	in := fragmentation(t)
+	in.Interrupted = func() bool { return true }
+	if _, err := Explain(in); err != ErrInterrupted {
+		t.Errorf("got %v, want ErrInterrupted", err)
+	}
+}

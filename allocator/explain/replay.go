@@ -48,6 +48,9 @@ func (in *Input) replayAll(t *trace.Trace, o trace.Options) (run, error) {
 	w := trace.NewOOMWatch(t)
 	var r run
 	err = trace.NewReplayer(t, a).Run(func(i int, oom error) error {
+		if i&4095 == 0 && in.Interrupted != nil && in.Interrupted() {
+			return ErrInterrupted
+		}
 		if err := w.Op(i, oom); err != nil {
 			return err
 		}
