@@ -38,12 +38,12 @@ func (m *memo) at(i uint64) (slot, bool) {
 	return m.slotOf(*m.entries.at(i)), true
 }
 
-// scalarAt is entry i when it was put and is a scalar.
-func (m *memo) scalarAt(i uint64) (slot, bool) {
+// scalar is entry i when it was put and is a scalar.
+func (m *memo) scalar(i uint64) (slot, bool) {
 	if i >= m.len() {
 		return slot{}, false
 	}
-	if e := m.entries.at(i); e.scalar {
+	if e := &m.entries.chunks[i/chunkLen][i%chunkLen]; e.scalar {
 		return m.slotOf(*e), true
 	}
 	return slot{}, false

@@ -494,90 +494,80 @@ func (st *stackTable) shared(l *list, t *eventTables) uint32 {
 // boolean, a memo entry that is one) or is MEMOIZE or FRAME, with its
 // argument in the buffer: the items go to a short list of their own
 // rather than the stack, and SETITEMS sets them, as the opcodes would.
-// At any other opcode (a container, another MARK, the buffer's end) the
-// items go on the stack where the opcodes would have put them, and the
-// opcodes go on from there: the file reads the same either way, its
-// errors and their offsets too.
+// At any other opcode (a container, another MARK, the buffer's last
+// bytes) the items go on the stack where the opcodes would have put
+// them, and the opcodes go on from there: the file reads the same
+// either way, its errors and their offsets too.
 func (u *unpickler) eventItems() error {
 	in := u.in
 	items := u.pending[:0]
 loop:
 	for len(u.stack)+len(items) < maxStack {
-		s, width, kind := scalarAt(in.buf[in.i:in.n], &u.memo)
-		switch {
-		case kind == opValue:
-			items = append(items, s)
-		case kind == opMemoize && len(items) > 0:
+		b := in.buf[in.i:in.n]
+		if len(b) < 10 { // the longest fixed opcode: LONG1 of 8 bytes
+			break
+		}
+		s, width := slot{}, 1
+		switch b[0] {
+		case 'h': // BINGET
+			e, ok := u.memo.scalar(uint64(b[1]))
+			if !ok {
+				break loop
+			}
+			s, width = e, 2
+		case 'K': // BININT1
+			s, width = slot{n: uint64(b[1]), k: kInt}, 2
+		case 0x8a: // LONG1
+			n := int(b[1])
+			if n > 8 {
+				break loop
+			}
+			v, _ := int64Of(b[2 : 2+n])
+			s, width = slot{n: v, k: kInt}, 2+n
+		case 'J': // BININT
+			s, width = slot{n: uint64(int64(int32(binary.LittleEndian.Uint32(b[1:])))), k: kInt}, 5
+		case 0x94: // MEMOIZE
+			if len(items) == 0 {
+				break loop
+			}
 			u.memoize(u.memo.len(), items[len(items)-1]) //nolint:errcheck // an entry at the end is never refused
-		case kind == opFrame:
-		case kind == opSetItems:
+			in.i++
+			continue
+		case 'u': // SETITEMS
 			u.at = in.pos()
-			in.i += width
+			in.i++
 			u.pending = items
 			if _, err := u.popMark(); err != nil {
 				return err
 			}
 			return u.setItems(items)
+		case 0x8c: // SHORT_BINUNICODE
+			n := int(b[1])
+			if len(b) < 2+n {
+				break loop
+			}
+			s, width = slot{v: string(b[2 : 2+n])}, 2+n
+		case 'j': // LONG_BINGET
+			e, ok := u.memo.scalar(uint64(binary.LittleEndian.Uint32(b[1:])))
+			if !ok {
+				break loop
+			}
+			s, width = e, 5
+		case 'M': // BININT2
+			s, width = slot{n: uint64(binary.LittleEndian.Uint16(b[1:])), k: kInt}, 3
+		case 'N': // NONE
+		case 0x88, 0x89: // NEWTRUE, NEWFALSE
+			s.v = b[0] == 0x88
+		case 0x95: // FRAME
+			in.i += 9
+			continue
 		default:
 			break loop
 		}
+		items = append(items, s)
 		in.i += width
 	}
 	u.pending = items
 	u.stack = append(u.stack, items...)
 	return nil
-}
-
-// opKind is what scalarAt found.
-type opKind uint8
-
-const (
-	opOther    opKind = iota // anything else, or an opcode not all in the buffer
-	opValue                  // an opcode that pushes a scalar
-	opMemoize                // MEMOIZE
-	opFrame                  // FRAME
-	opSetItems               // SETITEMS
-)
-
-// scalarAt reads the opcode at the start of buf when it pushes a scalar
-// (a number, a string, None, a boolean, or a memo entry that is one), or
-// is MEMOIZE, FRAME or SETITEMS: the value, and the bytes it takes with
-// its argument.
-func scalarAt(buf []byte, m *memo) (slot, int, opKind) {
-	if len(buf) == 0 {
-		return slot{}, 0, opOther
-	}
-	arg := buf[1:]
-	switch op := buf[0]; {
-	case op == 0x94:
-		return slot{}, 1, opMemoize
-	case op == 'u':
-		return slot{}, 1, opSetItems
-	case op == 0x95 && len(arg) >= 8:
-		return slot{}, 9, opFrame
-	case op == 'h' && len(arg) >= 1:
-		if s, ok := m.scalarAt(uint64(arg[0])); ok {
-			return s, 2, opValue
-		}
-	case op == 'j' && len(arg) >= 4:
-		if s, ok := m.scalarAt(uint64(binary.LittleEndian.Uint32(arg))); ok {
-			return s, 5, opValue
-		}
-	case op == 'K' && len(arg) >= 1:
-		return slot{n: uint64(arg[0]), k: kInt}, 2, opValue
-	case op == 'M' && len(arg) >= 2:
-		return slot{n: uint64(binary.LittleEndian.Uint16(arg)), k: kInt}, 3, opValue
-	case op == 'J' && len(arg) >= 4:
-		return slot{n: uint64(int64(int32(binary.LittleEndian.Uint32(arg)))), k: kInt}, 5, opValue
-	case op == 0x8a && len(arg) >= 1 && arg[0] <= 8 && len(arg) > int(arg[0]):
-		v, _ := int64Of(arg[1 : 1+arg[0]])
-		return slot{n: v, k: kInt}, 2 + int(arg[0]), opValue
-	case op == 0x8c && len(arg) >= 1 && len(arg) > int(arg[0]):
-		return slot{v: string(arg[1 : 1+arg[0]])}, 2 + int(arg[0]), opValue
-	case op == 'N':
-		return slot{}, 1, opValue
-	case op == 0x88 || op == 0x89:
-		return slot{v: op == 0x88}, 1, opValue
-	}
-	return slot{}, 0, opOther
 }
