@@ -127,8 +127,11 @@ const (
 // ops_unary.py).
 func unary(name, node string, saves, temps int) *OpDef {
 	memory := "new tensor; saves " + [...]string{"nothing", "its input", "its result"}[saves] + " for backward"
-	if temps > 1 {
-		memory += fmt.Sprintf(", whose backward makes %d temporaries of its size before the gradient", temps-1)
+	switch {
+	case temps == 2:
+		memory += "; backward makes a temporary of its size before the gradient"
+	case temps > 2:
+		memory += fmt.Sprintf("; backward makes %d temporaries of its size before the gradient", temps-1)
 	}
 	return &OpDef{Name: name, Function: true, Method: true, Params: []Param{input}, Memory: memory,
 		InPlace: name + "_", inPlace: inPlaceUnary(node, saves, temps),

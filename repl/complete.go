@@ -55,7 +55,7 @@ func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
 		for _, c := range command.Registry {
 			names = append(names, c.Name)
 		}
-		return suffixes(names, topic)
+		return suffixes(append(names, command.OpTopics()...), topic)
 	}
 	start := pos
 	for start > 0 && (unicode.IsLetter(line[start-1]) || unicode.IsDigit(line[start-1]) || strings.ContainsRune("_:.", line[start-1])) {

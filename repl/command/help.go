@@ -30,7 +30,7 @@ func HelpWidth(name string, width int) string {
 				b.WriteString(helpEntry(c.Usage, firstSentence(c.Summary), width))
 			}
 		}
-		b.WriteString(helpEntry("help [COMMAND]", "this text, or one command's", width))
+		b.WriteString(helpEntry("help [COMMAND]", "this text, or one command's (help torch: the tensor ops modelled, a line each; help OP: one op's)", width))
 		para("Python runs as Python everywhere (help python): at the prompt, in .py scripts (a top-level statement a step) and in .gpumem scripts (a line a step); the short forms above are read into the Python they mean, over the same names, and mix with it.\n")
 		para("Values: zeros, ones, full and torch.tensor keep theirs (print shows them); compute ops, rand and randn leave them unspecified, since only sizes are modelled.\n")
 		return b.String()
@@ -39,6 +39,9 @@ func HelpWidth(name string, width int) string {
 		if c.Name == name && c.Usage != "" {
 			return Wrap(c.Usage+"\n", width, "", "    ") + Wrap(c.Summary+"\n", width, "  ", "  ")
 		}
+	}
+	if h, ok := opHelp(name, width); ok {
+		return h
 	}
 	return Wrap(fmt.Sprintf("help: no command %q (try help)\n", name), width, "", "  ")
 }
