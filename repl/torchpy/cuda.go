@@ -142,8 +142,11 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m.Set(in, "memory", mem)
 	in.Decref(mem)
 	b.deviceInfo(m)
-	b.fn(m, "memory_snapshot", "not modelled yet", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		return nil, b.notModelled("torch.cuda.memory_snapshot")
+	b.fn(m, "memory_snapshot", "memory_snapshot(): every device's segments and blocks, as dicts", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if len(args) > 0 || len(kw) > 0 {
+			return nil, in.Raise(eval.TypeErrorType, "memory_snapshot() takes no arguments")
+		}
+		return b.memorySnapshot(in)
 	})
 	return m, nil
 }

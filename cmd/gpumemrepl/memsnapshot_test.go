@@ -1,0 +1,34 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMemorySnapshot: torch.cuda.memory_snapshot() lists the segments
+// by address with PyTorch's keys in PyTorch's order, each with its
+// blocks, and the list holds no memory of the device.
+func TestMemorySnapshot(t *testing.T) {
+	t.Parallel()
+	script := filepath.Join(t.TempDir(), "snap.py")
+	src := "import torch\na = torch.zeros(1000, device='cuda')\nb = torch.zeros(3 << 20, device='cuda')\ndel a\n" +
+		"snap = torch.cuda.memory_snapshot()\n" +
+		"print(len(snap), [s['total_size'] for s in snap], sum(s['allocated_size'] for s in snap))\n" +
+		"print(list(snap[0]), list(snap[0]['blocks'][0]))\n" +
+		"print([(s['segment_type'], [(bl['size'], bl['state']) for bl in s['blocks']]) for s in snap])\n"
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, "run", "--device", "sim", "--no-color", script)
+	for _, want := range []string{
+		"2 [2097152, 12582912] 12582912\n",
+		"['device', 'address', 'total_size', 'allocated_size', 'active_size', 'requested_size', 'stream', 'segment_type', 'segment_pool_id', 'is_expandable', 'frames', 'blocks'] ['address', 'size', 'requested_size', 'state', 'frames']\n",
+		"[('small', [(2097152, 'inactive')]), ('large', [(12582912, 'active_allocated')])]\n",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d, want %q in\n%s%s", code, want, out, errOut)
+		}
+	}
+}
