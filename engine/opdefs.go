@@ -32,7 +32,7 @@ func init() {
 	declare(
 		&OpDef{Name: "matmul", Function: true, Method: true, Dunders: operators("matmul"), Params: tensors,
 			Memory: "new tensor (mm, mv, or a batch folded into one mm); the cuBLAS workspace on first use; saves each factor the other's gradient needs",
-			run:    func(s *Session, a Args) (*Tensor, error) { return s.matmul(a.Tensor(0), a.Tensor(1)) }},
+			run:    func(s *Session, a Args) (*Tensor, error) { return s.matmul(a.Tensor(0), a.Tensor(1), "") }},
 		&OpDef{Name: "mm", Function: true, Method: true, Params: tensors,
 			Memory: "new tensor; the cuBLAS workspace on first use; saves each factor the other's gradient needs",
 			run: func(s *Session, a Args) (*Tensor, error) {
@@ -40,7 +40,16 @@ func init() {
 				if len(x.Shape) != 2 || len(y.Shape) != 2 {
 					return nil, fmt.Errorf("RuntimeError: self must be a matrix")
 				}
-				return s.matmul(x, y)
+				return s.matmul(x, y, "")
+			}},
+		&OpDef{Name: "bmm", Function: true, Method: true, Params: tensors,
+			Memory: "new tensor; the cuBLAS workspace on first use; saves each batch the other's gradient needs; backward makes mat2's gradient, then self's",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				x, y := a.Tensor(0), a.Tensor(1)
+				if len(x.Shape) != 3 || len(y.Shape) != 3 {
+					return nil, fmt.Errorf("RuntimeError: batch1 must be a 3D tensor")
+				}
+				return s.matmul(x, y, "BmmBackward0")
 			}},
 		arith("add", "new tensor of the broadcast shape; saves nothing", alpha),
 		arith("sub", "new tensor of the broadcast shape; saves nothing; backward negates other's gradient (a new tensor)", alpha),

@@ -201,21 +201,35 @@ func (s *Session) productGrad(g *Tensor, shape []int64) (*Tensor, error) {
 }
 
 // matmul is a @ b: of two matrices (mm), of a batch of matrices by a
-// matrix (folded into one mm), or of a matrix by a vector (mv).
-func (s *Session) matmul(a, b *Tensor) (*Tensor, error) {
+// matrix (folded into one mm), of a matrix by a vector (mv), of a vector
+// by a matrix (an mm of one row, squeezed), or of two batches of
+// matrices (bmm: testdata/pyrules/ops_products.py). node, when set, is
+// the autograd node's name (torch.bmm's).
+func (s *Session) matmul(a, b *Tensor, node string) (*Tensor, error) {
 	ra, rb := len(a.Shape), len(b.Shape)
 	var shape []int64
+	name := "MmBackward0"
 	switch {
 	case ra >= 2 && rb == 2 && a.Shape[ra-1] == b.Shape[0]:
 		shape = append(slices.Clone(a.Shape[:ra-1]), b.Shape[1])
+		if ra > 2 {
+			name = "UnsafeViewBackward0" // the mm's output, viewed back to the batch's shape
+		}
 	case ra == 2 && rb == 1 && a.Shape[1] == b.Shape[0]:
-		shape = []int64{a.Shape[0]}
+		shape, name = []int64{a.Shape[0]}, "MvBackward0"
+	case ra == 1 && rb == 2 && a.Shape[0] == b.Shape[0]:
+		shape, name = []int64{b.Shape[1]}, "SqueezeBackward4"
+	case ra == 3 && rb == 3 && a.Shape[0] == b.Shape[0] && a.Shape[2] == b.Shape[1] && a.IsContiguous() && b.IsContiguous():
+		shape, name = []int64{a.Shape[0], a.Shape[1], b.Shape[2]}, "UnsafeViewBackward0"
 	case ra >= 2 && rb >= 2 && a.Shape[ra-1] == b.Shape[rb-2]:
-		return nil, fmt.Errorf("NotImplementedError: gpumemrepl does not model batched matrix products (bmm) yet, so it cannot say what memory it uses")
+		return nil, NotModelledError("a batched matrix product of other than two contiguous 3-d tensors of one batch size")
 	case ra >= 1 && rb >= 1 && (ra < 2 || rb < 2) && a.Shape[ra-1] == b.Shape[max(rb-2, 0)]:
-		return nil, fmt.Errorf("NotImplementedError: gpumemrepl does not model products of vectors (dot, vector @ matrix) yet, so it cannot say what memory it uses")
+		return nil, NotModelledError("a product of two vectors (dot)")
 	default:
 		return nil, shapeError(a.Shape, b.Shape)
+	}
+	if node != "" {
+		name = node
 	}
 	dev, err := sameDevice(a, b)
 	if err != nil {
@@ -229,15 +243,11 @@ func (s *Session) matmul(a, b *Tensor) (*Tensor, error) {
 		s.dropTensor(out)
 		return nil, err
 	}
+	bw := productBackward(a.Shape, b.Shape, true)
 	if rb == 1 {
-		s.record("MvBackward0", out, []*Tensor{a, b}, savedForProduct(a, b), outerBackward)
-		return out, nil
+		bw = outerBackward
 	}
-	name := "MmBackward0"
-	if ra > 2 {
-		name = "UnsafeViewBackward0" // the mm's output, viewed back to the batch's shape
-	}
-	s.record(name, out, []*Tensor{a, b}, savedForProduct(a, b), productBackward(a.Shape, b.Shape, true))
+	s.record(name, out, []*Tensor{a, b}, savedForProduct(a, b), bw)
 	return out, nil
 }
 

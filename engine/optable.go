@@ -30,6 +30,7 @@ const (
 	DimParam                      // a dimension of the op's first tensor, negative ones from the end
 	BoolParam                     // a bool
 	DimsParam                     // dimensions: ints, or one sequence of them (*dims when last and required)
+	TensorsParam                  // a sequence of tensors ([]*Tensor)
 	DTypeParam                    // a torch.dtype (DType)
 	DeviceParam                   // a device (Device)
 )
@@ -82,8 +83,8 @@ type OpDef struct {
 
 // Args are an op's arguments bound to its Params, one value each, in
 // order: a *Tensor (Scalar() for a number given for an OperandParam),
-// float64, int64, bool, []int64 (DimsParam), DType or Device; nil for
-// None.
+// float64, int64, bool, []int64 (DimsParam), []*Tensor (TensorsParam),
+// DType or Device; nil for None.
 type Args []any
 
 // Tensor is argument i as a tensor.
@@ -96,6 +97,12 @@ func (a Args) Tensor(i int) *Tensor {
 func (a Args) Int(i int) int64 {
 	n, _ := a[i].(int64)
 	return n
+}
+
+// TensorList is argument i as tensors.
+func (a Args) TensorList(i int) []*Tensor {
+	ts, _ := a[i].([]*Tensor)
+	return ts
 }
 
 // Ints is argument i as ints (nil for None).
@@ -278,8 +285,8 @@ func (s *Session) Op(name string, tensors ...*Tensor) (*Tensor, error) {
 // NotModelled are names of PyTorch's the tool knows and does not model:
 // calling one is NotImplementedError saying so.
 var NotModelled = []string{
-	"torch.stack", "torch.from_numpy", "torch.save", "torch.load",
-	"torch.compile", "torch.einsum", "torch.bmm", "torch.cdist",
+	"torch.from_numpy", "torch.save", "torch.load",
+	"torch.compile", "torch.einsum", "torch.cdist",
 	"Tensor.__rtruediv__",
 }
 

@@ -142,14 +142,15 @@ func (t *Tensor) DataPtr() uint64 { return t.st.ptr + t.offset*t.DType.Size }
 // Cat is torch.cat(ts, dim): a new tensor of the inputs laid end to end
 // along dim. Autograd saves nothing; its backward gives each input a
 // slice of the incoming gradient, a view (testdata/pyrules/more_ops.py).
-func (s *Session) Cat(ts []*Tensor, dim int) (*Tensor, error) {
+func (s *Session) Cat(ts []*Tensor, d int64) (*Tensor, error) {
 	if len(ts) == 0 {
 		return nil, errors.New("RuntimeError: torch.cat(): expected a non-empty list of Tensors")
 	}
 	first := ts[0]
 	shape := slices.Clone(first.Shape)
-	if dim < 0 || dim >= len(shape) {
-		return nil, fmt.Errorf("IndexError: Dimension out of range (expected to be in range of [%d, %d], but got %d)", -len(shape), len(shape)-1, dim)
+	dim, err := dimIndex(d, len(shape))
+	if err != nil {
+		return nil, err
 	}
 	shape[dim] = 0
 	for i, t := range ts {
@@ -171,7 +172,15 @@ func (s *Session) Cat(ts []*Tensor, dim int) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.record("CatBackward0", out, ts, nil, func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+	s.record("CatBackward0", out, ts, nil, piecesBackward(dim))
+	return out, nil
+}
+
+// piecesBackward is the backward of an op that lays its inputs side by
+// side along dim (cat, stack): each input's gradient is its piece of
+// the incoming one, a view (strided unless dim is 0).
+func piecesBackward(dim int) backward {
+	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 		grads := make([]*Tensor, len(n.inputs))
 		for i, e := range n.inputs {
 			if e.to == nil {
@@ -181,8 +190,51 @@ func (s *Session) Cat(ts []*Tensor, dim int) (*Tensor, error) {
 			grads[i].strided = dim > 0
 		}
 		return grads, nil
-	})
+	}
+}
+
+// Stack is torch.stack(ts, dim): a new tensor of the inputs, of one
+// shape, along a new dimension dim. Autograd saves nothing; its backward
+// gives each input its slice of the incoming gradient, a view
+// (testdata/pyrules/ops_products.py).
+func (s *Session) Stack(ts []*Tensor, dim int64) (*Tensor, error) {
+	if len(ts) == 0 {
+		return nil, errors.New("RuntimeError: stack expects a non-empty TensorList")
+	}
+	d, err := dimIndex(dim, len(ts[0].Shape)+1)
+	if err != nil {
+		return nil, err
+	}
+	for i, t := range ts {
+		if !slices.Equal(t.Shape, ts[0].Shape) {
+			return nil, fmt.Errorf("RuntimeError: stack expects each tensor to be equal size, but got %s at entry 0 and %s at entry %d", dimList(ts[0].Shape), dimList(t.Shape), i)
+		}
+		if t.DType != ts[0].DType {
+			return nil, NotModelledError("torch.stack of tensors of other dtypes")
+		}
+	}
+	dev, err := sameDevice(ts...)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.alloc(slices.Insert(slices.Clone(ts[0].Shape), d, int64(len(ts))), ts[0].DType, dev)
+	if err != nil {
+		return nil, err
+	}
+	s.record("StackBackward0", out, ts, nil, piecesBackward(d))
 	return out, nil
+}
+
+func init() {
+	tensors := Param{Name: "tensors", Kind: TensorsParam}
+	declare(
+		&OpDef{Name: "cat", Function: true, Params: []Param{tensors, {Name: "dim", Kind: IntParam, Default: "0"}},
+			Memory: "new tensor; saves nothing; backward gives each input a view of the gradient",
+			run:    func(s *Session, a Args) (*Tensor, error) { return s.Cat(a.TensorList(0), a.Int(1)) }},
+		&OpDef{Name: "stack", Function: true, Params: []Param{tensors, {Name: "dim", Kind: IntParam, Default: "0"}},
+			Memory: "new tensor; saves nothing; backward gives each input a view of the gradient",
+			run:    func(s *Session, a Args) (*Tensor, error) { return s.Stack(a.TensorList(0), a.Int(1)) }},
+	)
 }
 
 // gradView is a view of gradient g (another reference to its storage) of

@@ -256,6 +256,18 @@ func (b *Binding) bind(d *engine.OpDef, name string, args []eval.Value, kw []eva
 				return nil, err
 			}
 			a[i] = dims
+		case engine.TensorsParam:
+			var ts []*engine.Tensor
+			if err := b.in.ForEach(v, func(x eval.Value) error {
+				t, err := b.tensorOf(x, name)
+				if err == nil {
+					ts = append(ts, t.T)
+				}
+				return err
+			}); err != nil {
+				return nil, err
+			}
+			a[i] = ts
 		case engine.DTypeParam:
 			dt, ok := v.(*DTypeObj)
 			if !ok {

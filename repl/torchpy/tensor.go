@@ -66,9 +66,10 @@ func (t *Tensor) Finalize(in *eval.Interp) {
 type Binding struct {
 	S  *engine.Session
 	in *eval.Interp
-	// envConf is PYTORCH_CUDA_ALLOC_CONF as os.environ had it when CUDA
-	// was first used.
+	// cudaUsed is set once CUDA was first used (PYTORCH_CUDA_ALLOC_CONF
+	// is read then).
 	cudaUsed bool
+	raw      map[int64]*engine.Tensor // caching_allocator_alloc's blocks, by address
 }
 
 // label is what an event calls a dying tensor: "" for a temporary

@@ -285,37 +285,6 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		}
 		return b.create("arange", []int64{int64(n)}, o, nil)
 	})
-	b.fn(m, "cat", "cat(tensors, dim=0): a new tensor; backward slices the gradient", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		a, err := in.ArgSpec("cat", args, kw, 1, "tensors", "dim")
-		if err != nil {
-			return nil, err
-		}
-		var ts []*engine.Tensor
-		var first *Tensor
-		if err := in.ForEach(a[0], func(v eval.Value) error {
-			t, err := b.tensorOf(v, "cat")
-			if err == nil {
-				ts = append(ts, t.T)
-				if first == nil {
-					first = t
-				}
-			}
-			return err
-		}); err != nil {
-			return nil, err
-		}
-		dim := 0
-		if a[1] != nil && first != nil {
-			if dim, err = b.dim(first, a[1]); err != nil {
-				return nil, err
-			}
-		}
-		out, err := b.S.Cat(ts, dim)
-		if err != nil {
-			return nil, b.pyErr(err)
-		}
-		return b.wrap(out), nil
-	})
 	b.fn(m, "manual_seed", "manual_seed(seed): values are not computed, so this changes nothing", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return eval.None, nil
 	})
