@@ -41,3 +41,22 @@ func (s *Session) MemGetInfo(i int) (free, total uint64, err error) {
 	}
 	return b.dev.MemGetInfo()
 }
+
+// InitDevice is torch.cuda.init() for device i: its CUDA context is
+// made (and its allocator), as a first CUDA call makes them.
+func (s *Session) InitDevice(i int) error {
+	_, err := s.initGPU(i)
+	return err
+}
+
+// ResetAccumulated is torch.cuda.reset_accumulated_memory_stats(i): the
+// counts of allocations and frees (the .allocated and .freed keys of
+// memory_stats) start again from zero.
+func (s *Session) ResetAccumulated(i int) error {
+	g, err := s.initGPU(i)
+	if err != nil {
+		return err
+	}
+	g.alloc.ResetAccumulatedStats()
+	return nil
+}

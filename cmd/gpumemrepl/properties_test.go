@@ -40,8 +40,19 @@ func TestDeviceProperties(t *testing.T) {
 	if err := os.WriteFile(mem, []byte("import torch\nfree, total = torch.cuda.mem_get_info()\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, errOut, code := run(t, "run", "--device", "sim", mem)
+	out, errOut, code := run(t, "run", "--device", "sim", mem)
 	if code != 1 || !strings.HasPrefix(errOut, mem+":2:15: NotImplementedError: torch.cuda.mem_get_info: on a simulated GPU the driver's free memory is not modelled") || strings.Count(errOut, "\n") != 1 {
 		t.Errorf("mem_get_info on a simulated GPU: exit %d, %q", code, errOut)
+	}
+	ctx := filepath.Join(t.TempDir(), "ctx.py")
+	src = "import torch\nprint(torch.cuda.is_initialized())\ntorch.cuda.init()\nprint(torch.cuda.is_initialized(), torch.cuda.memory_reserved())\n" +
+		"with torch.cuda.device(0):\n    x = torch.zeros(4, device='cuda')\nprint(torch.cuda.current_device(), torch.cuda.memory_allocated())\ns = torch.cuda.Stream()\n"
+	if err := os.WriteFile(ctx, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = run(t, "run", "--device", "sim", "--no-color", ctx)
+	if code != 1 || !strings.Contains(out, "False\n") || !strings.Contains(out, "True 0\n") || !strings.Contains(out, "0 512\n") ||
+		!strings.Contains(errOut, ctx+":8:5: NotImplementedError: gpumemrepl does not model torch.cuda.Stream yet") {
+		t.Errorf("init, is_initialized, device(0), Stream: exit %d\n%s%s", code, out, errOut)
 	}
 }

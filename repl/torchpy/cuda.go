@@ -142,6 +142,7 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m.Set(in, "memory", mem)
 	in.Decref(mem)
 	b.deviceInfo(m)
+	b.cudaExtras(m)
 	b.fn(m, "memory_snapshot", "memory_snapshot(): every device's segments and blocks, as dicts", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		if len(args) > 0 || len(kw) > 0 {
 			return nil, in.Raise(eval.TypeErrorType, "memory_snapshot() takes no arguments")
