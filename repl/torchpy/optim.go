@@ -19,11 +19,13 @@ type Optimizer struct {
 	b        *Binding
 }
 
-// The optimizer classes.
+// The optimizer classes, over torch.optim.Optimizer (which isinstance
+// and annotations name; it makes no optimizer itself).
 var (
-	SGDType   = eval.NewClass("SGD", "torch.optim.sgd")
-	AdamType  = eval.NewClass("Adam", "torch.optim.adam")
-	AdamWType = eval.NewClass("AdamW", "torch.optim.adamw")
+	OptimizerType = eval.NewClass("Optimizer", "torch.optim.optimizer")
+	SGDType       = eval.NewClass("SGD", "torch.optim.sgd", OptimizerType)
+	AdamType      = eval.NewClass("Adam", "torch.optim.adam", OptimizerType)
+	AdamWType     = eval.NewClass("AdamW", "torch.optim.adamw", OptimizerType)
 )
 
 // Type is the optimizer's class.
@@ -152,6 +154,7 @@ func (b *Binding) setToNone(args []eval.Value, kw []eval.KeywordArg) (bool, erro
 
 func (b *Binding) optimModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m := in.NewModule("torch.optim")
+	m.Set(in, "Optimizer", OptimizerType)
 	for _, c := range []*eval.Class{SGDType, AdamType, AdamWType} {
 		m.Set(in, c.Name, c)
 		c.New = func(in *eval.Interp, cls *eval.Class, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
