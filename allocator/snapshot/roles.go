@@ -94,11 +94,24 @@ func (l *eventList) add(r eventRecord) { l.records.add(r) }
 func (l *eventList) at(i uint64) eventRecord { return *l.records.at(i) }
 
 // events makes the list's Events, letting go of each chunk once made.
+// Each is written field by field, its zero fields left as made: copying
+// whole Events while the collector runs would take its write barrier
+// over every word of them.
 func (l *eventList) events() []Event {
-	out := make([]Event, 0, l.records.n)
+	out := make([]Event, l.records.n)
+	t := l.tables
+	i := 0
 	for k, c := range l.records.chunks {
 		for _, r := range c {
-			out = append(out, l.tables.event(r))
+			e := &out[i]
+			i++
+			e.Action, e.Addr, e.Size, e.Stream, e.Time, e.missing = t.names[r.action], r.addr, r.size, r.stream, r.time, r.missing
+			if r.frames != 0 {
+				e.Frames = t.stacks[r.frames]
+			}
+			if r.extra != 0 {
+				e.extra = t.extras[r.extra]
+			}
 		}
 		l.records.chunks[k] = nil
 	}
