@@ -31,6 +31,7 @@ type GroupOptions struct {
 	Nesterov    bool // SGD
 	AMSGrad     bool // Adam, AdamW
 	Decoupled   bool // AdamW's weight decay (param *= 1 - lr * wd, in place)
+	Maximize    bool
 	Impl        OptimImpl
 }
 

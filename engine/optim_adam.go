@@ -31,26 +31,27 @@ func (s *Session) adamStep(o *Optimizer, opt GroupOptions, ps []*Tensor) error {
 	case Fused:
 		return nil
 	case ForLoop:
-		return s.adamForLoop(ps, l2)
+		return s.adamForLoop(ps, opt, l2)
 	}
-	return s.adamForeach(ps, l2)
+	return s.adamForeach(ps, opt, l2)
 }
 
-// adamForeach is _multi_tensor_adam: per (device, dtype) bucket, L2
-// weight decay's list of new gradients (deleted once the moments are
-// updated), then the list of square roots of exp_avg_sq (or of
-// max_exp_avg_sq), which lives until the next bucket's list is made and
-// the last until return.
-func (s *Session) adamForeach(ps []*Tensor, l2 bool) error {
+// adamForeach is _multi_tensor_adam: per (device, dtype) bucket, one
+// list of new gradients at most (maximize's negated ones, which L2
+// weight decay adds into; else L2's decayed ones), deleted once the
+// moments are updated, then the list of square roots of exp_avg_sq (or
+// of max_exp_avg_sq), which lives until the next bucket's list is made
+// and the last until return.
+func (s *Session) adamForeach(ps []*Tensor, opt GroupOptions, l2 bool) error {
 	var roots temps
 	defer s.freeTemps(&roots)
 	for _, b := range buckets(ps) {
-		if l2 {
-			decayed, err := s.likeEach(b)
+		if opt.Maximize || l2 {
+			grads, err := s.likeEach(b)
 			if err != nil {
 				return err
 			}
-			s.freeTemps(&decayed)
+			s.freeTemps(&grads)
 		}
 		r, err := s.likeEach(b)
 		if err != nil {
@@ -62,31 +63,27 @@ func (s *Session) adamForeach(ps []*Tensor, l2 bool) error {
 	return nil
 }
 
-// adamForLoop is _single_tensor_adam: per parameter, L2 weight decay's
-// new gradient, then denom = (sqrt(exp_avg_sq) / c).add_(eps): the
-// square root is freed once the quotient exists. The loop's grad goes
-// when the next parameter's is bound, its denom when the next denom is
-// made; at return, grad then denom.
-func (s *Session) adamForLoop(ps []*Tensor, l2 bool) error {
-	var grad, denom *Tensor // the loop's locals when they are new tensors
+// adamForLoop is _single_tensor_adam: per parameter, grad is -grad with
+// maximize (new), then grad + wd * param with L2 weight decay (new); then
+// denom = (sqrt(exp_avg_sq) / c).add_(eps): the square root is freed
+// once the quotient exists, the quotient when the next one is made; at
+// return, grad then denom.
+func (s *Session) adamForLoop(ps []*Tensor, opt GroupOptions, l2 bool) error {
+	grad := loopGrad{s: s}
+	var denom *Tensor
 	defer func() {
-		for _, t := range []*Tensor{grad, denom} {
-			if t != nil {
-				s.dropTensor(t)
-			}
+		grad.release()
+		if denom != nil {
+			s.dropTensor(denom)
 		}
 	}()
 	for _, p := range ps {
-		if grad != nil {
-			s.dropTensor(grad)
-			grad = nil
+		g, err := grad.bind(gradOf(p), opt.Maximize)
+		if err == nil && l2 {
+			_, err = grad.bind(g, true)
 		}
-		if l2 {
-			t, err := s.like(p)
-			if err != nil {
-				return err
-			}
-			grad = t
+		if err != nil {
+			return err
 		}
 		root, err := s.like(p)
 		if err != nil {

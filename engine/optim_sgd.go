@@ -23,17 +23,18 @@ func (s *Session) sgdStep(o *Optimizer, opt GroupOptions, ps []*Tensor) error {
 	return nil
 }
 
-// sgdBucket is _multi_tensor_sgd on one (device, dtype) bucket: weight
-// decay makes a list of new gradients (grad + wd * param); a parameter's
-// first momentum buffer is a clone of its (decayed) gradient; nesterov
-// and the update are in place. The decayed list goes before the next
+// sgdBucket is _multi_tensor_sgd on one (device, dtype) bucket: one
+// list of new gradients at most -- maximize's negated ones (which weight
+// decay then adds into), else weight decay's grad + wd * param; a
+// parameter's first momentum buffer is a clone of its gradient;
+// nesterov and the update are in place. The list goes before the next
 // bucket, last item first.
 func (s *Session) sgdBucket(o *Optimizer, opt GroupOptions, ps []*Tensor) error {
-	var decayed temps
-	defer s.freeTemps(&decayed)
-	if opt.WeightDecay != 0 {
+	var grads temps
+	defer s.freeTemps(&grads)
+	if opt.Maximize || opt.WeightDecay != 0 {
 		var err error
-		if decayed, err = s.likeEach(gradsOf(ps)); err != nil {
+		if grads, err = s.likeEach(gradsOf(ps)); err != nil {
 			return err
 		}
 	}
@@ -50,33 +51,54 @@ func (s *Session) sgdBucket(o *Optimizer, opt GroupOptions, ps []*Tensor) error 
 	return nil
 }
 
-// sgdForLoop is _single_tensor_sgd: per parameter, the decayed gradient
-// (new), the first momentum buffer (a clone of it), nesterov's
-// grad + momentum * buf (new, and the decayed one goes); the local
-// gradient goes when the next parameter's is bound, the last at return.
-func (s *Session) sgdForLoop(o *Optimizer, opt GroupOptions, ps []*Tensor) error {
-	var local *Tensor // the loop's grad when it is a new tensor
-	defer func() {
-		if local != nil {
-			s.dropTensor(local)
+// loopGrad is a for-loop step's local grad: a new tensor it holds (nil
+// while it is a parameter's own .grad), freed when a new value is bound
+// to it -- after that value exists -- or at return.
+type loopGrad struct {
+	s     *Session
+	local *Tensor
+}
+
+// bind makes grad a new tensor like t (t itself when fresh is false).
+func (l *loopGrad) bind(t *Tensor, fresh bool) (*Tensor, error) {
+	var n *Tensor
+	if fresh {
+		var err error
+		if n, err = l.s.like(t); err != nil {
+			return nil, err
 		}
-	}()
-	rebind := func(t *Tensor) {
-		if local != nil {
-			s.dropTensor(local)
-		}
-		local = t
 	}
+	if l.local != nil {
+		l.s.dropTensor(l.local)
+	}
+	l.local = n
+	if n == nil {
+		return t, nil
+	}
+	return n, nil
+}
+
+func (l *loopGrad) release() {
+	if l.local != nil {
+		l.s.dropTensor(l.local)
+		l.local = nil
+	}
+}
+
+// sgdForLoop is _single_tensor_sgd: per parameter, grad is -grad with
+// maximize (new), then grad + wd * param with weight decay (new), the
+// first momentum buffer a clone of it, then nesterov's grad + momentum *
+// buf (new) or the buffer itself.
+func (s *Session) sgdForLoop(o *Optimizer, opt GroupOptions, ps []*Tensor) error {
+	grad := loopGrad{s: s}
+	defer grad.release()
 	for _, p := range ps {
-		rebind(nil)
-		grad := gradOf(p)
-		if opt.WeightDecay != 0 {
-			t, err := s.like(grad)
-			if err != nil {
-				return err
-			}
-			rebind(t)
-			grad = t
+		g, err := grad.bind(gradOf(p), opt.Maximize)
+		if err == nil && opt.WeightDecay != 0 {
+			g, err = grad.bind(g, true)
+		}
+		if err != nil {
+			return err
 		}
 		if opt.Momentum == 0 {
 			continue
@@ -86,15 +108,9 @@ func (s *Session) sgdForLoop(o *Optimizer, opt GroupOptions, ps []*Tensor) error
 				return err
 			}
 		}
-		if !opt.Nesterov {
-			rebind(nil) // grad = buf
-			continue
-		}
-		t, err := s.like(grad)
-		if err != nil {
+		if _, err := grad.bind(g, opt.Nesterov); err != nil {
 			return err
 		}
-		rebind(t)
 	}
 	return nil
 }

@@ -217,7 +217,7 @@ func (o *Optimizer) engineGroups() ([]engine.ParamGroup, error) {
 	b, in := o.b, o.b.in
 	var out []engine.ParamGroup
 	for _, g := range o.groupDicts() {
-		for _, name := range []string{"maximize", "capturable", "differentiable"} {
+		for _, name := range []string{"capturable", "differentiable"} {
 			if truthy(in, g, name) {
 				return nil, b.notModelled(o.cls.Name + "(" + name + "=True)")
 			}
@@ -230,6 +230,7 @@ func (o *Optimizer) engineGroups() ([]engine.ParamGroup, error) {
 		pg.Nesterov = truthy(in, g, "nesterov")
 		pg.AMSGrad = truthy(in, g, "amsgrad")
 		pg.Decoupled = truthy(in, g, "decoupled_weight_decay")
+		pg.Maximize = truthy(in, g, "maximize")
 		fe, _ := g.GetStr("foreach")
 		switch {
 		case truthy(in, g, "fused"):
