@@ -420,6 +420,14 @@ func (b *Binding) nnModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	if err := b.containerLayers(in, m); err != nil {
 		return nil, err
 	}
+	utils := in.NewModule("torch.nn.utils")
+	for _, name := range []string{"clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"} {
+		b.fn(utils, name, "not modelled yet", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			return nil, b.notModelled("torch.nn.utils." + name)
+		})
+	}
+	in.AddModule("torch.nn.utils", utils)
+	m.Set(in, "utils", utils)
 	for _, name := range []string{"Conv2d", "Conv1d", "Conv3d", "BatchNorm2d", "LayerNorm", "Embedding", "Dropout", "MaxPool2d", "CrossEntropyLoss", "MSELoss", "LSTM", "Softmax", "TransformerEncoderLayer", "MultiheadAttention"} {
 		b.fn(m, name, "not modelled yet", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			return nil, b.notModelled("torch.nn." + name)

@@ -127,6 +127,9 @@ func init() {
 	optMethod("state_dict", "state_dict(): references to the state, no copies", func(o *Optimizer, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return o.b.optStateDict(o)
 	})
+	optMethod("load_state_dict", "not modelled yet", func(o *Optimizer, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return nil, o.b.notModelled("optimizer.load_state_dict (its state is cast to each parameter's device and dtype)")
+	})
 	optProperty("param_groups", func(o *Optimizer) (eval.Value, error) {
 		eval.Incref(o.groups)
 		return o.groups, nil
