@@ -2,7 +2,9 @@ package torchpy
 
 import "github.com/gpumemrepl/gpumemrepl/repl/eval"
 
-// lrSchedulerModule is torch.optim.lr_scheduler: schedulers change the
+// lrSchedulerModule is torch.optim.lr_scheduler (StepLR, MultiStepLR,
+// ExponentialLR, ConstantLR, LambdaLR, CosineAnnealingLR, LinearLR,
+// OneCycleLR; the others say they are not modelled): schedulers change the
 // numbers in an optimizer's param_groups and allocate nothing, so they
 // are written in Python over param_groups, with PyTorch 2.11's formulas
 // (the chainable ones where PyTorch's get_lr is chainable, so the floats
@@ -53,6 +55,62 @@ class StepLR(LRScheduler):
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return [group['lr'] for group in self.optimizer.param_groups]
         return [group['lr'] * self.gamma for group in self.optimizer.param_groups]
+
+
+class MultiStepLR(LRScheduler):
+    def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
+        self.milestones = {}
+        for m in milestones:
+            self.milestones[m] = self.milestones.get(m, 0) + 1
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        groups = self.optimizer.param_groups
+        if self.last_epoch not in self.milestones:
+            return [group['lr'] for group in groups]
+        return [group['lr'] * self.gamma ** self.milestones[self.last_epoch] for group in groups]
+
+
+class ExponentialLR(LRScheduler):
+    def __init__(self, optimizer, gamma, last_epoch=-1):
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        groups = self.optimizer.param_groups
+        if self.last_epoch == 0:
+            return [group['lr'] for group in groups]
+        return [group['lr'] * self.gamma for group in groups]
+
+
+class ConstantLR(LRScheduler):
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor = factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        groups = self.optimizer.param_groups
+        if self.last_epoch == 0:
+            return [group['lr'] * self.factor for group in groups]
+        if self.last_epoch != self.total_iters:
+            return [group['lr'] for group in groups]
+        return [group['lr'] * (1.0 / self.factor) for group in groups]
+
+
+def _not_modelled(name):
+    def make(*args, **kwargs):
+        raise NotImplementedError(f"gpumemrepl does not model torch.optim.lr_scheduler.{name} yet, so it cannot say what memory it uses")
+    return make
+
+
+for _name in ('ReduceLROnPlateau', 'SequentialLR', 'ChainedScheduler', 'CyclicLR', 'PolynomialLR',
+              'CosineAnnealingWarmRestarts', 'MultiplicativeLR'):
+    globals()[_name] = _not_modelled(_name)
+del _name
 
 
 class LambdaLR(LRScheduler):
