@@ -155,15 +155,17 @@ func (s *Session) dropTensor(t *Tensor) bool {
 	if t.number {
 		return false
 	}
-	freed := s.release(t.st)
+	// TensorImpl::release_resources: the autograd metadata (grad_fn,
+	// then a leaf's .grad) goes before the storage.
+	last := t.st.refs == 1
 	s.unref(t.fn)
-	if freed && t.slot != nil && t.slot.grad != nil {
+	if last && t.slot != nil && t.slot.grad != nil {
 		// the last reference to a leaf went: its .grad goes with it
 		g := t.slot.grad
 		t.slot.grad = nil
 		s.dropTensor(g)
 	}
-	return freed
+	return s.release(t.st)
 }
 
 // share returns another reference to t: the same storage, node and leaf.

@@ -13,7 +13,7 @@ import (
 // (testdata/pyrules/autograd_api.py, recorded with allocator events).
 
 // errUnused is autograd.grad's error for an input the outputs do not
-// reach.
+// reach, raised after the graph has run.
 var errUnused = errors.New("RuntimeError: One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior.")
 
 // BackwardWith is t.backward(gradient): gradient (nil: ones, for a
@@ -81,11 +81,9 @@ func (s *Session) runGraph(root, seed *Tensor, inputs []*Tensor, retain bool) ([
 	if inputs != nil {
 		want = map[*node]int{}
 		for i, in := range inputs {
-			n := inputNode(in)
-			if _, reached := deps[n]; n == nil || !reached && n != start {
-				return nil, errUnused
+			if n := inputNode(in); n != nil {
+				want[n] = i
 			}
-			want[n] = i
 		}
 		needed = leadsTo(start, want)
 	}
@@ -119,6 +117,9 @@ func (s *Session) runGraph(root, seed *Tensor, inputs []*Tensor, retain bool) ([
 	}, needed, retain)
 	for _, g := range buffers {
 		s.dropTensor(g)
+	}
+	if err == nil && slices.Contains(captured, nil) {
+		err = errUnused // PyTorch finds it once the graph has run
 	}
 	if err != nil {
 		for _, c := range captured {
