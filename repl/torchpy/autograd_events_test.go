@@ -1,0 +1,97 @@
+package torchpy_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/repl"
+)
+
+// event is one allocator event as the --events recordings keep it: what
+// happened and the size asked for.
+type event struct {
+	action string
+	size   uint64
+}
+
+// counted are the events that change memory.
+var counted = map[string]bool{"alloc": true, "free_completed": true, "segment_alloc": true, "segment_free": true}
+
+// recordedEvents are the allocator events of a --events recording, in
+// order, with the line of the statement each came in.
+func recordedEvents(t *testing.T, path string) ([]event, []int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var evs []event
+	var lines []int
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<22)
+	for sc.Scan() {
+		var row struct {
+			Line   int                  `json:"line"`
+			Events [][2]json.RawMessage `json:"events"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range row.Events {
+			var a string
+			var n uint64
+			if json.Unmarshal(e[0], &a) != nil || json.Unmarshal(e[1], &n) != nil {
+				t.Fatalf("%s line %d: an event that is not [action, size]", path, row.Line)
+			}
+			if counted[a] {
+				evs, lines = append(evs, event{a, n}), append(lines, row.Line)
+			}
+		}
+	}
+	return evs, lines
+}
+
+// TestAllocatorEventsInOrder runs the rule scripts of the optimizers,
+// the module API and the autograd API on the simulated H200 and checks
+// that the caching allocator sees every allocation and free PyTorch's
+// did, of the same size, in the same order, and the same segments made
+// and released (the recordings' allocator events, not only each
+// statement's totals).
+func TestAllocatorEventsInOrder(t *testing.T) {
+	for _, name := range []string{"optim_sgd", "optim_adam", "optim_groups", "optim_maximize", "autograd_api", "autograd_more", "module_api"} {
+		t.Run(name, func(t *testing.T) {
+			script := filepath.Join("..", "..", "testdata", "pyrules", name+".py")
+			src, err := os.ReadFile(script)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := engine.NewSession(engine.Options{Preset: engine.Presets["h200"], Backend: "sim", FakeHost: true, Devices: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &repl.Runner{Session: s, Out: io.Discard, Err: io.Discard, File: script, KeepGoing: true}
+			r.PyScript(src)
+			var got []event
+			for _, e := range s.History(0) {
+				if counted[e.Action] {
+					got = append(got, event{e.Action, e.Size})
+				}
+			}
+			want, lines := recordedEvents(t, filepath.Join("..", "..", "testdata", "pyrules", name+".jsonl"))
+			for i := range min(len(got), len(want)) {
+				if got[i] != want[i] {
+					t.Fatalf("event %d (line %d): %s %d, PyTorch's %s %d", i, lines[i], got[i].action, got[i].size, want[i].action, want[i].size)
+				}
+			}
+			if len(got) != len(want) {
+				t.Errorf("%d events, PyTorch's %d", len(got), len(want))
+			}
+		})
+	}
+}
