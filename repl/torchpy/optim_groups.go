@@ -51,6 +51,9 @@ func (b *Binding) newOptimizer(cls *eval.Class, args []eval.Value, kw []eval.Key
 	if err != nil {
 		return nil, err
 	}
+	if t, ok := a[0].(*Tensor); ok {
+		return nil, in.Raise(eval.TypeErrorType, "params argument given to the optimizer should be an iterable of Tensors or dicts, but got %s", typename(t.T))
+	}
 	o := &Optimizer{cls: cls, b: b, defaults: in.NewDict(), groups: in.NewList(nil)}
 	eval.Track(in, o)
 	for i, d := range opts {
@@ -141,8 +144,17 @@ func (b *Binding) addParamGroup(o *Optimizer, v eval.Value) error {
 	if !ok {
 		return in.Raise(eval.KeyErrorType, "'params'")
 	}
-	var ps []eval.Value
+	if eval.TypeOf(pv) == eval.SetType {
+		return in.Raise(eval.TypeErrorType, "optimizer parameters need to be organized in ordered collections, but the ordering of tensors in sets will change between runs. Please use a list instead.")
+	}
+	var ps, names []eval.Value
 	collect := func(t eval.Value) error {
+		if tup, ok := t.(*eval.Tuple); ok && len(tup.Items()) == 2 {
+			// named_parameters(): (name, tensor), the names kept as param_names
+			if name, ok := tup.Items()[0].(string); ok {
+				names, t = append(names, name), tup.Items()[1]
+			}
+		}
 		if _, ok := t.(*Tensor); !ok {
 			return in.Raise(eval.TypeErrorType, "optimizer can only optimize Tensors, but one of the params is %s", in.TypeName(t))
 		}
@@ -166,6 +178,9 @@ func (b *Binding) addParamGroup(o *Optimizer, v eval.Value) error {
 	src.Items(func(k, v eval.Value) bool {
 		if k == "params" {
 			in.PutStr(g, "params", in.NewList(ps), "")
+			if len(names) > 0 && len(names) == len(ps) {
+				in.PutStr(g, "param_names", in.NewList(names), "")
+			}
 		} else if err == nil {
 			err = in.SetItem(g, k, v)
 		}
@@ -332,4 +347,17 @@ func (o *Optimizer) numParams() int {
 		n += len(groupParams(g))
 	}
 	return n
+}
+
+// legacyNames are the legacy tensor type names by dtype.
+var legacyNames = map[string]string{"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+	"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+// typename is torch.typename(t): torch.cuda.FloatTensor and the like.
+func typename(t *engine.Tensor) string {
+	dev := ""
+	if t.Device().CUDA {
+		dev = "cuda."
+	}
+	return "torch." + dev + legacyNames[t.DType.Name] + "Tensor"
 }
