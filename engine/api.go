@@ -39,6 +39,8 @@ type TensorSpec struct {
 	RequiresGrad bool
 	// Values are full's fill value, or tensor's elements.
 	Values []float64
+	// Pinned puts a CPU tensor in pinned host memory (pin_memory=True).
+	Pinned bool
 }
 
 // NewTensor makes a tensor as a factory does.
@@ -47,7 +49,16 @@ func (s *Session) NewTensor(sp TensorSpec) (*Tensor, error) {
 		return nil, err
 	}
 	t := &Tensor{Shape: sp.Shape, DType: sp.DType}
-	st, err := s.newStorage(sp.Device, t.Bytes(), sp.Op != "empty")
+	var st *storage
+	var err error
+	switch {
+	case sp.Pinned && sp.Device.CUDA:
+		err = errors.New("Only dense CPU tensors can be pinned")
+	case sp.Pinned:
+		st, err = s.newPinnedStorage(t.Bytes())
+	default:
+		st, err = s.newStorage(sp.Device, t.Bytes(), sp.Op != "empty")
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,10 @@ package engine
 type Figures struct {
 	HostRSS   uint64 // resident set of this process (or, in FakeHost mode, the bytes of live host tensors)
 	HostKnown bool
-	Devices   []DeviceFigures
+	// Pinned is the pinned host memory the caching host allocator holds,
+	// in use or cached (part of HostRSS).
+	Pinned  uint64
+	Devices []DeviceFigures
 }
 
 // DeviceFigures are one GPU's numbers.
@@ -34,10 +37,11 @@ type DeviceFigures struct {
 func (s *Session) Measure() Figures {
 	f := Figures{}
 	if s.opts.FakeHost {
-		f.HostRSS, f.HostKnown = s.hostLive, true
+		f.HostRSS, f.HostKnown = s.hostLive+s.pinnedReserved(), true
 	} else {
 		f.HostRSS, f.HostKnown = readRSS()
 	}
+	f.Pinned = s.pinnedReserved()
 	for _, g := range s.gpus {
 		st := g.stats()
 		d := DeviceFigures{

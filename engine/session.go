@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
+	"github.com/gpumemrepl/gpumemrepl/allocator/host"
 	"github.com/gpumemrepl/gpumemrepl/allocator/device/sim"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 )
@@ -104,6 +105,10 @@ type Session struct {
 	current  int             // torch.cuda.current_device()
 	peers    map[[2]int]bool // (from, to) device pairs whose first copy has run
 	hostLive uint64          // bytes of live host storages
+	// pinned is the caching host allocator (made at the first pinned
+	// tensor), and pinnedBufs the host memory of its blocks.
+	pinned     *host.Allocator
+	pinnedBufs map[*host.Block]*hostBuf
 	events   []string
 	notice   string
 	// Autograd: whether ops record graphs, the last node's sequence
@@ -415,6 +420,8 @@ func (s *Session) release(st *storage) bool {
 			g.alloc.Free(st.ptr) //nolint:errcheck // the engine only frees what it allocated
 			g.history.Add("free_completed", st.ptr, st.bytes)
 		}
+	} else if st.pinned != nil {
+		s.releasePinned(st)
 	} else {
 		if st.host != nil {
 			st.host.free()

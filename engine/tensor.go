@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator/host"
 )
 
 // DType is a tensor element type.
@@ -60,6 +62,7 @@ type storage struct {
 	ptr    uint64   // device address (CUDA)
 	stream uint64   // the CUDA stream it was allocated on (CUDA)
 	host   *hostBuf // host memory (CPU)
+	pinned *host.Block // its block of pinned host memory (a pinned CPU storage)
 	refs   int      // tensors that use it
 	// version counts the in-place writes to it (PyTorch's version
 	// counter, which a tensor's views share).

@@ -143,16 +143,19 @@ func (a *Allocator) processEvents() {
 }
 
 // EmptyCache is torch._C._host_emptyCache(): the free blocks go back to
-// the driver (those behind a finished copy too).
-func (a *Allocator) EmptyCache() {
+// the driver (those behind a finished copy too), and are returned.
+func (a *Allocator) EmptyCache() []*Block {
 	a.processEvents()
+	var gone []*Block
 	for i := range a.free {
 		for _, b := range a.free[i] {
 			a.stats.Allocations.decrease(1)
 			a.stats.AllocatedBytes.decrease(int64(b.Size))
+			gone = append(gone, b)
 		}
 		a.free[i] = nil
 	}
+	return gone
 }
 
 // Reserved is the pinned memory held from the driver, in use or cached.

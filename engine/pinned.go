@@ -1,0 +1,130 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator/host"
+)
+
+// pinnedHost is the session's caching host allocator (pinned memory),
+// made at its first use.
+func (s *Session) pinnedHost() *host.Allocator {
+	if s.pinned == nil {
+		s.pinned = host.New()
+		s.pinnedBufs = map[*host.Block]*hostBuf{}
+	}
+	return s.pinned
+}
+
+// newPinnedStorage is n bytes of pinned host memory: a block of the
+// caching host allocator. A block the driver gives anew is written
+// through (page-locked memory is resident), so host RSS rises by its
+// size, and stays so while the block is cached.
+func (s *Session) newPinnedStorage(n uint64) (*storage, error) {
+	st := &storage{device: Device{}, bytes: n, refs: 1}
+	if n == 0 {
+		return st, nil
+	}
+	b := s.pinnedHost().Alloc(n)
+	buf, cached := s.pinnedBufs[b]
+	if !cached {
+		if avail, ok := memAvailable(); ok && b.Size > avail {
+			s.pinned.Free(b)
+			return nil, &hostAllocError{bytes: b.Size}
+		}
+		if !s.opts.FakeHost {
+			var err error
+			if buf, err = s.newHostBuf(b.Size, true); err != nil {
+				s.pinned.Free(b)
+				return nil, err
+			}
+		}
+		s.pinnedBufs[b] = buf
+	}
+	st.pinned = b
+	if buf != nil {
+		st.host = &hostBuf{mem: buf.mem[:n]}
+	}
+	return st, nil
+}
+
+// releasePinned gives a pinned storage's block back to the host
+// allocator's cache.
+func (s *Session) releasePinned(st *storage) { s.pinned.Free(st.pinned) }
+
+// PinMemory is t.pin_memory() of a CPU tensor that is not pinned: a copy
+// of it in pinned memory.
+func (s *Session) PinMemory(t *Tensor) (*Tensor, error) {
+	if t.Device().CUDA {
+		return nil, fmt.Errorf("cannot pin '%s' only dense CPU tensors can be pinned", tensorType(t))
+	}
+	st, err := s.newPinnedStorage(t.Bytes())
+	if err == nil {
+		if err = s.copyBytes(st, t.st, t.offset*t.DType.Size, t.Bytes()); err != nil {
+			s.release(st)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	st.vals = elementValues(t)
+	return &Tensor{Shape: t.Shape, DType: t.DType, st: st}, nil
+}
+
+// IsPinned reports whether t is in pinned host memory (is_pinned()).
+func (t *Tensor) IsPinned() bool { return t.st.pinned != nil }
+
+// CopiedAsync notes that t was copied to a GPU with non_blocking=True:
+// when t is pinned, its block is not reused until that copy is known to
+// be done (a synchronize).
+func (s *Session) CopiedAsync(t *Tensor) {
+	if t.st.pinned != nil {
+		s.pinned.RecordUse(t.st.pinned)
+	}
+}
+
+// Synchronize is torch.cuda.synchronize(): every copy issued has
+// finished, so pinned blocks freed behind one can be reused.
+func (s *Session) Synchronize() {
+	if s.pinned != nil {
+		s.pinned.Synchronize()
+	}
+}
+
+// HostEmptyCache is torch._C._host_emptyCache(): the cached pinned
+// blocks go back to the driver.
+func (s *Session) HostEmptyCache() {
+	if s.pinned == nil {
+		return
+	}
+	for _, b := range s.pinned.EmptyCache() {
+		if buf := s.pinnedBufs[b]; buf != nil {
+			buf.free()
+		}
+		delete(s.pinnedBufs, b)
+	}
+}
+
+// HostMemoryStats is torch.cuda.host_memory_stats() without its timings:
+// nil until CUDA is initialized, as PyTorch reports none before.
+func (s *Session) HostMemoryStats() map[string]int64 {
+	inited := false
+	for _, g := range s.gpus {
+		inited = inited || g.alloc != nil
+	}
+	if !inited {
+		return nil
+	}
+	return s.pinnedHost().Stats().Values()
+}
+
+// ResetPeakHost is torch.cuda.reset_peak_host_memory_stats().
+func (s *Session) ResetPeakHost() { s.pinnedHost().ResetPeak() }
+
+// pinnedReserved is the pinned host memory held, in use or cached.
+func (s *Session) pinnedReserved() uint64 {
+	if s.pinned == nil {
+		return 0
+	}
+	return s.pinned.Reserved()
+}
