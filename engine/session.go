@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
-	"github.com/gpumemrepl/gpumemrepl/allocator/host"
 	"github.com/gpumemrepl/gpumemrepl/allocator/device/sim"
+	"github.com/gpumemrepl/gpumemrepl/allocator/host"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 )
 
@@ -109,8 +109,8 @@ type Session struct {
 	// tensor), and pinnedBufs the host memory of its blocks.
 	pinned     *host.Allocator
 	pinnedBufs map[*host.Block]*hostBuf
-	events   []string
-	notice   string
+	events     []string
+	notice     string
 	// Autograd: whether ops record graphs, the last node's sequence
 	// number, whether backward is running (it has a thread, and so cuBLAS
 	// workspaces, of its own).

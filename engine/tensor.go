@@ -59,11 +59,11 @@ func (d Device) String() string {
 type storage struct {
 	device Device
 	bytes  uint64
-	ptr    uint64   // device address (CUDA)
-	stream uint64   // the CUDA stream it was allocated on (CUDA)
-	host   *hostBuf // host memory (CPU)
+	ptr    uint64      // device address (CUDA)
+	stream uint64      // the CUDA stream it was allocated on (CUDA)
+	host   *hostBuf    // host memory (CPU)
 	pinned *host.Block // its block of pinned host memory (a pinned CPU storage)
-	refs   int      // tensors that use it
+	refs   int         // tensors that use it
 	// version counts the in-place writes to it (PyTorch's version
 	// counter, which a tensor's views share).
 	version int
