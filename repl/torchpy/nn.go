@@ -397,17 +397,24 @@ func (b *Binding) nnModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		m.Set(in, c.Name, c)
 	}
 	b.fn(m, "Parameter", "Parameter(data, requires_grad=True)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		if len(args) != 1 {
-			return nil, in.Raise(eval.TypeErrorType, "Parameter() takes one tensor")
+		a, err := in.ArgSpec("Parameter", args, kw, 1, "data", "requires_grad")
+		if err != nil {
+			return nil, err
 		}
-		t, err := b.tensorOf(args[0], "Parameter")
+		t, err := b.tensorOf(a[0], "Parameter")
+		if err != nil {
+			return nil, err
+		}
+		grad, err := b.boolArg(a[1], true)
 		if err != nil {
 			return nil, err
 		}
 		d := b.S.Detach(t.T)
-		if err := b.S.SetRequiresGrad(d); err != nil {
-			b.S.Release(d)
-			return nil, b.pyErr(err)
+		if grad {
+			if err := b.S.SetRequiresGrad(d); err != nil {
+				b.S.Release(d)
+				return nil, b.pyErr(err)
+			}
 		}
 		return b.newParam(d), nil
 	})
