@@ -20,10 +20,24 @@ func (b *Binding) checkName(o *eval.Instance, what string, v eval.Value, reg str
 		return "", b.in.Raise(eval.KeyErrorType, "%s name can't contain \".\", got: %s", what, name)
 	case name == "":
 		return "", b.in.Raise(eval.KeyErrorType, "%s name can't be empty string \"\"", what)
-	case hasKey(o.Dict, name) && !hasKey(sub(o, reg), name):
+	case hasAttr(o, name) && !hasKey(sub(o, reg), name):
 		return "", b.in.Raise(eval.KeyErrorType, "attribute '%s' already exists", name)
 	}
 	return name, nil
+}
+
+// hasAttr is hasattr(o, name) for a module: its __dict__, its
+// registries, its class.
+func hasAttr(o *eval.Instance, name string) bool {
+	if hasKey(o.Dict, name) || o.Type().Lookup(name) != nil {
+		return true
+	}
+	for _, reg := range []string{"_parameters", "_buffers", "_modules"} {
+		if d := sub(o, reg); d != nil && hasKey(d, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // put registers v (borrowed) as name in o's registry reg, taking it out
