@@ -339,7 +339,7 @@ func init() {
 				if len(t.Shape) > 2 {
 					return nil, fmt.Errorf("RuntimeError: t() expects a tensor with <= 2 dimensions, but self is %dD", len(t.Shape))
 				}
-				v := s.Transpose(t, 0, len(t.Shape)-1)
+				v := s.Transpose(t, 0, max(len(t.Shape)-1, 0)) // a 0-d tensor is its own t()
 				if len(t.Shape) == 2 {
 					s.recordView("TBackward0", v, t, false)
 				}
