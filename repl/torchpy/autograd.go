@@ -238,11 +238,7 @@ func (b *Binding) tensorBackward(t *Tensor, args []eval.Value, kw []eval.Keyword
 
 // requiresGrad is Tensor.requires_grad_(requires_grad=True).
 func (b *Binding) requiresGrad(t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-	a, err := b.in.ArgSpec("requires_grad_", args, kw, 0, "requires_grad")
-	if err != nil {
-		return nil, err
-	}
-	on, err := b.boolArg(a[0], true)
+	on, err := b.requiresGradArg(args, kw)
 	if err != nil {
 		return nil, err
 	}
@@ -251,6 +247,15 @@ func (b *Binding) requiresGrad(t *Tensor, args []eval.Value, kw []eval.KeywordAr
 	}
 	eval.Incref(t)
 	return t, nil
+}
+
+// requiresGradArg reads requires_grad_'s flag (default True).
+func (b *Binding) requiresGradArg(args []eval.Value, kw []eval.KeywordArg) (bool, error) {
+	a, err := b.in.ArgSpec("requires_grad_", args, kw, 0, "requires_grad")
+	if err != nil {
+		return false, err
+	}
+	return b.boolArg(a[0], true)
 }
 
 // setRequiresGrad is requires_grad_(on) of one leaf.

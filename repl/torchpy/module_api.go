@@ -252,11 +252,7 @@ func moduleState(m *eval.Class) {
 		return b.train(o, false)
 	})
 	modMethod(m, "requires_grad_", "requires_grad_(requires_grad=True)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		a, err := b.in.ArgSpec("requires_grad_", args, kw, 0, "requires_grad")
-		if err != nil {
-			return nil, err
-		}
-		on, err := b.boolArg(a[0], true)
+		on, err := b.requiresGradArg(args, kw)
 		if err != nil {
 			return nil, err
 		}

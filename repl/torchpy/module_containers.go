@@ -35,7 +35,28 @@ def _index(container, idx):
     return str(idx % n)
 
 
-class Sequential(Module):
+class _Indexed(Module):
+    # what Sequential and ModuleList share: children named 0, 1, 2...
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return self.__class__(self._slice(list(self._modules.items())[idx]))
+        return self._modules[_index(self, idx)]
+
+    def __setitem__(self, idx, module):
+        setattr(self, _index(self, idx), module)
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+
+class Sequential(_Indexed):
     def __init__(self, *args):
         super().__init__()
         if len(args) == 1 and isinstance(args[0], dict):
@@ -45,26 +66,11 @@ class Sequential(Module):
             for idx, module in enumerate(args):
                 self.add_module(str(idx), module)
 
-    def __getitem__(self, idx):
-        if isinstance(idx, slice):
-            return self.__class__(dict(list(self._modules.items())[idx]))
-        return self._modules[_index(self, idx)]
-
-    def __setitem__(self, idx, module):
-        setattr(self, _index(self, idx), module)
+    def _slice(self, items):
+        return dict(items)
 
     def __delitem__(self, idx):
         delattr(self, _index(self, idx))
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
 
     def forward(self, input):
         for module in self:
@@ -72,32 +78,17 @@ class Sequential(Module):
         return input
 
 
-class ModuleList(Module):
+class ModuleList(_Indexed):
     def __init__(self, modules=None):
         super().__init__()
         if modules is not None:
             self.extend(modules)
 
-    def __getitem__(self, idx):
-        if isinstance(idx, slice):
-            return self.__class__(list(self._modules.values())[idx])
-        return self._modules[_index(self, idx)]
-
-    def __setitem__(self, idx, module):
-        setattr(self, _index(self, idx), module)
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
+    def _slice(self, items):
+        return [module for _, module in items]
 
     def __iadd__(self, modules):
         return self.extend(modules)
-
-    def append(self, module):
-        self.add_module(str(len(self)), module)
-        return self
 
     def extend(self, modules):
         offset = len(self)
