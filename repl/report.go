@@ -77,6 +77,9 @@ func writeReport(w io.Writer, prev, cur engine.Figures, events []string) {
 	if cur.HostKnown {
 		host = "    host " + size(cur.HostRSS) + hostDelta(prev.HostRSS, cur.HostRSS)
 	}
+	if cur.Pinned > 0 || prev.Pinned > 0 { // the caching host allocator's blocks, part of host
+		host += " (pinned " + size(cur.Pinned) + delta(prev.Pinned, cur.Pinned) + ")"
+	}
 	var devs []string
 	for i, d := range cur.Devices {
 		p := engine.DeviceFigures{}

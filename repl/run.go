@@ -62,6 +62,7 @@ type jsonStep struct {
 	EndLine    int          `json:"end_line,omitempty"`
 	Source     string       `json:"source"`
 	HostRSS    *uint64      `json:"host_rss_bytes"`
+	PinnedHost uint64       `json:"pinned_host_bytes,omitempty"`
 	Allocated  uint64       `json:"allocated_bytes"`
 	Reserved   uint64       `json:"reserved_bytes"`
 	MaxAlloc   uint64       `json:"max_allocated_bytes"`
@@ -89,6 +90,7 @@ func (r *Runner) writeStepJSON(lineNo, endLine int, src string, f engine.Figures
 	if f.HostKnown {
 		s.HostRSS = &f.HostRSS
 	}
+	s.PinnedHost = f.Pinned
 	for i, d := range f.Devices {
 		jd := jsonDevice{Device: fmt.Sprintf("cuda:%d", i), Allocated: d.Allocated, Reserved: d.Reserved, MaxAlloc: d.MaxAllocated, MaxReserve: d.MaxReserved}
 		if d.Inited && d.DriverKnown {

@@ -86,7 +86,8 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		}
 		return b.S.GPUName(i), nil
 	})
-	b.fn(m, "synchronize", "synchronize(device=None)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+	b.fn(m, "synchronize", "synchronize(device=None): every copy has finished (pinned blocks behind one can be reused)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		b.S.Synchronize()
 		return eval.None, nil
 	})
 	b.fn(m, "is_available", "is_available()", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {

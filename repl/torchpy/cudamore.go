@@ -127,6 +127,7 @@ func (b *Binding) cudaExtras(m *eval.ModuleObj) {
 		}
 		return eval.None, b.pyErr(b.S.ResetAccumulated(i))
 	})
+	b.hostStats(m)
 	for _, name := range []string{"Stream", "stream", "current_stream", "default_stream", "Event", "memory_usage", "list_gpu_processes"} {
 		b.fn(m, name, "not modelled", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			return nil, b.notModelled("torch.cuda." + name)

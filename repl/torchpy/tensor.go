@@ -292,7 +292,7 @@ func init() {
 	tensorMethod("to", "to(device), to(dtype), to(device, dtype), copy=True", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		var devV eval.Value
 		var dt *DTypeObj
-		copyAll := false
+		copyAll, nonBlocking := false, false
 		for i, a := range args {
 			if d, ok := a.(*DTypeObj); ok {
 				dt = d
@@ -317,6 +317,11 @@ func init() {
 				}
 				copyAll = c
 			case "non_blocking":
+				nb, err := b.in.Truth(k.Value)
+				if err != nil {
+					return nil, err
+				}
+				nonBlocking = nb
 			default:
 				return nil, b.in.Raise(eval.TypeErrorType, "to() received an invalid combination of arguments: '%s'", k.Name)
 			}
@@ -329,6 +334,9 @@ func init() {
 			}
 			if r, err = b.to(t, dev); err != nil {
 				return nil, err
+			}
+			if nonBlocking && dev.CUDA {
+				b.S.CopiedAsync(t.T)
 			}
 		} else {
 			eval.Incref(t)

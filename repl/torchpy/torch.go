@@ -53,6 +53,7 @@ type factoryOpts struct {
 	dtype        engine.DType
 	device       engine.Device
 	requiresGrad bool
+	pinned       bool // pin_memory=True
 }
 
 // factoryKw reads dtype=, device=, requires_grad= (others refused).
@@ -82,9 +83,11 @@ func (b *Binding) factoryKw(fn string, kw []eval.KeywordArg, o factoryOpts) (fac
 			}
 			o.requiresGrad = t
 		case "pin_memory":
-			if k.Value == true {
-				return o, nil, b.notModelled("pinned host memory (pin_memory=True)")
+			t, err := b.in.Truth(k.Value)
+			if err != nil {
+				return o, nil, err
 			}
+			o.pinned = t
 		case "layout", "memory_format":
 		default:
 			rest = append(rest, k)
@@ -128,7 +131,7 @@ func (b *Binding) create(op string, shape []int64, o factoryOpts, values []float
 	if err := b.cudaStarts(o.device); err != nil {
 		return nil, err
 	}
-	t, err := b.S.NewTensor(engine.TensorSpec{Op: op, Shape: shape, DType: o.dtype, Device: o.device, RequiresGrad: o.requiresGrad, Values: values})
+	t, err := b.S.NewTensor(engine.TensorSpec{Op: op, Shape: shape, DType: o.dtype, Device: o.device, RequiresGrad: o.requiresGrad, Values: values, Pinned: o.pinned})
 	if err != nil {
 		return nil, b.pyErr(err)
 	}
@@ -303,7 +306,7 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	for _, sub := range []struct {
 		name string
 		make func(*eval.Interp) (*eval.ModuleObj, error)
-	}{{"cuda", b.cudaModule}, {"nn", b.nnModule}, {"optim", b.optimModule}} {
+	}{{"cuda", b.cudaModule}, {"nn", b.nnModule}, {"optim", b.optimModule}, {"_C", b.cModule}} {
 		sm, err := sub.make(in)
 		if err != nil {
 			return nil, err
