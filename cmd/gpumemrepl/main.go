@@ -148,8 +148,9 @@ flags that do not go together).
 
 REPL and run flags:
   --json               one JSON object per command: line, source, host_rss_bytes,
-                       allocated_bytes, reserved_bytes, driver_used_bytes, context_bytes,
-                       outside_allocator_bytes, devices, events, output, error, elapsed_ns
+                       pinned_host_bytes (when some is pinned), allocated_bytes, reserved_bytes,
+                       driver_used_bytes, context_bytes, outside_allocator_bytes, devices,
+                       events, output, error, elapsed_ns
   --keep-going         go on after a failing line
   --each-statement     a Python script: a report (marked ':') after every simple statement
                        it executes, inside loops and functions too (with --json, a row
