@@ -58,11 +58,12 @@ func isModule(v eval.Value) (*eval.Instance, bool) {
 	return o, ok && o.Type().IsSubclass(ModuleType)
 }
 
-// moduleInit is Module.__init__: the registries, in PyTorch's order.
+// moduleInit is Module.__init__: the registries (the forward hooks'
+// too), in PyTorch's order.
 func (b *Binding) moduleInit(o *eval.Instance) {
 	in := b.in
 	in.PutStr(o.Dict, "training", true, "")
-	for _, name := range []string{"_parameters", "_buffers", "_modules"} {
+	for _, name := range []string{"_parameters", "_buffers", "_forward_hooks", "_forward_pre_hooks", "_modules"} {
 		if _, ok := o.Dict.GetStr(name); !ok {
 			in.PutStr(o.Dict, name, in.NewDict(), "")
 		}
@@ -205,14 +206,8 @@ func init() {
 		}
 		return eval.None, nil
 	})
-	modMethod(m, "__call__", "module(*input)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		fwd, err := b.in.GetAttr(o, "forward")
-		if err != nil {
-			return nil, err
-		}
-		r, err := b.in.Call(fwd, args, kw)
-		b.in.Decref(fwd)
-		return r, err
+	modMethod(m, "__call__", "module(*input): forward, with its hooks", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return b.callModule(o, args, kw)
 	})
 	modMethod(m, "forward", "forward(*input)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return nil, b.in.Raise(eval.NotImplementedErrType, "Module [%s] is missing the required \"forward\" function", o.Type().Name)
