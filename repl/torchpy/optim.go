@@ -1,6 +1,10 @@
 package torchpy
 
 import (
+	"fmt"
+	"sort"
+	"strings"
+
 	"github.com/gpumemrepl/gpumemrepl/engine"
 	"github.com/gpumemrepl/gpumemrepl/repl/eval"
 )
@@ -127,6 +131,9 @@ func init() {
 	optMethod("state_dict", "state_dict(): references to the state, no copies", func(o *Optimizer, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return o.b.optStateDict(o)
 	})
+	optMethod("__repr__", "", func(o *Optimizer, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return o.repr(), nil
+	})
 	optMethod("load_state_dict", "not modelled yet", func(o *Optimizer, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return nil, o.b.notModelled("optimizer.load_state_dict (its state is cast to each parameter's device and dtype)")
 	})
@@ -176,4 +183,29 @@ func (b *Binding) optimModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	in.AddModule("torch.optim.lr_scheduler", sched)
 	m.Set(in, "lr_scheduler", sched)
 	return m, nil
+}
+
+// repr is PyTorch's Optimizer.__repr__: each group's options but its
+// params, sorted by name.
+func (o *Optimizer) repr() string {
+	in := o.b.in
+	var sb strings.Builder
+	sb.WriteString(o.cls.Name + " (")
+	for i, g := range o.groupDicts() {
+		fmt.Fprintf(&sb, "\nParameter Group %d\n", i)
+		var keys []string
+		g.Items(func(k, _ eval.Value) bool {
+			if name, ok := k.(string); ok && name != "params" {
+				keys = append(keys, name)
+			}
+			return true
+		})
+		sort.Strings(keys)
+		for _, k := range keys {
+			v, _ := g.GetStr(k)
+			fmt.Fprintf(&sb, "    %s: %s\n", k, in.StrOf(v))
+		}
+	}
+	sb.WriteString(")")
+	return sb.String()
 }
