@@ -315,4 +315,5 @@ func init() {
 	registration(m)
 	conversions(m)
 	stateDicts(m)
+	hookMethods(m)
 }

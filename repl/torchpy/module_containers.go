@@ -6,11 +6,12 @@ import "github.com/gpumemrepl/gpumemrepl/repl/eval"
 // and the parameterless layers, written in Python over nn.Module as
 // PyTorch writes them (so their memory is that of the tensor ops they
 // call): Sequential, ModuleList, ModuleDict, Identity, Flatten, Tanh,
-// Sigmoid, SiLU, LeakyReLU, and load_state_dict's _IncompatibleKeys.
+// Sigmoid, SiLU, LeakyReLU, load_state_dict's _IncompatibleKeys and
+// the hooks' RemovableHandle.
 func (b *Binding) containerLayers(in *eval.Interp, m *eval.ModuleObj) error {
 	fr := in.ModuleFrame("<torch.nn>", m.Dict)
 	defer in.Release(fr)
-	return in.ExecSource(fr, "<torch.nn>", containerSource)
+	return in.ExecSource(fr, "<torch.nn>", containerSource+hookSource)
 }
 
 const containerSource = `
