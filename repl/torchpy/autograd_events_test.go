@@ -2,6 +2,7 @@ package torchpy_test
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"os"
@@ -57,6 +58,36 @@ func recordedEvents(t *testing.T, path string) ([]event, []int) {
 	return evs, lines
 }
 
+// runRule runs a rule script on the simulated H200, as gpumemrepl run
+// --json --keep-going does, and returns its session and what each
+// statement printed, by line.
+func runRule(t *testing.T, name string) (*engine.Session, map[int]string) {
+	t.Helper()
+	script := filepath.Join("..", "..", "testdata", "pyrules", name+".py")
+	src, err := os.ReadFile(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := engine.NewSession(engine.Options{Preset: engine.Presets["h200"], Backend: "sim", FakeHost: true, Devices: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r := &repl.Runner{Session: s, Out: &out, Err: io.Discard, File: script, KeepGoing: true, JSON: true}
+	r.PyScript(src)
+	printed := map[int]string{}
+	for _, l := range bytes.Split(out.Bytes(), []byte("\n")) {
+		var row struct {
+			Line   int    `json:"line"`
+			Output string `json:"output"`
+		}
+		if json.Unmarshal(l, &row) == nil && row.Line > 0 {
+			printed[row.Line] = row.Output
+		}
+	}
+	return s, printed
+}
+
 // TestAllocatorEventsInOrder runs the rule scripts of the optimizers,
 // the module API and the autograd API on the simulated H200 and checks
 // that the caching allocator sees every allocation and free PyTorch's
@@ -66,17 +97,7 @@ func recordedEvents(t *testing.T, path string) ([]event, []int) {
 func TestAllocatorEventsInOrder(t *testing.T) {
 	for _, name := range []string{"optim_sgd", "optim_adam", "optim_groups", "optim_maximize", "autograd_api", "autograd_more", "module_api"} {
 		t.Run(name, func(t *testing.T) {
-			script := filepath.Join("..", "..", "testdata", "pyrules", name+".py")
-			src, err := os.ReadFile(script)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := engine.NewSession(engine.Options{Preset: engine.Presets["h200"], Backend: "sim", FakeHost: true, Devices: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := &repl.Runner{Session: s, Out: io.Discard, Err: io.Discard, File: script, KeepGoing: true}
-			r.PyScript(src)
+			s, _ := runRule(t, name)
 			var got []event
 			for _, e := range s.History(0) {
 				if counted[e.Action] {
@@ -91,6 +112,37 @@ func TestAllocatorEventsInOrder(t *testing.T) {
 			}
 			if len(got) != len(want) {
 				t.Errorf("%d events, PyTorch's %d", len(got), len(want))
+			}
+		})
+	}
+}
+
+// TestRulesPrintWhatPyTorchPrinted: each statement of these rule scripts
+// prints what it printed under PyTorch (memory figures in f-strings, the
+// schedulers' learning rates, state keys, requires_grad flags, names of
+// parameters and modules...).
+func TestRulesPrintWhatPyTorchPrinted(t *testing.T) {
+	for _, name := range []string{"optim_sgd", "optim_adam", "optim_groups", "optim_maximize", "optim_train", "autograd_api", "autograd_more", "module_api", "module_convert"} {
+		t.Run(name, func(t *testing.T) {
+			_, printed := runRule(t, name)
+			f, err := os.Open(filepath.Join("..", "..", "testdata", "pyrules", name+".jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			sc := bufio.NewScanner(f)
+			sc.Buffer(nil, 1<<22)
+			for sc.Scan() {
+				var row struct {
+					Line   int    `json:"line"`
+					Stdout string `json:"stdout"`
+				}
+				if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+					t.Fatal(err)
+				}
+				if got := printed[row.Line]; got != row.Stdout {
+					t.Errorf("line %d printed %q, PyTorch %q", row.Line, got, row.Stdout)
+				}
 			}
 		})
 	}

@@ -36,16 +36,17 @@ def _index(container, idx):
     return str(idx % n)
 
 
+def _key(container, idx):
+    # the key of the idx-th module (Sequential indexes by position)
+    keys = list(container._modules.keys())
+    n = len(keys)
+    if not -n <= idx < n:
+        raise IndexError(f'index {idx} is out of range')
+    return keys[idx % n]
+
+
 class _Indexed(Module):
-    # what Sequential and ModuleList share: children named 0, 1, 2...
-    def __getitem__(self, idx):
-        if isinstance(idx, slice):
-            return self.__class__(self._slice(list(self._modules.items())[idx]))
-        return self._modules[_index(self, idx)]
-
-    def __setitem__(self, idx, module):
-        setattr(self, _index(self, idx), module)
-
+    # what Sequential and ModuleList share
     def __len__(self):
         return len(self._modules)
 
@@ -67,11 +68,24 @@ class Sequential(_Indexed):
             for idx, module in enumerate(args):
                 self.add_module(str(idx), module)
 
-    def _slice(self, items):
-        return dict(items)
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return self.__class__(dict(list(self._modules.items())[idx]))
+        return self._modules[_key(self, idx)]
+
+    def __setitem__(self, idx, module):
+        setattr(self, _key(self, idx), module)
 
     def __delitem__(self, idx):
-        delattr(self, _index(self, idx))
+        if isinstance(idx, slice):
+            for key in list(self._modules.keys())[idx]:
+                delattr(self, key)
+        else:
+            delattr(self, _key(self, idx))
+        modules = list(self._modules.values())
+        self._modules.clear()
+        for i, module in enumerate(modules):
+            self._modules[str(i)] = module
 
     def forward(self, input):
         for module in self:
@@ -85,8 +99,13 @@ class ModuleList(_Indexed):
         if modules is not None:
             self.extend(modules)
 
-    def _slice(self, items):
-        return [module for _, module in items]
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return self.__class__(list(self._modules.values())[idx])
+        return self._modules[_index(self, idx)]
+
+    def __setitem__(self, idx, module):
+        setattr(self, _index(self, idx), module)
 
     def __iadd__(self, modules):
         return self.extend(modules)
