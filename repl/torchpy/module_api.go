@@ -316,4 +316,5 @@ func init() {
 	conversions(m)
 	stateDicts(m)
 	hookMethods(m)
+	lookups(m)
 }

@@ -128,3 +128,75 @@ func registration(m *eval.Class) {
 		})
 	}
 }
+
+// lookups declares get_submodule, get_parameter and get_buffer.
+func lookups(m *eval.Class) {
+	modMethod(m, "get_submodule", "get_submodule(target)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		target, err := b.target("get_submodule", args, kw)
+		if err != nil {
+			return nil, err
+		}
+		sm, err := b.submodule(o, target)
+		if err != nil {
+			return nil, err
+		}
+		eval.Incref(sm)
+		return sm, nil
+	})
+	for method, reg := range map[string]string{"get_parameter": "_parameters", "get_buffer": "_buffers"} {
+		modMethod(m, method, method+"(target)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			target, err := b.target(method, args, kw)
+			if err != nil {
+				return nil, err
+			}
+			path, name := "", target
+			if i := strings.LastIndexByte(target, '.'); i >= 0 {
+				path, name = target[:i], target[i+1:]
+			}
+			sm, err := b.submodule(o, path)
+			if err != nil {
+				return nil, err
+			}
+			if !hasAttr(sm, name) {
+				return nil, b.in.Raise(eval.AttributeErrorType, "%s has no attribute `%s`", sm.Type().Name, name)
+			}
+			v, ok := sub(sm, reg).GetStr(name)
+			if !ok {
+				what := map[string]string{"_parameters": "an nn.Parameter", "_buffers": "a buffer"}[reg]
+				return nil, b.in.Raise(eval.AttributeErrorType, "`%s` is not %s", name, what)
+			}
+			eval.Incref(v)
+			return v, nil
+		})
+	}
+}
+
+// target reads the one str argument of the get_ methods.
+func (b *Binding) target(fn string, args []eval.Value, kw []eval.KeywordArg) (string, error) {
+	a, err := b.in.ArgSpec(fn, args, kw, 1, "target")
+	if err != nil {
+		return "", err
+	}
+	return b.strArg(fn, a[0])
+}
+
+// submodule is get_submodule(target): the module at the dotted path.
+func (b *Binding) submodule(o *eval.Instance, target string) (*eval.Instance, error) {
+	if target == "" {
+		return o, nil
+	}
+	mod := o
+	for _, item := range strings.Split(target, ".") {
+		ms := sub(mod, "_modules")
+		if ms == nil || !hasKey(ms, item) {
+			return nil, b.in.Raise(eval.AttributeErrorType, "%s has no attribute `%s`", mod.Type().Name, item)
+		}
+		v, _ := ms.GetStr(item)
+		next, ok := isModule(v)
+		if !ok {
+			return nil, b.in.Raise(eval.AttributeErrorType, "`%s` is not an nn.Module", item)
+		}
+		mod = next
+	}
+	return mod, nil
+}
