@@ -511,7 +511,7 @@ func (st *stackTable) shared(l *list, t *eventTables) uint32 {
 // bytes) the items go on the stack where the opcodes would have put
 // them, and the opcodes go on from there: the file reads the same
 // either way, its errors and their offsets too.
-func (u *unpickler) eventItems() error {
+func (u *unpickler) eventItems(ev *eventBuilder) error {
 	in := u.in
 	items := u.pending[:0]
 loop:
@@ -553,7 +553,13 @@ loop:
 			if _, err := u.popMark(); err != nil {
 				return err
 			}
-			return u.setItems(items)
+			if len(items)%2 != 0 {
+				return u.setItems(items) // its error
+			}
+			for i := 0; i < len(items); i += 2 { // as setItems would: scalars are never refused
+				u.setField(ev, items[i].boxed(), items[i+1]) //nolint:errcheck // a scalar is never refused
+			}
+			return nil
 		case 0x8c: // SHORT_BINUNICODE
 			n := int(b[1])
 			if len(b) < 2+n {

@@ -354,8 +354,8 @@ func (u *unpickler) step(op byte) error {
 	case '(': // MARK
 		u.marks = append(u.marks, len(u.stack))
 		if n := len(u.stack); n > 0 {
-			if _, ok := u.stack[n-1].v.(*eventBuilder); ok {
-				return u.eventItems()
+			if b, ok := u.stack[n-1].v.(*eventBuilder); ok {
+				return u.eventItems(b)
 			}
 		}
 		return nil
