@@ -5,7 +5,9 @@ import "github.com/gpumemrepl/gpumemrepl/repl/eval"
 // containerLayers declares, in the torch.nn module m, the containers
 // and the parameterless layers, written in Python over nn.Module as
 // PyTorch writes them (so their memory is that of the tensor ops they
-// call): Sequential, ModuleList, ModuleDict, Identity, Flatten, Tanh,
+// call): Sequential, ModuleList, ModuleDict, ParameterList,
+// ParameterDict (a tensor put in one becomes a Parameter over the same
+// storage), Identity, Flatten, Tanh,
 // Sigmoid, SiLU, LeakyReLU, load_state_dict's _IncompatibleKeys and
 // the hooks' RemovableHandle.
 func (b *Binding) containerLayers(in *eval.Interp, m *eval.ModuleObj) error {
@@ -170,6 +172,101 @@ class ModuleDict(Module):
         else:
             for key, module in modules:
                 self[key] = module
+
+
+class ParameterList(Module):
+    def __init__(self, values=None):
+        super().__init__()
+        self._size = 0
+        if values is not None:
+            self.extend(values)
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return self.__class__([self[i] for i in range(len(self))[idx]])
+        return getattr(self, _index(self, idx))
+
+    def __setitem__(self, idx, param):
+        if not _is_parameter(param):
+            param = Parameter(param)
+        setattr(self, str(idx), param)
+
+    def __len__(self):
+        return self._size
+
+    def __iter__(self):
+        return iter([self[i] for i in range(len(self))])
+
+    def __iadd__(self, params):
+        return self.extend(params)
+
+    def append(self, value):
+        i = len(self)
+        self._size += 1
+        self[i] = value
+        return self
+
+    def extend(self, values):
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self):
+        return _parameter_lines(enumerate(self))
+
+
+def _parameter_lines(items):
+    lines = []
+    for k, p in items:
+        size = 'x'.join(str(d) for d in p.shape)
+        device = f' ({p.device})' if p.device.type == 'cuda' else ''
+        kind = 'Parameter' if _is_parameter(p) else 'Tensor'
+        lines.append(f'  ({k}): {kind} containing: [{p.dtype} of size {size}{device}]')
+    return '\n'.join(lines)
+
+
+class ParameterDict(Module):
+    def __init__(self, parameters=None):
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key):
+        return getattr(self, key)
+
+    def __setitem__(self, key, param):
+        if not _is_parameter(param):
+            param = Parameter(param)
+        setattr(self, key, param)
+
+    def __delitem__(self, key):
+        delattr(self, key)
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters)
+
+    def __contains__(self, key):
+        return key in self._parameters
+
+    def keys(self):
+        return self._parameters.keys()
+
+    def items(self):
+        return self._parameters.items()
+
+    def values(self):
+        return self._parameters.values()
+
+    def update(self, parameters):
+        items = parameters.items() if isinstance(parameters, (dict, ParameterDict)) else parameters
+        for key, param in items:
+            self[key] = param
+
+    def extra_repr(self):
+        return _parameter_lines(self.items())
 
 
 class Identity(Module):

@@ -234,8 +234,9 @@ func hasKey(d *eval.Dict, name string) bool {
 	return ok
 }
 
-// moduleRepr is PyTorch's module repr: Name(extra) or its children one
-// per line, indented.
+// moduleRepr is PyTorch's module repr: Name(extra) when extra_repr is
+// one line and there are no children, else the extra lines and the
+// children one per line, indented.
 func (b *Binding) moduleRepr(o *eval.Instance) (eval.Value, error) {
 	extra, err := b.in.CallMethod(o, "extra_repr")
 	if err != nil {
@@ -246,6 +247,7 @@ func (b *Binding) moduleRepr(o *eval.Instance) (eval.Value, error) {
 	if es != "" {
 		lines = strings.Split(es, "\n")
 	}
+	extraLines := len(lines)
 	if ms := sub(o, "_modules"); ms != nil {
 		var rerr error
 		ms.Items(func(k, v eval.Value) bool {
@@ -262,7 +264,7 @@ func (b *Binding) moduleRepr(o *eval.Instance) (eval.Value, error) {
 		}
 	}
 	name := o.Type().Name
-	if ms := sub(o, "_modules"); ms == nil || ms.Len() == 0 {
+	if len(lines) == 0 || extraLines == 1 && len(lines) == 1 {
 		return name + "(" + es + ")", nil
 	}
 	return name + "(\n  " + strings.Join(lines, "\n  ") + "\n)", nil
@@ -419,6 +421,13 @@ func (b *Binding) nnModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	}
 	in.AddModule("torch.nn.functional", f)
 	m.Set(in, "functional", f)
+	b.fn(m, "_is_parameter", "_is_parameter(v): whether v is an nn.Parameter", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if err := b.arity("_is_parameter", args, 1); err != nil {
+			return nil, err
+		}
+		t, ok := args[0].(*Tensor)
+		return ok && t.param, nil
+	})
 	if err := b.containerLayers(in, m); err != nil {
 		return nil, err
 	}
