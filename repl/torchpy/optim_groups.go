@@ -174,6 +174,21 @@ func (b *Binding) addParamGroup(o *Optimizer, v eval.Value) error {
 		}
 		return err
 	}
+	for _, other := range o.groupDicts() {
+		for _, q := range groupParams(other) {
+			for _, p := range ps {
+				if err == nil && p == eval.Value(q) {
+					err = in.Raise(eval.ValueErrorType, "some parameters appear in more than one parameter group")
+				}
+			}
+		}
+	}
+	if err != nil {
+		for _, p := range ps {
+			in.Decref(p)
+		}
+		return err
+	}
 	g := in.NewDict()
 	src.Items(func(k, v eval.Value) bool {
 		if k == "params" {
