@@ -1,28 +1,31 @@
 package engine
 
+import "errors"
+
 // The engine's part of nn.Module's conversions (module.to(), .cuda(),
 // .half()...): each tensor is converted to a new one, which a parameter
 // then takes as its data (param.data = new), as Module._apply does
 // (testdata/pyrules/module_convert.py, recorded with allocator events).
 
+// errConvertFromGPU refuses what module_convert.py did not record: a
+// GPU tensor converted to another dtype on another device.
+var errConvertFromGPU = errors.New("NotImplementedError: converting a GPU tensor to another device and dtype at once is not modelled by gpumemrepl")
+
 // Convert is t.to(dev, dtype) as Module._apply calls it, outside
 // autograd: t itself (another reference) when it already is on dev with
-// dtype; else one new tensor on dev, converted where t is when it goes
-// to another device (so a conversion from the host makes only the
-// result on the GPU).
+// dtype; else one new tensor on dev; a host tensor going to the GPU as
+// another dtype is converted on the host first, so the GPU holds only
+// the result.
 func (s *Session) Convert(t *Tensor, dev Device, dt DType) (*Tensor, error) {
 	was := s.SetGradEnabled(false)
 	defer s.SetGradEnabled(was)
-	if t.Device() == dev {
+	switch {
+	case t.Device() == dev:
 		return s.ToDType(t, dt)
-	}
-	if !dev.CUDA {
-		moved, err := s.To(t, dev)
-		if err != nil {
-			return nil, err
-		}
-		defer s.dropTensor(moved)
-		return s.ToDType(moved, dt)
+	case t.DType.Name == dt.Name:
+		return s.To(t, dev)
+	case t.Device().CUDA:
+		return nil, errConvertFromGPU
 	}
 	cast, err := s.ToDType(t, dt)
 	if err != nil {
