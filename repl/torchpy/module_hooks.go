@@ -107,7 +107,7 @@ func (b *Binding) callModule(o *eval.Instance, args []eval.Value, kw []eval.Keyw
 	in.Decref(fwd)
 	for _, h := range post {
 		if err != nil {
-			return nil, err
+			break
 		}
 		var r eval.Value
 		if r, err = in.Call(h, []eval.Value{o, argt, out}, nil); err == nil && r != eval.None {
@@ -117,11 +117,13 @@ func (b *Binding) callModule(o *eval.Instance, args []eval.Value, kw []eval.Keyw
 			in.Decref(r)
 		}
 	}
-	if err != nil && out != nil {
-		in.Decref(out)
+	if err != nil {
+		if out != nil {
+			in.Decref(out)
+		}
 		return nil, err
 	}
-	return out, err
+	return out, nil
 }
 
 const hookSource = `
