@@ -20,9 +20,14 @@ type gradMode struct {
 
 var gradModeType = eval.NewClass("no_grad", "torch.autograd.grad_mode")
 
-func (g *gradMode) Type() *eval.Class         { return gradModeType }
+// Type is the grad mode's class.
+func (g *gradMode) Type() *eval.Class { return gradModeType }
+
+// Traverse visits nothing: a grad mode holds no Python values.
 func (g *gradMode) Traverse(func(eval.Value)) {}
-func (g *gradMode) Clear(*eval.Interp)        {}
+
+// Clear drops nothing.
+func (g *gradMode) Clear(*eval.Interp) {}
 
 func init() {
 	gradModeType.SetMethod(eval.NewBuiltin("__enter__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
