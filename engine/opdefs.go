@@ -11,8 +11,7 @@ import "fmt"
 var (
 	other = Param{Name: "other", Kind: OperandParam}
 	alpha = Param{Name: "alpha", Kind: NumberParam, Default: "1", KeywordOnly: true}
-	// noDim and keepdim are a reduction's dim=None, keepdim=False.
-	noDim   = Param{Name: "dim", Kind: DimParam, Default: "None"}
+	// keepdim is a reduction's keepdim=False.
 	keepdim = Param{Name: "keepdim", Kind: BoolParam, Default: "False"}
 )
 
@@ -96,8 +95,6 @@ func init() {
 		// sqrt's backward is grad / (2 * result); abs's grad * self.sgn()
 		unary("sqrt", "SqrtBackward0", saveResult, 2),
 		unary("abs", "AbsBackward0", saveInput, 2),
-		reduction("sum", "SumBackward0", "backward passes the gradient on, broadcast: no memory", sumBackward),
-		reduction("mean", "MeanBackward0", "backward makes the gradient, a dense tensor of the input's shape", likeInput(1)),
 	)
 	neg := unary("neg", "NegBackward0", saveNothing, 1)
 	neg.Dunders = []Dunder{{Name: "__neg__"}}
@@ -151,30 +148,6 @@ func unary(name, node string, saves, temps int) *OpDef {
 				return nil, err
 			}
 			s.record(node, out, []*Tensor{x}, [][]*Tensor{nil, {x}, {out}}[saves], likeInput(temps))
-			return out, nil
-		}}
-}
-
-// reduction is the entry of sum or mean over every element (dim=None,
-// keepdim=False): a scalar, and on a GPU, for a large tensor, the
-// reduction kernel's buffer and semaphore for the kernel's time.
-func reduction(name, node, memory string, bw backward) *OpDef {
-	return &OpDef{Name: name, Function: true, Method: true, Params: []Param{input, noDim, keepdim},
-		Memory: "new scalar (a large input: the kernel's buffer, freed after); " + memory,
-		run: func(s *Session, a Args) (*Tensor, error) {
-			x := a[0].(*Tensor)
-			if a[1] != nil || a.Bool(2) {
-				return nil, fmt.Errorf("NotImplementedError: torch.%s with dim or keepdim is not modelled by gpumemrepl", name)
-			}
-			out, err := s.alloc(nil, x.DType, x.Device())
-			if err != nil {
-				return nil, err
-			}
-			if err := s.reductionTemps(x); err != nil {
-				s.dropTensor(out)
-				return nil, err
-			}
-			s.record(node, out, []*Tensor{x}, nil, bw)
 			return out, nil
 		}}
 }

@@ -440,13 +440,16 @@ func dimFromEnd(shape []int64, k int) int64 {
 // split across blocks (ctas): as many as fill the GPU
 // (multiprocessors x threads per multiprocessor / 512), at least enough
 // for 256 values a thread, at most 16 values a thread. More than one
-// block combine their partial sums through a buffer of one float per
+// block combine their partial results through a buffer of one
+// accumulator (acc bytes: a float for sum, mean, max, min and norm; 16
+// for std and var's Welford state and argmax's value and index) per
 // block and a 4-byte semaphore, allocated in that order after the output
 // and freed newest first (measured for float32, float16 and bfloat16,
 // sum and mean, 100 sizes from 256 to 2^30 elements:
 // scripts/probe_reduce.py, testdata/reduce_temps.jsonl, checked by
-// TestReductionTemps).
-func (s *Session) reductionTemps(x *Tensor) error {
+// TestReductionTemps; the accumulators of the others in
+// testdata/pyrules/ops_reduce.py).
+func (s *Session) reductionTemps(x *Tensor, acc uint64) error {
 	dev := x.Device()
 	if !dev.CUDA {
 		return nil
@@ -457,7 +460,7 @@ func (s *Session) reductionTemps(x *Tensor) error {
 		if ctas <= 1 {
 			continue
 		}
-		buf, err := s.newStorage(dev, 4*ctas, false)
+		buf, err := s.newStorage(dev, acc*ctas, false)
 		if err != nil {
 			return err
 		}

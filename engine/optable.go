@@ -75,8 +75,9 @@ type OpDef struct {
 	// Memory is the op's memory rule in a few words, for help.
 	Memory string
 	run    func(s *Session, a Args) (*Tensor, error)
-	// runTuple, for an op that returns a tuple of tensors, is its run.
-	runTuple func(s *Session, a Args) ([]*Tensor, error)
+	// runTuple, for an op that may return a tuple of tensors, is its
+	// run: the tensors, and whether they are a tuple (else one tensor).
+	runTuple func(s *Session, a Args) ([]*Tensor, bool, error)
 	// inPlace runs the in-place variant on a.Tensor(0).
 	inPlace func(s *Session, a Args) error
 }
@@ -234,11 +235,12 @@ func (p Param) DefaultValue() any {
 // binding checks them): its output, a new reference.
 func (s *Session) Run(d *OpDef, a Args) (*Tensor, error) { return d.run(s, a) }
 
-// Tuple reports whether d returns a tuple of tensors (RunTuple).
+// Tuple reports whether d may return a tuple of tensors (RunTuple).
 func (d *OpDef) Tuple() bool { return d.runTuple != nil }
 
-// RunTuple runs an op that returns a tuple of tensors: new references.
-func (s *Session) RunTuple(d *OpDef, a Args) ([]*Tensor, error) { return d.runTuple(s, a) }
+// RunTuple runs an op that may return a tuple of tensors: new
+// references, and whether they are a tuple (else one tensor).
+func (s *Session) RunTuple(d *OpDef, a Args) ([]*Tensor, bool, error) { return d.runTuple(s, a) }
 
 // RunInPlace runs d's in-place variant on a.Tensor(0), which it writes.
 func (s *Session) RunInPlace(d *OpDef, a Args) error {
@@ -278,6 +280,16 @@ func (s *Session) Op(name string, tensors ...*Tensor) (*Tensor, error) {
 	}
 	if err := s.checkNumbers(d, a); err != nil {
 		return nil, err
+	}
+	if d.Tuple() {
+		ts, _, err := s.RunTuple(d, a)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range ts[1:] {
+			s.dropTensor(t)
+		}
+		return ts[0], nil
 	}
 	return s.Run(d, a)
 }

@@ -300,6 +300,14 @@ func (s *Session) Unbind(t *Tensor, dim int64) ([]*Tensor, error) {
 	return out, nil
 }
 
+// tuple is the runTuple of an op that always returns a tuple.
+func tuple(f func(s *Session, a Args) ([]*Tensor, error)) func(s *Session, a Args) ([]*Tensor, bool, error) {
+	return func(s *Session, a Args) ([]*Tensor, bool, error) {
+		ts, err := f(s, a)
+		return ts, true, err
+	}
+}
+
 func ceilDivInt(a, b int64) int64 { return (a + b - 1) / b }
 
 func init() {
@@ -355,10 +363,10 @@ func init() {
 			run:    func(s *Session, a Args) (*Tensor, error) { return s.SelectDim(a.Tensor(0), a.Int(1), a.Int(2)) }}),
 		view(&OpDef{Name: "chunk", Params: []Param{input, integer("chunks", ""), integer("dim", "0")},
 			Memory:   "views: share storage; under autograd not modelled",
-			runTuple: func(s *Session, a Args) ([]*Tensor, error) { return s.Chunk(a.Tensor(0), a.Int(1), a.Int(2)) }}),
+			runTuple: tuple(func(s *Session, a Args) ([]*Tensor, error) { return s.Chunk(a.Tensor(0), a.Int(1), a.Int(2)) })}),
 		view(&OpDef{Name: "split", Params: []Param{input, integer("split_size", ""), integer("dim", "0")},
 			Memory: "views: share storage; under autograd not modelled",
-			runTuple: func(s *Session, a Args) ([]*Tensor, error) {
+			runTuple: tuple(func(s *Session, a Args) ([]*Tensor, error) {
 				t := a.Tensor(0)
 				d, err := dimIndex(a.Int(2), len(t.Shape))
 				if err != nil {
@@ -368,9 +376,9 @@ func init() {
 					return nil, fmt.Errorf("RuntimeError: split expects split_size be non-negative, but got split_size=%d", a.Int(1))
 				}
 				return s.pieces(t, d, a.Int(1))
-			}}),
+			})}),
 		view(&OpDef{Name: "unbind", Params: []Param{input, integer("dim", "0")},
 			Memory:   "views: share storage; under autograd not modelled",
-			runTuple: func(s *Session, a Args) ([]*Tensor, error) { return s.Unbind(a.Tensor(0), a.Int(1)) }}),
+			runTuple: tuple(func(s *Session, a Args) ([]*Tensor, error) { return s.Unbind(a.Tensor(0), a.Int(1)) })}),
 	)
 }

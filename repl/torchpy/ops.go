@@ -110,9 +110,12 @@ func (b *Binding) call(d *engine.OpDef, args []eval.Value, kw []eval.KeywordArg)
 		return nil, err
 	}
 	if d.Tuple() {
-		ts, err := b.S.RunTuple(d, a)
+		ts, isTuple, err := b.S.RunTuple(d, a)
 		if err != nil {
 			return nil, b.pyErr(err)
+		}
+		if !isTuple {
+			return b.wrap(ts[0]), nil
 		}
 		items := make([]eval.Value, len(ts))
 		for i, t := range ts {

@@ -1,0 +1,198 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Reductions: sum, mean, max, min, argmax, argmin, norm, std and var over
+// every element or along one dimension, and cumsum (testdata/pyrules/
+// ops_reduce.py, ops_reduce_grad.py). A reduction over every element
+// makes its scalar, then on a GPU the kernel's buffer and semaphore for a
+// large input (reductionTemps). One along a dimension makes its output
+// (max and min: values, then int64 indices) and nothing else when the
+// dimension is the innermost of a contiguous tensor and at most
+// maxInnerReduction long; along another dimension the kernel splits the
+// input across blocks through a buffer whose size follows its launch
+// configuration, which the tool does not model: it says so.
+
+// maxInnerReduction is the longest innermost dimension reduced without
+// splitting across blocks that the tool models (1024 is recorded; a
+// block's 32 lanes then take at most 32 values each, under the 256 at
+// which PyTorch splits).
+const maxInnerReduction = 1024
+
+// reduceOp is one reduction's rule.
+type reduceOp struct {
+	name, memory string
+	acc          uint64 // bytes of one partial result of a full reduction
+	out          func(DType) DType
+	indices      bool     // along a dimension, returns (values, indices)
+	node         string   // autograd's node of a full reduction, "" when not modelled
+	bw           backward // its backward
+	saveResult   bool     // the full reduction's node saves input and result (norm)
+	dimNode      string   // autograd's node along a dimension, "" when not modelled
+	dimBw        backward
+}
+
+// same is the input's dtype; index is int64; summed is int64 for a bool
+// or integer input (sum's promotion).
+func same(d DType) DType { return d }
+func index(DType) DType  { return DTypes["int64"] }
+func summed(d DType) DType {
+	if isFloat(d) {
+		return d
+	}
+	return DTypes["int64"]
+}
+
+// isFloat reports whether d is a floating dtype.
+func isFloat(d DType) bool { return d.Name[0] == 'f' || d.Name == "bfloat16" }
+
+func init() {
+	likeIn := likeInput(1)
+	for _, r := range []reduceOp{
+		{name: "sum", acc: 4, out: summed, node: "SumBackward0", bw: sumBackward, dimNode: "SumBackward1", dimBw: sumBackward,
+			memory: "backward passes the gradient on, broadcast: no memory"},
+		{name: "mean", acc: 4, out: same, node: "MeanBackward0", bw: likeIn, dimNode: "MeanBackward1", dimBw: likeIn,
+			memory: "backward makes the gradient, a dense tensor of the input's shape"},
+		{name: "max", acc: 4, out: same, indices: true, dimNode: "MaxBackward0", dimBw: likeIn,
+			memory: "with dim, values and int64 indices; saves the indices; backward makes a tensor of the input's shape"},
+		{name: "min", acc: 4, out: same, indices: true, dimNode: "MinBackward0", dimBw: likeIn,
+			memory: "with dim, values and int64 indices; saves the indices; backward makes a tensor of the input's shape"},
+		{name: "argmax", acc: 16, out: index, memory: "int64 indices"},
+		{name: "argmin", acc: 16, out: index, memory: "int64 indices"},
+		{name: "norm", acc: 4, out: same, node: "LinalgVectorNormBackward0", bw: normBackward, saveResult: true,
+			memory: "saves input and result; backward makes a temporary of the input's size, a 0-d bool, then the gradient"},
+		{name: "std", acc: 16, out: same, memory: "a 16-byte accumulator a block"},
+		{name: "var", acc: 16, out: same, memory: "a 16-byte accumulator a block"},
+	} {
+		declare(reduction(r))
+	}
+	declare(&OpDef{Name: "cumsum", Function: true, Method: true, Params: []Param{input, {Name: "dim", Kind: IntParam}},
+		Memory: "new tensor of the input's shape; saves nothing; backward makes two temporaries of its size before the gradient",
+		run: func(s *Session, a Args) (*Tensor, error) {
+			x := a.Tensor(0)
+			d, err := dimIndex(a.Int(1), len(x.Shape))
+			if err != nil {
+				return nil, err
+			}
+			if x.Device().CUDA && len(x.Shape) > 0 && uint64(x.Shape[d]) == x.Numel() {
+				// a scan of one line of elements goes through CUB, whose scratch size is not modelled
+				return nil, NotModelledError("torch.cumsum along a tensor's only dimension of more than one element (CUB's scan)")
+			}
+			out, err := s.alloc(x.Shape, summed(x.DType), x.Device())
+			if err != nil {
+				return nil, err
+			}
+			s.record("CumsumBackward0", out, []*Tensor{x}, nil, likeInput(3)) // grad.flip(dim).cumsum(dim).flip(dim)
+			return out, nil
+		}})
+}
+
+// reduction is r's entry: torch.name and Tensor.name, over every element
+// (dim None) or along one dimension.
+func reduction(r reduceOp) *OpDef {
+	d := &OpDef{Name: r.name, Function: true, Method: true,
+		Params: []Param{input, {Name: "dim", Kind: IntParam, Default: "None"}, keepdim},
+		Memory: "new scalar (a large input: the kernel's buffer, freed after); " + r.memory}
+	d.runTuple = func(s *Session, a Args) ([]*Tensor, bool, error) {
+		x := a.Tensor(0)
+		if a[1] == nil {
+			if a.Bool(2) {
+				return nil, false, NotModelledError("torch." + r.name + " over every element with keepdim=True")
+			}
+			t, err := s.reduceAll(r, x)
+			return []*Tensor{t}, false, err
+		}
+		ts, err := s.reduceDim(r, x, a.Int(1), a.Bool(2))
+		return ts, r.indices, err
+	}
+	return d
+}
+
+// reduceAll is r over every element of x: a 0-d tensor, and the kernel's
+// temporaries.
+func (s *Session) reduceAll(r reduceOp, x *Tensor) (*Tensor, error) {
+	if err := s.checkGrad(r.name, x, r.node); err != nil {
+		return nil, err
+	}
+	out, err := s.alloc(nil, r.out(x.DType), x.Device())
+	if err != nil {
+		return nil, err
+	}
+	if err := s.reductionTemps(x, r.acc); err != nil {
+		s.dropTensor(out)
+		return nil, err
+	}
+	if r.node != "" {
+		var save []*Tensor
+		if r.saveResult {
+			save = []*Tensor{x, out}
+		}
+		s.record(r.node, out, []*Tensor{x}, save, r.bw)
+	}
+	return out, nil
+}
+
+// checkGrad refuses a reduction autograd would record where its node is
+// not modelled ("").
+func (s *Session) checkGrad(name string, x *Tensor, node string) error {
+	if node == "" && s.gradEnabled && x.requiresGrad() && isFloat(x.DType) && name != "argmax" && name != "argmin" {
+		return NotModelledError("the backward of torch." + name + " in this form")
+	}
+	return nil
+}
+
+// reduceDim is r along dimension dim of x: its output (and indices).
+func (s *Session) reduceDim(r reduceOp, x *Tensor, dim int64, keep bool) ([]*Tensor, error) {
+	d, err := dimIndex(dim, len(x.Shape))
+	if err != nil {
+		return nil, err
+	}
+	if len(x.Shape) == 0 {
+		return nil, NotModelledError("torch." + r.name + " of a 0-d tensor along a dimension")
+	}
+	if x.Device().CUDA && (d != len(x.Shape)-1 || !x.IsContiguous() || x.Shape[d] > maxInnerReduction) {
+		return nil, NotModelledError(fmt.Sprintf("torch.%s along other than the innermost dimension of a contiguous tensor, of at most %d elements (the kernel's buffer across blocks)", r.name, maxInnerReduction))
+	}
+	if err := s.checkGrad(r.name, x, r.dimNode); err != nil {
+		return nil, err
+	}
+	shape := slices.Clone(x.Shape)
+	if keep {
+		shape[d] = 1
+	} else {
+		shape = slices.Delete(shape, d, d+1)
+	}
+	want := []tensorShape{{shape, r.out(x.DType)}}
+	if r.indices {
+		want = append(want, tensorShape{shape, DTypes["int64"]})
+	}
+	outs, err := s.allocAll(x.Device(), want...)
+	if err != nil {
+		return nil, err
+	}
+	if r.dimNode != "" {
+		var save []*Tensor
+		if r.indices {
+			save = outs[1:]
+		}
+		s.record(r.dimNode, outs[0], []*Tensor{x}, save, r.dimBw)
+	}
+	return outs, nil
+}
+
+// normBackward is the vector norm's: self * (grad / norm), with the
+// zero norm masked: a temporary of the input's size, a 0-d bool, then
+// the gradient; the bool and the temporary are freed after.
+func normBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+	in := n.inputs[0].shape
+	ts, err := s.allocAll(g.Device(), tensorShape{in, g.DType}, tensorShape{nil, boolDType}, tensorShape{in, g.DType})
+	if err != nil {
+		return []*Tensor{nil}, err
+	}
+	s.dropTensor(ts[1])
+	s.dropTensor(ts[0])
+	return []*Tensor{ts[2]}, nil
+}
