@@ -441,9 +441,8 @@ func dimFromEnd(shape []int64, k int) int64 {
 // (multiprocessors x threads per multiprocessor / 512), at least enough
 // for 256 values a thread, at most 16 values a thread. More than one
 // block combine their partial results through a buffer of one
-// accumulator (acc bytes: a float for sum, mean, max, min and norm; 16
-// for std and var's Welford state and argmax's value and index) per
-// block and a 4-byte semaphore, allocated in that order after the output
+// accumulator (acc bytes, by op and dtype: reduce.go; 0 when not known)
+// per block and a 4-byte semaphore, allocated in that order after the output
 // and freed newest first (measured for float32, float16 and bfloat16,
 // sum and mean, 100 sizes from 256 to 2^30 elements:
 // scripts/probe_reduce.py, testdata/reduce_temps.jsonl, checked by
@@ -459,6 +458,9 @@ func (s *Session) reductionTemps(x *Tensor, acc uint64) error {
 		ctas := reductionBlocks(n, sms*threads/512)
 		if ctas <= 1 {
 			continue
+		}
+		if acc == 0 {
+			return NotModelledError("this reduction's accumulator on a large " + x.DType.Name + " input")
 		}
 		buf, err := s.newStorage(dev, acc*ctas, false)
 		if err != nil {

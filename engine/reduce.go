@@ -9,7 +9,9 @@ import (
 // every element or along one dimension, and cumsum (testdata/pyrules/
 // ops_reduce.py, ops_reduce_grad.py). A reduction over every element
 // makes its scalar, then on a GPU the kernel's buffer and semaphore for a
-// large input (reductionTemps). One along a dimension makes its output
+// large input (reductionTemps), of one accumulator a block: 4 bytes for
+// a float sum, the input's own size for max and min, 16 for argmax's
+// value and index and for std's Welford state (ops_reduce_inner.py). One along a dimension makes its output
 // (max and min: values, then int64 indices) and nothing else when the
 // dimension is the innermost of a contiguous tensor and at most
 // maxInnerReduction long; along another dimension the kernel splits the
@@ -25,7 +27,7 @@ const maxInnerReduction = 1024
 // reduceOp is one reduction's rule.
 type reduceOp struct {
 	name, memory string
-	acc          uint64 // bytes of one partial result of a full reduction
+	acc          func(DType) uint64 // bytes of one partial result of a full reduction; 0: not known
 	out          func(DType) DType
 	indices      bool     // along a dimension, returns (values, indices)
 	node         string   // autograd's node of a full reduction, "" when not modelled
@@ -33,6 +35,27 @@ type reduceOp struct {
 	saveResult   bool     // the full reduction's node saves input and result (norm)
 	dimNode      string   // autograd's node along a dimension, "" when not modelled
 	dimBw        backward
+}
+
+// opmath is the accumulator of a sum: a float for the floating types
+// but float64, 8 bytes for float64 and for integers (summed in int64);
+// elem is the input's own type (max and min: recorded for float32 and
+// float16); pair is a value and its int64 index (argmax, argmin);
+// welford is std and var's state, recorded for float32 and float16 (0,
+// not known, for float64).
+func opmath(d DType) uint64 {
+	if isFloat(d) && d.Name != "float64" {
+		return 4
+	}
+	return 8
+}
+func elem(d DType) uint64 { return d.Size }
+func pair(DType) uint64   { return 16 }
+func welford(d DType) uint64 {
+	if d.Name == "float64" {
+		return 0
+	}
+	return 16
 }
 
 // same is the input's dtype; index is int64; summed is int64 for a bool
@@ -52,20 +75,20 @@ func isFloat(d DType) bool { return d.Name[0] == 'f' || d.Name == "bfloat16" }
 func init() {
 	likeIn := likeInput(1)
 	for _, r := range []reduceOp{
-		{name: "sum", acc: 4, out: summed, node: "SumBackward0", bw: sumBackward, dimNode: "SumBackward1", dimBw: sumBackward,
+		{name: "sum", acc: opmath, out: summed, node: "SumBackward0", bw: sumBackward, dimNode: "SumBackward1", dimBw: sumBackward,
 			memory: "backward passes the gradient on, broadcast: no memory"},
-		{name: "mean", acc: 4, out: same, node: "MeanBackward0", bw: likeIn, dimNode: "MeanBackward1", dimBw: likeIn,
+		{name: "mean", acc: opmath, out: same, node: "MeanBackward0", bw: likeIn, dimNode: "MeanBackward1", dimBw: likeIn,
 			memory: "backward makes the gradient, a dense tensor of the input's shape"},
-		{name: "max", acc: 4, out: same, indices: true, dimNode: "MaxBackward0", dimBw: likeIn,
+		{name: "max", acc: elem, out: same, indices: true, dimNode: "MaxBackward0", dimBw: likeIn,
 			memory: "with dim, values and int64 indices; saves the indices; backward makes a tensor of the input's shape"},
-		{name: "min", acc: 4, out: same, indices: true, dimNode: "MinBackward0", dimBw: likeIn,
+		{name: "min", acc: elem, out: same, indices: true, dimNode: "MinBackward0", dimBw: likeIn,
 			memory: "with dim, values and int64 indices; saves the indices; backward makes a tensor of the input's shape"},
-		{name: "argmax", acc: 16, out: index, memory: "int64 indices"},
-		{name: "argmin", acc: 16, out: index, memory: "int64 indices"},
-		{name: "norm", acc: 4, out: same, node: "LinalgVectorNormBackward0", bw: normBackward, saveResult: true,
+		{name: "argmax", acc: pair, out: index, memory: "int64 indices"},
+		{name: "argmin", acc: pair, out: index, memory: "int64 indices"},
+		{name: "norm", acc: opmath, out: same, node: "LinalgVectorNormBackward0", bw: normBackward, saveResult: true,
 			memory: "saves input and result; backward makes a temporary of the input's size, a 0-d bool, then the gradient"},
-		{name: "std", acc: 16, out: same, memory: "a 16-byte accumulator a block"},
-		{name: "var", acc: 16, out: same, memory: "a 16-byte accumulator a block"},
+		{name: "std", acc: welford, out: same, memory: "a 16-byte accumulator a block"},
+		{name: "var", acc: welford, out: same, memory: "a 16-byte accumulator a block"},
 	} {
 		declare(reduction(r))
 	}
@@ -121,7 +144,7 @@ func (s *Session) reduceAll(r reduceOp, x *Tensor) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.reductionTemps(x, r.acc); err != nil {
+	if err := s.reductionTemps(x, r.acc(x.DType)); err != nil {
 		s.dropTensor(out)
 		return nil, err
 	}
