@@ -314,8 +314,9 @@ func (t *Tensor) Describe() string { return describe(t) }
 // Repr is print(t): PyTorch's format where the values are known.
 func (t *Tensor) Repr() string { return repr(t) }
 
-// SharesStorage reports whether another reference holds t's storage.
-func (t *Tensor) SharesStorage() bool { return t.st.refs > 1 }
+// SharesStorage reports whether another tensor holds t's storage (a
+// view; the references of tensors saved for backward do not count).
+func (t *Tensor) SharesStorage() bool { return t.st.refs-t.st.saved > 1 }
 
 // SameStorage reports whether t and u are over one storage.
 func (t *Tensor) SameStorage(u *Tensor) bool { return t.st == u.st }

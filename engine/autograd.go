@@ -96,6 +96,7 @@ func (s *Session) record(name string, out *Tensor, inputs, save []*Tensor, bw ba
 	}
 	for _, t := range save {
 		t.st.refs++
+		t.st.saved++
 		from := t.fn
 		if t == out {
 			from = n
@@ -144,6 +145,7 @@ func checkSaved(n *node) error {
 
 func (s *Session) releaseSaved(n *node) {
 	for _, sv := range n.saved {
+		sv.st.saved--
 		s.release(sv.st)
 	}
 	n.saved = nil

@@ -64,6 +64,7 @@ type storage struct {
 	host   *hostBuf    // host memory (CPU)
 	pinned *host.Block // its block of pinned host memory (a pinned CPU storage)
 	refs   int         // tensors that use it
+	saved  int         // of refs, those of autograd's saved tensors
 	// version counts the in-place writes to it (PyTorch's version
 	// counter, which a tensor's views share).
 	version int
