@@ -5,7 +5,8 @@ import (
 	"slices"
 )
 
-// Factories of the table: the *_like forms (the input's shape, dtype and
+// Factories of the table: zeros, ones, empty, rand, randn and full, the
+// *_like forms (the input's shape, dtype and
 // device unless given), full_like, eye, linspace and randint; each
 // allocates its output and nothing else (testdata/pyrules/
 // ops_factories.py).
@@ -17,18 +18,27 @@ var factoryParams = []Param{
 	{Name: "requires_grad", Kind: BoolParam, Default: "False", KeywordOnly: true},
 }
 
-// factory is the entry of a factory: params before the keywords, and
-// spec, which says what it makes from the arguments (its dtype and
-// device defaulted from the last three arguments by make).
-func factory(name, memory string, params []Param, spec func(a Args) (TensorSpec, error)) *OpDef {
-	return &OpDef{Name: name, Function: true, Params: append(params, factoryParams...), Memory: memory,
+// pinMemory is pin_memory=False, of the factories that take it.
+var pinMemory = Param{Name: "pin_memory", Kind: BoolParam, Default: "False", KeywordOnly: true}
+
+// factory is the entry of a factory: params before the keywords
+// (factoryParams, then pin_memory when pin), and spec, which says what it
+// makes from the arguments (its dtype and device defaulted by the
+// keywords).
+func factory(name, memory string, params []Param, pin bool, spec func(a Args) (TensorSpec, error)) *OpDef {
+	all := append(params, factoryParams...)
+	if pin {
+		all = append(all, pinMemory)
+	}
+	return &OpDef{Name: name, Function: true, Params: all, Memory: memory,
 		run: func(s *Session, a Args) (*Tensor, error) {
 			sp, err := spec(a)
 			if err != nil {
 				return nil, err
 			}
-			n := len(a)
-			sp.DType, sp.Device, sp.RequiresGrad = a.DType(n-3, sp.DType), a.Device(n-2, sp.Device), a.Bool(n-1)
+			k := len(params)
+			sp.DType, sp.Device, sp.RequiresGrad = a.DType(k, sp.DType), a.Device(k+1, sp.Device), a.Bool(k+2)
+			sp.Pinned = pin && a.Bool(k+3)
 			return s.NewTensor(sp)
 		}}
 }
@@ -41,17 +51,34 @@ func like(op string, a Args, values ...float64) TensorSpec {
 }
 
 func init() {
+	size := Param{Name: "size", Kind: DimsParam}
 	for _, op := range []string{"zeros", "ones", "empty", "rand", "randn"} {
-		declare(factory(op+"_like", "new tensor of the input's shape, dtype and device", []Param{input},
+		declare(factory(op, "new tensor (float32 unless dtype=)", []Param{size}, true,
+			func(a Args) (TensorSpec, error) { return TensorSpec{Op: op, Shape: a.Ints(0), DType: Float32}, nil }))
+	}
+	declare(factory("full", "new tensor, its dtype the fill value's (bool, int64 or float32) unless dtype=",
+		[]Param{{Name: "size", Kind: DimsParam}, {Name: "fill_value", Kind: NumberParam}}, true,
+		func(a Args) (TensorSpec, error) {
+			dt := Float32
+			switch a[1].(type) {
+			case bool:
+				dt = boolDType
+			case int64:
+				dt = DTypes["int64"]
+			}
+			return TensorSpec{Op: "full", Shape: a.Ints(0), DType: dt, Values: []float64{a.Number(1)}}, nil
+		}))
+	for _, op := range []string{"zeros", "ones", "empty", "rand", "randn"} {
+		declare(factory(op+"_like", "new tensor of the input's shape, dtype and device", []Param{input}, false,
 			func(a Args) (TensorSpec, error) { return like(op, a), nil }))
 	}
 	integer := func(name, def string) Param { return Param{Name: name, Kind: IntParam, Default: def} }
 	declare(
-		factory("full_like", "new tensor of the input's shape, dtype and device", []Param{input, {Name: "fill_value", Kind: NumberParam}},
+		factory("full_like", "new tensor of the input's shape, dtype and device", []Param{input, {Name: "fill_value", Kind: NumberParam}}, false,
 			func(a Args) (TensorSpec, error) { return like("full", a, a.Number(1)), nil }),
-		factory("randint_like", "new tensor of the input's shape, dtype and device", []Param{input, integer("low", ""), integer("high", "None")},
+		factory("randint_like", "new tensor of the input's shape, dtype and device", []Param{input, integer("low", ""), integer("high", "None")}, false,
 			func(a Args) (TensorSpec, error) { return like("rand", a), nil }),
-		factory("eye", "new n x m tensor (float32)", []Param{integer("n", ""), integer("m", "None")},
+		factory("eye", "new n x m tensor (float32)", []Param{integer("n", ""), integer("m", "None")}, false,
 			func(a Args) (TensorSpec, error) {
 				m := a.Int(0)
 				if a[1] != nil {
@@ -62,7 +89,7 @@ func init() {
 				}
 				return TensorSpec{Op: "empty", Shape: []int64{a.Int(0), m}, DType: Float32}, nil
 			}),
-		factory("linspace", "new tensor of steps elements (float32)", []Param{{Name: "start", Kind: NumberParam}, {Name: "end", Kind: NumberParam}, integer("steps", "")},
+		factory("linspace", "new tensor of steps elements (float32)", []Param{{Name: "start", Kind: NumberParam}, {Name: "end", Kind: NumberParam}, integer("steps", "")}, false,
 			func(a Args) (TensorSpec, error) {
 				if a.Int(2) < 0 {
 					return TensorSpec{}, fmt.Errorf("RuntimeError: number of steps must be non-negative")
@@ -71,7 +98,7 @@ func init() {
 			}),
 		// randint(high, size) or randint(low, high, size): the second
 		// parameter is high or the size, told apart by the third
-		factory("randint", "new tensor of the size (int64)", []Param{integer("low", ""), {Name: "high", Kind: DimsParam}, {Name: "size", Kind: DimsParam, Default: "None"}},
+		factory("randint", "new tensor of the size (int64)", []Param{integer("low", ""), {Name: "high", Kind: DimsParam}, {Name: "size", Kind: DimsParam, Default: "None"}}, false,
 			func(a Args) (TensorSpec, error) {
 				size := a.Ints(2)
 				if a[2] == nil {

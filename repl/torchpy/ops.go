@@ -201,9 +201,18 @@ func (b *Binding) bind(d *engine.OpDef, name string, args []eval.Value, kw []eva
 			required = i + 1
 		}
 	}
-	if last := len(d.Params) - 1; d.Params[last].Kind == engine.DimsParam && d.Params[last].Default == "" && len(args) > last+1 {
+	positional := 0 // the parameters before *
+	for _, p := range d.Params {
+		if !p.KeywordOnly {
+			positional++
+		}
+	}
+	if last := positional - 1; last >= 0 && d.Params[last].Kind == engine.DimsParam && d.Params[last].Default == "" && len(args) > positional {
 		// *dims: the ints after the other arguments
 		args = append(args[:last:last], b.in.NewTuple(slices.Clone(args[last:])))
+	}
+	if len(args) > positional {
+		return nil, b.in.Raise(eval.TypeErrorType, "%s() takes %d positional arguments but %d were given", name, positional, len(args))
 	}
 	vs, err := b.in.ArgSpec(name, args, kw, required, names...)
 	if err != nil {
@@ -255,6 +264,9 @@ func (b *Binding) bind(d *engine.OpDef, name string, args []eval.Value, kw []eva
 			a[i] = int64(dim)
 		case engine.DimsParam:
 			dims, err := b.intsOf(name, v)
+			if p.Name == "size" { // a shape, checked as PyTorch checks sizes
+				dims, err = b.shapeArgs(name, []eval.Value{v})
+			}
 			if err != nil {
 				return nil, err
 			}

@@ -148,50 +148,6 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	for name, d := range engine.DTypes {
 		m.Set(in, name, dtypeObj(d))
 	}
-	def := factoryOpts{dtype: engine.Float32}
-	for _, op := range []string{"zeros", "ones", "empty", "rand", "randn"} {
-		b.fn(m, op, op+"(*size, dtype=None, device=None, requires_grad=False)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			o, rest, err := b.factoryKw(op, kw, def)
-			if err != nil {
-				return nil, err
-			}
-			if len(rest) > 0 {
-				return nil, in.Raise(eval.TypeErrorType, "%s() got an unexpected keyword argument '%s'", op, rest[0].Name)
-			}
-			shape, err := b.shapeArgs(op, args)
-			if err != nil {
-				return nil, err
-			}
-			return b.create(op, shape, o, nil)
-		})
-	}
-	b.fn(m, "full", "full(size, fill_value, dtype=None, device=None, requires_grad=False)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		o, rest, err := b.factoryKw("full", kw, def)
-		if err != nil {
-			return nil, err
-		}
-		a, err := in.ArgSpec("full", args, rest, 2, "size", "fill_value")
-		if err != nil {
-			return nil, err
-		}
-		shape, err := b.shapeArgs("full", []eval.Value{a[0]})
-		if err != nil {
-			return nil, err
-		}
-		v, ok := number(a[1])
-		if !ok {
-			return nil, in.Raise(eval.TypeErrorType, "full(): argument 'fill_value' must be Number, not %s", eval.TypeOf(a[1]).Name)
-		}
-		if dt := eval.Kwarg(kw, "dtype"); dt == nil || dt == eval.None { // the fill value's type decides (ops_factories.py)
-			switch a[1].(type) {
-			case bool:
-				o.dtype = engine.DTypes["bool"]
-			case int64, *big.Int:
-				o.dtype = engine.DTypes["int64"]
-			}
-		}
-		return b.create("full", shape, o, []float64{v})
-	})
 	b.fn(m, "tensor", "tensor(data, dtype=None, device=None, requires_grad=False)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		if len(args) != 1 {
 			return nil, in.Raise(eval.TypeErrorType, "tensor() takes 1 positional argument but %d were given", len(args))
