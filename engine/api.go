@@ -65,7 +65,7 @@ func (s *Session) NewTensor(sp TensorSpec) (*Tensor, error) {
 	t.st = st
 	st.vals = createValues(sp.Op, sp.Values)
 	if sp.RequiresGrad {
-		t.slot = &gradSlot{}
+		t.slot = newGradSlot()
 	}
 	return t, nil
 }
@@ -124,7 +124,8 @@ func viewAt(t *Tensor, shape []int64) *Tensor {
 func (s *Session) Detach(t *Tensor) *Tensor {
 	d := share(t)
 	s.unref(d.fn)
-	d.fn, d.slot = nil, nil
+	d.fn = nil
+	s.dropSlot(d)
 	return d
 }
 
@@ -146,7 +147,7 @@ func (s *Session) SetRequiresGrad(t *Tensor) error {
 		return fmt.Errorf("RuntimeError: you can only change requires_grad flags of leaf variables.")
 	}
 	if t.slot == nil {
-		t.slot = &gradSlot{}
+		t.slot = newGradSlot()
 	}
 	return nil
 }

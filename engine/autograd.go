@@ -27,7 +27,8 @@ type node struct {
 	released bool     // backward ran through it: its saved tensors are gone
 	bw       backward // its backward; nil for AccumulateGrad
 	leaf     *gradSlot
-	out      []int64 // the output's shape
+	leafSt   *storage // AccumulateGrad: the leaf's storage, held while a graph uses it
+	out      []int64  // the output's shape
 	dtype    DType
 	device   Device
 }
@@ -51,6 +52,32 @@ type savedTensor struct {
 type gradSlot struct {
 	grad *Tensor
 	acc  *node // its AccumulateGrad node, made on first use
+	// holders are what keep the leaf (its TensorImpl) alive: each tensor
+	// value of it (a reference, or a view made without a graph) and its
+	// AccumulateGrad while a graph uses that. The last to go takes the
+	// .grad with it.
+	holders int
+}
+
+// newGradSlot is a new leaf's slot, held by the one tensor value made.
+func newGradSlot() *gradSlot { return &gradSlot{holders: 1} }
+
+// releaseSlot drops one holder of a leaf; the last frees its .grad.
+func (s *Session) releaseSlot(slot *gradSlot) {
+	if slot.holders--; slot.holders == 0 && slot.grad != nil {
+		g := slot.grad
+		slot.grad = nil
+		s.dropTensor(g)
+	}
+}
+
+// dropSlot makes t no longer a value of its leaf (a view that became a
+// node's output, a detached copy, requires_grad_(False)).
+func (s *Session) dropSlot(t *Tensor) {
+	if t.slot != nil {
+		s.releaseSlot(t.slot)
+		t.slot = nil
+	}
 }
 
 // backward computes the gradients of a node's inputs from the gradient of
@@ -90,6 +117,12 @@ func (s *Session) record(name string, out *Tensor, inputs, save []*Tensor, bw ba
 			}
 		}
 		if e.to != nil {
+			if e.to.leaf != nil && e.to.refs == 0 {
+				// AccumulateGrad holds its leaf while a graph uses it
+				e.to.leaf.holders++
+				e.to.leafSt = in.st
+				in.st.refs++
+			}
 			e.to.refs++
 		}
 		n.inputs = append(n.inputs, e)
@@ -113,7 +146,16 @@ func (s *Session) unref(n *node) {
 		return
 	}
 	n.refs--
-	if n.refs > 0 || n.leaf != nil {
+	if n.refs > 0 {
+		return
+	}
+	if n.leaf != nil { // the last graph using the leaf went: it lets go of it
+		st := n.leafSt
+		n.leafSt = nil
+		s.releaseSlot(n.leaf)
+		if st != nil {
+			s.release(st)
+		}
 		return
 	}
 	s.releaseSaved(n)
@@ -159,13 +201,9 @@ func (s *Session) dropTensor(t *Tensor) bool {
 	}
 	// TensorImpl::release_resources: the autograd metadata (grad_fn,
 	// then a leaf's .grad) goes before the storage.
-	last := t.st.refs == 1
 	s.unref(t.fn)
-	if last && t.slot != nil && t.slot.grad != nil {
-		// the last reference to a leaf went: its .grad goes with it
-		g := t.slot.grad
-		t.slot.grad = nil
-		s.dropTensor(g)
+	if t.slot != nil {
+		s.releaseSlot(t.slot)
 	}
 	return s.release(t.st)
 }
@@ -178,6 +216,9 @@ func share(t *Tensor) *Tensor {
 	t.st.refs++
 	if t.fn != nil {
 		t.fn.refs++
+	}
+	if t.slot != nil {
+		t.slot.holders++
 	}
 	u := *t
 	return &u

@@ -300,7 +300,7 @@ func (s *Session) ClearRequiresGrad(t *Tensor) error {
 	case t.slot.grad != nil || t.slot.acc != nil && t.slot.acc.refs > 0:
 		return errors.New("NotImplementedError: requires_grad_(False) of a tensor that has a .grad or is in a live graph is not modelled by gpumemrepl")
 	}
-	t.slot = nil
+	s.dropSlot(t)
 	return nil
 }
 

@@ -105,7 +105,7 @@ func (s *Session) recordView(name string, v, t *Tensor, dense bool) {
 	old := v.fn
 	s.record(name, v, []*Tensor{t}, nil, bw)
 	s.replaced(v, old)
-	v.slot = nil
+	s.dropSlot(v)
 }
 
 // dimIndex is dimension d of a tensor of n dimensions (negative from the
