@@ -261,7 +261,7 @@ func (a *Allocator) allocBlock(pool *BlockPool, s, size uint64, isRetry bool) (*
 	a.stats.Segment.increase(pool.isSmall, 1)
 	a.stats.ReservedBytes.increase(pool.isSmall, int64(size))
 	if size >= a.cfg.MaxSplitSize {
-		a.stats.OversizeSegments.increase(1)
+		a.stats.OversizeSegments.Increase(1)
 	}
 	a.stats.NumDeviceAlloc++
 	return b, nil
@@ -323,7 +323,7 @@ func (a *Allocator) allocFoundBlock(b *Block, at poolCursor, s, orig uint64) uin
 	a.stats.AllocatedBytes.increase(small, int64(h.size))
 	a.stats.RequestedBytes.increase(small, int64(orig))
 	if h.size >= a.cfg.MaxSplitSize {
-		a.stats.OversizeAllocs.increase(1)
+		a.stats.OversizeAllocs.Increase(1)
 	}
 	return h.ptr
 }
@@ -340,7 +340,7 @@ func (a *Allocator) Free(ptr uint64) error {
 	a.stats.Allocation.decrease(small, 1)
 	a.stats.AllocatedBytes.decrease(small, int64(b.size))
 	if b.size >= a.cfg.MaxSplitSize {
-		a.stats.OversizeAllocs.decrease(1)
+		a.stats.OversizeAllocs.Decrease(1)
 	}
 	a.freeBlock(b)
 	return nil
@@ -411,7 +411,7 @@ func (a *Allocator) releaseBlock(b *Block) error {
 	a.stats.Segment.decrease(small, 1)
 	a.stats.ReservedBytes.decrease(small, int64(b.size))
 	if b.size >= a.cfg.MaxSplitSize {
-		a.stats.OversizeSegments.decrease(1)
+		a.stats.OversizeSegments.Decrease(1)
 	}
 	b.pool.remove(b)
 	a.recycle(b)

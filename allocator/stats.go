@@ -7,13 +7,16 @@ type Stat struct {
 	Current, Peak, Allocated, Freed int64
 }
 
-func (s *Stat) increase(n int64) {
+// Increase adds n to the figure (an allocation, a segment): its peak
+// follows.
+func (s *Stat) Increase(n int64) {
 	s.Current += n
 	s.Peak = max(s.Peak, s.Current)
 	s.Allocated += n
 }
 
-func (s *Stat) decrease(n int64) {
+// Decrease takes n from the figure (a free).
+func (s *Stat) Decrease(n int64) {
 	s.Current -= n
 	s.Freed += n
 }
@@ -34,12 +37,12 @@ var bucketNames = [numBuckets]string{"all", "small_pool", "large_pool"}
 type StatArray [numBuckets]Stat
 
 func (a *StatArray) increase(small bool, n int64) {
-	a[poolBucket(small)].increase(n)
+	a[poolBucket(small)].Increase(n)
 	a[bucketAll].Peak = max(a[bucketAll].Peak, a[bucketSmall].Current+a[bucketLarge].Current)
 }
 
 func (a *StatArray) decrease(small bool, n int64) {
-	a[poolBucket(small)].decrease(n)
+	a[poolBucket(small)].Decrease(n)
 }
 
 // change applies a signed difference as PyTorch does: an increase or a

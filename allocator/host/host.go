@@ -20,7 +20,11 @@
 // event, "active_bytes" then by -1, so it grows by one byte instead.
 package host
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator"
+)
 
 // Block is one pinned block.
 type Block struct {
@@ -32,29 +36,15 @@ type Block struct {
 	done bool // its event has completed (freed blocks in events only)
 }
 
-// Stat is one of PyTorch's counters: current, peak, and the totals added
-// and taken away.
-type Stat struct{ Current, Peak, Allocated, Freed int64 }
-
-func (s *Stat) increase(n int64) {
-	s.Current += n
-	s.Peak = max(s.Peak, s.Current)
-	s.Allocated += n
-}
-
-func (s *Stat) decrease(n int64) {
-	s.Current -= n
-	s.Freed += n
-}
-
-func (s *Stat) resetPeak() { s.Peak = s.Current }
+// resetPeak starts a figure's peak again from its current value.
+func resetPeak(s *allocator.Stat) { s.Peak = s.Current }
 
 // buckets is the number of free lists: one per power of two.
 const buckets = 64
 
 // Stats are host_memory_stats() without its timings.
 type Stats struct {
-	Allocations, AllocatedBytes, ActiveRequests, ActiveBytes Stat
+	Allocations, AllocatedBytes, ActiveRequests, ActiveBytes allocator.Stat
 }
 
 // Allocator is one process's caching host allocator.
@@ -84,8 +74,8 @@ func (a *Allocator) Alloc(n uint64) *Block {
 	a.processEvents()
 	i := index(n)
 	size := uint64(1) << i
-	a.stats.ActiveRequests.increase(1)
-	a.stats.ActiveBytes.increase(int64(size))
+	a.stats.ActiveRequests.Increase(1)
+	a.stats.ActiveBytes.Increase(int64(size))
 	if l := a.free[i]; len(l) > 0 {
 		b := l[len(l)-1]
 		a.free[i] = l[:len(l)-1]
@@ -93,8 +83,8 @@ func (a *Allocator) Alloc(n uint64) *Block {
 	}
 	b := &Block{Size: size, Addr: a.next}
 	a.next += max(size, 4096)
-	a.stats.Allocations.increase(1)
-	a.stats.AllocatedBytes.increase(int64(size))
+	a.stats.Allocations.Increase(1)
+	a.stats.AllocatedBytes.Increase(int64(size))
 	return b
 }
 
@@ -137,8 +127,8 @@ func (a *Allocator) processEvents() {
 		}
 		a.events = a.events[:len(a.events)-1]
 		a.free[index(b.Size)] = append(a.free[index(b.Size)], b)
-		a.stats.ActiveRequests.decrease(1)
-		a.stats.ActiveBytes.decrease(-1) // PyTorch's: the size it passes is -1
+		a.stats.ActiveRequests.Decrease(1)
+		a.stats.ActiveBytes.Decrease(-1) // PyTorch's: the size it passes is -1
 	}
 }
 
@@ -149,8 +139,8 @@ func (a *Allocator) EmptyCache() []*Block {
 	var gone []*Block
 	for i := range a.free {
 		for _, b := range a.free[i] {
-			a.stats.Allocations.decrease(1)
-			a.stats.AllocatedBytes.decrease(int64(b.Size))
+			a.stats.Allocations.Decrease(1)
+			a.stats.AllocatedBytes.Decrease(int64(b.Size))
 			gone = append(gone, b)
 		}
 		a.free[i] = nil
@@ -163,8 +153,8 @@ func (a *Allocator) Reserved() uint64 { return uint64(a.stats.AllocatedBytes.Cur
 
 // ResetPeak is torch.cuda.reset_peak_host_memory_stats().
 func (a *Allocator) ResetPeak() {
-	for _, s := range []*Stat{&a.stats.Allocations, &a.stats.AllocatedBytes, &a.stats.ActiveRequests, &a.stats.ActiveBytes} {
-		s.resetPeak()
+	for _, s := range []*allocator.Stat{&a.stats.Allocations, &a.stats.AllocatedBytes, &a.stats.ActiveRequests, &a.stats.ActiveBytes} {
+		resetPeak(s)
 	}
 }
 
@@ -174,7 +164,7 @@ func (a *Allocator) Stats() Stats { return a.stats }
 // Values are the stats under host_memory_stats()'s keys.
 func (s Stats) Values() map[string]int64 {
 	v := map[string]int64{"num_host_alloc": s.Allocations.Allocated, "num_host_free": s.Allocations.Freed}
-	for name, st := range map[string]Stat{"allocations": s.Allocations, "allocated_bytes": s.AllocatedBytes, "active_requests": s.ActiveRequests, "active_bytes": s.ActiveBytes} {
+	for name, st := range map[string]allocator.Stat{"allocations": s.Allocations, "allocated_bytes": s.AllocatedBytes, "active_requests": s.ActiveRequests, "active_bytes": s.ActiveBytes} {
 		v[name+".current"], v[name+".peak"], v[name+".allocated"], v[name+".freed"] = st.Current, st.Peak, st.Allocated, st.Freed
 	}
 	return v
