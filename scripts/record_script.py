@@ -10,7 +10,8 @@ A .gpumem script (plain PyTorch code, as gpumemrepl reads it): every line
 that is not blank or a comment is a step, as in `gpumemrepl run`: a `with`
 block's header enters its context manager and each indented line runs on
 its own, and the block's context exits at the next line that is not
-indented. The short names gpumemrepl accepts beside the PyTorch ones
+indented; any other compound statement (def, for, if, try...) is one step,
+its header and the lines under it. The short names gpumemrepl accepts beside the PyTorch ones
 (Linear, Sequential, ReLU, GELU, SGD, Adam, AdamW, F) are defined for it.
 Its rows have "line" (1-based, as gpumemrepl's --json rows), "source",
 "error" and "devices".
@@ -61,6 +62,7 @@ import builtins
 import io
 import json
 import os
+import re
 import sys
 import types
 import __future__
@@ -97,14 +99,53 @@ def device_rows(torch, used):
     return devices
 
 
+def opens_block(body):
+    """Whether a line is the header of a compound statement other than with."""
+    if body.startswith("with "):
+        return False
+    try:
+        compile(body, "<line>", "exec")
+    except IndentationError as e:
+        return "expected an indented block" in str(e)
+    except SyntaxError:
+        return False
+    return False
+
+
+CONTINUES = re.compile(r"(elif|else|except|finally)\b")
+
+
 def steps(path):
-    """Yield (line number, source, indented) for every step of a .gpumem script."""
+    """Yield (line number, source, indented) for every step of a .gpumem
+    script; a compound statement (def, for, if, try...) is one step, its
+    header and the lines under it, dedented, as gpumemrepl runs it."""
     with open(path) as f:
-        for n, raw in enumerate(f, 1):
-            src = raw.rstrip("\n")
-            body = src.strip()
-            if body and not body.startswith("#"):
-                yield n, src, src[0] in " \t"
+        lines = [raw.rstrip("\n") for raw in f]
+    i = 0
+    while i < len(lines):
+        src = lines[i]
+        body = src.strip()
+        i += 1
+        if not body or body.startswith("#"):
+            continue
+        indent = src[: len(src) - len(src.lstrip(" \t"))]
+        n = i
+        if opens_block(body):
+            block, keep = [body], 1
+            while i < len(lines):
+                t = lines[i]
+                blank = not t.strip() or t.strip().startswith("#")
+                inside = t.startswith(indent)
+                rest = t[len(indent):] if inside else t.strip()
+                deeper = inside and rest[:1] in (" ", "\t")
+                if not blank and not deeper and not (inside and CONTINUES.match(rest)):
+                    break
+                block.append(rest)
+                i += 1
+                if not blank:
+                    keep = len(block)
+            body = "\n".join(block[:keep])
+        yield n, indent + body, indent != ""
 
 
 def record_gpumem(script, out):
