@@ -153,6 +153,9 @@ func (l *lineReader) next() (int, string, error) {
 func (l *lineReader) block(header, indent string) (src, text string, last int, err error) {
 	lines, written, last := []string{header}, []string{indent + header}, l.n
 	keep := 1 // lines up to the last that is not blank
+	// decorated: the header is a decorator, and the def or class it
+	// decorates (after any more decorators) is still to come
+	decorated := strings.HasPrefix(header, "@")
 	for {
 		n, t, err := l.next()
 		if err != nil {
@@ -162,7 +165,11 @@ func (l *lineReader) block(header, indent string) (src, text string, last int, e
 		trimmed := strings.TrimSpace(t)
 		blank := trimmed == "" || strings.HasPrefix(trimmed, "#")
 		deeper := inside && rest != strings.TrimLeft(rest, " \t")
-		if !blank && !deeper && !(inside && continuesBlock(rest)) {
+		decoratedNext := decorated && inside && !deeper && (strings.HasPrefix(rest, "@") || definesName(rest))
+		if decoratedNext && !strings.HasPrefix(rest, "@") {
+			decorated = false
+		}
+		if !blank && !deeper && !decoratedNext && !(inside && continuesBlock(rest)) {
 			l.pending = &t
 			return strings.Join(lines[:keep], "\n"), strings.Join(written[:keep], "\n"), last, nil
 		}
@@ -187,12 +194,26 @@ func continuesBlock(line string) bool {
 	return false
 }
 
+// definesName reports whether a line is a def or class header (what
+// decorators decorate).
+func definesName(line string) bool {
+	for _, kw := range []string{"def ", "class ", "async def "} {
+		if strings.HasPrefix(line, kw) {
+			return true
+		}
+	}
+	return false
+}
+
 // opensBlock reports whether a line is the header of a compound
 // statement other than with (def, class, for, while, if, try, async
-// and match): one that needs an indented body.
+// and match: one that needs an indented body), or a decorator.
 func opensBlock(body string) bool {
 	if strings.HasPrefix(body, "with ") {
 		return false
+	}
+	if strings.HasPrefix(body, "@") { // a decorator: its def or class follows
+		return true
 	}
 	_, err := syntax.ParseFile("<line>", []byte(body+"\n"), nil)
 	var se *syntax.Error
@@ -239,21 +260,23 @@ func withEntry(file, header string, pos syntax.Pos) (string, error) {
 	}
 	var stmts []string
 	for _, it := range w.Items {
-		expr := spanText(header, it.ContextExpr)
+		expr := spanText(header, pos.Col-1, it.ContextExpr)
 		call := command.ToolModule + ".enter(" + expr + ")"
 		if it.OptionalVars != nil {
-			call = spanText(header, it.OptionalVars) + " = " + call
+			call = spanText(header, pos.Col-1, it.OptionalVars) + " = " + call
 		}
 		stmts = append(stmts, call)
 	}
 	return strings.Join(stmts, "; "), nil
 }
 
-// spanText is the text of a node of a one-line source.
-func spanText(line string, n interface {
+// spanText is the text of a node of a one-line source whose columns
+// were placed shift to the right (Options.At).
+func spanText(line string, shift int32, n interface {
 	Span() (syntax.Pos, syntax.Pos)
 }) string {
 	st, end := n.Span()
 	rs := []rune(line)
-	return string(rs[st.Col-1 : min(int(end.Col)-1, len(rs))])
+	from, to := int(st.Col-shift)-1, int(end.Col-shift)-1
+	return string(rs[max(from, 0):max(min(to, len(rs)), max(from, 0))])
 }

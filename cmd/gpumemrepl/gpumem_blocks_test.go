@@ -78,6 +78,14 @@ func TestGpumemBlocks(t *testing.T) {
 			t.Errorf("the echo lacks %q:\n%s", l, text)
 		}
 	}
+	// a decorated def is one step; a with inside a with (however far
+	// indented) enters as its own step
+	more := "x = zeros 4 cuda\n@torch.no_grad()\ndef f():\n    return x * 2\n\nprint(f().requires_grad)\n" +
+		"with torch.no_grad():\n    with torch.enable_grad():\n                                  with torch.no_grad() as g:\n        y = 1\n"
+	out, errOut, code := runStdin(t, more, "--device", "sim", "--no-color")
+	if code != 0 || !strings.Contains(out, "  2 > @torch.no_grad()\n  3 . def f():\n") || !strings.Contains(out, "\nFalse\n") || !strings.Contains(out, "  9 >                                   with torch.no_grad() as g:\n") {
+		t.Errorf("decorators and nested with: exit %d\n%s%s", code, out, errOut)
+	}
 	_, errOut, code = runStdin(t, "x = 1\nfor i in range(2):\n", "--device", "sim")
 	if code != 1 || errOut != "<stdin>:2:19: IndentationError: expected an indented block after 'for' statement on line 2\n" {
 		t.Errorf("a header at the end: exit %d, %q", code, errOut)
