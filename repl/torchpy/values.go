@@ -174,6 +174,9 @@ func (b *Binding) deviceArg(v eval.Value) (engine.Device, error) {
 	default:
 		return d, b.in.Raise(eval.TypeErrorType, "expected a device, not %s", eval.TypeOf(v).Name)
 	}
+	if d.CUDA && d.Index < 0 {
+		return d, b.in.Raise(eval.RuntimeErrorType, "Device index must not be negative")
+	}
 	if d.CUDA && d.Index >= b.S.DeviceCount() {
 		return d, b.in.Raise(eval.RuntimeErrorType, "CUDA error: invalid device ordinal")
 	}
