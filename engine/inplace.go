@@ -144,6 +144,10 @@ func init() {
 				if err := s.writeUntracked("copy_", t); err != nil {
 					return err
 				}
+				if a.Bool(2) && t.Device() != src.Device() { // a pinned side waits for the copy
+					s.CopiedAsync(src)
+					s.CopiedAsync(t)
+				}
 				if slices.Equal(src.Shape, t.Shape) && src.DType == t.DType && t.IsContiguous() && t.Bytes() == t.st.bytes {
 					t.st.vals = elementValues(src)
 				}

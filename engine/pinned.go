@@ -25,20 +25,24 @@ func (s *Session) newPinnedStorage(n uint64) (*storage, error) {
 	if n == 0 {
 		return st, nil
 	}
-	b := s.pinnedHost().Alloc(n)
-	buf, cached := s.pinnedBufs[b]
-	if !cached {
-		if avail, ok := memAvailable(); ok && b.Size > avail {
-			s.pinned.Free(b)
-			return nil, &hostAllocError{bytes: b.Size}
+	var buf *hostBuf
+	b, err := s.pinnedHost().Alloc(n, func(size uint64) error {
+		if avail, ok := memAvailable(); ok && size > avail {
+			return fmt.Errorf("cannot pin %d bytes of host memory (a %d-byte block): this machine has %d bytes available", n, size, avail)
 		}
 		if !s.opts.FakeHost {
 			var err error
-			if buf, err = s.newHostBuf(b.Size, true); err != nil {
-				s.pinned.Free(b)
-				return nil, err
-			}
+			buf, err = s.newHostBuf(size, true)
+			return err
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if cached, ok := s.pinnedBufs[b]; ok {
+		buf = cached
+	} else {
 		s.pinnedBufs[b] = buf
 	}
 	st.pinned = b

@@ -31,6 +31,13 @@ func TestPinnedHostMemory(t *testing.T) {
 	if _, err := s.NewTensor(TensorSpec{Op: "empty", Shape: []int64{4}, DType: Float32, Device: cuda0, Pinned: true}); err == nil || err.Error() != "Only dense CPU tensors can be pinned" {
 		t.Errorf("a pinned CUDA tensor: %v", err)
 	}
+	// a block the machine cannot give changes nothing (review)
+	if _, err := s.NewTensor(TensorSpec{Op: "empty", Shape: []int64{1 << 60}, DType: DTypes["uint8"], Device: CPU, Pinned: true}); err == nil {
+		t.Error("2^60 bytes pinned")
+	}
+	if f, st := s.Measure(), s.pinnedHost().Stats(); f.Pinned != 0 || st.Allocations.Allocated != 1 || st.ActiveRequests.Allocated != 2 {
+		t.Errorf("after a failed pin: pinned %d, stats %+v", f.Pinned, st)
+	}
 	if s.HostMemoryStats() != nil {
 		t.Error("host stats before CUDA was initialized")
 	}

@@ -66,26 +66,37 @@ func index(size uint64) int { return bits.Len64(size - 1) }
 
 // Alloc takes a block of at least n bytes; nil for n == 0 (PyTorch gives
 // no block and a null pointer). It first takes back the freed blocks
-// whose copies are done.
-func (a *Allocator) Alloc(n uint64) *Block {
+// whose copies are done. A block the driver must give anew is asked of
+// take (cudaHostAlloc) first; when take fails, Alloc fails with its
+// error and counts nothing.
+func (a *Allocator) Alloc(n uint64, take func(size uint64) error) (*Block, error) {
 	if n == 0 {
-		return nil
+		return nil, nil
 	}
 	a.processEvents()
 	i := index(n)
 	size := uint64(1) << i
-	a.stats.ActiveRequests.Increase(1)
-	a.stats.ActiveBytes.Increase(int64(size))
 	if l := a.free[i]; len(l) > 0 {
 		b := l[len(l)-1]
 		a.free[i] = l[:len(l)-1]
-		return b
+		a.countRequest(size)
+		return b, nil
+	}
+	if err := take(size); err != nil {
+		return nil, err
 	}
 	b := &Block{Size: size, Addr: a.next}
 	a.next += max(size, 4096)
 	a.stats.Allocations.Increase(1)
 	a.stats.AllocatedBytes.Increase(int64(size))
-	return b
+	a.countRequest(size)
+	return b, nil
+}
+
+// countRequest counts one request served by a block of size.
+func (a *Allocator) countRequest(size uint64) {
+	a.stats.ActiveRequests.Increase(1)
+	a.stats.ActiveBytes.Increase(int64(size))
 }
 
 // RecordUse notes that a non-blocking copy used b: its free will wait

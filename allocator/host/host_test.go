@@ -78,7 +78,10 @@ func TestRecordedHostAllocator(t *testing.T) {
 		}
 		switch kind {
 		case "pin", "empty":
-			b := a.Alloc(bytes)
+			b, err := a.Alloc(bytes, func(uint64) error { return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
 			if s.Ptr != nil && *s.Ptr != 0 {
 				if want, seen := blockAt[*s.Ptr]; seen && want != b {
 					t.Errorf("step %d (%s %s): PyTorch reused the block at %#x, we did not", n, s.Scenario, name, *s.Ptr)

@@ -69,4 +69,21 @@ func TestPinnedAsRecorded(t *testing.T) {
 	if !strings.Contains(out, "(pinned 4.00 MiB +4.00 MiB)") {
 		t.Errorf("no step reports the pinned memory taken:\n%s", out)
 	}
+	// .cuda(non_blocking=True) and copy_(non_blocking=True) are the copy
+	// the recorded .to(non_blocking=True) runs: each holds its pinned block
+	for _, copyIt := range []string{"g = x.cuda(non_blocking=True)", "g = torch.empty(1 << 20, dtype=torch.uint8, device='cuda'); g.copy_(x, non_blocking=True)", "g = x.cuda()"} {
+		src := "import torch\nx = torch.empty(1 << 20, dtype=torch.uint8, pin_memory=True)\n" + copyIt + "\ndel x\n" +
+			"y = torch.empty(1 << 20, dtype=torch.uint8, pin_memory=True)\nprint(torch.cuda.host_memory_stats()['allocations.current'])\n"
+		if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := "2\n"
+		if !strings.Contains(copyIt, "non_blocking") {
+			want = "1\n"
+		}
+		out, errOut, code := run(t, "run", "--device", "sim", "--fake-host", "--no-color", script)
+		if code != 0 || !strings.Contains(out, "\n"+want) {
+			t.Errorf("%s: exit %d, want %q blocks held\n%s%s", copyIt, code, want, out, errOut)
+		}
+	}
 }

@@ -359,15 +359,27 @@ func init() {
 		}
 		return r, nil
 	})
-	tensorMethod("cuda", "cuda(device=None)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+	tensorMethod("cuda", "cuda(device=None, non_blocking=False)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		a, err := b.in.ArgSpec("cuda", args, kw, 0, "device", "non_blocking")
+		if err != nil {
+			return nil, err
+		}
 		dev := engine.Device{CUDA: true, Index: b.S.CurrentDevice()}
-		if len(args) > 0 {
-			var err error
-			if dev, err = b.deviceArg(args[0]); err != nil {
+		if a[0] != nil && a[0] != eval.None {
+			if dev, err = b.deviceArg(a[0]); err != nil {
 				return nil, err
 			}
 		}
-		return b.to(t, dev)
+		r, err := b.to(t, dev)
+		if err == nil && a[1] != nil {
+			if nb, terr := b.in.Truth(a[1]); terr != nil {
+				b.in.Decref(r)
+				return nil, terr
+			} else if nb {
+				b.S.CopiedAsync(t.T)
+			}
+		}
+		return r, err
 	})
 	tensorMethod("cpu", "cpu()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return b.to(t, engine.CPU)
