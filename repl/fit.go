@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/repl/torchpy"
 )
 
 // Fit is how a program ran on one simulated GPU: what it needed, and
@@ -31,19 +32,19 @@ type DeviceFit struct {
 	PeakAllocated, PeakReserved, WithContext uint64
 }
 
-// ScriptError is an error other than running out of memory that ended
+// scriptError is an error other than running out of memory that ended
 // a script run by RunScript.
-type ScriptError struct {
+type scriptError struct {
 	Msg string // the script's own error line(s)
 }
 
-func (e *ScriptError) Error() string { return strings.TrimRight(e.Msg, "\n") }
+func (e *scriptError) Error() string { return strings.TrimRight(e.Msg, "\n") }
 
 // RunScript runs a script (src, named file: Python when file ends in
 // .py, else the command form) on a fresh session made with o, its output
 // discarded, and returns the session as the script left it. A script
 // that ends by running out of memory has run: its session's FirstOOM
-// says where. Any other error that ends it is a *ScriptError (or the
+// says where. Any other error that ends it is an error of its own (or the
 // session's own error).
 func RunScript(src []byte, file string, o engine.Options) (*engine.Session, error) {
 	s, err := engine.NewSession(o)
@@ -58,12 +59,13 @@ func RunScript(src []byte, file string, o engine.Options) (*engine.Session, erro
 	} else {
 		status = r.GpumemScript(bytes.NewReader(src))
 	}
-	if status != 0 && (s.FirstOOM() == nil || !strings.Contains(errs.String(), "OutOfMemoryError")) {
+	endedByOOM := r.endedBy != nil && r.endedBy.IsSubclass(torchpy.OutOfMemoryErrorType)
+	if status != 0 && (s.FirstOOM() == nil || !endedByOOM) {
 		msg := errs.String()
 		if msg == "" {
 			msg = fmt.Sprintf("the program exited with status %d", status)
 		}
-		return nil, &ScriptError{Msg: msg}
+		return nil, &scriptError{Msg: msg}
 	}
 	return s, nil
 }

@@ -112,6 +112,10 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 	// tensors) go, as they would in python3 at the script's end.
 	msg := r.pyErrorText(in, err)
 	if err != nil {
+		r.endedBy = nil
+		if e, ok := err.(*eval.Exception); ok {
+			r.endedBy = e.Inst.Type()
+		}
 		in.Drop(err)
 	}
 	cur := r.Session.Measure()

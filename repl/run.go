@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/repl/eval"
 	"github.com/gpumemrepl/gpumemrepl/repl/plot"
 )
 
@@ -28,6 +29,9 @@ type Runner struct {
 	stepStart     time.Time    // when the step began, for elapsed_ns
 	started       bool         // the prompt has measured its first figures
 	history       plot.History // device 0 after every step, for plot (plotcmd.go)
+	// endedBy is the class of the exception the last failed step raised
+	// (nil for an error that is not a Python exception).
+	endedBy *eval.Class
 }
 
 // caretOffset is the display column of rune column col (1-based).

@@ -120,6 +120,15 @@ func TestFitOOMAndErrors(t *testing.T) {
 	if code != 1 || out != "" || errOut != "gpumemrepl fit: on t4: "+bad+":3:1: ZeroDivisionError: division by zero\n" {
 		t.Errorf("a script's own error: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
+	// an error after a caught OOM is the script's error, whatever its text says
+	fake := filepath.Join(dir, "fake.py")
+	if err := os.WriteFile(fake, []byte(src+"raise ValueError('OutOfMemoryError fake')\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = run(t, "fit", "--gpus", "a100-40gb", fake)
+	if code != 1 || out != "" || !strings.Contains(errOut, "ValueError: OutOfMemoryError fake") {
+		t.Errorf("a ValueError after a caught OOM: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
 	if _, errOut, code = run(t, "fit", "--gpus", "k80", script); code != 2 || !strings.Contains(errOut, `unknown preset "k80"`) {
 		t.Errorf("unknown preset: exit %d, %s", code, errOut)
 	}
