@@ -42,17 +42,21 @@ func (e *scriptError) Error() string { return strings.TrimRight(e.Msg, "\n") }
 
 // RunScript runs a script (src, named file: Python when file ends in
 // .py, else the command form) on a fresh session made with o, its output
-// discarded, and returns the session as the script left it. A script
-// that ends by running out of memory has run: its session's FirstOOM
-// says where. Any other error that ends it is an error of its own (or the
-// session's own error).
-func RunScript(src []byte, file string, o engine.Options) (*engine.Session, error) {
+// discarded, and returns the session after it (its module's objects
+// gone, as at interpreter exit); atEnd, when set, sees the session as
+// the program left it, before that. A script that ends by running out
+// of memory has run: its session's FirstOOM says where. Any other error
+// that ends it is an error of its own (or the session's own error).
+func RunScript(src []byte, file string, o engine.Options, atEnd func(*engine.Session)) (*engine.Session, error) {
 	s, err := engine.NewSession(o)
 	if err != nil {
 		return nil, err
 	}
 	var errs bytes.Buffer
 	r := &Runner{Session: s, Out: io.Discard, Err: &errs, File: file}
+	if atEnd != nil {
+		r.AtEnd = func() { atEnd(s) }
+	}
 	var status int
 	if IsPython(file) {
 		status = r.PyScript(src)
@@ -78,7 +82,7 @@ func FitScript(src []byte, file string, presets []engine.Preset, devices int, al
 	lines := strings.Split(string(src), "\n")
 	var fits []Fit
 	for _, p := range presets {
-		s, err := RunScript(src, file, engine.Options{Preset: p, AllocConf: allocConf, Devices: devices, FakeHost: true, Backend: "sim"})
+		s, err := RunScript(src, file, engine.Options{Preset: p, AllocConf: allocConf, Devices: devices, FakeHost: true, Backend: "sim"}, nil)
 		if err != nil {
 			return nil, fmt.Errorf("on %s: %w", p.Name, err)
 		}

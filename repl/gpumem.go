@@ -42,7 +42,7 @@ func (r *Runner) GpumemScript(src io.Reader) (status int) {
 	in, b := r.newInterp()
 	in.Interactive = true
 	p := r.newModulePrompt(in, b, r.File)
-	defer in.Release(p.fr)
+	defer r.end(in, p)
 	if err := in.ExecSource(p.fr, "<gpumemrepl>", gpumemNames); err != nil {
 		in.Drop(err)
 	}

@@ -63,7 +63,7 @@ func (r *Runner) PyScript(src []byte) (status int) {
 	p := r.newModulePrompt(in, b, r.File)
 	// At the end the module's objects go, as at interpreter exit: after
 	// the last step's report, so nothing is reported of them.
-	defer in.Release(p.fr)
+	defer r.end(in, p)
 	r.prev = r.Session.Measure()
 	for _, s := range mod.Body {
 		st, end := stmtSpan(s)
@@ -78,6 +78,15 @@ func (r *Runner) PyScript(src []byte) (status int) {
 		}
 	}
 	return status
+}
+
+// end ends a script: AtEnd sees the session as the program left it,
+// then the module's objects go.
+func (r *Runner) end(in *eval.Interp, p *pyPrompt) {
+	if r.AtEnd != nil {
+		r.AtEnd()
+	}
+	in.Release(p.fr)
 }
 
 // newModulePrompt is the module run by in for file (a script, or the

@@ -24,11 +24,14 @@ type Runner struct {
 	// script executes, inside loops and functions too.
 	EachStatement bool
 	File          string // script name for error positions
-	prev          engine.Figures
-	seen          int          // events of this step already reported (EachStatement)
-	stepStart     time.Time    // when the step began, for elapsed_ns
-	started       bool         // the prompt has measured its first figures
-	history       plot.History // device 0 after every step, for plot (plotcmd.go)
+	// AtEnd, when set, runs when a script has run its last step (or
+	// stopped), before its module's objects go as at interpreter exit.
+	AtEnd     func()
+	prev      engine.Figures
+	seen      int          // events of this step already reported (EachStatement)
+	stepStart time.Time    // when the step began, for elapsed_ns
+	started   bool         // the prompt has measured its first figures
+	history   plot.History // device 0 after every step, for plot (plotcmd.go)
 	// endedBy is the class of the exception the last failed step raised
 	// (nil for an error that is not a Python exception).
 	endedBy *eval.Class

@@ -58,7 +58,11 @@ func cmdDiff(args []string, stdout, stderr io.Writer) int {
 			*side.run, err = diff.Measure(src, o, *top)
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", files[i], err)
+			msg := err.Error()
+			if !strings.HasPrefix(msg, files[i]+":") { // a file's own errors name it already
+				msg = files[i] + ": " + msg
+			}
+			fmt.Fprintln(stderr, msg)
 			return 1
 		}
 	}
@@ -126,22 +130,27 @@ func scriptSide(path string, o trace.Options) (diff.Source, trace.Options, error
 	if o.AllocConf != nil {
 		conf = *o.AllocConf
 	}
-	h200 := engine.Presets["h200"]
-	s, err := repl.RunScript(src, path, engine.Options{Preset: h200, AllocConf: conf, FakeHost: true, Backend: "sim"})
-	if err != nil {
-		return diff.Source{}, o, fmt.Errorf("the script failed: %w", err)
-	}
-	if len(s.History(0)) == 0 {
-		return diff.Source{}, o, errors.New("the script allocates nothing on cuda:0")
-	}
 	dir, err := os.MkdirTemp("", "gpumemrepl-diff")
 	if err != nil {
 		return diff.Source{}, o, err
 	}
 	defer os.RemoveAll(dir)
+	// the history as the program left it: not its module's teardown
 	saved := filepath.Join(dir, "history.pickle")
-	if err := s.SaveSnapshot(saved, 0); err != nil {
-		return diff.Source{}, o, err
+	var saveErr error
+	h200 := engine.Presets["h200"]
+	save := func(s *engine.Session) {
+		if len(s.History(0)) == 0 {
+			saveErr = errors.New("the script allocates nothing on cuda:0")
+			return
+		}
+		saveErr = s.SaveSnapshot(saved, 0)
+	}
+	if _, err := repl.RunScript(src, path, engine.Options{Preset: h200, AllocConf: conf, FakeHost: true, Backend: "sim"}, save); err != nil {
+		return diff.Source{}, o, fmt.Errorf("the script failed: %w", err)
+	}
+	if saveErr != nil {
+		return diff.Source{}, o, saveErr
 	}
 	histories, err := snapshot.Open(saved)
 	if err != nil {

@@ -170,15 +170,20 @@ func TestDiffTwoScripts(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("run %s: exit %d: %s", side.script, code, errOut)
 		}
-		var peak, last int64
+		var peak, last, lastAlloc int64
 		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 			var row struct {
-				Reserved int64 `json:"reserved_bytes"`
+				Allocated int64 `json:"allocated_bytes"`
+				Reserved  int64 `json:"reserved_bytes"`
 			}
 			if err := json.Unmarshal([]byte(line), &row); err != nil {
 				t.Fatalf("run %s: %v in %q", side.script, err, line)
 			}
-			peak, last = max(peak, row.Reserved), row.Reserved
+			peak, last, lastAlloc = max(peak, row.Reserved), row.Reserved, row.Allocated
+		}
+		// final: as the program left it, not its module's teardown
+		if side.run.FinalAllocated != lastAlloc {
+			t.Errorf("%s: final allocated %d, the run's last statement left %d", side.script, side.run.FinalAllocated, lastAlloc)
 		}
 		if side.run.PeakReserved != peak || side.run.FinalReserved != last || side.run.Config != side.config {
 			t.Errorf("%s: peak reserved %d, final %d, config %q; run reported %d and %d, want config %q",
