@@ -1,6 +1,11 @@
 package engine
 
-import "github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
+import (
+	"errors"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator"
+	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
+)
 
 // foldPeaks keeps the allocator's peaks before they are reset, so that
 // LifetimePeaks outlives torch.cuda.reset_peak_memory_stats.
@@ -23,6 +28,7 @@ func (s *Session) LifetimePeaks(i int) (allocated, reserved uint64) {
 // said.
 type OOMRecord struct {
 	Message string           // the allocator's text, as torch.OutOfMemoryError's
+	Device  int              // the device that ran out
 	Frames  []snapshot.Frame // the code running then, innermost first (none when nothing records frames)
 }
 
@@ -32,6 +38,10 @@ func (s *Session) noteOOM(err error) {
 		return
 	}
 	r := &OOMRecord{Message: err.Error()}
+	var oom *allocator.OutOfMemoryError
+	if errors.As(err, &oom) {
+		r.Device = oom.Device
+	}
 	if s.frames != nil {
 		r.Frames = s.frames()
 	}

@@ -95,7 +95,7 @@ func writeFitTable(w io.Writer, file, conf string, fits []repl.Fit) {
 				name = fmt.Sprintf("%s cuda:%d", name, i)
 			}
 			verdict := "yes"
-			if f.OOM != nil {
+			if f.OOM != nil && f.OOM.Device == i {
 				verdict = "no: out of memory"
 				if f.OOMAt != "" {
 					verdict += " at " + f.OOMAt
@@ -138,8 +138,9 @@ func writeFitJSON(w io.Writer, fits []repl.Fit) {
 	enc.SetEscapeHTML(false)
 	for _, f := range fits {
 		for i, d := range f.Devices {
-			row := fitJSON{GPU: f.GPU.Name, Device: i, TotalBytes: f.GPU.Total, PeakAllocated: d.PeakAllocated, PeakReserved: d.PeakReserved, WithContext: d.WithContext, Fits: f.OOM == nil}
-			if f.OOM != nil {
+			oomHere := f.OOM != nil && f.OOM.Device == i
+			row := fitJSON{GPU: f.GPU.Name, Device: i, TotalBytes: f.GPU.Total, PeakAllocated: d.PeakAllocated, PeakReserved: d.PeakReserved, WithContext: d.WithContext, Fits: !oomHere}
+			if oomHere {
 				row.OOMAt, row.OOMSource, row.OOMMessage = &f.OOMAt, &f.OOMSource, &f.OOM.Message
 			}
 			enc.Encode(row)

@@ -129,6 +129,15 @@ func TestFitOOMAndErrors(t *testing.T) {
 	if code != 1 || out != "" || !strings.Contains(errOut, "ValueError: OutOfMemoryError fake") {
 		t.Errorf("a ValueError after a caught OOM: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
+	// with two devices, only the one that ran out is marked
+	two := filepath.Join(dir, "two.py")
+	if err := os.WriteFile(two, []byte("import torch\na = torch.zeros(1, device='cuda:0')\nb = torch.empty(1 << 40, device='cuda:1')\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = run(t, "fit", "--gpus", "t4", "--devices", "2", two)
+	if code != 0 || !strings.Contains(out, "t4 cuda:0  14.57 GiB  512 bytes       2.00 MiB       612.00 MiB          yes\n") || !strings.Contains(out, "t4 cuda:1  14.57 GiB  0 bytes         0 bytes        610.00 MiB          no: out of memory at "+two+":3\n") {
+		t.Errorf("two devices: exit %d\n%s%s", code, out, errOut)
+	}
 	if _, errOut, code = run(t, "fit", "--gpus", "k80", script); code != 2 || !strings.Contains(errOut, `unknown preset "k80"`) {
 		t.Errorf("unknown preset: exit %d, %s", code, errOut)
 	}
