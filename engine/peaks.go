@@ -32,8 +32,15 @@ type OOMRecord struct {
 	Frames  []snapshot.Frame // the code running then, innermost first (none when nothing records frames)
 }
 
-// noteOOM keeps the session's first out-of-memory error.
-func (s *Session) noteOOM(err error) {
+// noteOOM keeps the session's first out-of-memory error, and device g's
+// limit at its first.
+func (s *Session) noteOOM(g *gpu, err error) {
+	if !g.oomSeen {
+		g.oomSeen = true
+		if l, ok := g.alloc.Limit(); ok {
+			g.oomLimit = &l
+		}
+	}
 	if s.firstOOM != nil {
 		return
 	}

@@ -8,7 +8,8 @@ import (
 
 // ReplaySetup is how device i's history replays as it ran: the session's
 // PYTORCH_CUDA_ALLOC_CONF and the device's total memory and per-process
-// limit, as trace.Options, and what its CUDA context took (driver-used
+// limit (the one in force at its first out-of-memory error, when it had
+// one; else the one in force now), as trace.Options, and what its CUDA context took (driver-used
 // when it was made), for a simulated device like it. A device not used
 // yet has no history to replay: an error.
 func (s *Session) ReplaySetup(i int) (trace.Options, uint64, error) {
@@ -21,7 +22,9 @@ func (s *Session) ReplaySetup(i int) (trace.Options, uint64, error) {
 	}
 	conf := s.opts.AllocConf
 	o := trace.Options{AllocConf: &conf, TotalBytes: g.alloc.TotalMemory()}
-	if l, ok := g.alloc.Limit(); ok {
+	if g.oomSeen {
+		o.LimitBytes = g.oomLimit
+	} else if l, ok := g.alloc.Limit(); ok {
 		o.LimitBytes = &l
 	}
 	return o, g.ctx, nil

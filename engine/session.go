@@ -90,6 +90,11 @@ type gpu struct {
 	// peakAllocated and peakReserved hold the allocator's peaks from
 	// before its last reset (LifetimePeaks).
 	peakAllocated, peakReserved uint64
+	// oomSeen and oomLimit are whether the device has run out of memory
+	// and the per-process limit in force the first time (explain replays
+	// under it, whatever the program set after).
+	oomSeen  bool
+	oomLimit *uint64
 }
 
 // Session is one REPL session's state.
@@ -387,7 +392,7 @@ func (s *Session) newStorageOn(dev Device, stream, n uint64, fill bool) (*storag
 	p, err := g.alloc.MallocOn(stream, n)
 	if err != nil {
 		g.history.Add("oom", 0, n)
-		s.noteOOM(err)
+		s.noteOOM(g, err)
 		return nil, err
 	}
 	g.history.Add("alloc", p, n)

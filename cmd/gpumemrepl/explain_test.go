@@ -194,3 +194,17 @@ func TestExplainNamesGradientsAndKeepsMemory(t *testing.T) {
 		t.Errorf("after del w, %s bytes allocated with an explain before, %s without", a, b)
 	}
 }
+
+// TestExplainUsesTheLimitAtTheOOM: a program that raises its fraction
+// after running out of memory is explained under the limit it ran out
+// under, not the one it set later.
+func TestExplainUsesTheLimitAtTheOOM(t *testing.T) {
+	t.Parallel()
+	in := "import torch\ntorch.cuda.set_per_process_memory_fraction(0.01)\na = torch.zeros(1 << 28, device='cuda')\n" +
+		"try:\n    b = torch.zeros(1 << 28, device='cuda')\nexcept torch.OutOfMemoryError:\n    pass\n" +
+		"torch.cuda.set_per_process_memory_fraction(0.5)\nexplain\n"
+	out, errOut, code := runStdin(t, in, "--device", "sim", "--no-color")
+	if code != 0 || !strings.Contains(out, "Cause: the per-process memory fraction: the live tensors and the request (2.00 GiB) exceed the 1.40 GiB limit") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+}
