@@ -144,9 +144,13 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	in.Decref(mem)
 	b.deviceInfo(m)
 	b.cudaExtras(m)
-	b.fn(m, "memory_snapshot", "memory_snapshot(): every device's segments and blocks, as dicts", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		if len(args) > 0 || len(kw) > 0 {
-			return nil, in.Raise(eval.TypeErrorType, "memory_snapshot() takes no arguments")
+	b.fn(m, "memory_snapshot", "memory_snapshot(mempool_id=None): every device's segments and blocks, as dicts", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		a, err := in.ArgSpec("memory_snapshot", args, kw, 0, "mempool_id")
+		if err != nil {
+			return nil, err
+		}
+		if a[0] != nil && a[0] != eval.None {
+			return nil, b.notModelled("memory_snapshot of a memory pool (CUDA graphs' pools)")
 		}
 		return b.memorySnapshot(in)
 	})

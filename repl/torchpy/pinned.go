@@ -16,7 +16,10 @@ func init() {
 		}
 		return b.wrap(p), nil
 	})
-	method("is_pinned", "is_pinned(): whether the tensor is in pinned host memory", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+	method("is_pinned", "is_pinned(device=None): whether the tensor is in pinned host memory", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if _, err := in.ArgSpec("is_pinned", args, kw, 0, "device"); err != nil {
+			return nil, err
+		}
 		return s.(*Tensor).T.IsPinned(), nil
 	})
 }
@@ -25,6 +28,9 @@ func init() {
 // reset_peak_host_memory_stats in m.
 func (b *Binding) hostStats(m *eval.ModuleObj) {
 	b.fn(m, "host_memory_stats", "host_memory_stats(): the caching host allocator's counters (pinned memory), {} until CUDA is initialized", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if _, err := in.ArgSpec("host_memory_stats", args, kw, 0); err != nil {
+			return nil, err
+		}
 		st := b.S.HostMemoryStats()
 		d := in.NewDict()
 		for _, k := range hostStatKeys {
@@ -35,6 +41,9 @@ func (b *Binding) hostStats(m *eval.ModuleObj) {
 		return d, nil
 	})
 	b.fn(m, "reset_peak_host_memory_stats", "reset_peak_host_memory_stats()", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if _, err := in.ArgSpec("reset_peak_host_memory_stats", args, kw, 0); err != nil {
+			return nil, err
+		}
 		b.S.ResetPeakHost()
 		return eval.None, nil
 	})
