@@ -112,11 +112,7 @@ func (s *Session) HostEmptyCache() {
 // HostMemoryStats is torch.cuda.host_memory_stats() without its timings:
 // nil until CUDA is initialized, as PyTorch reports none before.
 func (s *Session) HostMemoryStats() map[string]int64 {
-	inited := false
-	for _, g := range s.gpus {
-		inited = inited || g.alloc != nil
-	}
-	if !inited {
+	if !s.CUDAInitialized() {
 		return nil
 	}
 	return s.pinnedHost().Stats().Values()

@@ -42,6 +42,17 @@ func (s *Session) MemGetInfo(i int) (free, total uint64, err error) {
 	return b.dev.MemGetInfo()
 }
 
+// CUDAInitialized is torch.cuda.is_initialized(): whether some device's
+// CUDA context (and allocator) has been made.
+func (s *Session) CUDAInitialized() bool {
+	for _, g := range s.gpus {
+		if g.alloc != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // InitDevice is torch.cuda.init() for device i: its CUDA context is
 // made (and its allocator), as a first CUDA call makes them.
 func (s *Session) InitDevice(i int) error {

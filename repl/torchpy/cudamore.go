@@ -113,12 +113,7 @@ func (b *Binding) cudaExtras(m *eval.ModuleObj) {
 		return eval.None, b.pyErr(b.S.InitDevice(b.S.CurrentDevice()))
 	})
 	b.fn(m, "is_initialized", "is_initialized(): whether a CUDA context exists", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		for _, d := range b.S.Measure().Devices {
-			if d.Inited {
-				return true, nil
-			}
-		}
-		return false, nil
+		return b.S.CUDAInitialized(), nil
 	})
 	b.fn(m, "reset_accumulated_memory_stats", "reset_accumulated_memory_stats(device=None)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		i, err := b.cudaIndex(args, kw)
