@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/repl/eval"
 	"github.com/gpumemrepl/gpumemrepl/repl/torchpy"
 )
 
@@ -79,7 +80,7 @@ func RunScript(src []byte, file string, o engine.Options, atEnd func(*engine.Ses
 // what it needed on each. An error other than running out of memory
 // stops it: no Fit is made for a program that did not run.
 func FitScript(src []byte, file string, presets []engine.Preset, devices int, allocConf string) ([]Fit, error) {
-	lines := strings.Split(string(src), "\n")
+	lines := eval.SourceLines(src)
 	var fits []Fit
 	for _, p := range presets {
 		s, err := RunScript(src, file, engine.Options{Preset: p, AllocConf: allocConf, Devices: devices, FakeHost: true, Backend: "sim"}, nil)
