@@ -388,6 +388,13 @@ func layers() {
 	}
 }
 
+// layerFamilies declare the torch.nn layers kept in files of their own
+// (losses, normalization, ...): each family's file appends one in its
+// init. (Their torch.nn.functional forms are op table entries, Functional.)
+// A name a family declares is no longer among the "not modelled yet"
+// placeholders.
+var layerFamilies []func(b *Binding, in *eval.Interp, nn *eval.ModuleObj) error
+
 func (b *Binding) nnModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m := in.NewModule("torch.nn")
 	for _, c := range []*eval.Class{ModuleType, LinearType, ReLUType, GELUType} {
@@ -439,7 +446,15 @@ func (b *Binding) nnModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	}
 	in.AddModule("torch.nn.utils", utils)
 	m.Set(in, "utils", utils)
+	for _, family := range layerFamilies {
+		if err := family(b, in, m); err != nil {
+			return nil, err
+		}
+	}
 	for _, name := range []string{"Conv2d", "Conv1d", "Conv3d", "BatchNorm2d", "LayerNorm", "Embedding", "Dropout", "MaxPool2d", "CrossEntropyLoss", "MSELoss", "LSTM", "Softmax", "TransformerEncoderLayer", "MultiheadAttention"} {
+		if _, declared := m.Dict.GetStr(name); declared {
+			continue
+		}
 		b.fn(m, name, "not modelled yet", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			return nil, b.notModelled("torch.nn." + name)
 		})
