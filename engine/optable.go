@@ -33,6 +33,7 @@ const (
 	TensorsParam                  // a sequence of tensors ([]*Tensor)
 	DTypeParam                    // a torch.dtype (DType)
 	DeviceParam                   // a device (Device)
+	StringParam                   // a str (string), its default quoted: "'mean'"
 )
 
 // Param is one parameter of an op's signature.
@@ -85,7 +86,7 @@ type OpDef struct {
 // Args are an op's arguments bound to its Params, one value each, in
 // order: a *Tensor (Scalar() for a number given for an OperandParam),
 // float64, int64, bool, []int64 (DimsParam), []*Tensor (TensorsParam),
-// DType or Device; nil for None.
+// DType, Device or string; nil for None.
 type Args []any
 
 // Tensor is argument i as a tensor.
@@ -126,6 +127,12 @@ func (a Args) Device(i int, def Device) Device {
 		return d
 	}
 	return def
+}
+
+// String is argument i as a str ("" for None).
+func (a Args) String(i int) string {
+	v, _ := a[i].(string)
+	return v
 }
 
 // Bool is argument i as a bool.
@@ -223,6 +230,9 @@ func (p Param) DefaultValue() any {
 		return nil
 	case "True", "False":
 		return p.Default == "True"
+	}
+	if q, ok := strings.CutPrefix(p.Default, "'"); ok {
+		return strings.TrimSuffix(q, "'")
 	}
 	if n, err := strconv.ParseInt(p.Default, 10, 64); err == nil {
 		return n
