@@ -304,6 +304,13 @@ func (b *Binding) bind(d *engine.OpDef, name string, args []eval.Value, kw []eva
 				return nil, err
 			}
 			a[i] = t
+
+		case engine.StringParam:
+			str, ok := v.(string)
+			if !ok {
+				return nil, b.in.Raise(eval.TypeErrorType, "%s(): argument '%s' must be str, not %s", name, p.Name, eval.TypeOf(v).Name)
+			}
+			a[i] = str
 		}
 	}
 	return a, nil
