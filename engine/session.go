@@ -123,6 +123,7 @@ type Session struct {
 	seq         int
 	inBackward  bool
 	workspaces  map[workspaceKey]*storage
+	amp         autocast // torch.autocast's setting and cast cache (autocast.go)
 	// interrupted is set by Interrupt, from another goroutine, and
 	// cleared by BeginStep.
 	interrupted atomic.Bool
