@@ -1,0 +1,256 @@
+package engine
+
+import "slices"
+
+// torch.autocast on CUDA, as PyTorch 2.11 dispatches it
+// (aten/src/ATen/autocast_mode.h and .cpp, recorded in
+// testdata/pyrules/amp_*.py): while a region is on, an op of the lists
+// below first casts its floating CUDA arguments, each a new tensor that
+// autograd records (ToCopyBackward0, which saves nothing; its backward
+// converts the gradient back, a new tensor). Arguments are cast last to
+// first (the wrapper's pack expansion, as GCC evaluates it), and the ops
+// an autocast op runs inside it are not cast again; ops on no list run
+// as they would without autocast. A cast of a float32 leaf that
+// requires grad to the region's dtype is kept in the cast cache and
+// reused until the outermost region exits.
+
+// castPolicy is what autocast does to an op's arguments.
+type castPolicy int
+
+// The policies of autocast_mode.h.
+const (
+	castNone     castPolicy = iota // run as without autocast
+	castLower                      // lower_precision_fp: every floating argument to the region's dtype
+	castFloat32                    // fp32: every floating argument to float32
+	castOptDType                   // fp32_set_opt_dtype: dtype=float32 unless given (no cast of the input)
+	castPromote                    // promote: every floating argument to the widest among them
+)
+
+// autocastPolicies are PyTorch 2.11's CUDA lists (AT_FORALL_LOWER_PRECISION_FP,
+// AT_FORALL_FP32, AT_FORALL_FP32_SET_OPT_DTYPE, norm's fp32_append_dtype
+// and AT_FORALL_PROMOTE), by the op table's names; cat and stack are on
+// none (they promote by themselves).
+var autocastPolicies = map[string]castPolicy{}
+
+func init() {
+	for p, names := range map[castPolicy][]string{
+		castLower: {"_convolution", "conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1d", "conv_transpose2d",
+			"conv_transpose3d", "convolution", "prelu", "addmm", "addmv", "addr", "matmul", "einsum", "mm", "mv",
+			"linalg_vecdot", "linear", "addbmm", "baddbmm", "bmm", "chain_matmul", "linalg_multi_dot", "lstm_cell",
+			"gru_cell", "rnn_tanh_cell", "rnn_relu_cell", "scaled_dot_product_attention", "cudnn_convolution",
+			"cudnn_convolution_transpose"},
+		castFloat32: {"acos", "asin", "cosh", "erfinv", "exp", "expm1", "log", "log10", "log2", "log1p", "reciprocal",
+			"rsqrt", "sinh", "tan", "pow", "softplus", "layer_norm", "native_layer_norm", "group_norm", "frobenius_norm",
+			"nuclear_norm", "cosine_similarity", "poisson_nll_loss", "cosine_embedding_loss", "nll_loss", "nll_loss2d",
+			"hinge_embedding_loss", "kl_div", "l1_loss", "smooth_l1_loss", "huber_loss", "mse_loss",
+			"margin_ranking_loss", "multilabel_margin_loss", "soft_margin_loss", "triplet_margin_loss",
+			"multi_margin_loss", "binary_cross_entropy_with_logits", "dist", "pdist", "cdist", "renorm", "logsumexp",
+			"norm"},
+		castOptDType: {"prod", "softmax", "log_softmax", "cumprod", "cumsum", "linalg_vector_norm",
+			"linalg_matrix_norm", "sum"},
+		castPromote: {"addcdiv", "addcmul", "atan2", "bilinear", "cross", "dot", "vdot", "grid_sampler", "index_put",
+			"tensordot", "scatter_add"},
+	} {
+		for _, n := range names {
+			autocastPolicies[n] = p
+		}
+	}
+}
+
+// AutocastState is CUDA's autocast setting, as torch.autocast sets it.
+type AutocastState struct {
+	Enabled bool
+	// DType is the lower precision ops of castLower run in
+	// (torch.get_autocast_dtype('cuda'); float16 by default).
+	DType DType
+	// CacheEnabled is torch.is_autocast_cache_enabled().
+	CacheEnabled bool
+}
+
+// autocast is a session's autocast: its setting, the regions open, the
+// cast cache (by the leaf's storage) and whether an autocast op runs now.
+type autocast struct {
+	state   AutocastState
+	set     bool // state was set (else the default)
+	nesting int
+	cache   map[*storage]*Tensor
+	inOp    bool
+}
+
+// defaultAutocast is PyTorch's setting before any region: off,
+// float16, the cache on.
+var defaultAutocast = AutocastState{DType: DTypes["float16"], CacheEnabled: true}
+
+// Autocast is the session's autocast setting now.
+func (s *Session) Autocast() AutocastState {
+	if !s.amp.set {
+		return defaultAutocast
+	}
+	return s.amp.state
+}
+
+// EnterAutocast sets st as a region's __enter__ does (one more region
+// open) and returns the setting before, for ExitAutocast.
+func (s *Session) EnterAutocast(st AutocastState) AutocastState {
+	prev := s.Autocast()
+	s.amp.state, s.amp.set = st, true
+	s.amp.nesting++
+	return prev
+}
+
+// ExitAutocast closes a region: when it was the outermost, the cast
+// cache lets go of its copies (those autograd saved stay); then the
+// setting before the region is back.
+func (s *Session) ExitAutocast(prev AutocastState) {
+	if s.amp.nesting > 0 {
+		s.amp.nesting--
+	}
+	if s.amp.nesting == 0 {
+		s.ClearAutocastCache()
+	}
+	s.amp.state, s.amp.set = prev, true
+}
+
+// ClearAutocastCache is torch.clear_autocast_cache().
+func (s *Session) ClearAutocastCache() {
+	cache := s.amp.cache
+	s.amp.cache = nil
+	for _, t := range cache {
+		s.dropTensor(t)
+	}
+}
+
+// autocastOp runs op name under autocast's policy: with its arguments
+// cast (the casts dropped once it returns, those saved or cached kept)
+// and the ops it runs inside not cast again. args are the op's Args,
+// changed in place. A castOptDType op of a lower-precision input runs
+// as its dtype=torch.float32 form, which is refused where not modelled.
+func (s *Session) autocastOp(name string, args Args, run func() error) error {
+	p := autocastPolicies[name]
+	st := s.Autocast()
+	if !st.Enabled || s.amp.inOp || s.inBackward || p == castNone {
+		return run()
+	}
+	var made []*Tensor
+	defer func() {
+		for _, t := range made {
+			s.dropTensor(t)
+		}
+	}()
+	target := Float32
+	switch p {
+	case castOptDType:
+		if t := args.Tensor(0); t != nil && lowerPrecision(t) {
+			return NotModelledError("torch." + name + " of a " + t.DType.Name + " tensor under autocast (its dtype=torch.float32 form)")
+		}
+	case castLower:
+		target = st.DType
+	case castPromote:
+		target = promoteType(st.DType, args)
+	}
+	if p != castOptDType {
+		for i := len(args) - 1; i >= 0; i-- {
+			var err error
+			switch v := args[i].(type) {
+			case *Tensor:
+				args[i], err = s.autocastArg(v, target, &made)
+			case []*Tensor:
+				list := slices.Clone(v)
+				for j, t := range list {
+					if list[j], err = s.autocastArg(t, target, &made); err != nil {
+						break
+					}
+				}
+				args[i] = list
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	s.amp.inOp = true
+	defer func() { s.amp.inOp = false }()
+	return run()
+}
+
+// lowerPrecision reports whether t is a float16 or bfloat16 CUDA tensor.
+func lowerPrecision(t *Tensor) bool {
+	return !t.number && t.Device().CUDA && (t.DType.Name == "float16" || t.DType.Name == "bfloat16")
+}
+
+// eligible reports whether autocast casts t: a floating CUDA tensor,
+// not float64 (is_eligible).
+func eligible(t *Tensor) bool {
+	return t != nil && !t.number && t.Device().CUDA && isFloat(t.DType) && t.DType.Name != "float64"
+}
+
+// promoteType is the widest floating dtype among args (promote_type):
+// float32 when any eligible one is, else the region's.
+func promoteType(low DType, args Args) DType {
+	for _, v := range args {
+		ts, _ := v.([]*Tensor)
+		if t, ok := v.(*Tensor); ok {
+			ts = []*Tensor{t}
+		}
+		for _, t := range ts {
+			if eligible(t) && t.DType.Name == "float32" {
+				return Float32
+			}
+		}
+	}
+	return low
+}
+
+// autocastArg is cached_cast: t itself when autocast leaves it, else
+// its cast to dt, from the cache for a float32 leaf that requires grad
+// going to the region's dtype; made collects the references the op
+// holds.
+func (s *Session) autocastArg(t *Tensor, dt DType, made *[]*Tensor) (*Tensor, error) {
+	if !eligible(t) || t.DType.Name == dt.Name {
+		return t, nil
+	}
+	st := s.Autocast()
+	cacheable := dt.Name == st.DType.Name && t.DType.Name == "float32" && t.slot != nil && t.fn == nil &&
+		t.offset == 0 && t.strides == nil && !t.expanded && st.CacheEnabled
+	if c, ok := s.amp.cache[t.st]; ok && cacheable {
+		c = share(c)
+		*made = append(*made, c)
+		return c, nil
+	}
+	c, err := s.castCopy(t, dt)
+	if err != nil {
+		return nil, err
+	}
+	if cacheable {
+		if s.amp.cache == nil {
+			s.amp.cache = map[*storage]*Tensor{}
+		}
+		s.amp.cache[t.st] = share(c)
+	}
+	*made = append(*made, c)
+	return c, nil
+}
+
+// castCopy is t.to(dt) as autocast runs it: a new dense tensor that
+// autograd records as ToCopyBackward0, saving nothing.
+func (s *Session) castCopy(t *Tensor, dt DType) (*Tensor, error) {
+	c, err := s.alloc(slices.Clone(t.Shape), dt, t.Device())
+	if err != nil {
+		return nil, err
+	}
+	c.st.vals = elementValues(t)
+	s.record("ToCopyBackward0", c, []*Tensor{t}, nil, castBackward(t.DType))
+	return c, nil
+}
+
+// castBackward is ToCopyBackward0's: the gradient converted back to
+// the input's dtype, a new tensor of its shape.
+func castBackward(dt DType) backward {
+	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+		t, err := s.alloc(n.inputs[0].shape, dt, g.Device())
+		if err != nil {
+			return []*Tensor{nil}, err
+		}
+		return []*Tensor{t}, nil
+	}
+}
