@@ -242,15 +242,22 @@ func (p Param) DefaultValue() any {
 }
 
 // Run runs op d on a, whose values fit d's Params (the front end's
-// binding checks them): its output, a new reference.
-func (s *Session) Run(d *OpDef, a Args) (*Tensor, error) { return d.run(s, a) }
+// binding checks them): its output, a new reference. Under
+// torch.autocast, d's arguments are cast first (autocast.go).
+func (s *Session) Run(d *OpDef, a Args) (out *Tensor, err error) {
+	err = s.autocastOp(d.Name, a, func(a Args) (err error) { out, err = d.run(s, a); return err })
+	return out, err
+}
 
 // Tuple reports whether d may return a tuple of tensors (RunTuple).
 func (d *OpDef) Tuple() bool { return d.runTuple != nil }
 
 // RunTuple runs an op that may return a tuple of tensors: new
 // references, and whether they are a tuple (else one tensor).
-func (s *Session) RunTuple(d *OpDef, a Args) ([]*Tensor, bool, error) { return d.runTuple(s, a) }
+func (s *Session) RunTuple(d *OpDef, a Args) (outs []*Tensor, tuple bool, err error) {
+	err = s.autocastOp(d.Name, a, func(a Args) (err error) { outs, tuple, err = d.runTuple(s, a); return err })
+	return outs, tuple, err
+}
 
 // RunInPlace runs d's in-place variant on a.Tensor(0), which it writes.
 func (s *Session) RunInPlace(d *OpDef, a Args) error {
