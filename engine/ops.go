@@ -102,8 +102,17 @@ func sameDevice(ts ...*Tensor) (Device, error) {
 }
 
 // Linear is F.linear(x, w, b), nn.Linear's forward: x @ w.t() (+ b),
-// addmm with a bias, mm without (b nil).
-func (s *Session) Linear(x, w, b *Tensor) (*Tensor, error) {
+// addmm with a bias, mm without (b nil); under torch.autocast, of its
+// arguments cast to the region's dtype (autocast.go).
+func (s *Session) Linear(x, w, b *Tensor) (out *Tensor, err error) {
+	err = s.autocastOp("linear", Args{x, w, b}, func(a Args) (err error) {
+		out, err = s.linear(a.Tensor(0), a.Tensor(1), a.Tensor(2))
+		return err
+	})
+	return out, err
+}
+
+func (s *Session) linear(x, w, b *Tensor) (*Tensor, error) {
 	if len(x.Shape) == 0 || x.Shape[len(x.Shape)-1] != w.Shape[1] {
 		return nil, shapeError(x.Shape, []int64{w.Shape[1], w.Shape[0]})
 	}
