@@ -122,15 +122,16 @@ func (s *Session) ClearAutocastCache() {
 
 // autocastOp runs op name under autocast's policy: with its arguments
 // cast (the casts dropped once it returns, those saved or cached kept)
-// and the ops it runs inside not cast again. args are the op's Args,
-// changed in place. A castOptDType op of a lower-precision input runs
+// and the ops it runs inside not cast again: run gets args, or a copy
+// with the casts in place of the tensors cast. A castOptDType op of a lower-precision input runs
 // as its dtype=torch.float32 form, which is refused where not modelled.
-func (s *Session) autocastOp(name string, args Args, run func() error) error {
+func (s *Session) autocastOp(name string, args Args, run func(Args) error) error {
 	p := autocastPolicies[name]
 	st := s.Autocast()
 	if !st.Enabled || s.amp.inOp || s.inBackward || p == castNone {
-		return run()
+		return run(args)
 	}
+	args = slices.Clone(args)
 	var made []*Tensor
 	defer func() {
 		for _, t := range made {
@@ -170,7 +171,7 @@ func (s *Session) autocastOp(name string, args Args, run func() error) error {
 	}
 	s.amp.inOp = true
 	defer func() { s.amp.inOp = false }()
-	return run()
+	return run(args)
 }
 
 // lowerPrecision reports whether t is a float16 or bfloat16 CUDA tensor.
