@@ -41,11 +41,14 @@ type edge struct {
 
 // savedTensor is one tensor a node keeps for backward (a
 // SavedVariable): its storage, and the storage's version when it was
-// saved, which backward checks.
+// saved, which backward checks. Inside a checkpointed region it is a
+// holder of ckpt instead: no storage until backward recomputes it.
 type savedTensor struct {
 	st      *storage
 	version int
 	what    string // PyTorch's description, for the error
+	ckpt    *Checkpoint
+	holder  int // its place among the region's holders
 }
 
 // gradSlot is a leaf tensor's .grad, shared by every reference to the leaf.
@@ -127,6 +130,11 @@ func (s *Session) record(name string, out *Tensor, inputs, save []*Tensor, bw ba
 		}
 		n.inputs = append(n.inputs, e)
 	}
+	if c := s.ckpt.forward; c != nil {
+		c.pack(n, out, save)
+		out.fn = n
+		return
+	}
 	for _, t := range save {
 		t.st.refs++
 		t.st.saved++
@@ -134,7 +142,10 @@ func (s *Session) record(name string, out *Tensor, inputs, save []*Tensor, bw ba
 		if t == out {
 			from = n
 		}
-		n.saved = append(n.saved, savedTensor{t.st, t.st.version, savedWhat(t, from)})
+		n.saved = append(n.saved, savedTensor{st: t.st, version: t.st.version, what: savedWhat(t, from)})
+	}
+	if c := s.ckpt.recompute; c != nil {
+		c.repack(save)
 	}
 	out.fn = n
 }
@@ -178,7 +189,7 @@ func savedWhat(t *Tensor, from *node) string {
 // backward must not have been modified in place since.
 func checkSaved(n *node) error {
 	for _, sv := range n.saved {
-		if sv.st.version != sv.version {
+		if sv.ckpt == nil && sv.st.version != sv.version {
 			return fmt.Errorf("RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: %s is at version %d; expected version %d instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).", sv.what, sv.st.version, sv.version)
 		}
 	}
@@ -186,7 +197,11 @@ func checkSaved(n *node) error {
 }
 
 func (s *Session) releaseSaved(n *node) {
+	s.unpackedGone(n)
 	for _, sv := range n.saved {
+		if sv.ckpt != nil {
+			continue
+		}
 		sv.st.saved--
 		s.release(sv.st)
 	}

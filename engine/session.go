@@ -124,6 +124,8 @@ type Session struct {
 	inBackward  bool
 	workspaces  map[workspaceKey]*storage
 	amp         autocast // torch.autocast's setting and cast cache (autocast.go)
+	// ckpt is activation checkpointing's state (checkpoint.go).
+	ckpt checkpoints
 	// interrupted is set by Interrupt, from another goroutine, and
 	// cleared by BeginStep.
 	interrupted atomic.Bool
@@ -370,6 +372,9 @@ func (s *Session) newStorage(dev Device, n uint64, fill bool) (*storage, error) 
 // newStorageOn is newStorage on a CUDA stream (a loaded history's).
 func (s *Session) newStorageOn(dev Device, stream, n uint64, fill bool) (*storage, error) {
 	st := &storage{device: dev, bytes: n, refs: 1, stream: stream}
+	if err := s.checkpointAlloc(st); err != nil {
+		return nil, err
+	}
 	if !dev.CUDA {
 		if avail, ok := memAvailable(); ok && n > avail {
 			return nil, &hostAllocError{bytes: n}

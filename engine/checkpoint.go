@@ -1,0 +1,253 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// Activation checkpointing (torch.utils.checkpoint), as memory
+// (testdata/pyrules/ckpt_*.py, recorded with allocator events).
+//
+// use_reentrant=False: the region's forward records its graph, but every
+// tensor a node saves goes through saved-tensor hooks that keep nothing
+// (a holder); the region's inputs are kept instead (_NoopSaveInputs),
+// until the last node of the region that saved something is released.
+// In backward, the first node that unpacks a holder reruns the function
+// with grad; each tensor saved during that rerun is kept for its holder,
+// and the rerun stops as soon as the last holder is filled (early stop:
+// an op that saves only its inputs stops before it allocates its output,
+// one that saves its output stops after). A node frees the recomputed
+// tensors it unpacked as its backward returns.
+//
+// use_reentrant=True: the forward runs under no_grad and its output is
+// made by a CheckpointFunctionBackward node that saves the inputs; its
+// backward reruns the function with grad on detached inputs and runs
+// backward through that graph at once (a nested graph task).
+
+// Checkpoint is one non-reentrant checkpointed region (PyTorch's
+// _CheckpointFrame).
+type Checkpoint struct {
+	inputs []*storage // what _NoopSaveInputs keeps
+	rng    []*storage // the RNG states it stashed (CPU tensors)
+	// holders counts the tensors packed in forward; gone marks those
+	// whose node was released before its recomputation.
+	holders int
+	gone    []bool
+	live    int // nodes of the region holding a packed tensor
+	ended   bool
+	// The early stop: recomputation stops at the stopAlloc-th allocation
+	// after the stopRecords-th node it records.
+	stopRecords, stopAlloc int
+	records                int
+	since                  []*storage // forward: allocations since its last node
+	allocs                 int        // recomputation: allocations since its last node
+	recompute              func() error
+	recomputed             []*storage // by holder; nil once unpacked
+	done                   bool
+}
+
+// checkpoints is the session's checkpointing state: the region whose
+// forward is running, and the one being recomputed.
+type checkpoints struct {
+	forward, recompute *Checkpoint
+}
+
+// errStopRecompute ends a recomputation once every holder is filled
+// (PyTorch's _StopRecomputationError); the front end swallows it.
+var errStopRecompute = errors.New("RuntimeError: torch.utils.checkpoint: recomputation stopped (_StopRecomputationError)")
+
+// BeginCheckpoint starts a non-reentrant region over the function's
+// tensor arguments: from now until EndCheckpoint, nodes keep no saved
+// tensors. rng is how many RNG states checkpoint stashes (CPU ByteTensors
+// of 5056 bytes, the CPU generator's, then 16 for each CUDA device of the
+// arguments; none with preserve_rng_state=False).
+func (s *Session) BeginCheckpoint(args []*Tensor, rng int) (*Checkpoint, error) {
+	if s.ckpt.forward != nil || s.ckpt.recompute != nil {
+		return nil, errors.New("NotImplementedError: a checkpoint inside a checkpointed function is not modelled by gpumemrepl")
+	}
+	c := &Checkpoint{}
+	for i := range rng {
+		size := uint64(16)
+		if i == 0 {
+			size = 5056
+		}
+		st, err := s.newStorage(Device{}, size, false)
+		if err != nil {
+			s.dropCheckpoint(c)
+			return nil, err
+		}
+		c.rng = append(c.rng, st)
+	}
+	for _, t := range args {
+		t.st.refs++
+		c.inputs = append(c.inputs, t.st)
+	}
+	s.ckpt.forward = c
+	return c, nil
+}
+
+// EndCheckpoint ends c's forward; recompute reruns its function in
+// backward (the front end's call, which fails with the engine's error
+// when the early stop ends it). A region that saved nothing lets go of
+// its inputs at once.
+func (s *Session) EndCheckpoint(c *Checkpoint, recompute func() error) {
+	s.ckpt.forward = nil
+	c.ended, c.recompute, c.since = true, recompute, nil
+	if c.live == 0 {
+		s.dropCheckpoint(c)
+		return
+	}
+	s.event("checkpoint: %d saved tensors left to recompute in backward; its %d inputs kept", c.holders, len(c.inputs))
+}
+
+// IsStopRecompute reports whether err is the early stop of a
+// recomputation, which ends it without error.
+func IsStopRecompute(err error) bool { return errors.Is(err, errStopRecompute) }
+
+// dropCheckpoint lets go of what a region kept: its inputs and RNG states.
+func (s *Session) dropCheckpoint(c *Checkpoint) {
+	for _, st := range slices.Concat(c.inputs, c.rng) {
+		s.release(st)
+	}
+	c.inputs, c.rng = nil, nil
+}
+
+// checkpointAlloc is called for each new storage: in a region's forward
+// it notes the allocation; in a recomputation it stops it where the
+// early stop falls.
+func (s *Session) checkpointAlloc(st *storage) error {
+	if c := s.ckpt.forward; c != nil {
+		c.since = append(c.since, st)
+	}
+	if c := s.ckpt.recompute; c != nil {
+		if c.records == c.stopRecords && c.allocs == c.stopAlloc {
+			return errStopRecompute
+		}
+		c.allocs++
+	}
+	return nil
+}
+
+// pack is record's saving inside a region's forward: each tensor gets a
+// holder instead of a reference, and n's backward unpacks them.
+func (c *Checkpoint) pack(n *node, out *Tensor, save []*Tensor) {
+	c.records++
+	if len(save) > 0 {
+		c.stopRecords, c.stopAlloc = c.records, 0
+		if !slices.Contains(save, out) {
+			// saved before the op runs: the stop falls before its output
+			c.stopRecords = c.records - 1
+			c.stopAlloc = max(slices.Index(c.since, out.st), 0)
+		}
+		for _, t := range save {
+			n.saved = append(n.saved, savedTensor{what: savedWhat(t, t.fn), ckpt: c, holder: c.holders})
+			c.holders++
+			c.gone = append(c.gone, false)
+		}
+		c.live++
+		n.bw = c.unpacking(n.bw)
+	}
+	c.since = c.since[:0]
+}
+
+// repack is record's saving during a recomputation: each tensor saved is
+// kept for the holder of the same place in forward.
+func (c *Checkpoint) repack(save []*Tensor) {
+	c.records++
+	c.allocs = 0
+	for _, t := range save {
+		i := len(c.recomputed)
+		if i >= c.holders {
+			break
+		}
+		if c.gone[i] {
+			c.recomputed = append(c.recomputed, nil)
+			continue
+		}
+		t.st.refs++
+		t.st.saved++
+		c.recomputed = append(c.recomputed, t.st)
+	}
+}
+
+// unpacking wraps a node's backward: the region is recomputed at the
+// first unpack, the node takes its recomputed tensors, and they go as
+// its backward returns (before its gradients are summed to their inputs'
+// shapes).
+func (c *Checkpoint) unpacking(bw backward) backward {
+	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+		if err := c.recomputeOnce(s); err != nil {
+			return nil, err
+		}
+		for i, sv := range n.saved {
+			if sv.ckpt != c {
+				continue
+			}
+			if sv.holder >= len(c.recomputed) || c.recomputed[sv.holder] == nil {
+				return nil, errors.New("NotImplementedError: a second backward through a checkpointed region (retain_graph=True) is not modelled by gpumemrepl")
+			}
+			n.saved[i].st, c.recomputed[sv.holder] = c.recomputed[sv.holder], nil
+		}
+		grads, err := bw(s, n, g)
+		for i, sv := range n.saved {
+			if sv.ckpt == c && sv.st != nil {
+				sv.st.saved--
+				s.release(sv.st)
+				n.saved[i].st = nil
+			}
+		}
+		return grads, err
+	}
+}
+
+// recomputeOnce reruns the region's function with grad, keeping what it
+// saves, unless this backward already did.
+func (c *Checkpoint) recomputeOnce(s *Session) error {
+	if c.done {
+		return nil
+	}
+	if s.ckpt.recompute != nil {
+		return errors.New("NotImplementedError: a checkpointed region recomputed inside another's recomputation is not modelled by gpumemrepl")
+	}
+	c.done = true
+	c.records, c.allocs = 0, 0
+	was := s.SetGradEnabled(true)
+	s.ckpt.recompute = c
+	err := c.recompute()
+	s.ckpt.recompute = nil
+	s.SetGradEnabled(was)
+	if err != nil && !IsStopRecompute(err) {
+		return err
+	}
+	if len(c.recomputed) != c.holders {
+		return fmt.Errorf("RuntimeError: torch.utils.checkpoint: A different number of tensors was saved during the original forward and recomputation.\nNumber of tensors saved during forward: %d\nNumber of tensors saved during recomputation: %d.", c.holders, len(c.recomputed))
+	}
+	s.event("checkpoint: forward recomputed in backward, %d saved tensors made again", c.holders)
+	return nil
+}
+
+// unpackedGone is releaseSaved for a node of a region: its holders die
+// (a recomputation no longer keeps their tensors, and frees those it
+// kept), and the last such node lets go of the region's inputs.
+func (s *Session) unpackedGone(n *node) {
+	var c *Checkpoint
+	for _, sv := range n.saved {
+		if sv.ckpt == nil {
+			continue
+		}
+		c = sv.ckpt
+		c.gone[sv.holder] = true
+		if sv.holder < len(c.recomputed) && c.recomputed[sv.holder] != nil {
+			c.recomputed[sv.holder].saved--
+			s.release(c.recomputed[sv.holder])
+			c.recomputed[sv.holder] = nil
+		}
+	}
+	if c == nil {
+		return
+	}
+	if c.live--; c.live == 0 && c.ended {
+		s.dropCheckpoint(c)
+	}
+}
