@@ -7,28 +7,34 @@ package allocator
 // most a quarter full: at half, whether the slot after a removed entry is
 // taken was a coin toss, mispredicted about half the time.
 type activeSet struct {
-	keys []uint64
-	vals []*Block
-	n    int
+	slots []activeSlot
+	n     int
+}
+
+// activeSlot is one slot of an activeSet: an address and its block side
+// by side, so that a lookup reads one cache line, not one per array.
+type activeSlot struct {
+	key uint64
+	b   *Block
 }
 
 func (s *activeSet) slot(p uint64) uint64 {
-	return ((p >> 9) * 0x9E3779B97F4A7C15) >> 32 & uint64(len(s.keys)-1)
+	return ((p >> 9) * 0x9E3779B97F4A7C15) >> 32 & uint64(len(s.slots)-1)
 }
 
 func (s *activeSet) put(p uint64, b *Block) {
-	if 4*(s.n+1) > len(s.keys) {
+	if 4*(s.n+1) > len(s.slots) {
 		s.grow()
 	}
-	mask := uint64(len(s.keys) - 1)
+	mask := uint64(len(s.slots) - 1)
 	i := s.slot(p)
-	for s.keys[i] != 0 && s.keys[i] != p {
+	for s.slots[i].key != 0 && s.slots[i].key != p {
 		i = (i + 1) & mask
 	}
-	if s.keys[i] == 0 {
+	if s.slots[i].key == 0 {
 		s.n++
 	}
-	s.keys[i], s.vals[i] = p, b
+	s.slots[i] = activeSlot{p, b}
 }
 
 // take removes p and returns its block, shifting later entries of its
@@ -37,44 +43,43 @@ func (s *activeSet) take(p uint64) (*Block, bool) {
 	if s.n == 0 {
 		return nil, false
 	}
-	mask := uint64(len(s.keys) - 1)
+	mask := uint64(len(s.slots) - 1)
 	i := s.slot(p)
-	for s.keys[i] != p {
-		if s.keys[i] == 0 {
+	for s.slots[i].key != p {
+		if s.slots[i].key == 0 {
 			return nil, false
 		}
 		i = (i + 1) & mask
 	}
-	b := s.vals[i]
+	b := s.slots[i].b
 	s.n--
-	for j := (i + 1) & mask; s.keys[j] != 0; j = (j + 1) & mask {
-		home := s.slot(s.keys[j])
+	for j := (i + 1) & mask; s.slots[j].key != 0; j = (j + 1) & mask {
+		home := s.slot(s.slots[j].key)
 		// move j into the hole at i unless its home lies in (i, j]
 		if (j > i && (home <= i || home > j)) || (j < i && home <= i && home > j) {
-			s.keys[i], s.vals[i] = s.keys[j], s.vals[j]
+			s.slots[i] = s.slots[j]
 			i = j
 		}
 	}
-	s.keys[i], s.vals[i] = 0, nil
+	s.slots[i] = activeSlot{}
 	return b, true
 }
 
 func (s *activeSet) grow() {
-	oldK, oldV := s.keys, s.vals
-	size := max(64, 2*len(oldK))
-	s.keys, s.vals, s.n = make([]uint64, size), make([]*Block, size), 0
-	for i, k := range oldK {
-		if k != 0 {
-			s.put(k, oldV[i])
+	old := s.slots
+	s.slots, s.n = make([]activeSlot, max(64, 2*len(old))), 0
+	for _, e := range old {
+		if e.key != 0 {
+			s.put(e.key, e.b)
 		}
 	}
 }
 
 // each calls f for every handed-out block.
 func (s *activeSet) each(f func(*Block)) {
-	for i, k := range s.keys {
-		if k != 0 {
-			f(s.vals[i])
+	for _, e := range s.slots {
+		if e.key != 0 {
+			f(e.b)
 		}
 	}
 }

@@ -359,7 +359,7 @@ func (a *Allocator) freeBlock(b *Block) {
 		if at.leaf != nil {
 			b.pool.removeAt(at) // the other neighbour's entry is kept instead
 		}
-		at = b.pool.index.find(entryOf(n))
+		at = b.pool.index.locate(n.size, n.ptr) // a free neighbour is cached
 		a.merge(b, n)
 		dBlocks--
 		dBytes -= int64(n.size)

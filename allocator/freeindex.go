@@ -135,6 +135,13 @@ func (ix *blockIndex) find(e poolEntry) poolCursor {
 	return poolCursor{}
 }
 
+// locate is the cursor at the entry of key (size, ptr), which the index
+// holds: find without its checks, for a block known to be cached.
+func (ix *blockIndex) locate(size, ptr uint64) poolCursor {
+	x := ix.leafFor(size, ptr)
+	return poolCursor{x, searchLeaf(x, size, ptr)}
+}
+
 // insert adds e, whose key is not in the index.
 func (ix *blockIndex) insert(e poolEntry) {
 	if ix.root == nil {

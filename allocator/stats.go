@@ -46,13 +46,16 @@ func (a *StatArray) decrease(small bool, n int64) {
 }
 
 // change applies a signed difference as PyTorch does: an increase or a
-// decrease by its absolute value.
+// decrease by its absolute value. It takes no branch on the sign (a
+// free's merges make it a coin toss): a decrease leaves the peaks as they
+// are, since a peak is never below its current value.
 func (a *StatArray) change(small bool, n int64) {
-	if n >= 0 {
-		a.increase(small, n)
-	} else {
-		a.decrease(small, -n)
-	}
+	s := &a[poolBucket(small)]
+	s.Current += n
+	s.Peak = max(s.Peak, s.Current)
+	s.Allocated += max(n, 0)
+	s.Freed += max(-n, 0)
+	a[bucketAll].Peak = max(a[bucketAll].Peak, a[bucketSmall].Current+a[bucketLarge].Current)
 }
 
 // settle fills in all's current, allocated and freed from the pools.
