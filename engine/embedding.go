@@ -1,0 +1,66 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Embedding, as memory (testdata/pyrules/tfm_embedding.py, recorded on
+// the H200): the forward is index_select's, one new tensor of the
+// indices' shape plus the embedding dimension; autograd saves the
+// indices (which an arange made for the call then outlives). Backward is
+// embedding_dense_backward: a dense copy of a gradient that is not
+// contiguous, then the weight's gradient, zeros of the weight's shape,
+// filled directly while there are at most embeddingDirect indices.
+
+// embeddingDirect is the most indices embedding_dense_backward sums
+// without sorting them first (PyTorch's Embedding.cu).
+const embeddingDirect = 3072
+
+// Embedding is F.embedding(input, weight): the rows of weight that the
+// int64 indices idx pick.
+func (s *Session) Embedding(idx, w *Tensor) (*Tensor, error) {
+	if idx.DType.Name != "int64" && idx.DType.Name != "int32" {
+		return nil, fmt.Errorf("RuntimeError: Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got %s instead (while checking arguments for embedding)", tensorType(idx)+"Type")
+	}
+	if len(w.Shape) != 2 {
+		return nil, fmt.Errorf("RuntimeError: 'weight' must be 2-D")
+	}
+	dev, err := sameDevice(idx, w)
+	if err != nil {
+		return nil, err
+	}
+	out, err := s.alloc(append(slices.Clone(idx.Shape), w.Shape[1]), w.DType, dev)
+	if err != nil {
+		return nil, err
+	}
+	if w.requiresGrad() && s.gradEnabled && idx.Numel() > embeddingDirect {
+		s.dropTensor(out)
+		return nil, NotModelledError(fmt.Sprintf("the backward of an embedding of more than %d indices (it sorts them)", embeddingDirect))
+	}
+	s.record("EmbeddingBackward0", out, []*Tensor{w}, []*Tensor{idx}, embeddingBackward)
+	return out, nil
+}
+
+// embeddingBackward is embedding_dense_backward's: the contiguous copy of
+// the gradient (freed at the end), then the weight's gradient.
+func embeddingBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+	dense, err := s.denseGrad(g)
+	if err != nil {
+		return []*Tensor{nil}, err
+	}
+	gw, err := s.alloc(n.inputs[0].shape, g.DType, g.Device())
+	if dense != g {
+		s.dropTensor(dense)
+	}
+	return []*Tensor{gw}, err
+}
+
+// denseGrad is g.contiguous() of a backward kernel that reads its
+// gradient densely: g itself, or a new copy of a broadcast or strided g.
+func (s *Session) denseGrad(g *Tensor) (*Tensor, error) {
+	if g.IsContiguous() {
+		return g, nil
+	}
+	return s.alloc(g.Shape, g.DType, g.Device())
+}

@@ -1,0 +1,60 @@
+package engine
+
+// The table's transformer entries: embedding, layer_norm, rms_norm,
+// dropout and scaled_dot_product_attention, torch.nn.functional
+// functions whose rules are in embedding.go, norm_layer.go, dropout.go
+// and attention.go (testdata/pyrules/tfm_*.py).
+
+var (
+	weightOpt = Param{Name: "weight", Kind: TensorParam, Default: "None"}
+	biasOpt   = Param{Name: "bias", Kind: TensorParam, Default: "None"}
+	// normalizedShape is layer_norm's and rms_norm's normalized_shape.
+	normalizedShape = Param{Name: "normalized_shape", Kind: DimsParam}
+)
+
+func init() {
+	declare(
+		functional(&OpDef{Name: "embedding",
+			Params: []Param{input, {Name: "weight", Kind: TensorParam}, {Name: "padding_idx", Kind: IntParam, Default: "None"},
+				{Name: "max_norm", Kind: NumberParam, Default: "None"}, {Name: "norm_type", Kind: NumberParam, Default: "2.0"},
+				{Name: "scale_grad_by_freq", Kind: BoolParam, Default: "False"}, {Name: "sparse", Kind: BoolParam, Default: "False"}},
+			Memory: "new tensor (the indices' shape + [dim]); saves the indices; backward makes the weight's gradient (zeros of its shape) after a dense copy of a strided gradient",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				switch {
+				case a[3] != nil:
+					return nil, NotModelledError("F.embedding with max_norm (it renormalizes the weight in place)")
+				case a.Bool(5) || a.Bool(6):
+					return nil, NotModelledError("F.embedding with scale_grad_by_freq or sparse")
+				}
+				return s.Embedding(a.Tensor(0), a.Tensor(1))
+			}}),
+		functional(&OpDef{Name: "layer_norm",
+			Params: []Param{input, normalizedShape, weightOpt, biasOpt, {Name: "eps", Kind: NumberParam, Default: "1e-05"}},
+			Memory: "new tensor, then mean and rstd (float32, one per row); saves input, mean and rstd; backward makes the input's, weight's and bias's gradients in that order",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				return s.LayerNorm(a.Tensor(0), a.Ints(1), a.Tensor(2), a.Tensor(3))
+			}}),
+		functional(&OpDef{Name: "dropout",
+			Params: []Param{input, {Name: "p", Kind: NumberParam, Default: "0.5"}, {Name: "training", Kind: BoolParam, Default: "True"},
+				{Name: "inplace", Kind: BoolParam, Default: "False"}},
+			Memory: "training: a bool mask (saved), then the output; backward makes the gradient; p=0 or training=False: the input itself",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				if a.Bool(3) {
+					return nil, NotModelledError("F.dropout with inplace=True")
+				}
+				return s.Dropout(a.Tensor(0), a.Number(1), a.Bool(2))
+			}}),
+		functional(&OpDef{Name: "scaled_dot_product_attention",
+			Params: []Param{{Name: "query", Kind: TensorParam}, {Name: "key", Kind: TensorParam}, {Name: "value", Kind: TensorParam},
+				{Name: "attn_mask", Kind: TensorParam, Default: "None"}, {Name: "dropout_p", Kind: NumberParam, Default: "0.0"},
+				{Name: "is_causal", Kind: BoolParam, Default: "False"}, {Name: "scale", Kind: NumberParam, Default: "None", KeywordOnly: true},
+				{Name: "enable_gqa", Kind: BoolParam, Default: "False", KeywordOnly: true}},
+			Memory: "the backend PyTorch picks on the H200 (float32: memory-efficient): the output ([B, T, H, D] transposed) and the float32 logsumexp (saved with q, k, v); backward makes dq, dk, dv, the delta and the kernel's workspace",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				if a.Bool(7) {
+					return nil, NotModelledError("F.scaled_dot_product_attention with enable_gqa=True")
+				}
+				return s.Attention(a.Tensor(0), a.Tensor(1), a.Tensor(2), a.Tensor(3), a.Number(4), a.Bool(5))
+			}}),
+	)
+}
