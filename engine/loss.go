@@ -1,0 +1,171 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+)
+
+// The losses as memory (testdata/pyrules/loss_*.py, recorded with
+// their allocator events). PyTorch computes each on the GPU in one of
+// three ways, and the tool follows the same three:
+//
+//   - mse_loss is a structured kernel: its output is allocated with the
+//     inputs' shape and, reduced, resized to 0-d, which keeps that
+//     storage (a 0-d loss holds as many bytes as its input); the
+//     elementwise loss is a temporary of the same size, reduced by the
+//     sum kernel (its buffer and semaphore) and freed.
+//   - binary_cross_entropy_with_logits and nll_loss are autograd ops of
+//     their own: their node saves the inputs (nll_loss also its
+//     total_weight, a 0-d tensor) and their backward makes one gradient
+//     per input that needs one.
+//   - l1_loss and cross_entropy are compositions of other ops (sub,
+//     abs and mean; log_softmax then nll_loss), each recording its own
+//     node.
+
+// The values of a loss's reduction=, as _Reduction.get_enum reads them.
+const (
+	reduceNone = iota
+	reduceMean
+	reduceSum
+)
+
+// reductionOf is the reduction named by argument i.
+func reductionOf(a Args, i int) (int, error) {
+	switch r := a.String(i); r {
+	case "none":
+		return reduceNone, nil
+	case "mean":
+		return reduceMean, nil
+	case "sum":
+		return reduceSum, nil
+	default:
+		return 0, fmt.Errorf("ValueError: %s is not a valid value for reduction", r)
+	}
+}
+
+// sameShapes refuses a loss of operands whose shapes differ: PyTorch
+// broadcasts them (with a warning), which the tool does not model.
+func sameShapes(name string, x, t *Tensor) error {
+	if _, err := sameDevice(x, t); err != nil {
+		return err
+	}
+	if !slices.Equal(x.Shape, t.Shape) {
+		return NotModelledError(fmt.Sprintf("F.%s of an input of size %s and a target of size %s (broadcast)", name, dimList(x.Shape), dimList(t.Shape)))
+	}
+	if x.DType != t.DType {
+		return NotModelledError(fmt.Sprintf("F.%s of a %s input and a %s target", name, x.DType.Name, t.DType.Name))
+	}
+	return nil
+}
+
+// reduceLoss reduces an elementwise loss, l, as sum() does: the sum
+// kernel's temporaries on the GPU (mean is sum, then a division in
+// place).
+func (s *Session) reduceLoss(l *Tensor) error { return s.reductionTemps(l, opmath(l.DType)) }
+
+// mseLoss is F.mse_loss(x, t, reduction).
+func (s *Session) mseLoss(x, t *Tensor, red int) (*Tensor, error) {
+	if err := sameShapes("mse_loss", x, t); err != nil {
+		return nil, err
+	}
+	out, err := s.alloc(x.Shape, x.DType, x.Device())
+	if err != nil {
+		return nil, err
+	}
+	if red != reduceNone {
+		out.Shape = nil // resize_({}) keeps the storage
+		l, err := s.alloc(x.Shape, x.DType, x.Device())
+		if err == nil {
+			err = s.reduceLoss(l)
+			s.dropTensor(l)
+		}
+		if err != nil {
+			s.dropTensor(out)
+			return nil, err
+		}
+	}
+	s.record("MseLossBackward0", out, []*Tensor{x, t}, []*Tensor{x, t}, gradPerInput)
+	return out, nil
+}
+
+// bceWithLogits is F.binary_cross_entropy_with_logits(x, t,
+// reduction): log_sigmoid(x), then (1 - t) written in place into the
+// loss, reduced; both freed after the reduction, the loss first.
+func (s *Session) bceWithLogits(x, t *Tensor, red int) (*Tensor, error) {
+	if !slices.Equal(x.Shape, t.Shape) {
+		return nil, fmt.Errorf("ValueError: Target size (torch.Size(%s)) must be the same as input size (torch.Size(%s))", dimList(t.Shape), dimList(x.Shape))
+	}
+	if err := sameShapes("binary_cross_entropy_with_logits", x, t); err != nil {
+		return nil, err
+	}
+	ts, err := s.allocAll(x.Device(), tensorShape{x.Shape, x.DType}, tensorShape{x.Shape, x.DType})
+	if err != nil {
+		return nil, err
+	}
+	logSigmoid, out := ts[0], ts[1]
+	if red != reduceNone {
+		loss := out
+		out, err = s.reduced(loss)
+		s.dropTensor(loss)
+	}
+	s.dropTensor(logSigmoid)
+	if err != nil {
+		return nil, err
+	}
+	s.record("BinaryCrossEntropyWithLogitsBackward0", out, []*Tensor{x, t}, []*Tensor{x, t}, gradPerInput)
+	return out, nil
+}
+
+// reduced is l.mean() or l.sum() inside a kernel, below autograd: a
+// new 0-d tensor and the reduction's temporaries.
+func (s *Session) reduced(l *Tensor) (*Tensor, error) {
+	out, err := s.alloc(nil, l.DType, l.Device())
+	if err != nil {
+		return nil, err
+	}
+	if err := s.reduceLoss(l); err != nil {
+		s.dropTensor(out)
+		return nil, err
+	}
+	return out, nil
+}
+
+// gradPerInput is the backward of a loss that is one autograd op:
+// each input that needs a gradient gets one new tensor of its shape,
+// in order (mse_loss_backward's zeros_like, the sigmoid that
+// binary_cross_entropy_with_logits_backward writes in place,
+// nll_loss_backward's zeroed gradient).
+func gradPerInput(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+	grads := make([]*Tensor, len(n.inputs))
+	for i, e := range n.inputs {
+		if e.to == nil {
+			continue
+		}
+		r, err := s.alloc(e.shape, g.DType, g.Device())
+		if err != nil {
+			return grads, err
+		}
+		grads[i] = r
+	}
+	return grads, nil
+}
+
+// l1Loss is F.l1_loss(x, t, reduction): (x - t).abs() reduced, each
+// op recorded by autograd; the difference and its absolute value live
+// until the reduction is made (abs saves the difference).
+func (s *Session) l1Loss(x, t *Tensor, red int) (*Tensor, error) {
+	if err := sameShapes("l1_loss", x, t); err != nil {
+		return nil, err
+	}
+	d, err := s.binary("sub", x, t)
+	if err != nil {
+		return nil, err
+	}
+	defer s.dropTensor(d)
+	abs, err := s.Op("abs", d)
+	if err != nil || red == reduceNone {
+		return abs, err
+	}
+	defer s.dropTensor(abs)
+	return s.Op([...]string{reduceMean: "mean", reduceSum: "sum"}[red], abs)
+}

@@ -1,0 +1,67 @@
+package engine
+
+import "fmt"
+
+// The losses' entries: torch.nn.functional forms with PyTorch's
+// signatures; their rules are in loss.go and loss_nll.go. What the
+// tool has not recorded (weight=, pos_weight=, the deprecated size_average= and reduce=) it refuses.
+
+var (
+	lossReduction   = Param{Name: "reduction", Kind: StringParam, Default: "'mean'"}
+	lossWeight      = Param{Name: "weight", Kind: TensorParam, Default: "None"}
+	lossSizeAverage = Param{Name: "size_average", Kind: BoolParam, Default: "None"}
+	lossReduce      = Param{Name: "reduce", Kind: BoolParam, Default: "None"}
+	lossIgnoreIndex = Param{Name: "ignore_index", Kind: IntParam, Default: "-100"}
+	// pointwiseEnd are the parameters after the target of mse_loss and l1_loss
+	pointwiseEnd = []Param{lossSizeAverage, lossReduce, lossReduction, lossWeight}
+)
+
+func init() {
+	declare(
+		lossOp("mse_loss", pointwiseEnd,
+			"new tensor of the input's size, resized to 0-d when reduced (it keeps the storage), and a temporary of that size for the reduction; saves input and target; backward makes a gradient per input",
+			func(s *Session, a Args, red int) (*Tensor, error) { return s.mseLoss(a.Tensor(0), a.Tensor(1), red) }),
+		lossOp("l1_loss", pointwiseEnd,
+			"(input - target).abs() reduced: sub, abs and mean or sum, each recorded (abs saves the difference)",
+			func(s *Session, a Args, red int) (*Tensor, error) { return s.l1Loss(a.Tensor(0), a.Tensor(1), red) }),
+		lossOp("binary_cross_entropy_with_logits", []Param{lossWeight, lossSizeAverage, lossReduce, lossReduction, {Name: "pos_weight", Kind: TensorParam, Default: "None"}},
+			"log_sigmoid and 1 - target of the input's size, freed once reduced; saves input and target; backward makes a gradient per input",
+			func(s *Session, a Args, red int) (*Tensor, error) {
+				return s.bceWithLogits(a.Tensor(0), a.Tensor(1), red)
+			}),
+		lossOp("nll_loss", []Param{lossWeight, lossSizeAverage, lossIgnoreIndex, lossReduce, lossReduction},
+			"output and a 0-d total_weight, which the node saves with input and target; backward makes the input's gradient, zeroed",
+			func(s *Session, a Args, red int) (*Tensor, error) { return s.nllLoss(a.Tensor(0), a.Tensor(1), red) }),
+		lossOp("cross_entropy", []Param{lossWeight, lossSizeAverage, lossIgnoreIndex, lossReduce, lossReduction, {Name: "label_smoothing", Kind: NumberParam, Default: "0.0"}},
+			"log_softmax along the classes (saved), then nll_loss of it (class indices) or -(log_softmax * target) summed (probabilities); backward makes nll_loss's gradient, then log_softmax's",
+			func(s *Session, a Args, red int) (*Tensor, error) {
+				return s.crossEntropy(a.Tensor(0), a.Tensor(1), red, a.Number(7))
+			}),
+	)
+}
+
+// lossOp is the entry of F.name(input, target, rest...): its reduction
+// read, weights and the deprecated arguments refused, then run.
+func lossOp(name string, rest []Param, memory string, run func(s *Session, a Args, red int) (*Tensor, error)) *OpDef {
+	params := append([]Param{input, {Name: "target", Kind: TensorParam}}, rest...)
+	at := map[string]int{}
+	for i, p := range params {
+		at[p.Name] = i
+	}
+	return functional(&OpDef{Name: name, Params: params, Memory: memory,
+		run: func(s *Session, a Args) (*Tensor, error) {
+			for _, p := range []string{"weight", "pos_weight"} {
+				if i, ok := at[p]; ok && a[i] != nil {
+					return nil, NotModelledError(fmt.Sprintf("F.%s with %s=", name, p))
+				}
+			}
+			if a[at["size_average"]] != nil || a[at["reduce"]] != nil {
+				return nil, NotModelledError(fmt.Sprintf("F.%s with the deprecated size_average= or reduce=", name))
+			}
+			red, err := reductionOf(a, at["reduction"])
+			if err != nil {
+				return nil, err
+			}
+			return run(s, a, red)
+		}})
+}
