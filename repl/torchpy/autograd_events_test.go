@@ -125,25 +125,32 @@ func TestRulesPrintWhatPyTorchPrinted(t *testing.T) {
 	for _, name := range []string{"optim_sgd", "optim_adam", "optim_groups", "optim_maximize", "optim_train", "autograd_api", "autograd_more", "module_api", "module_convert"} {
 		t.Run(name, func(t *testing.T) {
 			_, printed := runRule(t, name)
-			f, err := os.Open(filepath.Join("..", "..", "testdata", "pyrules", name+".jsonl"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			sc := bufio.NewScanner(f)
-			sc.Buffer(nil, 1<<22)
-			for sc.Scan() {
-				var row struct {
-					Line   int    `json:"line"`
-					Stdout string `json:"stdout"`
-				}
-				if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
-					t.Fatal(err)
-				}
-				if got := printed[row.Line]; got != row.Stdout {
-					t.Errorf("line %d printed %q, PyTorch %q", row.Line, got, row.Stdout)
-				}
-			}
+			checkPrinted(t, printed, filepath.Join("..", "..", "testdata", "pyrules", name+".jsonl"))
 		})
+	}
+}
+
+// checkPrinted checks that each statement of a recording printed what
+// it printed under PyTorch.
+func checkPrinted(t *testing.T, printed map[int]string, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<22)
+	for sc.Scan() {
+		var row struct {
+			Line   int    `json:"line"`
+			Stdout string `json:"stdout"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+			t.Fatal(err)
+		}
+		if got := printed[row.Line]; got != row.Stdout {
+			t.Errorf("line %d printed %q, PyTorch %q", row.Line, got, row.Stdout)
+		}
 	}
 }
