@@ -98,22 +98,30 @@ func TestAllocatorEventsInOrder(t *testing.T) {
 	for _, name := range []string{"optim_sgd", "optim_adam", "optim_groups", "optim_maximize", "autograd_api", "autograd_more", "module_api"} {
 		t.Run(name, func(t *testing.T) {
 			s, _ := runRule(t, name)
-			var got []event
-			for _, e := range s.History(0) {
-				if counted[e.Action] {
-					got = append(got, event{e.Action, e.Size})
-				}
-			}
-			want, lines := recordedEvents(t, filepath.Join("..", "..", "testdata", "pyrules", name+".jsonl"))
-			for i := range min(len(got), len(want)) {
-				if got[i] != want[i] {
-					t.Fatalf("event %d (line %d): %s %d, PyTorch's %s %d", i, lines[i], got[i].action, got[i].size, want[i].action, want[i].size)
-				}
-			}
-			if len(got) != len(want) {
-				t.Errorf("%d events, PyTorch's %d", len(got), len(want))
-			}
+			checkEvents(t, s, filepath.Join("..", "..", "testdata", "pyrules", name+".jsonl"))
 		})
+	}
+}
+
+// checkEvents checks that session s's allocator saw the allocations,
+// frees and segments of a --events recording, of the same sizes, in
+// the same order.
+func checkEvents(t *testing.T, s *engine.Session, path string) {
+	t.Helper()
+	var got []event
+	for _, e := range s.History(0) {
+		if counted[e.Action] {
+			got = append(got, event{e.Action, e.Size})
+		}
+	}
+	want, lines := recordedEvents(t, path)
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			t.Fatalf("event %d (line %d): %s %d, PyTorch's %s %d", i, lines[i], got[i].action, got[i].size, want[i].action, want[i].size)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d events, PyTorch's %d", len(got), len(want))
 	}
 }
 
