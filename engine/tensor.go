@@ -78,6 +78,7 @@ type Tensor struct {
 	DType DType
 	st    *storage
 	fn    *node     // the op that made it, when autograd recorded one (grad_fn)
+	out   int       // which of fn's outputs it is (a split's pieces; 0 for one output)
 	slot  *gradSlot // a leaf that requires grad: where its .grad is
 	// expanded marks a gradient that is a broadcast view of a smaller
 	// storage (sum's backward): ops that need dense input copy it first.
