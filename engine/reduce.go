@@ -40,7 +40,7 @@ type reduceOp struct {
 // opmath is the accumulator of a sum: a float for the floating types
 // but float64, 8 bytes for float64 and for integers (summed in int64);
 // elem is the input's own type (max and min: recorded for float32 and
-// float16); pair is a value and its int64 index (argmax, argmin);
+// float16); valueIndex is a value and its int64 index (argmax, argmin);
 // welford is std and var's state, recorded for float32 and float16 (0,
 // not known, for float64).
 func opmath(d DType) uint64 {
@@ -49,8 +49,8 @@ func opmath(d DType) uint64 {
 	}
 	return 8
 }
-func elem(d DType) uint64 { return d.Size }
-func pair(DType) uint64   { return 16 }
+func elem(d DType) uint64     { return d.Size }
+func valueIndex(DType) uint64 { return 16 }
 func welford(d DType) uint64 {
 	if d.Name == "float64" {
 		return 0
@@ -83,8 +83,8 @@ func init() {
 			memory: "with dim, values and int64 indices; saves the indices; backward makes a tensor of the input's shape"},
 		{name: "min", acc: elem, out: same, indices: true, dimNode: "MinBackward0", dimBw: likeIn,
 			memory: "with dim, values and int64 indices; saves the indices; backward makes a tensor of the input's shape"},
-		{name: "argmax", acc: pair, out: index, memory: "int64 indices"},
-		{name: "argmin", acc: pair, out: index, memory: "int64 indices"},
+		{name: "argmax", acc: valueIndex, out: index, memory: "int64 indices"},
+		{name: "argmin", acc: valueIndex, out: index, memory: "int64 indices"},
 		{name: "norm", acc: opmath, out: same, node: "LinalgVectorNormBackward0", bw: normBackward, saveResult: true,
 			memory: "saves input and result; backward makes a temporary of the input's size, a 0-d bool, then the gradient"},
 		{name: "std", acc: welford, out: same, memory: "a 16-byte accumulator a block"},
