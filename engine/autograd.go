@@ -31,11 +31,16 @@ type node struct {
 	out      []int64  // the output's shape
 	dtype    DType
 	device   Device
+	// grads, for a node of several outputs (split), is each output's
+	// gradient come so far while backward runs (one InputBuffer slot
+	// each); nil for a node of one output.
+	grads []*Tensor
 }
 
 // edge leads from a node to the node of one of its inputs.
 type edge struct {
 	to    *node // nil when that input needs no gradient
+	out   int   // which of to's outputs the input is
 	shape []int64
 }
 
@@ -111,7 +116,7 @@ func (s *Session) record(name string, out *Tensor, inputs, save []*Tensor, bw ba
 			e.shape = in.Shape
 			switch {
 			case in.fn != nil:
-				e.to = in.fn
+				e.to, e.out = in.fn, in.out
 			case in.slot != nil:
 				if in.slot.acc == nil {
 					in.slot.acc = &node{name: "AccumulateGrad", leaf: in.slot, seq: -1}
@@ -145,7 +150,7 @@ func (s *Session) record(name string, out *Tensor, inputs, save []*Tensor, bw ba
 		n.saved = append(n.saved, savedTensor{st: t.st, version: t.st.version, what: savedWhat(t, from)})
 	}
 	if c := s.ckpt.recompute; c != nil {
-		c.repack(save)
+		c.repack(out, save)
 	}
 	out.fn = n
 }
@@ -211,7 +216,7 @@ func (s *Session) releaseSaved(n *node) {
 // dropTensor lets go of a tensor value: its storage reference and its
 // place in the graph.
 func (s *Session) dropTensor(t *Tensor) bool {
-	if t.number {
+	if t == nil || t.number { // nil: a node of several outputs has no one gradient
 		return false
 	}
 	// TensorImpl::release_resources: the autograd metadata (grad_fn,
@@ -304,6 +309,24 @@ func (s *Session) addToBuffer(buffers map[*node]*Tensor, n *node, g *Tensor) err
 		buffers[n] = sum
 	}
 	return nil
+}
+
+// addToInput adds g to the gradient waiting for the input e leads to:
+// its node's buffer, or for a node of several outputs that output's
+// (the node's buffer entry is then nil: it is ready, its gradients are
+// in n.grads).
+func (s *Session) addToInput(buffers map[*node]*Tensor, e edge, g *Tensor) error {
+	if e.to.grads == nil {
+		return s.addToBuffer(buffers, e.to, g)
+	}
+	buffers[e.to] = nil
+	one := map[*node]*Tensor{}
+	if old := e.to.grads[e.out]; old != nil {
+		one[e.to] = old
+	}
+	err := s.addToBuffer(one, e.to, g)
+	e.to.grads[e.out] = one[e.to]
+	return err
 }
 
 // unshared reports whether t can be written in place (and a leaf's
