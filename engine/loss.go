@@ -112,7 +112,7 @@ func (s *Session) bceWithLogits(x, t *Tensor, red int) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.record("BinaryCrossEntropyWithLogitsBackward0", out, []*Tensor{x, t}, []*Tensor{x, t}, gradPerInput)
+	s.record("BinaryCrossEntropyWithLogitsBackward0", out, []*Tensor{x, t}, []*Tensor{x, t}, lossGrads(1, 2))
 	return out, nil
 }
 
@@ -130,25 +130,40 @@ func (s *Session) reduced(l *Tensor) (*Tensor, error) {
 	return out, nil
 }
 
-// gradPerInput is the backward of a loss that is one autograd op:
-// each input that needs a gradient gets one new tensor of its shape,
-// in order (mse_loss_backward's zeros_like, the sigmoid that
-// binary_cross_entropy_with_logits_backward writes in place,
-// nll_loss_backward's zeroed gradient).
-func gradPerInput(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
-	grads := make([]*Tensor, len(n.inputs))
-	for i, e := range n.inputs {
-		if e.to == nil {
-			continue
+// lossGrads is the backward of a loss that is one autograd op: each
+// input i that needs a gradient gets temps[i] new tensors of its shape
+// (1 past the end of temps), in order, the last its gradient and the
+// others freed once it exists. mse_loss_backward's zeros_like and
+// nll_loss_backward's zeroed gradient are one;
+// binary_cross_entropy_with_logits' input gradient is its sigmoid
+// written in place, one, and its target's -input * grad, two
+// (testdata/pyrules/loss_probe.txt, "bce u").
+func lossGrads(temps ...int) backward {
+	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+		grads := make([]*Tensor, len(n.inputs))
+		for i, e := range n.inputs {
+			if e.to == nil {
+				continue
+			}
+			k := 1
+			if i < len(temps) {
+				k = temps[i]
+			}
+			ts, err := s.allocAll(g.Device(), slices.Repeat([]tensorShape{{e.shape, g.DType}}, k)...)
+			if err != nil {
+				return grads, err
+			}
+			for _, t := range ts[:k-1] {
+				s.dropTensor(t)
+			}
+			grads[i] = ts[k-1]
 		}
-		r, err := s.alloc(e.shape, g.DType, g.Device())
-		if err != nil {
-			return grads, err
-		}
-		grads[i] = r
+		return grads, nil
 	}
-	return grads, nil
 }
+
+// gradPerInput is lossGrads' common case: one gradient per input.
+var gradPerInput = lossGrads()
 
 // l1Loss is F.l1_loss(x, t, reduction): (x - t).abs() reduced, each
 // op recorded by autograd; the difference and its absolute value live
