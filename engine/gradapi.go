@@ -240,7 +240,7 @@ func (s *Session) execute(start *node, deps map[*node]int, buffers map[*node]*Te
 				}
 				continue
 			}
-			if err := s.addToBuffer(buffers, e.to, gi); err != nil {
+			if err := s.addToInput(buffers, e, gi); err != nil {
 				return err
 			}
 			if deps[e.to]--; deps[e.to] == 0 {
