@@ -39,12 +39,19 @@ type Checkpoint struct {
 	// The early stop: recomputation stops at the stopAlloc-th allocation
 	// after the stopRecords-th node it records.
 	stopRecords, stopAlloc int
-	records                int
-	since                  []*storage // forward: allocations since its last node
+	// stopSaves are what the node the stop falls in saves, packed at the
+	// stop: the storage itself (a parameter, an input) or, at
+	// stopFrom[i] >= 0, the output of the region's node of that place.
+	stopSaves []*storage
+	stopFrom  []int
+	records   int
+	outs      []*storage // each recorded node's output, this pass
+	since     []*storage // forward: allocations since its last node
 	allocs                 int        // recomputation: allocations since its last node
 	recompute              func() error
 	recomputed             []*storage // by holder; nil once unpacked
-	done                   bool
+	done, stopped          bool
+	dropped                func() // the front end lets go of the function's arguments
 }
 
 // checkpoints is the session's checkpointing state: the region whose
@@ -54,7 +61,8 @@ type checkpoints struct {
 }
 
 // errStopRecompute ends a recomputation once every holder is filled
-// (PyTorch's _StopRecomputationError); the front end swallows it.
+// (PyTorch's _StopRecomputationError); the front end swallows it (see
+// Stopped).
 var errStopRecompute = errors.New("RuntimeError: torch.utils.checkpoint: recomputation stopped (_StopRecomputationError)")
 
 // BeginCheckpoint starts a non-reentrant region over the function's
@@ -88,12 +96,12 @@ func (s *Session) BeginCheckpoint(args []*Tensor, rng int) (*Checkpoint, error) 
 }
 
 // EndCheckpoint ends c's forward; recompute reruns its function in
-// backward (the front end's call, which fails with the engine's error
-// when the early stop ends it). A region that saved nothing lets go of
-// its inputs at once.
-func (s *Session) EndCheckpoint(c *Checkpoint, recompute func() error) {
+// backward (the front end's call, which fails once the early stop ends
+// it: then Stopped is true), and dropped is called when the region dies.
+// A region that saved nothing dies at once.
+func (s *Session) EndCheckpoint(c *Checkpoint, recompute func() error, dropped func()) {
 	s.ckpt.forward = nil
-	c.ended, c.recompute, c.since = true, recompute, nil
+	c.ended, c.recompute, c.dropped, c.since = true, recompute, dropped, nil
 	if c.live == 0 {
 		s.dropCheckpoint(c)
 		return
@@ -101,9 +109,9 @@ func (s *Session) EndCheckpoint(c *Checkpoint, recompute func() error) {
 	s.event("checkpoint: %d saved tensors left to recompute in backward; its %d inputs kept", c.holders, len(c.inputs))
 }
 
-// IsStopRecompute reports whether err is the early stop of a
-// recomputation, which ends it without error.
-func IsStopRecompute(err error) bool { return errors.Is(err, errStopRecompute) }
+// Stopped reports whether c's recomputation was ended by the early stop:
+// the error it ended with is no error.
+func (c *Checkpoint) Stopped() bool { return c.stopped }
 
 // dropCheckpoint lets go of what a region kept: its inputs and RNG states.
 func (s *Session) dropCheckpoint(c *Checkpoint) {
@@ -111,6 +119,10 @@ func (s *Session) dropCheckpoint(c *Checkpoint) {
 		s.release(st)
 	}
 	c.inputs, c.rng = nil, nil
+	if c.dropped != nil {
+		c.dropped()
+		c.dropped = nil
+	}
 }
 
 // checkpointAlloc is called for each new storage: in a region's forward
@@ -122,6 +134,8 @@ func (s *Session) checkpointAlloc(st *storage) error {
 	}
 	if c := s.ckpt.recompute; c != nil {
 		if c.records == c.stopRecords && c.allocs == c.stopAlloc {
+			c.stopped = true
+			c.keep(c.stopSaves, c.stopFrom)
 			return errStopRecompute
 		}
 		c.allocs++
@@ -135,10 +149,15 @@ func (c *Checkpoint) pack(n *node, out *Tensor, save []*Tensor) {
 	c.records++
 	if len(save) > 0 {
 		c.stopRecords, c.stopAlloc = c.records, 0
+		c.stopSaves, c.stopFrom = nil, nil
 		if !slices.Contains(save, out) {
 			// saved before the op runs: the stop falls before its output
 			c.stopRecords = c.records - 1
 			c.stopAlloc = max(slices.Index(c.since, out.st), 0)
+			for _, t := range save {
+				c.stopSaves = append(c.stopSaves, t.st)
+				c.stopFrom = append(c.stopFrom, lastIndex(c.outs, t.st))
+			}
 		}
 		for _, t := range save {
 			n.saved = append(n.saved, savedTensor{what: savedWhat(t, t.fn), ckpt: c, holder: c.holders})
@@ -148,26 +167,51 @@ func (c *Checkpoint) pack(n *node, out *Tensor, save []*Tensor) {
 		c.live++
 		n.bw = c.unpacking(n.bw)
 	}
+	c.outs = append(c.outs, out.st)
 	c.since = c.since[:0]
+}
+
+// lastIndex is the place of st's last occurrence in sts, or -1.
+func lastIndex(sts []*storage, st *storage) int {
+	for i := len(sts) - 1; i >= 0; i-- {
+		if sts[i] == st {
+			return i
+		}
+	}
+	return -1
 }
 
 // repack is record's saving during a recomputation: each tensor saved is
 // kept for the holder of the same place in forward.
-func (c *Checkpoint) repack(save []*Tensor) {
+func (c *Checkpoint) repack(out *Tensor, save []*Tensor) {
 	c.records++
 	c.allocs = 0
-	for _, t := range save {
-		i := len(c.recomputed)
-		if i >= c.holders {
-			break
+	c.outs = append(c.outs, out.st)
+	sts := make([]*storage, len(save))
+	for i, t := range save {
+		sts[i] = t.st
+	}
+	c.keep(sts, nil)
+}
+
+// keep fills the next holders with sts (from[i] >= 0: the output of
+// this pass's node of that place instead), unless their node is gone.
+func (c *Checkpoint) keep(sts []*storage, from []int) {
+	for i, st := range sts {
+		h := len(c.recomputed)
+		if h >= c.holders {
+			return
 		}
-		if c.gone[i] {
-			c.recomputed = append(c.recomputed, nil)
-			continue
+		if from != nil && from[i] >= 0 && from[i] < len(c.outs) {
+			st = c.outs[from[i]]
 		}
-		t.st.refs++
-		t.st.saved++
-		c.recomputed = append(c.recomputed, t.st)
+		if c.gone[h] {
+			st = nil
+		} else {
+			st.refs++
+			st.saved++
+		}
+		c.recomputed = append(c.recomputed, st)
 	}
 }
 
@@ -211,13 +255,13 @@ func (c *Checkpoint) recomputeOnce(s *Session) error {
 		return errors.New("NotImplementedError: a checkpointed region recomputed inside another's recomputation is not modelled by gpumemrepl")
 	}
 	c.done = true
-	c.records, c.allocs = 0, 0
+	c.records, c.allocs, c.stopped, c.outs = 0, 0, false, nil
 	was := s.SetGradEnabled(true)
 	s.ckpt.recompute = c
 	err := c.recompute()
 	s.ckpt.recompute = nil
 	s.SetGradEnabled(was)
-	if err != nil && !IsStopRecompute(err) {
+	if err != nil {
 		return err
 	}
 	if len(c.recomputed) != c.holders {
