@@ -85,14 +85,16 @@ func (in *Interp) exec(fr *Frame, s syntax.Stmt) (ctl, error) {
 	case *syntax.AugAssign:
 		return ctlNext, in.augAssign(fr, s)
 	case *syntax.AnnAssign:
-		if s.Value == nil {
-			return ctlNext, nil
+		if s.Value != nil {
+			v, err := in.eval(fr, s.Value)
+			if err != nil {
+				return ctlNext, err
+			}
+			if err := in.assign(fr, s.Target, v); err != nil {
+				return ctlNext, err
+			}
 		}
-		v, err := in.eval(fr, s.Value)
-		if err != nil {
-			return ctlNext, err
-		}
-		return ctlNext, in.assign(fr, s.Target, v)
+		return ctlNext, in.annotate(fr, s)
 	case *syntax.Delete:
 		for _, t := range s.Targets {
 			if err := in.delete(fr, t); err != nil {

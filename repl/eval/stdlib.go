@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/repl/pyformat"
+	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
 )
 
 // stdoutType and stderrType are the classes of sys.stdout and
@@ -17,6 +18,9 @@ var (
 	// typingAlias is the class of typing's names (List, Optional...):
 	// subscripting one gives it back, as annotations need nothing more.
 	typingAlias = NewClass("_SpecialForm", "typing")
+	// futureFeature is the class of __future__'s names (the compiler acts
+	// on the import; the names are only bound).
+	futureFeature = NewClass("_Feature", "__future__")
 )
 
 func init() {
@@ -38,6 +42,10 @@ func init() {
 	}
 	method(typingAlias, "__getitem__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
 		return newRef(self), nil
+	})
+	method(typingAlias, "__repr__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		name, _ := self.(*Instance).Dict.GetStr("_name")
+		return "typing." + in.StrOf(name), nil
 	})
 }
 
@@ -171,9 +179,10 @@ func (in *Interp) installStdlib() {
 	})
 	in.RegisterModule("typing", func(in *Interp) (*ModuleObj, error) {
 		m := in.NewModule("typing")
-		for _, name := range []string{"Any", "Optional", "Union", "Callable", "Iterable", "Iterator", "Sequence", "Mapping", "Type", "Generator"} {
+		for _, name := range []string{"Any", "Optional", "Union", "Callable", "Iterable", "Iterator", "Sequence", "Mapping", "Type", "Generator", "ClassVar", "Final", "Literal"} {
 			o := &Instance{cls: typingAlias, Dict: in.NewDict()}
 			in.track(o)
+			in.SetStr(o.Dict, "_name", name)
 			m.Set(in, name, o)
 			in.Decref(o)
 		}
@@ -195,6 +204,17 @@ func (in *Interp) installStdlib() {
 		m.Set(in, "deque", dequeType)
 		return m, nil
 	})
+	in.RegisterModule("__future__", func(in *Interp) (*ModuleObj, error) {
+		m := in.NewModule("__future__")
+		for name := range syntax.FutureFeatures {
+			o := &Instance{cls: futureFeature, Dict: in.NewDict()}
+			in.track(o)
+			m.Set(in, name, o)
+			in.Decref(o)
+		}
+		return m, nil
+	})
+	in.RegisterModule("dataclasses", in.dataclassesModule)
 	in.RegisterModule("functools", in.functoolsModule)
 	in.RegisterModule("contextlib", in.contextlibModule)
 	in.RegisterModule("itertools", in.itertoolsModule)

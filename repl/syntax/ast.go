@@ -75,12 +75,15 @@ type (
 
 	// AnnAssign is an annotated assignment; Value is nil without "= value".
 	// Simple is true when Target is a plain name not in parentheses.
+	// Deferred is set by Resolve under from __future__ import annotations:
+	// the annotation is kept as its text, not evaluated.
 	AnnAssign struct {
 		Node
 		Target     Expr
 		Annotation Expr
 		Value      Expr
 		Simple     bool
+		Deferred   bool
 	}
 
 	// For is a for loop; Orelse is its else block.

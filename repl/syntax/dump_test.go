@@ -102,7 +102,7 @@ func dumpStruct(b *strings.Builder, v reflect.Value, depth int) {
 			nd := v.Field(i).Interface().(Node)
 			node = &nd
 			continue
-		case f.Name == "Scope":
+		case f.Name == "Scope", f.Name == "Deferred": // set by Resolve, not CPython's
 			continue
 		}
 		if n > 0 {

@@ -104,8 +104,9 @@ func (r *resolver) fail(pos Pos, format string, args ...any) {
 	panic(bailout{})
 }
 
-// futureFeatures are the names from __future__ Python 3.11 knows.
-var futureFeatures = map[string]bool{
+// FutureFeatures are the names from __future__ Python 3.11 knows (the
+// evaluator's __future__ module declares them).
+var FutureFeatures = map[string]bool{
 	"nested_scopes": true, "generators": true, "division": true, "absolute_import": true,
 	"with_statement": true, "print_function": true, "unicode_literals": true,
 	"barry_as_FLUFL": true, "generator_stop": true, "annotations": true,
@@ -125,7 +126,7 @@ func (r *resolver) futures(body []Stmt) {
 				switch {
 				case a.Name == "braces":
 					r.fail(imp.Start, "not a chance")
-				case !futureFeatures[a.Name]:
+				case !FutureFeatures[a.Name]:
 					r.fail(imp.Start, "future feature %s is not defined", a.Name)
 				case a.Name == "annotations":
 					r.annotations = true
@@ -294,6 +295,7 @@ func (r *resolver) declare(n Node, names []string, f symFlag, word string) {
 
 // annAssign records target: annotation = value.
 func (r *resolver) annAssign(s *AnnAssign) {
+	s.Deferred = r.annotations
 	if n, ok := s.Target.(*Name); ok {
 		cur := r.cur.flags[n.Id]
 		if cur&(symGlobal|symNonlocal) != 0 && r.cur.kind != moduleScope && s.Simple {
