@@ -29,20 +29,6 @@ func Install(in *eval.Interp, s *engine.Session) *Binding {
 	return b
 }
 
-// checkpointModule is torch.utils.checkpoint: it imports, and its
-// functions say that the tool does not model recomputation in backward
-// yet (testdata/experiments/book_checkpoint_sequential.py is recorded
-// for when it does).
-func (b *Binding) checkpointModule(in *eval.Interp) (*eval.ModuleObj, error) {
-	m := in.NewModule("torch.utils.checkpoint")
-	for _, name := range []string{"checkpoint", "checkpoint_sequential"} {
-		b.fn(m, name, name+"(...): not modelled yet", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			return nil, b.notModelled("torch.utils.checkpoint." + name + " (activations recomputed in backward)")
-		})
-	}
-	return m, nil
-}
-
 // fn declares a function of module m.
 func (b *Binding) fn(m *eval.ModuleObj, name, doc string, f eval.GoFunc) {
 	m.Set(b.in, name, eval.NewBuiltin(name, doc, f))

@@ -1,0 +1,336 @@
+package torchpy
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+)
+
+// torch.utils.checkpoint: checkpoint and checkpoint_sequential over the
+// engine's two variants (engine/checkpoint.go says what each keeps and
+// recomputes; testdata/pyrules/ckpt_*.py are the recordings).
+
+// The warnings PyTorch 2.11 gives (a UserWarning each).
+const (
+	warnCheckpoint = "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting in PyTorch 2.9, calling checkpoint without use_reentrant will raise an exception. use_reentrant=False is recommended, but if you need to preserve the current default behavior, you can pass use_reentrant=True. Refer to docs for more details on the differences between the two variants."
+	warnSequential = "torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should be passed explicitly. In version 2.9 we will raise an exception if use_reentrant is not passed. use_reentrant=False is recommended, but if you need to preserve the current default behavior, you can pass use_reentrant=True. Refer to docs for more details on the differences between the two variants."
+	warnNoGrad     = "None of the inputs have requires_grad=True. Gradients will be None"
+)
+
+// segmentFn runs a checkpointed function on its arguments (borrowed),
+// returning an owned result.
+type segmentFn func(args []eval.Value) (eval.Value, error)
+
+// checkpointer is the torch.utils.checkpoint module's state: the
+// warnings already shown (Python's default filter shows each once per
+// place).
+type checkpointer struct {
+	b      *Binding
+	warned map[string]bool
+}
+
+// checkpointModule is torch.utils.checkpoint.
+func (b *Binding) checkpointModule(in *eval.Interp) (*eval.ModuleObj, error) {
+	m := in.NewModule("torch.utils.checkpoint")
+	c := &checkpointer{b: b, warned: map[string]bool{}}
+	b.fn(m, "checkpoint", "checkpoint(function, *args, use_reentrant=None, preserve_rng_state=True, **kwargs): use_reentrant=False keeps the inputs only and recomputes function at the first unpack in backward (stopping once every saved tensor is made again), freeing each recomputed tensor once used; True runs it under no_grad and reruns it with grad inside CheckpointFunctionBackward; not passed: a warning, then True", c.checkpoint)
+	b.fn(m, "checkpoint_sequential", "checkpoint_sequential(functions, segments, input, use_reentrant=None, preserve_rng_state=True): every segment but the last checkpointed, the last run as it is", c.sequential)
+	return m, nil
+}
+
+// checkpointOpts are checkpoint's keywords.
+type checkpointOpts struct {
+	reentrant, preserve bool
+}
+
+// options reads use_reentrant= and preserve_rng_state= from kw and
+// returns the rest; warn is the warning for a missing use_reentrant.
+func (c *checkpointer) options(kw []eval.KeywordArg, warn string) (checkpointOpts, []eval.KeywordArg, error) {
+	o := checkpointOpts{reentrant: true, preserve: true}
+	given := false
+	var rest []eval.KeywordArg
+	for _, k := range kw {
+		var err error
+		switch k.Name {
+		case "use_reentrant":
+			if k.Value != eval.None {
+				given = true
+				o.reentrant, err = c.b.in.Truth(k.Value)
+			}
+		case "preserve_rng_state":
+			o.preserve, err = c.b.in.Truth(k.Value)
+		case "determinism_check", "early_stop", "debug", "context_fn":
+			return o, nil, c.b.notModelled("torch.utils.checkpoint's " + k.Name + "=")
+		default:
+			rest = append(rest, k)
+		}
+		if err != nil {
+			return o, nil, err
+		}
+	}
+	if !given {
+		c.warn(warn)
+	}
+	return o, rest, nil
+}
+
+// warn shows a UserWarning at the calling line, once per place.
+func (c *checkpointer) warn(msg string) {
+	where := ""
+	if st := c.b.in.Stack(); len(st) > 0 {
+		where = fmt.Sprintf("%s:%d: ", st[0].File, st[0].Line)
+	}
+	if key := where + msg; !c.warned[key] {
+		c.warned[key] = true
+		fmt.Fprintf(c.b.in.Stderr, "%sUserWarning: %s\n", where, msg)
+	}
+}
+
+// checkpoint is torch.utils.checkpoint.checkpoint; with no function and
+// no arguments it is the decorator form.
+func (c *checkpointer) checkpoint(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+	if len(args) == 0 || args[0] == eval.None && len(args) == 1 {
+		o, rest, err := c.options(kw, warnCheckpoint)
+		if err != nil {
+			return nil, err
+		}
+		if len(rest) > 0 {
+			return nil, in.Raise(eval.ValueErrorType, "Unexpected keyword arguments: %s", kwNames(rest))
+		}
+		return eval.NewBuiltin("checkpoint_wrapper", "", func(in *eval.Interp, _ eval.Value, fa []eval.Value, _ []eval.KeywordArg) (eval.Value, error) {
+			if len(fa) != 1 {
+				return nil, in.Raise(eval.TypeErrorType, "checkpoint's decorator takes one function")
+			}
+			fn := fa[0]
+			eval.Incref(fn)
+			return eval.Track(in, &eval.Builtin{Name: "checkpointed", Self: fn, Fn: func(in *eval.Interp, fn eval.Value, a []eval.Value, k []eval.KeywordArg) (eval.Value, error) {
+				return c.run(o, func(a []eval.Value) (eval.Value, error) { return in.Call(fn, a, k) }, a, len(k) > 0)
+			}}), nil
+		}), nil
+	}
+	o, rest, err := c.options(kw, warnCheckpoint)
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) > 0 && o.reentrant {
+		return nil, in.Raise(eval.ValueErrorType, "Unexpected keyword arguments: %s", kwNames(rest))
+	}
+	fn := args[0]
+	return c.run(o, func(a []eval.Value) (eval.Value, error) { return in.Call(fn, a, rest) }, args[1:], len(rest) > 0)
+}
+
+// kwNames joins keyword names as PyTorch's ValueError does.
+func kwNames(kw []eval.KeywordArg) string {
+	names := make([]string, len(kw))
+	for i, k := range kw {
+		names[i] = k.Name
+	}
+	return strings.Join(names, ",")
+}
+
+// run checkpoints one call of fn on args (borrowed) in the variant o
+// says; keywords passed to fn are refused by the reentrant one.
+func (c *checkpointer) run(o checkpointOpts, fn segmentFn, args []eval.Value, keywords bool) (eval.Value, error) {
+	if o.reentrant {
+		if keywords {
+			return nil, c.b.in.Raise(eval.ValueErrorType, "Unexpected keyword arguments")
+		}
+		return c.reentrant(o, fn, args)
+	}
+	return c.nonReentrant(o, fn, args)
+}
+
+// tensorArgs are the tensors among args (top level, as checkpoint saves
+// them) and the RNG states preserve_rng_state stashes: the CPU
+// generator's, and one per CUDA tensor once CUDA is initialized.
+func (c *checkpointer) tensorArgs(o checkpointOpts, args []eval.Value) ([]*engine.Tensor, int) {
+	var ts []*engine.Tensor
+	rng := 0
+	if o.preserve {
+		rng = 1
+	}
+	for _, a := range args {
+		if t, ok := a.(*Tensor); ok && t.T != nil {
+			ts = append(ts, t.T)
+			if o.preserve && t.T.Device().CUDA && c.b.S.CUDAInitialized() {
+				rng++
+			}
+		}
+	}
+	return ts, rng
+}
+
+// nonReentrant is use_reentrant=False: the region keeps args (its
+// Python references too, until the engine says the region died) and
+// reruns fn on them in backward.
+func (c *checkpointer) nonReentrant(o checkpointOpts, fn segmentFn, args []eval.Value) (eval.Value, error) {
+	ts, rng := c.tensorArgs(o, args)
+	region, err := c.b.S.BeginCheckpoint(ts, rng)
+	if err != nil {
+		return nil, c.b.pyErr(err)
+	}
+	kept := append([]eval.Value(nil), args...)
+	for _, a := range kept {
+		eval.Incref(a)
+	}
+	v, err := fn(kept)
+	c.b.S.EndCheckpoint(region, func() error {
+		r, err := fn(kept)
+		if err != nil {
+			if region.Stopped() {
+				c.b.in.Drop(err)
+				return nil
+			}
+			return err
+		}
+		c.b.in.Decref(r)
+		return nil
+	}, func() {
+		for _, a := range kept {
+			c.b.in.Decref(a)
+		}
+	})
+	return v, err
+}
+
+// reentrant is use_reentrant=True: fn runs under no_grad and its output
+// becomes CheckpointFunctionBackward's.
+func (c *checkpointer) reentrant(o checkpointOpts, fn segmentFn, args []eval.Value) (eval.Value, error) {
+	ts, _ := c.tensorArgs(o, args)
+	needs := false
+	for _, t := range ts {
+		needs = needs || t.RequiresGrad()
+	}
+	if !needs {
+		c.warn(warnNoGrad)
+	}
+	was := c.b.S.SetGradEnabled(false)
+	v, err := fn(args)
+	c.b.S.SetGradEnabled(was)
+	if err != nil {
+		return nil, err
+	}
+	out, ok := v.(*Tensor)
+	if !ok || out.T == nil {
+		c.b.in.Decref(v)
+		return nil, c.b.notModelled("a reentrant checkpoint whose function returns other than one tensor")
+	}
+	c.b.S.ReentrantCheckpoint(out.T, ts, func(detached []*engine.Tensor) (*engine.Tensor, func(), error) {
+		again := make([]eval.Value, len(args))
+		k := 0
+		for i, a := range args {
+			if t, ok := a.(*Tensor); ok && t.T != nil {
+				again[i] = c.b.wrap(detached[k])
+				k++
+				continue
+			}
+			again[i] = a
+			eval.Incref(a)
+		}
+		r, err := fn(again)
+		for _, a := range again {
+			c.b.in.Decref(a)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		rt, ok := r.(*Tensor)
+		if !ok || rt.T == nil {
+			c.b.in.Decref(r)
+			return nil, nil, c.b.notModelled("a reentrant checkpoint whose function returns other than one tensor")
+		}
+		return rt.T, func() { c.b.in.Decref(r) }, nil
+	})
+	return v, nil
+}
+
+// sequential is checkpoint_sequential(functions, segments, input): the
+// functions (a Sequential's children, or a list) cut into segments of
+// len // segments, each but the last checkpointed.
+func (c *checkpointer) sequential(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+	o, rest, err := c.options(kw, warnSequential)
+	if err != nil {
+		return nil, err
+	}
+	a, err := in.ArgSpec("checkpoint_sequential", args, rest, 3, "functions", "segments", "input")
+	if err != nil {
+		return nil, err
+	}
+	fns, err := c.functionList(a[0])
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, f := range fns {
+			in.Decref(f)
+		}
+	}()
+	segments, err := in.Index(a[1])
+	if err != nil {
+		return nil, err
+	}
+	size := int64(len(fns)) / segments
+	run := func(start, end int64) segmentFn {
+		return func(x []eval.Value) (eval.Value, error) {
+			cur := x[0]
+			eval.Incref(cur)
+			for j := start; j <= end; j++ {
+				nxt, err := in.Call(fns[j], []eval.Value{cur}, nil)
+				in.Decref(cur)
+				if err != nil {
+					return nil, err
+				}
+				cur = nxt
+			}
+			return cur, nil
+		}
+	}
+	input := a[2]
+	eval.Incref(input)
+	end := int64(-1)
+	for start := int64(0); start < size*(segments-1); start += size {
+		end = start + size - 1
+		next, err := c.run(o, run(start, end), []eval.Value{input}, false)
+		in.Decref(input)
+		if err != nil {
+			return nil, err
+		}
+		input = next
+	}
+	out, err := run(end+1, int64(len(fns))-1)([]eval.Value{input})
+	in.Decref(input)
+	return out, err
+}
+
+// functionList is checkpoint_sequential's functions as a list of owned
+// references: a Sequential's children, or the items of a sequence.
+func (c *checkpointer) functionList(v eval.Value) ([]eval.Value, error) {
+	in := c.b.in
+	if o, ok := isModule(v); ok && isSequential(o.Type()) {
+		ch, err := in.CallMethod(v, "children")
+		if err != nil {
+			return nil, err
+		}
+		defer in.Decref(ch)
+		v = ch
+	}
+	var fns []eval.Value
+	err := in.ForEach(v, func(f eval.Value) error {
+		eval.Incref(f)
+		fns = append(fns, f)
+		return nil
+	})
+	return fns, err
+}
+
+// isSequential reports whether cls is torch.nn.Sequential or a subclass.
+func isSequential(cls *eval.Class) bool {
+	for _, c := range cls.MRO {
+		if c.Name == "Sequential" && strings.HasPrefix(c.Module, "torch.nn") {
+			return true
+		}
+	}
+	return false
+}
