@@ -25,7 +25,7 @@ func init() {
 			"(input - target).abs() reduced: sub, abs and mean or sum, each recorded (abs saves the difference)",
 			func(s *Session, a Args, red int) (*Tensor, error) { return s.l1Loss(a.Tensor(0), a.Tensor(1), red) }),
 		lossOp("binary_cross_entropy_with_logits", []Param{lossWeight, lossSizeAverage, lossReduce, lossReduction, {Name: "pos_weight", Kind: TensorParam, Default: "None"}},
-			"log_sigmoid and 1 - target of the input's size, freed once reduced; saves input and target; backward makes a gradient per input",
+			"log_sigmoid and 1 - target of the input's size, freed once reduced; saves input and target; backward makes the input's gradient, then the target's (after a temporary)",
 			func(s *Session, a Args, red int) (*Tensor, error) {
 				return s.bceWithLogits(a.Tensor(0), a.Tensor(1), red)
 			}),
