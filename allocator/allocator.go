@@ -347,29 +347,34 @@ func (a *Allocator) Free(ptr uint64) error {
 }
 
 // freeBlock is free_block: merge b with free neighbours and cache it.
+// The two neighbours are taken one after the other, not in a loop over
+// both: each side's merge is then known without a test.
 func (a *Allocator) freeBlock(b *Block) {
 	small := b.pool.isSmall
-	req := b.requestedSize
-	var dBlocks, dBytes int64
+	req, size := b.requestedSize, b.size
+	var merged int64
 	var at poolCursor // a merged neighbour's entry, given to b at the end
-	for _, n := range [2]*Block{b.prev, b.next} {
-		if n == nil || n.allocated || n.unmapped {
-			continue
-		}
-		if at.leaf != nil {
-			b.pool.removeAt(at) // the other neighbour's entry is kept instead
-		}
+	if n := b.prev; cachedNeighbour(n) {
 		at = b.pool.index.locate(n.size, n.ptr) // a free neighbour is cached
-		a.merge(b, n)
-		dBlocks--
-		dBytes -= int64(n.size)
+		mergePrev(b, n)
 		a.recycle(n)
+		merged++
+	}
+	if n := b.next; cachedNeighbour(n) {
+		if at.leaf != nil {
+			b.pool.removeAt(at) // the next neighbour's entry is kept instead
+		}
+		at = b.pool.index.locate(n.size, n.ptr)
+		mergeNext(b, n)
+		a.recycle(n)
+		merged++
 	}
 	if at.leaf != nil {
 		b.pool.rekey(at, b)
 	} else {
 		b.pool.insert(b)
 	}
+	dBlocks, dBytes := -merged, -int64(b.size-size)
 	if b.isSplit() {
 		dBlocks++
 		dBytes += int64(b.size)
@@ -381,20 +386,35 @@ func (a *Allocator) freeBlock(b *Block) {
 	a.stats.RequestedBytes.decrease(small, int64(req))
 }
 
-// merge absorbs the free neighbour n into b; the caller has taken n's
-// entry out of the pool.
+// cachedNeighbour reports whether n, a block's neighbour (or nil), is
+// free and mapped: cached, so that the block merges with it.
+func cachedNeighbour(n *Block) bool { return n != nil && !n.allocated && !n.unmapped }
+
+// merge absorbs the neighbour n into b; the caller has taken n's entry
+// out of the pool.
 func (a *Allocator) merge(b, n *Block) {
 	if n == b.prev {
-		b.ptr = n.ptr
-		b.prev = n.prev
-		if b.prev != nil {
-			b.prev.next = b
-		}
+		mergePrev(b, n)
 	} else {
-		b.next = n.next
-		if b.next != nil {
-			b.next.prev = b
-		}
+		mergeNext(b, n)
+	}
+}
+
+// mergePrev absorbs b's previous neighbour n into b.
+func mergePrev(b, n *Block) {
+	b.ptr = n.ptr
+	b.prev = n.prev
+	if b.prev != nil {
+		b.prev.next = b
+	}
+	b.size += n.size
+}
+
+// mergeNext absorbs b's next neighbour n into b.
+func mergeNext(b, n *Block) {
+	b.next = n.next
+	if b.next != nil {
+		b.next.prev = b
 	}
 	b.size += n.size
 }
