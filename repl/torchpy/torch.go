@@ -259,6 +259,7 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 			b.opFunctional(f.(*eval.ModuleObj))
 		}
 	}
+	b.declareRNGStates(m)
 	return m, nil
 }
 
