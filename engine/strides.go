@@ -7,7 +7,7 @@ import (
 )
 
 // Strides, and the views that rearrange dimensions: unsqueeze, squeeze,
-// permute, narrow, select, chunk and unbind share their input's storage
+// permute, narrow and select share their input's storage
 // and allocate nothing (testdata/pyrules/ops_views.py). Under autograd
 // each records its node: the backward of unsqueeze, squeeze, permute and
 // transpose passes the gradient on as a view; narrow's and select's make
@@ -247,58 +247,8 @@ func (s *Session) SelectDim(t *Tensor, dim, i int64) (*Tensor, error) {
 	return v, nil
 }
 
-// Chunk is t.chunk(chunks, dim): views of ceil(size/chunks) slices of
-// dim each (the last may be smaller, and fewer than chunks may come).
-func (s *Session) Chunk(t *Tensor, chunks, dim int64) ([]*Tensor, error) {
-	if chunks <= 0 {
-		return nil, fmt.Errorf("RuntimeError: chunk expects `chunks` to be greater than 0, got: %d", chunks)
-	}
-	d, err := dimIndex(dim, len(t.Shape))
-	if err != nil {
-		return nil, err
-	}
-	if len(t.Shape) == 0 {
-		return nil, fmt.Errorf("RuntimeError: chunk expects at least a 1-dimensional tensor")
-	}
-	return s.pieces(t, d, ceilDivInt(t.Shape[d], chunks))
-}
-
-// pieces are the views of size slices of dimension d each that split
-// t, the last what remains; one empty piece of an empty dimension.
-// Autograd's SplitBackward0 (a cat with zeros for pieces without a
-// gradient) is not modelled.
-func (s *Session) pieces(t *Tensor, d int, size int64) ([]*Tensor, error) {
-	if s.gradEnabled && t.requiresGrad() {
-		return nil, NotModelledError("splitting a tensor that autograd records (Tensor.split, chunk)")
-	}
-	var out []*Tensor
-	n := t.Shape[d]
-	for start := int64(0); start == 0 || start < n; start += max(size, 1) {
-		out = append(out, s.slice(t, d, start, min(size, n-start), 1))
-	}
-	return out, nil
-}
-
-// Unbind is t.unbind(dim): every slice of dim, each a view without it.
-// Autograd's UnbindBackward0 (a stack) is not modelled.
-func (s *Session) Unbind(t *Tensor, dim int64) ([]*Tensor, error) {
-	if s.gradEnabled && t.requiresGrad() {
-		return nil, NotModelledError("Tensor.unbind of a tensor that autograd records")
-	}
-	d, err := dimIndex(dim, len(t.Shape))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*Tensor, 0, t.Shape[d])
-	for i := range t.Shape[d] {
-		v, err := s.SelectDim(t, int64(d), i)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
+// ceilDivInt is a / b rounded up.
+func ceilDivInt(a, b int64) int64 { return (a + b - 1) / b }
 
 // tuple is the runTuple of an op that always returns a tuple.
 func tuple(f func(s *Session, a Args) ([]*Tensor, error)) func(s *Session, a Args) ([]*Tensor, bool, error) {
@@ -307,8 +257,6 @@ func tuple(f func(s *Session, a Args) ([]*Tensor, error)) func(s *Session, a Arg
 		return ts, true, err
 	}
 }
-
-func ceilDivInt(a, b int64) int64 { return (a + b - 1) / b }
 
 func init() {
 	integer := func(name, def string) Param { return Param{Name: name, Kind: IntParam, Default: def} }
@@ -361,24 +309,5 @@ func init() {
 		view(&OpDef{Name: "select", Params: []Param{input, integer("dim", ""), integer("index", "")},
 			Memory: "view: shares storage; backward makes a tensor of the input's shape",
 			run:    func(s *Session, a Args) (*Tensor, error) { return s.SelectDim(a.Tensor(0), a.Int(1), a.Int(2)) }}),
-		view(&OpDef{Name: "chunk", Params: []Param{input, integer("chunks", ""), integer("dim", "0")},
-			Memory:   "views: share storage; under autograd not modelled",
-			runTuple: tuple(func(s *Session, a Args) ([]*Tensor, error) { return s.Chunk(a.Tensor(0), a.Int(1), a.Int(2)) })}),
-		view(&OpDef{Name: "split", Params: []Param{input, integer("split_size", ""), integer("dim", "0")},
-			Memory: "views: share storage; under autograd not modelled",
-			runTuple: tuple(func(s *Session, a Args) ([]*Tensor, error) {
-				t := a.Tensor(0)
-				d, err := dimIndex(a.Int(2), len(t.Shape))
-				if err != nil {
-					return nil, err
-				}
-				if len(t.Shape) == 0 || a.Int(1) <= 0 {
-					return nil, fmt.Errorf("RuntimeError: split expects split_size be non-negative, but got split_size=%d", a.Int(1))
-				}
-				return s.pieces(t, d, a.Int(1))
-			})}),
-		view(&OpDef{Name: "unbind", Params: []Param{input, integer("dim", "0")},
-			Memory:   "views: share storage; under autograd not modelled",
-			runTuple: tuple(func(s *Session, a Args) ([]*Tensor, error) { return s.Unbind(a.Tensor(0), a.Int(1)) })}),
 	)
 }
