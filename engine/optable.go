@@ -75,7 +75,10 @@ type OpDef struct {
 	Usage string
 	// Memory is the op's memory rule in a few words, for help.
 	Memory string
-	run    func(s *Session, a Args) (*Tensor, error)
+	// ReturnType, for an op whose tuple is a named one, is its name in
+	// torch.return_types ("max": values, indices).
+	ReturnType string
+	run        func(s *Session, a Args) (*Tensor, error)
 	// runTuple, for an op that may return a tuple of tensors, is its
 	// run: the tensors, and whether they are a tuple (else one tensor).
 	runTuple func(s *Session, a Args) ([]*Tensor, bool, error)

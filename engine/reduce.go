@@ -119,6 +119,9 @@ func reduction(r reduceOp) *OpDef {
 	d := &OpDef{Name: r.name, Function: true, Method: true,
 		Params: []Param{input, {Name: "dim", Kind: IntParam, Default: "None"}, keepdim},
 		Memory: "new scalar (a large input: the kernel's buffer, freed after); " + r.memory}
+	if r.indices {
+		d.ReturnType = r.name
+	}
 	d.runTuple = func(s *Session, a Args) ([]*Tensor, bool, error) {
 		x := a.Tensor(0)
 		if a[1] == nil {

@@ -121,6 +121,9 @@ func (b *Binding) call(d *engine.OpDef, args []eval.Value, kw []eval.KeywordArg)
 		for i, t := range ts {
 			items[i] = b.wrap(t)
 		}
+		if cls, ok := returnTypes[d.ReturnType]; ok {
+			return b.in.NewTupleOf(cls, items), nil
+		}
 		return b.in.NewTuple(items), nil
 	}
 	return b.run(d, a)
