@@ -142,7 +142,11 @@ func (s *Session) autocastOp(name string, args Args, run func(Args) error) error
 	switch p {
 	case castOptDType:
 		if t := args.Tensor(0); t != nil && lowerPrecision(t) {
-			return NotModelledError("torch." + name + " of a " + t.DType.Name + " tensor under autocast (its dtype=torch.float32 form)")
+			if name != "sum" {
+				return NotModelledError("torch." + name + " of a " + t.DType.Name + " tensor under autocast (its dtype=torch.float32 form)")
+			}
+			args[0] = s.readAsFloat32(t)
+			made = append(made, args[0].(*Tensor))
 		}
 	case castLower:
 		target = st.DType
@@ -254,4 +258,16 @@ func castBackward(dt DType) backward {
 		}
 		return []*Tensor{t}, nil
 	}
+}
+
+// readAsFloat32 is t as an op with dtype=torch.float32 reads it (sum):
+// the same storage, no copy, seen as float32, so the op's output is
+// float32; in the graph it stands for the conversion autograd's engine
+// makes of the float32 gradient to t's dtype (validate_outputs), a new
+// dense tensor of t's shape.
+func (s *Session) readAsFloat32(t *Tensor) *Tensor {
+	v := &Tensor{Shape: t.Shape, DType: Float32, st: t.st, offset: t.offset, strides: t.strides, strided: t.strided, expanded: t.expanded}
+	t.st.refs++
+	s.record("ToCopyBackward0", v, []*Tensor{t}, nil, castBackward(t.DType))
+	return v
 }
