@@ -144,6 +144,7 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	in.Decref(mem)
 	b.deviceInfo(m)
 	b.cudaExtras(m)
+	b.cudaAmp(m)
 	b.fn(m, "memory_snapshot", "memory_snapshot(mempool_id=None): every device's segments and blocks, as dicts", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		a, err := in.ArgSpec("memory_snapshot", args, kw, 0, "mempool_id")
 		if err != nil {
