@@ -69,6 +69,7 @@ func init() {
 // gradModes declares torch's grad modes and torch.autograd in torch.
 func (b *Binding) gradModes(torch *eval.ModuleObj) {
 	b.declareGradModes(torch)
+	b.autocasts(torch) // autocast.go: torch.autocast and torch.amp
 	ag := b.autogradModule(b.in)
 	b.in.AddModule("torch.autograd", ag)
 	torch.Set(b.in, "autograd", ag)
