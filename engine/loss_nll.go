@@ -16,9 +16,10 @@ import (
 // shape) is -(log_softmax * target) summed, divided by the batch for
 // mean, each op recorded.
 
-// nllLoss is F.nll_loss(x, t, reduction) of class indices t.
-func (s *Session) nllLoss(x, t *Tensor, red int) (*Tensor, error) {
-	if _, err := sameDevice(x, t); err != nil {
+// nllLoss is F.nll_loss(x, t, weight=w, reduction) of class indices
+// t (w nil: none).
+func (s *Session) nllLoss(x, t, w *Tensor, red int) (*Tensor, error) {
+	if _, err := sameDevice(x, t, w); err != nil {
 		return nil, err
 	}
 	switch {
@@ -29,8 +30,11 @@ func (s *Session) nllLoss(x, t *Tensor, red int) (*Tensor, error) {
 	case t.DType.Name != "int64":
 		return nil, NotModelledError("F.nll_loss of a " + t.DType.Name + " target (class indices are int64)")
 	}
+	if err := checkWeight(x, w, red); err != nil {
+		return nil, err
+	}
 	if len(x.Shape) <= 2 {
-		return s.nllLoss1d(x, t, red)
+		return s.nllLoss1d(x, t, w, red)
 	}
 	if len(t.Shape) != len(x.Shape)-1 || !slices.Equal(t.Shape[1:], x.Shape[2:]) {
 		if len(x.Shape) == 4 {
@@ -61,7 +65,7 @@ func (s *Session) nllLoss(x, t *Tensor, red int) (*Tensor, error) {
 // total_weight; backward makes the input's gradient and, for
 // reduction='none' of a gradient that is not dense (a sum's
 // broadcast), a dense copy of it, freed after.
-func (s *Session) nllLoss1d(x, t *Tensor, red int) (*Tensor, error) {
+func (s *Session) nllLoss1d(x, t, w *Tensor, red int) (*Tensor, error) {
 	if len(t.Shape) != len(x.Shape)-1 {
 		return nil, fmt.Errorf("RuntimeError: 0D or 1D target tensor expected, multi-target not supported")
 	}
@@ -74,7 +78,11 @@ func (s *Session) nllLoss1d(x, t *Tensor, red int) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.record("NllLossBackward0", ts[0], []*Tensor{x, t}, []*Tensor{x, t, ts[1]}, bw)
+	saved := []*Tensor{x, t, ts[1]}
+	if w != nil {
+		saved = []*Tensor{x, t, w, ts[1]}
+	}
+	s.record("NllLossBackward0", ts[0], []*Tensor{x, t}, saved, bw)
 	s.dropTensor(ts[1]) // total_weight: kept by the node alone
 	return ts[0], nil
 }
@@ -105,7 +113,7 @@ func classDim(x *Tensor) int64 {
 
 // crossEntropy is F.cross_entropy(x, t, reduction): of class indices,
 // or of probabilities when t is floating and of x's shape.
-func (s *Session) crossEntropy(x, t *Tensor, red int, smoothing float64) (*Tensor, error) {
+func (s *Session) crossEntropy(x, t, w *Tensor, red int, smoothing float64) (*Tensor, error) {
 	if len(x.Shape) == 0 {
 		return nil, fmt.Errorf("ValueError: Expected 1 or more dimensions (got 0)")
 	}
@@ -124,6 +132,8 @@ func (s *Session) crossEntropy(x, t *Tensor, red int, smoothing float64) (*Tenso
 		return nil, fmt.Errorf("RuntimeError: label_smoothing must be between 0.0 and 1.0. Got: %g", smoothing)
 	case smoothing > 0 && probs:
 		return nil, NotModelledError("F.cross_entropy of probabilities with label_smoothing")
+	case w != nil && (probs || smoothing > 0):
+		return nil, NotModelledError("F.cross_entropy with weight= of probabilities or with label_smoothing")
 	case smoothing > 0:
 		return s.labelSmoothing(x, t, red)
 	}
@@ -133,7 +143,7 @@ func (s *Session) crossEntropy(x, t *Tensor, red int, smoothing float64) (*Tenso
 	}
 	defer s.dropTensor(lsm)
 	if !probs {
-		return s.nllLoss(lsm, t, red)
+		return s.nllLoss(lsm, t, w, red)
 	}
 	return s.probabilityLoss(lsm, t, red)
 }
@@ -196,7 +206,7 @@ func (s *Session) labelSmoothing(x, t *Tensor, red int) (*Tensor, error) {
 		}
 	}()
 	locals = append(locals, lsm)
-	nll, err := s.nllLoss(lsm, t, red)
+	nll, err := s.nllLoss(lsm, t, nil, red)
 	if err != nil {
 		return nil, err
 	}
@@ -270,4 +280,21 @@ func (s *Session) smoothReduced(smooth *Tensor, red int) (*Tensor, error) {
 	}
 	s.record("DivBackward0", out, []*Tensor{sum, count}, []*Tensor{count}, gradPerInput)
 	return out, nil
+}
+
+// checkWeight checks nll_loss's weight=, one per class of x, as
+// recorded: a dense tensor of x's dtype for a 1-d or 2-d input and
+// reduction='mean', which the node saves and nothing copies.
+func checkWeight(x, w *Tensor, red int) error {
+	if w == nil {
+		return nil
+	}
+	classes := x.Shape[classDim(x)]
+	switch {
+	case len(w.Shape) != 1 || w.Shape[0] != classes:
+		return fmt.Errorf("RuntimeError: weight tensor should be defined either for all %d classes or no classes but got weight tensor of shape: %s", classes, dimList(w.Shape))
+	case len(x.Shape) > 2 || red != reduceMean || w.DType != x.DType || !w.IsContiguous():
+		return NotModelledError("F.nll_loss with weight= other than a dense one of the input's dtype, for a 1-d or 2-d input and reduction='mean'")
+	}
+	return nil
 }

@@ -17,11 +17,19 @@ func init() {
 }
 
 const lossSource = `
+def _legacy_reduction(size_average, reduce):
+    # _Reduction.legacy_get_string: an unset size_average or reduce is True
+    reduce = True if reduce is None else reduce
+    if not reduce:
+        return 'none'
+    return 'sum' if size_average is not None and not size_average else 'mean'
+
+
 class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction='mean'):
         super().__init__()
         if size_average is not None or reduce is not None:
-            raise NotImplementedError('the deprecated size_average and reduce of the losses are not modelled by gpumemrepl')
+            reduction = _legacy_reduction(size_average, reduce)
         self.reduction = reduction
 
 
