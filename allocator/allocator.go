@@ -70,11 +70,17 @@ func (a *Allocator) newStreamPools(stream uint64) *streamPools {
 	}
 }
 
-// poolsOf returns the pools of stream, made on its first use.
+// poolsOf returns the pools of stream, made on its first use. The
+// default stream's are first, without a search (small enough to inline).
 func (a *Allocator) poolsOf(stream uint64) *streamPools {
 	if stream == 0 {
 		return a.streams[0]
 	}
+	return a.streamPools(stream)
+}
+
+// streamPools is poolsOf for a stream other than the default.
+func (a *Allocator) streamPools(stream uint64) *streamPools {
 	i, found := slices.BinarySearchFunc(a.streams, stream, func(p *streamPools, s uint64) int { return cmp.Compare(p.small.stream, s) })
 	if !found {
 		a.streams = slices.Insert(a.streams, i, a.newStreamPools(stream))
@@ -441,10 +447,14 @@ func (a *Allocator) releaseBlock(b *Block) error {
 // releasePools is release_blocks over every stream's pool of one kind:
 // free each cached block that is a whole segment, in pool order, then
 // give back the pages of the free blocks of expandable segments.
-func (a *Allocator) releasePools(pools []*BlockPool) error {
+func (a *Allocator) releasePools(small bool) error {
 	var expandable []*Block
-	for _, pool := range pools {
-		a.scratch = pool.cached(a.scratch[:0])
+	for _, sp := range a.streams {
+		pool := &sp.large
+		if small {
+			pool = &sp.small
+		}
+		a.scratch = pool.releasable(a.scratch[:0])
 		for _, b := range a.scratch {
 			switch {
 			case b.seg != nil:
@@ -468,10 +478,10 @@ func (a *Allocator) releasePools(pools []*BlockPool) error {
 // empty_cache does: free every fully free segment, large pool first.
 func (a *Allocator) releaseCachedBlocks() error {
 	a.stats.NumSyncAllStreams++
-	if err := a.releasePools(a.pools(false)); err != nil {
+	if err := a.releasePools(false); err != nil {
 		return err
 	}
-	return a.releasePools(a.pools(true))
+	return a.releasePools(true)
 }
 
 // EmptyCache is torch.cuda.empty_cache() for this device.

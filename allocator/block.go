@@ -130,6 +130,20 @@ func (p *BlockPool) rekey(c poolCursor, b *Block) {
 // removeAt takes the block at c out of the pool.
 func (p *BlockPool) removeAt(c poolCursor) { p.index.removeAt(c) }
 
+// releasable appends the pool's blocks that release_blocks may give
+// back, in order: whole segments and the blocks of expandable segments.
+// It is a list that stays valid while the caller releases them.
+func (p *BlockPool) releasable(dst []*Block) []*Block {
+	for x := p.index.firstLeaf(); x != nil; x = x.next {
+		for _, e := range x.ents[:x.n] {
+			if b := p.arena.get(e.id); b.seg != nil || !b.isSplit() {
+				dst = append(dst, b)
+			}
+		}
+	}
+	return dst
+}
+
 // cached appends the pool's blocks, in order, to dst: a list that stays
 // valid while the caller releases them.
 func (p *BlockPool) cached(dst []*Block) []*Block {

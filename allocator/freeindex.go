@@ -87,6 +87,10 @@ func keyLess(size, ptr uint64, e *poolEntry) bool {
 }
 
 // kidFor is the child of the inner node x whose range holds (size, ptr).
+// It is kept out of leafFor, so that leafFor inlines: most pools are one
+// leaf, with no descent.
+//
+//go:noinline
 func (x *indexNode) kidFor(size, ptr uint64) *indexNode {
 	lo, hi := 1, x.n // the first separator above the key is in [lo, hi]
 	for lo < hi {
@@ -124,6 +128,15 @@ func (ix *blockIndex) lowerBound(size, ptr uint64) poolCursor {
 
 // first is the smallest entry, or the end.
 func (ix *blockIndex) first() poolCursor { return ix.lowerBound(0, 0) }
+
+// firstLeaf is the leaf of the smallest entries, nil for an empty index.
+func (ix *blockIndex) firstLeaf() *indexNode {
+	x := ix.root
+	for x != nil && x.kids != nil {
+		x = x.kids[0]
+	}
+	return x
+}
 
 // find is the cursor at e's entry (same key and block), or one whose
 // leaf is nil.
