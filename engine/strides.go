@@ -91,9 +91,6 @@ func restrided(t *Tensor, shape, strides []int64, offset uint64) *Tensor {
 // passes the gradient on as a view (dense false) or makes a tensor of t's
 // shape.
 func (s *Session) recordView(name string, v, t *Tensor, dense bool) {
-	if !s.gradEnabled || !t.requiresGrad() {
-		return
-	}
 	bw := likeInput(1)
 	if !dense {
 		bw = func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
@@ -102,10 +99,63 @@ func (s *Session) recordView(name string, v, t *Tensor, dense bool) {
 			return []*Tensor{r}, nil
 		}
 	}
+	s.recordViewNode(name, v, t, bw)
+}
+
+// recordViewNode records the view op name on v, a view of t, with
+// backward bw, where autograd does: v is no longer t's leaf but the
+// output of its node.
+func (s *Session) recordViewNode(name string, v, t *Tensor, bw backward) {
+	if !s.gradEnabled || !t.requiresGrad() {
+		return
+	}
 	old := v.fn
 	s.record(name, v, []*Tensor{t}, nil, bw)
 	s.replaced(v, old)
 	s.dropSlot(v)
+}
+
+// viewStrides are the strides of shape viewed over a tensor of oldShape
+// laid out by oldStrides, of as many elements, as PyTorch's view
+// computes them: the old dimensions fall into runs, each laid out
+// densely from its innermost dimension's stride; each run must be the
+// product of consecutive new dimensions, which take strides within it.
+// false when no run fits.
+func viewStrides(oldShape, oldStrides, shape []int64) ([]int64, bool) {
+	out := make([]int64, len(shape))
+	switch {
+	case len(oldShape) == 0: // a 0-d tensor: every new dimension is 1
+		for i := range out {
+			out[i] = 1
+		}
+		return out, true
+	case numel(oldShape) == 0:
+		if slices.Equal(oldShape, shape) {
+			return slices.Clone(oldStrides), true
+		}
+		return denseStrides(shape), true
+	}
+	d := len(shape) - 1
+	base := oldStrides[len(oldStrides)-1]
+	run, view := int64(1), int64(1)
+	for od := len(oldShape) - 1; od >= 0; od-- {
+		run *= oldShape[od]
+		if od > 0 && (oldShape[od-1] == 1 || oldStrides[od-1] == run*base) {
+			continue // the run goes on into the next outer dimension
+		}
+		for d >= 0 && (view < run || shape[d] == 1) {
+			out[d] = view * base
+			view *= shape[d]
+			d--
+		}
+		if view != run {
+			return nil, false
+		}
+		if od > 0 {
+			base, run, view = oldStrides[od-1], 1, 1
+		}
+	}
+	return out, d == -1
 }
 
 // dimIndex is dimension d of a tensor of n dimensions (negative from the

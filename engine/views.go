@@ -30,30 +30,71 @@ func (s *Session) Transpose(t *Tensor, d0, d1 int) *Tensor {
 }
 
 // Contiguous is t.contiguous(): t itself (another reference) when it is
-// contiguous, else a dense copy on its device.
+// contiguous, else a dense copy on its device; under autograd the copy
+// is CloneBackward0, whose backward passes the gradient on.
 func (s *Session) Contiguous(t *Tensor) (*Tensor, error) {
 	if t.IsContiguous() {
 		return share(t), nil
-	}
-	return s.copyTo(t, t.Device())
-}
-
-// Reshape is t.reshape(shape): a view when t is contiguous, else a view
-// of a dense copy.
-func (s *Session) Reshape(t *Tensor, shape []int64) (*Tensor, error) {
-	if t.IsContiguous() {
-		return s.View(t, shape)
-	}
-	shape, err := viewShape(t.Numel(), shape)
-	if err != nil {
-		return nil, err
 	}
 	c, err := s.copyTo(t, t.Device())
 	if err != nil {
 		return nil, err
 	}
-	c.Shape = shape
+	s.record("CloneBackward0", c, []*Tensor{t}, nil, passGrad)
 	return c, nil
+}
+
+// Reshape is t.reshape(shape): a view when t's strides allow one, else
+// a view (UnsafeViewBackward0) of a dense copy (CloneBackward0).
+func (s *Session) Reshape(t *Tensor, shape []int64) (*Tensor, error) {
+	shape, err := viewShape(t.Numel(), shape)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := viewStrides(t.Shape, t.Strides(), shape); ok {
+		return s.View(t, shape)
+	}
+	c, err := s.Contiguous(t)
+	if err != nil {
+		return nil, err
+	}
+	v := share(c)
+	v.Shape = shape
+	s.recordViewNode("UnsafeViewBackward0", v, c, reshapeBack)
+	s.dropTensor(c)
+	return v, nil
+}
+
+// View is t.view(shape) (one dimension may be -1): a view of t's
+// storage with the strides PyTorch computes for it (viewStrides), or
+// PyTorch's error where t's layout allows none. Under autograd it is
+// ViewBackward0, whose backward reshapes the gradient back: a view, or
+// a dense copy of a gradient that is not contiguous.
+func (s *Session) View(t *Tensor, shape []int64) (*Tensor, error) {
+	shape, err := viewShape(t.Numel(), shape)
+	if err != nil {
+		return nil, err
+	}
+	st, ok := viewStrides(t.Shape, t.Strides(), shape)
+	if !ok {
+		return nil, errors.New("RuntimeError: view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+	}
+	v := restrided(t, shape, st, t.offset)
+	if t.IsContiguous() {
+		v.strides = nil
+	}
+	s.recordViewNode("ViewBackward0", v, t, reshapeBack)
+	return v, nil
+}
+
+// reshapeBack is a view's backward, grad.reshape(the input's shape): a
+// view of the gradient, or a dense copy of one that is not contiguous.
+func reshapeBack(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+	if g.strided {
+		r, err := s.alloc(n.inputs[0].shape, g.DType, g.Device())
+		return []*Tensor{r}, err
+	}
+	return []*Tensor{gradView(g, n.inputs[0].shape)}, nil
 }
 
 // SliceDim is t[..., start:start+n*step:step] along dimension dim: a
