@@ -96,30 +96,6 @@ func (s *Session) Clone(t *Tensor) (*Tensor, error) {
 	return c, err
 }
 
-// View is t.view(shape) (one dimension may be -1): a tensor over t's
-// storage.
-func (s *Session) View(t *Tensor, shape []int64) (*Tensor, error) {
-	shape, err := viewShape(t.Numel(), shape)
-	if err != nil {
-		return nil, err
-	}
-	if !t.IsContiguous() && !slices.Equal(shape, t.Shape) {
-		return nil, errors.New("RuntimeError: view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
-	}
-	return viewAt(t, shape), nil
-}
-
-// viewAt is another reference to t's storage with the given shape, laid
-// out densely from t's first element (t's own layout when the shape is
-// t's).
-func viewAt(t *Tensor, shape []int64) *Tensor {
-	v := share(t)
-	if !slices.Equal(shape, t.Shape) {
-		v.Shape, v.strides = shape, nil
-	}
-	return v
-}
-
 // Detach is t.detach(): t's storage without its graph.
 func (s *Session) Detach(t *Tensor) *Tensor {
 	d := share(t)
