@@ -36,6 +36,7 @@ func (r *Runner) PyScript(src []byte) (status int) {
 	}
 	lines := eval.SourceLines(src)
 	in, b := r.newInterp()
+	in.Argv = append([]string{r.File}, r.Args...)
 	in.AddSource(r.File, lines)
 	var out bytes.Buffer // what the step printed, not yet shown
 	if r.EachStatement {
@@ -112,9 +113,13 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 	r.seen = 0
 	r.stepStart = time.Now()
 	err := run()
-	if exit, ok := err.(*eval.SysExit); ok {
+	if code, msg, ok := in.ExitStatus(err); ok {
+		in.Drop(err) // its traceback's frames go, as at python3's exit
 		io.WriteString(r.Out, out.String())
-		return exit.Code, true
+		if msg != "" {
+			fmt.Fprintln(r.Err, msg)
+		}
+		return code, true
 	}
 	// An exception that ends the statement is printed, then dropped
 	// before the step is measured: its traceback's frames (and their

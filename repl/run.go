@@ -24,6 +24,8 @@ type Runner struct {
 	// script executes, inside loops and functions too.
 	EachStatement bool
 	File          string // script name for error positions
+	// Args are a Python script's arguments: sys.argv is File, then Args.
+	Args []string
 	// AtEnd, when set, runs when a script has run its last step (or
 	// stopped), before its module's objects go as at interpreter exit.
 	AtEnd     func()

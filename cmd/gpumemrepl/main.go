@@ -123,6 +123,7 @@ Usage:
   gpumemrepl [flags]                   the interactive REPL (a script when stdin is not a terminal);
                                        Ctrl-C drops the line or interrupts a running command
   gpumemrepl [flags] FILE              run FILE, as python FILE would (the same as run FILE)
+  gpumemrepl [flags] FILE.py -- ARG... a Python script with its arguments (sys.argv; argparse)
   gpumemrepl run [flags] FILE.gpumem   run a script; an error stops it with FILE:LINE:COL (exit 1)
   gpumemrepl replay [flags] TRACE...   replay allocator traces (.json, .json.gz) or PyTorch memory
                                        snapshots (_dump_snapshot's .pickle, or its .json flattening)

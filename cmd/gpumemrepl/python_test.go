@@ -164,6 +164,25 @@ func deref(s *string) string {
 	return *s
 }
 
+// TestPythonScriptArguments: a .py script's arguments after -- are its
+// sys.argv, which argparse reads; a bad one is argparse's usage error,
+// exit 2.
+func TestPythonScriptArguments(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "train.py")
+	src := "import argparse, sys, torch\np = argparse.ArgumentParser()\np.add_argument('--mib', type=int, default=1)\np.add_argument('--fp16', action='store_true')\nargs = p.parse_args()\nprint(sys.argv[1:], args)\nx = torch.empty(args.mib << 18, device='cuda')\n"
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, "--device", "sim", "--json", p, "--", "--mib", "8", "--fp16")
+	if code != 0 || !strings.Contains(out, `['--mib', '8', '--fp16'] Namespace(mib=8, fp16=True)`) || !strings.Contains(out, `"allocated_bytes":8388608`) {
+		t.Errorf("train.py -- --mib 8 --fp16: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	_, errOut, code = run(t, "--device", "sim", p, "--", "--mib", "x")
+	if code != 2 || !strings.Contains(errOut, "usage: train.py [-h] [--mib MIB] [--fp16]\ntrain.py: error: argument --mib: invalid int value: 'x'\n") {
+		t.Errorf("a bad argument: exit %d\nstderr:\n%s", code, errOut)
+	}
+}
+
 // TestPythonErrors: a Python script's error is one line naming the file,
 // line and column, with the traceback when it was raised in a function;
 // a syntax error runs nothing; sys.exit sets the status; --keep-going
@@ -197,6 +216,11 @@ func TestPythonErrors(t *testing.T) {
 	out, _, code = run(t, "run", "--device", "sim", exit)
 	if code != 3 || !strings.Contains(out, "bye") || strings.Contains(out, "not here") {
 		t.Errorf("sys.exit(3): exit %d\n%s", code, out)
+	}
+	msg := write("msg.py", "import sys\ntry:\n    sys.exit(4)\nexcept SystemExit as e:\n    print('caught', e.code)\nsys.exit('stopped: bad config')\n")
+	out, errOut, code = run(t, "run", "--device", "sim", msg)
+	if code != 1 || !strings.Contains(out, "caught 4") || !strings.Contains(errOut, "stopped: bad config\n") {
+		t.Errorf("sys.exit caught, then with a message: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	huge := write("huge.py", "import torch\nx = torch.zeros(4294967296, 4294967296, device='cuda')\n")
 	_, errOut, code = run(t, "run", "--device", "sim", huge)

@@ -98,8 +98,8 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gpumemrepl run: %v (see gpumemrepl help)\n", err)
 		return 2
 	}
-	if len(files) > 1 {
-		fmt.Fprintln(stderr, "gpumemrepl run: one script at a time")
+	if len(files) > 1 && !repl.IsPython(files[0]) {
+		fmt.Fprintln(stderr, "gpumemrepl run: one script at a time (a .py script takes arguments, after --)")
 		return 2
 	}
 	s, err := sf.session(fs, stderr)
@@ -112,14 +112,14 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return r.Interactive()
 	}
 	in := stdin
-	if len(files) == 1 {
+	if len(files) > 0 {
 		f, err := os.Open(files[0])
 		if err != nil {
 			fmt.Fprintf(stderr, "gpumemrepl: %v\n", err)
 			return 1
 		}
 		defer f.Close()
-		in, r.File = f, files[0]
+		in, r.File, r.Args = f, files[0], files[1:]
 		if repl.IsPython(r.File) {
 			src, err := io.ReadAll(f)
 			if err != nil {

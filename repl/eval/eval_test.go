@@ -33,6 +33,7 @@ func TestPrograms(t *testing.T) {
 			var out bytes.Buffer
 			in := eval.New()
 			in.Stdout, in.Stderr = &out, &out
+			in.Argv = []string{filepath.Base(f)} // as python3 FILE, run from testdata
 			if err := in.RunFile(filepath.Base(f), src, nil); err != nil {
 				if _, ok := err.(*eval.Exception); !ok {
 					t.Fatalf("%v", err)

@@ -11,6 +11,9 @@ import (
 type Interp struct {
 	// Stdout and Stderr are what print and tracebacks write to.
 	Stdout, Stderr io.Writer
+	// Argv is sys.argv: a script's path and its arguments, as python
+	// FILE ARG... gives them; nil is the prompt's [''].
+	Argv []string
 	// Interrupted, when set, is polled in loops and calls: true raises
 	// KeyboardInterrupt (Ctrl-C).
 	Interrupted func() bool

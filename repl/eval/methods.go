@@ -156,6 +156,33 @@ func strMethods() {
 	}
 	split("split", false)
 	split("rsplit", true)
+	partition := func(name string, cut func(x, sep string) (before, after string, found bool)) {
+		method(s, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+			if err := in.fixedArgs(name, args, kw, 1, 1); err != nil {
+				return nil, err
+			}
+			sep, err := in.strArg(name, args, 0)
+			if err != nil {
+				return nil, err
+			}
+			if sep == "" {
+				return nil, in.Raise(ValueErrorType, "empty separator")
+			}
+			before, after, found := cut(self.(string), sep)
+			if !found {
+				return in.NewTuple([]Value{before, "", after}), nil
+			}
+			return in.NewTuple([]Value{before, sep, after}), nil
+		})
+	}
+	partition("partition", strings.Cut)
+	partition("rpartition", func(x, sep string) (string, string, bool) {
+		i := strings.LastIndex(x, sep)
+		if i < 0 {
+			return "", x, false // rpartition puts a missing separator's string last
+		}
+		return x[:i], x[i+len(sep):], true
+	})
 	method(s, "splitlines", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
 		lines := strings.Split(strings.ReplaceAll(self.(string), "\r\n", "\n"), "\n")
 		if n := len(lines); n > 0 && lines[n-1] == "" {

@@ -65,11 +65,47 @@ func (in *Interp) fn(m *ModuleObj, name, doc string, f GoFunc) {
 	in.SetStr(m.Dict, name, NewBuiltin(name, doc, f))
 }
 
-// SysExit is the error a script's sys.exit(code) ends with: the front
-// end exits with Code.
-type SysExit struct{ Code int }
+// ExitStatus reports whether err is an uncaught SystemExit (sys.exit,
+// or raise SystemExit) and the status the process ends with, as CPython
+// decides it: 0 for no code or None, an int code itself, else 1 with
+// the code's str as msg, to be printed on stderr.
+func (in *Interp) ExitStatus(err error) (status int, msg string, ok bool) {
+	e, isExc := err.(*Exception)
+	if !isExc || !e.Inst.cls.IsSubclass(SystemExitType) {
+		return 0, "", false
+	}
+	switch c := exitCode(e.Inst).(type) {
+	case NoneType:
+		return 0, "", true
+	case int64:
+		return int(c), "", true
+	case bool:
+		if c {
+			return 1, "", true
+		}
+		return 0, "", true
+	default:
+		return 1, in.StrOf(c), true
+	}
+}
 
-func (e *SysExit) Error() string { return "SystemExit" }
+// exitCode is a SystemExit's code: its one argument, None for none, the
+// arguments' tuple for several.
+func exitCode(o *Instance) Value {
+	if o.exc.args == nil || len(o.exc.args.items) == 0 {
+		return None
+	}
+	if len(o.exc.args.items) == 1 {
+		return o.exc.args.items[0]
+	}
+	return o.exc.args
+}
+
+func init() {
+	SystemExitType.SetAttr("code", NewProperty(NewBuiltin("code", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		return newRef(exitCode(self.(*Instance))), nil
+	}), nil))
+}
 
 // installStdlib declares the standard modules a memory experiment
 // imports: sys, gc, os, math, time, typing, functools, itertools,
@@ -78,7 +114,14 @@ func (in *Interp) installStdlib() {
 	in.builtinsModule()
 	in.RegisterModule("sys", func(in *Interp) (*ModuleObj, error) {
 		m := in.NewModule("sys")
-		argv := in.NewList(nil)
+		args := []Value{""}
+		if in.Argv != nil {
+			args = args[:0]
+			for _, a := range in.Argv {
+				args = append(args, a)
+			}
+		}
+		argv := in.NewList(args)
 		m.Set(in, "argv", argv)
 		in.Decref(argv)
 		for name, cls := range map[string]*Class{"stdout": stdoutType, "stderr": stderrType} {
@@ -105,19 +148,14 @@ func (in *Interp) installStdlib() {
 		in.fn(m, "getrecursionlimit", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 			return int64(recursionLimit), nil
 		})
-		in.fn(m, "exit", "exit(code=0)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-			code := 0
-			if len(args) == 1 {
-				switch c := args[0].(type) {
-				case int64:
-					code = int(c)
-				case NoneType:
-				default:
-					in.write(in.StrOf(c) + "\n")
-					code = 1
-				}
+		in.fn(m, "exit", "exit(code=None): raises SystemExit(code)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			if err := in.fixedArgs("exit", args, kw, 0, 1); err != nil {
+				return nil, err
 			}
-			return nil, &SysExit{Code: code}
+			if len(args) == 1 && args[0] == None {
+				args = nil // CPython raises SystemExit() for sys.exit(None)
+			}
+			return nil, in.raiseInst(in.NewException(SystemExitType, args...))
 		})
 		return m, nil
 	})
@@ -214,6 +252,7 @@ func (in *Interp) installStdlib() {
 		}
 		return m, nil
 	})
+	in.RegisterModule("argparse", in.argparseModule)
 	in.RegisterModule("dataclasses", in.dataclassesModule)
 	in.RegisterModule("functools", in.functoolsModule)
 	in.RegisterModule("contextlib", in.contextlibModule)
