@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -69,4 +70,40 @@ func BenchmarkPythonLoop(b *testing.B) {
 			b.Fatal(out.String())
 		}
 	}
+}
+
+// BenchmarkSmallGPTStep is issue 15's speed target: one training step
+// (zero_grad, forward, cross entropy, backward, AdamW) of the small GPT
+// of testdata/models/train_gpt.py on a simulated H200, as ms/step: the
+// script's definitions run with ten steps, less the same definitions
+// alone. Target: under 50 ms a step.
+func BenchmarkSmallGPTStep(b *testing.B) {
+	src, err := os.ReadFile("../testdata/models/train_gpt.py")
+	if err != nil {
+		b.Fatal(err)
+	}
+	prelude, _, ok := strings.Cut(string(src), "\nstep()\n")
+	if !ok {
+		b.Fatal("train_gpt.py has no top-level step() call")
+	}
+	prelude += "\n"
+	const steps = 10
+	run := func(text string) time.Duration {
+		s, err := engine.NewSession(engine.Options{Preset: engine.Presets["h200"], Backend: "sim", FakeHost: true, Devices: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var out bytes.Buffer
+		r := &Runner{Session: s, Out: &out, Err: &out, File: "train_gpt.py"}
+		start := time.Now()
+		if r.PyScript([]byte(text)) != 0 {
+			b.Fatal(out.String())
+		}
+		return time.Since(start)
+	}
+	var per time.Duration
+	for b.Loop() {
+		per += (run(prelude+"for _ in range("+strconv.Itoa(steps)+"):\n    step()\n") - run(prelude)) / steps
+	}
+	b.ReportMetric(float64(per.Microseconds())/1000/float64(b.N), "ms/step")
 }
