@@ -106,7 +106,7 @@ func (s *Session) EndCheckpoint(c *Checkpoint, recompute func() error, dropped f
 		s.dropCheckpoint(c)
 		return
 	}
-	s.event("checkpoint: %d saved tensors left to recompute in backward; its %d inputs kept", c.holders, len(c.inputs))
+	s.event("checkpoint: %d saved tensors left to recompute in backward; the inputs kept (%d)", c.holders, len(c.inputs))
 }
 
 // Stopped reports whether c's recomputation was ended by the early stop:

@@ -11,7 +11,7 @@ from torch.utils.checkpoint import checkpoint
 
 torch.manual_seed(0)
 narrow = nn.Linear(1024, 64).cuda()
-wide = nn.Linear(64, 8192).cuda()
+wide = nn.Linear(64, 8192, bias=False).cuda()
 x = torch.randn(4096, 1024, device='cuda')
 
 
