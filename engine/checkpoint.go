@@ -42,16 +42,16 @@ type Checkpoint struct {
 	// stopSaves are what the node the stop falls in saves, packed at the
 	// stop: the storage itself (a parameter, an input) or, at
 	// stopFrom[i] >= 0, the output of the region's node of that place.
-	stopSaves []*storage
-	stopFrom  []int
-	records   int
-	outs      []*storage // each recorded node's output, this pass
-	since     []*storage // forward: allocations since its last node
-	allocs                 int        // recomputation: allocations since its last node
-	recompute              func() error
-	recomputed             []*storage // by holder; nil once unpacked
-	done, stopped          bool
-	dropped                func() // the front end lets go of the function's arguments
+	stopSaves     []*storage
+	stopFrom      []int
+	records       int
+	outs          []*storage // each recorded node's output, this pass
+	since         []*storage // forward: allocations since its last node
+	allocs        int        // recomputation: allocations since its last node
+	recompute     func() error
+	recomputed    []*storage // by holder; nil once unpacked
+	done, stopped bool
+	dropped       func() // the front end lets go of the function's arguments
 }
 
 // checkpoints is the session's checkpointing state: the region whose
