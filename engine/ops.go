@@ -301,14 +301,17 @@ func likeInput(temps int) backward {
 }
 
 // binary runs a + b, a - b, a * b or a / b, broadcasting; either may be
-// a number (a divisor only).
+// a number (for division, the divisor only: divide.go has the rest).
 func (s *Session) binary(op string, a, b *Tensor) (*Tensor, error) {
 	dev, shape, err := operands(a, b)
 	if err != nil {
 		return nil, err
 	}
 	dt := a.DType
-	if a.number {
+	switch {
+	case op == "div":
+		dt = quotientType(a, b)
+	case a.number:
 		dt = b.DType
 	}
 	out, err := s.alloc(shape, dt, dev)

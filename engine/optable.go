@@ -319,7 +319,6 @@ func (s *Session) Op(name string, tensors ...*Tensor) (*Tensor, error) {
 var NotModelled = []string{
 	"torch.from_numpy", "torch.save", "torch.load",
 	"torch.compile", "torch.einsum", "torch.cdist",
-	"Tensor.__rtruediv__",
 }
 
 // NotModelledError is the error of a PyTorch name the tool does not

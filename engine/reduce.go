@@ -85,7 +85,7 @@ func init() {
 			memory: "with dim, values and int64 indices; saves the indices; backward makes a tensor of the input's shape"},
 		{name: "argmax", acc: valueIndex, out: index, memory: "int64 indices"},
 		{name: "argmin", acc: valueIndex, out: index, memory: "int64 indices"},
-		{name: "norm", acc: opmath, out: same, node: "LinalgVectorNormBackward0", bw: normBackward, saveResult: true,
+		{name: "norm", acc: opmath, out: same, node: "LinalgVectorNormBackward0", bw: vectorNormBackward, saveResult: true,
 			memory: "saves input and result; backward makes a temporary of the input's size, a 0-d bool, then the gradient"},
 		{name: "std", acc: welford, out: same, memory: "a 16-byte accumulator a block"},
 		{name: "var", acc: welford, out: same, memory: "a 16-byte accumulator a block"},
@@ -209,10 +209,10 @@ func (s *Session) reduceDim(r reduceOp, x *Tensor, dim int64, keep bool) ([]*Ten
 	return outs, nil
 }
 
-// normBackward is the vector norm's: self * (grad / norm), with the
+// vectorNormBackward is the vector norm's: self * (grad / norm), with the
 // zero norm masked: a temporary of the input's size, a 0-d bool, then
 // the gradient; the bool and the temporary are freed after.
-func normBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+func vectorNormBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 	in := n.inputs[0].shape
 	ts, err := s.allocAll(g.Device(), tensorShape{in, g.DType}, tensorShape{nil, boolDType}, tensorShape{in, g.DType})
 	if err != nil {
