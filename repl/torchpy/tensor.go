@@ -192,10 +192,7 @@ func init() {
 	property("nbytes", func(b *Binding, t *Tensor) (eval.Value, error) { return int64(t.T.Bytes()), nil })
 	property("data", func(b *Binding, t *Tensor) (eval.Value, error) { return b.wrap(b.S.Detach(t.T)), nil })
 	property("grad_fn", func(b *Binding, t *Tensor) (eval.Value, error) {
-		if n := t.T.GradFn(); n != "" {
-			return eval.Track(b.in, &gradFn{name: n}), nil
-		}
-		return eval.None, nil
+		return b.gradFnOf(t.T.GradNode()), nil
 	})
 	TensorType.SetAttr("grad", eval.NewProperty(
 		eval.NewBuiltin("grad", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
@@ -544,10 +541,19 @@ func (b *Binding) storageObj(t *Tensor) eval.Value {
 	return m
 }
 
-// gradFn is a tensor's .grad_fn: the name of the node that made it.
+// gradFn is a tensor's .grad_fn, or a node of its next_functions.
 type gradFn struct {
 	eval.Header
-	name string
+	node *engine.GradNode
+	b    *Binding
+}
+
+// gradFnOf is node as Python's Node (None for nil).
+func (b *Binding) gradFnOf(node *engine.GradNode) eval.Value {
+	if node == nil {
+		return eval.None
+	}
+	return eval.Track(b.in, &gradFn{node: node, b: b})
 }
 
 var gradFnType = eval.NewClass("Node", "torch.autograd.graph")
@@ -558,11 +564,20 @@ func (g *gradFn) Clear(*eval.Interp)        {}
 
 func init() {
 	gradFnType.SetMethod(eval.NewBuiltin("name", "name()", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		return s.(*gradFn).name, nil
+		return s.(*gradFn).node.Name(), nil
 	}))
 	gradFnType.SetMethod(eval.NewBuiltin("__repr__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		return "<" + s.(*gradFn).name + " object>", nil
+		return "<" + s.(*gradFn).node.Name() + " object>", nil
 	}))
+	gradFnType.SetAttr("next_functions", eval.NewProperty(eval.NewBuiltin("next_functions", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		g := s.(*gradFn)
+		nodes, outs := g.node.Next()
+		items := make([]eval.Value, len(nodes))
+		for i, n := range nodes {
+			items[i] = in.NewTuple([]eval.Value{g.b.gradFnOf(n), int64(outs[i])})
+		}
+		return in.NewTuple(items), nil
+	}), nil))
 }
 
 // setItem is t[key] = value: PyTorch writes the indexed part of t in
