@@ -55,9 +55,11 @@ type Checkpoint struct {
 }
 
 // checkpoints is the session's checkpointing state: the region whose
-// forward is running, and the one being recomputed.
+// forward is running, the one being recomputed, and whether
+// torch.autograd.grad is running (the reentrant variant refuses it).
 type checkpoints struct {
 	forward, recompute *Checkpoint
+	grad               bool
 }
 
 // errStopRecompute ends a recomputation once every holder is filled

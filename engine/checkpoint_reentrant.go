@@ -2,9 +2,12 @@ package engine
 
 import "errors"
 
-// errNoOutputGrad is CheckpointFunction.backward's error when the rerun
-// function's output needs no gradient.
-var errNoOutputGrad = errors.New("RuntimeError: none of output has requires_grad=True, this checkpoint() is not necessary")
+// CheckpointFunction.backward's errors: under torch.autograd.grad, and
+// when the rerun function's output needs no gradient.
+var (
+	errReentrantGrad = errors.New("RuntimeError: When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or passing an `inputs` parameter to .backward(). To resolve this error, you can either set use_reentrant=False, or call .backward() without passing the `inputs` argument.")
+	errNoOutputGrad  = errors.New("RuntimeError: none of output has requires_grad=True, this checkpoint() is not necessary")
+)
 
 // ReentrantCheckpoint is the reentrant checkpoint's node: out, made by
 // the function under no_grad, becomes the output of a
@@ -24,6 +27,9 @@ func (s *Session) ReentrantCheckpoint(out *Tensor, inputs []*Tensor, rerun func(
 		needs[i] = t.requiresGrad()
 	}
 	s.record("CheckpointFunctionBackward", out, inputs, inputs, func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+		if s.ckpt.grad {
+			return nil, errReentrantGrad
+		}
 		detached := make([]*Tensor, len(tmpl))
 		given := make([]*Tensor, len(tmpl))
 		for i := range tmpl {

@@ -29,8 +29,8 @@ func (s *Session) BackwardWith(t, gradient *Tensor, retainGraph bool) error {
 // retain_graph): the gradient of output with respect to each input, new
 // references that nothing else holds; no .grad changes.
 func (s *Session) AutogradGrad(output, gradOutput *Tensor, inputs []*Tensor, retainGraph bool) ([]*Tensor, error) {
-	s.inBackward = true
-	defer func() { s.inBackward = false }()
+	s.inBackward, s.ckpt.grad = true, true
+	defer func() { s.inBackward, s.ckpt.grad = false, false }()
 	return s.runGraph(output, gradOutput, inputs, retainGraph)
 }
 
