@@ -142,11 +142,22 @@ func TestRulesPrintWhatPyTorchPrinted(t *testing.T) {
 // it printed under PyTorch.
 func checkPrinted(t *testing.T, printed map[int]string, path string) {
 	t.Helper()
+	for line, out := range recordedOutput(t, path) {
+		if got := printed[line]; got != out {
+			t.Errorf("line %d printed %q, PyTorch %q", line, got, out)
+		}
+	}
+}
+
+// recordedOutput is what each statement of a recording printed, by line.
+func recordedOutput(t *testing.T, path string) map[int]string {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	out := map[int]string{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<22)
 	for sc.Scan() {
@@ -157,8 +168,7 @@ func checkPrinted(t *testing.T, printed map[int]string, path string) {
 		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
 			t.Fatal(err)
 		}
-		if got := printed[row.Line]; got != row.Stdout {
-			t.Errorf("line %d printed %q, PyTorch %q", row.Line, got, row.Stdout)
-		}
+		out[row.Line] = row.Stdout
 	}
+	return out
 }
