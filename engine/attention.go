@@ -7,20 +7,35 @@ import (
 
 // scaled_dot_product_attention, as memory (testdata/pyrules/tfm_sdpa.py,
 // tfm_sdpa_bf16.py and tfm_block.py, recorded on the H200, and
-// tfm_probe.py's backend choices). PyTorch picks one kernel per call;
-// each lays its output out as [B, T, H, D] and returns it transposed to
-// [B, H, T, D] (so the usual a.transpose(1, 2).contiguous() copies
-// nothing).
+// tfm_probe.py's backend choices: with every backend enabled, as by
+// default, PyTorch 2.11 picks cuDNN for float16 and bfloat16 up to head
+// dim 256, with or without a mask or dropout, the memory-efficient
+// kernel for float32 and larger head dims, math for float64).
 //
-// The memory-efficient kernel (float32): the output, then, when autograd
-// records the call, the logsumexp (float32 [B, H, T rounded up to 32]).
-// Autograd saves query, key, value, the output and the logsumexp, and
-// releases them in the order of their names (key, query, value,
-// log_sumexp, output). Backward: a contiguous copy of a gradient that is
-// not laid out as the output; dq, dk and dv ([B, T, H, D] each); the
-// delta, (grad * out).sum(-1) transposed and made contiguous (three
-// float32 temporaries, the first two freed once it exists); the kernel's
-// float32 workspace; then the delta, the workspace and the copy go.
+// A bool mask is first made a float one of the query's dtype (where:
+// two 0-d scalars, the mask, the scalars freed); a float mask of the
+// query's dtype is used as it is; either is saved.
+//
+// The memory-efficient kernel lays its output out as [B, T, H, D] and
+// returns it transposed (so a.transpose(1, 2).contiguous() copies
+// nothing); when autograd records the call, the logsumexp follows
+// (float32 [B, H, T rounded up to 32]). Autograd saves the mask, query,
+// key, value, the logsumexp and the output, and releases them in the
+// order of their names (attn_bias, key, query, value, log_sumexp,
+// output). Backward: a contiguous copy of a gradient not laid out as the
+// output; dq, dk and dv ([B, T, H, D] each); the delta, (grad *
+// out).sum(-1) transposed and made contiguous (three float32
+// temporaries, the first two freed once it exists); the kernel's
+// workspace; then the delta, the workspace and the copy go. Dropout
+// changes nothing: its seed and offset are host tensors.
+//
+// cuDNN: the philox seed and offset (two 0-d int64 tensors on the
+// device, even without dropout), the output, laid out in the query's
+// order of dimensions, the logsumexp (float32 [B, H, T]) when autograd
+// records the call, and a 256-byte workspace, freed at once. Backward:
+// dq, dk, dv, a copy of a gradient not laid out as the output, the
+// workspace (a float32 dq accumulator and one float per row, plus 256
+// bytes), freed at once, then the copy.
 
 // sdpaShape is the geometry of one attention call.
 type sdpaShape struct {
@@ -49,20 +64,55 @@ func (s *Session) Attention(q, k, v, mask *Tensor, dropout float64, causal bool)
 	if !dev.CUDA {
 		return nil, NotModelledError("F.scaled_dot_product_attention on the host")
 	}
-	if mask != nil || dropout != 0 || q.DType != Float32 {
-		return nil, NotModelledError("F.scaled_dot_product_attention with a mask, dropout or other than float32")
+	if causal && mask != nil {
+		return nil, fmt.Errorf("RuntimeError: _scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
 	}
+	half := q.DType.Name == "float16" || q.DType.Name == "bfloat16"
 	grad := s.gradEnabled && (q.requiresGrad() || k.requiresGrad() || v.requiresGrad())
+	switch {
+	case half && g.d <= 256 && g.dv <= 256:
+		return s.withMask(mask, q.DType, func(bias *Tensor) (*Tensor, error) { return s.cudnnAttention(q, k, v, bias, g, grad) })
+	case q.DType != Float32:
+		return nil, NotModelledError("F.scaled_dot_product_attention of " + q.DType.Name + " with head dim over 256")
+	}
 	ws, ok := efficientWorkspace(g)
 	if grad && !ok {
-		return nil, NotModelledError(fmt.Sprintf("the backward of the memory-efficient attention kernel for %d queries of head dim %d", g.m, g.d))
+		return nil, NotModelledError(fmt.Sprintf("the backward of the memory-efficient attention kernel for head dim %d", g.d))
 	}
-	return s.efficientAttention(q, k, v, g, grad, ws)
+	return s.withMask(mask, q.DType, func(bias *Tensor) (*Tensor, error) { return s.efficientAttention(q, k, v, bias, g, grad, ws) })
+}
+
+// withMask runs attend with the mask as the float bias the kernels take
+// (nil for none): a bool mask converted, which goes when attend is done
+// unless autograd saved it.
+func (s *Session) withMask(mask *Tensor, dt DType, attend func(bias *Tensor) (*Tensor, error)) (*Tensor, error) {
+	if mask == nil {
+		return attend(nil)
+	}
+	if last := mask.Shape[len(mask.Shape)-1]; len(mask.Shape) == 0 || last%16 != 0 {
+		return nil, NotModelledError("an attn_mask whose last dimension is not a multiple of 16 (PyTorch pads it)")
+	}
+	switch mask.DType {
+	case dt:
+		return attend(mask)
+	case boolDType:
+	default:
+		return nil, NotModelledError("an attn_mask of a float dtype other than the query's")
+	}
+	ts, err := s.allocAll(mask.Device(), tensorShape{nil, dt}, tensorShape{nil, dt}, tensorShape{mask.Shape, dt})
+	if err != nil {
+		return nil, err
+	}
+	s.dropTensor(ts[0])
+	s.dropTensor(ts[1])
+	out, err := attend(ts[2])
+	s.dropTensor(ts[2])
+	return out, err
 }
 
 // efficientAttention is _scaled_dot_product_efficient_attention's
 // forward.
-func (s *Session) efficientAttention(q, k, v *Tensor, g sdpaShape, grad bool, ws uint64) (*Tensor, error) {
+func (s *Session) efficientAttention(q, k, v, bias *Tensor, g sdpaShape, grad bool, ws uint64) (*Tensor, error) {
 	specs := []tensorShape{{[]int64{g.b, g.m, g.h, g.dv}, q.DType}}
 	if grad {
 		specs = append(specs, tensorShape{[]int64{g.b, g.h, ceilDivInt(g.m, 32) * 32}, Float32})
@@ -77,67 +127,160 @@ func (s *Session) efficientAttention(q, k, v *Tensor, g sdpaShape, grad bool, ws
 		return out, nil
 	}
 	lse := ts[1]
-	s.record("ScaledDotProductEfficientAttentionBackward0", out, []*Tensor{q, k, v}, []*Tensor{k, q, v, lse, out}, efficientBackward(g, ws))
+	s.record("ScaledDotProductEfficientAttentionBackward0", out, []*Tensor{q, k, v}, nonNil(bias, k, q, v, lse, out), efficientBackward(g, ws))
 	s.dropTensor(lse)
 	return out, nil
 }
 
-// efficientWorkspace is the float32 workspace of the memory-efficient
-// backward kernel, where it was measured: for head dims up to 64, one
-// 64x64 float32 tile of dq and its 16-byte lock per 64 queries, per batch
-// and head; ok false elsewhere.
+// efficientWorkspace is the workspace of the memory-efficient backward
+// kernel in float32, where it was measured (head dims up to 128): per
+// batch and head, for each 64 queries, a float32 tile of dq 64 rows by
+// 64 (head dims up to 64) or 128 columns, and its 16-byte lock; ok
+// false elsewhere.
 func efficientWorkspace(g sdpaShape) (bytes uint64, ok bool) {
-	if g.d != 64 || g.dv != 64 || g.m != 128 {
+	cols := int64(64)
+	switch d := max(g.d, g.dv); {
+	case d > 128:
 		return 0, false
+	case d > 64:
+		cols = 128
 	}
-	perBH := uint64(ceilDivInt(g.m, 64)) * (64*64 + 4)
-	return uint64(g.b*g.h) * perBH * 4, true
+	perBH := ceilDivInt(g.m, 64) * (64*cols + 4)
+	return uint64(g.b*g.h*perBH) * 4, true
 }
 
 // efficientBackward is _efficient_attention_backward's, for float32.
 func efficientBackward(g sdpaShape, ws uint64) backward {
 	return func(s *Session, n *node, grad *Tensor) ([]*Tensor, error) {
-		dev := grad.Device()
 		bthd := []int64{g.b, g.m, g.h, g.dv}
-		specs := []tensorShape{}
-		// the gradient, transposed to [B, T, H, D], must be contiguous:
-		// it is when it came back through the output's own layout
-		copied := grad.expanded || !grad.strided
-		if copied {
-			specs = append(specs, tensorShape{bthd, grad.DType})
-		}
-		for _, e := range n.inputs {
-			specs = append(specs, tensorShape{[]int64{g.b, e.shape[2], g.h, e.shape[3]}, n.dtype})
-		}
-		specs = append(specs, tensorShape{bthd, Float32}, tensorShape{[]int64{g.b, g.m, g.h}, Float32}, tensorShape{[]int64{g.b, g.h, g.m}, Float32})
-		ts, err := s.allocAll(dev, specs...)
-		if err != nil {
-			return make([]*Tensor, 3), err
-		}
-		var tmp *Tensor
-		if copied {
-			tmp, ts = ts[0], ts[1:]
-		}
-		grads, delta := ts[:3], ts[5]
-		s.dropTensor(ts[4]) // the sum, then the product
-		s.dropTensor(ts[3])
-		work, err := s.allocAll(dev, tensorShape{[]int64{int64(ws)}, DTypes["uint8"]})
-		s.dropTensor(delta)
-		if err == nil {
-			s.dropTensor(work[0])
-		}
-		if tmp != nil {
-			s.dropTensor(tmp)
-		}
-		out := make([]*Tensor, 3)
-		for i, t := range grads {
-			if n.inputs[i].to == nil || err != nil {
-				s.dropTensor(t)
-				continue
+		return s.attentionGrads(n, grad, true, func(dev Device) error {
+			ts, err := s.allocAll(dev, tensorShape{bthd, Float32}, tensorShape{[]int64{g.b, g.m, g.h}, Float32}, tensorShape{[]int64{g.b, g.h, g.m}, Float32})
+			if err != nil {
+				return err
 			}
+			s.dropTensor(ts[1]) // the sum, then the product
+			s.dropTensor(ts[0])
+			work, err := s.alloc([]int64{int64(ws)}, DTypes["uint8"], dev)
+			s.dropTensor(ts[2]) // the delta, then the workspace
+			if err == nil {
+				s.dropTensor(work)
+			}
+			return err
+		})
+	}
+}
+
+// attentionGrads is the part of the attention backward kernels that
+// they share: dq, dk and dv, and a contiguous copy of a gradient not
+// laid out as the output (outStrided: the output is a transposed view);
+// then kernel, the kernel's own temporaries; then the copy goes. The
+// memory-efficient kernel (outStrided) makes the copy first and its
+// gradients [B, T, H, D], returned transposed; cuDNN makes the copy
+// after them, and its gradients are contiguous.
+func (s *Session) attentionGrads(n *node, grad *Tensor, outStrided bool, kernel func(dev Device) error) ([]*Tensor, error) {
+	dev := grad.Device()
+	out := make([]*Tensor, 3)
+	copied := grad.expanded || grad.strided != outStrided
+	var specs []tensorShape
+	for _, e := range n.inputs[:3] {
+		sh := e.shape
+		if outStrided {
+			sh = []int64{sh[0], sh[2], sh[1], sh[3]}
+		}
+		specs = append(specs, tensorShape{sh, n.dtype})
+	}
+	if copied {
+		cp := tensorShape{grad.Shape, grad.DType}
+		if outStrided {
+			specs = append([]tensorShape{cp}, specs...)
+		} else {
+			specs = append(specs, cp)
+		}
+	}
+	ts, err := s.allocAll(dev, specs...)
+	if err != nil {
+		return out, err
+	}
+	grads, tmp := ts, (*Tensor)(nil)
+	switch {
+	case copied && outStrided:
+		tmp, grads = ts[0], ts[1:]
+	case copied:
+		tmp, grads = ts[3], ts[:3]
+	}
+	err = kernel(dev)
+	if tmp != nil {
+		s.dropTensor(tmp)
+	}
+	for i, t := range grads {
+		if n.inputs[i].to == nil || err != nil {
+			s.dropTensor(t)
+			continue
+		}
+		out[i] = t
+		if outStrided {
 			out[i] = s.Transpose(t, 1, 2)
 			s.dropTensor(t)
 		}
-		return out, err
 	}
+	return out, err
+}
+
+// scratch allocates a kernel's workspace of n bytes and frees it.
+func (s *Session) scratch(dev Device, n uint64) error {
+	ws, err := s.alloc([]int64{int64(n)}, DTypes["uint8"], dev)
+	if err == nil {
+		s.dropTensor(ws)
+	}
+	return err
+}
+
+// cudnnForwardWorkspace is the cuDNN attention forward's workspace, the
+// same for every shape measured.
+const cudnnForwardWorkspace = 256
+
+// cudnnAttention is _scaled_dot_product_cudnn_attention's forward.
+func (s *Session) cudnnAttention(q, k, v, bias *Tensor, g sdpaShape, grad bool) (*Tensor, error) {
+	dev := q.Device()
+	int64T := DTypes["int64"]
+	// the output follows the query's order of dimensions: [B, T, H, D]
+	// when the query is a transposed view of it
+	st := q.Strides()
+	transposed := st[1] < st[2]
+	shape := []int64{g.b, g.h, g.m, g.dv}
+	if transposed {
+		shape = []int64{g.b, g.m, g.h, g.dv}
+	}
+	specs := []tensorShape{{nil, int64T}, {nil, int64T}, {shape, q.DType}}
+	if grad {
+		specs = append(specs, tensorShape{[]int64{g.b, g.h, g.m}, Float32})
+	}
+	ts, err := s.allocAll(dev, specs...)
+	if err == nil {
+		err = s.scratch(dev, cudnnForwardWorkspace)
+	}
+	if err != nil {
+		for _, t := range ts {
+			s.dropTensor(t)
+		}
+		return nil, err
+	}
+	seed, offset, out := ts[0], ts[1], ts[2]
+	if transposed {
+		out = s.Transpose(ts[2], 1, 2)
+		s.dropTensor(ts[2])
+	}
+	if grad {
+		lse := ts[3]
+		bw := func(s *Session, n *node, grad *Tensor) ([]*Tensor, error) {
+			return s.attentionGrads(n, grad, transposed, func(dev Device) error {
+				return s.scratch(dev, uint64(4*g.b*g.h*g.m*(g.d+1)+256))
+			})
+		}
+		s.record("ScaledDotProductCudnnAttentionBackward0", out, []*Tensor{q, k, v}, nonNil(bias, k, q, v, lse, out, offset, seed), bw)
+		s.dropTensor(lse)
+	}
+	s.dropTensor(seed)
+	s.dropTensor(offset)
+	return out, nil
 }

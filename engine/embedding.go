@@ -11,7 +11,8 @@ import (
 // indices (which an arange made for the call then outlives). Backward is
 // embedding_dense_backward: a dense copy of a gradient that is not
 // contiguous, then the weight's gradient, zeros of the weight's shape,
-// filled directly while there are at most embeddingDirect indices.
+// filled directly while there are at most embeddingDirect indices (more
+// are sorted first: its backward is refused).
 
 // embeddingDirect is the most indices embedding_dense_backward sums
 // without sorting them first (PyTorch's Embedding.cu).
@@ -34,17 +35,26 @@ func (s *Session) Embedding(idx, w *Tensor) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if w.requiresGrad() && s.gradEnabled && idx.Numel() > embeddingDirect {
-		s.dropTensor(out)
-		return nil, NotModelledError(fmt.Sprintf("the backward of an embedding of more than %d indices (it sorts them)", embeddingDirect))
-	}
-	s.record("EmbeddingBackward0", out, []*Tensor{w}, []*Tensor{idx}, embeddingBackward)
+	s.record("EmbeddingBackward0", out, []*Tensor{w}, []*Tensor{idx}, embeddingBackward(idx.Numel()))
 	return out, nil
 }
 
-// embeddingBackward is embedding_dense_backward's: the contiguous copy of
-// the gradient (freed at the end), then the weight's gradient.
-func embeddingBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+// embeddingBackward is embedding_dense_backward's for n indices: the
+// contiguous copy of the gradient (freed at the end), then the weight's
+// gradient. Over embeddingDirect indices it sorts them first, with CUB's
+// temporaries (recorded in tfm_embedding.py, not modelled).
+func embeddingBackward(indices uint64) backward {
+	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+		if indices > embeddingDirect {
+			return []*Tensor{nil}, NotModelledError(fmt.Sprintf("the backward of an embedding of more than %d indices (it sorts them)", embeddingDirect))
+		}
+		return embeddingGrad(s, n, g)
+	}
+}
+
+// embeddingGrad is the weight's gradient of embeddingBackward's direct
+// path.
+func embeddingGrad(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 	dense, err := s.denseGrad(g)
 	if err != nil {
 		return []*Tensor{nil}, err

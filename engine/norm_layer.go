@@ -12,36 +12,48 @@ import (
 // input, weight, bias, mean and rstd, and releases them in the order of
 // their names (bias, input, weight, then mean and rstd). Backward makes
 // the input's gradient, the weight's, then the bias's, each needed one
-// of its input's shape.
+// of its input's shape, and then, of a gradient that is not contiguous
+// (a sum's broadcast), a dense copy, freed at its end; no temporaries
+// otherwise, for 1024 rows as for 65536. RMSNorm is _fused_rms_norm:
+// the output, then rstd; the same backward without a bias.
 
 // LayerNorm is F.layer_norm(x, normalized, w, b): w and b may be nil.
 func (s *Session) LayerNorm(x *Tensor, normalized []int64, w, b *Tensor) (*Tensor, error) {
+	stats, err := normStats(x, normalized, w, b)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := s.allocAll(x.Device(), tensorShape{x.Shape, x.DType}, tensorShape{stats, accType(x.DType)}, tensorShape{stats, accType(x.DType)})
+	if err != nil {
+		return nil, err
+	}
+	out, mean, rstd := ts[0], ts[1], ts[2]
+	s.record("NativeLayerNormBackward0", out, []*Tensor{x, w, b}, nonNil(b, x, w, mean, rstd), layerNormBackward)
+	s.dropTensor(mean)
+	s.dropTensor(rstd)
+	return out, nil
+}
+
+// normStats checks a normalization's input and parameters and returns
+// the shape of its per-row statistics: x's, the normalized dimensions 1.
+func normStats(x *Tensor, normalized []int64, params ...*Tensor) ([]int64, error) {
 	axis := len(x.Shape) - len(normalized)
 	if axis < 0 || !slices.Equal(x.Shape[axis:], normalized) {
 		return nil, fmt.Errorf("RuntimeError: Given normalized_shape=%s, expected input with shape [*, %s], but got input of size%s", dimList(normalized), joinDims(normalized, ", "), dimList(x.Shape))
 	}
-	for _, p := range []*Tensor{w, b} {
+	for _, p := range params {
 		if p != nil && !slices.Equal(p.Shape, normalized) {
 			return nil, fmt.Errorf("RuntimeError: Expected weight to be of same shape as normalized_shape, but got weight of shape %s and normalized_shape = %s", dimList(p.Shape), dimList(normalized))
 		}
 	}
-	dev, err := sameDevice(x, w, b)
-	if err != nil {
+	if _, err := sameDevice(append([]*Tensor{x}, params...)...); err != nil {
 		return nil, err
 	}
 	stats := slices.Clone(x.Shape)
 	for i := axis; i < len(stats); i++ {
 		stats[i] = 1
 	}
-	ts, err := s.allocAll(dev, tensorShape{x.Shape, x.DType}, tensorShape{stats, accType(x.DType)}, tensorShape{stats, accType(x.DType)})
-	if err != nil {
-		return nil, err
-	}
-	out, mean, rstd := ts[0], ts[1], ts[2]
-	s.record("NativeLayerNormBackward0", out, []*Tensor{x, w, b}, nonNil(b, x, w, mean, rstd), gradsLikeInputs)
-	s.dropTensor(mean)
-	s.dropTensor(rstd)
-	return out, nil
+	return stats, nil
 }
 
 // accType is the type a kernel accumulates dt in: float32 for the
@@ -58,9 +70,10 @@ func nonNil(ts ...*Tensor) []*Tensor {
 	return slices.DeleteFunc(ts, func(t *Tensor) bool { return t == nil })
 }
 
-// gradsLikeInputs is a backward that makes, in order, a gradient of each
-// input's shape that needs one, in the incoming gradient's dtype.
-func gradsLikeInputs(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+// layerNormBackward is layer_norm's and rms_norm's backward: a gradient of
+// each input's shape that needs one, in order, then the dense copy of a
+// gradient that is not contiguous (freed at the end).
+func layerNormBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 	grads := make([]*Tensor, len(n.inputs))
 	for i, e := range n.inputs {
 		if e.to == nil {
@@ -72,5 +85,25 @@ func gradsLikeInputs(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 		}
 		grads[i] = r
 	}
-	return grads, nil
+	dense, err := s.denseGrad(g)
+	if dense != g && err == nil {
+		s.dropTensor(dense)
+	}
+	return grads, err
+}
+
+// RMSNorm is F.rms_norm(x, normalized, w) (w may be nil).
+func (s *Session) RMSNorm(x *Tensor, normalized []int64, w *Tensor) (*Tensor, error) {
+	stats, err := normStats(x, normalized, w)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := s.allocAll(x.Device(), tensorShape{x.Shape, x.DType}, tensorShape{stats, accType(x.DType)})
+	if err != nil {
+		return nil, err
+	}
+	out, rstd := ts[0], ts[1]
+	s.record("FusedRmsNormBackward0", out, []*Tensor{x, w}, nonNil(x, w, rstd), layerNormBackward)
+	s.dropTensor(rstd)
+	return out, nil
 }

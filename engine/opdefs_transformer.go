@@ -1,9 +1,12 @@
 package engine
 
+import "fmt"
+
 // The table's transformer entries: embedding, layer_norm, rms_norm,
 // dropout and scaled_dot_product_attention, torch.nn.functional
 // functions whose rules are in embedding.go, norm_layer.go, dropout.go
-// and attention.go (testdata/pyrules/tfm_*.py).
+// and attention.go, and tril and triu, which make attention masks
+// (testdata/pyrules/tfm_*.py).
 
 var (
 	weightOpt = Param{Name: "weight", Kind: TensorParam, Default: "None"}
@@ -13,6 +16,20 @@ var (
 )
 
 func init() {
+	for _, name := range []string{"tril", "triu"} {
+		declare(&OpDef{Name: name, Function: true, Method: true, Params: []Param{input, {Name: "diagonal", Kind: IntParam, Default: "0"}},
+			Memory: "new tensor of the input's shape and dtype (a causal mask's); under autograd not modelled",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				x := a.Tensor(0)
+				if len(x.Shape) < 2 {
+					return nil, fmt.Errorf("RuntimeError: %s: input tensor must have at least 2 dimensions", name)
+				}
+				if s.gradEnabled && x.requiresGrad() {
+					return nil, NotModelledError("Tensor." + name + " of a tensor that requires grad")
+				}
+				return s.alloc(x.Shape, x.DType, x.Device())
+			}})
+	}
 	declare(
 		functional(&OpDef{Name: "embedding",
 			Params: []Param{input, {Name: "weight", Kind: TensorParam}, {Name: "padding_idx", Kind: IntParam, Default: "None"},
@@ -34,13 +51,22 @@ func init() {
 			run: func(s *Session, a Args) (*Tensor, error) {
 				return s.LayerNorm(a.Tensor(0), a.Ints(1), a.Tensor(2), a.Tensor(3))
 			}}),
+		functional(&OpDef{Name: "rms_norm",
+			Params: []Param{input, normalizedShape, weightOpt, {Name: "eps", Kind: NumberParam, Default: "None"}},
+			Memory: "new tensor, then rstd (float32, one per row); saves input and rstd; backward makes the input's and weight's gradients",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				return s.RMSNorm(a.Tensor(0), a.Ints(1), a.Tensor(2))
+			}}),
 		functional(&OpDef{Name: "dropout",
 			Params: []Param{input, {Name: "p", Kind: NumberParam, Default: "0.5"}, {Name: "training", Kind: BoolParam, Default: "True"},
 				{Name: "inplace", Kind: BoolParam, Default: "False"}},
-			Memory: "training: a bool mask (saved), then the output; backward makes the gradient; p=0 or training=False: the input itself",
+			Memory: "training: a bool mask (saved), then the output; backward makes the gradient; p=0 or training=False: the input itself; inplace: a noise tensor of the input's size multiplied in (saved)",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				if a.Bool(3) {
-					return nil, NotModelledError("F.dropout with inplace=True")
+					if err := s.DropoutInPlace(a.Tensor(0), a.Number(1), a.Bool(2)); err != nil {
+						return nil, err
+					}
+					return share(a.Tensor(0)), nil
 				}
 				return s.Dropout(a.Tensor(0), a.Number(1), a.Bool(2))
 			}}),

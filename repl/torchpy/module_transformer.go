@@ -3,7 +3,7 @@ package torchpy
 import "github.com/gpumemrepl/gpumemrepl/repl/eval"
 
 // The transformer layers, written in Python over nn.Module as PyTorch
-// writes them: Embedding, LayerNorm and Dropout make their parameters
+// writes them: Embedding, LayerNorm, RMSNorm and Dropout make their parameters
 // as PyTorch's constructors do (on the host unless device=) and call
 // their torch.nn.functional forms, op table entries whose memory rules
 // are the engine's (testdata/pyrules/tfm_*.py).
@@ -54,32 +54,52 @@ class Embedding(Module):
         return s
 
 
+def _norm_init(self, normalized_shape, eps, elementwise_affine, device, dtype):
+    import torch
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    self.normalized_shape = tuple(normalized_shape)
+    self.eps = eps
+    self.elementwise_affine = elementwise_affine
+    if elementwise_affine:
+        self.weight = Parameter(torch.ones(self.normalized_shape, device=device, dtype=dtype))
+    else:
+        self.register_parameter('weight', None)
+
+
+def _norm_repr(self):
+    return f'{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}'
+
+
 class LayerNorm(Module):
     """LayerNorm(normalized_shape, eps=1e-05, elementwise_affine=True, bias=True): F.layer_norm; the output, then mean and rstd saved; backward the input's, weight's, bias's gradients."""
 
     def __init__(self, normalized_shape, eps=1e-05, elementwise_affine=True, bias=True, device=None, dtype=None):
         super().__init__()
-        import torch
-        if isinstance(normalized_shape, int):
-            normalized_shape = (normalized_shape,)
-        self.normalized_shape = tuple(normalized_shape)
-        self.eps = eps
-        self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(torch.ones(self.normalized_shape, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(torch.zeros(self.normalized_shape, device=device, dtype=dtype))
-            else:
-                self.register_parameter('bias', None)
+        _norm_init(self, normalized_shape, eps, elementwise_affine, device, dtype)
+        if elementwise_affine and bias:
+            import torch
+            self.bias = Parameter(torch.zeros(self.normalized_shape, device=device, dtype=dtype))
         else:
-            self.register_parameter('weight', None)
             self.register_parameter('bias', None)
 
     def forward(self, input):
         return functional.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
-    def extra_repr(self):
-        return f'{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}'
+    extra_repr = _norm_repr
+
+
+class RMSNorm(Module):
+    """RMSNorm(normalized_shape, eps=None, elementwise_affine=True): F.rms_norm; the output, then rstd saved; backward the input's and weight's gradients."""
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
+        super().__init__()
+        _norm_init(self, normalized_shape, eps, elementwise_affine, device, dtype)
+
+    def forward(self, x):
+        return functional.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    extra_repr = _norm_repr
 
 
 class Dropout(Module):
@@ -95,7 +115,10 @@ class Dropout(Module):
     def forward(self, input):
         if not self.training or self.p == 0:
             return input
-        return functional.dropout(input, self.p, self.training, self.inplace)
+        if self.inplace:
+            functional.dropout(input, self.p, True, True)
+            return input
+        return functional.dropout(input, self.p, True)
 
     def extra_repr(self):
         return f'p={self.p}, inplace={self.inplace}'
