@@ -91,7 +91,9 @@ func (g *GradScaler) state(opt any) *scalerState {
 
 // Unscale is scaler.unscale_(opt): the scale's inverse (through float64:
 // double(), reciprocal(), float(), each 0-d, the temporaries freed as
-// each next one exists), then found_inf; the inverse goes at the end.
+// each next one exists), then found_inf, then a copy of each for the
+// device (_MultiDeviceReplicator.get copies even to the same device):
+// the optimizer keeps found_inf's copy; the others go at the end.
 func (s *Session) Unscale(g *GradScaler, opt any) error {
 	if g.scale == nil {
 		return errScaleNone("unscale_")
@@ -120,12 +122,14 @@ func (s *Session) Unscale(g *GradScaler, opt any) error {
 		inv = next
 	}
 	defer s.dropTensor(inv)
-	found, err := s.alloc(nil, Float32, dev)
+	ts, err := s.scalars(dev, Float32, Float32, Float32)
 	if err != nil {
 		return err
 	}
-	found.st.vals = knownValues{0}
-	st.foundInf = found
+	s.dropTensor(ts[0])
+	s.dropTensor(ts[2])
+	ts[1].st.vals = knownValues{0}
+	st.foundInf = ts[1]
 	return nil
 }
 

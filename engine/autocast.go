@@ -27,9 +27,11 @@ const (
 )
 
 // autocastPolicies are PyTorch 2.11's CUDA lists (AT_FORALL_LOWER_PRECISION_FP,
-// AT_FORALL_FP32, AT_FORALL_FP32_SET_OPT_DTYPE, norm's fp32_append_dtype
-// and AT_FORALL_PROMOTE), by the op table's names; cat and stack are on
-// none (they promote by themselves).
+// AT_FORALL_FP32, AT_FORALL_FP32_SET_OPT_DTYPE and AT_FORALL_PROMOTE),
+// by the op table's names; norm (Tensor.norm is linalg_vector_norm's,
+// with the dtype) is with the set_opt_dtype ones; cat and stack are on
+// none (they promote by themselves). square is pow(x, 2) in PyTorch,
+// so it runs in float32 too (amp_probe.txt).
 var autocastPolicies = map[string]castPolicy{}
 
 func init() {
@@ -45,9 +47,9 @@ func init() {
 			"hinge_embedding_loss", "kl_div", "l1_loss", "smooth_l1_loss", "huber_loss", "mse_loss",
 			"margin_ranking_loss", "multilabel_margin_loss", "soft_margin_loss", "triplet_margin_loss",
 			"multi_margin_loss", "binary_cross_entropy_with_logits", "dist", "pdist", "cdist", "renorm", "logsumexp",
-			"norm"},
+			"square"},
 		castOptDType: {"prod", "softmax", "log_softmax", "cumprod", "cumsum", "linalg_vector_norm",
-			"linalg_matrix_norm", "sum"},
+			"linalg_matrix_norm", "sum", "norm"},
 		castPromote: {"addcdiv", "addcmul", "atan2", "bilinear", "cross", "dot", "vdot", "grid_sampler", "index_put",
 			"tensordot", "scatter_add"},
 	} {
@@ -142,11 +144,16 @@ func (s *Session) autocastOp(name string, args Args, run func(Args) error) error
 	switch p {
 	case castOptDType:
 		if t := args.Tensor(0); t != nil && lowerPrecision(t) {
-			if name != "sum" {
-				return NotModelledError("torch." + name + " of a " + t.DType.Name + " tensor under autocast (its dtype=torch.float32 form)")
+			f, err := s.optDTypeInput(name, t)
+			if err != nil {
+				return err
 			}
-			args[0] = s.readAsFloat32(t)
-			made = append(made, args[0].(*Tensor))
+			args[0] = f
+			made = append(made, f)
+			if name == "cumsum" {
+				inner := run
+				run = func(a Args) error { return s.cumsumCopy(t, inner, a) }
+			}
 		}
 	case castLower:
 		target = st.DType
@@ -258,6 +265,42 @@ func castBackward(dt DType) backward {
 		}
 		return []*Tensor{t}, nil
 	}
+}
+
+// optDTypeInput is what an op of castOptDType reads of a float16 or
+// bfloat16 input t when autocast gives it dtype=torch.float32
+// (amp_ops.jsonl): sum reads t as it is, into a float32 result; softmax
+// and log_softmax cast a bfloat16 t to float32 first (a cast autograd
+// records) and read a float16 one as it is (the half-to-float kernel);
+// cumsum reads a float32 copy (cumsumCopy). Where the backward is not
+// recorded, the form under autograd is refused.
+func (s *Session) optDTypeInput(name string, t *Tensor) (*Tensor, error) {
+	soft := name == "softmax" || name == "log_softmax"
+	switch {
+	case name == "sum":
+		return s.readAsFloat32(t), nil
+	case soft && t.DType.Name == "bfloat16":
+		return s.castCopy(t, Float32)
+	case !soft && name != "cumsum":
+		return nil, NotModelledError("torch." + name + " of a " + t.DType.Name + " tensor under autocast (its dtype=torch.float32 form)")
+	case s.gradEnabled && t.requiresGrad():
+		return nil, NotModelledError("the backward of torch." + name + " of a " + t.DType.Name + " tensor under autocast")
+	}
+	return s.readAsFloat32(t), nil
+}
+
+// cumsumCopy runs cumsum with dtype=torch.float32 of t: its output, then
+// t's float32 copy the kernel reads, freed when it returns.
+func (s *Session) cumsumCopy(t *Tensor, run func(Args) error, a Args) error {
+	if err := run(a); err != nil {
+		return err
+	}
+	c, err := s.alloc(t.Shape, Float32, t.Device())
+	if err != nil {
+		return err
+	}
+	s.dropTensor(c)
+	return nil
 }
 
 // readAsFloat32 is t as an op with dtype=torch.float32 reads it (sum):

@@ -140,8 +140,8 @@ func TestAutocastPolicies(t *testing.T) {
 
 // TestGradScalerTensors checks what GradScaler makes: the scale and the
 // growth tracker at the first scale(), with the scaled loss; unscale_'s
-// float64 temporaries, its inverse and found_inf; update() frees
-// found_inf; step() twice before update() and update() before any step
+// float64 temporaries, its inverse, found_inf and their copies, as
+// amp_scaler.jsonl recorded them; update() frees found_inf's copy; step() twice before update() and update() before any step
 // are PyTorch's errors.
 func TestGradScalerTensors(t *testing.T) {
 	s := newTestSession(t, 1)
@@ -162,7 +162,7 @@ func TestGradScalerTensors(t *testing.T) {
 	if err := s.ScalerStep(g, opt, func() error { steps++; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := actionsSince(s, i), []string{"+8", "+8", "-8", "+4", "-8", "+4", "-4"}; !slices.Equal(got, want) || steps != 1 {
+	if got, want := actionsSince(s, i), []string{"+8", "+8", "-8", "+4", "-8", "+4", "+4", "+4", "-4", "-4", "-4"}; !slices.Equal(got, want) || steps != 1 {
 		t.Errorf("step: %v and %d steps, want %v and 1", got, steps, want)
 	}
 	wantErr(t, "second step", s.ScalerStep(g, opt, func() error { return nil }), "RuntimeError: step() has already been called since the last update().")

@@ -2,6 +2,8 @@ package torchpy
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
 	"github.com/gpumemrepl/gpumemrepl/repl/eval"
@@ -79,7 +81,10 @@ func (b *Binding) newAutocast(device, dtype, enabled, cache eval.Value) (eval.Va
 	if !ok {
 		return nil, in.Raise(eval.ValueErrorType, "Expected `device_type` of type `str`, got: `%s`", eval.TypeOf(device).Name)
 	}
-	if dev != "cuda" {
+	if kind, _, _ := strings.Cut(dev, ":"); kind != "cuda" {
+		if !slices.Contains(deviceTypes, kind) {
+			return nil, in.Raise(eval.RuntimeErrorType, "Expected one of %s device type at start of device string: %s", strings.Join(deviceTypes, ", "), dev)
+		}
 		return nil, b.notModelled("torch.autocast on device '" + dev + "' (only 'cuda' is)")
 	}
 	st := b.S.Autocast()
@@ -105,12 +110,16 @@ func (b *Binding) newAutocast(device, dtype, enabled, cache eval.Value) (eval.Va
 			st.CacheEnabled = on
 		}
 	}
-	if st.Enabled && st.DType.Name != "float16" && st.DType.Name != "bfloat16" {
-		fmt.Fprintf(in.Stderr, "UserWarning: In CUDA autocast, but the target dtype is not supported. Disabling autocast.\nCUDA Autocast only supports dtype of torch.bfloat16 and torch.float16 currently.\n")
-		st.Enabled = false
+	if !slices.Contains([]string{"float16", "bfloat16", "float32"}, st.DType.Name) {
+		return nil, b.notModelled("torch.autocast to " + st.DType.Name)
 	}
 	return eval.Track(in, &autocastObj{st: st}), nil
 }
+
+// deviceTypes are the device types PyTorch 2.11 parses, as its error
+// lists them (amp_probe.txt).
+var deviceTypes = []string{"cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
+	"maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone"}
 
 // autocasts declares torch.autocast and the functions that read its
 // setting in torch, and torch.amp.
