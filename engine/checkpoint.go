@@ -76,25 +76,38 @@ func (s *Session) BeginCheckpoint(args []*Tensor, rng int) (*Checkpoint, error) 
 	if s.ckpt.forward != nil || s.ckpt.recompute != nil {
 		return nil, errors.New("NotImplementedError: a checkpoint inside a checkpointed function is not modelled by gpumemrepl")
 	}
-	c := &Checkpoint{}
-	for i := range rng {
-		size := uint64(16)
-		if i == 0 {
-			size = 5056
-		}
-		st, err := s.newStorage(Device{}, size, false)
-		if err != nil {
-			s.dropCheckpoint(c)
-			return nil, err
-		}
-		c.rng = append(c.rng, st)
+	states, err := s.rngStates(rng)
+	if err != nil {
+		return nil, err
 	}
+	c := &Checkpoint{rng: states}
 	for _, t := range args {
 		t.st.refs++
 		c.inputs = append(c.inputs, t.st)
 	}
 	s.ckpt.forward = c
 	return c, nil
+}
+
+// rngStates makes n stashed RNG states: the CPU generator's, then a CUDA
+// device's (CPU ByteTensors both).
+func (s *Session) rngStates(n int) ([]*storage, error) {
+	var sts []*storage
+	for i := range n {
+		size := uint64(16)
+		if i == 0 {
+			size = 5056
+		}
+		st, err := s.newStorage(CPU, size, false)
+		if err != nil {
+			for _, st := range sts {
+				s.release(st)
+			}
+			return nil, err
+		}
+		sts = append(sts, st)
+	}
+	return sts, nil
 }
 
 // EndCheckpoint ends c's forward; recompute reruns its function in

@@ -17,8 +17,13 @@ var (
 // callee owns; each a leaf requiring grad where its input did), runs
 // backward from the output rerun returns with the incoming gradient,
 // calls release (the callee lets go of that output), and hands each input
-// the gradient its detached leaf got.
-func (s *Session) ReentrantCheckpoint(out *Tensor, inputs []*Tensor, rerun func(detached []*Tensor) (res *Tensor, release func(), err error)) {
+// the gradient its detached leaf got. The node keeps rng RNG states as
+// BeginCheckpoint's region does.
+func (s *Session) ReentrantCheckpoint(out *Tensor, inputs []*Tensor, rng int, rerun func(detached []*Tensor) (res *Tensor, release func(), err error)) error {
+	states, err := s.rngStates(rng)
+	if err != nil {
+		return err
+	}
 	tmpl := make([]Tensor, len(inputs))
 	needs := make([]bool, len(inputs))
 	for i, t := range inputs {
@@ -68,4 +73,13 @@ func (s *Session) ReentrantCheckpoint(out *Tensor, inputs []*Tensor, rerun func(
 		s.event("checkpoint (reentrant): forward rerun with grad in backward and backpropagated through at once")
 		return grads, nil
 	})
+	for _, st := range states {
+		if out.fn != nil && out.fn.name == "CheckpointFunctionBackward" {
+			out.fn.saved = append(out.fn.saved, savedTensor{st: st, what: "an RNG state"})
+			st.saved++
+			continue
+		}
+		s.release(st) // no node: the context goes with the call
+	}
+	return nil
 }

@@ -198,7 +198,7 @@ func (c *checkpointer) nonReentrant(o checkpointOpts, fn segmentFn, args []eval.
 // reentrant is use_reentrant=True: fn runs under no_grad and its output
 // becomes CheckpointFunctionBackward's.
 func (c *checkpointer) reentrant(o checkpointOpts, fn segmentFn, args []eval.Value) (eval.Value, error) {
-	ts, _ := c.tensorArgs(o, args)
+	ts, rng := c.tensorArgs(o, args)
 	needs := false
 	for _, t := range ts {
 		needs = needs || t.RequiresGrad()
@@ -217,7 +217,7 @@ func (c *checkpointer) reentrant(o checkpointOpts, fn segmentFn, args []eval.Val
 		c.b.in.Decref(v)
 		return nil, c.b.notModelled("a reentrant checkpoint whose function returns other than one tensor")
 	}
-	c.b.S.ReentrantCheckpoint(out.T, ts, func(detached []*engine.Tensor) (*engine.Tensor, func(), error) {
+	err = c.b.S.ReentrantCheckpoint(out.T, ts, rng, func(detached []*engine.Tensor) (*engine.Tensor, func(), error) {
 		again := make([]eval.Value, len(args))
 		k := 0
 		for i, a := range args {
@@ -243,6 +243,10 @@ func (c *checkpointer) reentrant(o checkpointOpts, fn segmentFn, args []eval.Val
 		}
 		return rt.T, func() { c.b.in.Decref(r) }, nil
 	})
+	if err != nil {
+		c.b.in.Decref(v)
+		return nil, c.b.pyErr(err)
+	}
 	return v, nil
 }
 
