@@ -253,6 +253,7 @@ func (in *Interp) installStdlib() {
 		return m, nil
 	})
 	in.RegisterModule("argparse", in.argparseModule)
+	in.RegisterModule("copy", in.copyModule)
 	in.RegisterModule("dataclasses", in.dataclassesModule)
 	in.RegisterModule("functools", in.functoolsModule)
 	in.RegisterModule("contextlib", in.contextlibModule)

@@ -210,10 +210,20 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			if len(args) != 1 || args[0] != eval.None {
-				return nil, t.b.notModelled("assigning a tensor to .grad")
+			if len(args) != 1 {
+				return nil, in.Raise(eval.TypeErrorType, "grad takes one value")
 			}
-			t.b.S.ZeroGrad([]*engine.Tensor{t.T}, true)
+			if args[0] == eval.None {
+				t.b.S.ZeroGrad([]*engine.Tensor{t.T}, true)
+				return eval.None, nil
+			}
+			g, ok := args[0].(*Tensor)
+			if !ok || g.T == nil {
+				return nil, in.Raise(eval.TypeErrorType, "assigned grad expected to be a Tensor or None but got grad of type %s", eval.TypeOf(args[0]).Name)
+			}
+			if err := t.b.S.SetGrad(t.T, g.T); err != nil {
+				return nil, t.b.pyErr(err)
+			}
 			return eval.None, nil
 		})))
 	method("__repr__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
@@ -405,7 +415,11 @@ func init() {
 		if len(t.T.Shape) != 2 {
 			return nil, b.notModelled("Tensor.T of other than a matrix")
 		}
-		return b.wrap(b.S.Transpose(t.T, 0, 1)), nil
+		v, err := b.S.Permute(t.T, []int64{1, 0}) // PyTorch's T is permute(1, 0)
+		if err != nil {
+			return nil, b.pyErr(err)
+		}
+		return b.wrap(v), nil
 	})
 	tensorMethod("contiguous", "contiguous(): itself, or a dense copy", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		if t.T.IsContiguous() {
@@ -530,14 +544,16 @@ func (b *Binding) dim(t *Tensor, v eval.Value) (int, error) {
 }
 
 // storageObj is t.untyped_storage(): an object whose nbytes() is the
-// storage's size.
+// storage's size and data_ptr() its address.
 func (b *Binding) storageObj(t *Tensor) eval.Value {
-	n := int64(t.T.StorageBytes())
-	s := eval.NewBuiltin("nbytes", "", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		return n, nil
-	})
+	n, ptr := int64(t.T.StorageBytes()), int64(t.T.StoragePtr())
 	m := b.in.NewModule("UntypedStorage")
-	m.Set(b.in, "nbytes", s)
+	m.Set(b.in, "nbytes", eval.NewBuiltin("nbytes", "", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return n, nil
+	}))
+	m.Set(b.in, "data_ptr", eval.NewBuiltin("data_ptr", "", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return ptr, nil
+	}))
 	return m
 }
 

@@ -1,0 +1,163 @@
+package eval
+
+// Copier is what an embedder implements to take part in the copy
+// module for its own objects (a tensor, whose copy is the embedder's
+// memory rule): ok false leaves v to the generic rules.
+type Copier interface {
+	// ShallowCopy is copy.copy(v).
+	ShallowCopy(in *Interp, v Value) (c Value, ok bool, err error)
+	// DeepCopy is copy.deepcopy(v, memo), memo the call's dict.
+	DeepCopy(in *Interp, v Value, memo *Dict) (c Value, ok bool, err error)
+}
+
+// copyModule is copy, written in Python over two hooks into the
+// embedder's objects: CPython's rules -- atomic values are themselves,
+// containers are copied item by item (deepcopy keeping a memo so that
+// an object reached twice is copied once, and the originals alive until
+// the call ends), __copy__/__deepcopy__ are honoured, and an instance
+// is made with cls.__new__ and given its __dict__ (copied) or
+// __setstate__. An embedded object the embedder does not copy (no
+// Copier, or ok false) is refused as not modelled.
+func (*Interp) copyModule(in *Interp) (*ModuleObj, error) {
+	m := in.NewModule("copy")
+	native := func(name string, deep bool) {
+		in.fn(m, name, "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			if err := in.fixedArgs(name, args, kw, 2, 2); err != nil {
+				return nil, err
+			}
+			c, ok := in.Embedder.(Copier)
+			if !ok {
+				return newRef(NotImplemented), nil
+			}
+			var v Value
+			var done bool
+			var err error
+			if deep {
+				memo, isDict := args[1].(*Dict)
+				if !isDict {
+					return nil, in.typeError("memo must be a dict")
+				}
+				v, done, err = c.DeepCopy(in, args[0], memo)
+			} else {
+				v, done, err = c.ShallowCopy(in, args[0])
+			}
+			if err != nil || done {
+				return v, err
+			}
+			return newRef(NotImplemented), nil
+		})
+	}
+	native("_embedded_copy", false)
+	native("_embedded_deepcopy", true)
+	fr := in.ModuleFrame("<copy>", m.Dict)
+	defer in.Release(fr)
+	return m, in.ExecSource(fr, "<copy>", copySource)
+}
+
+const copySource = `
+class Error(Exception):
+    pass
+
+
+error = Error
+
+_atomic = (type(None), int, float, bool, str, bytes, type, range, type(len),
+           type(lambda: 0), property, type(Ellipsis), type(NotImplemented))
+
+
+def _refuse(x):
+    raise NotImplementedError(f'copying a {type(x).__name__} object is not modelled by gpumemrepl')
+
+
+def copy(x):
+    cls = type(x)
+    if isinstance(x, _atomic) or cls in (tuple, frozenset):
+        return x
+    if cls is list:
+        return list(x)
+    if cls is dict:
+        return dict(x)
+    if cls is set:
+        return set(x)
+    copier = getattr(cls, '__copy__', None)
+    if copier is not None:
+        return copier(x)
+    y = _embedded_copy(x, None)
+    if y is not NotImplemented:
+        return y
+    if not hasattr(x, '__dict__'):
+        _refuse(x)
+    y = cls.__new__(cls)
+    state = x.__dict__
+    setstate = getattr(y, '__setstate__', None)
+    if setstate is not None:
+        setstate(dict(state))
+    else:
+        y.__dict__.update(state)
+    return y
+
+
+def _keep_alive(x, memo):
+    try:
+        memo[id(memo)].append(x)
+    except KeyError:
+        memo[id(memo)] = [x]
+
+
+def deepcopy(x, memo=None, _nil=[]):
+    if memo is None:
+        memo = {}
+    d = id(x)
+    y = memo.get(d, _nil)
+    if y is not _nil:
+        return y
+    cls = type(x)
+    if isinstance(x, _atomic):
+        return x
+    if cls is list:
+        y = []
+        memo[d] = y
+        for a in x:
+            y.append(deepcopy(a, memo))
+    elif cls is tuple:
+        items = [deepcopy(a, memo) for a in x]
+        try:
+            return memo[d]
+        except KeyError:
+            pass
+        same = True
+        for a, b in zip(x, items):
+            if a is not b:
+                same = False
+                break
+        y = x if same else tuple(items)
+    elif cls is dict:
+        y = {}
+        memo[d] = y
+        for k, v in x.items():
+            y[deepcopy(k, memo)] = deepcopy(v, memo)
+    elif cls in (set, frozenset):
+        y = cls(deepcopy(a, memo) for a in x)
+    else:
+        copier = getattr(x, '__deepcopy__', None)
+        if copier is not None:
+            y = copier(memo)
+        else:
+            y = _embedded_deepcopy(x, memo)
+            if y is NotImplemented:
+                if not hasattr(x, '__dict__'):
+                    _refuse(x)
+                y = cls.__new__(cls)
+                memo[d] = y
+                state = deepcopy(x.__dict__, memo)
+                setstate = getattr(y, '__setstate__', None)
+                if setstate is not None:
+                    setstate(state)
+                else:
+                    y.__dict__.update(state)
+                del state
+    if y is not x:
+        memo[d] = y
+        _keep_alive(x, memo)
+    return y
+`
