@@ -14,7 +14,6 @@ import (
 var (
 	ModuleType = nnClass("Module", "torch.nn.modules.module", nil)
 	LinearType = nnClass("Linear", "torch.nn.modules.linear", ModuleType)
-	ReLUType   = nnClass("ReLU", "torch.nn.modules.activation", ModuleType)
 	GELUType   = nnClass("GELU", "torch.nn.modules.activation", ModuleType)
 )
 
@@ -270,7 +269,7 @@ func (b *Binding) moduleRepr(o *eval.Instance) (eval.Value, error) {
 	return name + "(\n  " + strings.Join(lines, "\n  ") + "\n)", nil
 }
 
-// layers declares Linear, ReLU and GELU.
+// layers declares Linear and GELU (ReLU, with inplace=, is module_cnn.go's).
 func layers() {
 	modMethod(LinearType, "__init__", "Linear(in_features, out_features, bias=True)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		in := b.in
@@ -367,7 +366,7 @@ func layers() {
 		bv, _ := sub(o, "_parameters").GetStr("bias")
 		return "in_features=" + b.in.ReprOf(nIn) + ", out_features=" + b.in.ReprOf(nOut) + ", bias=" + b.in.ReprOf(bv != eval.None), nil
 	})
-	for c, op := range map[*eval.Class]string{ReLUType: "relu", GELUType: "gelu"} {
+	for c, op := range map[*eval.Class]string{GELUType: "gelu"} {
 		modMethod(c, "__init__", c.Name+"()", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			if len(args) > 0 || len(kw) > 0 {
 				return nil, b.notModelled(c.Name + " with arguments (inplace=, approximate=)")
@@ -397,7 +396,7 @@ var layerFamilies []func(b *Binding, in *eval.Interp, nn *eval.ModuleObj) error
 
 func (b *Binding) nnModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m := in.NewModule("torch.nn")
-	for _, c := range []*eval.Class{ModuleType, LinearType, ReLUType, GELUType} {
+	for _, c := range []*eval.Class{ModuleType, LinearType, GELUType} {
 		m.Set(in, c.Name, c)
 	}
 	b.fn(m, "Parameter", "Parameter(data, requires_grad=True)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
