@@ -23,6 +23,7 @@ type memoEntry struct {
 	ref    uint32
 	k      slotKind
 	scalar bool
+	field  fieldKey // a string's event field, told once rather than at every BINGET of it
 }
 
 // len is the number of entries before the first that was never put in
@@ -40,18 +41,17 @@ func (m *memo) at(i uint64) (slot, bool) {
 
 // scalar is entry i when it was put and is a scalar.
 func (m *memo) scalar(i uint64) (slot, bool) {
-	if i >= m.len() {
-		return slot{}, false
-	}
-	if e := &m.entries.chunks[i/chunkLen][i%chunkLen]; e.scalar {
-		return m.slotOf(*e), true
+	if i < m.len() {
+		if e := &m.entries.chunks[i/chunkLen][i%chunkLen]; e.scalar {
+			return m.slotOf(*e), true
+		}
 	}
 	return slot{}, false
 }
 
 // slotOf is an entry as a slot.
 func (m *memo) slotOf(e memoEntry) slot {
-	s := slot{n: e.n, k: e.k}
+	s := slot{n: e.n, k: e.k, f: e.field}
 	switch e.k {
 	case kObj:
 		s.v = m.objs[e.ref]
@@ -87,7 +87,9 @@ func (m *memo) entry(s slot) memoEntry {
 	switch s.k {
 	case kObj:
 		switch s.v.(type) {
-		case nil, bool, string:
+		case string:
+			e.scalar, e.field = true, fieldOf(s.v)
+		case nil, bool:
 			e.scalar = true
 		}
 		if n := len(m.free); n > 0 {

@@ -249,7 +249,7 @@ func (u *unpickler) addEvent(el *eventList, s slot) error {
 	case *dict:
 		nb := u.builder()
 		for _, it := range b.items {
-			if err := u.setField(nb, it.key, slotOf(it.value)); err != nil {
+			if err := u.setField(nb, it.key, fieldUnread, slotOf(it.value)); err != nil {
 				return err
 			}
 		}
@@ -355,50 +355,109 @@ const (
 	hasAll = hasAction | hasAddr | hasSize | hasStream | hasTime | hasFrames
 )
 
-// setField sets one field of an event being read. A modelled field of
-// the wrong kind (a NaN address, a negative size) is kept as read among
-// the others, and is a problem.
-func (u *unpickler) setField(b *eventBuilder, k any, s slot) error {
+// fieldKey is the event field a dict key names: told once per memo entry
+// of a key string, so that an event's keys, which the pickle refers to by
+// BINGET event after event, are not compared with the field names each
+// time.
+type fieldKey uint8
+
+const (
+	fieldUnread fieldKey = iota // not told yet
+	fieldOther                  // not a modelled field
+	fieldAction
+	fieldAddr
+	fieldSize
+	fieldStream
+	fieldTime
+	fieldFrames
+)
+
+// fieldOf is the field the key k names.
+func fieldOf(k any) fieldKey {
 	key, _ := k.(string)
-	var num *uint64
-	var bit uint8
 	switch key {
 	case "action":
-		if a, ok := s.v.(string); ok && s.k == kObj {
-			b.action, b.rec.missing = a, b.rec.missing&^hasAction
-			return nil
-		}
+		return fieldAction
 	case "addr":
-		num, bit = &b.rec.addr, hasAddr
+		return fieldAddr
 	case "size":
-		num, bit = &b.rec.size, hasSize
+		return fieldSize
 	case "stream":
-		num, bit = &b.rec.stream, hasStream
+		return fieldStream
 	case "time_us":
-		if s.k == kInt {
-			b.rec.time, b.rec.missing = int64(s.n), b.rec.missing&^hasTime
-			return nil
-		}
+		return fieldTime
 	case "frames":
-		if l, ok := s.v.(*list); ok && s.k == kObj {
-			b.rec.frames, b.rec.missing = u.stacks.shared(l, u.tables), b.rec.missing&^hasFrames
-			return nil
-		}
+		return fieldFrames
 	}
-	if num != nil && s.k == kInt && int64(s.n) >= 0 {
-		*num, b.rec.missing = s.n, b.rec.missing&^bit
+	return fieldOther
+}
+
+// setField sets one field of an event being read: f is the field the key
+// k names, or fieldUnread. A modelled field of the wrong kind (a NaN
+// address, a negative size) is kept as read among the others, and is a
+// problem.
+func (u *unpickler) setField(b *eventBuilder, k any, f fieldKey, s slot) error {
+	if f == fieldUnread {
+		f = fieldOf(k)
+	}
+	if u.setModelled(b, f, s) {
 		return nil
 	}
 	v, err := u.plain(s)
 	if err != nil {
 		return err
 	}
-	if key == "action" || num != nil || key == "time_us" {
+	if f != fieldOther && f != fieldFrames { // frames of another kind are only kept
+		key := k.(string)
 		b.problems = append(b.problems, fmt.Sprintf("%s is %s, not %s", key, describe(v), wantOf(key)))
 	}
 	b.extra = append(b.extra, item{k, v})
 	return nil
 }
+
+// setModelled sets the modelled field f of an event being read to s, and
+// reports whether it did: false when f is not modelled (or not told) or s
+// is not of its kind.
+func (u *unpickler) setModelled(b *eventBuilder, f fieldKey, s slot) bool {
+	r := &b.rec
+	var num *uint64
+	switch f {
+	case fieldAction:
+		if a, ok := s.v.(string); ok && s.k == kObj {
+			b.action, r.missing = a, r.missing&^hasAction
+			return true
+		}
+		return false
+	case fieldAddr:
+		num = &r.addr
+	case fieldSize:
+		num = &r.size
+	case fieldStream:
+		num = &r.stream
+	case fieldTime:
+		if s.k == kInt {
+			r.time, r.missing = int64(s.n), r.missing&^hasTime
+			return true
+		}
+		return false
+	case fieldFrames:
+		if l, ok := s.v.(*list); ok && s.k == kObj {
+			r.frames, r.missing = u.stacks.shared(l, u.tables), r.missing&^hasFrames
+			return true
+		}
+		return false
+	default:
+		return false
+	}
+	if s.k != kInt || int64(s.n) < 0 {
+		return false
+	}
+	*num, r.missing = s.n, r.missing&^fieldBit[f]
+	return true
+}
+
+// fieldBit is each counted field's bit in eventRecord.missing.
+var fieldBit = [...]uint8{fieldAddr: hasAddr, fieldSize: hasSize, fieldStream: hasStream}
 
 func wantOf(key string) string {
 	switch key {
@@ -556,8 +615,10 @@ loop:
 			if len(items)%2 != 0 {
 				return u.setItems(items) // its error
 			}
-			for i := 0; i < len(items); i += 2 { // as setItems would: scalars are never refused
-				u.setField(ev, items[i].boxed(), items[i+1]) //nolint:errcheck // a scalar is never refused
+			for k := 0; k < len(items); k += 2 { // as setItems would: scalars are never refused
+				if !u.setModelled(ev, items[k].f, items[k+1]) {
+					u.setField(ev, items[k].boxed(), items[k].f, items[k+1]) //nolint:errcheck // a scalar is never refused
+				}
 			}
 			return nil
 		case 0x8c: // SHORT_BINUNICODE

@@ -60,6 +60,7 @@ type slot struct {
 	v any
 	n uint64
 	k slotKind
+	f fieldKey // for a string from the memo, the event field it names
 }
 
 // boxed is the slot as a plain value.
@@ -741,7 +742,7 @@ func (u *unpickler) setItems(kv []slot) error {
 			if err != nil {
 				return err
 			}
-			if err := u.setField(d, k, kv[i+1]); err != nil {
+			if err := u.setField(d, k, kv[i].f, kv[i+1]); err != nil {
 				return err
 			}
 		}
