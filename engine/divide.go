@@ -26,6 +26,7 @@ func (s *Session) divide(a, b *Tensor) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
+	layOut(out, a, b)
 	// self's gradient is grad / other; other's needs self and other
 	var save []*Tensor
 	if b.requiresGrad() {

@@ -142,6 +142,7 @@ func unary(name, node string, saves, temps int) *OpDef {
 			if err != nil {
 				return nil, err
 			}
+			layOut(out, x)
 			s.record(node, out, []*Tensor{x}, [][]*Tensor{nil, {x}, {out}}[saves], likeInput(temps))
 			return out, nil
 		}}

@@ -318,6 +318,7 @@ func (s *Session) binary(op string, a, b *Tensor) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
+	layOut(out, a, b)
 	switch op {
 	case "add":
 		s.record("AddBackward0", out, []*Tensor{tensorOrNil(a), tensorOrNil(b)}, nil, passGrad)
@@ -343,7 +344,12 @@ func (s *Session) binary(op string, a, b *Tensor) (*Tensor, error) {
 	if a.requiresGrad() && !b.number {
 		save = append(save, b)
 	}
-	s.record("MulBackward0", out, []*Tensor{tensorOrNil(a), tensorOrNil(b)}, save, mulBackward)
+	if a.number || b.number {
+		// the number is saved as a 0-d host tensor: no memory, but a
+		// second backward through the node fails once it is freed
+		save = append(save, &Tensor{DType: Float32, st: &storage{}})
+	}
+	s.record("MulBackward0", out, []*Tensor{tensorOrNil(a), tensorOrNil(b)}, save, mulGrads(a, b))
 	return out, nil
 }
 
@@ -393,9 +399,26 @@ func subBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) { return new
 // mulBackward: grad * other, then grad * self.
 func mulBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) { return newGrads(s, n, g, 0) }
 
+// mulGrads is the backward of a * b: grad * b for a, then grad * a for
+// b, each laid out as TensorIterator lays out that product.
+func mulGrads(a, b *Tensor) backward {
+	la, lb := layoutGhost(a), layoutGhost(b)
+	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) { return newGrads(s, n, g, 0, lb, la) }
+}
+
+// layoutGhost is t's shape and layout without its storage (nil for a
+// number), for a backward to lay its gradients out by.
+func layoutGhost(t *Tensor) *Tensor {
+	if t.number {
+		return nil
+	}
+	return &Tensor{Shape: t.Shape, strides: layoutOf(t)}
+}
+
 // newGrads gives each input that takes a gradient a new tensor of g's
-// size, except the inputs before from, which take g itself.
-func newGrads(s *Session, n *node, g *Tensor, from int) ([]*Tensor, error) {
+// size, except the inputs before from, which take g itself; input i's
+// is laid out as an elementwise op over g and others[i] would be.
+func newGrads(s *Session, n *node, g *Tensor, from int, others ...*Tensor) ([]*Tensor, error) {
 	grads := make([]*Tensor, len(n.inputs))
 	for i, e := range n.inputs {
 		if e.to == nil {
@@ -408,6 +431,9 @@ func newGrads(s *Session, n *node, g *Tensor, from int) ([]*Tensor, error) {
 		r, err := s.alloc(g.Shape, g.DType, g.Device())
 		if err != nil {
 			return grads, err
+		}
+		if i < len(others) {
+			layOut(r, g, others[i])
 		}
 		grads[i] = r
 	}

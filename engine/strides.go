@@ -102,6 +102,36 @@ func (s *Session) recordView(name string, v, t *Tensor, dense bool) {
 	s.recordViewNode(name, v, t, bw)
 }
 
+// recordPermute records the view op name on v, t's dimensions reordered
+// (v's dimension i is t's perm[i]), where autograd does: its backward
+// lays the gradient's dimensions back in t's order, a view.
+func (s *Session) recordPermute(name string, v, t *Tensor, perm []int) {
+	s.recordViewNode(name, v, t, func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+		shape := n.inputs[0].shape
+		r := gradView(g, shape)
+		if g.expanded && g.strides == nil {
+			return []*Tensor{r}, nil // a broadcast gradient stays one
+		}
+		gs := g.Strides()
+		st := make([]int64, len(shape))
+		for i, d := range perm {
+			st[d] = gs[i]
+		}
+		r.strides, r.strided = st, !contiguous(shape, st)
+		return []*Tensor{r}, nil
+	})
+}
+
+// swapped is the order of n dimensions with d0 and d1 swapped.
+func swapped(n, d0, d1 int) []int {
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = i
+	}
+	perm[d0], perm[d1] = d1, d0
+	return perm
+}
+
 // recordViewNode records the view op name on v, a view of t, with
 // backward bw, where autograd does: v is no longer t's leaf but the
 // output of its node.
@@ -238,7 +268,11 @@ func (s *Session) Permute(t *Tensor, dims []int64) (*Tensor, error) {
 		shape[i], strides[i] = t.Shape[d], st[d]
 	}
 	v := restrided(t, shape, strides, t.offset)
-	s.recordView("PermuteBackward0", v, t, false)
+	perm := make([]int, len(dims))
+	for i, dim := range dims {
+		perm[i], _ = dimIndex(dim, len(t.Shape))
+	}
+	s.recordPermute("PermuteBackward0", v, t, perm)
 	return v, nil
 }
 
@@ -336,7 +370,7 @@ func init() {
 					return nil, err
 				}
 				v := s.Transpose(t, d0, d1)
-				s.recordView("TransposeBackward0", v, t, false)
+				s.recordPermute("TransposeBackward0", v, t, swapped(len(t.Shape), d0, d1))
 				return v, nil
 			}}),
 		view(&OpDef{Name: "t", Params: []Param{input},
@@ -347,7 +381,7 @@ func init() {
 				}
 				v := s.Transpose(t, 0, max(len(t.Shape)-1, 0)) // a 0-d tensor is its own t()
 				if len(t.Shape) == 2 {
-					s.recordView("TBackward0", v, t, false)
+					s.recordPermute("TBackward0", v, t, swapped(2, 0, 1))
 				}
 				return v, nil
 			}}),

@@ -90,11 +90,17 @@ func (s *Session) View(t *Tensor, shape []int64) (*Tensor, error) {
 // reshapeBack is a view's backward, grad.reshape(the input's shape): a
 // view of the gradient, or a dense copy of one that is not contiguous.
 func reshapeBack(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
-	if g.strided {
-		r, err := s.alloc(n.inputs[0].shape, g.DType, g.Device())
+	shape := n.inputs[0].shape
+	st, ok := viewStrides(g.Shape, layoutOf(g), shape)
+	if !ok {
+		r, err := s.alloc(shape, g.DType, g.Device())
 		return []*Tensor{r}, err
 	}
-	return []*Tensor{gradView(g, n.inputs[0].shape)}, nil
+	r := gradView(g, shape)
+	if g.strides != nil {
+		r.strides, r.strided = st, !contiguous(shape, st)
+	}
+	return []*Tensor{r}, nil
 }
 
 // SliceDim is t[..., start:start+n*step:step] along dimension dim: a
