@@ -180,7 +180,7 @@ func efficientBackward(g sdpaShape, ws uint64) backward {
 func (s *Session) attentionGrads(n *node, grad *Tensor, outStrided bool, kernel func(dev Device) error) ([]*Tensor, error) {
 	dev := grad.Device()
 	out := make([]*Tensor, 3)
-	copied := grad.expanded || grad.strided != outStrided
+	copied := !laidOutAs(grad, outStrided)
 	var specs []tensorShape
 	for _, e := range n.inputs[:3] {
 		sh := e.shape
@@ -224,6 +224,20 @@ func (s *Session) attentionGrads(n *node, grad *Tensor, outStrided bool, kernel 
 		}
 	}
 	return out, err
+}
+
+// laidOutAs reports whether gradient g is laid out densely as the
+// output is: transposed from [B, T, H, D] (transposed), or contiguous.
+func laidOutAs(g *Tensor, transposed bool) bool {
+	if g.expanded {
+		return false
+	}
+	shape, st := g.Shape, g.Strides()
+	if transposed {
+		shape = []int64{shape[0], shape[2], shape[1], shape[3]}
+		st = []int64{st[0], st[2], st[1], st[3]}
+	}
+	return contiguous(shape, st)
 }
 
 // scratch allocates a kernel's workspace of n bytes and frees it.
