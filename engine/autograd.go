@@ -35,6 +35,10 @@ type node struct {
 	// gradient come so far while backward runs (one InputBuffer slot
 	// each); nil for a node of one output.
 	grads []*Tensor
+	// dropped lets go, with the saved tensors, of what else the node's
+	// context holds (a custom Function's ctx: the reentrant
+	// checkpoint's function and arguments); nil for most nodes.
+	dropped func()
 }
 
 // edge leads from a node to the node of one of its inputs.
@@ -203,6 +207,10 @@ func checkSaved(n *node) error {
 
 func (s *Session) releaseSaved(n *node) {
 	s.unpackedGone(n)
+	if f := n.dropped; f != nil {
+		n.dropped = nil
+		f()
+	}
 	for _, sv := range n.saved {
 		if sv.ckpt != nil {
 			continue

@@ -18,10 +18,12 @@ var (
 // backward from the output rerun returns with the incoming gradient,
 // calls release (the callee lets go of that output), and hands each input
 // the gradient its detached leaf got. The node keeps rng RNG states as
-// BeginCheckpoint's region does.
-func (s *Session) ReentrantCheckpoint(out *Tensor, inputs []*Tensor, rng int, rerun func(detached []*Tensor) (res *Tensor, release func(), err error)) error {
+// BeginCheckpoint's region does, and calls dropped when it lets go of its
+// saved tensors (at once when no node is made).
+func (s *Session) ReentrantCheckpoint(out *Tensor, inputs []*Tensor, rng int, rerun func(detached []*Tensor) (res *Tensor, release func(), err error), dropped func()) error {
 	states, err := s.rngStates(rng)
 	if err != nil {
+		dropped()
 		return err
 	}
 	tmpl := make([]Tensor, len(inputs))
@@ -73,13 +75,19 @@ func (s *Session) ReentrantCheckpoint(out *Tensor, inputs []*Tensor, rng int, re
 		s.event("checkpoint (reentrant): forward rerun with grad in backward and backpropagated through at once")
 		return grads, nil
 	})
+	made := out.fn != nil && out.fn.name == "CheckpointFunctionBackward"
 	for _, st := range states {
-		if out.fn != nil && out.fn.name == "CheckpointFunctionBackward" {
+		if made {
 			out.fn.saved = append(out.fn.saved, savedTensor{st: st, what: "an RNG state"})
 			st.saved++
 			continue
 		}
 		s.release(st) // no node: the context goes with the call
+	}
+	if made {
+		out.fn.dropped = dropped
+	} else {
+		dropped()
 	}
 	return nil
 }

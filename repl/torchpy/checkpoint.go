@@ -2,6 +2,7 @@ package torchpy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
@@ -22,6 +23,36 @@ const (
 // segmentFn runs a checkpointed function on its arguments (borrowed),
 // returning an owned result.
 type segmentFn func(args []eval.Value) (eval.Value, error)
+
+// segment is a checkpointed function: the call, and the Python values
+// it needs (the function, its keyword values), which the region or node
+// keeps for backward's rerun as PyTorch's frame and context do.
+type segment struct {
+	call segmentFn
+	hold []eval.Value
+}
+
+// keep takes a reference to each of vs; the function returned lets go.
+func (c *checkpointer) keep(vs []eval.Value) func() {
+	vs = append([]eval.Value(nil), vs...)
+	for _, v := range vs {
+		eval.Incref(v)
+	}
+	return func() {
+		for _, v := range vs {
+			c.b.in.Decref(v)
+		}
+	}
+}
+
+// keywordValues are the values of kw.
+func keywordValues(kw []eval.KeywordArg) []eval.Value {
+	vs := make([]eval.Value, len(kw))
+	for i, k := range kw {
+		vs[i] = k.Value
+	}
+	return vs
+}
 
 // checkpointer is the torch.utils.checkpoint module's state: the
 // warnings already shown (Python's default filter shows each once per
@@ -106,7 +137,9 @@ func (c *checkpointer) checkpoint(in *eval.Interp, _ eval.Value, args []eval.Val
 			fn := fa[0]
 			eval.Incref(fn)
 			return eval.Track(in, &eval.Builtin{Name: "checkpointed", Self: fn, Fn: func(in *eval.Interp, fn eval.Value, a []eval.Value, k []eval.KeywordArg) (eval.Value, error) {
-				return c.run(o, func(a []eval.Value) (eval.Value, error) { return in.Call(fn, a, k) }, a, len(k) > 0)
+				k = slices.Clone(k)
+				seg := segment{func(a []eval.Value) (eval.Value, error) { return in.Call(fn, a, k) }, append([]eval.Value{fn}, keywordValues(k)...)}
+				return c.run(o, seg, a, len(k) > 0)
 			}}), nil
 		}), nil
 	}
@@ -118,7 +151,8 @@ func (c *checkpointer) checkpoint(in *eval.Interp, _ eval.Value, args []eval.Val
 		return nil, in.Raise(eval.ValueErrorType, "Unexpected keyword arguments: %s", kwNames(rest))
 	}
 	fn := args[0]
-	return c.run(o, func(a []eval.Value) (eval.Value, error) { return in.Call(fn, a, rest) }, args[1:], len(rest) > 0)
+	seg := segment{func(a []eval.Value) (eval.Value, error) { return in.Call(fn, a, rest) }, append([]eval.Value{fn}, keywordValues(rest)...)}
+	return c.run(o, seg, args[1:], len(rest) > 0)
 }
 
 // kwNames joins keyword names as PyTorch's ValueError does.
@@ -132,14 +166,14 @@ func kwNames(kw []eval.KeywordArg) string {
 
 // run checkpoints one call of fn on args (borrowed) in the variant o
 // says; keywords passed to fn are refused by the reentrant one.
-func (c *checkpointer) run(o checkpointOpts, fn segmentFn, args []eval.Value, keywords bool) (eval.Value, error) {
+func (c *checkpointer) run(o checkpointOpts, seg segment, args []eval.Value, keywords bool) (eval.Value, error) {
 	if o.reentrant {
 		if keywords {
 			return nil, c.b.in.Raise(eval.ValueErrorType, "Unexpected keyword arguments")
 		}
-		return c.reentrant(o, fn, args)
+		return c.reentrant(o, seg, args)
 	}
-	return c.nonReentrant(o, fn, args)
+	return c.nonReentrant(o, seg, args)
 }
 
 // tensorArgs are the tensors among args (top level, as checkpoint saves
@@ -162,22 +196,20 @@ func (c *checkpointer) tensorArgs(o checkpointOpts, args []eval.Value) ([]*engin
 	return ts, rng
 }
 
-// nonReentrant is use_reentrant=False: the region keeps args (its
-// Python references too, until the engine says the region died) and
-// reruns fn on them in backward.
-func (c *checkpointer) nonReentrant(o checkpointOpts, fn segmentFn, args []eval.Value) (eval.Value, error) {
+// nonReentrant is use_reentrant=False: the region keeps args and what
+// seg holds (Python references, until the engine says the region died)
+// and reruns seg on args in backward.
+func (c *checkpointer) nonReentrant(o checkpointOpts, seg segment, args []eval.Value) (eval.Value, error) {
 	ts, rng := c.tensorArgs(o, args)
 	region, err := c.b.S.BeginCheckpoint(ts, rng)
 	if err != nil {
 		return nil, c.b.pyErr(err)
 	}
 	kept := append([]eval.Value(nil), args...)
-	for _, a := range kept {
-		eval.Incref(a)
-	}
-	v, err := fn(kept)
+	release := c.keep(append(slices.Clone(kept), seg.hold...))
+	v, err := seg.call(kept)
 	c.b.S.EndCheckpoint(region, func() error {
-		r, err := fn(kept)
+		r, err := seg.call(kept)
 		if err != nil {
 			if region.Stopped() {
 				c.b.in.Drop(err)
@@ -187,17 +219,14 @@ func (c *checkpointer) nonReentrant(o checkpointOpts, fn segmentFn, args []eval.
 		}
 		c.b.in.Decref(r)
 		return nil
-	}, func() {
-		for _, a := range kept {
-			c.b.in.Decref(a)
-		}
-	})
+	}, release)
 	return v, err
 }
 
-// reentrant is use_reentrant=True: fn runs under no_grad and its output
-// becomes CheckpointFunctionBackward's.
-func (c *checkpointer) reentrant(o checkpointOpts, fn segmentFn, args []eval.Value) (eval.Value, error) {
+// reentrant is use_reentrant=True: seg runs under no_grad and its output
+// becomes CheckpointFunctionBackward's, which keeps what seg holds and the
+// arguments that are not tensors.
+func (c *checkpointer) reentrant(o checkpointOpts, seg segment, args []eval.Value) (eval.Value, error) {
 	ts, rng := c.tensorArgs(o, args)
 	needs := false
 	for _, t := range ts {
@@ -207,7 +236,7 @@ func (c *checkpointer) reentrant(o checkpointOpts, fn segmentFn, args []eval.Val
 		c.warn(warnNoGrad)
 	}
 	was := c.b.S.SetGradEnabled(false)
-	v, err := fn(args)
+	v, err := seg.call(args)
 	c.b.S.SetGradEnabled(was)
 	if err != nil {
 		return nil, err
@@ -217,6 +246,13 @@ func (c *checkpointer) reentrant(o checkpointOpts, fn segmentFn, args []eval.Val
 		c.b.in.Decref(v)
 		return nil, c.b.notModelled("a reentrant checkpoint whose function returns other than one tensor")
 	}
+	var others []eval.Value
+	for _, a := range args {
+		if t, ok := a.(*Tensor); !ok || t.T == nil {
+			others = append(others, a)
+		}
+	}
+	args = slices.Clone(args)
 	err = c.b.S.ReentrantCheckpoint(out.T, ts, rng, func(detached []*engine.Tensor) (*engine.Tensor, func(), error) {
 		again := make([]eval.Value, len(args))
 		k := 0
@@ -229,7 +265,7 @@ func (c *checkpointer) reentrant(o checkpointOpts, fn segmentFn, args []eval.Val
 			again[i] = a
 			eval.Incref(a)
 		}
-		r, err := fn(again)
+		r, err := seg.call(again)
 		for _, a := range again {
 			c.b.in.Decref(a)
 		}
@@ -242,7 +278,7 @@ func (c *checkpointer) reentrant(o checkpointOpts, fn segmentFn, args []eval.Val
 			return nil, nil, c.b.notModelled("a reentrant checkpoint whose function returns other than one tensor")
 		}
 		return rt.T, func() { c.b.in.Decref(r) }, nil
-	})
+	}, c.keep(append(others, seg.hold...)))
 	if err != nil {
 		c.b.in.Decref(v)
 		return nil, c.b.pyErr(err)
@@ -275,7 +311,16 @@ func (c *checkpointer) sequential(in *eval.Interp, _ eval.Value, args []eval.Val
 	if err != nil {
 		return nil, err
 	}
-	size := int64(len(fns)) / segments
+	var size int64
+	switch {
+	case segments == 0:
+		return nil, in.Raise(eval.ZeroDivisionErrorType, "integer division or modulo by zero")
+	case segments > 0:
+		size = int64(len(fns)) / segments
+		if size == 0 {
+			return nil, in.Raise(eval.ValueErrorType, "range() arg 3 must not be zero")
+		}
+	} // fewer than none: Python's range is empty, nothing is checkpointed
 	run := func(start, end int64) segmentFn {
 		return func(x []eval.Value) (eval.Value, error) {
 			cur := x[0]
@@ -296,7 +341,7 @@ func (c *checkpointer) sequential(in *eval.Interp, _ eval.Value, args []eval.Val
 	end := int64(-1)
 	for start := int64(0); start < size*(segments-1); start += size {
 		end = start + size - 1
-		next, err := c.run(o, run(start, end), []eval.Value{input}, false)
+		next, err := c.run(o, segment{run(start, end), fns[start : end+1]}, []eval.Value{input}, false)
 		in.Decref(input)
 		if err != nil {
 			return nil, err
