@@ -122,12 +122,21 @@ func (s *Session) ClearAutocastCache() {
 	}
 }
 
-// autocastOp runs op name under autocast's policy: with its arguments
+// autocastOp is autocastRun for a run that returns no tensors to it
+// (Linear keeps its own output).
+func (s *Session) autocastOp(name string, args Args, run func(Args) error) error {
+	_, err := s.autocastRun(name, args, func(a Args) ([]*Tensor, error) { return nil, run(a) })
+	return err
+}
+
+// autocastRun runs op name under autocast's policy: with its arguments
 // cast (the casts dropped once it returns, those saved or cached kept)
 // and the ops it runs inside not cast again: run gets args, or a copy
-// with the casts in place of the tensors cast. A castOptDType op of a lower-precision input runs
-// as its dtype=torch.float32 form, which is refused where not modelled.
-func (s *Session) autocastOp(name string, args Args, run func(Args) error) error {
+// with the casts in place of the tensors cast, and returns the op's
+// outputs. A castOptDType op of a lower-precision input runs as its
+// dtype=torch.float32 form (optDTypeInput, halfToFloat), refused where
+// not modelled.
+func (s *Session) autocastRun(name string, args Args, run func(Args) ([]*Tensor, error)) ([]*Tensor, error) {
 	p := autocastPolicies[name]
 	st := s.Autocast()
 	if !st.Enabled || s.amp.inOp || s.inBackward || p == castNone {
@@ -140,48 +149,48 @@ func (s *Session) autocastOp(name string, args Args, run func(Args) error) error
 			s.dropTensor(t)
 		}
 	}()
+	s.amp.inOp = true
+	defer func() { s.amp.inOp = false }()
 	target := Float32
 	switch p {
 	case castOptDType:
-		if t := args.Tensor(0); t != nil && lowerPrecision(t) {
-			f, err := s.optDTypeInput(name, t)
-			if err != nil {
-				return err
-			}
-			args[0] = f
-			made = append(made, f)
-			if name == "cumsum" {
-				inner := run
-				run = func(a Args) error { return s.cumsumCopy(t, inner, a) }
-			}
+		t := args.Tensor(0)
+		if t == nil || !lowerPrecision(t) {
+			return run(args)
 		}
+		if node := halfToFloatNodes[name]; node != "" && (name == "cumsum" || t.DType.Name == "float16") {
+			return s.halfToFloat(node, t, args, run)
+		}
+		f, err := s.optDTypeInput(name, t)
+		if err != nil {
+			return nil, err
+		}
+		args[0] = f
+		made = append(made, f)
+		return run(args)
 	case castLower:
 		target = st.DType
 	case castPromote:
 		target = promoteType(st.DType, args)
 	}
-	if p != castOptDType {
-		for i := len(args) - 1; i >= 0; i-- {
-			var err error
-			switch v := args[i].(type) {
-			case *Tensor:
-				args[i], err = s.autocastArg(v, target, &made)
-			case []*Tensor:
-				list := slices.Clone(v)
-				for j, t := range list {
-					if list[j], err = s.autocastArg(t, target, &made); err != nil {
-						break
-					}
+	for i := len(args) - 1; i >= 0; i-- {
+		var err error
+		switch v := args[i].(type) {
+		case *Tensor:
+			args[i], err = s.autocastArg(v, target, &made)
+		case []*Tensor:
+			list := slices.Clone(v)
+			for j, t := range list {
+				if list[j], err = s.autocastArg(t, target, &made); err != nil {
+					break
 				}
-				args[i] = list
 			}
-			if err != nil {
-				return err
-			}
+			args[i] = list
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
-	s.amp.inOp = true
-	defer func() { s.amp.inOp = false }()
 	return run(args)
 }
 
@@ -267,40 +276,73 @@ func castBackward(dt DType) backward {
 	}
 }
 
-// optDTypeInput is what an op of castOptDType reads of a float16 or
-// bfloat16 input t when autocast gives it dtype=torch.float32
-// (amp_ops.jsonl): sum reads t as it is, into a float32 result; softmax
-// and log_softmax cast a bfloat16 t to float32 first (a cast autograd
-// records) and read a float16 one as it is (the half-to-float kernel);
-// cumsum reads a float32 copy (cumsumCopy). Where the backward is not
-// recorded, the form under autograd is refused.
+// optDTypeInput is what sum, softmax and log_softmax read of a
+// bfloat16 or float16 input t when autocast gives them dtype=
+// torch.float32 (amp_ops.jsonl): sum reads t as it is, into a float32
+// result; softmax and log_softmax cast a bfloat16 t to float32 first (a
+// cast autograd records). Other ops of castOptDType are refused.
 func (s *Session) optDTypeInput(name string, t *Tensor) (*Tensor, error) {
-	soft := name == "softmax" || name == "log_softmax"
-	switch {
-	case name == "sum":
+	switch name {
+	case "sum":
 		return s.readAsFloat32(t), nil
-	case soft && t.DType.Name == "bfloat16":
+	case "softmax", "log_softmax":
 		return s.castCopy(t, Float32)
-	case !soft && name != "cumsum":
-		return nil, NotModelledError("torch." + name + " of a " + t.DType.Name + " tensor under autocast (its dtype=torch.float32 form)")
-	case s.gradEnabled && t.requiresGrad():
-		return nil, NotModelledError("the backward of torch." + name + " of a " + t.DType.Name + " tensor under autocast")
 	}
-	return s.readAsFloat32(t), nil
+	return nil, NotModelledError("torch." + name + " of a " + t.DType.Name + " tensor under autocast (its dtype=torch.float32 form)")
 }
 
-// cumsumCopy runs cumsum with dtype=torch.float32 of t: its output, then
-// t's float32 copy the kernel reads, freed when it returns.
-func (s *Session) cumsumCopy(t *Tensor, run func(Args) error, a Args) error {
-	if err := run(a); err != nil {
-		return err
-	}
-	c, err := s.alloc(t.Shape, Float32, t.Device())
+// halfToFloatNodes are the ops of castOptDType that read a float16 (and
+// cumsum also a bfloat16) input with no cast autograd records, by the
+// node autograd records for them.
+var halfToFloatNodes = map[string]string{"softmax": "SoftmaxBackward0", "log_softmax": "LogSoftmaxBackward0", "cumsum": "CumsumBackward0"}
+
+// halfToFloat runs softmax, log_softmax or cumsum of t into float32 as
+// PyTorch's kernels do it (amp_ops.jsonl, amp_more.jsonl): the float32
+// output; cumsum then copies t to float32 for its kernel (freed at
+// once). Their backward makes t's gradient in t's dtype: softmax's and
+// log_softmax's then a float32 temporary of its shape (saving the
+// output); cumsum's converts the gradient to t's dtype and makes three
+// more of its size, the last the gradient.
+func (s *Session) halfToFloat(name string, t *Tensor, args Args, run func(Args) ([]*Tensor, error)) ([]*Tensor, error) {
+	was := s.SetGradEnabled(false)
+	v := s.readAsFloat32(t)
+	args[0] = v
+	outs, err := run(args)
+	s.dropTensor(v)
+	s.SetGradEnabled(was)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	s.dropTensor(c)
-	return nil
+	out := outs[0]
+	shape, dt := slices.Clone(t.Shape), t.DType
+	temps := []tensorShape{{shape, dt}, {shape, Float32}}
+	save := []*Tensor{out}
+	if name == "CumsumBackward0" {
+		c, err := s.alloc(shape, Float32, t.Device())
+		if err != nil {
+			s.dropTensor(out)
+			return nil, err
+		}
+		s.dropTensor(c)
+		temps, save = []tensorShape{{shape, dt}, {shape, dt}, {shape, dt}, {shape, dt}}, nil
+	}
+	s.record(name, out, []*Tensor{t}, save, func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+		ts, err := s.allocAll(g.Device(), temps...)
+		if err != nil {
+			return []*Tensor{nil}, err
+		}
+		grad := ts[0]
+		if name == "CumsumBackward0" {
+			grad, ts = ts[3], ts[:3]
+		} else {
+			ts = ts[1:]
+		}
+		for _, x := range ts {
+			s.dropTensor(x)
+		}
+		return []*Tensor{grad}, nil
+	})
+	return outs, nil
 }
 
 // readAsFloat32 is t as an op with dtype=torch.float32 reads it (sum):
