@@ -247,9 +247,15 @@ func (p Param) DefaultValue() any {
 // Run runs op d on a, whose values fit d's Params (the front end's
 // binding checks them): its output, a new reference. Under
 // torch.autocast, d's arguments are cast first (autocast.go).
-func (s *Session) Run(d *OpDef, a Args) (out *Tensor, err error) {
-	err = s.autocastOp(d.Name, a, func(a Args) (err error) { out, err = d.run(s, a); return err })
-	return out, err
+func (s *Session) Run(d *OpDef, a Args) (*Tensor, error) {
+	ts, err := s.autocastRun(d.Name, a, func(a Args) ([]*Tensor, error) {
+		t, err := d.run(s, a)
+		return []*Tensor{t}, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ts[0], nil
 }
 
 // Tuple reports whether d may return a tuple of tensors (RunTuple).
@@ -258,7 +264,10 @@ func (d *OpDef) Tuple() bool { return d.runTuple != nil }
 // RunTuple runs an op that may return a tuple of tensors: new
 // references, and whether they are a tuple (else one tensor).
 func (s *Session) RunTuple(d *OpDef, a Args) (outs []*Tensor, tuple bool, err error) {
-	err = s.autocastOp(d.Name, a, func(a Args) (err error) { outs, tuple, err = d.runTuple(s, a); return err })
+	outs, err = s.autocastRun(d.Name, a, func(a Args) (ts []*Tensor, err error) {
+		ts, tuple, err = d.runTuple(s, a)
+		return ts, err
+	})
 	return outs, tuple, err
 }
 
