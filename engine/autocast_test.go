@@ -186,3 +186,36 @@ func TestGradScalerTensors(t *testing.T) {
 	s.dropTensor(scaled)
 	s.FreeGradScaler(g)
 }
+
+// TestAutocastHalfToFloat replays amp_more.jsonl's float16 softmax
+// under float16 autocast: the float32 output alone (no cast of the
+// input), then in backward the input's float16 gradient and a float32
+// temporary of its shape.
+func TestAutocastHalfToFloat(t *testing.T) {
+	s := newTestSession(t, 1)
+	f16 := DTypes["float16"]
+	h := mustTensor(t, s, TensorSpec{Op: "randn", Shape: []int64{1024, 1024}, DType: f16, Device: cuda0, RequiresGrad: true})
+	prev := s.EnterAutocast(AutocastState{Enabled: true, DType: f16, CacheEnabled: true})
+	i := len(s.History(0))
+	sm, err := s.Run(Ops["softmax"], Args{h, int64(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := actionsSince(s, i), []string{"+4194304"}; !slices.Equal(got, want) || sm.DType.Name != "float32" {
+		t.Errorf("forward: %v %s, want %v float32", got, sm.DType.Name, want)
+	}
+	loss, err := s.Op("sum", sm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.ExitAutocast(prev)
+	s.dropTensor(sm)
+	i = len(s.History(0))
+	if err := s.Backward(loss, false); err != nil {
+		t.Fatal(err)
+	}
+	got := actionsSince(s, i)
+	if want := []string{"+4", "+2097152", "+4194304"}; len(got) < 3 || !slices.Equal(got[:3], want) {
+		t.Errorf("backward: %v, want it to begin %v", got, want)
+	}
+}
