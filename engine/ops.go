@@ -157,8 +157,10 @@ func savedForProduct(a, b *Tensor) []*Tensor {
 // productBackward is the backward of a product whose inputs have shapes
 // a and b (and maybe a bias): a gradient of each factor's shape, each one
 // matrix product, b's first when mat2First (mm), else a's; the bias's
-// gradient is the incoming one, summed to its shape.
-func productBackward(a, b []int64, mat2First bool) backward {
+// gradient is the incoming one, summed to its shape. A factor laid out
+// by columns (a transposed matrix) gets its gradient laid out so too, as
+// mm's backward computes it (grad.t().mm(mat1).t()).
+func productBackward(a, b []int64, mat2First bool, byColumns ...bool) backward {
 	order := []int{0, 1}
 	if mat2First {
 		order = []int{1, 0}
@@ -175,6 +177,10 @@ func productBackward(a, b []int64, mat2First bool) backward {
 			if err != nil {
 				return grads, err
 			}
+			if i < len(byColumns) && byColumns[i] {
+				r.strides = []int64{1, shape[0]}
+				r.strided = !contiguous(shape, r.strides)
+			}
 			grads[i] = r
 		}
 		if len(n.inputs) == 3 && n.inputs[2].to != nil {
@@ -182,6 +188,13 @@ func productBackward(a, b []int64, mat2First bool) backward {
 		}
 		return grads, nil
 	}
+}
+
+// columnMajor reports whether t is a matrix laid out by columns (a
+// contiguous matrix transposed).
+func columnMajor(t *Tensor) bool {
+	st := t.Strides()
+	return len(t.Shape) == 2 && st[0] == 1 && st[1] == t.Shape[0]
 }
 
 // productGrad is one matrix product of backward taking g: its output, a
@@ -252,7 +265,7 @@ func (s *Session) matmul(a, b *Tensor, node string) (*Tensor, error) {
 		s.dropTensor(out)
 		return nil, err
 	}
-	bw := productBackward(a.Shape, b.Shape, true)
+	bw := productBackward(a.Shape, b.Shape, true, columnMajor(a), columnMajor(b))
 	if rb == 1 {
 		bw = outerBackward
 	}
