@@ -1,7 +1,7 @@
 # The CNN layers beside convolution and pooling, on the GPU: LeakyReLU
 # and F.leaky_relu (out of place and in place), ReLU(inplace=True) and
-# F.relu(inplace=True) on a tensor made by an op and on a leaf (the
-# error), the Softmax and LogSoftmax modules along the channels, and
+# Tensor.relu_() on a tensor made by an op and on a leaf (the error),
+# LeakyReLU(inplace=True), the Softmax and LogSoftmax modules along the channels, and
 # GroupNorm and F.group_norm, forward and backward; bfloat16 once.
 # Recorded with --events.
 import torch
@@ -46,10 +46,18 @@ show("ReLU(inplace) backward")
 del y, h
 x.grad = None
 h = x * 3
-y = F.relu(h, inplace=True)
-show("F.relu inplace")
+y = h.relu_()
+show("relu_")
 y.sum().backward()
-show("F.relu inplace backward")
+show("relu_ backward")
+del y, h
+x.grad = None
+h = x * 4
+y = nn.LeakyReLU(0.3, inplace=True)(h)
+show("LeakyReLU(inplace)")
+print(y is h, y.grad_fn.name())
+y.sum().backward()
+show("LeakyReLU(inplace) backward")
 del y, h
 x.grad = None
 try:
