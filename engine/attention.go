@@ -64,6 +64,9 @@ func (s *Session) Attention(q, k, v, mask *Tensor, dropout float64, causal bool)
 	if !dev.CUDA {
 		return nil, NotModelledError("F.scaled_dot_product_attention on the host")
 	}
+	if mask != nil && mask.requiresGrad() && s.gradEnabled {
+		return nil, NotModelledError("an attn_mask that requires grad (its gradient)")
+	}
 	if causal && mask != nil {
 		return nil, fmt.Errorf("RuntimeError: _scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
 	}
