@@ -78,7 +78,11 @@ type checkpointOpts struct {
 
 // options reads use_reentrant= and preserve_rng_state= from kw and
 // returns the rest; warn is the warning for a missing use_reentrant.
-func (c *checkpointer) options(kw []eval.KeywordArg, warn string) (checkpointOpts, []eval.KeywordArg, error) {
+// checkpoint's other options (single is false for checkpoint_sequential,
+// which takes none) are taken at the values that change no memory:
+// determinism_check= (a check of shapes), debug=False, early_stop=True;
+// others are refused.
+func (c *checkpointer) options(kw []eval.KeywordArg, warn string, single bool) (checkpointOpts, []eval.KeywordArg, error) {
 	o := checkpointOpts{reentrant: true, preserve: true}
 	given := false
 	var rest []eval.KeywordArg
@@ -93,7 +97,13 @@ func (c *checkpointer) options(kw []eval.KeywordArg, warn string) (checkpointOpt
 		case "preserve_rng_state":
 			o.preserve, err = c.b.in.Truth(k.Value)
 		case "determinism_check", "early_stop", "debug", "context_fn":
-			return o, nil, c.b.notModelled("torch.utils.checkpoint's " + k.Name + "=")
+			if !single {
+				rest = append(rest, k)
+				continue
+			}
+			if !c.memoryNeutral(k) {
+				return o, nil, c.b.notModelled("torch.utils.checkpoint's " + k.Name + "=" + c.b.in.ReprOf(k.Value))
+			}
 		default:
 			rest = append(rest, k)
 		}
@@ -105,6 +115,21 @@ func (c *checkpointer) options(kw []eval.KeywordArg, warn string) (checkpointOpt
 		c.warn(warn)
 	}
 	return o, rest, nil
+}
+
+// memoryNeutral reports whether checkpoint's option k is at a value that
+// changes no memory.
+func (c *checkpointer) memoryNeutral(k eval.KeywordArg) bool {
+	switch k.Name {
+	case "determinism_check":
+		s, ok := k.Value.(string)
+		return ok && (s == "default" || s == "none")
+	case "debug":
+		return k.Value == false
+	case "early_stop":
+		return k.Value == true
+	}
+	return false
 }
 
 // warn shows a UserWarning at the calling line, once per place.
@@ -123,7 +148,7 @@ func (c *checkpointer) warn(msg string) {
 // no arguments it is the decorator form.
 func (c *checkpointer) checkpoint(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 	if len(args) == 0 || args[0] == eval.None && len(args) == 1 {
-		o, rest, err := c.options(kw, warnCheckpoint)
+		o, rest, err := c.options(kw, warnCheckpoint, true)
 		if err != nil {
 			return nil, err
 		}
@@ -143,7 +168,7 @@ func (c *checkpointer) checkpoint(in *eval.Interp, _ eval.Value, args []eval.Val
 			}}), nil
 		}), nil
 	}
-	o, rest, err := c.options(kw, warnCheckpoint)
+	o, rest, err := c.options(kw, warnCheckpoint, true)
 	if err != nil {
 		return nil, err
 	}
@@ -290,9 +315,18 @@ func (c *checkpointer) reentrant(o checkpointOpts, seg segment, args []eval.Valu
 // functions (a Sequential's children, or a list) cut into segments of
 // len // segments, each but the last checkpointed.
 func (c *checkpointer) sequential(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-	o, rest, err := c.options(kw, warnSequential)
+	o, rest, err := c.options(kw, warnSequential, false)
 	if err != nil {
 		return nil, err
+	}
+	var unexpected []eval.KeywordArg
+	for _, k := range rest {
+		if !slices.Contains([]string{"functions", "segments", "input"}, k.Name) {
+			unexpected = append(unexpected, k)
+		}
+	}
+	if len(unexpected) > 0 {
+		return nil, in.Raise(eval.ValueErrorType, "Unexpected keyword arguments: %s", kwNames(unexpected))
 	}
 	a, err := in.ArgSpec("checkpoint_sequential", args, rest, 3, "functions", "segments", "input")
 	if err != nil {
