@@ -75,7 +75,7 @@ func init() {
 				{Name: "attn_mask", Kind: TensorParam, Default: "None"}, {Name: "dropout_p", Kind: NumberParam, Default: "0.0"},
 				{Name: "is_causal", Kind: BoolParam, Default: "False"}, {Name: "scale", Kind: NumberParam, Default: "None", KeywordOnly: true},
 				{Name: "enable_gqa", Kind: BoolParam, Default: "False", KeywordOnly: true}},
-			Memory: "the backend PyTorch picks on the H200 (float32: memory-efficient): the output ([B, T, H, D] transposed) and the float32 logsumexp (saved with q, k, v); backward makes dq, dk, dv, the delta and the kernel's workspace",
+			Memory: "the backend PyTorch picks on the H200 (cuDNN for float16/bfloat16, memory-efficient for float32): the output, the float32 logsumexp (saved with q, k, v), cuDNN's seed and offset; backward makes dq, dk, dv and the kernel's temporaries and workspace",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				if a.Bool(7) {
 					return nil, NotModelledError("F.scaled_dot_product_attention with enable_gqa=True")
