@@ -77,6 +77,9 @@ type autocast struct {
 	nesting int
 	cache   map[*storage]*Tensor
 	inOp    bool
+	// logProbs marks cross_entropy of a lower-precision input running:
+	// its log_softmax hands nll_loss the float32 cast (crossEntropyRun).
+	logProbs bool
 }
 
 // defaultAutocast is PyTorch's setting before any region: off,
@@ -139,7 +142,15 @@ func (s *Session) autocastOp(name string, args Args, run func(Args) error) error
 func (s *Session) autocastRun(name string, args Args, run func(Args) ([]*Tensor, error)) ([]*Tensor, error) {
 	p := autocastPolicies[name]
 	st := s.Autocast()
-	if !st.Enabled || s.amp.inOp || s.inBackward || p == castNone {
+	switch {
+	case !st.Enabled || s.amp.inOp || s.inBackward:
+		return run(args)
+	case name == "cross_entropy":
+		return s.crossEntropyRun(args, run)
+	case name == "log_softmax" && s.amp.logProbs:
+		s.amp.logProbs = false
+		return s.logProbsForNLL(args, run)
+	case p == castNone:
 		return run(args)
 	}
 	args = slices.Clone(args)
@@ -355,4 +366,41 @@ func (s *Session) readAsFloat32(t *Tensor) *Tensor {
 	t.st.refs++
 	s.record("ToCopyBackward0", v, []*Tensor{t}, nil, castBackward(t.DType))
 	return v
+}
+
+// crossEntropyRun is F.cross_entropy under autocast. PyTorch's composite
+// calls log_softmax with the input's own dtype (which autocast leaves)
+// and then nll_loss, a float32 op, which casts the log-probabilities of
+// a lower-precision input to float32 (amp_more.jsonl: the bfloat16
+// log-probabilities, their float32 cast, the loss and total_weight).
+// The engine's cross_entropy runs its log_softmax through the op table
+// and its nll_loss directly, so that log_softmax runs as it is and
+// hands nll_loss the cast (logProbsForNLL). Probabilities and
+// label_smoothing take other paths, not recorded: refused.
+func (s *Session) crossEntropyRun(args Args, run func(Args) ([]*Tensor, error)) ([]*Tensor, error) {
+	x, t := args.Tensor(0), args.Tensor(1)
+	if x == nil || t == nil || !lowerPrecision(x) {
+		return run(args)
+	}
+	if slices.Equal(x.Shape, t.Shape) || args.Number(7) != 0 {
+		return nil, NotModelledError("F.cross_entropy of probabilities or with label_smoothing of a " + x.DType.Name + " input under autocast")
+	}
+	s.amp.logProbs = true
+	defer func() { s.amp.logProbs = false }()
+	return run(args)
+}
+
+// logProbsForNLL runs cross_entropy's log_softmax as it is (its node
+// saves its output) and returns nll_loss's float32 cast of it.
+func (s *Session) logProbsForNLL(args Args, run func(Args) ([]*Tensor, error)) ([]*Tensor, error) {
+	outs, err := run(args)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.castCopy(outs[0], Float32)
+	s.dropTensor(outs[0])
+	if err != nil {
+		return nil, err
+	}
+	return []*Tensor{c}, nil
 }
