@@ -2,6 +2,7 @@ package torchpy
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -132,15 +133,22 @@ func (c *checkpointer) memoryNeutral(k eval.KeywordArg) bool {
 	return false
 }
 
-// warn shows a UserWarning at the calling line, once per place.
+// warn shows a UserWarning at the calling line, once per place, as
+// Python's warnings module writes it (with the line's source, when the
+// file can be read, as linecache does).
 func (c *checkpointer) warn(msg string) {
-	where := ""
+	where, source := "", ""
 	if st := c.b.in.Stack(); len(st) > 0 {
 		where = fmt.Sprintf("%s:%d: ", st[0].File, st[0].Line)
+		if src, err := os.ReadFile(st[0].File); err == nil {
+			if lines := eval.SourceLines(src); st[0].Line >= 1 && st[0].Line <= len(lines) {
+				source = "  " + strings.TrimSpace(lines[st[0].Line-1]) + "\n"
+			}
+		}
 	}
 	if key := where + msg; !c.warned[key] {
 		c.warned[key] = true
-		fmt.Fprintf(c.b.in.Stderr, "%sUserWarning: %s\n", where, msg)
+		fmt.Fprintf(c.b.in.Stderr, "%sUserWarning: %s\n%s", where, msg, source)
 	}
 }
 
