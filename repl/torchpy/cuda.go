@@ -38,8 +38,19 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		"memory_cached":        "reserved_bytes.all.current",
 		"max_memory_cached":    "reserved_bytes.all.peak",
 	}
+	w := newWarnings(in)
 	for name, key := range stats {
-		b.fn(m, name, name+"(device=None)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		doc := name + "(device=None)"
+		if _, ok := renamed[name]; ok {
+			doc += ": deprecated, " + renamedWarning(name)
+		}
+		b.fn(m, name, doc, func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			if _, ok := renamed[name]; ok {
+				w.warn("FutureWarning", renamedWarning(name))
+			}
+			if err := b.checkDeviceIndex(args, kw, false); err != nil {
+				return nil, err
+			}
 			i, err := b.cudaIndex(args, kw)
 			if err != nil {
 				return nil, err
@@ -80,6 +91,9 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		})
 	}
 	b.fn(m, "get_device_name", "get_device_name(device=None)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if err := b.checkDeviceIndex(args, kw, true); err != nil {
+			return nil, err
+		}
 		i, err := b.cudaIndex(args, kw)
 		if err != nil {
 			return nil, err

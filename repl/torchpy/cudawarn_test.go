@@ -1,0 +1,46 @@
+package torchpy_test
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/repl"
+)
+
+// TestDeprecatedCUDANamesWarn: memory_cached and max_memory_cached print
+// PyTorch's FutureWarning once per calling line, at the script's
+// absolute path with the line's source, as plain python3 printed them
+// on the H200 (testdata/pyrules/ops_cuda_warn.stderr, the script's
+// folder written as DIR in both).
+func TestDeprecatedCUDANamesWarn(t *testing.T) {
+	script := filepath.Join("..", "..", "testdata", "pyrules", "ops_cuda_warn.py")
+	src, err := os.ReadFile(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(strings.TrimSuffix(script, ".py") + ".stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := engine.NewSession(engine.Options{Preset: engine.Presets["h200"], Backend: "sim", FakeHost: true, Devices: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	r := &repl.Runner{Session: s, Out: io.Discard, Err: &stderr, File: script, KeepGoing: true, JSON: true}
+	r.PyScript(src)
+	abs, err := filepath.Abs(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.ReplaceAll(stderr.String(), abs, "DIR/ops_cuda_warn.py")
+	wantText := strings.ReplaceAll(string(want), "/work/main/testdata/pyrules/ops_cuda_warn.py", "DIR/ops_cuda_warn.py")
+	if got != wantText {
+		t.Errorf("stderr:\n%s\nPyTorch's:\n%s", got, wantText)
+	}
+}
