@@ -219,3 +219,22 @@ func TestAutocastHalfToFloat(t *testing.T) {
 		t.Errorf("backward: %v, want it to begin %v", got, want)
 	}
 }
+
+// TestAutocastCrossEntropy replays amp_more.jsonl's F.cross_entropy of
+// bfloat16 logits under bf16 autocast: the bfloat16 log-probabilities,
+// nll_loss's float32 cast of them, then the loss and total_weight.
+func TestAutocastCrossEntropy(t *testing.T) {
+	s := newTestSession(t, 1)
+	logits := mustTensor(t, s, TensorSpec{Op: "randn", Shape: []int64{512, 8192}, DType: DTypes["bfloat16"], Device: cuda0, RequiresGrad: true})
+	target := mustTensor(t, s, TensorSpec{Op: "zeros", Shape: []int64{512}, DType: DTypes["int64"], Device: cuda0})
+	prev := s.EnterAutocast(bf16)
+	defer s.ExitAutocast(prev)
+	i := len(s.History(0))
+	loss, err := s.Op("cross_entropy", logits, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := actionsSince(s, i), []string{"+8388608", "+16777216", "+4", "+4"}; !slices.Equal(got, want) || loss.DType.Name != "float32" {
+		t.Errorf("cross_entropy: %v %s, want %v float32", got, loss.DType.Name, want)
+	}
+}
