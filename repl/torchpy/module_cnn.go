@@ -168,30 +168,25 @@ class ReLU(Module):
         return 'inplace=True' if self.inplace else ''
 
 
-class Softmax(Module):
+class _AlongDim(Module):
+    # Softmax and LogSoftmax: the functional form named _op along dim
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return getattr(functional, self._op)(input, self.dim)
+
+    def extra_repr(self):
+        return f'dim={self.dim}'
+
+
+class Softmax(_AlongDim):
     """Softmax(dim=None): F.softmax along dim; its result saved."""
-
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, input):
-        return functional.softmax(input, self.dim)
-
-    def extra_repr(self):
-        return f'dim={self.dim}'
+    _op = 'softmax'
 
 
-class LogSoftmax(Module):
+class LogSoftmax(_AlongDim):
     """LogSoftmax(dim=None): F.log_softmax along dim; its result saved."""
-
-    def __init__(self, dim=None):
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, input):
-        return functional.log_softmax(input, self.dim)
-
-    def extra_repr(self):
-        return f'dim={self.dim}'
+    _op = 'log_softmax'
 `

@@ -1,0 +1,88 @@
+package engine
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// probeCase is one line of testdata/pyrules/cnn_probe.txt: the case, the
+// input's shape and dtype, and each phase's events ("a8192", "f4").
+type probeCase struct {
+	name   string
+	shape  []int64
+	dtype  string
+	phases map[string][]string
+}
+
+// probeCases reads cnn_probe.txt's cases (not those that raised).
+func probeCases(t *testing.T) []probeCase {
+	t.Helper()
+	f, err := os.Open("../testdata/pyrules/cnn_probe.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var cases []probeCase
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		head, rest, ok := strings.Cut(sc.Text(), " | ")
+		if !ok || strings.HasPrefix(rest, "error") {
+			continue
+		}
+		lp, rp := strings.Index(head, "("), strings.Index(head, ")")
+		c := probeCase{name: strings.TrimSpace(head[:lp]), dtype: strings.TrimSpace(head[rp+1:]), phases: map[string][]string{}}
+		for _, d := range strings.Split(head[lp+1:rp], ",") {
+			if d = strings.TrimSpace(d); d != "" {
+				n, err := strconv.ParseInt(d, 10, 64)
+				if err != nil {
+					t.Fatalf("%q: %v", head, err)
+				}
+				c.shape = append(c.shape, n)
+			}
+		}
+		for _, p := range strings.Split(rest, " | ") {
+			words := strings.Fields(p)
+			c.phases[words[0]] = words[1:]
+		}
+		cases = append(cases, c)
+	}
+	return cases
+}
+
+// TestPooledShapeAsRecorded: the output a pooling makes is the size
+// PyTorch's was, for every pooling of cnn_probe (8 input shapes, two
+// dtypes, 8 windows).
+func TestPooledShapeAsRecorded(t *testing.T) {
+	windowsOf := map[string]struct {
+		k, s, p int64
+		ceil    bool
+	}{
+		"max2": {2, 2, 0, false}, "max3s2p1": {3, 2, 1, false}, "max3": {3, 3, 0, false}, "max2s1": {2, 1, 0, false},
+		"max-ceil": {3, 2, 0, true}, "avg2": {2, 2, 0, false}, "avg3s2p1": {3, 2, 1, false}, "avg-nopad": {3, 2, 1, false},
+	}
+	checked := 0
+	for _, c := range probeCases(t) {
+		w, ok := windowsOf[c.name]
+		if !ok {
+			continue
+		}
+		x := &Tensor{Shape: c.shape, DType: DTypes[c.dtype]}
+		win := window{w.k, w.s, w.p, 1}
+		shape, err := pooledShape(c.name, x, [2]window{win, win}, w.ceil)
+		if err != nil {
+			t.Errorf("%s %v: %v", c.name, c.shape, err)
+			continue
+		}
+		want := c.phases["fwd"][0]
+		if got := "a" + strconv.FormatUint(numel(shape)*x.DType.Size, 10); got != want {
+			t.Errorf("%s %v %s: output %v (%s), PyTorch's %s", c.name, c.shape, c.dtype, shape, got, want)
+		}
+		checked++
+	}
+	if checked < 100 {
+		t.Errorf("only %d poolings checked", checked)
+	}
+}
