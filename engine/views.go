@@ -159,14 +159,12 @@ func (s *Session) Expand(t *Tensor, shape []int64) (*Tensor, error) {
 
 // ToDType is t.to(dtype): t itself (another reference) when it has the
 // dtype, else a copy converted on its device (values converted where
-// known). Under autograd the copy's backward is not modelled: an error
-// says so.
+// known); autograd records it as ToCopyBackward0, which saves nothing
+// and converts the gradient back (castBackward, engine/autocast.go;
+// testdata/pyrules/amp_more.py).
 func (s *Session) ToDType(t *Tensor, dt DType) (*Tensor, error) {
 	if t.DType.Name == dt.Name {
 		return share(t), nil
-	}
-	if s.gradEnabled && t.requiresGrad() {
-		return nil, fmt.Errorf("NotImplementedError: gpumemrepl does not model a dtype conversion that autograd records yet, so it cannot say what memory it uses")
 	}
 	y := &Tensor{Shape: t.Shape, DType: dt}
 	if err := checkSize(t.Shape, dt.Size); err != nil {
@@ -178,6 +176,7 @@ func (s *Session) ToDType(t *Tensor, dt DType) (*Tensor, error) {
 	}
 	y.st = st
 	st.vals = elementValues(t)
+	s.record("ToCopyBackward0", y, []*Tensor{t}, nil, castBackward(t.DType))
 	return y, nil
 }
 
@@ -281,7 +280,46 @@ func init() {
 		&OpDef{Name: "stack", Function: true, Params: []Param{tensors, {Name: "dim", Kind: IntParam, Default: "0"}},
 			Memory: "new tensor; saves nothing; backward gives each input a view of the gradient",
 			run:    func(s *Session, a Args) (*Tensor, error) { return s.Stack(a.TensorList(0), a.Int(1)) }},
+		&OpDef{Name: "view", Method: true, Params: []Param{input, {Name: "size", Kind: DimsParam}},
+			Memory: "view: shares storage, with the strides PyTorch computes (an error where none fits); backward reshapes the gradient back",
+			run:    func(s *Session, a Args) (*Tensor, error) { return s.View(a.Tensor(0), a.Ints(1)) }},
+		&OpDef{Name: "reshape", Function: true, Method: true, Params: []Param{input, {Name: "shape", Kind: DimsParam}},
+			Memory: "a view where the strides allow one, else a dense copy (CloneBackward0) viewed",
+			run:    func(s *Session, a Args) (*Tensor, error) { return s.Reshape(a.Tensor(0), a.Ints(1)) }},
+		&OpDef{Name: "flatten", Function: true, Method: true,
+			Params: []Param{input, {Name: "start_dim", Kind: IntParam, Default: "0"}, {Name: "end_dim", Kind: IntParam, Default: "-1"}},
+			Memory: "reshape of dimensions start_dim to end_dim into one: a view where the strides allow one",
+			run:    func(s *Session, a Args) (*Tensor, error) { return s.Flatten(a.Tensor(0), a.Int(1), a.Int(2)) }},
+		&OpDef{Name: "expand", Method: true, Params: []Param{input, {Name: "size", Kind: DimsParam}},
+			Memory: "view: no memory; a dimension of size 1 repeats with stride 0",
+			run:    func(s *Session, a Args) (*Tensor, error) { return s.Expand(a.Tensor(0), a.Ints(1)) }},
 	)
+}
+
+// Flatten is t.flatten(start, end): t reshaped with dimensions start to
+// end (negative from the end) made one; t itself (another reference)
+// when that changes nothing, as PyTorch returns it.
+func (s *Session) Flatten(t *Tensor, start, end int64) (*Tensor, error) {
+	n := len(t.Shape)
+	a, err := dimIndex(start, n)
+	if err != nil {
+		return nil, err
+	}
+	b, err := dimIndex(end, n)
+	if err != nil {
+		return nil, err
+	}
+	if a > b {
+		return nil, errors.New("RuntimeError: flatten() has invalid args: start_dim cannot come after end_dim")
+	}
+	if n == 0 {
+		return s.Reshape(t, []int64{1})
+	}
+	if a == b {
+		return share(t), nil
+	}
+	shape := slices.Concat(t.Shape[:a], []int64{int64(numel(t.Shape[a : b+1]))}, t.Shape[b+1:])
+	return s.Reshape(t, shape)
 }
 
 // gradView is a view of gradient g (another reference to its storage) of
