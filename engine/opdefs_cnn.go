@@ -20,13 +20,13 @@ func init() {
 			Params: []Param{input, optional("running_mean"), optional("running_var"), optional("weight"), optional("bias"),
 				flag("training", "False"), number("momentum", "0.1"), number("eps", "1e-05")},
 			Usage:  "F.batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-05)",
-			Memory: "training: the output, then the batch's mean and inverse std (float32, saved with the input; cuDNN's for 3-d and 4-d inputs with weight and bias), the running stats updated in place; eval: the output only; backward makes the input's, weight's and bias's gradients",
+			Memory: "cuDNN's (float32 or float16, 3-d and up, weight and bias): training the output and a float32 mean and inverse std per channel (saved), eval the output alone; PyTorch's (bfloat16, affine=False, 2-d) the three in training and eval (a 2-d input's statistics through a buffer across blocks); the running stats updated in place; backward makes the gradients (cuDNN's after a dense copy of the incoming one, a 2-d input's after two float32 sums per channel)",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				return s.batchNorm(a.Tensor(0), a.Tensor(1), a.Tensor(2), a.Tensor(3), a.Tensor(4), a.Bool(5))
 			}}),
 		functional(&OpDef{Name: "group_norm",
 			Params: []Param{input, {Name: "num_groups", Kind: IntParam}, optional("weight"), optional("bias"), number("eps", "1e-05")},
-			Memory: "the output, then mean and rstd of (N, groups) (saved with the input); backward makes the input's, weight's and bias's gradients",
+			Memory: "the output, then mean and rstd of (N, groups) (saved with the input) and, with weights, two float32 (N, C) factors freed after; backward makes a dense copy of the incoming gradient, the gradients, float32 sums and factors, freed after",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				return s.groupNorm(a.Tensor(0), a.Int(1), a.Tensor(2), a.Tensor(3))
 			}}),

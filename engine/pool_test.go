@@ -86,3 +86,32 @@ func TestPooledShapeAsRecorded(t *testing.T) {
 		t.Errorf("only %d poolings checked", checked)
 	}
 }
+
+// TestPoolErrorsAsRecorded: a window larger than the input is PyTorch's
+// error, word for word (cnn_probe's 1x1024 planes).
+func TestPoolErrorsAsRecorded(t *testing.T) {
+	x := &Tensor{Shape: []int64{16, 8, 1, 1024}, DType: Float32}
+	w := window{2, 2, 0, 1}
+	_, err := pooledShape("max_pool2d", x, [2]window{w, w}, false)
+	want := probeError(t, "max2 (16, 8, 1, 1024) float32")
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, PyTorch's %q", err, want)
+	}
+}
+
+// probeError is the error cnn_probe recorded for a case ("Type message").
+func probeError(t *testing.T, head string) string {
+	t.Helper()
+	b, err := os.ReadFile("../testdata/pyrules/cnn_probe.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if msg, ok := strings.CutPrefix(l, head+" | error "); ok {
+			typ, text, _ := strings.Cut(msg, " ")
+			return typ + ": " + text
+		}
+	}
+	t.Fatalf("no error recorded for %s", head)
+	return ""
+}
