@@ -26,6 +26,7 @@ func Install(in *eval.Interp, s *engine.Session) *Binding {
 	in.RegisterModule("torch.optim", b.optimModule)
 	in.RegisterModule("torch.utils", func(in *eval.Interp) (*eval.ModuleObj, error) { return in.NewModule("torch.utils"), nil })
 	in.RegisterModule("torch.utils.checkpoint", b.checkpointModule)
+	in.RegisterModule("torch.utils.data", b.dataModule)
 	return b
 }
 
