@@ -140,7 +140,7 @@ func (s *Session) record(name string, out *Tensor, inputs, save []*Tensor, bw ba
 		n.inputs = append(n.inputs, e)
 	}
 	if c := s.ckpt.forward; c != nil {
-		c.pack(n, out, save)
+		c.pack(n, out, inputs, save)
 		out.fn = n
 		return
 	}
