@@ -169,7 +169,7 @@ func (s *Session) autocastRun(name string, args Args, run func(Args) ([]*Tensor,
 		if t == nil || !lowerPrecision(t) {
 			return run(args)
 		}
-		if node := halfToFloatNodes[name]; node != "" && (name == "cumsum" || t.DType.Name == "float16") {
+		if node := halfToFloatNodes[name]; node != "" && t.DType.Name == "float16" {
 			return s.halfToFloat(node, t, args, run)
 		}
 		f, err := s.optDTypeInput(name, t)
@@ -249,7 +249,7 @@ func (s *Session) autocastArg(t *Tensor, dt DType, made *[]*Tensor) (*Tensor, er
 		*made = append(*made, c)
 		return c, nil
 	}
-	c, err := s.castCopy(t, dt)
+	c, err := s.ToDType(t, dt)
 	if err != nil {
 		return nil, err
 	}
@@ -260,18 +260,6 @@ func (s *Session) autocastArg(t *Tensor, dt DType, made *[]*Tensor) (*Tensor, er
 		s.amp.cache[t.st] = share(c)
 	}
 	*made = append(*made, c)
-	return c, nil
-}
-
-// castCopy is t.to(dt) as autocast runs it: a new dense tensor that
-// autograd records as ToCopyBackward0, saving nothing.
-func (s *Session) castCopy(t *Tensor, dt DType) (*Tensor, error) {
-	c, err := s.alloc(slices.Clone(t.Shape), dt, t.Device())
-	if err != nil {
-		return nil, err
-	}
-	c.st.vals = elementValues(t)
-	s.record("ToCopyBackward0", c, []*Tensor{t}, nil, castBackward(t.DType))
 	return c, nil
 }
 
@@ -297,23 +285,26 @@ func (s *Session) optDTypeInput(name string, t *Tensor) (*Tensor, error) {
 	case "sum":
 		return s.readAsFloat32(t), nil
 	case "softmax", "log_softmax":
-		return s.castCopy(t, Float32)
+		return s.ToDType(t, Float32)
 	}
 	return nil, NotModelledError("torch." + name + " of a " + t.DType.Name + " tensor under autocast (its dtype=torch.float32 form)")
 }
 
-// halfToFloatNodes are the ops of castOptDType that read a float16 (and
-// cumsum also a bfloat16) input with no cast autograd records, by the
-// node autograd records for them.
-var halfToFloatNodes = map[string]string{"softmax": "SoftmaxBackward0", "log_softmax": "LogSoftmaxBackward0", "cumsum": "CumsumBackward0"}
+// halfToFloatNodes are the ops of castOptDType that read a float16
+// input with no cast autograd records, by the node autograd records for
+// them.
+var halfToFloatNodes = map[string]string{"softmax": "SoftmaxBackward0", "log_softmax": "LogSoftmaxBackward0",
+	"cumsum": "CumsumBackward0", "norm": "LinalgVectorNormBackward0"}
 
-// halfToFloat runs softmax, log_softmax or cumsum of t into float32 as
-// PyTorch's kernels do it (amp_ops.jsonl, amp_more.jsonl): the float32
-// output; cumsum then copies t to float32 for its kernel (freed at
+// halfToFloat runs softmax, log_softmax, cumsum or norm of a float16 t
+// into float32 as PyTorch's kernels do it (amp_ops.jsonl,
+// amp_more.jsonl): the float32 output (and norm's reduction
+// temporaries); cumsum then copies t to float32 for its kernel (freed at
 // once). Their backward makes t's gradient in t's dtype: softmax's and
 // log_softmax's then a float32 temporary of its shape (saving the
 // output); cumsum's converts the gradient to t's dtype and makes three
-// more of its size, the last the gradient.
+// more of its size, the last the gradient. norm's node saves t and its
+// result; its backward is not recorded: running it is refused.
 func (s *Session) halfToFloat(name string, t *Tensor, args Args, run func(Args) ([]*Tensor, error)) ([]*Tensor, error) {
 	was := s.SetGradEnabled(false)
 	v := s.readAsFloat32(t)
@@ -336,6 +327,12 @@ func (s *Session) halfToFloat(name string, t *Tensor, args Args, run func(Args) 
 		}
 		s.dropTensor(c)
 		temps, save = []tensorShape{{shape, dt}, {shape, dt}, {shape, dt}, {shape, dt}}, nil
+	}
+	if name == "LinalgVectorNormBackward0" {
+		s.record(name, out, []*Tensor{t}, []*Tensor{t, out}, func(*Session, *node, *Tensor) ([]*Tensor, error) {
+			return []*Tensor{nil}, NotModelledError("the backward of torch.norm of a float16 tensor under autocast")
+		})
+		return outs, nil
 	}
 	s.record(name, out, []*Tensor{t}, save, func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 		ts, err := s.allocAll(g.Device(), temps...)
@@ -397,7 +394,7 @@ func (s *Session) logProbsForNLL(args Args, run func(Args) ([]*Tensor, error)) (
 	if err != nil {
 		return nil, err
 	}
-	c, err := s.castCopy(outs[0], Float32)
+	c, err := s.ToDType(outs[0], Float32)
 	s.dropTensor(outs[0])
 	if err != nil {
 		return nil, err
