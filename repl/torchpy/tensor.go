@@ -396,21 +396,6 @@ func init() {
 			return b.toDType(t, engine.DTypes[dt])
 		})
 	}
-	for name, reshape := range map[string]bool{"view": false, "reshape": true} {
-		tensorMethod(name, name+"(*shape): a view (reshape copies a tensor that is not contiguous)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			shape, err := b.shapeArgs(name, args)
-			if err != nil {
-				return nil, err
-			}
-			return b.reshaped(t, shape, reshape)
-		})
-	}
-	tensorMethod("flatten", "flatten(): reshape(-1)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		if len(args) > 0 || len(kw) > 0 {
-			return nil, b.notModelled("flatten() with dimensions")
-		}
-		return b.reshaped(t, []int64{-1}, true)
-	})
 	property("T", func(b *Binding, t *Tensor) (eval.Value, error) {
 		if len(t.T.Shape) != 2 {
 			return nil, b.notModelled("Tensor.T of other than a matrix")
@@ -437,17 +422,6 @@ func init() {
 	})
 	tensorMethod("data_ptr", "data_ptr(): the (simulated) address of the first element", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return int64(t.T.DataPtr()), nil
-	})
-	tensorMethod("expand", "expand(*sizes): a view, no memory", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		shape, err := b.shapeArgs("expand", args)
-		if err != nil {
-			return nil, err
-		}
-		v, err := b.S.Expand(t.T, shape)
-		if err != nil {
-			return nil, b.pyErr(err)
-		}
-		return b.wrap(v), nil
 	})
 	tensorMethod("stride", "stride(dim=None)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		a, err := b.in.ArgSpec("stride", args, kw, 0, "dim")
@@ -708,22 +682,6 @@ func (b *Binding) index(t *Tensor, key eval.Value) (eval.Value, error) {
 		}
 	}
 	return b.wrap(cur), nil
-}
-
-// reshaped is t.view(shape) (reshape: t.reshape(shape), which copies a
-// tensor that is not contiguous).
-func (b *Binding) reshaped(t *Tensor, shape []int64, reshape bool) (eval.Value, error) {
-	var v *engine.Tensor
-	var err error
-	if reshape {
-		v, err = b.S.Reshape(t.T, shape)
-	} else {
-		v, err = b.S.View(t.T, shape)
-	}
-	if err != nil {
-		return nil, b.pyErr(err)
-	}
-	return b.wrap(v), nil
 }
 
 // sliceBounds clamps a slice to a dimension of size n, as Python does.
