@@ -145,13 +145,17 @@ func (s *Session) batchNorm(x, mean, vr, w, b *Tensor, training bool) (*Tensor, 
 }
 
 // batchNormModelled refuses what the tool has not recorded: the host,
-// float64, and weights or stats of another dtype than float32.
+// float64, an input that is not contiguous, and weights or stats of
+// another dtype than float32.
 func batchNormModelled(x, mean, vr, w, b *Tensor, dev Device) error {
 	if !dev.CUDA {
 		return NotModelledError("F.batch_norm on the host")
 	}
 	if !isFloat(x.DType) || x.DType.Name == "float64" {
 		return NotModelledError("F.batch_norm of a " + x.DType.Name + " input")
+	}
+	if !x.IsContiguous() {
+		return NotModelledError("F.batch_norm of a tensor that is not contiguous (the kernels' copy or channels-last layout)")
 	}
 	for _, t := range []*Tensor{mean, vr, w, b} {
 		if t != nil && t.DType != batchNormFloat {

@@ -60,7 +60,8 @@ func (s *Session) groupNorm(x *Tensor, groups int64, w, b *Tensor) (*Tensor, err
 }
 
 // groupNormModelled refuses what the tool has not recorded: the host,
-// float64, weights of another dtype than the input's, a plane of 1x1,
+// float64, an input that is not contiguous, weights of another dtype
+// than the input's, a plane of 1x1,
 // and a backward without the input's gradient.
 func groupNormModelled(s *Session, x, w, b *Tensor, dev Device) error {
 	switch {
@@ -70,6 +71,8 @@ func groupNormModelled(s *Session, x, w, b *Tensor, dev Device) error {
 		return NotModelledError("F.group_norm of a " + x.DType.Name + " input")
 	case w != nil && w.DType != x.DType || b != nil && b.DType != x.DType:
 		return NotModelledError("F.group_norm with weights of another dtype than the input's")
+	case !x.IsContiguous():
+		return NotModelledError("F.group_norm of a tensor that is not contiguous (its copy)")
 	case numel(x.Shape[2:]) == 1:
 		return NotModelledError("F.group_norm of a plane of 1x1")
 	case s.gradEnabled && !x.requiresGrad() && (w != nil && w.requiresGrad() || b != nil && b.requiresGrad()):

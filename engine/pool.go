@@ -111,6 +111,9 @@ func pooledShape(name string, x *Tensor, w [2]window, ceil bool) ([]int64, error
 	if r != 3 && r != 4 || slices.Contains(x.Shape[r-3:], 0) {
 		return nil, fmt.Errorf("RuntimeError: non-empty 3D or 4D (batch mode) tensor expected for input")
 	}
+	if err := poolModelled("F."+name, x); err != nil {
+		return nil, err
+	}
 	h, wd := x.Shape[r-2], x.Shape[r-1]
 	oh, ow := w[0].pooled(h, ceil), w[1].pooled(wd, ceil)
 	if oh < 1 || ow < 1 {
@@ -119,15 +122,25 @@ func pooledShape(name string, x *Tensor, w [2]window, ceil bool) ([]int64, error
 	return append(slices.Clone(x.Shape[:r-2]), oh, ow), nil
 }
 
+// poolModelled refuses a pooling the tool has not recorded: on the
+// host, or of a tensor that is not contiguous (the kernel's copy, or a
+// channels-last layout).
+func poolModelled(name string, x *Tensor) error {
+	switch {
+	case !x.Device().CUDA:
+		return NotModelledError(name + " on the host")
+	case !x.IsContiguous():
+		return NotModelledError(name + " of a tensor that is not contiguous")
+	}
+	return nil
+}
+
 // maxPool2d is F.max_pool2d: the output and its indices (the indices
 // returned too when withIndices).
 func (s *Session) maxPool2d(x *Tensor, w [2]window, ceil, withIndices bool) ([]*Tensor, error) {
 	shape, err := pooledShape("max_pool2d", x, w, ceil)
 	if err != nil {
 		return nil, err
-	}
-	if !x.Device().CUDA {
-		return nil, NotModelledError("F.max_pool2d on the host")
 	}
 	outs, err := s.allocAll(x.Device(), tensorShape{shape, x.DType}, tensorShape{shape, DTypes["int64"]})
 	if err != nil {
@@ -162,6 +175,9 @@ func (s *Session) adaptiveAvgPool2d(x *Tensor, size [2]int64) (*Tensor, error) {
 	if r != 3 && r != 4 || slices.Contains(x.Shape[r-3:], 0) {
 		return nil, fmt.Errorf("RuntimeError: adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got %s", dimList(x.Shape))
 	}
+	if err := poolModelled("F.adaptive_avg_pool2d", x); err != nil {
+		return nil, err
+	}
 	for i, n := range size {
 		if n == 0 {
 			size[i] = x.Shape[r-2+i]
@@ -188,8 +204,8 @@ const maxSpatialMean = 224 * 224
 // spatialMean is x.mean((-1, -2), keepdim=True), adaptive pooling to 1.
 func (s *Session) spatialMean(x *Tensor, shape []int64) (*Tensor, error) {
 	r := len(x.Shape)
-	if x.Device().CUDA && (x.Shape[r-1]*x.Shape[r-2] > maxSpatialMean || !x.IsContiguous()) {
-		return nil, NotModelledError(fmt.Sprintf("adaptive_avg_pool2d to 1 of a plane of more than %d elements, or of a tensor not contiguous (the mean's buffer across blocks)", maxSpatialMean))
+	if x.Shape[r-1]*x.Shape[r-2] > maxSpatialMean {
+		return nil, NotModelledError(fmt.Sprintf("adaptive_avg_pool2d to 1 of a plane of more than %d elements (the mean's buffer across blocks)", maxSpatialMean))
 	}
 	out, err := s.alloc(shape, x.DType, x.Device())
 	if err != nil {
