@@ -45,9 +45,11 @@ type Checkpoint struct {
 	stopSaves     []*storage
 	stopFrom      []int
 	records       int
-	outs          []*storage // each recorded node's output, this pass
-	since         []*storage // forward: allocations since its last node
-	allocs        int        // recomputation: allocations since its last node
+	outs          []*storage        // each recorded node's output, this pass
+	since         []*storage        // forward: allocations since its last node
+	made          map[*storage]bool // forward: every allocation of the region
+	lost          bool              // the stop needed a tensor that is gone
+	allocs        int               // recomputation: allocations since its last node
 	recompute     func() error
 	recomputed    []*storage // by holder; nil once unpacked
 	done, stopped bool
@@ -80,7 +82,7 @@ func (s *Session) BeginCheckpoint(args []*Tensor, rng int) (*Checkpoint, error) 
 	if err != nil {
 		return nil, err
 	}
-	c := &Checkpoint{rng: states}
+	c := &Checkpoint{rng: states, made: map[*storage]bool{}}
 	for _, t := range args {
 		t.st.refs++
 		c.inputs = append(c.inputs, t.st)
@@ -116,7 +118,7 @@ func (s *Session) rngStates(n int) ([]*storage, error) {
 // A region that saved nothing dies at once.
 func (s *Session) EndCheckpoint(c *Checkpoint, recompute func() error, dropped func()) {
 	s.ckpt.forward = nil
-	c.ended, c.recompute, c.dropped, c.since = true, recompute, dropped, nil
+	c.ended, c.recompute, c.dropped, c.since, c.made = true, recompute, dropped, nil, nil
 	if c.live == 0 {
 		s.dropCheckpoint(c)
 		return
@@ -146,6 +148,7 @@ func (s *Session) dropCheckpoint(c *Checkpoint) {
 func (s *Session) checkpointAlloc(st *storage) error {
 	if c := s.ckpt.forward; c != nil {
 		c.since = append(c.since, st)
+		c.made[st] = true
 	}
 	if c := s.ckpt.recompute; c != nil {
 		if c.records == c.stopRecords && c.allocs == c.stopAlloc {
@@ -160,20 +163,22 @@ func (s *Session) checkpointAlloc(st *storage) error {
 
 // pack is record's saving inside a region's forward: each tensor gets a
 // holder instead of a reference, and n's backward unpacks them.
-func (c *Checkpoint) pack(n *node, out *Tensor, save []*Tensor) {
+func (c *Checkpoint) pack(n *node, out *Tensor, inputs, save []*Tensor) {
 	c.records++
 	if len(save) > 0 {
+		// saved after the op ran (an output: relu's result, dropout's
+		// mask, layer_norm's mean): the stop falls after it
 		c.stopRecords, c.stopAlloc = c.records, 0
 		c.stopSaves, c.stopFrom = nil, nil
-		made := func(t *Tensor) bool { return t == out || slices.Contains(c.since, t.st) }
-		if !slices.ContainsFunc(save, made) {
-			// saved before the op runs: the stop falls before its output
+		if from, ok := c.savedBefore(inputs, save); ok {
+			// only inputs, saved before the op runs: the stop falls
+			// before its output
 			c.stopRecords = c.records - 1
 			c.stopAlloc = max(slices.Index(c.since, out.st), 0)
 			for _, t := range save {
 				c.stopSaves = append(c.stopSaves, t.st)
-				c.stopFrom = append(c.stopFrom, lastIndex(c.outs, t.st))
 			}
+			c.stopFrom = from
 		}
 		for _, t := range save {
 			n.saved = append(n.saved, savedTensor{what: savedWhat(t, t.fn), ckpt: c, holder: c.holders})
@@ -185,6 +190,22 @@ func (c *Checkpoint) pack(n *node, out *Tensor, save []*Tensor) {
 	}
 	c.outs = append(c.outs, out.st)
 	c.since = c.since[:0]
+}
+
+// savedBefore reports whether an op saves only its inputs, which
+// autograd packs before the op runs, each the output of an earlier node
+// of the region (its place in from) or made outside the region (-1: the
+// same tensor in the recomputation).
+func (c *Checkpoint) savedBefore(inputs, save []*Tensor) ([]int, bool) {
+	from := make([]int, len(save))
+	for i, t := range save {
+		isInput := slices.ContainsFunc(inputs, func(in *Tensor) bool { return in != nil && in.st == t.st })
+		from[i] = lastIndex(c.outs, t.st)
+		if !isInput || from[i] < 0 && c.made[t.st] {
+			return nil, false
+		}
+	}
+	return from, true
 }
 
 // lastIndex is the place of st's last occurrence in sts, or -1.
@@ -221,9 +242,12 @@ func (c *Checkpoint) keep(sts []*storage, from []int) {
 		if from != nil && from[i] >= 0 && from[i] < len(c.outs) {
 			st = c.outs[from[i]]
 		}
-		if c.gone[h] {
+		switch {
+		case c.gone[h]:
 			st = nil
-		} else {
+		case st.refs <= 0:
+			c.lost, st = true, nil
+		default:
 			st.refs++
 			st.saved++
 		}
@@ -279,6 +303,9 @@ func (c *Checkpoint) recomputeOnce(s *Session) error {
 	s.SetGradEnabled(was)
 	if err != nil {
 		return err
+	}
+	if c.lost {
+		return errors.New("NotImplementedError: recomputing a checkpointed region whose last saving op saves a tensor that is gone by backward is not modelled by gpumemrepl")
 	}
 	if len(c.recomputed) != c.holders {
 		return fmt.Errorf("RuntimeError: torch.utils.checkpoint: A different number of tensors was saved during the original forward and recomputation.\nNumber of tensors saved during forward: %d\nNumber of tensors saved during recomputation: %d.", c.holders, len(c.recomputed))
