@@ -111,9 +111,6 @@ func pooledShape(name string, x *Tensor, w [2]window, ceil bool) ([]int64, error
 	if r != 3 && r != 4 || slices.Contains(x.Shape[r-3:], 0) {
 		return nil, fmt.Errorf("RuntimeError: non-empty 3D or 4D (batch mode) tensor expected for input")
 	}
-	if err := poolModelled("F."+name, x); err != nil {
-		return nil, err
-	}
 	h, wd := x.Shape[r-2], x.Shape[r-1]
 	oh, ow := w[0].pooled(h, ceil), w[1].pooled(wd, ceil)
 	if oh < 1 || ow < 1 {
@@ -139,6 +136,9 @@ func poolModelled(name string, x *Tensor) error {
 // returned too when withIndices).
 func (s *Session) maxPool2d(x *Tensor, w [2]window, ceil, withIndices bool) ([]*Tensor, error) {
 	shape, err := pooledShape("max_pool2d", x, w, ceil)
+	if err == nil {
+		err = poolModelled("F.max_pool2d", x)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -157,6 +157,9 @@ func (s *Session) maxPool2d(x *Tensor, w [2]window, ceil, withIndices bool) ([]*
 // avgPool2d is F.avg_pool2d: its output.
 func (s *Session) avgPool2d(x *Tensor, w [2]window, ceil bool) (*Tensor, error) {
 	shape, err := pooledShape("avg_pool2d", x, w, ceil)
+	if err == nil {
+		err = poolModelled("F.avg_pool2d", x)
+	}
 	if err != nil {
 		return nil, err
 	}
