@@ -139,14 +139,18 @@ class AvgPool2d(Module):
 
 
 class AdaptiveAvgPool2d(Module):
-    """AdaptiveAvgPool2d(output_size): F.adaptive_avg_pool2d; to 1, a mean over the last two dimensions."""
+    """AdaptiveAvgPool2d(output_size): F.adaptive_avg_pool2d (a None in output_size keeps the input's size); to 1, a mean over the last two dimensions."""
 
     def __init__(self, output_size):
         super().__init__()
         self.output_size = output_size
 
     def forward(self, input):
-        return functional.adaptive_avg_pool2d(input, self.output_size)
+        size = self.output_size
+        if isinstance(size, tuple) and None in size:
+            # a None keeps the input's size there
+            size = tuple(input.shape[len(input.shape) - len(size) + i] if n is None else n for i, n in enumerate(size))
+        return functional.adaptive_avg_pool2d(input, size)
 
     def extra_repr(self):
         return f'output_size={self.output_size}'
