@@ -328,7 +328,10 @@ func sameItems(a, b []item) bool {
 // same container.
 func samePlain(a, b any) bool {
 	switch x := a.(type) {
-	case nil, bool, int64, string:
+	case string: // most of them: compared as strings, not as interfaces
+		y, ok := b.(string)
+		return ok && x == y
+	case nil, bool, int64:
 		return a == b
 	case float64:
 		y, ok := b.(float64)
@@ -594,7 +597,10 @@ loop:
 			if n > 8 {
 				break loop
 			}
-			v, _ := int64Of(b[2 : 2+n])
+			// Its n bytes are the low ones of the 8 after the length (the
+			// buffer holds 10), sign-extended.
+			shift := uint(64 - 8*n)
+			v := uint64(int64(binary.LittleEndian.Uint64(b[2:10])<<shift) >> shift)
 			s, width = slot{n: v, k: kInt}, 2+n
 		case 'J': // BININT
 			s, width = slot{n: uint64(int64(int32(binary.LittleEndian.Uint32(b[1:])))), k: kInt}, 5

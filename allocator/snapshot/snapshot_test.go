@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"reflect"
 	"strings"
@@ -81,6 +82,9 @@ func TestEventItemsReadAsOpcodes(t *testing.T) {
 		{"action", "alloc", "addr", 2.5, "size", int64(-5), "frames", &list{}, "stream", int64(1) << 40, "extra", nil, "flag", true},
 		{"action", "malloc", "addr", &bigInt{le: make([]byte, 12)}, "time_us", int64(-3)},
 		{"size", int64(7), "size", int64(9), "action", "free_completed", "addr", int64(1 << 20)},
+		// LONG1 of 8 bytes and shorter (as CPython writes them), negative and not
+		{"action", "alloc", "addr", int64(-1) << 40, "size", int64(math.MaxInt64), "time_us", int64(math.MinInt64), "stream", int64(1) << 32},
+		{"action", "alloc", "addr", &bigInt{le: []byte{0, 0, 0, 0, 0x80}}, "size", &bigInt{le: []byte{1, 2, 3, 4, 5, 6}}, "time_us", &bigInt{le: []byte{0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}}, "stream", &bigInt{}},
 	}, nil)
 	files = append(files, odd)
 	for n := 0; n < len(odd); n += 7 {

@@ -63,8 +63,17 @@ type slot struct {
 	f fieldKey // for a string from the memo, the event field it names
 }
 
-// boxed is the slot as a plain value.
+// boxed is the slot as a plain value (small enough to inline for an
+// object, which is its own value).
 func (s slot) boxed() any {
+	if s.k == kObj {
+		return s.v
+	}
+	return s.unboxed()
+}
+
+// unboxed is boxed for a number or an event already built.
+func (s slot) unboxed() any {
 	switch s.k {
 	case kInt:
 		return int64(s.n)
