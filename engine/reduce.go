@@ -32,7 +32,8 @@ type reduceOp struct {
 	indices      bool     // along a dimension, returns (values, indices)
 	node         string   // autograd's node of a full reduction, "" when not modelled
 	bw           backward // its backward
-	saveResult   bool     // the full reduction's node saves input and result (norm)
+	saveResult   bool     // the node saves input and result (norm; std along a dimension too)
+	saveInput    bool     // the node saves its input (var)
 	dimNode      string   // autograd's node along a dimension, "" when not modelled
 	dimBw        backward
 }
@@ -87,8 +88,12 @@ func init() {
 		{name: "argmin", acc: valueIndex, out: index, memory: "int64 indices"},
 		{name: "norm", acc: opmath, out: same, node: "LinalgVectorNormBackward0", bw: vectorNormBackward, saveResult: true,
 			memory: "saves input and result; backward makes a temporary of the input's size, a 0-d bool, then the gradient"},
-		{name: "std", acc: welford, out: same, memory: "a 16-byte accumulator a block"},
-		{name: "var", acc: welford, out: same, memory: "a 16-byte accumulator a block"},
+		{name: "std", acc: welford, out: same, node: "StdBackward0", bw: varianceBackward(true, true), saveResult: true,
+			dimNode: "StdBackward0", dimBw: varianceBackward(true, false),
+			memory: "a 16-byte accumulator a block; saves input and result; backward makes grad / (2 * result) (after two temporaries), then var's"},
+		{name: "var", acc: welford, out: same, node: "VarBackward0", bw: varianceBackward(false, true), saveInput: true,
+			dimNode: "VarBackward0", dimBw: varianceBackward(false, false),
+			memory: "a 16-byte accumulator a block; saves its input; backward makes the input's mean, the input less it, the scaled gradient, then the gradient"},
 	} {
 		declare(reduction(r))
 	}
@@ -152,11 +157,7 @@ func (s *Session) reduceAll(r reduceOp, x *Tensor) (*Tensor, error) {
 		return nil, err
 	}
 	if r.node != "" {
-		var save []*Tensor
-		if r.saveResult {
-			save = []*Tensor{x, out}
-		}
-		s.record(r.node, out, []*Tensor{x}, save, r.bw)
+		s.record(r.node, out, []*Tensor{x}, r.saves(x, out), r.bw)
 	}
 	return out, nil
 }
@@ -200,7 +201,7 @@ func (s *Session) reduceDim(r reduceOp, x *Tensor, dim int64, keep bool) ([]*Ten
 		return nil, err
 	}
 	if r.dimNode != "" {
-		var save []*Tensor
+		save := r.saves(x, outs[0])
 		if r.indices {
 			save = outs[1:]
 		}
@@ -221,4 +222,55 @@ func vectorNormBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 	s.dropTensor(ts[1])
 	s.dropTensor(ts[0])
 	return []*Tensor{ts[2]}, nil
+}
+
+// saves is what r's node keeps of input x and output out.
+func (r reduceOp) saves(x, out *Tensor) []*Tensor {
+	switch {
+	case r.saveResult:
+		return []*Tensor{x, out}
+	case r.saveInput:
+		return []*Tensor{x}
+	}
+	return nil
+}
+
+// varianceBackward is var's backward, (2 / (n - correction)) * grad *
+// (self - self.mean(dim)): the input's mean (over every element: with
+// its kernel's temporaries), the input less it, the scaled gradient,
+// then their product, the gradient; the three freed newest first. std's
+// first makes grad / (2 * result) with the result's zeros masked (2 *
+// result, the quotient, a bool mask; the mask and 2 * result freed) and
+// frees it last (testdata/pyrules/ops_reduce_grad.py).
+func varianceBackward(std, full bool) backward {
+	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+		in, out, dev := n.inputs[0].shape, n.out, g.Device()
+		if std {
+			ts, err := s.allocAll(dev, tensorShape{out, g.DType}, tensorShape{out, g.DType}, tensorShape{out, boolDType})
+			if err != nil {
+				return []*Tensor{nil}, err
+			}
+			s.dropTensor(ts[2])
+			s.dropTensor(ts[0])
+			defer s.dropTensor(ts[1])
+			g = ts[1]
+		}
+		mean, err := s.alloc(out, g.DType, dev)
+		if err != nil {
+			return []*Tensor{nil}, err
+		}
+		defer s.dropTensor(mean)
+		if full {
+			if err := s.reductionTemps(&Tensor{Shape: in, DType: g.DType, st: g.st}, opmath(g.DType)); err != nil {
+				return []*Tensor{nil}, err
+			}
+		}
+		ts, err := s.allocAll(dev, tensorShape{in, g.DType}, tensorShape{g.Shape, g.DType}, tensorShape{in, g.DType})
+		if err != nil {
+			return []*Tensor{nil}, err
+		}
+		s.dropTensor(ts[1])
+		s.dropTensor(ts[0])
+		return []*Tensor{ts[2]}, nil
+	}
 }
