@@ -49,6 +49,9 @@ func (s *Session) Attention(q, k, v, mask *Tensor, dropout float64, causal bool)
 		if len(t.Shape) != 4 {
 			return nil, NotModelledError("F.scaled_dot_product_attention of other than 4-d query, key and value")
 		}
+		if t.Strides()[3] != 1 || t.expanded {
+			return nil, NotModelledError("F.scaled_dot_product_attention of a query, key or value whose last dimension is not contiguous (PyTorch takes the math backend)")
+		}
 	}
 	g := sdpaShape{q.Shape[0], q.Shape[1], q.Shape[2], k.Shape[2], q.Shape[3], v.Shape[3]}
 	if !slices.Equal(k.Shape[:2], q.Shape[:2]) || !slices.Equal(v.Shape[:3], k.Shape[:3]) || k.Shape[3] != g.d {

@@ -45,6 +45,9 @@ func (s *Session) Embedding(idx, w *Tensor) (*Tensor, error) {
 // temporaries (recorded in tfm_embedding.py, not modelled).
 func embeddingBackward(indices uint64) backward {
 	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+		if !g.Device().CUDA {
+			return []*Tensor{nil}, NotModelledError("the backward of an embedding on the host")
+		}
 		if indices > embeddingDirect {
 			return []*Tensor{nil}, NotModelledError(fmt.Sprintf("the backward of an embedding of more than %d indices (it sorts them)", embeddingDirect))
 		}

@@ -46,8 +46,14 @@ func normStats(x *Tensor, normalized []int64, params ...*Tensor) ([]int64, error
 			return nil, fmt.Errorf("RuntimeError: Expected weight to be of same shape as normalized_shape, but got weight of shape %s and normalized_shape = %s", dimList(p.Shape), dimList(normalized))
 		}
 	}
-	if _, err := sameDevice(append([]*Tensor{x}, params...)...); err != nil {
+	dev, err := sameDevice(append([]*Tensor{x}, params...)...)
+	switch {
+	case err != nil:
 		return nil, err
+	case !dev.CUDA:
+		return nil, NotModelledError("layer_norm and rms_norm on the host")
+	case !x.IsContiguous():
+		return nil, NotModelledError("layer_norm and rms_norm of a tensor that is not contiguous (PyTorch copies it first)")
 	}
 	stats := slices.Clone(x.Shape)
 	for i := axis; i < len(stats); i++ {
