@@ -54,9 +54,15 @@ func init() {
 		arith("sub", "new tensor of the broadcast shape; saves nothing; backward negates other's gradient (a new tensor)", alpha),
 		arith("mul", "new tensor of the broadcast shape; saves each operand the other's gradient needs"),
 		&OpDef{Name: "div", Function: true, Method: true, Dunders: []Dunder{{Name: "__truediv__"}, {Name: "__rtruediv__", Reflected: true}},
-			InPlace: "div_", InPlaceDunders: []string{"__itruediv__"}, Params: []Param{input, other},
-			Memory:  "new tensor of the broadcast shape (float32 for integers); by a tensor, saves the divisor (and the dividend when the divisor needs a gradient), backward makes the divisor's gradient (after three temporaries) then the dividend's; a number / a tensor is reciprocal() * number",
-			run:     func(s *Session, a Args) (*Tensor, error) { return s.divide(a.Tensor(0), a.Tensor(1)) },
+			InPlace: "div_", InPlaceDunders: []string{"__itruediv__"},
+			Params: []Param{input, other, {Name: "rounding_mode", Kind: StringParam, Default: "None", KeywordOnly: true}},
+			Memory: "new tensor of the broadcast shape (float32 for integers); by a tensor, saves the divisor (and the dividend when the divisor needs a gradient), backward makes the divisor's gradient (after three temporaries) then the dividend's; a number / a tensor is reciprocal() * number",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				if a[2] != nil {
+					return nil, NotModelledError("torch.div with rounding_mode")
+				}
+				return s.divide(a.Tensor(0), a.Tensor(1))
+			},
 			inPlace: inPlaceArith("div")},
 	)
 	for _, name := range []string{"eq", "ne", "lt", "le", "gt", "ge"} {
