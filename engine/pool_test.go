@@ -115,3 +115,44 @@ func probeError(t *testing.T, head string) string {
 	t.Fatalf("no error recorded for %s", head)
 	return ""
 }
+
+// TestPoolsAsRecorded replays every pooling and leaky_relu of cnn_probe
+// (8 input shapes in two dtypes, 11 windows; 3-d inputs) and checks each
+// phase's allocations and frees against PyTorch's.
+func TestPoolsAsRecorded(t *testing.T) {
+	p := newProbeSession(t)
+	sizes := map[string][2]int64{"gap1": {1, 1}, "ap57": {5, 7}, "ap2": {2, 2}}
+	windowsOf := map[string][3]int64{
+		"max2": {2, 2, 0}, "max3s2p1": {3, 2, 1}, "max3": {3, 3, 0}, "max2s1": {2, 1, 0}, "max-ceil": {3, 2, 0}, "max2-3d": {2, 2, 0},
+		"avg2": {2, 2, 0}, "avg3s2p1": {3, 2, 1}, "avg-nopad": {3, 2, 1},
+	}
+	replayed := 0
+	for _, c := range probeCases(t) {
+		var fn func(x *Tensor) (*Tensor, error)
+		if size, ok := sizes[c.name]; ok {
+			fn = func(x *Tensor) (*Tensor, error) { return p.s.adaptiveAvgPool2d(x, size) }
+		} else if w, ok := windowsOf[c.name]; ok {
+			win := window{w[0], w[1], w[2], 1}
+			ww, ceil := [2]window{win, win}, c.name == "max-ceil"
+			fn = func(x *Tensor) (*Tensor, error) {
+				if strings.HasPrefix(c.name, "avg") {
+					return p.s.avgPool2d(x, ww, ceil)
+				}
+				outs, err := p.s.maxPool2d(x, ww, ceil, false)
+				if err != nil {
+					return nil, err
+				}
+				return outs[0], nil
+			}
+		} else if c.name == "lrelu" {
+			fn = func(x *Tensor) (*Tensor, error) { return p.s.Op("leaky_relu", x) }
+		} else {
+			continue
+		}
+		p.replay(c, fn)
+		replayed++
+	}
+	if replayed < 170 {
+		t.Errorf("only %d poolings replayed", replayed)
+	}
+}
