@@ -43,7 +43,8 @@ type sdpaShape struct {
 }
 
 // Attention is F.scaled_dot_product_attention(q, k, v, attn_mask,
-// dropout_p, is_causal) of 4-d inputs [B, H, T, D].
+// dropout_p, is_causal) of 4-d inputs [B, H, T, D]. Neither dropout
+// nor causality changes what the kernels allocate (recorded).
 func (s *Session) Attention(q, k, v, mask *Tensor, dropout float64, causal bool) (*Tensor, error) {
 	for _, t := range []*Tensor{q, k, v} {
 		if len(t.Shape) != 4 {
@@ -95,7 +96,7 @@ func (s *Session) withMask(mask *Tensor, dt DType, attend func(bias *Tensor) (*T
 	if mask == nil {
 		return attend(nil)
 	}
-	if last := mask.Shape[len(mask.Shape)-1]; len(mask.Shape) == 0 || last%16 != 0 {
+	if len(mask.Shape) == 0 || mask.Shape[len(mask.Shape)-1]%16 != 0 {
 		return nil, NotModelledError("an attn_mask whose last dimension is not a multiple of 16 (PyTorch pads it)")
 	}
 	switch mask.DType {
