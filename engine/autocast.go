@@ -143,7 +143,7 @@ func (s *Session) autocastRun(name string, args Args, run func(Args) ([]*Tensor,
 	p := autocastPolicies[name]
 	st := s.Autocast()
 	switch {
-	case !st.Enabled || s.amp.inOp || s.inBackward:
+	case !st.Enabled || s.amp.inOp:
 		return run(args)
 	case name == "cross_entropy":
 		return s.crossEntropyRun(args, run)
