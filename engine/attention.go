@@ -76,6 +76,9 @@ func (s *Session) Attention(q, k, v, mask *Tensor, dropout float64, causal bool)
 	}
 	half := q.DType.Name == "float16" || q.DType.Name == "bfloat16"
 	grad := s.gradEnabled && (q.requiresGrad() || k.requiresGrad() || v.requiresGrad())
+	if grad && g.m != g.n {
+		return nil, NotModelledError("the backward of attention with other than as many keys as queries")
+	}
 	switch {
 	case half && g.d <= 256 && g.dv <= 256:
 		return s.withMask(mask, q.DType, func(bias *Tensor) (*Tensor, error) { return s.cudnnAttention(q, k, v, bias, g, grad) })
