@@ -76,6 +76,7 @@ type autocast struct {
 	set     bool // state was set (else the default)
 	nesting int
 	cache   map[*storage]*Tensor
+	cached  []*storage // the cache's keys in the order they came (it frees in that order)
 	inOp    bool
 	// logProbs marks cross_entropy of a lower-precision input running:
 	// its log_softmax hands nll_loss the float32 cast (crossEntropyRun).
@@ -118,10 +119,10 @@ func (s *Session) ExitAutocast(prev AutocastState) {
 
 // ClearAutocastCache is torch.clear_autocast_cache().
 func (s *Session) ClearAutocastCache() {
-	cache := s.amp.cache
-	s.amp.cache = nil
-	for _, t := range cache {
-		s.dropTensor(t)
+	cache, keys := s.amp.cache, s.amp.cached
+	s.amp.cache, s.amp.cached = nil, nil
+	for _, k := range keys {
+		s.dropTensor(cache[k])
 	}
 }
 
@@ -258,6 +259,7 @@ func (s *Session) autocastArg(t *Tensor, dt DType, made *[]*Tensor) (*Tensor, er
 			s.amp.cache = map[*storage]*Tensor{}
 		}
 		s.amp.cache[t.st] = share(c)
+		s.amp.cached = append(s.amp.cached, t.st)
 	}
 	*made = append(*made, c)
 	return c, nil
