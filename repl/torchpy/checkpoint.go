@@ -200,6 +200,11 @@ func kwNames(kw []eval.KeywordArg) string {
 // run checkpoints one call of fn on args (borrowed) in the variant o
 // says; keywords passed to fn are refused by the reentrant one.
 func (c *checkpointer) run(o checkpointOpts, seg segment, args []eval.Value, keywords bool) (eval.Value, error) {
+	if c.b.S.Autocast().Enabled {
+		// PyTorch reruns the function under the forward's autocast
+		// setting; no recording shows what that allocates yet
+		return nil, c.b.notModelled("torch.utils.checkpoint under torch.autocast")
+	}
 	if o.reentrant {
 		if keywords {
 			return nil, c.b.in.Raise(eval.ValueErrorType, "Unexpected keyword arguments")
