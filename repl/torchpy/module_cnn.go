@@ -18,6 +18,17 @@ func init() {
 }
 
 const cnnSource = `
+def _weight_and_bias(module, n, affine, device, dtype):
+    # a norm layer's weight (ones) and bias (zeros), or None for both
+    import torch
+    if affine:
+        module.weight = Parameter(torch.ones(n, device=device, dtype=dtype))
+        module.bias = Parameter(torch.zeros(n, device=device, dtype=dtype))
+    else:
+        module.register_parameter('weight', None)
+        module.register_parameter('bias', None)
+
+
 class _BatchNorm(Module):
     def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None):
         super().__init__()
@@ -27,12 +38,7 @@ class _BatchNorm(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(torch.ones(num_features, device=device, dtype=dtype))
-            self.bias = Parameter(torch.zeros(num_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter('weight', None)
-            self.register_parameter('bias', None)
+        _weight_and_bias(self, num_features, affine, device, dtype)
         if track_running_stats:
             self.register_buffer('running_mean', torch.zeros(num_features, device=device, dtype=dtype))
             self.register_buffer('running_var', torch.ones(num_features, device=device, dtype=dtype))
@@ -77,19 +83,13 @@ class GroupNorm(Module):
 
     def __init__(self, num_groups, num_channels, eps=1e-05, affine=True, device=None, dtype=None):
         super().__init__()
-        import torch
         if num_channels % num_groups != 0:
             raise ValueError('num_channels must be divisible by num_groups')
         self.num_groups = num_groups
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(torch.ones(num_channels, device=device, dtype=dtype))
-            self.bias = Parameter(torch.zeros(num_channels, device=device, dtype=dtype))
-        else:
-            self.register_parameter('weight', None)
-            self.register_parameter('bias', None)
+        _weight_and_bias(self, num_channels, affine, device, dtype)
 
     def forward(self, input):
         return functional.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
