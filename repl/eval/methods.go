@@ -216,12 +216,16 @@ func strMethods() {
 	})
 	affix := func(name string, f func(string, string) bool) {
 		method(s, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs(name, args, kw, 1, 1); err != nil {
+			if err := in.fixedArgs(name, args, kw, 1, 3); err != nil {
 				return nil, err
 			}
+			x, _, past, err := in.strWindow(self.(string), args[1:])
+			if err != nil || past {
+				return false, err
+			}
 			if t, ok := args[0].(*Tuple); ok {
-				for _, x := range t.items {
-					if p, ok := x.(string); ok && f(self.(string), p) {
+				for _, p := range t.items {
+					if p, ok := p.(string); ok && f(x, p) {
 						return true, nil
 					}
 				}
@@ -231,32 +235,46 @@ func strMethods() {
 			if err != nil {
 				return nil, err
 			}
-			return f(self.(string), p), nil
+			return f(x, p), nil
 		})
 	}
 	affix("startswith", strings.HasPrefix)
 	affix("endswith", strings.HasSuffix)
 	find := func(name string, f func(string, string) int) {
 		method(s, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+			if err := in.fixedArgs(name, args, kw, 1, 3); err != nil {
+				return nil, err
+			}
 			sub, err := in.strArg(name, args, 0)
 			if err != nil {
 				return nil, err
 			}
-			i := f(self.(string), sub)
+			x, from, past, err := in.strWindow(self.(string), args[1:])
+			if err != nil || past {
+				return int64(-1), err
+			}
+			i := f(x, sub)
 			if i < 0 {
 				return int64(-1), nil
 			}
-			return int64(len([]rune(self.(string)[:i]))), nil
+			return int64(from + len([]rune(x[:i]))), nil
 		})
 	}
 	find("find", strings.Index)
 	find("rfind", strings.LastIndex)
 	method(s, "count", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("count", args, kw, 1, 3); err != nil {
+			return nil, err
+		}
 		sub, err := in.strArg("count", args, 0)
 		if err != nil {
 			return nil, err
 		}
-		return int64(strings.Count(self.(string), sub)), nil
+		x, _, past, err := in.strWindow(self.(string), args[1:])
+		if err != nil || past {
+			return int64(0), err
+		}
+		return int64(strings.Count(x, sub)), nil
 	})
 	pad := func(name string, align string) {
 		method(s, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
@@ -735,4 +753,39 @@ func setMethods() {
 		self.(*Set).d.Clear(in)
 		return None, nil
 	})
+}
+
+// strWindow is s[start:end] for a str method's optional start and end
+// (ints or None, clamped as a slice clamps them): the text, where it
+// starts (in characters), and past when start lies beyond s or end
+// before start, where CPython's find, count and startswith find nothing.
+func (in *Interp) strWindow(s string, bounds []Value) (x string, from int, past bool, err error) {
+	r := []rune(s)
+	n := len(r)
+	at := func(i, def int) (int, error) {
+		if i >= len(bounds) || bounds[i] == None {
+			return def, nil
+		}
+		v, err := in.Index(bounds[i])
+		if err != nil {
+			return 0, err
+		}
+		if v < 0 {
+			v = max(v+int64(n), 0)
+		}
+		return int(min(v, int64(n)+1)), nil
+	}
+	start, err := at(0, 0)
+	if err != nil {
+		return "", 0, false, err
+	}
+	end, err := at(1, n)
+	if err != nil {
+		return "", 0, false, err
+	}
+	end = min(end, n)
+	if start > n || end < start {
+		return "", start, true, nil
+	}
+	return string(r[start:end]), start, false, nil
 }

@@ -566,6 +566,9 @@ func (in *Interp) Compare(op syntax.CmpOpKind, a, b Value) (Value, error) {
 			return in.compareSeq(op, la, lb)
 		}
 	}
+	if r, ok, err := in.compareMaps(op, a, b); ok {
+		return r, err
+	}
 	names := cmpDunders[op]
 	ta, tb := TypeOf(a), TypeOf(b)
 	if f := ta.lookup(names[0]); f != nil && !isObjectCmp(f) {
@@ -601,6 +604,72 @@ func (in *Interp) Compare(op syntax.CmpOpKind, a, b Value) (Value, error) {
 }
 
 func isTupleT(v Value) bool { _, ok := v.(*Tuple); return ok }
+
+// compareMaps compares two dicts (== and != : the same keys, each
+// value equal) or two sets and frozensets (equality and the subset
+// orders); ok false for other operands.
+func (in *Interp) compareMaps(op syntax.CmpOpKind, a, b Value) (r Value, ok bool, err error) {
+	var da, db *Dict
+	sets := false
+	switch x := a.(type) {
+	case *Dict:
+		y, isDict := b.(*Dict)
+		if !isDict || op != syntax.Eq && op != syntax.NotEq {
+			return nil, false, nil
+		}
+		da, db = x, y
+	case *Set:
+		y, isSet := b.(*Set)
+		if !isSet {
+			return nil, false, nil
+		}
+		da, db, sets = x.d, y.d, true
+	default:
+		return nil, false, nil
+	}
+	// within reports whether every key of x is in y (with an equal value,
+	// for dicts)
+	within := func(x, y *Dict) (bool, error) {
+		for _, e := range x.entries {
+			if e.del {
+				continue
+			}
+			v, found, err := in.dictGet(y, e.key)
+			if err != nil || !found {
+				return false, err
+			}
+			if !sets {
+				if eq, err := in.Equal(e.val, v); err != nil || !eq {
+					return false, err
+				}
+			}
+		}
+		return true, nil
+	}
+	switch op {
+	case syntax.Eq, syntax.NotEq:
+		eq := da.n == db.n
+		if eq {
+			if eq, err = within(da, db); err != nil {
+				return nil, true, err
+			}
+		}
+		return eq == (op == syntax.Eq), true, nil
+	case syntax.LtE, syntax.Lt:
+		if op == syntax.Lt && da.n >= db.n || da.n > db.n {
+			return false, true, nil
+		}
+		sub, err := within(da, db)
+		return sub, true, err
+	case syntax.GtE, syntax.Gt:
+		if op == syntax.Gt && db.n >= da.n || db.n > da.n {
+			return false, true, nil
+		}
+		sup, err := within(db, da)
+		return sup, true, err
+	}
+	return nil, false, nil
+}
 
 func isObjectCmp(f Value) bool { return f == objectEq }
 

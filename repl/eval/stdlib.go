@@ -254,6 +254,7 @@ func (in *Interp) installStdlib() {
 	})
 	in.RegisterModule("argparse", in.argparseModule)
 	in.RegisterModule("copy", in.copyModule)
+	in.RegisterModule("json", in.jsonModule)
 	in.RegisterModule("dataclasses", in.dataclassesModule)
 	in.RegisterModule("functools", in.functoolsModule)
 	in.RegisterModule("contextlib", in.contextlibModule)

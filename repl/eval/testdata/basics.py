@@ -40,3 +40,8 @@ def gen():
     yield 1
     yield 2
 print(list(gen()))
+print("dict and set comparisons")
+s = {1, 2}
+print(s == {2, 1}, frozenset([1]) == {1}, {1: 2} == {1: 2}, {1: [1]} != {1: [2]}, s <= {1, 2, 3}, s < {1, 2}, {1} >= set(), {1, 2} > {1}, {} == {}, {1: 2} == {1: 3}, {1: 2} == {2: 2})
+print("str ranges")
+print('abc'.find('', 3), 'abc'.find('', 4), 'abcabc'.find('b', 2), 'abcabc'.rfind('b', 0, 3), 'aaa'.count('a', 1), 'abc'.startswith('b', 1), 'abc'.endswith('b', 0, 2), 'abc'.find('c', -1), 'abc'.count('', 5), 'abc'.startswith('', 3), 'abc'.startswith('', 4), 'héllo'.find('l', 3), 'abc'.startswith(('x', 'b'), 1))
