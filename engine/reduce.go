@@ -28,6 +28,7 @@ const maxInnerReduction = 1024
 type reduceOp struct {
 	name, memory string
 	acc          func(DType) uint64 // bytes of one partial result of a full reduction; 0: not known
+	dimAcc       func(DType) uint64 // along a dimension, when not acc's
 	out          func(DType) DType
 	indices      bool     // along a dimension, returns (values, indices)
 	node         string   // autograd's node of a full reduction, "" when not modelled
@@ -80,9 +81,9 @@ func init() {
 			memory: "backward passes the gradient on, broadcast: no memory"},
 		{name: "mean", acc: opmath, out: same, node: "MeanBackward0", bw: likeIn, dimNode: "MeanBackward1", dimBw: likeIn,
 			memory: "backward makes the gradient, a dense tensor of the input's shape"},
-		{name: "max", acc: elem, out: same, indices: true, dimNode: "MaxBackward0", dimBw: likeIn,
+		{name: "max", acc: elem, dimAcc: valueIndex, out: same, indices: true, dimNode: "MaxBackward0", dimBw: likeIn,
 			memory: "with dim, values and int64 indices; saves the indices; backward makes a tensor of the input's shape"},
-		{name: "min", acc: elem, out: same, indices: true, dimNode: "MinBackward0", dimBw: likeIn,
+		{name: "min", acc: elem, dimAcc: valueIndex, out: same, indices: true, dimNode: "MinBackward0", dimBw: likeIn,
 			memory: "with dim, values and int64 indices; saves the indices; backward makes a tensor of the input's shape"},
 		{name: "argmax", acc: valueIndex, out: index, memory: "int64 indices"},
 		{name: "argmin", acc: valueIndex, out: index, memory: "int64 indices"},
@@ -180,8 +181,21 @@ func (s *Session) reduceDim(r reduceOp, x *Tensor, dim int64, keep bool) ([]*Ten
 	if len(x.Shape) == 0 {
 		return nil, NotModelledError("torch." + r.name + " of a 0-d tensor along a dimension")
 	}
-	if x.Device().CUDA && (d != len(x.Shape)-1 || !x.IsContiguous() || x.Shape[d] > maxInnerReduction) {
-		return nil, NotModelledError(fmt.Sprintf("torch.%s along other than the innermost dimension of a contiguous tensor, of at most %d elements (the kernel's buffer across blocks)", r.name, maxInnerReduction))
+	innermost := numel(x.Shape[d+1:]) == 1
+	if x.Device().CUDA && (!x.IsContiguous() || innermost && x.Shape[d] > maxInnerReduction || x.Bytes() > 1<<31-1) {
+		return nil, NotModelledError(fmt.Sprintf("torch.%s along a dimension of a tensor that is not contiguous, the innermost of more than %d elements, or over 2 GiB (the kernel's buffer across blocks)", r.name, maxInnerReduction))
+	}
+	acc := r.acc
+	if r.dimAcc != nil {
+		acc = r.dimAcc
+	}
+	switch {
+	case innermost || !x.Device().CUDA:
+	case acc(x.DType) == 0:
+		return nil, NotModelledError("torch." + r.name + " of " + x.DType.Name + " along an outer dimension")
+	case (r.name == "std" || r.name == "var") && s.gradEnabled && x.requiresGrad():
+		// its backward's mean would reduce along the same dimension
+		return nil, NotModelledError("the backward of torch." + r.name + " along an outer dimension")
 	}
 	if err := s.checkGrad(r.name, x, r.dimNode); err != nil {
 		return nil, err
@@ -199,6 +213,14 @@ func (s *Session) reduceDim(r reduceOp, x *Tensor, dim int64, keep bool) ([]*Ten
 	outs, err := s.allocAll(x.Device(), want...)
 	if err != nil {
 		return nil, err
+	}
+	if x.Device().CUDA && !innermost {
+		if err := s.outerReductionTemps(x, d, acc(x.DType)); err != nil {
+			for _, o := range outs {
+				s.dropTensor(o)
+			}
+			return nil, err
+		}
 	}
 	if r.dimNode != "" {
 		save := r.saves(x, outs[0])

@@ -1,0 +1,91 @@
+package engine
+
+// A reduction along a dimension that is not the innermost of a
+// contiguous tensor: PyTorch's kernel lays its blocks' threads across
+// the outputs (up to 4 of them a thread, as the outputs' alignment
+// allows) and the reduced values, and when each thread would still have
+// 256 values or more it splits the reduced dimension across blocks too,
+// which combine their partial results through a buffer and a semaphore
+// from the caching allocator, allocated after the outputs and freed
+// newest first. Checked against the recorded sizes of sum, max, std and
+// argmax over six shapes and dtypes (testdata/pyrules/ops_reduce_outer.py,
+// ops_div.py, ops_reduce_grad.py).
+
+// Reduction launch constants: threads a block, values a thread before
+// the input is split across blocks, and after.
+const (
+	reduceThreads      = 512
+	minValuesPerThread = 16
+	maxValuesPerThread = 256
+	warpSize           = 32
+)
+
+// outerReduction is the launch of a reduction of x (contiguous) along
+// dimension d, with outputs inside it: the bytes of its buffer across
+// blocks (accumulators of acc bytes) and of its semaphore; 0 and 0 when
+// its blocks need none.
+func (s *Session) outerReduction(x *Tensor, d int, acc uint64) (buf, sem uint64) {
+	inner, outer := numel(x.Shape[d+1:]), numel(x.Shape[:d])
+	red, outputs := uint64(x.Shape[d]), inner*outer
+	// outputs a thread: 4, halved until it divides the input's first
+	// element, the outputs' innermost run and the input's other strides
+	vec := uint64(4)
+	for _, n := range []uint64{x.DataPtr() / x.DType.Size, inner, inner, red * inner} {
+		for n%vec != 0 {
+			vec /= 2
+		}
+	}
+	most := reduceThreads / vec
+	fit := func(n uint64) uint64 { // n's largest power of 2, at most most
+		if n >= most {
+			return most
+		}
+		p := uint64(1)
+		for p*2 <= n {
+			p *= 2
+		}
+		return p
+	}
+	width := min(fit(outputs/vec), warpSize)
+	height := min(fit(red), most/width)
+	width = min(fit(outputs/vec), most/height)
+	stepOut, stepIn := width, uint64(1)
+	splitY := ceilDiv(red, stepIn) >= height*minValuesPerThread || ceilDiv(red, stepIn) >= maxValuesPerThread
+	if splitY {
+		stepIn *= height
+	} else {
+		stepOut *= height
+	}
+	perThread := ceilDiv(red, stepIn)
+	grid := ceilDiv(outputs/vec, stepOut)
+	sms, threadsPerSM := s.gpus[x.Device().Index].b.grid()
+	target := uint64(sms) * (uint64(threadsPerSM) / (width * height))
+	if !splitY || perThread < maxValuesPerThread || grid > target {
+		return 0, 0
+	}
+	ctas := max(min(ceilDiv(target, grid), ceilDiv(perThread, minValuesPerThread)), ceilDiv(perThread, maxValuesPerThread))
+	if ctas <= 1 {
+		return 0, 0
+	}
+	return acc * outputs * ctas * width * vec, 4 * grid
+}
+
+// outerReductionTemps allocates and frees outerReduction's buffer and
+// semaphore.
+func (s *Session) outerReductionTemps(x *Tensor, d int, acc uint64) error {
+	buf, sem := s.outerReduction(x, d, acc)
+	if buf == 0 {
+		return nil
+	}
+	b, err := s.newStorage(x.Device(), buf, false)
+	if err != nil {
+		return err
+	}
+	defer s.release(b)
+	m, err := s.newStorage(x.Device(), sem, false)
+	if err != nil {
+		return err
+	}
+	s.release(m)
+	return nil
+}
