@@ -11,12 +11,13 @@ import (
 // makes its scalar, then on a GPU the kernel's buffer and semaphore for a
 // large input (reductionTemps), of one accumulator a block: 4 bytes for
 // a float sum, the input's own size for max and min, 16 for argmax's
-// value and index and for std's Welford state (ops_reduce_inner.py). One along a dimension makes its output
-// (max and min: values, then int64 indices) and nothing else when the
-// dimension is the innermost of a contiguous tensor and at most
-// maxInnerReduction long; along another dimension the kernel splits the
-// input across blocks through a buffer whose size follows its launch
-// configuration, which the tool does not model: it says so.
+// value and index and for std's Welford state (ops_reduce_inner.py).
+// One along a dimension makes its output (max and min: values, then
+// int64 indices) and nothing else when the dimension is the innermost of
+// a contiguous tensor and at most maxInnerReduction long; along an outer
+// dimension, then the buffer and semaphore its launch needs, if any
+// (reduce_outer.go). A longer innermost dimension and a tensor that is
+// not contiguous are refused.
 
 // maxInnerReduction is the longest innermost dimension reduced without
 // splitting across blocks that the tool models (1024 is recorded; a
