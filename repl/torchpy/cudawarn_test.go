@@ -12,18 +12,15 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/repl"
 )
 
-// TestDeprecatedCUDANamesWarn: memory_cached and max_memory_cached print
-// PyTorch's FutureWarning once per calling line, at the script's
-// absolute path with the line's source, as plain python3 printed them
-// on the H200 (testdata/pyrules/ops_cuda_warn.stderr, the script's
-// folder written as DIR in both).
-func TestDeprecatedCUDANamesWarn(t *testing.T) {
-	script := filepath.Join("..", "..", "testdata", "pyrules", "ops_cuda_warn.py")
+// scriptStderr runs a recorded script on the simulated H200 and returns
+// what it wrote on stderr, and the .stderr PyTorch's run left beside it.
+func scriptStderr(t *testing.T, script string) (got, want string) {
+	t.Helper()
 	src, err := os.ReadFile(script)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile(strings.TrimSuffix(script, ".py") + ".stderr")
+	recorded, err := os.ReadFile(strings.TrimSuffix(script, ".py") + ".stderr")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,13 +31,24 @@ func TestDeprecatedCUDANamesWarn(t *testing.T) {
 	var stderr bytes.Buffer
 	r := &repl.Runner{Session: s, Out: io.Discard, Err: &stderr, File: script, KeepGoing: true, JSON: true}
 	r.PyScript(src)
+	return stderr.String(), string(recorded)
+}
+
+// TestDeprecatedCUDANamesWarn: memory_cached and max_memory_cached print
+// PyTorch's FutureWarning once per calling line, at the script's
+// absolute path with the line's source, as plain python3 printed them
+// on the H200 (testdata/pyrules/ops_cuda_warn.stderr, the script's path
+// written as DIR in both).
+func TestDeprecatedCUDANamesWarn(t *testing.T) {
+	script := filepath.Join("..", "..", "testdata", "pyrules", "ops_cuda_warn.py")
+	got, want := scriptStderr(t, script)
 	abs, err := filepath.Abs(script)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := strings.ReplaceAll(stderr.String(), abs, "DIR/ops_cuda_warn.py")
-	wantText := strings.ReplaceAll(string(want), "/work/main/testdata/pyrules/ops_cuda_warn.py", "DIR/ops_cuda_warn.py")
-	if got != wantText {
-		t.Errorf("stderr:\n%s\nPyTorch's:\n%s", got, wantText)
+	got = strings.ReplaceAll(got, abs, "DIR/ops_cuda_warn.py")
+	want = strings.ReplaceAll(want, "/work/main/testdata/pyrules/ops_cuda_warn.py", "DIR/ops_cuda_warn.py")
+	if got != want {
+		t.Errorf("stderr:\n%s\nPyTorch's:\n%s", got, want)
 	}
 }
