@@ -1,15 +1,9 @@
 package torchpy_test
 
 import (
-	"bytes"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/gpumemrepl/gpumemrepl/engine"
-	"github.com/gpumemrepl/gpumemrepl/repl"
 )
 
 // TestCheckpointEventsInOrder: checkpointed training (pyrules/ckpt_train:
@@ -45,24 +39,10 @@ func TestCheckpointPrints(t *testing.T) {
 // stderr.
 func TestCheckpointWarnsAsPyTorch(t *testing.T) {
 	script := filepath.Join("..", "..", "testdata", "experiments", "book_checkpoint_sequential.py")
-	src, err := os.ReadFile(script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := os.ReadFile(strings.TrimSuffix(script, ".py") + ".stderr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := engine.NewSession(engine.Options{Preset: engine.Presets["h200"], Backend: "sim", FakeHost: true, Devices: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	r := &repl.Runner{Session: s, Out: io.Discard, Err: &stderr, File: script, KeepGoing: true, JSON: true}
-	r.PyScript(src)
+	got, want := scriptStderr(t, script)
 	// the recording ran the script by its path from the repository's root
-	wantText := strings.ReplaceAll(string(want), "testdata/experiments/", filepath.Dir(script)+"/")
-	if got := stderr.String(); !strings.HasPrefix(got, wantText) {
+	wantText := strings.ReplaceAll(want, "testdata/experiments/", filepath.Dir(script)+"/")
+	if !strings.HasPrefix(got, wantText) {
 		t.Errorf("stderr begins\n%s\nwant\n%s", got, wantText)
 	}
 }
