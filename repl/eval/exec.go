@@ -394,6 +394,7 @@ func (in *Interp) execRaise(fr *Frame, s *syntax.Raise) error {
 		}
 		o.exc.suppress = true
 	}
+	fr.setPos(s) // the traceback points at the raise statement, as CPython's does
 	return in.raiseInst(o)
 }
 

@@ -145,6 +145,21 @@ func (in *Interp) installStdlib() {
 			}
 			return int64(1 << 30), nil
 		})
+		in.fn(m, "exc_info", "exc_info(): the exception being handled, as (type, value, traceback)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			if err := in.fixedArgs("exc_info", args, kw, 0, 0); err != nil {
+				return nil, err
+			}
+			if len(in.handling) == 0 {
+				return in.NewTuple([]Value{None, None, None}), nil
+			}
+			e := in.handling[len(in.handling)-1]
+			tb, err := in.GetAttr(e, "__traceback__")
+			if err != nil {
+				return nil, err
+			}
+			t := in.NewTuple([]Value{newRef(e.cls), newRef(e), tb})
+			return t, nil
+		})
 		in.fn(m, "getrecursionlimit", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 			return int64(recursionLimit), nil
 		})
@@ -255,6 +270,7 @@ func (in *Interp) installStdlib() {
 	in.RegisterModule("argparse", in.argparseModule)
 	in.RegisterModule("copy", in.copyModule)
 	in.RegisterModule("json", in.jsonModule)
+	in.RegisterModule("logging", in.loggingModule)
 	in.RegisterModule("dataclasses", in.dataclassesModule)
 	in.RegisterModule("functools", in.functoolsModule)
 	in.RegisterModule("contextlib", in.contextlibModule)

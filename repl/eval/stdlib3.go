@@ -388,6 +388,20 @@ func (*Interp) tracebackModule(in *Interp) (*ModuleObj, error) {
 		}
 		return "NoneType: None\n", nil
 	})
+	in.fn(m, "format_exception", "format_exception(exc) or (type, value, tb): the exception's traceback, as a list of strings", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("format_exception", args, kw, 1, 3); err != nil {
+			return nil, err
+		}
+		v := args[0]
+		if len(args) > 1 {
+			v = args[1]
+		}
+		e, ok := v.(*Instance)
+		if !ok || !isException(e.cls) {
+			return nil, in.typeError("format_exception() expects an exception")
+		}
+		return in.NewList([]Value{in.FormatError(&Exception{Inst: e})}), nil
+	})
 	in.fn(m, "print_exc", "print_exc(): print the exception being handled", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 		if n := len(in.handling); n > 0 {
 			_, _ = in.Stderr.Write([]byte(in.FormatError(&Exception{Inst: in.handling[n-1]})))
