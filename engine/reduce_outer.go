@@ -1,5 +1,7 @@
 package engine
 
+import "slices"
+
 // A reduction along a dimension that is not the innermost of a
 // contiguous tensor: PyTorch's kernel lays its blocks' threads across
 // the outputs (up to 4 of them a thread, as the outputs' alignment
@@ -88,4 +90,22 @@ func (s *Session) outerReductionTemps(x *Tensor, d int, acc uint64) error {
 	}
 	s.release(m)
 	return nil
+}
+
+// sumToTemps allocates and frees what summing gradient g down to shape
+// (autograd's sum_to: a broadcast input's gradient, a bias's) takes from
+// the caching allocator: where shape is g's trailing dimensions and g is
+// dense, g's leading dimensions are one outer dimension reduced (a
+// Linear's bias: the buffer across blocks of pyrules/linear_device and
+// train_gpt), or every element (a 1-element shape); otherwise nothing.
+func (s *Session) sumToTemps(g *Tensor, shape []int64) error {
+	lead := len(g.Shape) - len(shape)
+	if !g.Device().CUDA || !g.IsContiguous() || lead <= 0 || !slices.Equal(g.Shape[lead:], shape) {
+		return nil
+	}
+	if numel(shape) == 1 {
+		return s.reductionTemps(g, opmath(g.DType))
+	}
+	rows := &Tensor{Shape: []int64{int64(numel(g.Shape[:lead])), int64(numel(shape))}, DType: g.DType, st: g.st, offset: g.offset}
+	return s.outerReductionTemps(rows, 0, opmath(g.DType))
 }
