@@ -291,6 +291,10 @@ func (s *Session) sumToInputs(n *node, grads []*Tensor) error {
 		if err != nil {
 			return err
 		}
+		if err := s.sumToTemps(g, n.inputs[i].shape); err != nil {
+			s.dropTensor(r)
+			return err
+		}
 		s.dropTensor(g)
 		grads[i] = r
 	}
