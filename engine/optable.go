@@ -327,7 +327,7 @@ func (s *Session) Op(name string, tensors ...*Tensor) (*Tensor, error) {
 // calling one is NotImplementedError saying so.
 var NotModelled = []string{
 	"torch.from_numpy", "torch.save", "torch.load",
-	"torch.compile", "torch.einsum", "torch.cdist",
+	"torch.compile", "torch.cdist",
 }
 
 // NotModelledError is the error of a PyTorch name the tool does not

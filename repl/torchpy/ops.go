@@ -210,8 +210,8 @@ func (b *Binding) bind(d *engine.OpDef, name string, args []eval.Value, kw []eva
 			positional++
 		}
 	}
-	if last := positional - 1; last >= 0 && d.Params[last].Kind == engine.DimsParam && d.Params[last].Default == "" && len(args) > positional {
-		// *dims: the ints after the other arguments
+	if last := positional - 1; last >= 0 && d.Params[last].Default == "" && varargs(d.Params[last].Kind, args, positional) {
+		// *dims, *operands: the ints or tensors after the other arguments
 		args = append(args[:last:last], b.in.NewTuple(slices.Clone(args[last:])))
 	}
 	if len(args) > positional {
@@ -317,6 +317,23 @@ func (b *Binding) bind(d *engine.OpDef, name string, args []eval.Value, kw []eva
 		}
 	}
 	return a, nil
+}
+
+// varargs reports whether args give a last parameter of kind k, the
+// positional-th, as separate values: ints for dimensions, or tensors
+// (einsum's operands, one of them a tensor alone).
+func varargs(k engine.ParamKind, args []eval.Value, positional int) bool {
+	switch k {
+	case engine.DimsParam:
+		return len(args) > positional
+	case engine.TensorsParam:
+		if len(args) == positional {
+			_, one := args[positional-1].(*Tensor)
+			return one
+		}
+		return len(args) > positional
+	}
+	return false
 }
 
 // intsOf is an int or a sequence of ints.
