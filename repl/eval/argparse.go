@@ -1,22 +1,15 @@
 package eval
 
-// argparseModule is argparse, written in Python: the common
+// argparseSource is argparse, written in Python: the common
 // ArgumentParser surface a training script uses (optional and
 // positional arguments; the store, store_true, store_false,
 // store_const, append, append_const and count actions; type, default,
 // choices, required, nargs None, '?', '*', '+' or N; dest; groups;
 // set_defaults; parse_args and parse_known_args over sys.argv[1:]).
 // A bad command line prints the usage and "PROG: error: ..." to stderr
-// and exits with status 2, -h prints the usage and exits 0, as
-// argparse does; the help's formatting is simpler than argparse's
-// (one argument a line, not wrapped). Subcommands are not modelled.
-func (*Interp) argparseModule(in *Interp) (*ModuleObj, error) {
-	m := in.NewModule("argparse")
-	fr := in.ModuleFrame("<argparse>", m.Dict)
-	defer in.Release(fr)
-	return m, in.ExecSource(fr, "<argparse>", argparseSource)
-}
-
+// and exits with status 2, -h prints the help and exits 0, as
+// argparse does, laid out as its default formatter lays it out at 78
+// columns. Subcommands are not modelled.
 const argparseSource = `
 import sys
 

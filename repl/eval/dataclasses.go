@@ -1,6 +1,6 @@
 package eval
 
-// dataclassesModule is dataclasses, written in Python over the class
+// dataclassesSource is dataclasses, written in Python over the class
 // machinery: @dataclass reads the class's __annotations__ in order (a
 // base's fields first), keeps each default as the class attribute (a
 // field() with a default_factory leaves none), and adds __init__,
@@ -10,13 +10,6 @@ package eval
 // default_factory runs once per instance. asdict and astuple deep-copy
 // plain data only: CPython deep-copies every other value (a tensor's
 // copy allocates), which is not modelled.
-func (*Interp) dataclassesModule(in *Interp) (*ModuleObj, error) {
-	m := in.NewModule("dataclasses")
-	fr := in.ModuleFrame("<dataclasses>", m.Dict)
-	defer in.Release(fr)
-	return m, in.ExecSource(fr, "<dataclasses>", dataclassesSource)
-}
-
 const dataclassesSource = `
 class FrozenInstanceError(AttributeError):
     pass

@@ -1,19 +1,12 @@
 package eval
 
-// jsonModule is json, written in Python: dumps and dump with CPython's
+// jsonSource is json, written in Python: dumps and dump with CPython's
 // output byte for byte (separators, indent, sort_keys, ensure_ascii,
 // allow_nan, default, skipkeys; float reprs, Infinity and NaN), and
 // loads and load of JSON text (objects as dicts in order, numbers as int
 // or float). A value of another type is CPython's TypeError ("Object of
 // type Tensor is not JSON serializable") unless default= turns it into
 // one.
-func (*Interp) jsonModule(in *Interp) (*ModuleObj, error) {
-	m := in.NewModule("json")
-	fr := in.ModuleFrame("<json>", m.Dict)
-	defer in.Release(fr)
-	return m, in.ExecSource(fr, "<json>", jsonSource)
-}
-
 const jsonSource = `
 class JSONDecodeError(ValueError):
     def __init__(self, msg, doc, pos):
@@ -107,19 +100,10 @@ class JSONEncoder:
         return None
 
     def _key(self, k):
+        # a key is a string as itself; a number, bool or None as its JSON
         if isinstance(k, str):
             return k
-        if isinstance(k, float):
-            return _float(k, self.allow_nan)
-        if k is True:
-            return 'true'
-        if k is False:
-            return 'false'
-        if k is None:
-            return 'null'
-        if isinstance(k, int):
-            return int.__repr__(k)
-        return None
+        return self._scalar(k)
 
     def _encode(self, o, level, out, stack):
         s = self._scalar(o)

@@ -1,6 +1,6 @@
 package eval
 
-// loggingModule is logging, written in Python: loggers named in a
+// loggingSource is logging, written in Python: loggers named in a
 // hierarchy with levels and propagation, basicConfig, StreamHandler and
 // NullHandler, Formatter with %-, {- and $-style formats, and the
 // last-resort handler that prints a warning's bare message on stderr
@@ -8,13 +8,6 @@ package eval
 // and the other clock fields are times the tool does not compute: they
 // print as "<time not computed>". Files (filename=, FileHandler) are
 // refused, as open is.
-func (*Interp) loggingModule(in *Interp) (*ModuleObj, error) {
-	m := in.NewModule("logging")
-	fr := in.ModuleFrame("<logging>", m.Dict)
-	defer in.Release(fr)
-	return m, in.ExecSource(fr, "<logging>", loggingSource)
-}
-
 const loggingSource = `
 import sys
 

@@ -65,6 +65,15 @@ func (in *Interp) fn(m *ModuleObj, name, doc string, f GoFunc) {
 	in.SetStr(m.Dict, name, NewBuiltin(name, doc, f))
 }
 
+// pythonModule is a standard module written in Python (src), run once
+// in a module of its own the first time it is imported.
+func (in *Interp) pythonModule(name, src string) (*ModuleObj, error) {
+	m := in.NewModule(name)
+	fr := in.ModuleFrame("<"+name+">", m.Dict)
+	defer in.Release(fr)
+	return m, in.ExecSource(fr, "<"+name+">", src)
+}
+
 // ExitStatus reports whether err is an uncaught SystemExit (sys.exit,
 // or raise SystemExit) and the status the process ends with, as CPython
 // decides it: 0 for no code or None, an int code itself, else 1 with
@@ -267,11 +276,11 @@ func (in *Interp) installStdlib() {
 		}
 		return m, nil
 	})
-	in.RegisterModule("argparse", in.argparseModule)
+	in.RegisterModule("argparse", func(in *Interp) (*ModuleObj, error) { return in.pythonModule("argparse", argparseSource) })
 	in.RegisterModule("copy", in.copyModule)
-	in.RegisterModule("json", in.jsonModule)
-	in.RegisterModule("logging", in.loggingModule)
-	in.RegisterModule("dataclasses", in.dataclassesModule)
+	in.RegisterModule("json", func(in *Interp) (*ModuleObj, error) { return in.pythonModule("json", jsonSource) })
+	in.RegisterModule("logging", func(in *Interp) (*ModuleObj, error) { return in.pythonModule("logging", loggingSource) })
+	in.RegisterModule("dataclasses", func(in *Interp) (*ModuleObj, error) { return in.pythonModule("dataclasses", dataclassesSource) })
 	in.RegisterModule("functools", in.functoolsModule)
 	in.RegisterModule("contextlib", in.contextlibModule)
 	in.RegisterModule("itertools", in.itertoolsModule)

@@ -1,7 +1,5 @@
 package torchpy
 
-import "github.com/gpumemrepl/gpumemrepl/repl/eval"
-
 // The CNN layers beside convolution, written in Python over nn.Module as
 // PyTorch writes them, so their memory is that of what they make and
 // the functional forms they call (engine/opdefs_cnn.go, batchnorm.go,
@@ -9,13 +7,7 @@ import "github.com/gpumemrepl/gpumemrepl/repl/eval"
 // GroupNorm, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, ReLU (with
 // inplace=), Softmax and LogSoftmax.
 
-func init() {
-	layerFamilies = append(layerFamilies, func(b *Binding, in *eval.Interp, nn *eval.ModuleObj) error {
-		fr := in.ModuleFrame("<torch.nn>", nn.Dict)
-		defer in.Release(fr)
-		return in.ExecSource(fr, "<torch.nn>", cnnSource)
-	})
-}
+func init() { layerFamilies = append(layerFamilies, pythonLayers(cnnSource)) }
 
 const cnnSource = `
 def _weight_and_bias(module, n, affine, device, dtype):

@@ -1,20 +1,12 @@
 package torchpy
 
-import "github.com/gpumemrepl/gpumemrepl/repl/eval"
-
 // The loss modules, written in Python over nn.Module as PyTorch writes
 // them: each forward calls its torch.nn.functional form (an op table
 // entry), so its memory is that entry's (testdata/pyrules/
 // loss_modules.py). A weight or pos_weight is a buffer, as in PyTorch;
 // the functional forms refuse them.
 
-func init() {
-	layerFamilies = append(layerFamilies, func(b *Binding, in *eval.Interp, nn *eval.ModuleObj) error {
-		fr := in.ModuleFrame("<torch.nn>", nn.Dict)
-		defer in.Release(fr)
-		return in.ExecSource(fr, "<torch.nn>", lossSource)
-	})
-}
+func init() { layerFamilies = append(layerFamilies, pythonLayers(lossSource)) }
 
 const lossSource = `
 def _legacy_reduction(size_average, reduce):

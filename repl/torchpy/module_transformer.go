@@ -1,20 +1,12 @@
 package torchpy
 
-import "github.com/gpumemrepl/gpumemrepl/repl/eval"
-
 // The transformer layers, written in Python over nn.Module as PyTorch
 // writes them: Embedding, LayerNorm, RMSNorm and Dropout make their parameters
 // as PyTorch's constructors do (on the host unless device=) and call
 // their torch.nn.functional forms, op table entries whose memory rules
 // are the engine's (testdata/pyrules/tfm_*.py).
 
-func init() {
-	layerFamilies = append(layerFamilies, func(b *Binding, in *eval.Interp, nn *eval.ModuleObj) error {
-		fr := in.ModuleFrame("<torch.nn>", nn.Dict)
-		defer in.Release(fr)
-		return in.ExecSource(fr, "<torch.nn>", transformerSource)
-	})
-}
+func init() { layerFamilies = append(layerFamilies, pythonLayers(transformerSource)) }
 
 const transformerSource = `
 def _refuse(what):

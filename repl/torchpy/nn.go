@@ -394,6 +394,17 @@ func layers() {
 // placeholders.
 var layerFamilies []func(b *Binding, in *eval.Interp, nn *eval.ModuleObj) error
 
+// pythonLayers is a layer family written in Python: src runs in
+// torch.nn's namespace (where Module and Parameter are), defining its
+// classes there.
+func pythonLayers(src string) func(b *Binding, in *eval.Interp, nn *eval.ModuleObj) error {
+	return func(b *Binding, in *eval.Interp, nn *eval.ModuleObj) error {
+		fr := in.ModuleFrame("<torch.nn>", nn.Dict)
+		defer in.Release(fr)
+		return in.ExecSource(fr, "<torch.nn>", src)
+	}
+}
+
 func (b *Binding) nnModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m := in.NewModule("torch.nn")
 	for _, c := range []*eval.Class{ModuleType, LinearType, GELUType} {
