@@ -1,15 +1,20 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"slices"
 )
 
-// Factories of the table: zeros, ones, empty, rand, randn and full, the
-// *_like forms (the input's shape, dtype and
-// device unless given), full_like, eye, linspace and randint; each
+// Factories of the table: zeros, ones, empty, rand, randn, full and
+// arange, the *_like forms (the input's shape, dtype and device unless
+// given), full_like, eye, linspace and randint; each
 // allocates its output and nothing else (testdata/pyrules/
 // ops_factories.py).
+
+// maxKnownRange is the longest arange whose values the tool keeps.
+const maxKnownRange = 1 << 16
 
 // factoryParams are the keywords every factory takes.
 var factoryParams = []Param{
@@ -72,6 +77,34 @@ func init() {
 		declare(factory(op+"_like", "new tensor of the input's shape, dtype and device", []Param{input}, false,
 			func(a Args) (TensorSpec, error) { return like(op, a), nil }))
 	}
+	arange := factory("arange", "new 1-d tensor of ceil((end - start) / step) elements: int64 when every bound is an int, else float32, unless dtype=",
+		[]Param{{Name: "start", Kind: NumberParam}, {Name: "end", Kind: NumberParam, Default: "None"}, {Name: "step", Kind: NumberParam, Default: "1"}}, false,
+		func(a Args) (TensorSpec, error) {
+			start, end := 0.0, a.Number(0) // arange(end)
+			if a[1] != nil {
+				start, end = a.Number(0), a.Number(1)
+			}
+			dt := DTypes["int64"]
+			for _, v := range a[:3] {
+				if _, f := v.(float64); f {
+					dt = Float32
+				}
+			}
+			if a.Number(2) == 0 {
+				return TensorSpec{}, errors.New("RuntimeError: step must be nonzero")
+			}
+			n := math.Ceil((end - start) / a.Number(2))
+			if n < 0 || math.IsNaN(n) {
+				return TensorSpec{}, errors.New("RuntimeError: upper bound and larger bound inconsistent with step sign")
+			}
+			var values []float64 // known for a short range, so print shows them
+			for i := 0.0; i < n && n <= maxKnownRange; i++ {
+				values = append(values, start+i*a.Number(2))
+			}
+			return TensorSpec{Op: "tensor", Shape: []int64{int64(n)}, DType: dt, Values: values}, nil
+		})
+	arange.Usage = "torch.arange(start=0, end, step=1, *, dtype=None, device=None, requires_grad=False)"
+	declare(arange)
 	integer := func(name, def string) Param { return Param{Name: name, Kind: IntParam, Default: def} }
 	declare(
 		factory("full_like", "new tensor of the input's shape, dtype and device", []Param{input, {Name: "fill_value", Kind: NumberParam}}, false,

@@ -1,7 +1,6 @@
 package torchpy
 
 import (
-	"math"
 	"math/big"
 	"slices"
 
@@ -185,51 +184,6 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		}
 		_, ok := args[0].(*Tensor)
 		return ok, nil
-	})
-	b.fn(m, "arange", "arange(end) | arange(start, end, step=1): int64 when every bound is an int, else float32", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		integral := true
-		bounds := make([]float64, 0, 3)
-		for _, a := range args {
-			v, ok := number(a)
-			if !ok {
-				return nil, in.Raise(eval.TypeErrorType, "arange() received an invalid combination of arguments - got (%s)", eval.TypeOf(a).Name)
-			}
-			if _, isFloat := a.(float64); isFloat {
-				integral = false
-			}
-			bounds = append(bounds, v)
-		}
-		start, end, step := 0.0, 0.0, 1.0
-		switch len(bounds) {
-		case 1:
-			end = bounds[0]
-		case 2, 3:
-			start, end = bounds[0], bounds[1]
-			if len(bounds) == 3 {
-				step = bounds[2]
-			}
-		default:
-			return nil, in.Raise(eval.TypeErrorType, "arange() takes from 1 to 3 positional arguments but %d were given", len(args))
-		}
-		if step == 0 {
-			return nil, in.Raise(eval.RuntimeErrorType, "step must be nonzero")
-		}
-		n := math.Ceil((end - start) / step)
-		if n < 0 || math.IsNaN(n) {
-			return nil, in.Raise(eval.RuntimeErrorType, "upper bound and larger bound inconsistent with step sign")
-		}
-		def := factoryOpts{dtype: engine.Float32, device: engine.CPU}
-		if integral {
-			def.dtype = engine.DTypes["int64"]
-		}
-		o, rest, err := b.factoryKw("arange", kw, def)
-		if err != nil {
-			return nil, err
-		}
-		if len(rest) > 0 {
-			return nil, in.Raise(eval.TypeErrorType, "arange() got an unexpected keyword argument '%s'", rest[0].Name)
-		}
-		return b.create("arange", []int64{int64(n)}, o, nil)
 	})
 	b.fn(m, "manual_seed", "manual_seed(seed): values are not computed, so this changes nothing", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return eval.None, nil
