@@ -7,8 +7,8 @@ import (
 	"slices"
 )
 
-// Factories of the table: zeros, ones, empty, rand, randn, full and
-// arange, the *_like forms (the input's shape, dtype and device unless
+// Factories of the table: tensor, zeros, ones, empty, rand, randn, full
+// and arange, the *_like forms (the input's shape, dtype and device unless
 // given), full_like, eye, linspace and randint; each
 // allocates its output and nothing else (testdata/pyrules/
 // ops_factories.py).
@@ -104,7 +104,12 @@ func init() {
 			return TensorSpec{Op: "tensor", Shape: []int64{int64(n)}, DType: dt, Values: values}, nil
 		})
 	arange.Usage = "torch.arange(start=0, end, step=1, *, dtype=None, device=None, requires_grad=False)"
-	declare(arange)
+	declare(arange, factory("tensor", "new tensor of the data's shape, its dtype the numbers' kind (bool, int64 or float32) unless dtype=; values known",
+		[]Param{{Name: "data", Kind: DataParam}}, true,
+		func(a Args) (TensorSpec, error) {
+			d := a.Data(0)
+			return TensorSpec{Op: "tensor", Shape: d.Shape, DType: d.DType, Values: d.Values}, nil
+		}))
 	integer := func(name, def string) Param { return Param{Name: name, Kind: IntParam, Default: def} }
 	declare(
 		factory("full_like", "new tensor of the input's shape, dtype and device", []Param{input, {Name: "fill_value", Kind: NumberParam}}, false,

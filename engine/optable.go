@@ -34,7 +34,17 @@ const (
 	DTypeParam                    // a torch.dtype (DType)
 	DeviceParam                   // a device (Device)
 	StringParam                   // a str (string), its default quoted: "'mean'"
+	DataParam                     // nested sequences of numbers (Data)
 )
+
+// Data is a DataParam's value: the nested sequences' shape, their
+// numbers in order, and the dtype their kind infers (bool, int64,
+// float32).
+type Data struct {
+	Shape  []int64
+	Values []float64
+	DType  DType
+}
 
 // Param is one parameter of an op's signature.
 type Param struct {
@@ -89,7 +99,7 @@ type OpDef struct {
 // Args are an op's arguments bound to its Params, one value each, in
 // order: a *Tensor (Scalar() for a number given for an OperandParam),
 // float64, int64, bool, []int64 (DimsParam), []*Tensor (TensorsParam),
-// DType, Device or string; nil for None.
+// DType, Device, string or Data; nil for None.
 type Args []any
 
 // Tensor is argument i as a tensor.
@@ -136,6 +146,12 @@ func (a Args) Device(i int, def Device) Device {
 func (a Args) String(i int) string {
 	v, _ := a[i].(string)
 	return v
+}
+
+// Data is argument i as nested numbers.
+func (a Args) Data(i int) Data {
+	d, _ := a[i].(Data)
+	return d
 }
 
 // Bool is argument i as a bool.

@@ -308,6 +308,12 @@ func (b *Binding) bind(d *engine.OpDef, name string, args []eval.Value, kw []eva
 			}
 			a[i] = t
 
+		case engine.DataParam:
+			shape, vals, kind, err := b.data(v)
+			if err != nil {
+				return nil, err
+			}
+			a[i] = engine.Data{Shape: shape, Values: vals, DType: map[int]engine.DType{kindBool: engine.DTypes["bool"], kindInt: engine.DTypes["int64"], kindFloat: engine.Float32}[kind]}
 		case engine.StringParam:
 			str, ok := v.(string)
 			if !ok {

@@ -42,46 +42,6 @@ type factoryOpts struct {
 	pinned       bool // pin_memory=True
 }
 
-// factoryKw reads dtype=, device=, requires_grad= (others refused).
-func (b *Binding) factoryKw(fn string, kw []eval.KeywordArg, o factoryOpts) (factoryOpts, []eval.KeywordArg, error) {
-	var rest []eval.KeywordArg
-	for _, k := range kw {
-		switch k.Name {
-		case "dtype":
-			if k.Value == eval.None {
-				continue
-			}
-			d, ok := k.Value.(*DTypeObj)
-			if !ok {
-				return o, nil, b.in.Raise(eval.TypeErrorType, "%s(): argument 'dtype' must be torch.dtype, not %s", fn, eval.TypeOf(k.Value).Name)
-			}
-			o.dtype = d.D
-		case "device":
-			d, err := b.deviceArg(k.Value)
-			if err != nil {
-				return o, nil, err
-			}
-			o.device = d
-		case "requires_grad":
-			t, err := b.in.Truth(k.Value)
-			if err != nil {
-				return o, nil, err
-			}
-			o.requiresGrad = t
-		case "pin_memory":
-			t, err := b.in.Truth(k.Value)
-			if err != nil {
-				return o, nil, err
-			}
-			o.pinned = t
-		case "layout", "memory_format":
-		default:
-			rest = append(rest, k)
-		}
-	}
-	return o, rest, nil
-}
-
 // cudaStarts reads os.environ's PYTORCH_CUDA_ALLOC_CONF before the
 // first CUDA allocation, as PyTorch reads the variable when its CUDA
 // allocator starts.
@@ -134,24 +94,6 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	for name, d := range engine.DTypes {
 		m.Set(in, name, dtypeObj(d))
 	}
-	b.fn(m, "tensor", "tensor(data, dtype=None, device=None, requires_grad=False)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		if len(args) != 1 {
-			return nil, in.Raise(eval.TypeErrorType, "tensor() takes 1 positional argument but %d were given", len(args))
-		}
-		shape, vals, kind, err := b.data(args[0])
-		if err != nil {
-			return nil, err
-		}
-		dt := map[int]engine.DType{kindBool: engine.DTypes["bool"], kindInt: engine.DTypes["int64"], kindFloat: engine.Float32}[kind]
-		o, rest, err := b.factoryKw("tensor", kw, factoryOpts{dtype: dt})
-		if err != nil {
-			return nil, err
-		}
-		if len(rest) > 0 {
-			return nil, in.Raise(eval.TypeErrorType, "tensor() got an unexpected keyword argument '%s'", rest[0].Name)
-		}
-		return b.create("tensor", shape, o, vals)
-	})
 	b.fn(m, "device", "device(type_or_string, index=None)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		if len(args) == 2 {
 			i, err := in.Index(args[1])
