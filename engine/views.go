@@ -280,7 +280,7 @@ func init() {
 		&OpDef{Name: "stack", Function: true, Params: []Param{tensors, {Name: "dim", Kind: IntParam, Default: "0"}},
 			Memory: "new tensor; saves nothing; backward gives each input a view of the gradient",
 			run:    func(s *Session, a Args) (*Tensor, error) { return s.Stack(a.TensorList(0), a.Int(1)) }},
-		&OpDef{Name: "view", Method: true, Params: []Param{input, {Name: "size", Kind: DimsParam}},
+		&OpDef{Name: "view", Method: true, Params: []Param{input, {Name: "size", Kind: DimsParam}}, Usage: "Tensor.view(*shape)",
 			Memory: "view: shares storage, with the strides PyTorch computes (an error where none fits); backward reshapes the gradient back",
 			run:    func(s *Session, a Args) (*Tensor, error) { return s.View(a.Tensor(0), a.Ints(1)) }},
 		&OpDef{Name: "reshape", Function: true, Method: true, Params: []Param{input, {Name: "shape", Kind: DimsParam}},
@@ -290,7 +290,7 @@ func init() {
 			Params: []Param{input, {Name: "start_dim", Kind: IntParam, Default: "0"}, {Name: "end_dim", Kind: IntParam, Default: "-1"}},
 			Memory: "reshape of dimensions start_dim to end_dim into one: a view where the strides allow one",
 			run:    func(s *Session, a Args) (*Tensor, error) { return s.Flatten(a.Tensor(0), a.Int(1), a.Int(2)) }},
-		&OpDef{Name: "expand", Method: true, Params: []Param{input, {Name: "size", Kind: DimsParam}},
+		&OpDef{Name: "expand", Method: true, Params: []Param{input, {Name: "size", Kind: DimsParam}}, Usage: "Tensor.expand(*sizes)",
 			Memory: "view: no memory; a dimension of size 1 repeats with stride 0",
 			run:    func(s *Session, a Args) (*Tensor, error) { return s.Expand(a.Tensor(0), a.Ints(1)) }},
 	)
