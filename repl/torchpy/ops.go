@@ -121,8 +121,8 @@ func (b *Binding) call(d *engine.OpDef, args []eval.Value, kw []eval.KeywordArg)
 		for i, t := range ts {
 			items[i] = b.wrap(t)
 		}
-		if cls, ok := returnTypes[d.ReturnType]; ok {
-			return b.in.NewTupleOf(cls, items), nil
+		if d.ReturnType != "" {
+			return b.namedTuple(d.ReturnType, items)
 		}
 		return b.in.NewTuple(items), nil
 	}

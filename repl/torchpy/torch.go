@@ -23,6 +23,7 @@ func Install(in *eval.Interp, s *engine.Session) *Binding {
 		return f, err
 	})
 	in.RegisterModule("torch.optim", b.optimModule)
+	in.RegisterModule("torch.return_types", b.returnTypesModule)
 	in.RegisterModule("torch.utils", func(in *eval.Interp) (*eval.ModuleObj, error) { return in.NewModule("torch.utils"), nil })
 	in.RegisterModule("torch.utils.checkpoint", b.checkpointModule)
 	in.RegisterModule("torch.utils.data", b.dataModule)
