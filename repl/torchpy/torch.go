@@ -27,6 +27,7 @@ func Install(in *eval.Interp, s *engine.Session) *Binding {
 	in.RegisterModule("torch.utils", func(in *eval.Interp) (*eval.ModuleObj, error) { return in.NewModule("torch.utils"), nil })
 	in.RegisterModule("torch.utils.checkpoint", b.checkpointModule)
 	in.RegisterModule("torch.utils.data", b.dataModule)
+	in.RegisterModule("torch.accelerator", b.acceleratorModule)
 	return b
 }
 
@@ -92,6 +93,7 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m.Set(in, "Size", SizeType)
 	m.Set(in, "dtype", DTypeType)
 	m.Set(in, "OutOfMemoryError", OutOfMemoryErrorType)
+	b.declareCloseness(m)
 	for name, d := range engine.DTypes {
 		m.Set(in, name, dtypeObj(d))
 	}
@@ -146,7 +148,7 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	for _, sub := range []struct {
 		name string
 		make func(*eval.Interp) (*eval.ModuleObj, error)
-	}{{"cuda", b.cudaModule}, {"nn", b.nnModule}, {"optim", b.optimModule}, {"_C", b.cModule}} {
+	}{{"cuda", b.cudaModule}, {"nn", b.nnModule}, {"optim", b.optimModule}, {"_C", b.cModule}, {"accelerator", b.acceleratorModule}} {
 		sm, err := sub.make(in)
 		if err != nil {
 			return nil, err
