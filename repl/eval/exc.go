@@ -114,8 +114,14 @@ var (
 	WarningType           = newExcClass("Warning", ExceptionType)
 	UserWarningType       = newExcClass("UserWarning", WarningType)
 	DeprecationWarnType   = newExcClass("DeprecationWarning", WarningType)
-	SyntaxErrorType       = newExcClass("SyntaxError", ExceptionType)
-	SystemErrorType       = newExcClass("SystemError", ExceptionType)
+	// FutureWarningType and the others are the rest of Python's warning
+	// categories.
+	FutureWarningType      = newExcClass("FutureWarning", WarningType)
+	RuntimeWarningType     = newExcClass("RuntimeWarning", WarningType)
+	PendingDeprecationType = newExcClass("PendingDeprecationWarning", WarningType)
+	ResourceWarningType    = newExcClass("ResourceWarning", WarningType)
+	SyntaxErrorType        = newExcClass("SyntaxError", ExceptionType)
+	SystemErrorType        = newExcClass("SystemError", ExceptionType)
 )
 
 // ExceptionClasses are the exception classes the builtins module names.
@@ -126,7 +132,7 @@ var ExceptionClasses = []*Class{BaseExceptionType, ExceptionType, KeyboardInterr
 	TypeErrorType, ValueErrorType, RuntimeErrorType, NotImplementedErrType,
 	RecursionErrorType, ImportErrorType, ModuleNotFoundType, OSErrorType, MemoryErrorType,
 	UnicodeErrorType, WarningType, UserWarningType, DeprecationWarnType, SyntaxErrorType,
-	SystemErrorType}
+	SystemErrorType, FutureWarningType, RuntimeWarningType, PendingDeprecationType, ResourceWarningType}
 
 // newExcClass declares a built-in exception class: not Native, since
 // its instances are Instances a class statement may subclass.

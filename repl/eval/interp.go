@@ -38,6 +38,7 @@ type Interp struct {
 	// running): a new exception raised there gets the top as context.
 	handling []*Instance
 	sources  map[string][]string
+	warnings warnState // the warnings module's filters and registry
 	// dropping is the object a store or del is letting go of, and what
 	// to call it in the step's events.
 	dropping      Object

@@ -253,13 +253,7 @@ func (in *Interp) installStdlib() {
 		}
 		return m, nil
 	})
-	in.RegisterModule("warnings", func(in *Interp) (*ModuleObj, error) {
-		m := in.NewModule("warnings")
-		for _, name := range []string{"filterwarnings", "simplefilter", "warn"} {
-			in.fn(m, name, "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) { return None, nil })
-		}
-		return m, nil
-	})
+	in.RegisterModule("warnings", in.warningsModule)
 	in.RegisterModule("collections", func(in *Interp) (*ModuleObj, error) {
 		m := in.NewModule("collections")
 		m.Set(in, "OrderedDict", DictType)

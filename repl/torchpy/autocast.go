@@ -1,7 +1,6 @@
 package torchpy
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
@@ -64,12 +63,6 @@ func init() {
 		}}
 		return eval.Track(in, w), nil
 	}))
-}
-
-// futureWarning writes a FutureWarning to stderr, as Python's default
-// filter shows one.
-func (b *Binding) futureWarning(msg string) {
-	fmt.Fprintf(b.in.Stderr, "FutureWarning: %s\n", msg)
 }
 
 // newAutocast is autocast(device_type, dtype, enabled, cache_enabled)
@@ -188,7 +181,9 @@ func (b *Binding) cudaAmp(cuda *eval.ModuleObj) {
 		if err != nil {
 			return nil, err
 		}
-		b.futureWarning("`torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda', args...)` instead.")
+		if err := in.Warn(eval.FutureWarningType, "`torch.cuda.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cuda', args...)` instead.", 1); err != nil {
+			return nil, err
+		}
 		if a[1] == nil {
 			a[1] = dtypeObj(engine.DTypes["float16"])
 		}
@@ -198,7 +193,9 @@ func (b *Binding) cudaAmp(cuda *eval.ModuleObj) {
 		return b.newAutocast("cuda", a[1], a[0], a[2])
 	})
 	b.fn(m, "GradScaler", "GradScaler(init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000, enabled=True): deprecated for torch.amp.GradScaler('cuda', ...)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		b.futureWarning("`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cuda', args...)` instead.")
+		if err := in.Warn(eval.FutureWarningType, "`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cuda', args...)` instead.", 1); err != nil {
+			return nil, err
+		}
 		return b.newGradScaler("GradScaler", args, kw, false)
 	})
 	in.AddModule("torch.cuda.amp", m)

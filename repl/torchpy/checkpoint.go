@@ -1,8 +1,6 @@
 package torchpy
 
 import (
-	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -55,18 +53,15 @@ func keywordValues(kw []eval.KeywordArg) []eval.Value {
 	return vs
 }
 
-// checkpointer is the torch.utils.checkpoint module's state: the
-// warnings already shown (Python's default filter shows each once per
-// place).
+// checkpointer is the torch.utils.checkpoint module over its binding.
 type checkpointer struct {
-	b      *Binding
-	warned map[string]bool
+	b *Binding
 }
 
 // checkpointModule is torch.utils.checkpoint.
 func (b *Binding) checkpointModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m := in.NewModule("torch.utils.checkpoint")
-	c := &checkpointer{b: b, warned: map[string]bool{}}
+	c := &checkpointer{b: b}
 	b.fn(m, "checkpoint", "checkpoint(function, *args, use_reentrant=None, preserve_rng_state=True, **kwargs): use_reentrant=False keeps the inputs only and recomputes function at the first unpack in backward (stopping once every saved tensor is made again), freeing each recomputed tensor once used; True runs it under no_grad and reruns it with grad inside CheckpointFunctionBackward; not passed: a warning, then True", c.checkpoint)
 	b.fn(m, "checkpoint_sequential", "checkpoint_sequential(functions, segments, input, use_reentrant=None, preserve_rng_state=True): every segment but the last checkpointed, the last run as it is", c.sequential)
 	return m, nil
@@ -113,7 +108,9 @@ func (c *checkpointer) options(kw []eval.KeywordArg, warn string, single bool) (
 		}
 	}
 	if !given {
-		c.warn(warn)
+		if err := c.b.in.Warn(eval.UserWarningType, warn, 1); err != nil {
+			return o, nil, err
+		}
 	}
 	return o, rest, nil
 }
@@ -131,25 +128,6 @@ func (c *checkpointer) memoryNeutral(k eval.KeywordArg) bool {
 		return k.Value == true
 	}
 	return false
-}
-
-// warn shows a UserWarning at the calling line, once per place, as
-// Python's warnings module writes it (with the line's source, when the
-// file can be read, as linecache does).
-func (c *checkpointer) warn(msg string) {
-	where, source := "", ""
-	if st := c.b.in.Stack(); len(st) > 0 {
-		where = fmt.Sprintf("%s:%d: ", st[0].File, st[0].Line)
-		if src, err := os.ReadFile(st[0].File); err == nil {
-			if lines := eval.SourceLines(src); st[0].Line >= 1 && st[0].Line <= len(lines) {
-				source = "  " + strings.TrimSpace(lines[st[0].Line-1]) + "\n"
-			}
-		}
-	}
-	if key := where + msg; !c.warned[key] {
-		c.warned[key] = true
-		fmt.Fprintf(c.b.in.Stderr, "%sUserWarning: %s\n%s", where, msg, source)
-	}
 }
 
 // checkpoint is torch.utils.checkpoint.checkpoint; with no function and
@@ -271,7 +249,9 @@ func (c *checkpointer) reentrant(o checkpointOpts, seg segment, args []eval.Valu
 		needs = needs || t.RequiresGrad()
 	}
 	if !needs {
-		c.warn(warnNoGrad)
+		if err := c.b.in.Warn(eval.UserWarningType, warnNoGrad, 1); err != nil {
+			return nil, err
+		}
 	}
 	was := c.b.S.SetGradEnabled(false)
 	v, err := seg.call(args)

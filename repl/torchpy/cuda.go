@@ -38,7 +38,6 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		"memory_cached":        "reserved_bytes.all.current",
 		"max_memory_cached":    "reserved_bytes.all.peak",
 	}
-	w := newWarnings(in)
 	for name, key := range stats {
 		doc := name + "(device=None)"
 		if _, ok := renamed[name]; ok {
@@ -46,7 +45,9 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		}
 		b.fn(m, name, doc, func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			if _, ok := renamed[name]; ok {
-				w.warn("FutureWarning", renamedWarning(name))
+				if err := in.Warn(eval.FutureWarningType, renamedWarning(name), 1); err != nil {
+					return nil, err
+				}
 			}
 			if err := b.checkDeviceIndex(args, kw, false); err != nil {
 				return nil, err

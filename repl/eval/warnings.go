@@ -1,0 +1,262 @@
+package eval
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// warnFilter is one entry of warnings.filters: an action for the
+// warnings of a category (and its subclasses) whose message matches.
+type warnFilter struct {
+	action   string // "default", "ignore", "always", "error", "once", "module"
+	message  *regexp.Regexp
+	category *Class
+}
+
+// warnState is the warnings module's state: its filters, newest first,
+// and which warnings it has shown (the "default", "once" and "module"
+// registries).
+type warnState struct {
+	filters []warnFilter
+	shown   map[string]bool
+	saved   [][]warnFilter // catch_warnings blocks' filters to put back
+}
+
+// defaultWarnFilters are Python 3.11's (a release build): deprecations
+// are shown only when __main__ triggers them (checked in Warn), and
+// pending deprecations, import and resource warnings not at all.
+func defaultWarnFilters() []warnFilter {
+	var out []warnFilter
+	for _, c := range []*Class{DeprecationWarnType, PendingDeprecationType, ResourceWarningType} {
+		out = append(out, warnFilter{action: "ignore", category: c})
+	}
+	return out
+}
+
+// warns is the warnings state, made with the default filters on first
+// use.
+func (in *Interp) warns() *warnState {
+	if in.warnings.shown == nil {
+		in.warnings = warnState{filters: defaultWarnFilters(), shown: map[string]bool{}}
+	}
+	return &in.warnings
+}
+
+// Warn is warnings.warn(msg, category, stacklevel): under the filters
+// in force, the warning is shown on stderr as Python shows it --
+// "FILE:LINE: Category: message" and the line's source, indented, once
+// per place with the default action -- or ignored, or raised (the
+// "error" action). FILE is a script's absolute path, as CPython names
+// its main script.
+func (in *Interp) Warn(category *Class, msg string, stacklevel int) error {
+	in.warns()
+	file, line, fromMain := "sys", 1, false
+	if st := in.Stack(); len(st) > 0 {
+		f := st[min(max(stacklevel, 1), len(st))-1]
+		file, line, fromMain = f.File, f.Line, f.Name == "<module>" && !strings.HasPrefix(f.File, "<")
+	}
+	action := "default"
+	for _, f := range in.warnings.filters {
+		if category.IsSubclass(f.category) && (f.message == nil || f.message.MatchString(msg)) {
+			action = f.action
+			if category.IsSubclass(DeprecationWarnType) && f.category == DeprecationWarnType && f.action == "ignore" && fromMain {
+				action = "default" // default::DeprecationWarning:__main__ comes first
+			}
+			break
+		}
+	}
+	var key string
+	switch action {
+	case "ignore":
+		return nil
+	case "error":
+		return in.Raise(category, "%s", msg)
+	case "once":
+		key = category.Name + ":" + msg
+	case "module":
+		key = file + ":" + category.Name + ":" + msg
+	case "default":
+		key = fmt.Sprintf("%s:%d:%s:%s", file, line, category.Name, msg)
+	}
+	if key != "" {
+		if in.warnings.shown[key] {
+			return nil
+		}
+		in.warnings.shown[key] = true
+	}
+	where := file
+	if abs, err := filepath.Abs(file); err == nil && !strings.HasPrefix(file, "<") {
+		where = abs
+	}
+	text := fmt.Sprintf("%s:%d: %s: %s\n", where, line, category.Name, msg)
+	if src := in.sourceLine(file, line); src != "" {
+		text += "  " + src + "\n"
+	}
+	_, err := in.Stderr.Write([]byte(text))
+	return err
+}
+
+// sourceLine is line n of file, stripped: from the sources the front end
+// gave, else read from disk, as linecache does ("" when neither has it).
+func (in *Interp) sourceLine(file string, n int) string {
+	lines, ok := in.sources[file]
+	if !ok {
+		if data, err := os.ReadFile(file); err == nil {
+			lines = SourceLines(data)
+			in.sources[file] = lines
+		}
+	}
+	if n < 1 || n > len(lines) {
+		return ""
+	}
+	return strings.TrimSpace(lines[n-1])
+}
+
+// addWarnFilter is filterwarnings(action, message, category) (message a
+// regular expression matched at the start, ignoring case).
+func (in *Interp) addWarnFilter(action, message string, category *Class, appendLast bool) error {
+	switch action {
+	case "default", "ignore", "always", "error", "once", "module":
+	default:
+		return in.Raise(ValueErrorType, "invalid action: %s", in.ReprOf(action))
+	}
+	in.warns()
+	f := warnFilter{action: action, category: category}
+	if message != "" {
+		re, err := regexp.Compile("(?i)^(?:" + message + ")")
+		if err != nil {
+			return in.Raise(ValueErrorType, "filterwarnings: message %s is not a regular expression the tool reads", in.ReprOf(message))
+		}
+		f.message = re
+	}
+	if appendLast {
+		in.warnings.filters = append(in.warnings.filters, f)
+	} else {
+		in.warnings.filters = append([]warnFilter{f}, in.warnings.filters...)
+	}
+	return nil
+}
+
+// warningsModule is warnings: warn, filterwarnings, simplefilter,
+// resetwarnings and catch_warnings (without record=True) over Warn's
+// filters.
+func (*Interp) warningsModule(in *Interp) (*ModuleObj, error) {
+	m := in.NewModule("warnings")
+	in.fn(m, "warn", "warn(message, category=UserWarning, stacklevel=1)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		a, err := in.ArgSpec("warn", args, kw, 1, "message", "category", "stacklevel", "source")
+		if err != nil {
+			return nil, err
+		}
+		category, msg := UserWarningType, ""
+		if o, ok := a[0].(*Instance); ok && o.cls.IsSubclass(WarningType) {
+			category, msg = o.cls, in.excStr(o)
+		} else if msg, err = in.Str(a[0]); err != nil {
+			return nil, err
+		}
+		if c, ok := a[1].(*Class); ok {
+			if !c.IsSubclass(WarningType) {
+				return nil, in.typeError("category must be a Warning subclass, not '%s'", c.Name)
+			}
+			category = c
+		} else if a[1] != nil && a[1] != None {
+			return nil, in.typeError("category must be a Warning subclass, not '%s'", TypeOf(a[1]).Name)
+		}
+		level := int64(1)
+		if a[2] != nil {
+			if level, err = in.Index(a[2]); err != nil {
+				return nil, err
+			}
+		}
+		return None, in.Warn(category, msg, int(level))
+	})
+	filter := func(name string, withMessage bool) {
+		in.fn(m, name, "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			names := []string{"action", "category", "lineno", "append"}
+			if withMessage {
+				names = []string{"action", "message", "category", "module", "lineno", "append"}
+			}
+			a, err := in.ArgSpec(name, args, kw, 1, names...)
+			if err != nil {
+				return nil, err
+			}
+			get := func(n string) Value {
+				for i, x := range names {
+					if x == n {
+						return a[i]
+					}
+				}
+				return nil
+			}
+			action, err := in.Str(a[0])
+			if err != nil {
+				return nil, err
+			}
+			message := ""
+			if v := get("message"); v != nil {
+				if message, err = in.Str(v); err != nil {
+					return nil, err
+				}
+			}
+			if v := get("module"); v != nil && v != "" {
+				return nil, in.Raise(NotImplementedErrType, "%s(module=...) is not modelled by gpumemrepl", name)
+			}
+			category := WarningType
+			if c, ok := get("category").(*Class); ok {
+				category = c
+			}
+			last := false
+			if v := get("append"); v != nil {
+				if last, err = in.Truth(v); err != nil {
+					return nil, err
+				}
+			}
+			return None, in.addWarnFilter(action, message, category, last)
+		})
+	}
+	filter("filterwarnings", true)
+	filter("simplefilter", false)
+	in.fn(m, "resetwarnings", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		in.warns().filters = nil
+		return None, nil
+	})
+	in.fn(m, "_save_filters", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		in.warns()
+		in.warnings.saved = append(in.warnings.saved, append([]warnFilter(nil), in.warnings.filters...))
+		return None, nil
+	})
+	in.fn(m, "_restore_filters", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if n := len(in.warnings.saved); n > 0 {
+			in.warnings.filters, in.warnings.saved = in.warnings.saved[n-1], in.warnings.saved[:n-1]
+		}
+		return None, nil
+	})
+	for _, c := range []*Class{WarningType, UserWarningType, DeprecationWarnType, FutureWarningType, RuntimeWarningType, PendingDeprecationType, ResourceWarningType} {
+		m.Set(in, c.Name, c)
+	}
+	fr := in.ModuleFrame("<warnings>", m.Dict)
+	defer in.Release(fr)
+	return m, in.ExecSource(fr, "<warnings>", catchWarningsSource)
+}
+
+// catchWarningsSource is warnings.catch_warnings: the filters are put
+// back as they were when the block ends.
+const catchWarningsSource = `
+class catch_warnings:
+    def __init__(self, *, record=False, module=None, action=None, category=Warning, lineno=0, append=False):
+        if record:
+            raise NotImplementedError('catch_warnings(record=True) is not modelled by gpumemrepl')
+        self._action = action
+        self._category = category
+
+    def __enter__(self):
+        _save_filters()
+        if self._action is not None:
+            simplefilter(self._action, self._category)
+
+    def __exit__(self, *exc):
+        _restore_filters()
+        return False
+`
