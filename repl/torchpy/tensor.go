@@ -264,9 +264,12 @@ func init() {
 		}
 		return t.T.Shape[0], nil
 	})
-	tensorMethod("item", "item(): not computed (the tool does not compute values)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+	tensorMethod("item", "item(): the value when the tool knows it (a constant, a range), else not computed", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		if t.T.Numel() != 1 {
 			return nil, b.in.Raise(eval.RuntimeErrorType, "a Tensor with %d elements cannot be converted to Scalar", t.T.Numel())
+		}
+		if v, ok := knownItem(t.T); ok {
+			return v, nil
 		}
 		return eval.Unknown{What: "tensor.item()"}, nil
 	})
