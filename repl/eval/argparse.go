@@ -420,10 +420,12 @@ class ArgumentParser:
             else:
                 positionals.append(s)
         j = 0
-        for a in [a for a in self._actions if not a.option_strings]:
+        pos = [a for a in self._actions if not a.option_strings]
+        for k, a in enumerate(pos):
             if a.nargs in ('*', '+'):
-                rest = len([b for b in self._actions if not b.option_strings][self._actions.index(a):]) - 1
-                take = positionals[j:len(positionals) - rest] if rest else positionals[j:]
+                # leave the later positionals the values they need
+                rest = sum(1 if b.nargs in (None, '+') else b.nargs if isinstance(b.nargs, int) else 0 for b in pos[k + 1:])
+                take = positionals[j:max(j, len(positionals) - rest)]
             elif a.nargs == '?':
                 take = positionals[j:j + 1]
             elif isinstance(a.nargs, int):

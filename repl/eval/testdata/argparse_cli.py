@@ -55,3 +55,14 @@ try:
 except SystemExit as e:
     print(e.code)
 print("a=b=c".partition("="), "a=b=c".rpartition("="), "abc".partition("x"), "abc".rpartition("x"))
+import argparse
+p = argparse.ArgumentParser(prog="p")
+p.add_argument("--flag", action="store_true")
+p.add_argument("srcs", nargs="+")
+p.add_argument("dst")
+print(p.parse_args(["a", "b", "c"]))
+print(p.parse_args(["a", "c", "--flag"]))
+q = argparse.ArgumentParser(prog="q")
+q.add_argument("first")
+q.add_argument("more", nargs="*")
+print(q.parse_args(["x"]), q.parse_args(["x", "y", "z"]))
