@@ -138,6 +138,19 @@ func TestRulesPrintWhatPyTorchPrinted(t *testing.T) {
 	}
 }
 
+// checkRules runs each rule script and checks its allocator events, in
+// order, and what each statement printed against its recording.
+func checkRules(t *testing.T, names ...string) {
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			s, printed := runRule(t, name)
+			path := filepath.Join("..", "..", "testdata", "pyrules", name+".jsonl")
+			checkEvents(t, s, path)
+			checkPrinted(t, printed, path)
+		})
+	}
+}
+
 // checkPrinted checks that each statement of a recording printed what
 // it printed under PyTorch.
 func checkPrinted(t *testing.T, printed map[int]string, path string) {

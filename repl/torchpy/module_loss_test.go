@@ -1,9 +1,6 @@
 package torchpy_test
 
-import (
-	"path/filepath"
-	"testing"
-)
+import "testing"
 
 // TestLossRules runs the losses' rule scripts (testdata/pyrules/
 // loss_*.py): F.mse_loss, l1_loss, binary_cross_entropy_with_logits,
@@ -12,12 +9,5 @@ import (
 // size, in the same order, and each statement prints what it printed
 // (memory figures, grad_fn names, shapes, dtypes, the modules' reprs).
 func TestLossRules(t *testing.T) {
-	for _, name := range []string{"loss_mse", "loss_bce", "loss_ce", "loss_modules"} {
-		t.Run(name, func(t *testing.T) {
-			s, printed := runRule(t, name)
-			path := filepath.Join("..", "..", "testdata", "pyrules", name+".jsonl")
-			checkEvents(t, s, path)
-			checkPrinted(t, printed, path)
-		})
-	}
+	checkRules(t, "loss_mse", "loss_bce", "loss_ce", "loss_modules")
 }
