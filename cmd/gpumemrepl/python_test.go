@@ -222,6 +222,11 @@ func TestPythonErrors(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "caught 4") || !strings.Contains(errOut, "stopped: bad config\n") {
 		t.Errorf("sys.exit caught, then with a message: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
+	list := write("tolist.py", "import torch\nx = torch.zeros(1 << 27)\nx.tolist()\n")
+	_, errOut, code = run(t, "run", "--device", "sim", "--fake-host", list)
+	if code != 1 || !strings.Contains(errOut, list+":3:1: MemoryError: this tool builds containers of at most 67108864 items") {
+		t.Errorf("tolist of 2^27 elements: exit %d\n%s", code, errOut)
+	}
 	huge := write("huge.py", "import torch\nx = torch.zeros(4294967296, 4294967296, device='cuda')\n")
 	_, errOut, code = run(t, "run", "--device", "sim", huge)
 	if code != 1 || !strings.Contains(errOut, huge+":2:5: RuntimeError: Storage size calculation overflowed with sizes=[4294967296, 4294967296]") {

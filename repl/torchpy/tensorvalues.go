@@ -41,6 +41,9 @@ func knownItem(t *engine.Tensor) (eval.Value, bool) {
 // tolist is t.tolist(): nested lists of its elements when the tool knows
 // them; otherwise the values are not computed.
 func (b *Binding) tolist(t *engine.Tensor) (eval.Value, error) {
+	if t.Numel() > eval.MaxItems {
+		return nil, b.in.Raise(eval.MemoryErrorType, "this tool builds containers of at most %d items", eval.MaxItems)
+	}
 	vals, ok := t.Values()
 	if !ok {
 		return eval.Unknown{What: "tensor.tolist()"}, nil
