@@ -327,11 +327,15 @@ func (s *Session) binary(op string, a, b *Tensor) (*Tensor, error) {
 	case a.number:
 		dt = b.DType
 	}
+	if (a.numFloat || b.numFloat) && !isFloat(dt) {
+		dt = Float32 // an integral tensor and a Python float: the default float dtype
+	}
 	out, err := s.alloc(shape, dt, dev)
 	if err != nil {
 		return nil, err
 	}
 	layOut(out, a, b)
+	out.st.vals = binaryValues(op, a, b, out)
 	switch op {
 	case "add":
 		s.record("AddBackward0", out, []*Tensor{tensorOrNil(a), tensorOrNil(b)}, nil, passGrad)

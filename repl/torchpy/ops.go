@@ -177,8 +177,12 @@ func (b *Binding) operand(p engine.Param, v eval.Value) (*engine.Tensor, bool) {
 	switch x := v.(type) {
 	case *Tensor:
 		return x.T, x.T != nil
-	case int64, float64, bool:
-		return engine.Scalar(), p.Kind == engine.OperandParam
+	case int64:
+		return engine.ScalarOf(float64(x), false), p.Kind == engine.OperandParam
+	case bool:
+		return engine.ScalarOf(map[bool]float64{true: 1}[x], false), p.Kind == engine.OperandParam
+	case float64:
+		return engine.ScalarOf(x, true), p.Kind == engine.OperandParam
 	}
 	return nil, false
 }

@@ -1,0 +1,95 @@
+package engine
+
+import (
+	"math"
+	"slices"
+)
+
+// maxKnownValues is the most elements whose values an arithmetic result
+// keeps (as torch.arange keeps a range's): past it, values are not
+// known, rather than held on the host.
+const maxKnownValues = 1 << 16
+
+// ScalarOf is Scalar() for a Python number whose value the tool knows
+// (v; float says it was a Python float, not an int or bool), so that
+// arithmetic on known values stays known.
+func ScalarOf(v float64, float bool) *Tensor {
+	return &Tensor{number: true, num: v, numKnown: true, numFloat: float}
+}
+
+// binaryValues are out's values for a op b (add, sub, mul, div) when
+// both operands' are known -- a number, a tensor of out's shape, or one
+// element -- and out is dense in order: each computed in float64 and
+// rounded to out's dtype (float32's rounding of a float64 sum, product
+// or quotient of float32s is the float32 operation's); nil (not known)
+// otherwise, for float16 and bfloat16, and for results that are not
+// finite or not integral in an integral dtype.
+func binaryValues(op string, a, b, out *Tensor) knownValues {
+	n := out.Numel()
+	if n == 0 || n > maxKnownValues || !out.IsContiguous() {
+		return nil
+	}
+	x, okx := operandValues(a, out)
+	y, oky := operandValues(b, out)
+	if !okx || !oky {
+		return nil
+	}
+	vals := make(knownValues, n)
+	for i := range n {
+		u, v := x(i), y(i)
+		var r float64
+		switch op {
+		case "add":
+			r = u + v
+		case "sub":
+			r = u - v
+		case "mul":
+			r = u * v
+		case "div":
+			r = u / v
+		default:
+			return nil
+		}
+		switch out.DType.Name {
+		case "float32":
+			r = float64(float32(r))
+		case "float64":
+		case "float16", "bfloat16", "bool":
+			return nil
+		default:
+			if r != math.Trunc(r) {
+				return nil
+			}
+		}
+		if math.IsInf(r, 0) || math.IsNaN(r) {
+			return nil
+		}
+		vals[i] = r
+	}
+	return vals
+}
+
+// operandValues is an operand's element i of out, when known: a
+// number's value, a one-element tensor's, or a tensor of out's shape
+// element by element. A Python float with an integral result dtype
+// (where PyTorch promotes to a float) is not taken.
+func operandValues(t, out *Tensor) (func(i uint64) float64, bool) {
+	if t.number {
+		if !t.numKnown || t.numFloat && !isFloat(out.DType) {
+			return nil, false
+		}
+		v := t.num
+		return func(uint64) float64 { return v }, true
+	}
+	vals, ok := t.Values()
+	switch {
+	case !ok:
+		return nil, false
+	case len(vals) == 1:
+		v := vals[0]
+		return func(uint64) float64 { return v }, true
+	case slices.Equal(t.Shape, out.Shape):
+		return func(i uint64) float64 { return vals[i] }, true
+	}
+	return nil, false
+}
