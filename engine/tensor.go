@@ -87,12 +87,12 @@ type Tensor struct {
 	// order (transposed, a slice with a step): contiguous() and reshape
 	// copy it, and its values print as not known.
 	strided bool
-	number  bool   // Scalar(): a Python number among an op's arguments (no storage)
+	number  bool // Scalar(): a Python number among an op's arguments (no storage)
 	// num is a number's value when numKnown (ScalarOf); numFloat says it
 	// was a Python float.
 	num                float64
 	numKnown, numFloat bool
-	offset  uint64 // a view's first element in its storage
+	offset             uint64 // a view's first element in its storage
 	// strides are a view's (Strides); nil for a tensor laid out densely
 	// in order.
 	strides []int64
