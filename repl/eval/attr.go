@@ -49,6 +49,9 @@ func (in *Interp) getAttr(obj Value, name string) (Value, bool, error) {
 	switch o := obj.(type) {
 	case *Instance:
 		if name == "__dict__" {
+			if o.Dict == nil { // object(), and classes with __slots__: no __dict__
+				return nil, false, nil
+			}
 			return newRef(o.Dict), true, nil
 		}
 		if name == "__class__" {

@@ -54,6 +54,7 @@ func (*Interp) copyModule(in *Interp) (*ModuleObj, error) {
 	return m, in.ExecSource(fr, "<copy>", copySource)
 }
 
+// copySource is the copy module's Python part (copyModule).
 const copySource = `
 class Error(Exception):
     pass
@@ -66,7 +67,97 @@ _atomic = (type(None), int, float, bool, str, bytes, type, range, type(len),
 
 
 def _refuse(x):
-    raise NotImplementedError(f'copying a {type(x).__name__} object is not modelled by gpumemrepl')
+    raise NotImplementedError(f'copying an object of type {type(x).__name__} is not modelled by gpumemrepl')
+
+
+def _own(cls, name):
+    # whether a class other than object defines name
+    for k in cls.__mro__:
+        if k is not object and name in k.__dict__:
+            return True
+    return False
+
+
+def _slots(cls):
+    names = []
+    for k in cls.__mro__:
+        s = k.__dict__.get('__slots__', ())
+        names.extend([s] if isinstance(s, str) else s)
+    return [n for n in names if n not in ('__dict__', '__weakref__')]
+
+
+def _state(x):
+    # what CPython's object.__reduce_ex__ takes: __getstate__'s, else the
+    # instance dict and the slots' values
+    if _own(type(x), '__getstate__'):
+        return x.__getstate__()
+    d = x.__dict__ if hasattr(x, '__dict__') else None
+    slots = {n: getattr(x, n) for n in _slots(type(x)) if hasattr(x, n)}
+    if slots:
+        return (d or None, slots)
+    return d or None
+
+
+def _set_state(y, state):
+    if state is None:
+        return
+    setstate = getattr(y, '__setstate__', None)
+    if setstate is not None:
+        setstate(state)
+        return
+    slots = None
+    if isinstance(state, tuple) and len(state) == 2:
+        state, slots = state
+    if state:
+        y.__dict__.update(state)
+    if slots:
+        for k, v in slots.items():
+            setattr(y, k, v)
+
+
+def _reconstruct(x, memo, func, args, state=None, listiter=None, dictiter=None):
+    deep = memo is not None
+    if deep and args:
+        args = deepcopy(args, memo)
+    y = func(*args)
+    if deep:
+        memo[id(x)] = y
+    if state is not None:
+        if deep:
+            state = deepcopy(state, memo)
+        _set_state(y, state)
+    if listiter is not None:
+        for item in listiter:
+            y.append(deepcopy(item, memo) if deep else item)
+    if dictiter is not None:
+        for k, v in dictiter:
+            y[deepcopy(k, memo) if deep else k] = deepcopy(v, memo) if deep else v
+    return y
+
+
+def _generic(x, memo):
+    # an instance: its class's own __reduce_ex__ or __reduce__ if it has
+    # one, else made with __new__ and given its state, as object's does
+    cls = type(x)
+    for name in ('__reduce_ex__', '__reduce__'):
+        if _own(cls, name):
+            rv = x.__reduce_ex__(4) if name == '__reduce_ex__' else x.__reduce__()
+            if isinstance(rv, str):
+                return x
+            return _reconstruct(x, memo, *rv)
+    if not isinstance(x, object) or type(cls) is not type and not isinstance(cls, type):
+        _refuse(x)
+    try:
+        y = cls.__new__(cls)
+    except TypeError:
+        _refuse(x)
+    if memo is not None:
+        memo[id(x)] = y
+    state = _state(x)
+    if memo is not None and state is not None:
+        state = deepcopy(state, memo)
+    _set_state(y, state)
+    return y
 
 
 def copy(x):
@@ -85,16 +176,7 @@ def copy(x):
     y = _embedded_copy(x, None)
     if y is not NotImplemented:
         return y
-    if not hasattr(x, '__dict__'):
-        _refuse(x)
-    y = cls.__new__(cls)
-    state = x.__dict__
-    setstate = getattr(y, '__setstate__', None)
-    if setstate is not None:
-        setstate(dict(state))
-    else:
-        y.__dict__.update(state)
-    return y
+    return _generic(x, None)
 
 
 def _keep_alive(x, memo):
@@ -145,17 +227,7 @@ def deepcopy(x, memo=None, _nil=[]):
         else:
             y = _embedded_deepcopy(x, memo)
             if y is NotImplemented:
-                if not hasattr(x, '__dict__'):
-                    _refuse(x)
-                y = cls.__new__(cls)
-                memo[d] = y
-                state = deepcopy(x.__dict__, memo)
-                setstate = getattr(y, '__setstate__', None)
-                if setstate is not None:
-                    setstate(state)
-                else:
-                    y.__dict__.update(state)
-                del state
+                y = _generic(x, memo)
     if y is not x:
         memo[d] = y
         _keep_alive(x, memo)

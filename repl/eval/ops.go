@@ -605,10 +605,27 @@ func (in *Interp) Compare(op syntax.CmpOpKind, a, b Value) (Value, error) {
 
 func isTupleT(v Value) bool { _, ok := v.(*Tuple); return ok }
 
+// enterCompare counts a container comparison against the recursion
+// limit, as CPython does: a container holding itself compares to
+// RecursionError, not without end.
+func (in *Interp) enterCompare() error {
+	if in.depth >= recursionLimit {
+		return in.Raise(RecursionErrorType, "maximum recursion depth exceeded in comparison")
+	}
+	in.depth++
+	return nil
+}
+
 // compareMaps compares two dicts (== and != : the same keys, each
 // value equal) or two sets and frozensets (equality and the subset
 // orders); ok false for other operands.
 func (in *Interp) compareMaps(op syntax.CmpOpKind, a, b Value) (r Value, ok bool, err error) {
+	if _, isDict := a.(*Dict); isDict {
+		if err := in.enterCompare(); err != nil {
+			return nil, true, err
+		}
+		defer func() { in.depth-- }()
+	}
 	var da, db *Dict
 	sets := false
 	switch x := a.(type) {
@@ -751,6 +768,10 @@ func seqItems(v Value) ([]Value, bool) {
 
 // compareSeq compares lists or tuples item by item.
 func (in *Interp) compareSeq(op syntax.CmpOpKind, a, b []Value) (Value, error) {
+	if err := in.enterCompare(); err != nil {
+		return nil, err
+	}
+	defer func() { in.depth-- }()
 	for i := 0; i < len(a) && i < len(b); i++ {
 		eq, err := in.Equal(a[i], b[i])
 		if err != nil {

@@ -67,3 +67,48 @@ del b, shared
 import gc
 gc.collect()
 print("end")
+print("reductions and slots")
+
+
+class G:
+    def __init__(self):
+        self.v = 1
+
+    def __getstate__(self):
+        return {'v': 99}
+
+
+print(copy.copy(G()).v, copy.deepcopy(G()).v)
+
+
+class R2:
+    pass
+
+
+class R:
+    def __reduce__(self):
+        return (R2, ())
+
+
+print(type(copy.copy(R())).__name__, type(copy.deepcopy(R())).__name__)
+
+
+class Slotted:
+    __slots__ = ('a', 'b')
+
+    def __init__(self):
+        self.a = [1]
+
+
+sl = Slotted()
+t = copy.deepcopy(sl)
+print(t.a, t.a is sl.a, hasattr(t, 'b'), hasattr(object(), '__dict__'))
+print("containers that hold themselves")
+d = {}
+d['a'] = d
+e = {}
+e['a'] = e
+try:
+    print(d == e)
+except RecursionError as x:
+    print('RecursionError', x)
