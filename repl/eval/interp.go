@@ -39,6 +39,7 @@ type Interp struct {
 	handling []*Instance
 	sources  map[string][]string
 	warnings warnState // the warnings module's filters and registry
+	strCache strChars  // the characters of the string last indexed
 	// dropping is the object a store or del is letting go of, and what
 	// to call it in the step's events.
 	dropping      Object

@@ -151,28 +151,35 @@ func (in *Interp) GetItem(obj, key Value) (Value, error) {
 		}
 		return newRef(o.items[i]), nil
 	case string:
-		runes := []rune(o)
+		runes, ascii := in.charsOf(o)
+		n := int64(len(runes))
+		if ascii {
+			n = int64(len(o))
+		}
 		if s, ok := key.(*SliceObj); ok {
-			start, _, step, count, err := in.sliceIndices(s, int64(len(runes)))
+			start, _, step, count, err := in.sliceIndices(s, n)
 			if err != nil {
 				return nil, err
+			}
+			if ascii && step == 1 {
+				return o[start : start+count], nil
 			}
 			out := make([]rune, 0, count)
 			for i := range count {
-				out = append(out, runes[start+i*step])
+				if ascii {
+					out = append(out, rune(o[start+i*step]))
+				} else {
+					out = append(out, runes[start+i*step])
+				}
 			}
 			return string(out), nil
 		}
-		if utf8.RuneCountInString(o) == len(o) {
-			i, err := in.seqIndex(key, int64(len(o)), "string")
-			if err != nil {
-				return nil, err
-			}
-			return o[i : i+1], nil
-		}
-		i, err := in.seqIndex(key, int64(len(runes)), "string")
+		i, err := in.seqIndex(key, n, "string")
 		if err != nil {
 			return nil, err
+		}
+		if ascii {
+			return o[i : i+1], nil
 		}
 		return string(runes[i]), nil
 	case *Range:

@@ -257,6 +257,9 @@ func strMethods() {
 			if i < 0 {
 				return int64(-1), nil
 			}
+			if _, ascii := in.charsOf(self.(string)); ascii {
+				return int64(from + i), nil
+			}
 			return int64(from + len([]rune(x[:i]))), nil
 		})
 	}
@@ -760,8 +763,14 @@ func setMethods() {
 // starts (in characters), and past when start lies beyond s or end
 // before start, where CPython's find, count and startswith find nothing.
 func (in *Interp) strWindow(s string, bounds []Value) (x string, from int, past bool, err error) {
-	r := []rune(s)
+	if len(bounds) == 0 || bounds[0] == None && (len(bounds) == 1 || bounds[1] == None) {
+		return s, 0, false, nil
+	}
+	r, ascii := in.charsOf(s)
 	n := len(r)
+	if ascii {
+		n = len(s)
+	}
 	at := func(i, def int) (int, error) {
 		if i >= len(bounds) || bounds[i] == None {
 			return def, nil
@@ -786,6 +795,9 @@ func (in *Interp) strWindow(s string, bounds []Value) (x string, from int, past 
 	end = min(end, n)
 	if start > n || end < start {
 		return "", start, true, nil
+	}
+	if ascii {
+		return s[start:end], start, false, nil
 	}
 	return string(r[start:end]), start, false, nil
 }
