@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
+	"github.com/gpumemrepl/gpumemrepl/engine"
 	"github.com/gpumemrepl/gpumemrepl/repl/eval"
 	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
 	"github.com/gpumemrepl/gpumemrepl/repl/torchpy"
@@ -115,7 +116,13 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 	err := run()
 	if code, msg, ok := in.ExitStatus(err); ok {
 		in.Drop(err) // its traceback's frames go, as at python3's exit
-		io.WriteString(r.Out, out.String())
+		if r.JSON { // the step's row, with what it printed before it exited
+			cur, events := r.measureStep()
+			r.writeStepJSON(line, endLine, text, cur, events, out.String(), "")
+			r.prev = cur
+		} else {
+			io.WriteString(r.Out, out.String())
+		}
 		if msg != "" {
 			fmt.Fprintln(r.Err, msg)
 		}
@@ -132,9 +139,7 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 		}
 		in.Drop(err)
 	}
-	cur := r.Session.Measure()
-	all := r.Session.Events()
-	events := tally(all[min(r.seen, len(all)):])
+	cur, events := r.measureStep()
 	if err == nil {
 		r.recordStep(fmt.Sprintf("%d: %s", line, firstLine(text)), cur)
 	}
@@ -166,6 +171,14 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 		}
 	}
 	return 0, false
+}
+
+// measureStep is the figures after a step and the events it has not
+// reported yet.
+func (r *Runner) measureStep() (engine.Figures, []string) {
+	cur := r.Session.Measure()
+	all := r.Session.Events()
+	return cur, tally(all[min(r.seen, len(all)):])
 }
 
 // newInterp makes the Python of a script or the prompt over the

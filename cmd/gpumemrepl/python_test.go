@@ -222,6 +222,11 @@ func TestPythonErrors(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "caught 4") || !strings.Contains(errOut, "stopped: bad config\n") {
 		t.Errorf("sys.exit caught, then with a message: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
+	inner := write("inner_exit.py", "def f():\n    print('a')\n    raise SystemExit('msg')\nf()\n")
+	out, errOut, code = run(t, "run", "--device", "sim", "--json", inner)
+	if code != 1 || !strings.Contains(out, `"source":"f()"`) || !strings.Contains(out, `"output":"a\n"`) || strings.Contains(out, "\na\n") || errOut != "msg\n" {
+		t.Errorf("SystemExit in a function under --json: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
 	list := write("tolist.py", "import torch\nx = torch.zeros(1 << 27)\nx.tolist()\n")
 	_, errOut, code = run(t, "run", "--device", "sim", "--fake-host", list)
 	if code != 1 || !strings.Contains(errOut, list+":3:1: MemoryError: this tool builds containers of at most 67108864 items") {
