@@ -196,7 +196,7 @@ class ArgumentParser:
         # or the optionals and then the positionals wrapped under the
         # program's name
         if self._usage is not None:
-            return f'usage: {self._usage}\n'
+            return 'usage: ' + self._usage.replace('%(prog)s', self.prog) + '\n'
         prefix, width = 'usage: ', 78
         opts = [a.usage() for a in self._actions if a.option_strings]
         poss = [a.usage() for a in self._actions if not a.option_strings]
@@ -250,7 +250,7 @@ class ArgumentParser:
         col = min(longest + 2, 24)
         out = [self.format_usage()]
         if self.description:
-            out.append('\n' + self.description + '\n')
+            out.append('\n' + self.description.replace('%(prog)s', self.prog) + '\n')
 
         def section(title, actions):
             out.append(f'\n{title}:\n')
@@ -297,6 +297,8 @@ class ArgumentParser:
         sys.exit(status)
 
     def error(self, message):
+        if not self.exit_on_error:
+            raise ArgumentError(message)
         self.print_usage(sys.stderr)
         self.exit(2, f'{self.prog}: error: {message}\n')
 
@@ -306,6 +308,8 @@ class ArgumentParser:
         else:
             try:
                 v = a.type(s)
+            except ArgumentTypeError as e:
+                self.error(f'argument {"/".join(a.option_strings) or a.dest}: {e}')
             except (TypeError, ValueError):
                 name = getattr(a.type, '__name__', repr(a.type))
                 self.error(f'argument {"/".join(a.option_strings) or a.dest}: invalid {name} value: {s!r}')
@@ -314,14 +318,25 @@ class ArgumentParser:
             self.error(f'argument {"/".join(a.option_strings) or a.dest}: invalid choice: {v!r} (choose from {listed})')
         return v
 
+    def _is_flag(self, s):
+        # an option string, not a value: '-1' and '-.5' are values unless
+        # the parser has an option that looks like a negative number
+        if not s.startswith('-') or len(s) < 2:
+            return False
+        if s[1:].replace('.', '', 1).isdigit():
+            return any(o[1:].replace('.', '', 1).isdigit() for a in self._actions for o in a.option_strings)
+        return True
+
     def _find(self, flag):
         for a in self._actions:
             if flag in a.option_strings:
                 return a
         if flag.startswith('--'):
-            hits = [a for a in self._actions if any(o.startswith(flag) for o in a.option_strings if o.startswith('--'))]
+            hits = [(a, o) for a in self._actions for o in a.option_strings if o.startswith('--') and o.startswith(flag)]
             if len(hits) == 1:
-                return hits[0]
+                return hits[0][0]
+            if len(hits) > 1:
+                self.error(f"ambiguous option: {flag} could match {', '.join(o for _, o in hits)}")
         return None
 
     def _take(self, a, ns, args, i, flag, attached):
@@ -346,7 +361,7 @@ class ArgumentParser:
         else:
             values = []
             want = a.nargs
-            while i < len(args) and not (args[i].startswith('-') and len(args[i]) > 1):
+            while i < len(args) and not self._is_flag(args[i]):
                 if want is None and values:
                     break
                 if want == '?' and values:
@@ -399,7 +414,7 @@ class ArgumentParser:
             if s == '--':
                 positionals += args[i:]
                 break
-            if s.startswith('-') and len(s) > 1 and not s[1:].replace('.', '', 1).isdigit():
+            if self._is_flag(s):
                 flag, eq, attached = s.partition('=')
                 if not eq:
                     attached = None
@@ -432,6 +447,8 @@ class ArgumentParser:
                 take = positionals[j:j + a.nargs]
             else:
                 take = positionals[j:j + 1]
+            if isinstance(a.nargs, int) and len(take) < a.nargs:
+                take = []
             j += len(take)
             if take or a.nargs in ('*', '?'):
                 seen.add(a)
