@@ -116,7 +116,7 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 	err := run()
 	if code, msg, ok := in.ExitStatus(err); ok {
 		in.Drop(err) // its traceback's frames go, as at python3's exit
-		if r.JSON { // the step's row, with what it printed before it exited
+		if r.JSON {  // the step's row, with what it printed before it exited
 			cur, events := r.measureStep()
 			r.writeStepJSON(line, endLine, text, cur, events, out.String(), "")
 			r.prev = cur
