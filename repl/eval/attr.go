@@ -41,7 +41,7 @@ func (in *Interp) getAttr(obj Value, name string) (Value, bool, error) {
 		return in.superAttr(o, name)
 	}
 	cls := TypeOf(obj)
-	attr := cls.lookup(name)
+	attr := cls.lookupAttr(name)
 	if p, ok := attr.(*Property); ok {
 		v, err := in.call(p.Get, []Value{obj}, nil)
 		return v, err == nil, err
@@ -51,6 +51,9 @@ func (in *Interp) getAttr(obj Value, name string) (Value, bool, error) {
 		if name == "__dict__" {
 			if o.Dict == nil { // object(), and classes with __slots__: no __dict__
 				return nil, false, nil
+			}
+			if o.dictOwner != nil {
+				return newRef(o.dictOwner), true, nil
 			}
 			return newRef(o.Dict), true, nil
 		}
@@ -106,7 +109,7 @@ func (in *Interp) bindTo(attr, obj Value, cls *Class) Value {
 		return in.newMethod(a, obj)
 	case *Builtin:
 		if a.Method && a.Self == nil {
-			return in.bindBuiltin(a, obj)
+			return in.bindBuiltin(a, receiver(a, obj))
 		}
 	case *wrapper:
 		if a.class {
@@ -133,8 +136,14 @@ func (in *Interp) classAttr(c *Class, name string) (Value, bool, error) {
 		return in.NewTuple(items), true, nil
 	case "__dict__":
 		return newRef(c.Dict), true, nil
+	case "__bases__":
+		items := make([]Value, len(c.Bases))
+		for i, k := range c.Bases {
+			items[i] = newRef(k)
+		}
+		return in.NewTuple(items), true, nil
 	}
-	attr := c.lookup(name)
+	attr := c.lookupAttr(name)
 	if attr == nil {
 		if a := TypeType.lookup(name); a != nil {
 			return in.bindTo(a, c, TypeType), true, nil
@@ -178,6 +187,9 @@ func (in *Interp) genericSetAttr(obj Value, name string, v Value) error {
 	var d *Dict
 	switch o := obj.(type) {
 	case *Instance:
+		if name == "__dict__" {
+			return in.setInstanceDict(o, v)
+		}
 		d = o.Dict
 	case *Class:
 		if o.Native {
@@ -305,7 +317,11 @@ func (in *Interp) superAttr(s *Super, name string) (Value, bool, error) {
 		if k.Dict == nil {
 			continue
 		}
-		if v, ok := k.Dict.getStr(name); ok {
+		v, ok := k.Dict.getStr(name)
+		if b := nativeMethod(k, name); !ok && b != nil {
+			v, ok = b, true
+		}
+		if ok {
 			if p, ok := v.(*Property); ok {
 				r, err := in.call(p.Get, []Value{s.Self}, nil)
 				return r, err == nil, err

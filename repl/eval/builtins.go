@@ -216,13 +216,13 @@ func (in *Interp) installBuiltins() {
 		if err := in.fixedArgs("abs", args, kw, 1, 1); err != nil {
 			return nil, err
 		}
-		switch x := args[0].(type) {
+		switch x := plain(args[0], "__abs__").(type) {
 		case float64:
 			return math.Abs(x), nil
 		case Unknown:
 			return x, nil
 		}
-		if b, ok := bigInt(args[0]); ok {
+		if b, ok := bigInt(plain(args[0], "__abs__")); ok {
 			return normInt(new(big.Int).Abs(b)), nil
 		}
 		if f := TypeOf(args[0]).lookup("__abs__"); f != nil {
@@ -235,7 +235,7 @@ func (in *Interp) installBuiltins() {
 		if err != nil {
 			return nil, err
 		}
-		switch x := a[0].(type) {
+		switch x := plain(a[0], "__round__").(type) {
 		case Unknown:
 			return x, nil
 		case float64:
@@ -253,7 +253,7 @@ func (in *Interp) installBuiltins() {
 			r, err := pyformat.Round(x, int(n))
 			return r, in.pyErr(err)
 		}
-		if b, ok := bigInt(a[0]); ok {
+		if b, ok := bigInt(plain(a[0], "__round__")); ok {
 			return normInt(b), nil
 		}
 		if f := TypeOf(a[0]).lookup("__round__"); f != nil {

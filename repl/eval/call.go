@@ -23,7 +23,10 @@ func (in *Interp) call(f Value, args []Value, kw []KeywordArg) (Value, error) {
 		if len(args) == 0 {
 			return nil, in.typeError("unbound method %s() needs an argument", f.Name)
 		}
-		return f.Fn(in, args[0], args[1:], kw)
+		if f.Owner != nil && !TypeOf(args[0]).IsSubclass(f.Owner) {
+			return nil, in.typeError("descriptor '%s' for '%s' objects doesn't apply to a '%s' object", f.Name, f.Owner.Name, TypeOf(args[0]).Name)
+		}
+		return in.callBuiltinOn(f, args[0], args[1:], kw)
 	case *Function:
 		return in.callFunction(f, args, kw)
 	case *Method:
@@ -40,7 +43,7 @@ func (in *Interp) call(f Value, args []Value, kw []KeywordArg) (Value, error) {
 // callWithSelf calls fn (found on a class) with self before args.
 func (in *Interp) callWithSelf(fn, self Value, args []Value, kw []KeywordArg) (Value, error) {
 	if b, ok := fn.(*Builtin); ok && b.Method && b.Self == nil {
-		return b.Fn(in, self, args, kw)
+		return in.callBuiltinOn(b, self, args, kw)
 	}
 	a := make([]Value, 0, len(args)+1)
 	a = append(a, self)
@@ -143,6 +146,7 @@ func (in *Interp) construct(cls *Class, args []Value, kw []KeywordArg) (Value, e
 		}
 	}
 	var inst Value
+	vb := valueBase(cls)
 	if nw := cls.lookup("__new__"); nw != nil && nw != objectNew {
 		r, err := in.call(nw, append([]Value{cls}, args...), kw)
 		if err != nil {
@@ -152,6 +156,12 @@ func (in *Interp) construct(cls *Class, args []Value, kw []KeywordArg) (Value, e
 			return r, nil
 		}
 		inst = r
+	} else if vb != nil {
+		o, err := in.newValueInstance(cls, vb, args, kw)
+		if err != nil {
+			return nil, err
+		}
+		inst = o
 	} else {
 		o := in.newInstance(cls)
 		if o.exc != nil {
@@ -163,7 +173,7 @@ func (in *Interp) construct(cls *Class, args []Value, kw []KeywordArg) (Value, e
 		}
 		inst = o
 	}
-	if init := cls.lookup("__init__"); init != nil && init != objectInit {
+	if init := cls.lookupAttr("__init__"); init != nil && init != objectInit {
 		r, err := in.callWithSelf(init, inst, args, kw)
 		if err != nil {
 			in.Decref(inst)

@@ -97,6 +97,9 @@ func (c *Class) IsSubclass(sub *Class) bool {
 // SetMethod puts a Go function in the class namespace.
 func (c *Class) SetMethod(b *Builtin) {
 	b.Method = true
+	if b.Owner == nil {
+		b.Owner = c
+	}
 	c.Dict.setStr(b.Name, b)
 }
 
@@ -177,6 +180,13 @@ type Instance struct {
 	// Native holds Go state of a built-in base: an exception's
 	// traceback and cause.
 	exc *excState
+	// base is the built-in value of an instance of a subclass of a
+	// built-in value type (subclass.go): its list, dict, str or int.
+	base Value
+	// dictOwner is the instance of a dict subclass whose dict Dict is,
+	// when __dict__ was set to one (self.__dict__ = self makes the
+	// reference cycle CPython makes, which only the collector breaks).
+	dictOwner Value
 }
 
 // Type is the instance's class.
@@ -191,14 +201,28 @@ func (o *Instance) Traverse(visit func(Value)) {
 	if o.exc != nil {
 		o.exc.traverse(visit)
 	}
+	if _, ok := o.base.(Object); ok {
+		visit(o.base)
+	}
+	if o.dictOwner != nil {
+		visit(o.dictOwner)
+	}
 }
 
-// Clear drops the instance's attributes, exception state and class.
+// Clear drops the instance's attributes, its built-in value (after
+// them, as CPython's subtype_dealloc calls the base's dealloc last),
+// exception state and class.
 func (o *Instance) Clear(in *Interp) {
-	d, cls, exc := o.Dict, o.cls, o.exc
-	o.Dict, o.exc = nil, nil
+	d, cls, exc, base, sd := o.Dict, o.cls, o.exc, o.base, o.dictOwner
+	o.Dict, o.exc, o.base, o.dictOwner = nil, nil, nil, nil
+	if sd != nil {
+		in.Decref(sd)
+	}
 	if d != nil {
 		in.Decref(d)
+	}
+	if base != nil {
+		in.Decref(base)
 	}
 	if exc != nil {
 		exc.clear(in)

@@ -47,6 +47,15 @@ func (*Interp) copyModule(in *Interp) (*ModuleObj, error) {
 			return newRef(NotImplemented), nil
 		})
 	}
+	in.fn(m, "_value", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("_value", args, kw, 1, 1); err != nil {
+			return nil, err
+		}
+		if o, ok := args[0].(*Instance); ok && o.base != nil {
+			return newRef(o.base), nil
+		}
+		return None, nil
+	})
 	native("_embedded_copy", false)
 	native("_embedded_deepcopy", true)
 	fr := in.ModuleFrame("<copy>", m.Dict)
@@ -147,6 +156,13 @@ def _generic(x, memo):
             return _reconstruct(x, memo, *rv)
     if not isinstance(x, object) or type(cls) is not type and not isinstance(cls, type):
         _refuse(x)
+    value = _value(x)
+    if isinstance(value, (set, frozenset)):
+        # set's own __reduce__: the class called with the items
+        return _reconstruct(x, memo, cls, (list(value),), _state(x))
+    if value is not None and not isinstance(value, (list, dict)):
+        # int, float, str, tuple: __getnewargs__ gives the value
+        return _reconstruct(x, memo, cls.__new__, (cls, value), _state(x))
     try:
         y = cls.__new__(cls)
     except TypeError:
@@ -157,12 +173,18 @@ def _generic(x, memo):
     if memo is not None and state is not None:
         state = deepcopy(state, memo)
     _set_state(y, state)
+    if isinstance(value, list):
+        for item in value:
+            y.append(deepcopy(item, memo) if memo is not None else item)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            y[deepcopy(k, memo) if memo is not None else k] = deepcopy(v, memo) if memo is not None else v
     return y
 
 
 def copy(x):
     cls = type(x)
-    if isinstance(x, _atomic) or cls in (tuple, frozenset):
+    if cls in _atomic or cls in (tuple, frozenset) or isinstance(x, _atomic) and _value(x) is None:
         return x
     if cls is list:
         return list(x)
@@ -194,7 +216,7 @@ def deepcopy(x, memo=None, _nil=[]):
     if y is not _nil:
         return y
     cls = type(x)
-    if isinstance(x, _atomic):
+    if cls in _atomic or isinstance(x, _atomic) and _value(x) is None:
         return x
     if cls is list:
         y = []

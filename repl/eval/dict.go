@@ -118,6 +118,9 @@ func (in *Interp) keyOf(v Value) (hashKey, error) {
 	case *List, *Dict, *Set:
 		return hashKey{}, in.typeError("unhashable type: '%s'", TypeOf(v).Name)
 	case Object:
+		if p := plain(v, "__hash__", "__eq__"); p != v {
+			return in.keyOf(p)
+		}
 		if inst, ok := v.(*Instance); ok {
 			if h := inst.cls.lookup("__hash__"); h == None {
 				return hashKey{}, in.typeError("unhashable type: '%s'", inst.cls.Name)

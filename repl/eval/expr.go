@@ -386,13 +386,23 @@ func (in *Interp) evalKeywords(fr *Frame, kws []*syntax.Keyword) ([]KeywordArg, 
 			continue
 		}
 		d, ok := v.(*Dict)
+		if !ok && TypeOf(v).lookupAttr("keys") != nil {
+			// a mapping that is not a dict: its items, as dict(v) has them
+			d = in.NewDict()
+			err := in.dictUpdate(d, v)
+			in.Decref(v)
+			if v, ok = d, true; err != nil {
+				in.Decref(d)
+				return fail(err)
+			}
+		}
 		if !ok {
 			in.Decref(v)
 			return fail(in.typeError("argument after ** must be a mapping, not %s", TypeOf(v).Name))
 		}
 		var bad error
 		d.Items(func(key, val Value) bool {
-			s, ok := key.(string)
+			s, ok := asStr(key)
 			if !ok {
 				bad = in.typeError("keywords must be strings")
 				return false

@@ -86,6 +86,9 @@ type Builtin struct {
 	Method bool
 	// Doc is the one-line signature and summary help shows.
 	Doc string
+	// Owner is the class a method was declared on (SetMethod): called
+	// unbound, its receiver must be an instance of it.
+	Owner *Class
 }
 
 // Type is builtin_function_or_method.

@@ -7,6 +7,7 @@ import (
 
 // Index is v as an index (int, bool, or an object with __index__).
 func (in *Interp) Index(v Value) (int64, error) {
+	v = plain(v, "__index__")
 	switch x := v.(type) {
 	case int64:
 		return x, nil
@@ -123,6 +124,9 @@ func (in *Interp) sliceOf(items []Value, s *SliceObj) ([]Value, error) {
 
 // GetItem is obj[key] (borrowed operands, owned result).
 func (in *Interp) GetItem(obj, key Value) (Value, error) {
+	if o, ok := obj.(*Instance); ok && o.base != nil && o.override("__getitem__") == nil {
+		return in.baseGetItem(o, key)
+	}
 	switch o := obj.(type) {
 	case *List:
 		if s, ok := key.(*SliceObj); ok {
@@ -221,6 +225,7 @@ func (in *Interp) GetItem(obj, key Value) (Value, error) {
 
 // SetItem is obj[key] = v (all borrowed).
 func (in *Interp) SetItem(obj, key, v Value) error {
+	obj = plain(obj, "__setitem__")
 	switch o := obj.(type) {
 	case *List:
 		if s, ok := key.(*SliceObj); ok {
@@ -281,6 +286,7 @@ func (in *Interp) setListSlice(l *List, s *SliceObj, v Value) error {
 
 // DelItem is del obj[key].
 func (in *Interp) DelItem(obj, key Value) error {
+	obj = plain(obj, "__delitem__")
 	switch o := obj.(type) {
 	case *List:
 		if s, ok := key.(*SliceObj); ok {
@@ -331,6 +337,7 @@ func (in *Interp) DelItem(obj, key Value) error {
 
 // Len is len(v).
 func (in *Interp) Len(v Value) (int64, error) {
+	v = plain(v, "__len__")
 	switch x := v.(type) {
 	case string:
 		return int64(utf8.RuneCountInString(x)), nil

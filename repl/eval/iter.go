@@ -43,6 +43,7 @@ func (in *Interp) NewIterator(next func(in *Interp) (Value, bool, error)) Value 
 
 // Iter is iter(v): an owned iterator.
 func (in *Interp) Iter(v Value) (Value, error) {
+	v = plain(v, "__iter__")
 	switch s := v.(type) {
 	case *List:
 		return in.newIter(s, func(in *Interp, it *iterObj) (Value, bool, error) {

@@ -15,7 +15,7 @@ func (in *Interp) strArg(fn string, args []Value, i int) (string, error) {
 	if i >= len(args) {
 		return "", in.typeError("%s() missing argument %d", fn, i+1)
 	}
-	s, ok := args[i].(string)
+	s, ok := asStr(args[i])
 	if !ok {
 		return "", in.typeError("%s() argument %d must be str, not %s", fn, i+1, TypeOf(args[i]).Name)
 	}
@@ -102,7 +102,7 @@ func strMethods() {
 		var parts []string
 		i := 0
 		err := in.forEach(args[0], func(v Value) error {
-			p, ok := v.(string)
+			p, ok := asStr(v)
 			if !ok {
 				return in.typeError("sequence item %d: expected str instance, %s found", i, TypeOf(v).Name)
 			}
@@ -135,7 +135,7 @@ func strMethods() {
 					parts = splitFieldsN(x, int(n), right)
 				}
 			} else {
-				sep, ok := a[0].(string)
+				sep, ok := asStr(a[0])
 				if !ok || sep == "" {
 					return nil, in.Raise(ValueErrorType, "empty separator")
 				}
@@ -225,7 +225,7 @@ func strMethods() {
 			}
 			if t, ok := args[0].(*Tuple); ok {
 				for _, p := range t.items {
-					if p, ok := p.(string); ok && f(x, p) {
+					if p, ok := asStr(p); ok && f(x, p) {
 						return true, nil
 					}
 				}

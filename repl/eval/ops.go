@@ -33,6 +33,9 @@ func (in *Interp) BinOp(op syntax.BinOpKind, a, b Value, inplace bool) (Value, e
 		return r, err
 	}
 	names := dunders[op]
+	if r, ok, err := in.baseBinOp(op, a, b, inplace); ok || err != nil {
+		return r, err
+	}
 	ta, tb := TypeOf(a), TypeOf(b)
 	if inplace {
 		if f := ta.lookup(names[2]); f != nil {
@@ -432,6 +435,11 @@ func (in *Interp) unaryOp(op syntax.UnaryOpKind, a Value) (Value, error) {
 		}
 	}
 	name := map[syntax.UnaryOpKind]string{syntax.USub: "__neg__", syntax.UAdd: "__pos__", syntax.Invert: "__invert__"}[op]
+	if valueInstance(a) {
+		if p := plain(a, name); p != a {
+			return in.unaryOp(op, p)
+		}
+	}
 	if f := TypeOf(a).lookup(name); f != nil {
 		return in.callWithSelf(f, a, nil, nil)
 	}
@@ -450,6 +458,7 @@ func (in *Interp) Truth(v Value) (bool, error) {
 }
 
 func (in *Interp) truth(v Value) (bool, error) {
+	v = plain(v, "__bool__", "__len__")
 	switch x := v.(type) {
 	case NoneType:
 		return false, nil
@@ -537,6 +546,11 @@ func (in *Interp) Compare(op syntax.CmpOpKind, a, b Value) (Value, error) {
 	}
 	if u, ok := b.(Unknown); ok {
 		return nil, in.unknownError(u)
+	}
+	if valueInstance(a) || valueInstance(b) {
+		if pa, pb := plain(a, cmpDunders[op][0]), plain(b, cmpDunders[op][1]); pa != a || pb != b {
+			return in.Compare(op, pa, pb)
+		}
 	}
 	if c, ok := builtinCmp(a, b); ok {
 		switch op {
@@ -838,6 +852,7 @@ func same(a, b Value) bool {
 
 // Contains is v in container.
 func (in *Interp) Contains(container, v Value) (bool, error) {
+	container = plain(container, "__contains__")
 	switch c := container.(type) {
 	case *List, *Tuple:
 		items, _ := seqItems(c)
@@ -860,7 +875,7 @@ func (in *Interp) Contains(container, v Value) (bool, error) {
 			return ok, err
 		}
 	case string:
-		s, ok := v.(string)
+		s, ok := asStr(v)
 		if !ok {
 			return false, in.typeError("'in <string>' requires string as left operand, not %s", TypeOf(v).Name)
 		}

@@ -405,6 +405,7 @@ func (*Interp) mathModule(in *Interp) (*ModuleObj, error) {
 
 // floatArg is v as a float, for math's functions.
 func (in *Interp) floatArg(fn string, v Value) (float64, error) {
+	v = plain(v, "__float__", "__index__")
 	switch x := v.(type) {
 	case float64:
 		return x, nil

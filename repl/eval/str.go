@@ -57,6 +57,7 @@ func (in *Interp) callStr(f, v Value, args []Value, notStr string) (string, erro
 
 // Repr is repr(v).
 func (in *Interp) Repr(v Value) (string, error) {
+	v = plain(v, "__repr__")
 	switch x := v.(type) {
 	case NoneType:
 		return "None", nil
@@ -201,6 +202,13 @@ func (in *Interp) reprItems(open string, items []Value, close string) (string, e
 
 // Str is str(v).
 func (in *Interp) Str(v Value) (string, error) {
+	if o, ok := v.(*Instance); ok && o.base != nil {
+		if _, isStr := o.base.(string); isStr {
+			v = plain(v, "__str__")
+		} else {
+			v = plain(v, "__str__", "__repr__")
+		}
+	}
 	switch x := v.(type) {
 	case string:
 		return x, nil
@@ -223,6 +231,12 @@ func (in *Interp) Str(v Value) (string, error) {
 
 // Format is format(v, spec).
 func (in *Interp) Format(v Value, spec string) (string, error) {
+	if p := plain(v, "__format__"); valueInstance(v) && p != v {
+		if spec == "" {
+			return in.Str(v)
+		}
+		v = p
+	}
 	var s string
 	var err error
 	switch x := v.(type) {
@@ -264,7 +278,7 @@ func (o operand) Float() (float64, bool) {
 	f, ok := o.dunderFloat().(float64)
 	return f, ok
 }
-func (o operand) Text() (string, bool) { s, ok := o.v.(string); return s, ok }
+func (o operand) Text() (string, bool) { return asStr(o.v) }
 func (o operand) NotComputed() (string, bool) {
 	if u, ok := o.dunderFloat().(Unknown); ok {
 		return "<not computed: " + u.What + ">", true

@@ -48,14 +48,14 @@ func init() {
 		if len(args) == 0 {
 			return 0.0, nil
 		}
-		switch x := args[0].(type) {
+		switch x := plain(args[0], "__float__").(type) {
 		case float64, Unknown:
 			return x, nil
 		case string:
 			f, err := pyformat.ParseFloat(x)
 			return f, in.pyErr(err)
 		}
-		if b, ok := bigInt(args[0]); ok {
+		if b, ok := bigInt(plain(args[0], "__float__")); ok {
 			f, err := pyformat.IntToFloat(b)
 			return f, in.pyErr(err)
 		}
@@ -291,7 +291,7 @@ func (in *Interp) toInt(x, base Value) (Value, error) {
 		}
 		return normInt(r), nil
 	}
-	switch v := x.(type) {
+	switch v := plain(x, "__int__", "__index__").(type) {
 	case int64:
 		return v, nil
 	case bool:
@@ -332,13 +332,34 @@ func (in *Interp) toInt(x, base Value) (Value, error) {
 
 // dictUpdate is d.update(src): a dict, or an iterable of pairs.
 func (in *Interp) dictUpdate(d *Dict, src Value) error {
-	if s, ok := src.(*Dict); ok {
+	if s, ok := plain(src, "__iter__").(*Dict); ok {
 		var err error
 		s.Items(func(k, v Value) bool {
 			err = in.dictSet(d, k, v)
 			return err == nil
 		})
 		return err
+	}
+	if keys, err := in.GetAttr(src, "keys"); err == nil {
+		// a mapping: its keys(), each looked up in it
+		ks, err := in.call(keys, nil, nil)
+		in.Decref(keys)
+		if err != nil {
+			return err
+		}
+		defer in.Decref(ks)
+		return in.forEach(ks, func(k Value) error {
+			v, err := in.GetItem(src, k)
+			if err != nil {
+				return err
+			}
+			defer in.Decref(v)
+			return in.dictSet(d, k, v)
+		})
+	} else if !Matches(err, AttributeErrorType) {
+		return err
+	} else {
+		in.Drop(err)
 	}
 	return in.forEach(src, func(p Value) error {
 		items, err := in.collect(p)
