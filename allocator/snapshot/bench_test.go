@@ -56,7 +56,7 @@ func writeMillion(b *testing.B, name string) string {
 	return path
 }
 
-// BenchmarkMillionEventSnapshot reads, prepares and replays a
+// BenchmarkMillionEventSnapshot opens (reads and prepares) and replays a
 // 1,000,000-event snapshot; peak-MB is the most memory the Go runtime
 // held from the system meanwhile (sampled every millisecond: heap, stacks
 // and the runtime's own, less what it had returned), the file's writing
@@ -70,26 +70,24 @@ func benchMillion(b *testing.B, name string) {
 	benchReplay(b, writeMillion(b, name))
 }
 
-// benchReplay times Load, Prepare and a replay of the snapshot at path.
+// benchReplay times what replay does with the snapshot at path: Open
+// (read and prepare) and a replay of its history.
 func benchReplay(b *testing.B, path string) {
 	runtime.GC()
 	debug.FreeOSMemory()
 	stop, peak := samplePeak()
 	b.ResetTimer()
 	for range b.N {
-		s, err := Load(path)
+		histories, err := Open(path)
 		if err != nil {
 			b.Fatal(err)
 		}
-		r, err := s.Prepare(path)
+		t := histories[0].Trace
+		a, err := trace.Setup(t, trace.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		a, err := trace.Setup(r.Trace, trace.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := trace.NewReplayer(r.Trace, a).Run(nil); err != nil {
+		if err := trace.NewReplayer(t, a).Run(nil); err != nil {
 			b.Fatal(err)
 		}
 		a.Close() //nolint:errcheck // the simulated device
@@ -150,8 +148,8 @@ print(sorted(runs)[1])
 `
 
 // benchAgainstPython writes an n-event snapshot with CPython's pickler,
-// has CPython time pickle.load of it, then times our Load, Prepare and
-// replay of it: python-load-s is CPython's median, vs-python our time
+// has CPython time pickle.load of it, then times our Open and replay of
+// it: python-load-s is CPython's median, vs-python our time
 // over it (issue 17 asks at most 0.5 for 1,000,000 events).
 func benchAgainstPython(b *testing.B, n, depth int) {
 	path := filepath.Join(b.TempDir(), "snapshot.pickle")

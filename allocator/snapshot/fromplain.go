@@ -10,7 +10,7 @@ import (
 const maxDevice = 120
 
 // fromPlain turns the snapshot dict read (its device_traces already
-// Events) into per-device snapshots: the segments, the traces, the
+// records) into per-device snapshots: the segments, the traces, the
 // alloc conf, and the rest kept for export. What contradicts itself
 // becomes a Problem.
 func fromPlain(top *dict, u *unpickler) ([]*Snapshot, error) {
@@ -21,7 +21,7 @@ func fromPlain(top *dict, u *unpickler) ([]*Snapshot, error) {
 	ds := devices{}
 	for dev, l := range u.traces.lists {
 		if l.records.n > 0 {
-			ds.of(dev, s).Events = l.events()
+			ds.of(dev, s).log = l
 		}
 	}
 	var problems []Problem

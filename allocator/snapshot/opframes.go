@@ -14,7 +14,7 @@ func (r *Replay) OpEvent(i int) (Event, bool) {
 	if i < 0 || i >= len(r.opEvent) || r.opEvent[i] < 0 {
 		return Event{}, false
 	}
-	return r.events[r.opEvent[i]], true
+	return r.hist.event(int(r.opEvent[i])), true
 }
 
 // StatementStart is the first op of the statement that ran op i: the

@@ -45,36 +45,37 @@ const largeThreshold = 1 << 20
 // history of expandable segments that starts late: its start state is
 // not worked out (the preload builds whole segments, and the pages an
 // expandable range had mapped, holes included, cannot be built that way).
-func (s *Snapshot) startState() (segs []startSegment, lateExpandable bool) {
+func (s *Snapshot) startState(h *eventList) (segs []startSegment, lateExpandable bool) {
 	live := map[uint64]bool{}
 	created := map[uint64]bool{}
 	var mapped intervals // what the history mapped into expandable segments
 	var blocks []startBlock
 	expandable, unseen := false, false // unseen: pages mapped before the history
-	for _, e := range s.Events {
-		switch e.Action {
-		case "segment_map":
+	for i := range h.len() {
+		e := h.record(i)
+		switch e.action {
+		case actSegmentMap:
 			expandable = true
-			mapped.add(e.Addr, e.Addr+e.Size)
-		case "segment_unmap":
+			mapped.add(e.addr, e.addr+e.size)
+		case actSegmentUnmap:
 			expandable = true
-			unseen = unseen || !mapped.covers(e.Addr, e.Addr+e.Size)
-		case "alloc":
-			live[e.Addr] = true
+			unseen = unseen || !mapped.covers(e.addr, e.addr+e.size)
+		case actAlloc:
+			live[e.addr] = true
 			// in an expandable history, a block in pages it did not map
-			unseen = unseen || (expandable && !mapped.covers(e.Addr, e.Addr+e.Size))
-		case "free_completed":
-			if !live[e.Addr] {
-				blocks = append(blocks, startBlock{e.Addr, roundUp(e.Size, 512)})
+			unseen = unseen || (expandable && !mapped.covers(e.addr, e.addr+e.size))
+		case actFreeCompleted:
+			if !live[e.addr] {
+				blocks = append(blocks, startBlock{e.addr, roundUp(e.size, 512)})
 			}
-			delete(live, e.Addr)
-		case "segment_alloc":
-			created[e.Addr] = true
-		case "segment_free":
-			if !created[e.Addr] {
-				segs = append(segs, startSegment{addr: e.Addr, size: e.Size, stream: e.Stream, small: e.Size == 2<<20})
+			delete(live, e.addr)
+		case actSegmentAlloc:
+			created[e.addr] = true
+		case actSegmentFree:
+			if !created[e.addr] {
+				segs = append(segs, startSegment{addr: e.addr, size: e.size, stream: e.stream, small: e.size == 2<<20})
 			}
-			delete(created, e.Addr)
+			delete(created, e.addr)
 		}
 	}
 	for _, g := range s.Segments {

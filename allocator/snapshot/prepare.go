@@ -43,9 +43,9 @@ type Replay struct {
 	Preloaded, PreloadedBlocks int
 	// Problems are what the file holds that is contradictory or unknown.
 	Problems []Problem
-	// from is the snapshot prepared; events its history.
-	from   *Snapshot
-	events []Event
+	// from is the snapshot prepared; hist its history.
+	from *Snapshot
+	hist *eventList
 	// opEvent is, for each op, the index of the event it was made from
 	// (-1: none, the preload's); freeReq, for a free, that of the
 	// free_requested before its free_completed.
@@ -69,11 +69,11 @@ type liveAlloc struct {
 type passEvent struct{ op, event int32 }
 
 // eventOf is the event an op was made from, by index in idx.
-func (r *Replay) eventOf(idx []int32, op int) *Event {
+func (r *Replay) eventOf(idx []int32, op int) Event {
 	if k := idx[op]; k >= 0 {
-		return &r.events[k]
+		return r.hist.event(int(k))
 	}
-	return &r.none
+	return r.none
 }
 
 // emit appends an op made from event ev (-1: none) and, for a free,
@@ -132,18 +132,20 @@ func WithoutRequested(l []trace.Segment) []trace.Segment {
 // allocator's own releases are left to the replaying allocator (see
 // Releases).
 func (s *Snapshot) Prepare(path string) (*Replay, error) {
-	r := &Replay{Final: s.layout(), WithRequested: s.HasRequested, Problems: s.Problems, from: s, events: s.Events}
-	if len(s.Events) > 0 {
-		r.none.Time = s.Events[0].Time
+	h := s.history()
+	n := h.len()
+	r := &Replay{Final: s.layout(), WithRequested: s.HasRequested, Problems: s.Problems, from: s, hist: h}
+	if n > 0 {
+		r.none.Time = h.record(0).time
 	}
-	ops := make([]trace.Op, 0, len(s.Events))
-	r.opEvent, r.freeReq = make([]int32, 0, len(s.Events)), make([]int32, 0, len(s.Events))
+	ops := make([]trace.Op, 0, h.ops())
+	r.opEvent, r.freeReq = make([]int32, 0, cap(ops)), make([]int32, 0, cap(ops))
 	requested := map[uint64]int{}  // address → its free_requested event
 	live := map[uint64]liveAlloc{} // address → the allocation there
 	stream := map[int]uint64{}     // the preload's op id → its allocation's stream
 	next := 0
 	var startIDs map[uint64]int
-	segs, lateExpandable := s.startState()
+	segs, lateExpandable := s.startState(h)
 	if segs != nil {
 		var pre []trace.Op
 		pre, startIDs, r.segmentAllocs, next = preload(segs, 0, stream)
@@ -158,69 +160,66 @@ func (s *Snapshot) Prepare(path string) (*Replay, error) {
 	if err != nil {
 		conf = allocator.DefaultConfig() // the replay's Setup says what is wrong with it
 	}
-	peak := peakReserved(segs, s.Events)
+	peak := peakReserved(segs, h)
 	cache := newCacheTracker(segs)
 	var run *releaseRun // the run of releases under way
-	for i, e := range s.Events {
-		if run != nil && !releases(e.Action) && e.Action != "free_completed" {
-			after := Event{}
-			if i+1 < len(s.Events) {
-				after = s.Events[i+1]
-			}
-			ops = r.endRun(ops, run, run.attribute(e, after, conf, peak, cache.idle > 0))
+	for i := range n {
+		e := h.record(i)
+		if run != nil && !e.releases() && e.action != actFreeCompleted {
+			ops = r.endRun(ops, run, run.attribute(e, h.record(i+1), conf, peak, cache.idle > 0))
 			run = nil
 		}
-		if releases(e.Action) {
+		if e.releases() {
 			if run == nil {
 				run = &releaseRun{reservedBefore: cache.reserved, firstEvent: len(r.SegmentEvents), event: i}
 			}
 			run.add(e)
 		}
 		cache.event(e)
-		switch e.Action {
-		case "alloc", "oom":
-			ops = r.emit(ops, trace.Op{Op: "alloc", ID: next, Size: e.Size, OOM: e.Action == "oom", Stream: e.Stream}, i, -1)
-			if e.Action == "alloc" {
-				live[e.Addr] = liveAlloc{next, e.Stream}
+		switch e.action {
+		case actAlloc, actOOM:
+			ops = r.emit(ops, trace.Op{Op: "alloc", ID: next, Size: e.size, OOM: e.action == actOOM, Stream: e.stream}, i, -1)
+			if e.action == actAlloc {
+				live[e.addr] = liveAlloc{next, e.stream}
 			} else {
 				r.Failed++
 			}
 			next++
-		case "free_completed":
-			l, ok := live[e.Addr]
+		case actFreeCompleted:
+			l, ok := live[e.addr]
 			if ok {
-				delete(live, e.Addr)
+				delete(live, e.addr)
 			} else {
-				id, ok := startIDs[e.Addr]
+				id, ok := startIDs[e.addr]
 				if !ok {
 					r.Unknown++
 					continue
 				}
-				delete(startIDs, e.Addr)
+				delete(startIDs, e.addr)
 				l = liveAlloc{id, stream[id]}
 				delete(stream, id)
 			}
-			req, ok := requested[e.Addr]
+			req, ok := requested[e.addr]
 			if !ok {
 				req = -1
 			}
-			delete(requested, e.Addr)
+			delete(requested, e.addr)
 			ops = r.emit(ops, trace.Op{Op: "free", ID: l.id, Stream: l.stream}, i, req)
-		case "free_requested":
-			requested[e.Addr] = i
-		case "segment_alloc":
-			r.segmentAllocs = append(r.segmentAllocs, e)
-		case "segment_free", "segment_map", "segment_unmap":
+		case actFreeRequested:
+			requested[e.addr] = i
+		case actSegmentAlloc:
+			r.segmentAllocs = append(r.segmentAllocs, h.event(i))
+		case actSegmentFree, actSegmentMap, actSegmentUnmap:
 		default: // not replayed, kept in place
 			r.pass = append(r.pass, passEvent{int32(len(ops)), int32(i)})
 		}
-		switch e.Action {
-		case "segment_alloc", "segment_free", "segment_map", "segment_unmap":
-			r.SegmentEvents = append(r.SegmentEvents, SegmentEvent{Action: e.Action, Size: e.Size})
+		switch e.action {
+		case actSegmentAlloc, actSegmentFree, actSegmentMap, actSegmentUnmap:
+			r.SegmentEvents = append(r.SegmentEvents, SegmentEvent{Action: knownActions[e.action], Size: e.size})
 		}
 	}
 	if run != nil {
-		ops = r.endRun(ops, run, run.attribute(Event{}, Event{}, conf, peak, cache.idle > 0))
+		ops = r.endRun(ops, run, run.attribute(&noEvent, &noEvent, conf, peak, cache.idle > 0))
 	}
 	t, err := trace.New(path, s.AllocConf, ops)
 	if err != nil {

@@ -79,6 +79,8 @@ func (r *Replay) Record(o trace.Options) ([]Event, []allocator.SegmentInfo, erro
 
 func record(t *trace.Trace, o trace.Options, src *Replay) ([]Event, []allocator.SegmentInfo, error) {
 	var rec Recorder
+	var like Event // the recorded event of the op replayed (src's)
+	follow := func(idx []int32, op int) { like, rec.like = src.eventOf(idx, op), &like }
 	log := NewSegmentLog(trace.NewDevice(t, o))
 	log.OnEvent = rec.Add
 	o.Device = log
@@ -98,11 +100,11 @@ func record(t *trace.Trace, o trace.Options, src *Replay) ([]Event, []allocator.
 			rec.Add(action, ptr, size)
 		case "free":
 			if src != nil {
-				rec.like = src.eventOf(src.freeReq, cur)
+				follow(src.freeReq, cur)
 			}
 			rec.Add("free_requested", ptr, sizes[ptr])
 			if src != nil {
-				rec.like = src.eventOf(src.opEvent, cur)
+				follow(src.opEvent, cur)
 			}
 			rec.Add("free_completed", ptr, sizes[ptr])
 			delete(sizes, ptr)
@@ -118,10 +120,10 @@ func record(t *trace.Trace, o trace.Options, src *Replay) ([]Event, []allocator.
 			return
 		}
 		for ; passed < len(src.pass) && int(src.pass[passed].op) <= i; passed++ {
-			rec.Events = append(rec.Events, src.events[src.pass[passed].event])
+			rec.Events = append(rec.Events, src.hist.event(int(src.pass[passed].event)))
 		}
 		if i < len(t.Ops) {
-			rec.like = src.eventOf(src.opEvent, i)
+			follow(src.opEvent, i)
 		}
 	}
 	before(0)

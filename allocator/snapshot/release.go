@@ -82,22 +82,22 @@ type releaseRun struct {
 }
 
 // add takes one event of the run.
-func (run *releaseRun) add(e Event) {
-	run.small = run.small || (e.Action == "segment_free" && e.Size == 2<<20)
-	run.expandable = run.expandable || e.Action == "segment_unmap"
+func (run *releaseRun) add(e *eventRecord) {
+	run.small = run.small || (e.action == actSegmentFree && e.size == 2<<20)
+	run.expandable = run.expandable || e.action == actSegmentUnmap
 }
 
 // attribute decides whose the run was, from the events after it (next
-// and the one after that; empty at the history's end), under the
+// and the one after that; noEvent at the history's end), under the
 // history's config, given the most the history ever reserved and whether
 // a whole free segment stays cached after the run.
-func (run releaseRun) attribute(next, after Event, conf allocator.Config, peak uint64, idleLeft bool) whose {
+func (run releaseRun) attribute(next, after *eventRecord, conf allocator.Config, peak uint64, idleLeft bool) whose {
 	var newSegment uint64 // the segment of an allocation's segment_alloc
-	if next.Action == "segment_alloc" && after.Action == "alloc" && after.Addr >= next.Addr && after.Addr < next.Addr+next.Size {
-		newSegment = next.Size
+	if next.action == actSegmentAlloc && after.action == actAlloc && after.addr >= next.addr && after.addr < next.addr+next.size {
+		newSegment = next.size
 	}
 	switch {
-	case newSegment == 0 && next.Action != "oom" && next.Action != "segment_map":
+	case newSegment == 0 && next.action != actOOM && next.action != actSegmentMap:
 		return byProgram // the allocator releases only inside an allocation
 	case idleLeft && !run.expandable:
 		return byAllocator // empty_cache leaves no whole free segment
@@ -188,30 +188,30 @@ func (c *cacheTracker) block(addr uint64, delta int) {
 }
 
 // event follows one event of the history.
-func (c *cacheTracker) event(e Event) {
-	switch e.Action {
-	case "segment_alloc":
-		c.addSegment(e.Addr, e.Size)
-	case "segment_free":
-		c.removeSegment(e.Addr, e.Size)
-	case "segment_map":
-		c.reserved += e.Size
-	case "segment_unmap":
-		c.reserved -= min(e.Size, c.reserved)
-	case "alloc":
-		c.block(e.Addr, +1)
-	case "free_completed":
-		c.block(e.Addr, -1)
+func (c *cacheTracker) event(e *eventRecord) {
+	switch e.action {
+	case actSegmentAlloc:
+		c.addSegment(e.addr, e.size)
+	case actSegmentFree:
+		c.removeSegment(e.addr, e.size)
+	case actSegmentMap:
+		c.reserved += e.size
+	case actSegmentUnmap:
+		c.reserved -= min(e.size, c.reserved)
+	case actAlloc:
+		c.block(e.addr, +1)
+	case actFreeCompleted:
+		c.block(e.addr, -1)
 	}
 }
 
 // peakReserved is the most a history reserved, from its start state on.
-func peakReserved(start []startSegment, events []Event) uint64 {
+func peakReserved(start []startSegment, h *eventList) uint64 {
 	c := newCacheTracker(start)
 	peak := c.reserved
-	for _, e := range events {
-		switch e.Action {
-		case "segment_alloc", "segment_free", "segment_map", "segment_unmap":
+	for i := range h.len() {
+		switch e := h.record(i); e.action {
+		case actSegmentAlloc, actSegmentFree, actSegmentMap, actSegmentUnmap:
 			c.event(e)
 			peak = max(peak, c.reserved)
 		}

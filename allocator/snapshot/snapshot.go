@@ -53,8 +53,29 @@ type jsonEvent struct {
 // kept but not replayed (snapshot, annotate, user_defined).
 var actions = map[string]string{}
 
-// knownActions are the actions' names, in one order.
-var knownActions = []string{"alloc", "free_requested", "free_completed", "segment_alloc", "segment_free", "segment_map", "segment_unmap", "oom", "snapshot", "annotate", "user_defined"}
+// The actions' numbers in an event record (eventRecord.action): each
+// known action's index in knownActions; a name the file adds is numbered
+// after them.
+const (
+	actAlloc uint32 = iota
+	actFreeRequested
+	actFreeCompleted
+	actSegmentAlloc
+	actSegmentFree
+	actSegmentMap
+	actSegmentUnmap
+	actOOM
+	actSnapshot
+	actAnnotate
+	actUserDefined
+	// actNone is no event's: the action of noEvent.
+	actNone = ^uint32(0)
+)
+
+// knownActions are the actions' names, by number.
+var knownActions = []string{actAlloc: "alloc", actFreeRequested: "free_requested", actFreeCompleted: "free_completed", actSegmentAlloc: "segment_alloc",
+	actSegmentFree: "segment_free", actSegmentMap: "segment_map", actSegmentUnmap: "segment_unmap", actOOM: "oom", actSnapshot: "snapshot",
+	actAnnotate: "annotate", actUserDefined: "user_defined"}
 
 func init() {
 	for _, a := range knownActions {
@@ -107,6 +128,9 @@ type Snapshot struct {
 	// rest is the snapshot dict's other keys (allocator_settings,
 	// external_annotations, host_segments...), kept for export.
 	rest *dict
+	// log is the history as a pickle was read, where Events is not made
+	// from it (Open's, which only prepares it): Prepare reads it there.
+	log *eventList
 }
 
 // Load reads the first device's snapshot (the lowest index with a
@@ -127,12 +151,22 @@ func LoadAll(path string) ([]*Snapshot, error) { return LoadAllWithin(path, Defa
 
 // LoadAllWithin is LoadAll within limits.
 func LoadAllWithin(path string, limits Limits) ([]*Snapshot, error) {
+	all, err := loadHistories(path, limits)
+	for _, s := range all {
+		s.makeEvents()
+	}
+	return all, err
+}
+
+// loadHistories is LoadAllWithin leaving a pickle's histories as read,
+// their Events not made: for Prepare alone.
+func loadHistories(path string, limits Limits) ([]*Snapshot, error) {
 	in, f, err := openInput(path, limits.MaxBytes)
 	if err != nil {
 		return nil, pathError(path, err, limits)
 	}
 	defer f.Close()
-	s, err := readSnapshot(in, limits)
+	s, err := readHistories(in, limits)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -141,10 +175,26 @@ func LoadAllWithin(path string, limits Limits) ([]*Snapshot, error) {
 
 // readSnapshot reads a pickle, or else the JSON flattening.
 func readSnapshot(in *input, limits Limits) ([]*Snapshot, error) {
+	all, err := readHistories(in, limits)
+	for _, s := range all {
+		s.makeEvents()
+	}
+	return all, err
+}
+
+// readHistories is readSnapshot leaving a pickle's histories as read.
+func readHistories(in *input, limits Limits) ([]*Snapshot, error) {
 	if head, _ := in.peek(1); len(head) == 1 && head[0] == 0x80 {
 		return readPickle(in, limits)
 	}
 	return fromJSON(in)
+}
+
+// makeEvents makes the Events of a history as read.
+func (s *Snapshot) makeEvents() {
+	if s.log != nil {
+		s.Events, s.log = s.log.events(), nil
+	}
 }
 
 // pathError is an error opening path: the os error names it already.
@@ -244,7 +294,7 @@ func OpenWithin(path string, limits Limits) ([]Opened, error) {
 			return nil, err // neither: say what an ops trace lacks
 		}
 	}
-	all, err := LoadAllWithin(path, limits)
+	all, err := loadHistories(path, limits)
 	if err != nil {
 		return nil, err
 	}
