@@ -41,6 +41,7 @@ const (
 	keyObject
 	keyBig
 	keyOther
+	keyFrozen
 )
 
 // Type is dict.
@@ -115,7 +116,12 @@ func (in *Interp) keyOf(v Value) (hashKey, error) {
 			fmt.Fprintf(&b, "%d:%d:%q:%p;", k.kind, k.i, k.s, k.p)
 		}
 		return hashKey{kind: keyTuple, s: b.String()}, nil
-	case *List, *Dict, *Set:
+	case *Set:
+		if v.frozen {
+			return in.frozenKey(v), nil
+		}
+		return hashKey{}, in.typeError("unhashable type: '%s'", TypeOf(v).Name)
+	case *List, *Dict:
 		return hashKey{}, in.typeError("unhashable type: '%s'", TypeOf(v).Name)
 	case Object:
 		if p := plain(v, "__hash__", "__eq__"); p != v {

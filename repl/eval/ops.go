@@ -36,6 +36,9 @@ func (in *Interp) BinOp(op syntax.BinOpKind, a, b Value, inplace bool) (Value, e
 	if r, ok, err := in.baseBinOp(op, a, b, inplace); ok || err != nil {
 		return r, err
 	}
+	if r, ok, err := in.setBinOp(op, a, b, inplace); ok || err != nil {
+		return r, err
+	}
 	ta, tb := TypeOf(a), TypeOf(b)
 	if inplace {
 		if f := ta.lookup(names[2]); f != nil {
@@ -639,6 +642,9 @@ func (in *Interp) compareMaps(op syntax.CmpOpKind, a, b Value) (r Value, ok bool
 			return nil, true, err
 		}
 		defer func() { in.depth-- }()
+	}
+	if isSetView(a) && (isSetView(b) || setOperand(b) != nil) || isSetView(b) && setOperand(a) != nil {
+		return in.compareViews(op, a, b)
 	}
 	var da, db *Dict
 	sets := false
