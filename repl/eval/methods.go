@@ -3,6 +3,7 @@ package eval
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/gpumemrepl/gpumemrepl/repl/pyformat"
 )
@@ -33,7 +34,7 @@ func strMethods() {
 	s := StrType
 	simple := func(name string, f func(string) string) {
 		method(s, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs(name, args, kw, 0, 0); err != nil {
+			if err := in.fixedArgs("str."+name, args, kw, 0, 0); err != nil {
 				return nil, err
 			}
 			return f(self.(string)), nil
@@ -62,6 +63,9 @@ func strMethods() {
 	})
 	pred := func(name string, f func(rune) bool) {
 		method(s, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+			if err := in.fixedArgs("str."+name, args, kw, 0, 0); err != nil {
+				return nil, err
+			}
 			x := self.(string)
 			if x == "" {
 				return false, nil
@@ -74,7 +78,7 @@ func strMethods() {
 			return true, nil
 		})
 	}
-	pred("isdigit", unicode.IsDigit)
+	pred("isdigit", isDigitChar)
 	pred("isalpha", unicode.IsLetter)
 	pred("isspace", unicode.IsSpace)
 	strip := func(name string, f func(string, string) string, ws func(string) string) {
@@ -85,9 +89,9 @@ func strMethods() {
 			if len(args) == 0 || args[0] == None {
 				return ws(self.(string)), nil
 			}
-			chars, err := in.strArg(name, args, 0)
-			if err != nil {
-				return nil, err
+			chars, ok := asStr(args[0])
+			if !ok {
+				return nil, in.typeError("%s arg must be None or str", name)
 			}
 			return f(self.(string), chars), nil
 		})
@@ -136,7 +140,10 @@ func strMethods() {
 				}
 			} else {
 				sep, ok := asStr(a[0])
-				if !ok || sep == "" {
+				if !ok {
+					return nil, in.typeError("must be str or None, not %s", TypeOf(a[0]).Name)
+				}
+				if sep == "" {
 					return nil, in.Raise(ValueErrorType, "empty separator")
 				}
 				if n < 0 {
@@ -161,7 +168,7 @@ func strMethods() {
 			if err := in.fixedArgs(name, args, kw, 1, 1); err != nil {
 				return nil, err
 			}
-			sep, err := in.strArg(name, args, 0)
+			sep, err := in.mustStr(args[0])
 			if err != nil {
 				return nil, err
 			}
@@ -184,10 +191,17 @@ func strMethods() {
 		return x[:i], x[i+len(sep):], true
 	})
 	method(s, "splitlines", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		lines := strings.Split(strings.ReplaceAll(self.(string), "\r\n", "\n"), "\n")
-		if n := len(lines); n > 0 && lines[n-1] == "" {
-			lines = lines[:n-1]
+		a, err := in.ArgSpec("splitlines", args, kw, 0, "keepends")
+		if err != nil {
+			return nil, err
 		}
+		keep := false
+		if a[0] != nil {
+			if keep, err = in.Truth(a[0]); err != nil {
+				return nil, err
+			}
+		}
+		lines := splitLines(self.(string), keep)
 		items := make([]Value, len(lines))
 		for i, l := range lines {
 			items[i] = l
@@ -216,7 +230,7 @@ func strMethods() {
 	})
 	affix := func(name string, f func(string, string) bool) {
 		method(s, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs(name, args, kw, 1, 3); err != nil {
+			if err := in.findArgs(name, args, kw); err != nil {
 				return nil, err
 			}
 			x, _, past, err := in.strWindow(self.(string), args[1:])
@@ -225,37 +239,44 @@ func strMethods() {
 			}
 			if t, ok := args[0].(*Tuple); ok {
 				for _, p := range t.items {
-					if p, ok := asStr(p); ok && f(x, p) {
+					q, ok := asStr(p)
+					if !ok {
+						return nil, in.typeError("tuple for %s must only contain str, not %s", name, TypeOf(p).Name)
+					}
+					if f(x, q) {
 						return true, nil
 					}
 				}
 				return false, nil
 			}
-			p, err := in.strArg(name, args, 0)
-			if err != nil {
-				return nil, err
+			p, ok := asStr(args[0])
+			if !ok {
+				return nil, in.typeError("%s first arg must be str or a tuple of str, not %s", name, TypeOf(args[0]).Name)
 			}
 			return f(x, p), nil
 		})
 	}
 	affix("startswith", strings.HasPrefix)
 	affix("endswith", strings.HasSuffix)
-	find := func(name string, f func(string, string) int) {
+	find := func(name string, f func(string, string) int, raise bool) {
 		method(s, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs(name, args, kw, 1, 3); err != nil {
+			if err := in.findArgs(name, args, kw); err != nil {
 				return nil, err
 			}
-			sub, err := in.strArg(name, args, 0)
+			sub, err := in.mustStr(args[0])
 			if err != nil {
 				return nil, err
 			}
 			x, from, past, err := in.strWindow(self.(string), args[1:])
-			if err != nil || past {
-				return int64(-1), err
+			i := -1
+			if err == nil && !past {
+				i = f(x, sub)
 			}
-			i := f(x, sub)
-			if i < 0 {
-				return int64(-1), nil
+			if err != nil || i < 0 {
+				if err == nil && raise {
+					err = in.Raise(ValueErrorType, "substring not found")
+				}
+				return int64(-1), err
 			}
 			if _, ascii := in.charsOf(self.(string)); ascii {
 				return int64(from + i), nil
@@ -263,13 +284,15 @@ func strMethods() {
 			return int64(from + len([]rune(x[:i]))), nil
 		})
 	}
-	find("find", strings.Index)
-	find("rfind", strings.LastIndex)
+	find("find", strings.Index, false)
+	find("rfind", strings.LastIndex, false)
+	find("index", strings.Index, true)
+	find("rindex", strings.LastIndex, true)
 	method(s, "count", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("count", args, kw, 1, 3); err != nil {
+		if err := in.findArgs("count", args, kw); err != nil {
 			return nil, err
 		}
-		sub, err := in.strArg("count", args, 0)
+		sub, err := in.mustStr(args[0])
 		if err != nil {
 			return nil, err
 		}
@@ -290,8 +313,12 @@ func strMethods() {
 			}
 			fill := " "
 			if len(args) == 2 {
-				if fill, err = in.strArg(name, args, 1); err != nil {
-					return nil, err
+				var ok bool
+				if fill, ok = asStr(args[1]); !ok {
+					return nil, in.typeError("The fill character must be a unicode character, not %s", TypeOf(args[1]).Name)
+				}
+				if utf8.RuneCountInString(fill) != 1 {
+					return nil, in.typeError("The fill character must be exactly one character long")
 				}
 			}
 			out, err := pyformat.FormatStr(self.(string), fill+align+itoa(w))
@@ -323,6 +350,15 @@ func strMethods() {
 		return in.strFormat(self.(string), args, kw)
 	})
 	method(s, "encode", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		a, err := in.ArgSpec("encode", args, kw, 0, "encoding", "errors")
+		if err != nil {
+			return nil, err
+		}
+		for i, name := range []string{"encoding", "errors"} {
+			if _, ok := asStr(a[i]); a[i] != nil && !ok {
+				return nil, in.typeError("encode() argument '%s' must be str, not %s", name, TypeOf(a[i]).Name)
+			}
+		}
 		return Bytes(self.(string)), nil
 	})
 }
@@ -776,6 +812,10 @@ func (in *Interp) strWindow(s string, bounds []Value) (x string, from int, past 
 			return def, nil
 		}
 		v, err := in.Index(bounds[i])
+		if Matches(err, TypeErrorType) {
+			in.Drop(err)
+			err = in.typeError("slice indices must be integers or None or have an __index__ method")
+		}
 		if err != nil {
 			return 0, err
 		}
