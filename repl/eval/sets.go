@@ -100,6 +100,16 @@ func (in *Interp) setUpdateOp(dst *Set, op syntax.BinOpKind, src Value) error {
 	return nil
 }
 
+// setUpdateAll applies op to dst with each of srcs in turn.
+func (in *Interp) setUpdateAll(dst *Set, op syntax.BinOpKind, srcs []Value) error {
+	for _, src := range srcs {
+		if err := in.setUpdateOp(dst, op, src); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // setBinOp is a op b for sets, frozensets and dict views: ok is false
 // when neither operand is one or the operator is not a set operator.
 func (in *Interp) setBinOp(op syntax.BinOpKind, a, b Value, inplace bool) (Value, bool, error) {
@@ -175,37 +185,30 @@ func (in *Interp) frozenKey(s *Set) hashKey {
 
 func init() {
 	for _, c := range []*Class{SetType, FrozenSetType} {
-		op := func(name string, bop syntax.BinOpKind) {
+		// op is a method giving a new set: of any number of iterables, or
+		// (symmetric_difference) of one
+		op := func(name string, bop syntax.BinOpKind, one bool) {
 			method(c, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-				if err := in.fixedArgs(name, nil, kw, 0, 0); err != nil {
+				err := in.noKw(name, kw)
+				if one && err == nil {
+					err = in.fixedArgs(name, args, nil, 1, 1)
+				}
+				if err != nil {
 					return nil, err
 				}
 				s := self.(*Set)
 				r := in.setCopy(s, s.frozen)
-				for _, a := range args {
-					if err := in.setUpdateOp(r, bop, a); err != nil {
-						in.Decref(r)
-						return nil, err
-					}
+				if err := in.setUpdateAll(r, bop, args); err != nil {
+					in.Decref(r)
+					return nil, err
 				}
 				return r, nil
 			})
 		}
-		op("union", syntax.BitOr)
-		op("intersection", syntax.BitAnd)
-		op("difference", syntax.Sub)
-		method(c, "symmetric_difference", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs("symmetric_difference", args, kw, 1, 1); err != nil {
-				return nil, err
-			}
-			s := self.(*Set)
-			r := in.setCopy(s, s.frozen)
-			if err := in.setUpdateOp(r, syntax.BitXor, args[0]); err != nil {
-				in.Decref(r)
-				return nil, err
-			}
-			return r, nil
-		})
+		op("union", syntax.BitOr, false)
+		op("intersection", syntax.BitAnd, false)
+		op("difference", syntax.Sub, false)
+		op("symmetric_difference", syntax.BitXor, true)
 		rel := func(name string, f func(in *Interp, s, other *Set) (bool, error)) {
 			method(c, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
 				if err := in.fixedArgs(name, args, kw, 1, 1); err != nil {
@@ -232,15 +235,10 @@ func init() {
 	}
 	update := func(name string, bop syntax.BinOpKind) {
 		method(SetType, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs(name, nil, kw, 0, 0); err != nil {
+			if err := in.noKw(name, kw); err != nil {
 				return nil, err
 			}
-			for _, a := range args {
-				if err := in.setUpdateOp(self.(*Set), bop, a); err != nil {
-					return nil, err
-				}
-			}
-			return None, nil
+			return None, in.setUpdateAll(self.(*Set), bop, args)
 		})
 	}
 	update("intersection_update", syntax.BitAnd)
