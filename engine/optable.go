@@ -35,6 +35,7 @@ const (
 	DeviceParam                   // a device (Device)
 	StringParam                   // a str (string), its default quoted: "'mean'"
 	DataParam                     // nested sequences of numbers (Data)
+	PaddingParam                  // a convolution's padding: ints as DimsParam, or a str ('same', 'valid')
 )
 
 // Data is a DataParam's value: the nested sequences' shape, their

@@ -126,6 +126,10 @@ type Session struct {
 	amp         autocast // torch.autocast's setting and cast cache (autocast.go)
 	// ckpt is activation checkpointing's state (checkpoint.go).
 	ckpt checkpoints
+	// convTable is the recorded convolutions, read at the first
+	// (convtable.go); cudnn reads torch.backends.cudnn's flags.
+	convTable convTable
+	cudnn     func() CudnnFlags
 	// interrupted is set by Interrupt, from another goroutine, and
 	// cleared by BeginStep.
 	interrupted atomic.Bool

@@ -6,6 +6,8 @@ the output, the gradients and the cuDNN workspaces, in order, per call
     python3 scripts/probe_conv.py grid OUT.jsonl.gz [--seconds S]
     python3 scripts/probe_conv.py benchmark OUT.jsonl.gz [--seconds S]
     python3 scripts/probe_conv.py fallback OUT.jsonl.gz
+    python3 scripts/probe_conv.py table OUT.jsonl.gz --configs FILE.json
+    python3 scripts/probe_conv.py table OUT.jsonl.gz --config '{"x": [8, 3, 32, 32], "w": [16, 3, 3, 3], ...}'
 
 grid: torch.backends.cudnn.benchmark=False (PyTorch's default) over shapes
 that vary one factor at a time around three bases, each in float32,
@@ -14,6 +16,14 @@ same shapes with benchmark=True (run it in its own process: cuDNN's plan
 cache is keyed by shape, not by the benchmark flag). fallback: the large
 7x7 forward of issue_conv2d_workspace.py under memory limits that leave
 less room than its workspace, to see which smaller workspace follows.
+table: the configurations named (conv1d, conv2d or conv3d, with bias or
+not, any stride, padding, dilation and groups, cudnn.deterministic on or
+off), each forward and its backward for each pair of a grad mask ("xwb":
+which of input, weight and bias require grad) and an incoming gradient
+("dense", or "expanded": a broadcast one, as y.sum().backward() gives),
+from a fresh forward each; what gpumemrepl's conv table holds
+(testdata/conv/table.jsonl.gz; gpumemrepl names the --config line of a
+convolution it does not find).
 
 Each configuration runs from an empty cache (empty_cache, peaks reset) and
 writes one JSON line: the shape, the conv backend PyTorch selects, the
@@ -183,12 +193,76 @@ def run_fallback(out):
         out.write(json.dumps(rec) + "\n")
 
 
+def table_record(cfg):
+    """One configuration of the table mode: its forward, then a backward
+    for each [mask, grad] of cfg["bwd"], from an empty cache each."""
+    dtype = dict(DTYPES)[cfg.get("dtype", "float32")]
+    fmt = dict(FORMATS)[cfg.get("format", "contiguous")]
+    dims = len(cfg["x"]) - 2
+    conv = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}[dims]
+    torch.backends.cudnn.deterministic = bool(cfg.get("deterministic", False))
+    rec = dict(cfg, dims=dims)
+
+    def run(mask, grad):
+        torch.cuda.empty_cache()
+        x = torch.randn(cfg["x"], device="cuda", dtype=dtype)
+        w = torch.randn(cfg["w"], device="cuda", dtype=dtype) * 0.05
+        if fmt is not torch.contiguous_format:
+            x, w = x.contiguous(memory_format=fmt), w.contiguous(memory_format=fmt)
+        b = torch.zeros(cfg["w"][0], device="cuda", dtype=dtype) if cfg.get("bias") else None
+        for t, key in ((x, "x"), (w, "w"), (b, "b")):
+            if t is not None:
+                t.requires_grad_(key in mask)
+        args = (b, cfg["stride"], cfg["padding"], cfg["dilation"], cfg["groups"])
+        fwd, y = phase(lambda: conv(x, w, *args))
+        out = {"fwd": fwd, "y_shape": list(y.shape), "y_bytes": nbytes(y), "x_bytes": nbytes(x), "w_bytes": nbytes(w)}
+        if grad:
+            g = torch.randn_like(y) if grad == "dense" else torch.ones((), device="cuda", dtype=dtype).expand(y.shape)
+            out["bwd"], _ = phase(lambda: y.backward(g))
+            del g
+        torch.cuda.memory._record_memory_history(enabled=None)
+        return out
+
+    try:
+        first = run("", None)
+        rec.update({k: first[k] for k in ("y_shape", "y_bytes", "x_bytes", "w_bytes", "fwd")})
+        rec["bwd_runs"] = []
+        for mask, grad in cfg.get("bwd", []):
+            r = run(mask, grad)
+            rec["bwd_runs"].append({"mask": mask, "grad": grad, "fwd_events": r["fwd"]["events"], **r["bwd"]})
+    except torch.OutOfMemoryError as err:
+        rec["error"] = str(err).splitlines()[0]
+    torch.backends.cudnn.deterministic = False
+    return rec
+
+
+def run_table(configs, out, seconds):
+    """The table mode over configs until seconds pass."""
+    end = time.monotonic() + seconds
+    for cfg in configs:
+        if time.monotonic() > end:
+            out.write(json.dumps({"stopped": "time limit"}) + "\n")
+            return
+        t0 = time.monotonic()
+        rec = table_record(cfg)
+        rec["seconds"] = round(time.monotonic() - t0, 3)
+        out.write(json.dumps(rec) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("mode", choices=["grid", "benchmark", "fallback"])
+    ap.add_argument("mode", choices=["grid", "benchmark", "fallback", "table"])
     ap.add_argument("out", help="where the JSON lines go (gzip)")
     ap.add_argument("--seconds", type=float, default=120.0, help="stop starting new configurations after this")
+    ap.add_argument("--configs", help="table: a JSON file of a list of configurations")
+    ap.add_argument("--config", action="append", default=[], help="table: one configuration as JSON (repeatable)")
     opts = ap.parse_args()
+    configs = [json.loads(c) for c in opts.config]
+    if opts.configs:
+        with open(opts.configs) as f:
+            configs += json.load(f)
+    if opts.mode == "table" and not configs:
+        ap.error("table needs --configs or --config")
     torch.cuda.init()
     torch.backends.cudnn.benchmark = opts.mode == "benchmark"
     with gzip.open(opts.out, "wt") as out:
@@ -198,6 +272,8 @@ def main():
                               "allow_tf32": torch.backends.cudnn.allow_tf32}) + "\n")
         if opts.mode == "fallback":
             run_fallback(out)
+        elif opts.mode == "table":
+            run_table(configs, out, opts.seconds)
         else:
             run_grid(grid_shapes() if opts.mode == "grid" else benchmark_shapes(), out, opts.seconds)
 

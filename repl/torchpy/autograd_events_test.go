@@ -63,7 +63,12 @@ func recordedEvents(t *testing.T, path string) ([]event, []int) {
 // statement printed, by line.
 func runRule(t *testing.T, name string) (*engine.Session, map[int]string) {
 	t.Helper()
-	script := filepath.Join("..", "..", "testdata", "pyrules", name+".py")
+	return runScript(t, filepath.Join("..", "..", "testdata", "pyrules", name+".py"))
+}
+
+// runScript is runRule of the script at a path.
+func runScript(t *testing.T, script string) (*engine.Session, map[int]string) {
+	t.Helper()
 	src, err := os.ReadFile(script)
 	if err != nil {
 		t.Fatal(err)

@@ -269,6 +269,16 @@ func (b *Binding) bind(d *engine.OpDef, name string, args []eval.Value, kw []eva
 				return nil, err
 			}
 			a[i] = int64(dim)
+		case engine.PaddingParam:
+			if str, ok := v.(string); ok {
+				a[i] = str
+				continue
+			}
+			dims, err := b.intsOf(name, v)
+			if err != nil {
+				return nil, err
+			}
+			a[i] = dims
 		case engine.DimsParam:
 			dims, err := b.intsOf(name, v)
 			if p.Name == "size" { // a shape, checked as PyTorch checks sizes

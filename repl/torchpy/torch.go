@@ -140,6 +140,9 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		sub := in.NewModule("torch.backends." + name)
 		in.AddModule("torch.backends."+name, sub)
 		backends.Set(in, name, sub)
+		if name == "cudnn" {
+			b.cudnnFlags(in, sub)
+		}
 		in.Decref(sub)
 	}
 	in.AddModule("torch.backends", backends)
@@ -240,4 +243,25 @@ func firstOr(s []int64) int64 {
 		return 0
 	}
 	return s[0]
+}
+
+// cudnnFlags gives torch.backends.cudnn PyTorch's defaults and lets the
+// session read benchmark and deterministic from it at each convolution.
+func (b *Binding) cudnnFlags(in *eval.Interp, m *eval.ModuleObj) {
+	for _, name := range []string{"benchmark", "deterministic"} {
+		m.Set(in, name, false)
+	}
+	m.Set(in, "enabled", true)
+	m.Set(in, "allow_tf32", true)
+	flag := func(name string) bool {
+		v, ok := m.Dict.GetStr(name)
+		if !ok {
+			return false
+		}
+		t, err := in.Truth(v)
+		return err == nil && t
+	}
+	b.S.SetCudnnFlags(func() engine.CudnnFlags {
+		return engine.CudnnFlags{Benchmark: flag("benchmark"), Deterministic: flag("deterministic")}
+	})
 }

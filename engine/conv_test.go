@@ -1,0 +1,126 @@
+package engine
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestConvTableIsTheRecording: the embedded tables are testdata/conv's
+// recordings, byte for byte.
+func TestConvTableIsTheRecording(t *testing.T) {
+	for _, name := range []string{"grid.jsonl.gz", "table.jsonl.gz"} {
+		embedded, err := convTableFiles.ReadFile("convtable/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recorded, err := os.ReadFile(filepath.Join("..", "testdata", "conv", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(embedded, recorded) {
+			t.Errorf("engine/convtable/%s differs from testdata/conv/%s: copy the recording", name, name)
+		}
+	}
+}
+
+// TestConvTableHoldsTheRecordings: every configuration recorded (the
+// grid's 300, the table's 17) is in the table, and the issue's 7x7
+// forward's workspace is x + y + w + 16 bytes (testdata/conv/README.md).
+func TestConvTableHoldsTheRecordings(t *testing.T) {
+	table, err := builtinConvTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(table) != 300+17 {
+		t.Errorf("%d configurations, want 317", len(table))
+	}
+	k := convKey{X: "[1, 128, 768, 1024]", W: "[64, 128, 7, 7]", Stride: "[1, 1]", Padding: "[3, 3]", Dilation: "[1, 1]",
+		Groups: 1, Bias: true, DType: "float32", Format: "contiguous"}
+	e := table[k]
+	if e == nil {
+		t.Fatal("the issue's 7x7 convolution is not in the table")
+	}
+	x, y, w := uint64(402653184), uint64(201326592), uint64(1605632)
+	if e.forward[1].bytes != x+y+w+16 || e.forward[1].kept || !e.forward[0].kept || e.forward[0].bytes != y {
+		t.Errorf("7x7 forward: %+v, want the output then a workspace of %d freed", e.forward, x+y+w+16)
+	}
+}
+
+// convOnce runs F.conv2d of input x and weight w (padding 1) with a
+// bias of w's output channels.
+func convOnce(t *testing.T, s *Session, x, w []int64, grad bool) (*Tensor, error) {
+	t.Helper()
+	in := mustTensor(t, s, TensorSpec{Op: "randn", Shape: x, DType: Float32, Device: cuda0, RequiresGrad: grad})
+	wt := mustTensor(t, s, TensorSpec{Op: "randn", Shape: w, DType: Float32, Device: cuda0, RequiresGrad: grad})
+	b := mustTensor(t, s, TensorSpec{Op: "randn", Shape: w[:1], DType: Float32, Device: cuda0, RequiresGrad: grad})
+	return s.Run(Ops["conv2d"], Args{in, wt, b, []int64{1}, []int64{1}, []int64{1}, int64(1)})
+}
+
+// TestConvNotRecordedSaysHowToRecord: a configuration outside the table
+// is refused, naming it, with the probe's --config line for it, which
+// records exactly that configuration and its backward.
+func TestConvNotRecordedSaysHowToRecord(t *testing.T) {
+	s := newTestSession(t, 1)
+	_, err := convOnce(t, s, []int64{3, 5, 7, 9}, []int64{4, 5, 3, 3}, true)
+	if err == nil {
+		t.Fatal("an unrecorded convolution ran")
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "NotImplementedError: F.conv2d of input [3, 5, 7, 9], weight [4, 5, 3, 3], stride [1, 1], padding [1, 1]") {
+		t.Errorf("error %q", msg)
+	}
+	_, line, ok := strings.Cut(msg, "--config '")
+	line, _, _ = strings.Cut(line, "'")
+	var cfg struct {
+		X, W    []int64
+		Padding []int64
+		Bias    bool
+		Bwd     [][2]string
+	}
+	if !ok || json.Unmarshal([]byte(line), &cfg) != nil {
+		t.Fatalf("no --config line in %q", msg)
+	}
+	if len(cfg.X) != 4 || cfg.X[3] != 9 || cfg.W[0] != 4 || !cfg.Bias || len(cfg.Bwd) != 1 || cfg.Bwd[0] != [2]string{"xwb", "dense"} {
+		t.Errorf("--config %s", line)
+	}
+}
+
+// TestConvUserTable: a table named by GPUMEMREPL_CONV_TABLE adds its
+// configurations; the recorded workspace is allocated and freed.
+func TestConvUserTable(t *testing.T) {
+	rec := `{"x": [3, 5, 7, 9], "w": [4, 5, 3, 3], "stride": [1, 1], "padding": [1, 1], "dilation": [1, 1], "groups": 1, "bias": true, "dtype": "float32", "format": "contiguous", "deterministic": false, "x_bytes": 3780, "w_bytes": 720, "y_bytes": 3024, "fwd": {"events": [["alloc", 3024, 0], ["alloc", 5000000, 1], ["free_requested", 5000000, 1], ["free_completed", 5000000, 1]]}, "bwd_runs": []}`
+	var buf bytes.Buffer
+	z := gzip.NewWriter(&buf)
+	z.Write([]byte(rec + "\n"))
+	z.Close()
+	path := filepath.Join(t.TempDir(), "mine.jsonl.gz")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(convTableEnv, path)
+	s := newTestSession(t, 1)
+	if _, err := convOnce(t, s, []int64{3, 5, 7, 9}, []int64{4, 5, 3, 3}, false); err != nil {
+		t.Fatal(err)
+	}
+	peak, _ := s.MemoryStat(0, "allocated_bytes.all.peak")
+	now, _ := s.MemoryStat(0, "allocated_bytes.all.current")
+	if peak-now != 5000192 { // the workspace, rounded to 512
+		t.Errorf("peak %d over %d now, want the 5000192-byte workspace", peak, now)
+	}
+}
+
+// TestConvRefusals: cudnn.benchmark, the host and a mismatch of channels.
+func TestConvRefusals(t *testing.T) {
+	s := newTestSession(t, 1)
+	s.SetCudnnFlags(func() CudnnFlags { return CudnnFlags{Benchmark: true} })
+	_, err := convOnce(t, s, []int64{64, 3, 32, 32}, []int64{32, 3, 3, 3}, false)
+	wantErr(t, "benchmark", err, "NotImplementedError: F.conv2d under torch.backends.cudnn.benchmark=True (cuDNN's timed search for the fastest algorithm) is not modelled by gpumemrepl")
+	s.SetCudnnFlags(nil)
+	_, err = convOnce(t, s, []int64{64, 4, 32, 32}, []int64{32, 3, 3, 3}, false)
+	wantErr(t, "channels", err, "RuntimeError: Given groups=1, weight of size [32, 3, 3, 3], expected input[64, 4, 32, 32] to have 3 channels, but got 4 channels instead")
+}
