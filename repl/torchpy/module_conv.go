@@ -16,10 +16,12 @@ def _ntuple(v, n):
 
 
 class _ConvNd(Module):
-    def __init__(self, n, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                 padding_mode, device, dtype):
+    # a subclass's _n is its number of spatial dimensions
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode='zeros', device=None, dtype=None):
         super().__init__()
         import torch
+        n = self._n
         if groups <= 0:
             raise ValueError('groups must be a positive integer')
         if in_channels % groups != 0:
@@ -65,39 +67,22 @@ class _ConvNd(Module):
             s += ', bias=False'
         return s
 
+    def forward(self, input):
+        conv = (functional.conv1d, functional.conv2d, functional.conv3d)[self._n - 1]
+        return conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
 
 class Conv1d(_ConvNd):
     """Conv1d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode='zeros'): weight then bias; forward F.conv1d (cuDNN's, from the table of recorded configurations)."""
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode='zeros', device=None, dtype=None):
-        super().__init__(1, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                         padding_mode, device, dtype)
-
-    def forward(self, input):
-        return functional.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+    _n = 1
 
 
 class Conv2d(_ConvNd):
     """Conv2d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode='zeros'): weight then bias; forward F.conv2d (cuDNN's, from the table of recorded configurations)."""
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode='zeros', device=None, dtype=None):
-        super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                         padding_mode, device, dtype)
-
-    def forward(self, input):
-        return functional.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+    _n = 2
 
 
 class Conv3d(_ConvNd):
     """Conv3d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode='zeros'): weight then bias; forward F.conv3d (cuDNN's, from the table of recorded configurations)."""
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode='zeros', device=None, dtype=None):
-        super().__init__(3, in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
-                         padding_mode, device, dtype)
-
-    def forward(self, input):
-        return functional.conv3d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+    _n = 3
 `
