@@ -281,7 +281,8 @@ func pickReady(ready *[]*node) *node {
 }
 
 // sumToInputs is validate_outputs: a gradient whose shape is not its
-// input's (a broadcast input) is summed down to that shape, a new tensor.
+// input's (a broadcast input) is summed down to that shape, a new tensor
+// (a view of it when leading dimensions were summed away).
 func (s *Session) sumToInputs(n *node, grads []*Tensor) error {
 	for i, g := range grads {
 		if g == nil || n.inputs[i].to == nil || slices.Equal(g.Shape, n.inputs[i].shape) {
@@ -295,6 +296,9 @@ func (s *Session) sumToInputs(n *node, grads []*Tensor) error {
 			s.dropTensor(r)
 			return err
 		}
+		// sum_to views the sum (kept dims) as the input's shape when
+		// leading dims went
+		r.view = len(g.Shape) > len(n.inputs[i].shape)
 		s.dropTensor(g)
 		grads[i] = r
 	}
@@ -303,19 +307,22 @@ func (s *Session) sumToInputs(n *node, grads []*Tensor) error {
 
 // addToBuffer adds g to the gradient waiting for node n (InputBuffer):
 // the first is kept; a second is added in place into the first when
-// nothing else holds it, else the sum is a new tensor.
+// nothing else holds it and it is no view (input_buffer.cpp's
+// can_accumulate_inplace: a view's base holds the storage too), else the
+// sum is a new tensor (testdata/pyrules/autograd_buffer.py).
 func (s *Session) addToBuffer(buffers map[*node]*Tensor, n *node, g *Tensor) error {
 	old, ok := buffers[n]
 	switch {
 	case !ok:
 		buffers[n] = g
-	case unshared(old):
+	case unshared(old) && !old.view:
 		s.dropTensor(g)
 	default:
 		sum, err := s.alloc(old.Shape, old.DType, old.Device())
 		if err != nil {
 			return err
 		}
+		layOut(sum, old, g) // old + g: a transposed first makes a transposed sum
 		s.dropTensor(old)
 		s.dropTensor(g)
 		buffers[n] = sum

@@ -133,11 +133,15 @@ func (s *Session) linear(x, w, b *Tensor) (*Tensor, error) {
 		s.dropTensor(out)
 		return nil, err
 	}
-	name, inputs := "MmBackward0", []*Tensor{x, w}
-	if b != nil {
-		name, inputs = "AddmmBackward0", append(inputs, b)
+	// x @ w.t(): w's gradient comes back through mm's transposed result
+	// and TBackward0, a view; a batch of inputs is folded into one mm
+	// through a view, so x's gradient is a view too
+	name, inputs, views := "MmBackward0", []*Tensor{x, w}, []bool{len(x.Shape) > 2, true}
+	if b != nil { // addmm(bias, x, w.t()): the bias is its first input
+		name, inputs, views = "AddmmBackward0", []*Tensor{b, x, w}, append([]bool{false}, views...)
 	}
-	s.record(name, out, inputs, savedForProduct(x, w), productBackward(x.Shape, w.Shape, b == nil))
+	bw := viewGrads(productBackward(x.Shape, w.Shape, b == nil), views...)
+	s.record(name, out, inputs, savedForProduct(x, w), bw)
 	return out, nil
 }
 
@@ -155,7 +159,7 @@ func savedForProduct(a, b *Tensor) []*Tensor {
 }
 
 // productBackward is the backward of a product whose inputs have shapes
-// a and b (and maybe a bias): a gradient of each factor's shape, each one
+// a and b (and maybe a bias, its first input): a gradient of each factor's shape, each one
 // matrix product, b's first when mat2First (mm), else a's; the bias's
 // gradient is the incoming one, summed to its shape. A factor laid out
 // by columns (a transposed matrix) gets its gradient laid out so too, as
@@ -168,9 +172,10 @@ func productBackward(a, b []int64, mat2First bool, byColumns ...bool) backward {
 	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 		grads := make([]*Tensor, len(n.inputs))
 		shapes := [][]int64{a, b}
+		bias := len(n.inputs) - 2 // addmm's bias comes before the factors
 		for _, i := range order {
 			shape := shapes[i]
-			if n.inputs[i].to == nil {
+			if n.inputs[bias+i].to == nil {
 				continue
 			}
 			r, err := s.productGrad(g, shape)
@@ -180,13 +185,28 @@ func productBackward(a, b []int64, mat2First bool, byColumns ...bool) backward {
 			if i < len(byColumns) && byColumns[i] {
 				r.strides = []int64{1, shape[0]}
 				r.strided = !contiguous(shape, r.strides)
+				r.view = true
 			}
-			grads[i] = r
+			grads[bias+i] = r
 		}
-		if len(n.inputs) == 3 && n.inputs[2].to != nil {
-			grads[2] = share(g)
+		if bias == 1 && n.inputs[0].to != nil {
+			grads[0] = share(g)
 		}
 		return grads, nil
+	}
+}
+
+// viewGrads is bw with the gradients of the inputs marked in views made
+// views, as PyTorch's backward makes them.
+func viewGrads(bw backward, views ...bool) backward {
+	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+		grads, err := bw(s, n, g)
+		for i, v := range views {
+			if v && i < len(grads) && grads[i] != nil {
+				grads[i].view = true
+			}
+		}
+		return grads, err
 	}
 }
 
@@ -265,7 +285,10 @@ func (s *Session) matmul(a, b *Tensor, node string) (*Tensor, error) {
 		s.dropTensor(out)
 		return nil, err
 	}
-	bw := productBackward(a.Shape, b.Shape, true, columnMajor(a), columnMajor(b))
+	// a batch folded into one mm, a vector made a row, and both batches
+	// of a bmm come through views (reshape, unsqueeze, expand), so
+	// their gradients are views
+	bw := viewGrads(productBackward(a.Shape, b.Shape, true, columnMajor(a), columnMajor(b)), ra != 2, ra == 3 && rb == 3)
 	if rb == 1 {
 		bw = outerBackward
 	}

@@ -83,6 +83,7 @@ func restrided(t *Tensor, shape, strides []int64, offset uint64) *Tensor {
 	v := share(t)
 	v.Shape, v.strides, v.offset = shape, strides, offset
 	v.strided = !contiguous(shape, strides)
+	v.view = true
 	return v
 }
 

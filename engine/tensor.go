@@ -87,7 +87,12 @@ type Tensor struct {
 	// order (transposed, a slice with a step): contiguous() and reshape
 	// copy it, and its values print as not known.
 	strided bool
-	number  bool // Scalar(): a Python number among an op's arguments (no storage)
+	// view marks a view of another tensor (a view op's output, in
+	// forward or in backward): PyTorch's view keeps its base, and the
+	// base holds the storage too, so autograd never adds a gradient into
+	// it in place.
+	view   bool
+	number bool // Scalar(): a Python number among an op's arguments (no storage)
 	// num is a number's value when numKnown (ScalarOf); numFloat says it
 	// was a Python float.
 	num                float64

@@ -327,5 +327,5 @@ func (s *Session) Flatten(t *Tensor, start, end int64) (*Tensor, error) {
 // copy (sum's broadcast, cat's slices).
 func gradView(g *Tensor, shape []int64) *Tensor {
 	g.st.refs++
-	return &Tensor{Shape: shape, DType: g.DType, st: g.st, expanded: g.expanded}
+	return &Tensor{Shape: shape, DType: g.DType, st: g.st, expanded: g.expanded, view: true}
 }

@@ -21,7 +21,7 @@ import (
 // gradient where the simulated device makes a segment (and the reverse
 // for the next weight), a best-fit choice among the blocks' addresses.
 func TestAutocastEventsInOrder(t *testing.T) {
-	for _, name := range []string{"amp_ops", "amp_more"} {
+	for _, name := range []string{"amp_linear", "amp_ops", "amp_more"} {
 		t.Run(name, func(t *testing.T) {
 			s, _ := runRule(t, name)
 			var got []event

@@ -190,3 +190,14 @@ func recordedOutput(t *testing.T, path string) map[int]string {
 	}
 	return out
 }
+
+// TestInputBufferEvents: where gradients meet at one input, the second is
+// added into the first in place only when autograd holds the first alone
+// and it is no view (pyrules/autograd_buffer: fresh gradients of mul, one
+// gradient passed twice by add, view's and t's gradients in both orders,
+// a weight's gradients through linear (TBackward0's views) and mm, a 3-d
+// input's through linear's fold, a leaf's view gradient stolen, a cast
+// weight under autocast).
+func TestInputBufferEvents(t *testing.T) {
+	checkRules(t, "autograd_buffer")
+}

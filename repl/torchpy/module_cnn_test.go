@@ -16,7 +16,7 @@ func TestCNNRules(t *testing.T) {
 	for _, r := range []struct {
 		name    string
 		printed bool // every value it prints is known to the tool
-	}{{"cnn_batchnorm", false}, {"cnn_pool", true}, {"cnn_act", false}, {"cnn_train", true}} {
+	}{{"cnn_batchnorm", false}, {"cnn_pool", true}, {"cnn_act", false}, {"cnn_train", true}, {"cnn_net", true}} {
 		t.Run(r.name, func(t *testing.T) {
 			s, printed := runRule(t, r.name)
 			path := filepath.Join("..", "..", "testdata", "pyrules", r.name+".jsonl")
