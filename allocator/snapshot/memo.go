@@ -40,13 +40,13 @@ func (m *memo) at(i uint64) (slot, bool) {
 }
 
 // scalar is entry i when it was put and is a scalar.
-func (m *memo) scalar(i uint64) (slot, bool) {
+func (m *memo) scalar(i uint64) (memoEntry, bool) {
 	if i < m.len() {
 		if e := &m.entries.chunks[i/chunkLen][i%chunkLen]; e.scalar {
-			return m.slotOf(*e), true
+			return *e, true
 		}
 	}
-	return slot{}, false
+	return memoEntry{}, false
 }
 
 // slotOf is an entry as a slot.

@@ -123,6 +123,7 @@ type eventBuilder struct {
 	rec      eventRecord
 	action   string   // its action, once read
 	extra    []item   // its other fields, in order
+	fields   *fields  // or, set from eventItems, its other fields (strings) whole
 	problems []string // what is wrong with it
 	at       int64    // the pickle offset of its dict
 	refs     int      // memo entries and stack copies of it
@@ -283,8 +284,13 @@ func (u *unpickler) finish(b *eventBuilder, el *eventList) {
 			b.problems = append(b.problems, fmt.Sprintf("unknown action %q (not replayed)", excerpt(b.action)))
 		}
 	}
-	if len(b.extra) > 0 {
-		t := u.tables
+	switch t := u.tables; {
+	case b.fields != nil:
+		if t.extras[len(t.extras)-1] != b.fields {
+			t.extras = append(t.extras, b.fields)
+		}
+		rec.extra = uint32(len(t.extras) - 1)
+	case len(b.extra) > 0:
 		if last := t.extras[len(t.extras)-1]; last == nil || !sameItems(last.items, b.extra) {
 			t.extras = append(t.extras, &fields{items: append([]item(nil), b.extra...)})
 		}
@@ -565,33 +571,34 @@ func (st *stackTable) shared(l *list, t *eventTables) uint32 {
 }
 
 // eventItems runs the opcodes after an event dict's MARK up to its
-// SETITEMS while each pushes a scalar (a number, a string, None, a
-// boolean, a memo entry that is one) or is MEMOIZE or FRAME, with its
-// argument in the buffer: the items go to a short list of their own
-// rather than the stack, and SETITEMS sets them, as the opcodes would.
-// At any other opcode (a container, another MARK, the buffer's last
-// bytes) the items go on the stack where the opcodes would have put
-// them, and the opcodes go on from there: the file reads the same
-// either way, its errors and their offsets too.
+// SETITEMS while each pushes a number or a memo entry that is a scalar
+// (a number, a string, None, a boolean), or is FRAME, with its argument
+// in the buffer: the items go to a short list of their own, as memo
+// entries (no pointers to write), rather than the stack, and SETITEMS
+// sets them, as the opcodes would. At any other opcode (a new string,
+// MEMOIZE, a container, another MARK, the buffer's last bytes) the items
+// go on the stack where the opcodes would have put them, and the opcodes
+// go on from there: the file reads the same either way, its errors and
+// their offsets too.
 func (u *unpickler) eventItems(ev *eventBuilder) error {
 	in := u.in
+	buf, at := in.buf[:in.n], in.i // the buffer, and the next opcode's place in it
+	room := maxStack - len(u.stack)
 	items := u.pending[:0]
 loop:
-	for len(u.stack)+len(items) < maxStack {
-		b := in.buf[in.i:in.n]
-		if len(b) < 10 { // the longest fixed opcode: LONG1 of 8 bytes
-			break
-		}
-		s, width := slot{}, 1
+	for len(items) < room && len(buf)-at >= 10 { // the longest fixed opcode: LONG1 of 8 bytes
+		b := buf[at:]
+		var e memoEntry
+		var width int
 		switch b[0] {
 		case 'h': // BINGET
-			e, ok := u.memo.scalar(uint64(b[1]))
-			if !ok {
+			var ok bool
+			if e, ok = u.memo.scalar(uint64(b[1])); !ok {
 				break loop
 			}
-			s, width = e, 2
+			width = 2
 		case 'K': // BININT1
-			s, width = slot{n: uint64(b[1]), k: kInt}, 2
+			e, width = memoEntry{n: uint64(b[1]), k: kInt}, 2
 		case 0x8a: // LONG1
 			n := int(b[1])
 			if n > 8 {
@@ -600,60 +607,121 @@ loop:
 			// Its n bytes are the low ones of the 8 after the length (the
 			// buffer holds 10), sign-extended.
 			shift := uint(64 - 8*n)
-			v := uint64(int64(binary.LittleEndian.Uint64(b[2:10])<<shift) >> shift)
-			s, width = slot{n: v, k: kInt}, 2+n
+			e, width = memoEntry{n: uint64(int64(binary.LittleEndian.Uint64(b[2:10])<<shift) >> shift), k: kInt}, 2+n
 		case 'J': // BININT
-			s, width = slot{n: uint64(int64(int32(binary.LittleEndian.Uint32(b[1:])))), k: kInt}, 5
-		case 0x94: // MEMOIZE
-			if len(items) == 0 {
-				break loop
-			}
-			u.memoize(u.memo.len(), items[len(items)-1]) //nolint:errcheck // an entry at the end is never refused
-			in.i++
-			continue
+			e, width = memoEntry{n: uint64(int64(int32(binary.LittleEndian.Uint32(b[1:])))), k: kInt}, 5
 		case 'u': // SETITEMS
+			in.i = at
 			u.at = in.pos()
 			in.i++
 			u.pending = items
 			if _, err := u.popMark(); err != nil {
 				return err
 			}
-			if len(items)%2 != 0 {
-				return u.setItems(items) // its error
-			}
-			for k := 0; k < len(items); k += 2 { // as setItems would: scalars are never refused
-				if !u.setModelled(ev, items[k].f, items[k+1]) {
-					u.setField(ev, items[k].boxed(), items[k].f, items[k+1]) //nolint:errcheck // a scalar is never refused
-				}
-			}
-			return nil
-		case 0x8c: // SHORT_BINUNICODE
-			n := int(b[1])
-			if len(b) < 2+n {
-				break loop
-			}
-			s, width = slot{v: string(b[2 : 2+n])}, 2+n
+			return u.setEventItems(ev, items)
 		case 'j': // LONG_BINGET
-			e, ok := u.memo.scalar(uint64(binary.LittleEndian.Uint32(b[1:])))
-			if !ok {
+			var ok bool
+			if e, ok = u.memo.scalar(uint64(binary.LittleEndian.Uint32(b[1:]))); !ok {
 				break loop
 			}
-			s, width = e, 5
+			width = 5
 		case 'M': // BININT2
-			s, width = slot{n: uint64(binary.LittleEndian.Uint16(b[1:])), k: kInt}, 3
-		case 'N': // NONE
-		case 0x88, 0x89: // NEWTRUE, NEWFALSE
-			s.v = b[0] == 0x88
+			e, width = memoEntry{n: uint64(binary.LittleEndian.Uint16(b[1:])), k: kInt}, 3
 		case 0x95: // FRAME
-			in.i += 9
+			at += 9
 			continue
 		default:
 			break loop
 		}
-		items = append(items, s)
-		in.i += width
+		items = append(items, e)
+		at += width
 	}
+	in.i = at
 	u.pending = items
-	u.stack = append(u.stack, items...)
+	for _, e := range items {
+		u.stack = append(u.stack, u.memo.slotOf(e))
+	}
+	return nil
+}
+
+// setEventItems sets an event's items, read by eventItems, as setItems
+// would: its modelled fields of their kind straight into its record, and
+// its other fields, when they are strings (compile_context,
+// user_metadata), matched as they are read against the last event's set
+// here, whose fields it shares when they are the same. Anything else
+// (another kind of field, a key that is not a string, fields set
+// before) sets every item as setField does. Scalars are never refused.
+func (u *unpickler) setEventItems(ev *eventBuilder, items []memoEntry) error {
+	if len(items)%2 != 0 {
+		kv := make([]slot, len(items))
+		for i, e := range items {
+			kv[i] = u.memo.slotOf(e)
+		}
+		return u.setItems(kv) // its error
+	}
+	r := &ev.rec
+	objs, last := u.memo.objs, u.lastStrings
+	same, n := true, 0 // the other fields match the last event's; how many
+	general := len(ev.extra) > 0 || ev.fields != nil
+	for k := 0; k < len(items) && !general; k += 2 {
+		key, v := &items[k], &items[k+1]
+		switch key.field {
+		case fieldAddr, fieldSize, fieldStream:
+			if v.k == kInt && int64(v.n) >= 0 {
+				switch key.field {
+				case fieldAddr:
+					r.addr = v.n
+				case fieldSize:
+					r.size = v.n
+				default:
+					r.stream = v.n
+				}
+				r.missing &^= fieldBit[key.field]
+				continue
+			}
+		case fieldTime:
+			if v.k == kInt {
+				r.time, r.missing = int64(v.n), r.missing&^hasTime
+				continue
+			}
+		case fieldAction:
+			if v.k == kObj {
+				if a, ok := objs[v.ref].(string); ok {
+					ev.action, r.missing = a, r.missing&^hasAction
+					continue
+				}
+			}
+		case fieldOther:
+			if v.k == kObj {
+				if s, ok := objs[v.ref].(string); ok {
+					same = same && 2*n+1 < len(last) && last[2*n] == objs[key.ref].(string) && last[2*n+1] == s
+					n++
+					continue
+				}
+			}
+		}
+		general = true
+	}
+	if general { // each item in order, as setItems sets them
+		for k := 0; k < len(items); k += 2 {
+			u.setField(ev, u.memo.slotOf(items[k]).boxed(), items[k].field, u.memo.slotOf(items[k+1])) //nolint:errcheck // a scalar is never refused
+		}
+		return nil
+	}
+	if n == 0 {
+		return nil
+	}
+	if !same || 2*n != len(last) {
+		f := &fields{items: make([]item, 0, n)}
+		last = last[:0]
+		for k := 0; k < len(items); k += 2 {
+			if key, v := items[k], items[k+1]; key.field == fieldOther {
+				f.items = append(f.items, item{objs[key.ref], objs[v.ref]})
+				last = append(last, objs[key.ref].(string), objs[v.ref].(string))
+			}
+		}
+		u.lastFields, u.lastStrings = f, last
+	}
+	ev.fields = u.lastFields
 	return nil
 }

@@ -102,7 +102,11 @@ type unpickler struct {
 	problems []Problem
 	tables   *eventTables // what the events read refer to (the last of its extras is shared by the next event if equal)
 	stacks   stackTable
-	pending  []slot // the items of an event dict being read (eventItems)
+	pending  []memoEntry // the items of an event dict being read (eventItems)
+	// lastFields are the other fields of the last event set from
+	// eventItems that had any, and lastStrings their keys and values.
+	lastFields  *fields
+	lastStrings []string
 }
 
 // pickleError is an error at a pickle offset.
