@@ -285,8 +285,8 @@ func (u *unpickler) finish(b *eventBuilder, el *eventList) {
 		}
 	}
 	switch t := u.tables; {
-	case b.fields != nil:
-		if t.extras[len(t.extras)-1] != b.fields {
+	case b.fields != nil: // compared only where it is not the last one's
+		if last := t.extras[len(t.extras)-1]; last != b.fields && (last == nil || !sameItems(last.items, b.fields.items)) {
 			t.extras = append(t.extras, b.fields)
 		}
 		rec.extra = uint32(len(t.extras) - 1)

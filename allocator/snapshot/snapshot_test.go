@@ -85,6 +85,17 @@ func TestEventItemsReadAsOpcodes(t *testing.T) {
 		// LONG1 of 8 bytes and shorter (as CPython writes them), negative and not
 		{"action", "alloc", "addr", int64(-1) << 40, "size", int64(math.MaxInt64), "time_us", int64(math.MinInt64), "stream", int64(1) << 32},
 		{"action", "alloc", "addr", &bigInt{le: []byte{0, 0, 0, 0, 0x80}}, "size", &bigInt{le: []byte{1, 2, 3, 4, 5, 6}}, "time_us", &bigInt{le: []byte{0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}}, "stream", &bigInt{}},
+		// other fields that are strings, shared with the event before or
+		// not (one more, one fewer, another value); one that is a number;
+		// a modelled field of the wrong kind, then of its kind
+		{"action", "alloc", "addr", int64(1 << 21), "compile_context", "N/A", "user_metadata", ""},
+		{"action", "alloc", "addr", int64(1 << 22), "compile_context", "N/A", "user_metadata", ""},
+		{"action", "alloc", "addr", int64(1 << 23), "compile_context", "N/A", "user_metadata", "alloc"},
+		{"action", "alloc", "addr", int64(1 << 24), "compile_context", "N/A"},
+		{"action", "alloc", "addr", int64(1 << 25), "compile_context", "N/A", "user_metadata", "", "flag", "N/A"},
+		{"action", "oom", "size", int64(1 << 20), "device_free", int64(5), "compile_context", "N/A"},
+		{"action", "free_completed", "addr", int64(-5), "addr", int64(1 << 21), "compile_context", "N/A"},
+		{"compile_context", "N/A", "action", "free_completed", "addr", int64(1 << 22)},
 	}, nil)
 	files = append(files, odd)
 	for n := 0; n < len(odd); n += 7 {
