@@ -5,6 +5,7 @@ reports after every step.
     python3 scripts/record_script.py SCRIPT.gpumem OUT.jsonl
     python3 scripts/record_script.py SCRIPT.py OUT.jsonl
     python3 scripts/record_script.py --events SCRIPT.py OUT.jsonl
+    python3 scripts/record_script.py --addresses SCRIPT.py OUT.jsonl
 
 A .gpumem script (plain PyTorch code, as gpumemrepl reads it): every line
 that is not blank or a comment is a step, as in `gpumemrepl run`: a `with`
@@ -44,6 +45,14 @@ first imports torch, with no stacks): [action, size] pairs, the actions
 PyTorch's snapshots name (alloc, free_requested, segment_alloc,
 segment_free, ...). Recording the history does not change what the
 allocator does.
+
+With --addresses (.py scripts), as --events, and each event is
+[action, size, address], and each row also has "maps": the ranges of
+this process's address space that the step mapped ("+") and unmapped
+("-"), [sign, start, end, permissions] from /proc/self/maps, where the
+CUDA driver's reservations of device address space show (the
+allocator's segments, and what the driver and libraries reserve
+beside them: testdata/segments/README.md).
 
 A .py script's own state is left as the script would leave it: the
 recorder keeps no step's value, exception or traceback (an error is
@@ -238,9 +247,10 @@ def main_module(path):
 class History:
     """cuda:0's allocator events since the last call, once torch is imported."""
 
-    def __init__(self):
+    def __init__(self, addresses=False):
         self.on = False
         self.seen = 0
+        self.addresses = addresses
 
     def take(self, torch):
         if torch is None:
@@ -251,22 +261,49 @@ class History:
             return []
         traces = torch.cuda.memory._snapshot()["device_traces"]
         trace = traces[0] if traces else []
-        new = [[e["action"], e["size"]] for e in trace[self.seen:]]
+        new = [[e["action"], e["size"]] + ([e["addr"]] if self.addresses else []) for e in trace[self.seen:]]
         self.seen = len(trace)
         return new
 
 
-def record_py(script, out, events=False):
+def mappings():
+    """This process's mapped address ranges: (start, end) -> permissions."""
+    out = {}
+    with open("/proc/self/maps") as f:
+        for line in f:
+            span, perms = line.split()[:2]
+            start, end = span.split("-")
+            out[(int(start, 16), int(end, 16))] = perms
+    return out
+
+
+class Maps:
+    """The address ranges mapped and unmapped since the last call."""
+
+    def __init__(self):
+        self.last = mappings()
+
+    def take(self):
+        now = mappings()
+        changes = [["-", a, b, p] for (a, b), p in sorted(self.last.items()) if now.get((a, b)) != p]
+        changes += [["+", a, b, p] for (a, b), p in sorted(now.items()) if self.last.get((a, b)) != p]
+        self.last = now
+        return changes
+
+
+def record_py(script, out, events=False, addresses=False):
     """Record a .py script, one step a top-level statement."""
     with open(script, "rb") as f:
         source = f.read()
     lines = source.decode("utf-8", "replace").splitlines()
     with open(out, "w", encoding="utf-8") as w:
-        def row(line, end_line, stdout, error, devices, step_events=None):
+        def row(line, end_line, stdout, error, devices, step_events=None, step_maps=None):
             text = lines[line - 1] if 0 < line <= len(lines) else ""
             r = {"line": line, "end_line": end_line, "source": text, "stdout": stdout, "error": error, "devices": devices}
             if events:
                 r["events"] = step_events or []
+            if addresses:
+                r["maps"] = step_maps or []
             w.write(json.dumps(r, ensure_ascii=False) + "\n")
             w.flush()
         try:
@@ -275,7 +312,8 @@ def record_py(script, out, events=False):
             row(e.lineno or 0, e.lineno or 0, "", f"SyntaxError: {e.msg}", None)
             return
         used = nvml_used()
-        history = History()
+        history = History(addresses)
+        maps = Maps() if addresses else None
         namespace = main_module(script)
         flags = 0
         real = sys.stdout
@@ -300,20 +338,22 @@ def record_py(script, out, events=False):
             devices = device_rows(torch, used) if torch is not None else None
             step_events = history.take(torch) if events else None
             del torch
-            row(first_line(stmt), stmt.end_lineno, tee.kept.getvalue(), error, devices, step_events)
+            step_maps = maps.take() if maps else None
+            row(first_line(stmt), stmt.end_lineno, tee.kept.getvalue(), error, devices, step_events, step_maps)
             if stop:
                 return
 
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    with_events = args[:1] == ["--events"]
+    with_addresses = args[:1] == ["--addresses"]
+    with_events = with_addresses or args[:1] == ["--events"]
     if with_events:
         args = args[1:]
     if len(args) != 2:
         sys.exit(__doc__)
     script_path, out_path = args
     if script_path.endswith(".py"):
-        record_py(script_path, out_path, with_events)
+        record_py(script_path, out_path, with_events, with_addresses)
     else:
         record_gpumem(script_path, out_path)

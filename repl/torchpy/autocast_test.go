@@ -19,7 +19,9 @@ import (
 // amp_scaler matches statement by statement but not here: in its first
 // backward PyTorch finds a free 16 MiB block for a weight's float32
 // gradient where the simulated device makes a segment (and the reverse
-// for the next weight), a best-fit choice among the blocks' addresses.
+// for the next weight), a best-fit choice among the blocks' addresses,
+// which the driver placed around a library the host mapped and its own
+// allocations (testdata/segments/README.md).
 func TestAutocastEventsInOrder(t *testing.T) {
 	for _, name := range []string{"amp_linear", "amp_ops", "amp_more"} {
 		t.Run(name, func(t *testing.T) {

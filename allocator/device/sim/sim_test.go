@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator/device"
@@ -74,5 +76,79 @@ func TestOutOfMemory(t *testing.T) {
 	}
 	if err := d.Free(p); err == nil {
 		t.Error("double free accepted")
+	}
+}
+
+// TestPlacementInPyTorch replays the segments PyTorch 2.11 made on the
+// H200 in the recordings of testdata/segments (scripts/record_script.py
+// --addresses) and requires each one's address, relative to the first,
+// to be the driver's, up to the statement where something the simulated
+// device does not model first took address space beside the driver's
+// reservation (testdata/segments/README.md): from there on the
+// recordings are the evidence of what is not modelled, not a target.
+func TestPlacementInPyTorch(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		until int // the first statement not compared
+		segs  int // segments compared before it
+	}{
+		{"ckpt_block", 15, 4}, // a 141 MiB library mapped below the reservation
+		{"amp_linear", 22, 3}, // the first product: the context's region freed
+		{"amp_scaler", 13, 3}, // the library, at the first optimizer
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := os.Open(filepath.Join("..", "..", "..", "testdata", "segments", c.name+".jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			d := New(H200Total)
+			live := map[uint64]uint64{} // the driver's address -> ours
+			var realFirst, simFirst uint64
+			n := 0
+			sc := bufio.NewScanner(f)
+			sc.Buffer(nil, 1<<22)
+			for sc.Scan() {
+				var row struct {
+					Line   int
+					Events [][3]json.RawMessage
+				}
+				if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+					t.Fatal(err)
+				}
+				if row.Line >= c.until {
+					break
+				}
+				for _, e := range row.Events {
+					var action string
+					var size, addr uint64
+					if json.Unmarshal(e[0], &action) != nil || json.Unmarshal(e[1], &size) != nil || json.Unmarshal(e[2], &addr) != nil {
+						t.Fatalf("line %d: an event that is not [action, size, address]", row.Line)
+					}
+					switch action {
+					case "segment_alloc":
+						got, err := d.Malloc(size)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if n == 0 {
+							realFirst, simFirst = addr, got
+						}
+						n++
+						if want := int64(addr - realFirst); int64(got-simFirst) != want {
+							t.Fatalf("line %d: a %d MiB segment at %+d MiB, the driver's at %+d MiB", row.Line, size>>20, int64(got-simFirst)>>20, want>>20)
+						}
+						live[addr] = got
+					case "segment_free":
+						if err := d.Free(live[addr]); err != nil {
+							t.Fatalf("line %d: %v", row.Line, err)
+						}
+					}
+				}
+			}
+			if n != c.segs {
+				t.Errorf("%d segments compared, want %d", n, c.segs)
+			}
+		})
 	}
 }
