@@ -255,27 +255,13 @@ func convBackward(op string, k convKey, e *convEntry) backward {
 		if !ok {
 			return grads, k.notRecorded(op, fmt.Sprintf(" (its backward for %s, a %s incoming gradient)", bk.mask, bk.grad), bk)
 		}
-		// each kept allocation is the gradient of the one input of its size
-		var shapes []tensorShape
-		var order []int
-		for _, size := range kept(events) {
-			match := -1
-			for _, i := range want {
-				if !slices.Contains(order, i) && numel(n.inputs[i].shape)*g.DType.Size == size {
-					if match >= 0 {
-						return grads, NotModelledError("the backward of " + op + " whose gradients are of equal sizes (the table does not say which is which)")
-					}
-					match = i
-				}
-			}
-			if match < 0 {
-				return grads, fmt.Errorf("internal error: the table's backward of %s makes a tensor of %d bytes, no gradient's size", op, size)
-			}
-			order = append(order, match)
-			shapes = append(shapes, tensorShape{n.inputs[match].shape, g.DType})
+		order, err := gradientOrder(op, kept(events), want, func(i int) uint64 { return numel(n.inputs[i].shape) * g.DType.Size })
+		if err != nil {
+			return grads, err
 		}
-		if len(order) != len(want) {
-			return grads, fmt.Errorf("internal error: the table's backward of %s makes %d gradients, not %d", op, len(order), len(want))
+		shapes := make([]tensorShape, len(order))
+		for j, i := range order {
+			shapes[j] = tensorShape{n.inputs[i].shape, g.DType}
 		}
 		outs, err := s.convReplay(g.Device(), events, shapes)
 		if err != nil {
@@ -286,6 +272,32 @@ func convBackward(op string, k convKey, e *convEntry) backward {
 		}
 		return grads, nil
 	}
+}
+
+// gradientOrder says which gradient each kept allocation of a recorded
+// backward is (sizes, in order): the one input among want (indices of
+// input, weight, bias) of its size (bytes).
+func gradientOrder(op string, sizes []uint64, want []int, bytes func(int) uint64) ([]int, error) {
+	var order []int
+	for _, size := range sizes {
+		match := -1
+		for _, i := range want {
+			if !slices.Contains(order, i) && bytes(i) == size {
+				if match >= 0 {
+					return nil, NotModelledError("the backward of " + op + " whose gradients are of equal sizes (the table does not say which is which)")
+				}
+				match = i
+			}
+		}
+		if match < 0 {
+			return nil, fmt.Errorf("internal error: the table's backward of %s makes a tensor of %d bytes, no gradient's size", op, size)
+		}
+		order = append(order, match)
+	}
+	if len(order) != len(want) {
+		return nil, fmt.Errorf("internal error: the table's backward of %s makes %d gradients, not %d", op, len(order), len(want))
+	}
+	return order, nil
 }
 
 // convReplay makes a recorded phase's allocations on dev in order: each

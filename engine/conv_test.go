@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +14,7 @@ import (
 // TestConvTableIsTheRecording: the embedded tables are testdata/conv's
 // recordings, byte for byte.
 func TestConvTableIsTheRecording(t *testing.T) {
-	for _, name := range []string{"grid.jsonl.gz", "table.jsonl.gz"} {
+	for _, name := range []string{"grid.jsonl.gz", "table.jsonl.gz", "common.jsonl.gz"} {
 		embedded, err := convTableFiles.ReadFile("convtable/" + name)
 		if err != nil {
 			t.Fatal(err)
@@ -29,15 +30,16 @@ func TestConvTableIsTheRecording(t *testing.T) {
 }
 
 // TestConvTableHoldsTheRecordings: every configuration recorded (the
-// grid's 300, the table's 17) is in the table, and the 7x7
+// grid's 300, the table's 17, the common ones' 42, of which 4 are the
+// grid's again, event for event) is in the table, and the 7x7
 // forward's workspace is x + y + w + 16 bytes (testdata/conv/README.md).
 func TestConvTableHoldsTheRecordings(t *testing.T) {
 	table, err := builtinConvTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(table) != 300+17 {
-		t.Errorf("%d configurations, want 317", len(table))
+	if len(table) != 300+17+42-4 {
+		t.Errorf("%d configurations, want 355", len(table))
 	}
 	k := convKey{X: "[1, 128, 768, 1024]", W: "[64, 128, 7, 7]", Stride: "[1, 1]", Padding: "[3, 3]", Dilation: "[1, 1]",
 		Groups: 1, Bias: true, DType: "float32", Format: "contiguous"}
@@ -48,6 +50,34 @@ func TestConvTableHoldsTheRecordings(t *testing.T) {
 	x, y, w := uint64(402653184), uint64(201326592), uint64(1605632)
 	if e.forward[1].bytes != x+y+w+16 || e.forward[1].kept || !e.forward[0].kept || e.forward[0].bytes != y {
 		t.Errorf("7x7 forward: %+v, want the output then a workspace of %d freed", e.forward, x+y+w+16)
+	}
+}
+
+// TestConvTableBackwardsAreUsable: in every recorded backward, each
+// tensor kept is the gradient of exactly one input asked, by size.
+func TestConvTableBackwardsAreUsable(t *testing.T) {
+	table, err := builtinConvTable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := 0
+	for k, e := range table {
+		var k0 int64
+		fmt.Sscanf(k.W, "[%d,", &k0)
+		size := map[byte]uint64{'x': e.xBytes, 'w': e.wBytes, 'b': uint64(k0) * DTypes[k.DType].Size}
+		for bk, events := range e.backward {
+			var want []int
+			for i := range bk.mask {
+				want = append(want, strings.IndexByte("xwb", bk.mask[i]))
+			}
+			if _, err := gradientOrder("conv", kept(events), want, func(i int) uint64 { return size["xwb"[i]] }); err != nil {
+				t.Errorf("%+v %s %s: %v", k, bk.mask, bk.grad, err)
+			}
+			runs++
+		}
+	}
+	if runs < 300+17 {
+		t.Errorf("%d backward runs", runs)
 	}
 }
 

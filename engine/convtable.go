@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -19,7 +20,8 @@ import (
 // formula measured so far predicts, so a configuration is modelled only
 // where it was recorded: scripts/probe_conv.py's grid (grid.jsonl.gz,
 // bias=None, both grads, a dense incoming gradient) and table modes
-// (table.jsonl.gz), copies of testdata/conv's recordings
+// (table.jsonl.gz: the scripts' configurations; common.jsonl.gz: the
+// MNIST example's, the CIFAR-10 tutorial's and ResNet-18's), copies of testdata/conv's recordings
 // (TestConvTableIsTheRecording). Extra tables of the same form load from
 // the files GPUMEMREPL_CONV_TABLE names (separated by ':').
 
@@ -94,7 +96,7 @@ type convRecord struct {
 // builtinConvTable is the embedded recordings, read once.
 var builtinConvTable = sync.OnceValues(func() (convTable, error) {
 	t := convTable{}
-	for _, name := range []string{"convtable/grid.jsonl.gz", "convtable/table.jsonl.gz"} {
+	for _, name := range []string{"convtable/grid.jsonl.gz", "convtable/table.jsonl.gz", "convtable/common.jsonl.gz"} {
 		f, err := convTableFiles.Open(name)
 		if err != nil {
 			return nil, err
@@ -224,13 +226,19 @@ func (t convTable) add(rec *convRecord) error {
 	if e == nil {
 		e = &convEntry{xBytes: rec.XBytes, wBytes: rec.WBytes, yBytes: rec.YBytes, forward: fwd, backward: map[convBackwardKey][]convEvent{}}
 		t[k] = e
+	} else if !slices.Equal(e.forward, fwd) {
+		return fmt.Errorf("a second recording of %s %s differs in its forward", k.X, k.W)
 	}
 	for _, b := range rec.BwdRuns {
 		ev, err := convPhase(b.Events)
 		if err != nil {
 			return fmt.Errorf("backward %s %s: %w", b.Mask, b.Grad, err)
 		}
-		e.backward[convBackwardKey{b.Mask, b.Grad}] = ev
+		bk := convBackwardKey{b.Mask, b.Grad}
+		if old, ok := e.backward[bk]; ok && !slices.Equal(old, ev) {
+			return fmt.Errorf("a second recording of %s %s differs in its backward %s %s", k.X, k.W, b.Mask, b.Grad)
+		}
+		e.backward[bk] = ev
 	}
 	return nil
 }
