@@ -14,7 +14,7 @@ import (
 // (repl/eval/testdata/NAME.out, from scripts/eval_golden.sh). The
 // programs listed raise nothing uncaught, so stdout is all there is.
 func TestPythonSemantics(t *testing.T) {
-	for _, name := range []string{"builtin_subclass", "set_algebra", "str_methods"} {
+	for _, name := range []string{"builtin_subclass", "set_algebra", "str_methods", "json_hooks"} {
 		t.Run(name, func(t *testing.T) {
 			dir, err := filepath.Abs("../../repl/eval/testdata")
 			if err != nil {

@@ -111,9 +111,12 @@ var (
 	OSErrorType           = newExcClass("OSError", ExceptionType)
 	MemoryErrorType       = newExcClass("MemoryError", ExceptionType)
 	UnicodeErrorType      = newExcClass("UnicodeError", ValueErrorType)
-	WarningType           = newExcClass("Warning", ExceptionType)
-	UserWarningType       = newExcClass("UserWarning", WarningType)
-	DeprecationWarnType   = newExcClass("DeprecationWarning", WarningType)
+	// UnicodeDecodeErrorType is bytes.decode's error for bytes that
+	// are not text in the encoding.
+	UnicodeDecodeErrorType = newExcClass("UnicodeDecodeError", UnicodeErrorType)
+	WarningType            = newExcClass("Warning", ExceptionType)
+	UserWarningType        = newExcClass("UserWarning", WarningType)
+	DeprecationWarnType    = newExcClass("DeprecationWarning", WarningType)
 	// FutureWarningType and the others are the rest of Python's warning
 	// categories.
 	FutureWarningType      = newExcClass("FutureWarning", WarningType)
@@ -132,7 +135,8 @@ var ExceptionClasses = []*Class{BaseExceptionType, ExceptionType, KeyboardInterr
 	TypeErrorType, ValueErrorType, RuntimeErrorType, NotImplementedErrType,
 	RecursionErrorType, ImportErrorType, ModuleNotFoundType, OSErrorType, MemoryErrorType,
 	UnicodeErrorType, WarningType, UserWarningType, DeprecationWarnType, SyntaxErrorType,
-	SystemErrorType, FutureWarningType, RuntimeWarningType, PendingDeprecationType, ResourceWarningType}
+	SystemErrorType, FutureWarningType, RuntimeWarningType, PendingDeprecationType, ResourceWarningType,
+	UnicodeDecodeErrorType}
 
 // newExcClass declares a built-in exception class: not Native, since
 // its instances are Instances a class statement may subclass.

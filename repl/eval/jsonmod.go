@@ -4,7 +4,9 @@ package eval
 // output byte for byte (separators, indent, sort_keys, ensure_ascii,
 // allow_nan, default, skipkeys; float reprs, Infinity and NaN), and
 // loads and load of JSON text (objects as dicts in order, numbers as int
-// or float). A value of another type is CPython's TypeError ("Object of
+// or float; str, bytes or bytearray; the hooks object_hook,
+// object_pairs_hook, parse_float, parse_int and parse_constant;
+// JSONDecoder's decode and raw_decode, cls=). A value of another type is CPython's TypeError ("Object of
 // type Tensor is not JSON serializable") unless default= turns it into
 // one.
 const jsonSource = `
@@ -114,7 +116,9 @@ class JSONEncoder:
             items = list(o)
             opener, closer = '[', ']'
         elif isinstance(o, dict):
-            items = list(o.items())
+            # sort_keys sorts the original keys, as CPython does: mixed
+            # types are its TypeError
+            items = sorted(o.items()) if self.sort_keys else list(o.items())
             opener, closer = '{', '}'
         else:
             for seen in stack:
@@ -147,8 +151,6 @@ class JSONEncoder:
                         continue
                     raise TypeError(f'keys must be str, int, float, bool or None, not {k.__class__.__name__}')
                 pairs.append((key, v))
-            if self.sort_keys:
-                pairs.sort(key=lambda kv: kv[0])
             first = True
             for key, v in pairs:
                 if not first:
@@ -182,10 +184,42 @@ def dump(obj, fp, **kw):
     fp.write(dumps(obj, **kw))
 
 
+_CONSTANTS = {'NaN': float('nan'), 'Infinity': float('inf'), '-Infinity': -float('inf')}
+
+
+class JSONDecoder:
+    def __init__(self, *, object_hook=None, parse_float=None, parse_int=None, parse_constant=None,
+                 strict=True, object_pairs_hook=None):
+        self.object_hook = object_hook
+        self.parse_float = parse_float or float
+        self.parse_int = parse_int or int
+        self.parse_constant = parse_constant or _CONSTANTS.__getitem__
+        self.strict = strict
+        self.object_pairs_hook = object_pairs_hook
+
+    def decode(self, s):
+        p = _Parser(s, self)
+        p.ws()
+        obj, end = self.raw_decode(s, p.i)
+        p.i = end
+        p.ws()
+        if p.i != len(s):
+            p.fail('Extra data')
+        return obj
+
+    def raw_decode(self, s, idx=0):
+        p = _Parser(s, self)
+        p.i = idx
+        if s[idx:idx + 1] in (' ', '\t', '\n', '\r'):
+            p.fail('Expecting value')
+        return p.value(), p.i
+
+
 class _Parser:
-    def __init__(self, s):
+    def __init__(self, s, dec):
         self.s = s
         self.i = 0
+        self.dec = dec
 
     def fail(self, msg, pos=None):
         raise JSONDecodeError(msg, self.s, self.i if pos is None else pos)
@@ -208,11 +242,14 @@ class _Parser:
             return self.arr()
         if c == '"':
             return self.string()
-        for word, v in (('null', None), ('true', True), ('false', False), ('NaN', float('nan')),
-                        ('Infinity', float('inf')), ('-Infinity', -float('inf'))):
+        for word, v in (('null', None), ('true', True), ('false', False)):
             if s.startswith(word, i):
                 self.i = i + len(word)
                 return v
+        for word in ('NaN', 'Infinity', '-Infinity'):
+            if s.startswith(word, i):
+                self.i = i + len(word)
+                return self.dec.parse_constant(word)
         return self.number()
 
     def number(self):
@@ -244,7 +281,7 @@ class _Parser:
                     j += 1
         self.i = j
         text = s[i:j]
-        return float(text) if is_float else int(text)
+        return self.dec.parse_float(text) if is_float else self.dec.parse_int(text)
 
     def string(self):
         s = self.s
@@ -281,18 +318,18 @@ class _Parser:
                 else:
                     self.fail('Invalid \\escape', i - 1)
                 continue
-            if ord(c) < 0x20:
+            if ord(c) < 0x20 and self.dec.strict:
                 self.fail('Invalid control character at', i)
             out.append(c)
             i += 1
 
     def obj(self):
         self.i += 1
-        d = {}
+        pairs = []
         self.ws()
         if self.s[self.i:self.i + 1] == '}':
             self.i += 1
-            return d
+            return self.made(pairs)
         while True:
             self.ws()
             if self.s[self.i:self.i + 1] != '"':
@@ -302,14 +339,24 @@ class _Parser:
             if self.s[self.i:self.i + 1] != ':':
                 self.fail("Expecting ':' delimiter")
             self.i += 1
-            d[k] = self.value()
+            pairs.append((k, self.value()))
             self.ws()
             c = self.s[self.i:self.i + 1]
             self.i += 1
             if c == '}':
-                return d
+                return self.made(pairs)
             if c != ',':
                 self.fail("Expecting ',' delimiter", self.i - 1)
+
+    def made(self, pairs):
+        # an object's value: object_pairs_hook's, else the dict through
+        # object_hook
+        if self.dec.object_pairs_hook is not None:
+            return self.dec.object_pairs_hook(pairs)
+        d = dict(pairs)
+        if self.dec.object_hook is not None:
+            return self.dec.object_hook(d)
+        return d
 
     def arr(self):
         self.i += 1
@@ -329,15 +376,20 @@ class _Parser:
                 self.fail("Expecting ',' delimiter", self.i - 1)
 
 
-def loads(s, **kw):
-    if not isinstance(s, str):
+def loads(s, *, cls=None, object_hook=None, parse_float=None, parse_int=None, parse_constant=None,
+          object_pairs_hook=None, **kw):
+    if isinstance(s, str):
+        if s.startswith('\ufeff'):
+            raise JSONDecodeError('Unexpected UTF-8 BOM (decode using utf-8-sig)', s, 0)
+    elif isinstance(s, bytes):
+        s = s.decode('utf-8-sig')
+    else:
         raise TypeError(f'the JSON object must be str, bytes or bytearray, not {s.__class__.__name__}')
-    p = _Parser(s)
-    v = p.value()
-    p.ws()
-    if p.i != len(s):
-        p.fail('Extra data')
-    return v
+    for name, hook in (('object_hook', object_hook), ('parse_float', parse_float), ('parse_int', parse_int),
+                       ('parse_constant', parse_constant), ('object_pairs_hook', object_pairs_hook)):
+        if hook is not None:
+            kw[name] = hook
+    return (cls or JSONDecoder)(**kw).decode(s)
 
 
 def load(fp, **kw):
