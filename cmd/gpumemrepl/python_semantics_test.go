@@ -44,3 +44,21 @@ func TestPythonSemantics(t *testing.T) {
 		})
 	}
 }
+
+// TestPythonWarningsPlace: through the binary, a DeprecationWarning
+// from a function of the script is shown, a stacklevel past the stack
+// is "sys:1", and a warning follows sys.stderr where the script moved
+// it (repl/eval/testdata/warnings_place.py, whose whole output
+// TestPrograms compares with CPython's).
+func TestPythonWarningsPlace(t *testing.T) {
+	p, err := filepath.Abs("../../repl/eval/testdata/warnings_place.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, "run", "--device", "sim", "--fake-host", "--json", p)
+	if code != 0 || !strings.Contains(errOut, p+":9: DeprecationWarning: in function\n") ||
+		!strings.Contains(errOut, "\nsys:1: UserWarning: way up\n") || strings.Contains(errOut, "to the sink") ||
+		!strings.Contains(out, `"output":"3 `+p+`:19: UserWarning: to the sink\n`) {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}

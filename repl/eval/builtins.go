@@ -34,7 +34,7 @@ func (in *Interp) installBuiltins() {
 
 	def("print", "print(*values, sep=' ', end='\\n', file=None, flush=False)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 		sep, end := " ", "\n"
-		out := in.Stdout
+		var out Value
 		for _, k := range kw {
 			switch k.Name {
 			case "sep", "end":
@@ -48,8 +48,8 @@ func (in *Interp) installBuiltins() {
 					end = s
 				}
 			case "file":
-				if m, ok := k.Value.(*Instance); ok && m.cls == stderrType {
-					out = in.Stderr
+				if k.Value != None {
+					out = k.Value
 				}
 			case "flush":
 			default:
@@ -64,8 +64,25 @@ func (in *Interp) installBuiltins() {
 			}
 			parts[i] = s
 		}
-		_, _ = out.Write([]byte(strings.Join(parts, sep) + end))
-		return None, nil
+		if out == nil {
+			out = in.sysStream("stdout")
+		}
+		if o, ok := out.(*Instance); ok && o.cls != stdoutType && o.cls != stderrType {
+			// a file object of the program's gets each piece, as
+			// CPython's print writes them
+			for i, p := range parts {
+				if i > 0 {
+					if err := in.writeStream(out, sep); err != nil {
+						return nil, err
+					}
+				}
+				if err := in.writeStream(out, p); err != nil {
+					return nil, err
+				}
+			}
+			return None, in.writeStream(out, end)
+		}
+		return None, in.writeStream(out, strings.Join(parts, sep)+end)
 	})
 	def("len", "len(obj)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 		if err := in.fixedArgs("len", args, kw, 1, 1); err != nil {

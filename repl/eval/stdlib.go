@@ -137,6 +137,7 @@ func (in *Interp) installStdlib() {
 			o := &Instance{cls: cls, Dict: in.NewDict()}
 			in.track(o)
 			m.Set(in, name, o)
+			m.Set(in, "__"+name+"__", o)
 			in.Decref(o)
 		}
 		m.Set(in, "maxsize", int64(math.MaxInt64))

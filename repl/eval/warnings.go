@@ -53,11 +53,7 @@ func (in *Interp) warns() *warnState {
 // its main script.
 func (in *Interp) Warn(category *Class, msg string, stacklevel int) error {
 	in.warns()
-	file, line, fromMain := "sys", 1, false
-	if st := in.Stack(); len(st) > 0 {
-		f := st[min(max(stacklevel, 1), len(st))-1]
-		file, line, fromMain = f.File, f.Line, f.Name == "<module>" && !strings.HasPrefix(f.File, "<")
-	}
+	file, line, fromMain := in.warnPlace(stacklevel)
 	action := "default"
 	for _, f := range in.warnings.filters {
 		if category.IsSubclass(f.category) && (f.message == nil || f.message.MatchString(msg)) {
@@ -88,14 +84,58 @@ func (in *Interp) Warn(category *Class, msg string, stacklevel int) error {
 		in.warnings.shown[key] = true
 	}
 	where := file
-	if abs, err := filepath.Abs(file); err == nil && !strings.HasPrefix(file, "<") {
+	if abs, err := filepath.Abs(file); err == nil && !strings.HasPrefix(file, "<") && file != "sys" {
 		where = abs
 	}
 	text := fmt.Sprintf("%s:%d: %s: %s\n", where, line, category.Name, msg)
-	if src := in.sourceLine(file, line); src != "" {
+	if src := in.sourceLine(file, line); src != "" && file != "sys" {
 		text += "  " + src + "\n"
 	}
-	_, err := in.Stderr.Write([]byte(text))
+	return in.writeStream(in.sysStream("stderr"), text)
+}
+
+// warnPlace is where a warning of stacklevel points: the file and line
+// of that frame, and whether its module is __main__ (the default
+// filters show a DeprecationWarning from there); past the outermost
+// frame, CPython's "sys", line 1.
+func (in *Interp) warnPlace(stacklevel int) (file string, line int, fromMain bool) {
+	fr := in.frame
+	for i := 1; i < stacklevel && fr != nil; i++ {
+		fr = fr.back
+	}
+	if fr == nil {
+		return "sys", 1, false
+	}
+	name, _ := fr.globals.getStr("__name__")
+	return fr.file, int(fr.start.Line), name == "__main__"
+}
+
+// sysStream is sys.stdout or sys.stderr as the program has it now (it
+// may have put another object there), or nil before sys is imported.
+func (in *Interp) sysStream(name string) Value {
+	if m, ok := in.Imported("sys"); ok {
+		if v, ok := m.Dict.getStr(name); ok {
+			return v
+		}
+	}
+	return nil
+}
+
+// writeStream writes s to f: the process's stdout or stderr for nil
+// and sys's own streams, else f.write(s).
+func (in *Interp) writeStream(f Value, s string) error {
+	if o, ok := f.(*Instance); ok && o.cls == stderrType {
+		_, _ = in.Stderr.Write([]byte(s))
+		return nil
+	}
+	if o, ok := f.(*Instance); f == nil || ok && o.cls == stdoutType {
+		_, _ = in.Stdout.Write([]byte(s))
+		return nil
+	}
+	r, err := in.CallMethod(f, "write", s)
+	if err == nil {
+		in.Decref(r)
+	}
 	return err
 }
 
