@@ -1,10 +1,70 @@
 package eval
 
+import (
+	"fmt"
+	"strings"
+)
+
+// loggingModule is logging: its Python source (loggingSource) over two
+// Go functions that read the running frames, _caller (findCaller's
+// answer) and _call_stack (the program's part of the stack).
+func (*Interp) loggingModule(in *Interp) (*ModuleObj, error) {
+	m := in.NewModule("logging")
+	in.fn(m, "_caller", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("_caller", args, kw, 1, 1); err != nil {
+			return nil, err
+		}
+		level, err := in.Index(args[0])
+		if err != nil {
+			return nil, err
+		}
+		// out of logging's frames, then level-1 more of the program's;
+		// the outermost frame when the stack ends first
+		f := in.frame
+		for level > 0 && f != nil && f.back != nil {
+			f = f.back
+			if f.file != "<logging>" {
+				level--
+			}
+		}
+		if f == nil {
+			return in.NewTuple([]Value{"(unknown file)", int64(0), "(unknown function)"}), nil
+		}
+		return in.NewTuple([]Value{f.file, int64(f.start.Line), f.name}), nil
+	})
+	in.fn(m, "_call_stack", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		var entries []string
+		for f := in.frame; f != nil; f = f.back {
+			if f.file == "<logging>" && entries == nil {
+				continue
+			}
+			e := fmt.Sprintf("  File \"%s\", line %d, in %s\n", f.file, f.start.Line, f.name)
+			if src := in.sourceLine(f.file, int(f.start.Line)); src != "" {
+				e += "    " + src + "\n"
+			}
+			entries = append(entries, e)
+			if len(entries) > recursionLimit {
+				break
+			}
+		}
+		var b strings.Builder
+		for i := len(entries) - 1; i >= 0; i-- {
+			b.WriteString(entries[i])
+		}
+		return b.String(), nil
+	})
+	return in.execModule(m, loggingSource)
+}
+
 // loggingSource is logging, written in Python: loggers named in a
 // hierarchy with levels and propagation, basicConfig, StreamHandler and
 // NullHandler, Formatter with %-, {- and $-style formats, and the
 // last-resort handler that prints a warning's bare message on stderr
-// when nothing is configured -- CPython's output for each. %(asctime)s
+// when nothing is configured, Filter, a record's caller (its file, line
+// and function), a lone mapping as the arguments, and a message that does
+// not format printed as the "--- Logging error ---" block -- CPython's
+// output for each (the block's traceback shows this module's frames,
+// not CPython's logging/__init__.py). %(asctime)s
 // and the other clock fields are times the tool does not compute: they
 // print as "<time not computed>". Files (filename=, FileHandler) are
 // refused, as open is.
@@ -45,33 +105,57 @@ def _check_level(level):
     raise TypeError(f'Level not an integer or a valid string: {level!r}')
 
 
+raiseExceptions = True
+
+
 class LogRecord:
-    def __init__(self, name, level, msg, args, exc_info=None, func=None):
+    def __init__(self, name, level, pathname, lineno, msg, args, exc_info, func=None, sinfo=None, **kwargs):
         self.name = name
         self.msg = msg
+        # a lone non-empty mapping is the arguments, for %(key)s formats
+        if args and len(args) == 1 and isinstance(args[0], dict) and args[0]:
+            args = args[0]
         self.args = args
         self.levelno = level
         self.levelname = getLevelName(level)
+        self.pathname = pathname
+        self.filename = pathname.replace('\\', '/').rsplit('/', 1)[-1]
+        self.module = self.filename.rsplit('.', 1)[0] if '.' in self.filename else self.filename
         self.exc_info = exc_info
+        self.exc_text = None
+        self.stack_info = sinfo
+        self.lineno = lineno
         self.funcName = func
         self.asctime = _NOT_COMPUTED
         self.created = _NOT_COMPUTED
         self.msecs = _NOT_COMPUTED
         self.relativeCreated = _NOT_COMPUTED
-        self.filename = '<unknown>'
-        self.pathname = '<unknown>'
-        self.module = '<unknown>'
-        self.lineno = 0
         self.process = 0
         self.processName = 'MainProcess'
         self.thread = 0
         self.threadName = 'MainThread'
+
+    def __repr__(self):
+        return f'<LogRecord: {self.name}, {self.levelno}, {self.pathname}, {self.lineno}, "{self.msg}">'
 
     def getMessage(self):
         msg = str(self.msg)
         if self.args:
             msg = msg % self.args
         return msg
+
+
+class Filter:
+    def __init__(self, name=''):
+        self.name = name
+        self.nlen = len(name)
+
+    def filter(self, record):
+        if self.nlen == 0 or self.name == record.name:
+            return True
+        if not record.name.startswith(self.name):
+            return False
+        return record.name[self.nlen] == '.'
 
 
 class Formatter:
@@ -149,6 +233,24 @@ class Handler(Filterer):
     def emit(self, record):
         raise NotImplementedError('emit must be implemented by Handler subclasses')
 
+    def handleError(self, record):
+        # CPython's report of a record that failed to emit: the
+        # exception, where the program logged it, the message and
+        # arguments
+        if not raiseExceptions or not sys.stderr:
+            return
+        import traceback
+        err = sys.stderr
+        err.write('--- Logging error ---\n')
+        err.write(traceback.format_exc())
+        err.write('Call stack:\n')
+        err.write(_call_stack())
+        try:
+            err.write('Message: %r\nArguments: %s\n' % (record.msg, record.args))
+        except Exception:
+            err.write('Unable to print the message and arguments - possible formatting error.\n'
+                      'Use the traceback above to help find the error.\n')
+
     def flush(self):
         pass
 
@@ -164,8 +266,14 @@ class StreamHandler(Handler):
         self.stream = stream
 
     def emit(self, record):
-        stream = self.stream if self.stream is not None else sys.stderr
-        stream.write(self.format(record) + self.terminator)
+        try:
+            msg = self.format(record)
+            stream = self.stream if self.stream is not None else sys.stderr
+            stream.write(msg + self.terminator)
+        except RecursionError:
+            raise
+        except Exception:
+            self.handleError(record)
 
 
 class NullHandler(Handler):
@@ -245,7 +353,8 @@ class Logger(Filterer):
                 exc_info = (type(exc_info), exc_info, exc_info.__traceback__)
             elif not isinstance(exc_info, tuple):
                 exc_info = sys.exc_info()
-        record = LogRecord(self.name, level, msg, args, exc_info)
+        pathname, lineno, func = _caller(stacklevel)
+        record = LogRecord(self.name, level, pathname, lineno, msg, args, exc_info, func)
         if extra:
             for k, v in extra.items():
                 setattr(record, k, v)

@@ -68,7 +68,13 @@ func (in *Interp) fn(m *ModuleObj, name, doc string, f GoFunc) {
 // pythonModule is a standard module written in Python (src), run once
 // in a module of its own the first time it is imported.
 func (in *Interp) pythonModule(name, src string) (*ModuleObj, error) {
-	m := in.NewModule(name)
+	return in.execModule(in.NewModule(name), src)
+}
+
+// execModule runs a module's Python source in its namespace (which
+// may hold its Go functions already).
+func (in *Interp) execModule(m *ModuleObj, src string) (*ModuleObj, error) {
+	name := m.Name
 	fr := in.ModuleFrame("<"+name+">", m.Dict)
 	defer in.Release(fr)
 	return m, in.ExecSource(fr, "<"+name+">", src)
@@ -274,7 +280,7 @@ func (in *Interp) installStdlib() {
 	in.RegisterModule("argparse", func(in *Interp) (*ModuleObj, error) { return in.pythonModule("argparse", argparseSource) })
 	in.RegisterModule("copy", in.copyModule)
 	in.RegisterModule("json", func(in *Interp) (*ModuleObj, error) { return in.pythonModule("json", jsonSource) })
-	in.RegisterModule("logging", func(in *Interp) (*ModuleObj, error) { return in.pythonModule("logging", loggingSource) })
+	in.RegisterModule("logging", in.loggingModule)
 	in.RegisterModule("dataclasses", func(in *Interp) (*ModuleObj, error) { return in.pythonModule("dataclasses", dataclassesSource) })
 	in.RegisterModule("functools", in.functoolsModule)
 	in.RegisterModule("contextlib", in.contextlibModule)
