@@ -72,17 +72,17 @@ func (in *Interp) installBuiltins() {
 			// CPython's print writes them
 			for i, p := range parts {
 				if i > 0 {
-					if err := in.writeStream(out, sep); err != nil {
+					if err := in.writeStream(out, sep, in.Stdout); err != nil {
 						return nil, err
 					}
 				}
-				if err := in.writeStream(out, p); err != nil {
+				if err := in.writeStream(out, p, in.Stdout); err != nil {
 					return nil, err
 				}
 			}
-			return None, in.writeStream(out, end)
+			return None, in.writeStream(out, end, in.Stdout)
 		}
-		return None, in.writeStream(out, strings.Join(parts, sep)+end)
+		return None, in.writeStream(out, strings.Join(parts, sep)+end, in.Stdout)
 	})
 	def("len", "len(obj)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 		if err := in.fixedArgs("len", args, kw, 1, 1); err != nil {

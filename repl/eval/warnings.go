@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -91,7 +92,7 @@ func (in *Interp) Warn(category *Class, msg string, stacklevel int) error {
 	if src := in.sourceLine(file, line); src != "" && file != "sys" {
 		text += "  " + src + "\n"
 	}
-	return in.writeStream(in.sysStream("stderr"), text)
+	return in.writeStream(in.sysStream("stderr"), text, in.Stderr)
 }
 
 // warnPlace is where a warning of stacklevel points: the file and line
@@ -121,14 +122,18 @@ func (in *Interp) sysStream(name string) Value {
 	return nil
 }
 
-// writeStream writes s to f: the process's stdout or stderr for nil
-// and sys's own streams, else f.write(s).
-func (in *Interp) writeStream(f Value, s string) error {
-	if o, ok := f.(*Instance); ok && o.cls == stderrType {
+// writeStream writes s to f: the process's stdout or stderr for sys's
+// own streams, std for nil (sys not imported), else f.write(s).
+func (in *Interp) writeStream(f Value, s string, std io.Writer) error {
+	o, ok := f.(*Instance)
+	switch {
+	case f == nil:
+		_, _ = std.Write([]byte(s))
+		return nil
+	case ok && o.cls == stderrType:
 		_, _ = in.Stderr.Write([]byte(s))
 		return nil
-	}
-	if o, ok := f.(*Instance); f == nil || ok && o.cls == stdoutType {
+	case ok && o.cls == stdoutType:
 		_, _ = in.Stdout.Write([]byte(s))
 		return nil
 	}
