@@ -83,3 +83,17 @@ func (s *activeSet) each(f func(*Block)) {
 		}
 	}
 }
+
+// get returns the handed-out block at p, leaving it there.
+func (s *activeSet) get(p uint64) (*Block, bool) {
+	if s.n == 0 {
+		return nil, false
+	}
+	mask := uint64(len(s.slots) - 1)
+	for i := s.slot(p); s.slots[i].key != 0; i = (i + 1) & mask {
+		if s.slots[i].key == p {
+			return s.slots[i].b, true
+		}
+	}
+	return nil, false
+}

@@ -41,6 +41,7 @@ type Allocator struct {
 	arena blockArena // every Block, recycled, so steady state allocates nothing
 	// scratch lists the blocks a release walks, reused from call to call.
 	scratch []*Block
+	pend    pendingState // frees waiting for other streams' events
 }
 
 // New returns the allocator of device number index, with config cfg.
@@ -103,13 +104,16 @@ func (a *Allocator) pools(small bool) []*BlockPool {
 // allPools lists every pool, large ones first.
 func (a *Allocator) allPools() []*BlockPool { return append(a.pools(false), a.pools(true)...) }
 
-// Stats returns a copy of the current statistics. Active equals
-// allocated here: a block stays active after its free only while another
-// stream's use of it is pending, and frees complete at once (a snapshot's
-// replay frees at free_completed), so the hot path keeps one of the two.
+// Stats returns a copy of the current statistics. Active is allocated
+// plus the blocks whose free waits for another stream's events (the hot
+// path keeps allocated alone).
 func (a *Allocator) Stats() Stats {
 	s := a.stats.settled()
 	s.Active, s.ActiveBytes = s.Allocation, s.AllocatedBytes
+	if a.pend.events != nil {
+		withPending(&s.Active, a.pend.blocks, &a.pend.activeBlocks)
+		withPending(&s.ActiveBytes, a.pend.bytes, &a.pend.activeBytes)
+	}
 	return s
 }
 
@@ -153,6 +157,9 @@ func (a *Allocator) Malloc(size uint64) (uint64, error) { return a.MallocOn(0, s
 // MallocOn is Malloc on a CUDA stream (cudaStream_t's value; 0 is the
 // default stream). A block freed by one stream serves only that stream.
 func (a *Allocator) MallocOn(stream, size uint64) (uint64, error) {
+	if len(a.pend.queue) > 0 {
+		a.processEvents()
+	}
 	if size == 0 {
 		return 0, nil
 	}
@@ -172,7 +179,11 @@ func (a *Allocator) MallocOn(stream, size uint64) (uint64, error) {
 			return 0, err
 		}
 	}
-	return a.allocFoundBlock(b, at, s, size), nil
+	p := a.allocFoundBlock(b, at, s, size)
+	if a.pend.blocks[bucketSmall].Current+a.pend.blocks[bucketLarge].Current > 0 {
+		a.notePendingPeaks()
+	}
+	return p, nil
 }
 
 // newSegment runs the slow path of malloc: GC, a new segment, then
@@ -342,12 +353,15 @@ func (a *Allocator) Free(ptr uint64) error {
 		return fmt.Errorf("free(%#x): %w", ptr, ErrUnknownPointer)
 	}
 	small := b.pool.isSmall
-	b.allocated = false
 	a.stats.Allocation.decrease(small, 1)
 	a.stats.AllocatedBytes.decrease(small, int64(b.size))
 	if b.size >= a.cfg.MaxSplitSize {
 		a.stats.OversizeAllocs.Decrease(1)
 	}
+	if a.pend.streamUses != nil && a.deferFree(b) {
+		return nil
+	}
+	b.allocated = false
 	a.freeBlock(b)
 	return nil
 }
@@ -478,6 +492,9 @@ func (a *Allocator) releasePools(small bool) error {
 // empty_cache does: free every fully free segment, large pool first.
 func (a *Allocator) releaseCachedBlocks() error {
 	a.stats.NumSyncAllStreams++
+	if len(a.pend.queue) > 0 {
+		a.synchronizeAndFreeEvents()
+	}
 	if err := a.releasePools(false); err != nil {
 		return err
 	}
@@ -587,7 +604,10 @@ func (a *Allocator) garbageCollect() error {
 }
 
 // ResetPeakStats is reset_peak_memory_stats.
-func (a *Allocator) ResetPeakStats() { a.stats.resetPeak() }
+func (a *Allocator) ResetPeakStats() {
+	a.stats.resetPeak()
+	a.pend.activeBlocks, a.pend.activeBytes = StatArray{}, StatArray{}
+}
 
 // ResetAccumulatedStats is reset_accumulated_memory_stats.
 func (a *Allocator) ResetAccumulatedStats() { a.stats.resetAccumulated() }

@@ -16,6 +16,10 @@ type Block struct {
 	id            uint32             // index in the allocator's blockArena
 	seg           *expandableSegment // nil unless in an expandable segment
 	unmapped      bool               // an unmapped range of an expandable segment
+	// eventCount is the events a freed block waits for (event_count):
+	// while it is above 0 the block stays marked allocated, out of its
+	// pool and unmerged, and shows as active_pending_free.
+	eventCount int32
 }
 
 // blockArena owns every Block of an allocator and recycles them, so that

@@ -29,6 +29,10 @@ func (a *Allocator) CheckInvariants() error {
 				want.RequestedBytes.increase(small, int64(b.RequestedSize))
 				continue
 			}
+			if b.State == StatePendingFree { // freed, not cached: neither allocated nor inactive
+				want.RequestedBytes.increase(small, int64(b.RequestedSize))
+				continue
+			}
 			if i > 0 && seg.Blocks[i-1].State == StateInactive {
 				return fmt.Errorf("block %#x: free neighbours not merged", b.Address)
 			}

@@ -1,6 +1,9 @@
 package allocator
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // SegmentInfo is one segment of torch.cuda.memory_snapshot().
 type SegmentInfo struct {
@@ -21,13 +24,14 @@ type BlockInfo struct {
 	Address       uint64
 	Size          uint64
 	RequestedSize uint64
-	State         string // "active_allocated" or "inactive"
+	State         string // "active_allocated", "active_pending_free" or "inactive"
 }
 
 // Block states as PyTorch names them.
 const (
-	StateAllocated = "active_allocated"
-	StateInactive  = "inactive"
+	StateAllocated   = "active_allocated"
+	StatePendingFree = "active_pending_free" // freed, waiting for other streams' events
+	StateInactive    = "inactive"
 )
 
 // Snapshot returns the segments and their blocks, by address.
@@ -40,11 +44,17 @@ func (a *Allocator) Snapshot() []SegmentInfo {
 			}
 		}
 	}
-	a.active.each(func(b *Block) {
+	isHead := func(b *Block) {
 		if b.prev == nil || b.prev.unmapped {
 			heads = append(heads, b)
 		}
-	})
+	}
+	a.active.each(isHead)
+	for _, e := range a.pend.queue {
+		if !slices.Contains(heads, e.b) {
+			isHead(e.b)
+		}
+	}
 	sort.Slice(heads, func(i, j int) bool { return heads[i].ptr < heads[j].ptr })
 	segs := make([]SegmentInfo, 0, len(heads))
 	for _, h := range heads {
@@ -52,7 +62,12 @@ func (a *Allocator) Snapshot() []SegmentInfo {
 		for b := h; b != nil && !b.unmapped; b = b.next {
 			bi := BlockInfo{Address: b.ptr, Size: b.size, RequestedSize: b.requestedSize, State: StateInactive}
 			s.TotalSize += b.size
-			if b.allocated {
+			switch {
+			case b.eventCount > 0:
+				bi.State = StatePendingFree
+				s.ActiveSize += b.size
+				s.RequestedSize += b.requestedSize
+			case b.allocated:
 				bi.State = StateAllocated
 				s.AllocatedSize += b.size
 				s.ActiveSize += b.size
