@@ -348,9 +348,17 @@ func (a *Allocator) allocFoundBlock(b *Block, at poolCursor, s, orig uint64) uin
 // Free returns an allocation to the cache. An address that is not live is
 // refused with ErrUnknownPointer and changes nothing.
 func (a *Allocator) Free(ptr uint64) error {
+	_, err := a.FreeWaiting(ptr)
+	return err
+}
+
+// FreeWaiting is Free, reporting whether the block waits for the events
+// of other streams it was used on (RecordStream): its free then completes
+// later, told through StreamEvents.FreeCompleted.
+func (a *Allocator) FreeWaiting(ptr uint64) (waiting bool, err error) {
 	b, ok := a.active.take(ptr)
 	if !ok {
-		return fmt.Errorf("free(%#x): %w", ptr, ErrUnknownPointer)
+		return false, fmt.Errorf("free(%#x): %w", ptr, ErrUnknownPointer)
 	}
 	small := b.pool.isSmall
 	a.stats.Allocation.decrease(small, 1)
@@ -359,11 +367,11 @@ func (a *Allocator) Free(ptr uint64) error {
 		a.stats.OversizeAllocs.Decrease(1)
 	}
 	if a.pend.streamUses != nil && a.deferFree(b) {
-		return nil
+		return true, nil
 	}
 	b.allocated = false
 	a.freeBlock(b)
-	return nil
+	return false, nil
 }
 
 // freeBlock is free_block: merge b with free neighbours and cache it.

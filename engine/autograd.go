@@ -31,6 +31,10 @@ type node struct {
 	out      []int64  // the output's shape
 	dtype    DType
 	device   Device
+	// sideStream is set for a node recorded while a stream other than
+	// the default was current: PyTorch runs its backward on that
+	// stream, which the tool does not model.
+	sideStream bool
 	// grads, for a node of several outputs (split), is each output's
 	// gradient come so far while backward runs (one InputBuffer slot
 	// each); nil for a node of one output.
@@ -113,7 +117,7 @@ func (s *Session) record(name string, out *Tensor, inputs, save []*Tensor, bw ba
 		return
 	}
 	s.seq++
-	n := &node{name: name, seq: s.seq, refs: 1, bw: bw, out: out.Shape, dtype: out.DType, device: out.Device()}
+	n := &node{name: name, seq: s.seq, refs: 1, bw: bw, out: out.Shape, dtype: out.DType, device: out.Device(), sideStream: s.currentStream(out.Device()) != 0}
 	for _, in := range inputs {
 		e := edge{}
 		if in != nil {

@@ -76,6 +76,9 @@ func (s *Session) runGraph(root, seed *Tensor, inputs []*Tensor, retain bool) ([
 		return nil, fmt.Errorf("RuntimeError: Mismatch in shape: grad_output[0] has a shape of torch.Size(%s) and output[0] has a shape of torch.Size(%s).", dimList(seed.Shape), dimList(root.Shape))
 	}
 	deps := dependencies(start)
+	if err := s.sideStreamGraph(start, deps, root.Device()); err != nil {
+		return nil, err
+	}
 	var want map[*node]int // each input's node: its place in inputs
 	var needed map[*node]bool
 	if inputs != nil {
@@ -142,6 +145,27 @@ func (s *Session) runGraph(root, seed *Tensor, inputs []*Tensor, retain bool) ([
 
 // dependencies counts, for every node reachable from start, the edges
 // that lead to it.
+// errSideStreamBackward is backward on a stream other than the default,
+// or through ops recorded on one: PyTorch runs each backward op on its
+// forward op's stream (an autograd thread's cuBLAS workspace per stream,
+// record_stream of the gradients that cross streams: recorded in
+// testdata/pyrules/streams_grad.py), which the tool does not model.
+var errSideStreamBackward = errors.New("NotImplementedError: backward through ops run on a stream other than the default (or while one is current) is not modelled by gpumemrepl")
+
+// sideStreamGraph refuses a backward from start, over the nodes deps
+// reaches, that PyTorch would run on a side stream.
+func (s *Session) sideStreamGraph(start *node, deps map[*node]int, dev Device) error {
+	if start.sideStream || s.currentStream(dev) != 0 {
+		return errSideStreamBackward
+	}
+	for n := range deps {
+		if n.sideStream {
+			return errSideStreamBackward
+		}
+	}
+	return nil
+}
+
 func dependencies(start *node) map[*node]int {
 	deps := map[*node]int{}
 	seen := map[*node]bool{start: true}

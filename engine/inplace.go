@@ -145,8 +145,12 @@ func init() {
 					return err
 				}
 				if a.Bool(2) && t.Device() != src.Device() { // a pinned side waits for the copy
-					s.CopiedAsync(src)
-					s.CopiedAsync(t)
+					gpu := t.Device()
+					if !gpu.CUDA {
+						gpu = src.Device()
+					}
+					s.CopiedAsync(src, gpu)
+					s.CopiedAsync(t, gpu)
 				}
 				if slices.Equal(src.Shape, t.Shape) && src.DType == t.DType && t.IsContiguous() && t.Bytes() == t.st.bytes {
 					t.st.vals = elementValues(src)

@@ -48,9 +48,11 @@ func cublasWorkspace(major int) uint64 {
 // default, 1024 KiB; measured on the H200).
 const cublasLtWorkspace = 1 << 20
 
-// workspaceKey names one library workspace: device, thread, library.
+// workspaceKey names one library workspace: device, stream, thread,
+// library.
 type workspaceKey struct {
 	device   int
+	stream   uint64
 	autograd bool // allocated from backward's thread
 	lt       bool // cuBLASLt rather than cuBLAS
 }
@@ -61,7 +63,7 @@ func (s *Session) workspace(dev Device, lt bool) error {
 	if !dev.CUDA {
 		return nil
 	}
-	key := workspaceKey{dev.Index, s.inBackward, lt}
+	key := workspaceKey{dev.Index, s.currentStream(dev), s.inBackward, lt}
 	if _, ok := s.workspaces[key]; ok {
 		return nil
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator/host"
 )
@@ -53,8 +54,25 @@ func (s *Session) newPinnedStorage(n uint64) (*storage, error) {
 }
 
 // releasePinned gives a pinned storage's block back to the host
-// allocator's cache.
-func (s *Session) releasePinned(st *storage) { s.pinned.Free(st.pinned) }
+// allocator's cache. A block a non-blocking copy used waits for the
+// point each copy's stream had reached then.
+func (s *Session) releasePinned(st *storage) {
+	b := st.pinned
+	for _, u := range s.pinnedUses[b] {
+		mark := pinnedMark{u.Device, u.Handle, s.gpus[u.Device].streams.clock(u.Handle)[u.Handle]}
+		s.pinnedWaits[b] = append(s.pinnedWaits[b], mark)
+	}
+	delete(s.pinnedUses, b)
+	s.pinned.Free(b)
+}
+
+// pinnedMark is a point of a stream's work that a freed pinned block
+// waits for.
+type pinnedMark struct {
+	device int
+	stream uint64
+	point  uint64
+}
 
 // PinMemory is t.pin_memory() of a CPU tensor that is not pinned: a copy
 // of it in pinned memory.
@@ -78,21 +96,39 @@ func (s *Session) PinMemory(t *Tensor) (*Tensor, error) {
 // IsPinned reports whether t is in pinned host memory (is_pinned()).
 func (t *Tensor) IsPinned() bool { return t.st.pinned != nil }
 
-// CopiedAsync notes that t was copied to a GPU with non_blocking=True:
-// when t is pinned, its block is not reused until that copy is known to
-// be done (a synchronize).
-func (s *Session) CopiedAsync(t *Tensor) {
-	if t.st.pinned != nil {
-		s.pinned.RecordUse(t.st.pinned)
+// CopiedAsync notes that t was copied to or from the GPU gpu with
+// non_blocking=True, on its current stream (work on it): when t is
+// pinned, its block is not reused until that copy is known to be done
+// (a synchronize of the stream or the device).
+func (s *Session) CopiedAsync(t *Tensor, gpu Device) {
+	x := Stream{Device: gpu.Index, Handle: s.currentStream(gpu)}
+	s.gpus[gpu.Index].streams.point(x.Handle)
+	if b := t.st.pinned; b != nil {
+		s.pinned.RecordUse(b)
+		if s.pinnedUses == nil {
+			s.pinnedUses, s.pinnedWaits = map[*host.Block][]Stream{}, map[*host.Block][]pinnedMark{}
+		}
+		if !slices.Contains(s.pinnedUses[b], x) {
+			s.pinnedUses[b] = append(s.pinnedUses[b], x)
+		}
 	}
 }
 
-// Synchronize is torch.cuda.synchronize(): every copy issued has
-// finished, so pinned blocks freed behind one can be reused.
-func (s *Session) Synchronize() {
-	if s.pinned != nil {
-		s.pinned.Synchronize()
+// completePinned completes the copies behind freed pinned blocks whose
+// streams the host has waited for.
+func (s *Session) completePinned() {
+	if s.pinned == nil {
+		return
 	}
+	s.pinned.Complete(func(b *host.Block) bool {
+		for _, m := range s.pinnedWaits[b] {
+			if s.gpus[m.device].streams.done[m.stream] < m.point {
+				return false
+			}
+		}
+		delete(s.pinnedWaits, b)
+		return true
+	})
 }
 
 // HostEmptyCache is torch._C._host_emptyCache(): the cached pinned

@@ -95,6 +95,7 @@ type gpu struct {
 	// under it, whatever the program set after).
 	oomSeen  bool
 	oomLimit *uint64
+	streams  streamState // its streams and events (streams.go)
 }
 
 // Session is one REPL session's state.
@@ -114,8 +115,12 @@ type Session struct {
 	// tensor), and pinnedBufs the host memory of its blocks.
 	pinned     *host.Allocator
 	pinnedBufs map[*host.Block]*hostBuf
-	events     []string
-	notice     string
+	// pinnedUses are the streams whose non-blocking copies used each
+	// live pinned block; pinnedWaits the points a freed one waits for.
+	pinnedUses  map[*host.Block][]Stream
+	pinnedWaits map[*host.Block][]pinnedMark
+	events      []string
+	notice      string
 	// Autograd: whether ops record graphs, the last node's sequence
 	// number, whether backward is running (it has a thread, and so cuBLAS
 	// workspaces, of its own).
@@ -258,6 +263,8 @@ func (s *Session) initGPU(i int) (*gpu, error) {
 			g.history.Now = func() int64 { return time.Now().UnixMicro() }
 		}
 		g.alloc = allocator.New(log, i, s.cfg)
+		g.streams.s, g.streams.g = s, g
+		g.alloc.SetStreamEvents(&g.streams)
 		if used, ok := g.b.driverUsed(); ok {
 			g.ctx = used
 			s.event("CUDA context created on cuda:%d: %s of device memory before any tensor", i, allocator.FormatSize(used))
@@ -367,10 +374,11 @@ func (s *Session) peer(from, to Device) error {
 	return nil
 }
 
-// newStorage takes n bytes on dev; fill writes them (zeros), as every
-// constructor but empty does, and a copy leaves them to the copy.
+// newStorage takes n bytes on dev, on its current stream; fill writes
+// them (zeros), as every constructor but empty does, and a copy leaves
+// them to the copy.
 func (s *Session) newStorage(dev Device, n uint64, fill bool) (*storage, error) {
-	return s.newStorageOn(dev, 0, n, fill)
+	return s.newStorageOn(dev, s.currentStream(dev), n, fill)
 }
 
 // newStorageOn is newStorage on a CUDA stream (a loaded history's).
@@ -406,6 +414,7 @@ func (s *Session) newStorageOn(dev Device, stream, n uint64, fill bool) (*storag
 		return nil, err
 	}
 	g.history.Add("alloc", p, n)
+	g.streams.point(stream)
 	st.ptr = p
 	if fill && n > 0 {
 		if err := g.b.zero(p, n); err != nil {
@@ -432,8 +441,10 @@ func (s *Session) release(st *storage) bool {
 			g.history.Stream = st.stream
 			s.stamp(g)
 			g.history.Add("free_requested", st.ptr, st.bytes)
-			g.alloc.Free(st.ptr) //nolint:errcheck // the engine only frees what it allocated
-			g.history.Add("free_completed", st.ptr, st.bytes)
+			// The engine only frees what it allocated: no error.
+			if waiting, _ := g.alloc.FreeWaiting(st.ptr); !waiting {
+				g.history.Add("free_completed", st.ptr, st.bytes)
+			}
 		}
 	} else if st.pinned != nil {
 		s.releasePinned(st)

@@ -9,9 +9,12 @@
 // (cudaHostAlloc); a block is never split. A freed block that a
 // non-blocking copy used waits for that copy's event, and is taken back
 // by the next allocation after the event is done: the simulated device
-// counts a copy done once the program synchronizes (PyTorch's own run
-// reused a 16 MiB block only after torch.cuda.synchronize()). empty_cache
-// gives every free block back.
+// counts a copy done once the program synchronizes the copy's stream or
+// the device (PyTorch's own run reused a 16 MiB block only after
+// torch.cuda.synchronize(); behind a copy on a side stream, after that
+// stream's synchronize and not the default stream's:
+// testdata/pyrules/streams_probe.txt). empty_cache gives every free
+// block back.
 //
 // host_memory_stats() in 2.11 counts as follows, bugs included:
 // "allocations" and "allocated_bytes" are the blocks held from the
@@ -125,6 +128,14 @@ func (a *Allocator) Free(b *Block) {
 func (a *Allocator) Synchronize() {
 	for _, b := range a.events {
 		b.done = true
+	}
+}
+
+// Complete completes the copies of the freed blocks for which done
+// reports true (a synchronize of the streams they were copied on).
+func (a *Allocator) Complete(done func(*Block) bool) {
+	for _, b := range a.events {
+		b.done = b.done || done(b)
 	}
 }
 

@@ -101,10 +101,6 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		}
 		return b.S.GPUName(i), nil
 	})
-	b.fn(m, "synchronize", "synchronize(device=None): every copy has finished (pinned blocks behind one can be reused)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		b.S.Synchronize()
-		return eval.None, nil
-	})
 	b.fn(m, "is_available", "is_available()", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return b.S.DeviceCount() > 0, nil
 	})
@@ -160,6 +156,9 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	b.deviceInfo(m)
 	b.cudaExtras(m)
 	b.cudaAmp(m)
+	if err := b.cudaStreams(in, m); err != nil {
+		return nil, err
+	}
 	b.fn(m, "memory_snapshot", "memory_snapshot(mempool_id=None): every device's segments and blocks, as dicts", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		a, err := in.ArgSpec("memory_snapshot", args, kw, 0, "mempool_id")
 		if err != nil {

@@ -47,7 +47,7 @@ func init() {
 // cudaExtras declares the rest of torch.cuda in m: raw allocations
 // (caching_allocator_alloc and _delete), torch.cuda.device(N), init and
 // is_initialized, reset_accumulated_memory_stats, and the names the
-// tool does not model (streams, events, NVML's per-process figures),
+// tool does not model (NVML's per-process figures),
 // which say so where they are called.
 func (b *Binding) cudaExtras(m *eval.ModuleObj) {
 	b.fn(m, "caching_allocator_alloc", "caching_allocator_alloc(size, device=None, stream=None): a block of the caching allocator, its address", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
@@ -123,7 +123,7 @@ func (b *Binding) cudaExtras(m *eval.ModuleObj) {
 		return eval.None, b.pyErr(b.S.ResetAccumulated(i))
 	})
 	b.hostStats(m)
-	for _, name := range []string{"Stream", "stream", "current_stream", "default_stream", "Event", "memory_usage", "list_gpu_processes"} {
+	for _, name := range []string{"memory_usage", "list_gpu_processes"} {
 		b.fn(m, name, "not modelled", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			return nil, b.notModelled("torch.cuda." + name)
 		})

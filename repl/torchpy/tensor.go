@@ -70,6 +70,7 @@ type Binding struct {
 	// is read then).
 	cudaUsed bool
 	raw      map[int64]*engine.Tensor // caching_allocator_alloc's blocks, by address
+	marks    []engine.EventMark       // torch.cuda.Event's records, by cuda_event - 1
 }
 
 // label is what an event calls a dying tensor: "" for a temporary
@@ -346,7 +347,7 @@ func init() {
 				return nil, err
 			}
 			if nonBlocking && dev.CUDA {
-				b.S.CopiedAsync(t.T)
+				b.S.CopiedAsync(t.T, dev)
 			}
 		} else {
 			eval.Incref(t)
@@ -386,7 +387,7 @@ func init() {
 				b.in.Decref(r)
 				return nil, terr
 			} else if nb {
-				b.S.CopiedAsync(t.T)
+				b.S.CopiedAsync(t.T, dev)
 			}
 		}
 		return r, err

@@ -1,0 +1,301 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+)
+
+// CUDA streams and events, as the caching allocator sees them: each
+// allocation is made on the device's current stream and its block
+// serves that stream only; a block used on another stream
+// (Tensor.record_stream) waits at its free for events on those streams.
+//
+// The tool runs no kernels, so it cannot know when a stream's work
+// finishes on a GPU. It counts work as done once the program has waited
+// for it: torch.cuda.synchronize(), Stream.synchronize(),
+// Event.synchronize() of an event recorded after it, or empty_cache
+// (which waits for the allocator's events), and as pending until then.
+// Measured on the H200 (scripts/probe_streams.py,
+// testdata/pyrules/streams_probe.txt): behind a long kernel
+// (torch.cuda._sleep) the free waits until a synchronize, as modelled;
+// behind a short one (an elementwise op on 32 MiB) PyTorch reused the
+// block at once, 36 times out of 36, where the tool still waits.
+
+// Stream is one CUDA stream of a device, as torch.cuda.Stream names it.
+type Stream struct {
+	Device int
+	// Handle is cuda_stream: 0 for the default stream. The driver's
+	// handles of the others are heap addresses that change from run to
+	// run; the tool numbers them 1 + 32·level + slot (level 0 for
+	// priority 0 down to 3 for -3, slot the stream's place in PyTorch's
+	// pool of 32 per priority, handed out round robin).
+	Handle   uint64
+	Priority int
+}
+
+// Stream pools as PyTorch 2.11 keeps them on the H200 (measured:
+// torch.cuda.Stream.priority_range() is (0, -3), Stream() hands out 32
+// streams per priority round robin, the 33rd the first again).
+const (
+	streamsPerPool = 32
+	lowestPriority = -3
+)
+
+// EventMark is where a recorded torch.cuda.Event stands: the point of
+// every stream's work that the work queued before it follows.
+type EventMark struct {
+	Device int
+	Stream uint64
+	clock  streamClock
+}
+
+// streamClock maps a stream's handle to a point of its work: a vector
+// clock, so that waiting for a stream that itself waited for another
+// carries that wait along.
+type streamClock map[uint64]uint64
+
+// join raises c to every point of o.
+func (c streamClock) join(o streamClock) {
+	for k, v := range o {
+		c[k] = max(c[k], v)
+	}
+}
+
+// streamState is one device's streams: the current one, the next pool
+// slot of each priority, each stream's clock, and how far the host knows
+// each has run. It is the device allocator's StreamEvents.
+type streamState struct {
+	s       *Session
+	g       *gpu
+	current uint64
+	next    [1 - lowestPriority]int
+	clocks  map[uint64]streamClock
+	done    map[uint64]uint64
+}
+
+func (st *streamState) clock(h uint64) streamClock {
+	if st.clocks == nil {
+		st.clocks, st.done = map[uint64]streamClock{}, map[uint64]uint64{}
+	}
+	c := st.clocks[h]
+	if c == nil {
+		c = streamClock{}
+		st.clocks[h] = c
+	}
+	return c
+}
+
+// point advances stream h's work by one point and returns it.
+func (st *streamState) point(h uint64) uint64 {
+	c := st.clock(h)
+	c[h]++
+	return c[h]
+}
+
+// reach records that the host knows every stream has run to c.
+func (st *streamState) reach(c streamClock) {
+	for k, v := range c {
+		st.done[k] = max(st.done[k], v)
+	}
+}
+
+// Record is the allocator's event at a pending free: the point stream h
+// has reached (an event adds no work of its own).
+func (st *streamState) Record(h uint64) uint64 { return st.clock(h)[h] }
+
+// Done reports whether the host has waited for stream h past event.
+func (st *streamState) Done(h, event uint64) bool { return st.done[h] >= event }
+
+// Wait is cudaEventSynchronize of the allocator's event.
+func (st *streamState) Wait(h, event uint64) { st.done[h] = max(st.done[h], event) }
+
+// FreeCompleted records the history's free_completed of a pending free.
+func (st *streamState) FreeCompleted(h, ptr, requested uint64) {
+	st.g.history.Stream = h
+	st.s.stamp(st.g)
+	st.g.history.Add("free_completed", ptr, requested)
+}
+
+// streams returns device i's stream state, its allocator made.
+func (s *Session) streams(i int) (*streamState, error) {
+	g, err := s.initGPU(i)
+	if err != nil {
+		return nil, err
+	}
+	return &g.streams, nil
+}
+
+// NewStream is torch.cuda.Stream(device, priority): the next stream of
+// PyTorch's pool for that priority (clamped to 0 through -3, as PyTorch
+// does). Its device's CUDA context is made, as PyTorch's lazy init makes
+// it.
+func (s *Session) NewStream(device, priority int) (Stream, error) {
+	st, err := s.streams(device)
+	if err != nil {
+		return Stream{}, err
+	}
+	priority = min(max(priority, lowestPriority), 0)
+	level := -priority
+	slot := st.next[level]
+	st.next[level] = (slot + 1) % streamsPerPool
+	return Stream{Device: device, Handle: uint64(1 + streamsPerPool*level + slot), Priority: priority}, nil
+}
+
+// CurrentStream is torch.cuda.current_stream(device).
+func (s *Session) CurrentStream(device int) (Stream, error) {
+	g, err := s.gpu(device)
+	if err != nil {
+		return Stream{}, err
+	}
+	h := g.streams.current
+	return Stream{Device: device, Handle: h, Priority: streamPriority(h)}, nil
+}
+
+// streamPriority is the priority of the stream numbered h.
+func streamPriority(h uint64) int {
+	if h == 0 {
+		return 0
+	}
+	return -int((h - 1) / streamsPerPool)
+}
+
+// SetStream is torch.cuda.set_stream: x becomes its device's current
+// stream, on which that device's allocations are made.
+func (s *Session) SetStream(x Stream) error {
+	st, err := s.streams(x.Device)
+	if err != nil {
+		return err
+	}
+	st.current = x.Handle
+	return nil
+}
+
+// currentStream is the stream device dev allocates on now.
+func (s *Session) currentStream(dev Device) uint64 {
+	if !dev.CUDA || dev.Index < 0 || dev.Index >= len(s.gpus) {
+		return 0
+	}
+	return s.gpus[dev.Index].streams.current
+}
+
+// SyncStream is Stream.synchronize(): the host waits for all of x's work
+// queued so far (and for what it waited for).
+func (s *Session) SyncStream(x Stream) error {
+	st, err := s.streams(x.Device)
+	if err != nil {
+		return err
+	}
+	st.reach(st.clock(x.Handle))
+	s.completePinned()
+	return nil
+}
+
+// SyncDevice is torch.cuda.synchronize(device): every stream of the
+// device has finished its work, and so has every non-blocking copy.
+func (s *Session) SyncDevice(device int) error {
+	g, err := s.gpu(device)
+	if err != nil {
+		return err
+	}
+	for _, c := range g.streams.clocks {
+		g.streams.reach(c)
+	}
+	s.completePinned()
+	return nil
+}
+
+// WaitStream is x.wait_stream(y): x's later work follows all of y's
+// queued so far.
+func (s *Session) WaitStream(x, y Stream) error {
+	if x.Device != y.Device {
+		return errors.New("wait_stream across devices is not modelled by gpumemrepl")
+	}
+	st, err := s.streams(x.Device)
+	if err != nil {
+		return err
+	}
+	st.clock(x.Handle).join(st.clock(y.Handle))
+	return nil
+}
+
+// RecordEvent is Event.record(x): the event marks x's work queued so far.
+func (s *Session) RecordEvent(x Stream) (EventMark, error) {
+	st, err := s.streams(x.Device)
+	if err != nil {
+		return EventMark{}, err
+	}
+	c := streamClock{}
+	c.join(st.clock(x.Handle))
+	return EventMark{Device: x.Device, Stream: x.Handle, clock: c}, nil
+}
+
+// WaitEvent is x.wait_event(e) (and e.wait(x)): x's later work follows e.
+func (s *Session) WaitEvent(x Stream, e EventMark) error {
+	if x.Device != e.Device {
+		return errors.New("waiting for an event of another device is not modelled by gpumemrepl")
+	}
+	st, err := s.streams(x.Device)
+	if err != nil {
+		return err
+	}
+	st.clock(x.Handle).join(e.clock)
+	return nil
+}
+
+// SyncEvent is Event.synchronize(): the host waits for e's work.
+func (s *Session) SyncEvent(e EventMark) {
+	s.gpus[e.Device].streams.reach(e.clock)
+	s.completePinned()
+}
+
+// EventDone reports whether the host has waited for e's work, which is
+// when the tool knows it done (Event.query()); known is false when it
+// has not, and the answer would be the GPU's timing.
+func (s *Session) EventDone(e EventMark) (known bool) {
+	st := &s.gpus[e.Device].streams
+	for k, v := range e.clock {
+		if st.done[k] < v {
+			return false
+		}
+	}
+	return true
+}
+
+// StreamIdle reports whether the host knows x has no work left
+// (Stream.query()): true when it was synchronized after its last
+// allocation and event, or never used; false when the answer would be
+// the GPU's timing.
+func (s *Session) StreamIdle(x Stream) bool {
+	st := &s.gpus[x.Device].streams
+	for k, v := range st.clocks[x.Handle] {
+		if st.done[k] < v {
+			return false
+		}
+	}
+	return true
+}
+
+// Sleep is torch.cuda._sleep(cycles): a kernel on the current stream
+// that only takes time. It allocates nothing; the work it adds is
+// pending until a synchronize, as all work is.
+func (s *Session) Sleep() error {
+	st, err := s.streams(s.current)
+	if err != nil {
+		return err
+	}
+	st.point(st.current)
+	return nil
+}
+
+// RecordStream is Tensor.record_stream(x): the tensor's block is used on
+// x, so its free waits for x's work queued until then.
+func (s *Session) RecordStream(t *Tensor, x Stream) error {
+	if !t.Device().CUDA {
+		return fmt.Errorf("Could not run 'aten::record_stream' with arguments from the 'CPU' backend")
+	}
+	if t.st.bytes == 0 {
+		return nil
+	}
+	g := s.gpus[t.Device().Index]
+	return g.alloc.RecordStream(t.st.ptr, x.Handle)
+}

@@ -1,0 +1,123 @@
+package torchpy_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/repl"
+)
+
+// TestStreamRules runs the stream rule scripts (streams_pools: pools per
+// stream, set_stream, priorities, a cuBLAS workspace per stream;
+// streams_record: record_stream's pending frees, completed at a malloc
+// after a synchronize of the device, the stream or a later event, and
+// waited for by empty_cache; streams_copy: non_blocking copies on a side
+// stream) and checks every allocator event, in order, and every print
+// against PyTorch's recordings.
+func TestStreamRules(t *testing.T) {
+	checkRules(t, "streams_pools", "streams_record", "streams_copy")
+}
+
+// runSource runs a Python script on the simulated H200 and returns what
+// it printed.
+func runSource(t *testing.T, src string) string {
+	t.Helper()
+	s, err := engine.NewSession(engine.Options{Preset: engine.Presets["h200"], Backend: "sim", FakeHost: true, Devices: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r := &repl.Runner{Session: s, Out: &out, Err: io.Discard, File: "streams.py", KeepGoing: true, JSON: true}
+	r.PyScript([]byte(src))
+	var printed strings.Builder
+	for _, l := range bytes.Split(out.Bytes(), []byte("\n")) {
+		var row struct {
+			Output string  `json:"output"`
+			Error  *string `json:"error"`
+		}
+		if json.Unmarshal(l, &row) == nil {
+			printed.WriteString(row.Output)
+			if row.Error != nil {
+				printed.WriteString("error: " + *row.Error + "\n")
+			}
+		}
+	}
+	return printed.String()
+}
+
+// TestStreamAPI checks what Streams and Events print and raise against
+// PyTorch 2.11's answers on the H200 (testdata/pyrules/streams_probe.txt),
+// and that the questions whose answer is the GPU's timing say so.
+func TestStreamAPI(t *testing.T) {
+	cases := []struct{ src, want string }{
+		{"import torch\nprint(torch.cuda.default_stream(), torch.cuda.Stream.__name__)",
+			"<torch.cuda.Stream device=cuda:0 cuda_stream=0x0> Stream\n"},
+		{"import torch\nss = [torch.cuda.Stream() for _ in range(33)]\nprint(ss[0] == ss[32], ss[0] == ss[1], len(set(ss)))",
+			"True False 32\n"},
+		{"import torch\nprint([torch.cuda.Stream(priority=p).priority for p in (-1, -2, -5, 0, 1, 3)])",
+			"[-1, -2, -3, 0, 0, 0]\n"},
+		{"import torch\ntry:\n    torch.cuda.current_stream(1)\nexcept RuntimeError as e:\n    print(e)",
+			"Device index value 1 is out of index range [0, 1)\n"},
+		{"import torch\ntry:\n    torch.cuda.Stream(device='cpu')\nexcept ValueError as e:\n    print(e)",
+			"Expected a cuda device, but got: cpu\n"},
+		{"import torch\ntry:\n    torch.cuda.Stream(priority='a')\nexcept TypeError as e:\n    print(e)",
+			"'str' object cannot be interpreted as an integer\n"},
+		{"import torch\ntry:\n    torch.cuda.stream(3).__enter__()\nexcept AttributeError as e:\n    print(e)",
+			"'int' object has no attribute 'device'\n"},
+		{"import torch\ne = torch.cuda.Event()\nprint(e, e.query(), e.cuda_event, e.synchronize(), e.wait())",
+			"<torch.cuda.Event uninitialized> True 0 None None\n"},
+		{"import torch\na, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)\ntry:\n    a.elapsed_time(b)\nexcept ValueError as e:\n    print(e)\nc = torch.cuda.Event()\nc.record()\ntry:\n    c.elapsed_time(c)\nexcept ValueError as e:\n    print(e)",
+			"Both events must be recorded before calculating elapsed time.\nBoth events must be created with argument 'enable_timing=True'.\n"},
+		{"import torch\ntry:\n    torch.ones(1, device='cuda').record_stream(3)\nexcept RuntimeError as e:\n    print(e)",
+			"unknown parameter type\n"},
+		{"import torch\ns = torch.cuda.Stream()\nprint(s.query(), s.synchronize(), s.wait_stream(torch.cuda.current_stream()), type(s.record_event()).__name__, torch.cuda.synchronize())",
+			"True None None Event None\n"},
+		// Work the program has not waited for: the answer is the GPU's.
+		{"import torch\ns = torch.cuda.Stream()\nwith torch.cuda.stream(s):\n    x = torch.ones(4, device='cuda')\n    e = s.record_event()\ntry:\n    s.query()\nexcept NotImplementedError as err:\n    print(err)\ntry:\n    e.query()\nexcept NotImplementedError as err:\n    print(err)\ne.synchronize()\nprint(e.query(), s.query())",
+			"Stream.query() of a stream whose work the program has not waited for depends on GPU timing, which is not modelled by gpumemrepl (it runs no kernels); synchronize first\n" +
+				"Event.query() of an event the program has not waited for depends on GPU timing, which is not modelled by gpumemrepl (it runs no kernels); synchronize first\nTrue True\n"},
+		{"import torch\ns = torch.cuda.Stream()\nw = torch.ones(4, 4, device='cuda', requires_grad=True)\nwith torch.cuda.stream(s):\n    y = (w * 2).sum()\ny.backward()\nprint(w.grad)",
+			"error: 6:1: NotImplementedError: backward through ops run on a stream other than the default (or while one is current) is not modelled by gpumemrepl\nNone\n"},
+		{"import torch\ntry:\n    torch.ones(1).record_stream(torch.cuda.current_stream())\nexcept NotImplementedError as e:\n    print(e)",
+			"Could not run 'aten::record_stream' with arguments from the 'CPU' backend.\n"},
+	}
+	for _, c := range cases {
+		if got := runSource(t, c.src); got != c.want {
+			t.Errorf("%s\nprinted %q\nwant    %q", c.src, got, c.want)
+		}
+	}
+}
+
+// TestEventBeforeFree: an Event recorded on the side stream before a
+// record_stream tensor's free, once synchronized, lets the next malloc
+// reuse the block (no work was queued on the stream between them; 4 of 4
+// on the H200 behind a 0.5 s kernel: streams_probe.txt's "reuse after an
+// event recorded before the free").
+func TestEventBeforeFree(t *testing.T) {
+	src := `import torch
+s = torch.cuda.Stream()
+x = torch.ones(8 * 2**20, device='cuda')
+e = torch.cuda.Event()
+with torch.cuda.stream(s):
+    torch.cuda._sleep(1_000_000_000)
+    y = x * 2
+    e.record()
+x.record_stream(s)
+del x
+r = torch.cuda.memory_reserved()
+z = torch.empty(8 * 2**20, device='cuda')
+print(torch.cuda.memory_reserved() - r)
+del z
+e.synchronize()
+r = torch.cuda.memory_reserved()
+z = torch.empty(8 * 2**20, device='cuda')
+print(torch.cuda.memory_reserved() - r)
+`
+	if got, want := runSource(t, src), "33554432\n0\n"; got != want {
+		t.Errorf("reserved grew by %q, want %q (new segment while pending, reuse after the event)", got, want)
+	}
+}
