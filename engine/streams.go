@@ -8,18 +8,23 @@ import (
 // CUDA streams and events, as the caching allocator sees them: each
 // allocation is made on the device's current stream and its block
 // serves that stream only; a block used on another stream
-// (Tensor.record_stream) waits at its free for events on those streams.
+// (Tensor.record_stream) waits at its free for an event on each of
+// those streams.
 //
 // The tool runs no kernels, so it cannot know when a stream's work
-// finishes on a GPU. It counts work as done once the program has waited
-// for it: torch.cuda.synchronize(), Stream.synchronize(),
-// Event.synchronize() of an event recorded after it, or empty_cache
-// (which waits for the allocator's events), and as pending until then.
-// Measured on the H200 (scripts/probe_streams.py,
-// testdata/pyrules/streams_probe.txt): behind a long kernel
-// (torch.cuda._sleep) the free waits until a synchronize, as modelled;
-// behind a short one (an elementwise op on 32 MiB) PyTorch reused the
-// block at once, 36 times out of 36, where the tool still waits.
+// finishes on a GPU. Each stream's work is counted in points: an
+// allocation made on it, a non-blocking copy and torch.cuda._sleep each
+// add one (an op that allocates nothing adds none); an event marks the
+// point its stream has reached. Work is done once the program has waited
+// for it (torch.cuda.synchronize(), Stream.synchronize(),
+// Event.synchronize() of an event at or after its point, empty_cache for
+// the allocator's own events) and pending until then. Measured on the
+// H200 (scripts/probe_streams.py, testdata/pyrules/streams_probe.txt):
+// behind a long kernel (torch.cuda._sleep, 0.5 s) a free waits until
+// such a synchronize, as modelled, and an Event recorded before the free
+// with no work after it lets the block go once synchronized; behind a
+// short kernel (an elementwise op on 32 MiB) PyTorch reused the block at
+// once, 36 times out of 36, where the tool still waits.
 
 // Stream is one CUDA stream of a device, as torch.cuda.Stream names it.
 type Stream struct {
@@ -262,9 +267,8 @@ func (s *Session) EventDone(e EventMark) (known bool) {
 }
 
 // StreamIdle reports whether the host knows x has no work left
-// (Stream.query()): true when it was synchronized after its last
-// allocation and event, or never used; false when the answer would be
-// the GPU's timing.
+// (Stream.query()): true when the program waited for all of its work, or
+// it has none; false when the answer would be the GPU's timing.
 func (s *Session) StreamIdle(x Stream) bool {
 	st := &s.gpus[x.Device].streams
 	for k, v := range st.clocks[x.Handle] {
@@ -276,8 +280,7 @@ func (s *Session) StreamIdle(x Stream) bool {
 }
 
 // Sleep is torch.cuda._sleep(cycles): a kernel on the current stream
-// that only takes time. It allocates nothing; the work it adds is
-// pending until a synchronize, as all work is.
+// that only takes time: one point of work, pending until a synchronize.
 func (s *Session) Sleep() error {
 	st, err := s.streams(s.current)
 	if err != nil {
