@@ -24,7 +24,8 @@ import (
 // such a synchronize, as modelled, and an Event recorded before the free
 // with no work after it lets the block go once synchronized; behind a
 // short kernel (an elementwise op on 32 MiB) PyTorch reused the block at
-// once, 36 times out of 36, where the tool still waits.
+// once without a synchronize, 18 times out of 18, where the tool still
+// waits.
 
 // Stream is one CUDA stream of a device, as torch.cuda.Stream names it.
 type Stream struct {
