@@ -53,13 +53,13 @@ func TestDeviceProperties(t *testing.T) {
 	}
 	ctx := filepath.Join(t.TempDir(), "ctx.py")
 	src = "import torch\nprint(torch.cuda.is_initialized())\ntorch.cuda.init()\nprint(torch.cuda.is_initialized(), torch.cuda.memory_reserved())\n" +
-		"with torch.cuda.device(0):\n    x = torch.zeros(4, device='cuda')\nprint(torch.cuda.current_device(), torch.cuda.memory_allocated())\ns = torch.cuda.Stream()\n"
+		"with torch.cuda.device(0):\n    x = torch.zeros(4, device='cuda')\nprint(torch.cuda.current_device(), torch.cuda.memory_allocated())\np = torch.cuda.list_gpu_processes()\n"
 	if err := os.WriteFile(ctx, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, errOut, code = run(t, "run", "--device", "sim", "--no-color", ctx)
 	if code != 1 || !strings.Contains(out, "False\n") || !strings.Contains(out, "True 0\n") || !strings.Contains(out, "0 512\n") ||
-		!strings.Contains(errOut, ctx+":8:5: NotImplementedError: gpumemrepl does not model torch.cuda.Stream yet") {
-		t.Errorf("init, is_initialized, device(0), Stream: exit %d\n%s%s", code, out, errOut)
+		!strings.Contains(errOut, ctx+":8:5: NotImplementedError: gpumemrepl does not model torch.cuda.list_gpu_processes yet") {
+		t.Errorf("init, is_initialized, device(0), list_gpu_processes: exit %d\n%s%s", code, out, errOut)
 	}
 }
