@@ -21,8 +21,9 @@ import (
 // the table of recorded ones (convtable.go); one not in it is refused,
 // with the probe's line that records it.
 
-// CudnnFlags are the torch.backends.cudnn settings a convolution reads.
-type CudnnFlags struct{ Benchmark, Deterministic bool }
+// CudnnFlags are the torch.backends.cudnn settings a convolution reads
+// (Disabled: enabled = False).
+type CudnnFlags struct{ Benchmark, Deterministic, Disabled bool }
 
 // SetCudnnFlags tells the session where torch.backends.cudnn's flags
 // are read (the front end's module); unset, PyTorch's defaults (off).
@@ -173,6 +174,8 @@ func (s *Session) convModelled(op string, x, w *Tensor, dev Device) error {
 		return NotModelledError(op + " of a tensor that is not contiguous (channels_last and strided inputs are not in the table of recorded convolutions)")
 	case s.cudnnFlags().Benchmark:
 		return NotModelledError(op + " under torch.backends.cudnn.benchmark=True (cuDNN's timed search for the fastest algorithm)")
+	case s.cudnnFlags().Disabled:
+		return NotModelledError(op + " under torch.backends.cudnn.enabled=False (PyTorch's own convolution kernels)")
 	}
 	return nil
 }

@@ -144,12 +144,16 @@ func TestConvUserTable(t *testing.T) {
 	}
 }
 
-// TestConvRefusals: cudnn.benchmark, the host and a mismatch of channels.
+// TestConvRefusals: cudnn.benchmark, cudnn.enabled=False and a mismatch
+// of channels.
 func TestConvRefusals(t *testing.T) {
 	s := newTestSession(t, 1)
 	s.SetCudnnFlags(func() CudnnFlags { return CudnnFlags{Benchmark: true} })
 	_, err := convOnce(t, s, []int64{64, 3, 32, 32}, []int64{32, 3, 3, 3}, false)
 	wantErr(t, "benchmark", err, "NotImplementedError: F.conv2d under torch.backends.cudnn.benchmark=True (cuDNN's timed search for the fastest algorithm) is not modelled by gpumemrepl")
+	s.SetCudnnFlags(func() CudnnFlags { return CudnnFlags{Disabled: true} })
+	_, err = convOnce(t, s, []int64{64, 3, 32, 32}, []int64{32, 3, 3, 3}, false)
+	wantErr(t, "enabled", err, "NotImplementedError: F.conv2d under torch.backends.cudnn.enabled=False (PyTorch's own convolution kernels) is not modelled by gpumemrepl")
 	s.SetCudnnFlags(nil)
 	_, err = convOnce(t, s, []int64{64, 4, 32, 32}, []int64{32, 3, 3, 3}, false)
 	wantErr(t, "channels", err, "RuntimeError: Given groups=1, weight of size [32, 3, 3, 3], expected input[64, 4, 32, 32] to have 3 channels, but got 4 channels instead")

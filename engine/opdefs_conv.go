@@ -8,7 +8,7 @@ import "fmt"
 func init() {
 	for dims := 1; dims <= 3; dims++ {
 		name := fmt.Sprintf("conv%dd", dims)
-		declare(functional(&OpDef{Name: name,
+		d := functional(&OpDef{Name: name,
 			Params: []Param{input, {Name: "weight", Kind: TensorParam}, {Name: "bias", Kind: TensorParam, Default: "None"},
 				{Name: "stride", Kind: DimsParam, Default: "1"}, {Name: "padding", Kind: PaddingParam, Default: "0"},
 				{Name: "dilation", Kind: DimsParam, Default: "1"}, {Name: "groups", Kind: IntParam, Default: "1"}},
@@ -20,6 +20,8 @@ func init() {
 					return nil, err
 				}
 				return s.conv(op, dims, a.Tensor(0), a.Tensor(1), a.Tensor(2), p)
-			}}))
+			}})
+		d.Function = true // torch.convNd too
+		declare(d)
 	}
 }

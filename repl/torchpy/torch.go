@@ -246,7 +246,8 @@ func firstOr(s []int64) int64 {
 }
 
 // cudnnFlags gives torch.backends.cudnn PyTorch's defaults and lets the
-// session read benchmark and deterministic from it at each convolution.
+// session read benchmark, deterministic and enabled from it at each
+// convolution.
 func (b *Binding) cudnnFlags(in *eval.Interp, m *eval.ModuleObj) {
 	for _, name := range []string{"benchmark", "deterministic"} {
 		m.Set(in, name, false)
@@ -262,6 +263,8 @@ func (b *Binding) cudnnFlags(in *eval.Interp, m *eval.ModuleObj) {
 		return err == nil && t
 	}
 	b.S.SetCudnnFlags(func() engine.CudnnFlags {
-		return engine.CudnnFlags{Benchmark: flag("benchmark"), Deterministic: flag("deterministic")}
+		v, set := m.Dict.GetStr("enabled")
+		off, err := in.Truth(v)
+		return engine.CudnnFlags{Benchmark: flag("benchmark"), Deterministic: flag("deterministic"), Disabled: set && err == nil && !off}
 	})
 }
