@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
@@ -31,6 +32,11 @@ type Replay struct {
 	// Releases counts the history's runs of segment releases by whose
 	// they were; only the program's are replayed.
 	Releases Releases
+	// Pending are the alloc ops whose block the history frees
+	// (free_requested) but never gives back (free_completed): a block
+	// used on another stream (record_stream) whose events were still
+	// outstanding at the end (see LeavePending).
+	Pending []int
 	// Failed counts the allocations that raised out-of-memory in the
 	// recording: PyTorch records them with their rounded size, which is
 	// what the replay asks for.
@@ -63,6 +69,7 @@ type Replay struct {
 type liveAlloc struct {
 	id     int
 	stream uint64
+	op     int // its alloc op
 }
 
 // passEvent is an event kept in place, before op.
@@ -180,7 +187,7 @@ func (s *Snapshot) Prepare(path string) (*Replay, error) {
 		case actAlloc, actOOM:
 			ops = r.emit(ops, trace.Op{Op: "alloc", ID: next, Size: e.size, OOM: e.action == actOOM, Stream: e.stream}, i, -1)
 			if e.action == actAlloc {
-				live[e.addr] = liveAlloc{next, e.stream}
+				live[e.addr] = liveAlloc{next, e.stream, len(ops) - 1}
 			} else {
 				r.Failed++
 			}
@@ -196,7 +203,7 @@ func (s *Snapshot) Prepare(path string) (*Replay, error) {
 					continue
 				}
 				delete(startIDs, e.addr)
-				l = liveAlloc{id, stream[id]}
+				l = liveAlloc{id, stream[id], -1}
 				delete(stream, id)
 			}
 			req, ok := requested[e.addr]
@@ -221,6 +228,12 @@ func (s *Snapshot) Prepare(path string) (*Replay, error) {
 	if run != nil {
 		ops = r.endRun(ops, run, run.attribute(&noEvent, &noEvent, conf, peak, cache.idle > 0))
 	}
+	for addr := range requested {
+		if l, ok := live[addr]; ok {
+			r.Pending = append(r.Pending, l.op)
+		}
+	}
+	slices.Sort(r.Pending)
 	t, err := trace.New(path, s.AllocConf, ops)
 	if err != nil {
 		return nil, err
@@ -257,9 +270,11 @@ func (s *Snapshot) layout() []trace.Segment {
 	for _, g := range s.Segments {
 		seg := trace.Segment{Pool: g.Type, TotalSize: g.TotalSize}
 		for _, b := range g.Blocks {
-			if strings.HasPrefix(b.State, "active") {
-				seg.AllocatedSize += b.Size
+			if strings.HasPrefix(b.State, "active") { // active_pending_free too
 				seg.RequestedSize += b.Requested
+			}
+			if b.State == allocator.StateAllocated {
+				seg.AllocatedSize += b.Size
 			}
 			seg.Blocks = append(seg.Blocks, []any{b.Address - g.Address, b.Size, b.State, b.Requested})
 		}

@@ -194,3 +194,7 @@ func (r *Replayer) Reset(a *allocator.Allocator) {
 	r.next = 0
 	clear(r.ptrs)
 }
+
+// Live returns the address of the block op i allocated, while it is
+// live in the replay; 0 otherwise.
+func (r *Replayer) Live(i int) uint64 { return r.ptrs[r.ops[i].slot] }

@@ -31,7 +31,8 @@ func checkSnapshot(w io.Writer, r *snapshot.Replay, o trace.Options) error {
 	}
 	defer a.Close()
 	var first string
-	err = newReplayer(t, a, o).Run(func(i int, oom error) error {
+	rp := newReplayer(t, a, o)
+	err = rp.Run(func(i int, oom error) error {
 		if (oom != nil) != t.Ops[i].OOM {
 			first = fmt.Sprintf("op %d (alloc of %d bytes): recorded out-of-memory %v, replay %v", i, t.Ops[i].Size, t.Ops[i].OOM, oom != nil)
 			return errMismatch
@@ -45,6 +46,9 @@ func checkSnapshot(w io.Writer, r *snapshot.Replay, o trace.Options) error {
 		first = firstSegmentMismatch(r.SegmentEvents, log.Events[min(r.Preloaded, len(log.Events)):])
 	}
 	if first == "" {
+		if err := r.LeavePending(a, rp.Live); err != nil {
+			return err
+		}
 		got, want := trace.Layout(a), r.Final
 		if !r.WithRequested || r.Preloaded > 0 {
 			// without requested sizes, or with blocks from before the

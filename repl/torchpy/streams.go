@@ -162,6 +162,10 @@ class Stream:
         import torch
         return torch.device('cuda', self.device_index)
 
+    @staticmethod
+    def priority_range():
+        return (0, -3)
+
     def query(self):
         return _stream_query(self.device_index, self.cuda_stream)
 
