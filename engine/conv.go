@@ -170,8 +170,11 @@ func (s *Session) convModelled(op string, x, w *Tensor, dev Device) error {
 		return NotModelledError(op + " on the host")
 	case x.DType != Float32 && x.DType.Name != "float16" && x.DType.Name != "bfloat16":
 		return NotModelledError(op + " of a " + x.DType.Name + " input")
-	case !x.IsContiguous() || !w.IsContiguous() || x.offset%4 != 0:
+	case !x.IsContiguous() || !w.IsContiguous():
 		return NotModelledError(op + " of a tensor that is not contiguous (channels_last and strided inputs are not in the table of recorded convolutions)")
+	case x.offset != 0 || w.offset != 0:
+		// cuDNN's engines depend on the data's alignment; the table's start their storage
+		return NotModelledError(op + " of a view that does not start at its storage's start")
 	case s.cudnnFlags().Benchmark:
 		return NotModelledError(op + " under torch.backends.cudnn.benchmark=True (cuDNN's timed search for the fastest algorithm)")
 	case s.cudnnFlags().Disabled:
