@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 )
 
@@ -166,13 +165,15 @@ func streamPriority(h uint64) int {
 }
 
 // SetStream is torch.cuda.set_stream: x becomes its device's current
-// stream, on which that device's allocations are made.
+// stream, on which that device's allocations are made, and its device
+// the current device (as PyTorch's set_stream does).
 func (s *Session) SetStream(x Stream) error {
 	st, err := s.streams(x.Device)
 	if err != nil {
 		return err
 	}
 	st.current = x.Handle
+	s.current = x.Device
 	return nil
 }
 
@@ -214,7 +215,7 @@ func (s *Session) SyncDevice(device int) error {
 // queued so far.
 func (s *Session) WaitStream(x, y Stream) error {
 	if x.Device != y.Device {
-		return errors.New("wait_stream across devices is not modelled by gpumemrepl")
+		return NotModelledError("wait_stream across devices")
 	}
 	st, err := s.streams(x.Device)
 	if err != nil {
@@ -238,7 +239,7 @@ func (s *Session) RecordEvent(x Stream) (EventMark, error) {
 // WaitEvent is x.wait_event(e) (and e.wait(x)): x's later work follows e.
 func (s *Session) WaitEvent(x Stream, e EventMark) error {
 	if x.Device != e.Device {
-		return errors.New("waiting for an event of another device is not modelled by gpumemrepl")
+		return NotModelledError("waiting for an event of another device")
 	}
 	st, err := s.streams(x.Device)
 	if err != nil {

@@ -22,11 +22,11 @@ func TestStreamRules(t *testing.T) {
 	checkRules(t, "streams_pools", "streams_record", "streams_copy")
 }
 
-// runSource runs a Python script on the simulated H200 and returns what
+// runSource runs a Python script on simulated H200s and returns what
 // it printed.
-func runSource(t *testing.T, src string) string {
+func runSource(t *testing.T, devices int, src string) string {
 	t.Helper()
-	s, err := engine.NewSession(engine.Options{Preset: engine.Presets["h200"], Backend: "sim", FakeHost: true, Devices: 1})
+	s, err := engine.NewSession(engine.Options{Preset: engine.Presets["h200"], Backend: "sim", FakeHost: true, Devices: devices})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestStreamAPI(t *testing.T) {
 			"Could not run 'aten::record_stream' with arguments from the 'CPU' backend.\n"},
 	}
 	for _, c := range cases {
-		if got := runSource(t, c.src); got != c.want {
+		if got := runSource(t, 1, c.src); got != c.want {
 			t.Errorf("%s\nprinted %q\nwant    %q", c.src, got, c.want)
 		}
 	}
@@ -117,7 +117,30 @@ r = torch.cuda.memory_reserved()
 z = torch.empty(8 * 2**20, device='cuda')
 print(torch.cuda.memory_reserved() - r)
 `
-	if got, want := runSource(t, src), "33554432\n0\n"; got != want {
+	if got, want := runSource(t, 1, src), "33554432\n0\n"; got != want {
 		t.Errorf("reserved grew by %q, want %q (new segment while pending, reuse after the event)", got, want)
+	}
+}
+
+// TestStreamOfAnotherDevice: torch.cuda.stream(s) of a stream of cuda:1
+// makes cuda:1 the current device inside, so allocations go to s there,
+// and restores both devices' streams and the device after (PyTorch's
+// StreamContext and set_stream).
+func TestStreamOfAnotherDevice(t *testing.T) {
+	src := `import torch
+s1 = torch.cuda.Stream(device=1)
+with torch.cuda.stream(s1):
+    print(torch.cuda.current_device(), torch.cuda.current_stream() == s1)
+    x = torch.empty(1024, device='cuda')
+print(torch.cuda.current_device(), x.device, torch.cuda.current_stream(1).cuda_stream)
+print([(seg['device'], seg['stream'] == s1.cuda_stream) for seg in torch.cuda.memory_snapshot()])
+try:
+    torch.cuda.Stream().wait_stream(s1)
+except NotImplementedError as e:
+    print(e)
+`
+	want := "1 True\n0 cuda:1 0\n[(1, True)]\nwait_stream across devices is not modelled by gpumemrepl\n"
+	if got := runSource(t, 2, src); got != want {
+		t.Errorf("printed %q, want %q", got, want)
 	}
 }
