@@ -31,10 +31,9 @@ type node struct {
 	out      []int64  // the output's shape
 	dtype    DType
 	device   Device
-	// sideStream is set for a node recorded while a stream other than
-	// the default was current: PyTorch runs its backward on that
-	// stream, which the tool does not model.
-	sideStream bool
+	// stream is the stream current when the node was recorded (its
+	// forward op's): PyTorch runs its backward there.
+	stream uint64
 	// grads, for a node of several outputs (split), is each output's
 	// gradient come so far while backward runs (one InputBuffer slot
 	// each); nil for a node of one output.
@@ -117,7 +116,7 @@ func (s *Session) record(name string, out *Tensor, inputs, save []*Tensor, bw ba
 		return
 	}
 	s.seq++
-	n := &node{name: name, seq: s.seq, refs: 1, bw: bw, out: out.Shape, dtype: out.DType, device: out.Device(), sideStream: s.currentStream(out.Device()) != 0}
+	n := &node{name: name, seq: s.seq, refs: 1, bw: bw, out: out.Shape, dtype: out.DType, device: out.Device(), stream: s.currentStream(out.Device())}
 	for _, in := range inputs {
 		e := edge{}
 		if in != nil {
@@ -127,7 +126,7 @@ func (s *Session) record(name string, out *Tensor, inputs, save []*Tensor, bw ba
 				e.to, e.out = in.fn, in.out
 			case in.slot != nil:
 				if in.slot.acc == nil {
-					in.slot.acc = &node{name: "AccumulateGrad", leaf: in.slot, seq: -1}
+					in.slot.acc = &node{name: "AccumulateGrad", leaf: in.slot, seq: -1, stream: s.currentStream(in.Device())}
 				}
 				e.to = in.slot.acc
 			}

@@ -76,7 +76,8 @@ func (s *Session) runGraph(root, seed *Tensor, inputs []*Tensor, retain bool) ([
 		return nil, fmt.Errorf("RuntimeError: Mismatch in shape: grad_output[0] has a shape of torch.Size(%s) and output[0] has a shape of torch.Size(%s).", dimList(seed.Shape), dimList(root.Shape))
 	}
 	deps := dependencies(start)
-	if err := s.sideStreamGraph(start, deps, root.Device()); err != nil {
+	stream, err := graphStream(start, deps)
+	if err != nil {
 		return nil, err
 	}
 	var want map[*node]int // each input's node: its place in inputs
@@ -100,10 +101,19 @@ func (s *Session) runGraph(root, seed *Tensor, inputs []*Tensor, retain bool) ([
 		seed = share(seed)
 	}
 	defer s.dropTensor(seed)
+	if dev := root.Device(); dev.CUDA && stream != s.currentStream(dev) {
+		// The seed, made on the caller's stream, is used on the graph's.
+		if err := s.RecordStream(seed, Stream{Device: dev.Index, Handle: stream}); err != nil {
+			return nil, err
+		}
+		st := &s.gpus[dev.Index].streams
+		defer func(caller uint64) { st.current = caller }(st.current)
+		st.current = stream
+	}
 	captured := make([]*Tensor, len(inputs))
 	buffers := map[*node]*Tensor{start: share(seed)}
 	ran, leaves := 0, 0
-	err := s.execute(start, deps, buffers, func(n *node, g *Tensor) (bool, error) {
+	err = s.execute(start, deps, buffers, func(n *node, g *Tensor) (bool, error) {
 		if i, ok := want[n]; ok {
 			captured[i] = share(g)
 		}
@@ -145,25 +155,19 @@ func (s *Session) runGraph(root, seed *Tensor, inputs []*Tensor, retain bool) ([
 
 // dependencies counts, for every node reachable from start, the edges
 // that lead to it.
-// errSideStreamBackward is backward on a stream other than the default,
-// or through ops recorded on one: PyTorch runs each backward op on its
-// forward op's stream (an autograd thread's cuBLAS workspace per stream,
-// record_stream of the gradients that cross streams: recorded in
-// testdata/pyrules/streams_grad.py), which the tool does not model.
-var errSideStreamBackward = errors.New("NotImplementedError: backward through ops run on a stream other than the default (or while one is current) is not modelled by gpumemrepl")
-
-// sideStreamGraph refuses a backward from start, over the nodes deps
-// reaches, that PyTorch would run on a side stream.
-func (s *Session) sideStreamGraph(start *node, deps map[*node]int, dev Device) error {
-	if start.sideStream || s.currentStream(dev) != 0 {
-		return errSideStreamBackward
-	}
+// graphStream is the stream backward from start runs on, over the
+// nodes deps reaches: the one their forward ops ran on. PyTorch runs
+// each backward op on its forward op's stream, and a gradient that
+// crosses from one stream to another is record_stream'ed to the one
+// that takes it; a graph of several streams is not modelled (only the
+// seed's crossing is recorded: testdata/pyrules/streams_grad.py).
+func graphStream(start *node, deps map[*node]int) (uint64, error) {
 	for n := range deps {
-		if n.sideStream {
-			return errSideStreamBackward
+		if n.stream != start.stream {
+			return 0, NotModelledError("backward through ops run on several streams")
 		}
 	}
-	return nil
+	return start.stream, nil
 }
 
 func dependencies(start *node) map[*node]int {
