@@ -82,5 +82,43 @@ func init() {
 				}
 				return s.Attention(a.Tensor(0), a.Tensor(1), a.Tensor(2), a.Tensor(3), a.Number(4), a.Bool(5))
 			}}),
+		&OpDef{Name: "baddbmm", Function: true, Method: true,
+			Params: []Param{input, {Name: "batch1", Kind: TensorParam}, {Name: "batch2", Kind: TensorParam},
+				{Name: "beta", Kind: NumberParam, Default: "1", KeywordOnly: true}, alpha},
+			Memory: "new tensor, input broadcast to the product's shape; as bmm: the cuBLAS workspace on first use, saves each batch the other's gradient needs, backward makes batch2's gradient, then batch1's",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				return s.baddbmm(a.Tensor(0), a.Tensor(1), a.Tensor(2))
+			}},
+		&OpDef{Name: "_native_multi_head_attention", Function: true,
+			Params: []Param{{Name: "query", Kind: TensorParam}, {Name: "key", Kind: TensorParam}, {Name: "value", Kind: TensorParam},
+				{Name: "embed_dim", Kind: IntParam}, {Name: "num_head", Kind: IntParam},
+				{Name: "qkv_weight", Kind: TensorParam}, {Name: "qkv_bias", Kind: TensorParam},
+				{Name: "proj_weight", Kind: TensorParam}, {Name: "proj_bias", Kind: TensorParam},
+				{Name: "mask", Kind: TensorParam, Default: "None"}, {Name: "need_weights", Kind: BoolParam, Default: "True"},
+				{Name: "average_attn_weights", Kind: BoolParam, Default: "True"}, {Name: "mask_type", Kind: IntParam, Default: "None"}},
+			Memory: "nn.MultiheadAttention's fast path (eval, no autograd): without weights or a mask, linear, scaled_dot_product_attention, linear; else the projection, q, k and v ([3, N, heads, L, head dim]), the scores (a bool copy of a mask and the masked softmax's output), the context reordered, the out-projection, the weights averaged",
+			runTuple: func(s *Session, a Args) ([]*Tensor, bool, error) {
+				outs, err := s.NativeMHA(a.Tensor(0), a.Tensor(1), a.Tensor(2), a.Int(3), a.Int(4), a.Tensor(5), a.Tensor(6), a.Tensor(7), a.Tensor(8), a.Tensor(9), a.Bool(10), a.Bool(11))
+				return outs, true, err
+			}},
 	)
+}
+
+// baddbmm is torch.baddbmm(input, batch1, batch2): bmm's output, into
+// which input (broadcast) is added; an input that requires grad is not
+// modelled.
+func (s *Session) baddbmm(input, b1, b2 *Tensor) (*Tensor, error) {
+	if s.gradEnabled && input.requiresGrad() {
+		return nil, NotModelledError("torch.baddbmm of an input that requires grad")
+	}
+	if len(b1.Shape) != 3 || len(b2.Shape) != 3 {
+		return nil, fmt.Errorf("RuntimeError: batch1 must be a 3D tensor")
+	}
+	if out := []int64{b1.Shape[0], b1.Shape[1], b2.Shape[2]}; !broadcastsTo(input.Shape, out) {
+		return nil, fmt.Errorf("RuntimeError: baddbmm: the input %s does not broadcast to the product's shape %s", dimList(input.Shape), dimList(out))
+	}
+	if _, err := sameDevice(input, b1, b2); err != nil {
+		return nil, err
+	}
+	return s.matmul(b1, b2, "BaddbmmBackward0")
 }

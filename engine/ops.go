@@ -122,6 +122,9 @@ func (s *Session) linear(x, w, b *Tensor) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(x.Shape) > 2 && !x.IsContiguous() {
+		return s.stridedLinear(x, w, b)
+	}
 	shape := append(slices.Clone(x.Shape[:len(x.Shape)-1]), w.Shape[0])
 	out, err := s.alloc(shape, x.DType, dev)
 	if err != nil {
@@ -144,6 +147,42 @@ func (s *Session) linear(x, w, b *Tensor) (*Tensor, error) {
 	}
 	bw := viewGrads(productBackward(x.Shape, w.Shape, b == nil), views...)
 	s.record(name, out, inputs, savedForProduct(x, w), bw)
+	return out, nil
+}
+
+// stridedLinear is F.linear of an input of 3 or more dimensions that is
+// not contiguous (a transposed batch_first input): matmul(x, w.t()), its
+// rows folded into one mm by a reshape, which copies x when the weight
+// requires grad (mha_self.py, mha_fast.py), then the bias added in
+// place (AddBackward0, whose backward sums the bias's gradient).
+func (s *Session) stridedLinear(x, w, b *Tensor) (*Tensor, error) {
+	rows := int64(x.Numel()) / x.Shape[len(x.Shape)-1]
+	if _, ok := viewStrides(x.Shape, x.Strides(), []int64{rows, w.Shape[1]}); ok || !w.requiresGrad() {
+		return nil, NotModelledError("F.linear of a strided input whose rows fold without a copy, or with a weight that requires no grad")
+	}
+	folded, err := s.Reshape(x, []int64{rows, w.Shape[1]})
+	if err != nil {
+		return nil, err
+	}
+	defer s.dropTensor(folded)
+	wt, err := s.Permute(w, []int64{1, 0}) // w.t(), recorded
+	if err != nil {
+		return nil, err
+	}
+	defer s.dropTensor(wt)
+	mm, err := s.matmul(folded, wt, "")
+	if err != nil {
+		return nil, err
+	}
+	defer s.dropTensor(mm)
+	out, err := s.View(mm, append(slices.Clone(x.Shape[:len(x.Shape)-1]), w.Shape[0]))
+	if err != nil || b == nil {
+		return out, err
+	}
+	if err := inPlaceArith("add")(s, Args{out, b}); err != nil {
+		s.dropTensor(out)
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -263,7 +302,7 @@ func (s *Session) matmul(a, b *Tensor, node string) (*Tensor, error) {
 		shape, name = []int64{a.Shape[0]}, "MvBackward0"
 	case ra == 1 && rb == 2 && a.Shape[0] == b.Shape[0]:
 		shape, name = []int64{b.Shape[1]}, "SqueezeBackward4"
-	case ra == 3 && rb == 3 && a.Shape[0] == b.Shape[0] && a.Shape[2] == b.Shape[1] && a.IsContiguous() && b.IsContiguous():
+	case ra == 3 && rb == 3 && a.Shape[0] == b.Shape[0] && a.Shape[2] == b.Shape[1] && (a.IsContiguous() && b.IsContiguous() || node != "" && cublasBatch(a) && cublasBatch(b)):
 		shape, name = []int64{a.Shape[0], a.Shape[1], b.Shape[2]}, "UnsafeViewBackward0"
 	case ra >= 2 && rb >= 2 && a.Shape[ra-1] == b.Shape[rb-2]:
 		return nil, NotModelledError("a batched matrix product of other than two contiguous 3-d tensors of one batch size")
@@ -294,8 +333,25 @@ func (s *Session) matmul(a, b *Tensor, node string) (*Tensor, error) {
 	if rb == 1 {
 		bw = outerBackward
 	}
-	s.record(name, out, []*Tensor{a, b}, savedForProduct(a, b), bw)
+	saved := savedForProduct(a, b)
+	if name == "BmmBackward0" && len(saved) == 2 {
+		// autograd releases a node's saved inputs in the order of their
+		// names: bmm's mat2, then self (mha_self.py)
+		saved[0], saved[1] = saved[1], saved[0]
+	}
+	s.record(name, out, []*Tensor{a, b}, saved, bw)
 	return out, nil
+}
+
+// cublasBatch reports whether bmm hands a 3-d operand to cuBLAS as it
+// is, without a contiguous copy: each matrix laid out by rows or by
+// columns, its leading dimension at least as long as a row or column.
+func cublasBatch(t *Tensor) bool {
+	if t.expanded {
+		return false
+	}
+	st := t.Strides()
+	return st[2] == 1 && st[1] >= max(1, t.Shape[2]) || st[1] == 1 && st[2] >= max(1, t.Shape[1])
 }
 
 // outerBackward is mv's backward: the matrix's gradient, grad.outer(vec),

@@ -211,14 +211,36 @@ func (s *Session) Unsqueeze(t *Tensor, dim int64) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := t.Strides()
-	inner := int64(1)
-	if d < len(t.Shape) {
-		inner = t.Shape[d] * st[d]
-	}
-	v := restrided(t, slices.Insert(slices.Clone(t.Shape), d, 1), slices.Insert(st, d, inner), t.offset)
-	s.recordView("UnsqueezeBackward0", v, t, false)
+	v := restrided(t, slices.Insert(slices.Clone(t.Shape), d, 1), unsqueezedStrides(t.Shape, t.Strides(), d), t.offset)
+	s.recordViewNode("UnsqueezeBackward0", v, t, func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+		return []*Tensor{regrid(g, n.inputs[0].shape, func(st []int64) []int64 { return slices.Delete(st, d, d+1) })}, nil
+	})
 	return v, nil
+}
+
+// regrid is a squeeze's or unsqueeze's backward: the gradient viewed as
+// shape, its strides those of g made by strides (a dimension of size 1
+// taken out or put in), so a gradient that is not contiguous stays so
+// (mha_self.py: the in-projection's reorder).
+func regrid(g *Tensor, shape []int64, strides func([]int64) []int64) *Tensor {
+	r := gradView(g, shape)
+	if g.strides == nil {
+		r.strided = g.strided
+		return r
+	}
+	r.strides = strides(g.Strides())
+	r.strided = !contiguous(shape, r.strides)
+	return r
+}
+
+// unsqueezedStrides are strides with a dimension of size 1 put in at d
+// of a tensor of shape, as Unsqueeze lays it out.
+func unsqueezedStrides(shape, st []int64, d int) []int64 {
+	inner := int64(1)
+	if d < len(shape) {
+		inner = shape[d] * st[d]
+	}
+	return slices.Insert(st, d, inner)
 }
 
 // Squeeze is t.squeeze(dims...): a view without the given dimensions of
@@ -240,12 +262,24 @@ func (s *Session) Squeeze(t *Tensor, dims ...int64) (*Tensor, error) {
 		}
 		shape, strides = append(shape, n), append(strides, st[d])
 	}
-	node := "SqueezeBackward0"
+	name := "SqueezeBackward0"
 	if len(dims) > 0 {
-		node = "SqueezeBackward1"
+		name = "SqueezeBackward1"
 	}
 	v := restrided(t, shape, strides, t.offset)
-	s.recordView(node, v, t, false)
+	s.recordViewNode(name, v, t, func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+		in := n.inputs[0].shape
+		return []*Tensor{regrid(g, in, func(st []int64) []int64 {
+			sh := slices.Clone(g.Shape)
+			for d := range in {
+				if len(dims) == 0 && in[d] == 1 || drop[d] {
+					st = unsqueezedStrides(sh, st, d)
+					sh = slices.Insert(sh, d, 1)
+				}
+			}
+			return st
+		})}, nil
+	})
 	return v, nil
 }
 

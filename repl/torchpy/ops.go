@@ -119,7 +119,10 @@ func (b *Binding) call(d *engine.OpDef, args []eval.Value, kw []eval.KeywordArg)
 		}
 		items := make([]eval.Value, len(ts))
 		for i, t := range ts {
-			items[i] = b.wrap(t)
+			items[i] = eval.None // an output the op does not make (_native_multi_head_attention's weights)
+			if t != nil {
+				items[i] = b.wrap(t)
+			}
 		}
 		if d.ReturnType != "" {
 			return b.namedTuple(d.ReturnType, items)

@@ -421,6 +421,9 @@ func init() {
 		}
 		return b.wrap(c), nil
 	})
+	tensorMethod("is_floating_point", "is_floating_point()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return t.T.DType.IsFloatingPoint(), nil
+	})
 	tensorMethod("is_contiguous", "is_contiguous()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return t.T.IsContiguous(), nil
 	})

@@ -69,6 +69,9 @@ func init() {
 	DTypeType.SetAttr("itemsize", eval.NewProperty(eval.NewBuiltin("itemsize", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return int64(s.(*DTypeObj).D.Size), nil
 	}), nil))
+	DTypeType.SetAttr("is_floating_point", eval.NewProperty(eval.NewBuiltin("is_floating_point", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return s.(*DTypeObj).D.IsFloatingPoint(), nil
+	}), nil))
 	DeviceType.SetMethod(eval.NewBuiltin("__repr__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		d := s.(*DeviceObj)
 		if !d.D.CUDA {
