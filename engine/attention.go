@@ -42,6 +42,16 @@ type sdpaShape struct {
 	b, h, m, n, d, dv int64 // batch, heads, queries, keys, head dims
 }
 
+// backwardModelled refuses cuDNN's backward of attention over other
+// than as many keys as queries, where none was recorded (the
+// memory-efficient kernel's was: mha_cross.py).
+func (g sdpaShape) backwardModelled() error {
+	if g.m != g.n {
+		return NotModelledError("the backward of cuDNN attention with other than as many keys as queries")
+	}
+	return nil
+}
+
 // Attention is F.scaled_dot_product_attention(q, k, v, attn_mask,
 // dropout_p, is_causal) of 4-d inputs [B, H, T, D]. Neither dropout
 // nor causality changes what the kernels allocate (recorded).
@@ -76,9 +86,6 @@ func (s *Session) Attention(q, k, v, mask *Tensor, dropout float64, causal bool)
 	}
 	half := q.DType.Name == "float16" || q.DType.Name == "bfloat16"
 	grad := s.gradEnabled && (q.requiresGrad() || k.requiresGrad() || v.requiresGrad())
-	if grad && g.m != g.n {
-		return nil, NotModelledError("the backward of attention with other than as many keys as queries")
-	}
 	switch {
 	case half && g.d <= 256 && g.dv <= 256:
 		return s.withMask(mask, q.DType, func(bias *Tensor) (*Tensor, error) { return s.cudnnAttention(q, k, v, bias, g, grad) })
@@ -297,6 +304,9 @@ func (s *Session) cudnnAttention(q, k, v, bias *Tensor, g sdpaShape, grad bool) 
 	if grad {
 		lse := ts[3]
 		bw := func(s *Session, n *node, grad *Tensor) ([]*Tensor, error) {
+			if err := g.backwardModelled(); err != nil {
+				return make([]*Tensor, 3), err
+			}
 			return s.attentionGrads(n, grad, transposed, func(dev Device) error {
 				return s.scratch(dev, uint64(4*g.b*g.h*g.m*(g.d+1)+256))
 			})

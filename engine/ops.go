@@ -122,8 +122,11 @@ func (s *Session) linear(x, w, b *Tensor) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(x.Shape) > 2 && !x.IsContiguous() {
-		return s.stridedLinear(x, w, b)
+	if len(x.Shape) > 2 {
+		if !x.IsContiguous() {
+			return s.stridedLinear(x, w, b)
+		}
+		return s.foldedLinear(x, w, b)
 	}
 	shape := append(slices.Clone(x.Shape[:len(x.Shape)-1]), w.Shape[0])
 	out, err := s.alloc(shape, x.DType, dev)
@@ -148,6 +151,26 @@ func (s *Session) linear(x, w, b *Tensor) (*Tensor, error) {
 	bw := viewGrads(productBackward(x.Shape, w.Shape, b == nil), views...)
 	s.record(name, out, inputs, savedForProduct(x, w), bw)
 	return out, nil
+}
+
+// foldedLinear is F.linear of a contiguous input of 3 or more
+// dimensions: its rows folded into a matrix (a view), the product, and
+// that viewed back. Both views are autograd nodes: backward reshapes the
+// output's gradient, a copy when it is not laid out densely
+// (mha_cross.py: a key's gradient from bmm through the heads' views).
+func (s *Session) foldedLinear(x, w, b *Tensor) (*Tensor, error) {
+	n := len(x.Shape)
+	folded, err := s.View(x, []int64{int64(x.Numel()) / x.Shape[n-1], x.Shape[n-1]})
+	if err != nil {
+		return nil, err
+	}
+	defer s.dropTensor(folded)
+	out, err := s.linear(folded, w, b)
+	if err != nil {
+		return nil, err
+	}
+	defer s.dropTensor(out)
+	return s.View(out, append(slices.Clone(x.Shape[:n-1]), w.Shape[0]))
 }
 
 // stridedLinear is F.linear of an input of 3 or more dimensions that is

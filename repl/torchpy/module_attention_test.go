@@ -10,7 +10,7 @@ import (
 // free and segment of the same size as PyTorch's, in PyTorch's order,
 // and each statement prints what it printed under PyTorch.
 func TestAttentionRules(t *testing.T) {
-	for _, name := range []string{"mha_self", "mha_dropout", "mha_masks", "mha_fast"} {
+	for _, name := range []string{"mha_self", "mha_dropout", "mha_masks", "mha_cross", "mha_fast"} {
 		t.Run(name, func(t *testing.T) {
 			s, printed := runRule(t, name)
 			path := filepath.Join("..", "..", "testdata", "pyrules", name+".jsonl")
