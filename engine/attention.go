@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 )
@@ -170,7 +171,11 @@ func efficientWorkspace(g sdpaShape) (bytes uint64, ok bool) {
 func efficientBackward(g sdpaShape, ws uint64) backward {
 	return func(s *Session, n *node, grad *Tensor) ([]*Tensor, error) {
 		bthd := []int64{g.b, g.m, g.h, g.dv}
-		return s.attentionGrads(n, grad, true, func(dev Device) error {
+		var layouts [3][]int64
+		for i := range layouts {
+			layouts[i] = bthdStrides(n.inputs[i].shape)
+		}
+		return s.attentionGrads(n, grad, bthdStrides([]int64{g.b, g.h, g.m, g.dv}), layouts, func(dev Device) error {
 			ts, err := s.allocAll(dev, tensorShape{bthd, Float32}, tensorShape{[]int64{g.b, g.m, g.h}, Float32}, tensorShape{[]int64{g.b, g.h, g.m}, Float32})
 			if err != nil {
 				return err
@@ -188,27 +193,24 @@ func efficientBackward(g sdpaShape, ws uint64) backward {
 }
 
 // attentionGrads is the part of the attention backward kernels that
-// they share: dq, dk and dv, and a contiguous copy of a gradient not
-// laid out as the output (outStrided: the output is a transposed view);
+// they share: dq, dk and dv, laid out as grads says, and a contiguous
+// copy of a gradient not laid out as the output (out, its strides);
 // then kernel, the kernel's own temporaries; then the copy goes. The
-// memory-efficient kernel (outStrided) makes the copy first and its
-// gradients [B, T, H, D], returned transposed; cuDNN makes the copy
-// after them, and its gradients are contiguous.
-func (s *Session) attentionGrads(n *node, grad *Tensor, outStrided bool, kernel func(dev Device) error) ([]*Tensor, error) {
+// copy comes before the gradients when the output is not contiguous,
+// else after them. The memory-efficient kernel lays its gradients out
+// [B, T, H, D]; cuDNN each as its input's dimensions are ordered.
+func (s *Session) attentionGrads(n *node, grad *Tensor, out []int64, grads [3][]int64, kernel func(dev Device) error) ([]*Tensor, error) {
 	dev := grad.Device()
-	out := make([]*Tensor, 3)
-	copied := !laidOutAs(grad, outStrided)
+	res := make([]*Tensor, 3)
+	copied := grad.expanded || !slices.Equal(grad.Strides(), out)
+	copyFirst := !contiguous(grad.Shape, out)
 	var specs []tensorShape
 	for _, e := range n.inputs[:3] {
-		sh := e.shape
-		if outStrided {
-			sh = []int64{sh[0], sh[2], sh[1], sh[3]}
-		}
-		specs = append(specs, tensorShape{sh, n.dtype})
+		specs = append(specs, tensorShape{e.shape, n.dtype})
 	}
 	if copied {
 		cp := tensorShape{grad.Shape, grad.DType}
-		if outStrided {
+		if copyFirst {
 			specs = append([]tensorShape{cp}, specs...)
 		} else {
 			specs = append(specs, cp)
@@ -216,45 +218,58 @@ func (s *Session) attentionGrads(n *node, grad *Tensor, outStrided bool, kernel 
 	}
 	ts, err := s.allocAll(dev, specs...)
 	if err != nil {
-		return out, err
+		return res, err
 	}
-	grads, tmp := ts, (*Tensor)(nil)
+	gs, tmp := ts, (*Tensor)(nil)
 	switch {
-	case copied && outStrided:
-		tmp, grads = ts[0], ts[1:]
+	case copied && copyFirst:
+		tmp, gs = ts[0], ts[1:]
 	case copied:
-		tmp, grads = ts[3], ts[:3]
+		tmp, gs = ts[3], ts[:3]
 	}
 	err = kernel(dev)
 	if tmp != nil {
 		s.dropTensor(tmp)
 	}
-	for i, t := range grads {
+	for i, t := range gs {
 		if n.inputs[i].to == nil || err != nil {
 			s.dropTensor(t)
 			continue
 		}
-		out[i] = t
-		if outStrided {
-			out[i] = s.Transpose(t, 1, 2)
-			s.dropTensor(t)
-		}
+		laidOut(t, grads[i])
+		res[i] = t
 	}
-	return out, err
+	return res, err
 }
 
-// laidOutAs reports whether gradient g is laid out densely as the
-// output is: transposed from [B, T, H, D] (transposed), or contiguous.
-func laidOutAs(g *Tensor, transposed bool) bool {
-	if g.expanded {
-		return false
+// laidOut gives t, new, the strides st (a dense layout of its elements).
+func laidOut(t *Tensor, st []int64) {
+	t.strides, t.strided = st, !contiguous(t.Shape, st)
+}
+
+// bthdStrides are the strides of a [B, H, T, D] tensor laid out as
+// [B, T, H, D], the memory-efficient kernel's layout.
+func bthdStrides(shape []int64) []int64 {
+	h, t, d := shape[1], shape[2], shape[3]
+	return []int64{t * h * d, d, h * d, 1}
+}
+
+// matchingStrides are the strides of a dense tensor of shape whose
+// dimensions are laid out in the order of like's strides, the smallest
+// innermost (ties keep their order): cuDNN's outputs and gradients.
+func matchingStrides(like, shape []int64) []int64 {
+	order := make([]int, len(shape))
+	for i := range order {
+		order[i] = i
 	}
-	shape, st := g.Shape, g.Strides()
-	if transposed {
-		shape = []int64{shape[0], shape[2], shape[1], shape[3]}
-		st = []int64{st[0], st[2], st[1], st[3]}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(like[a], like[b]) })
+	st := make([]int64, len(shape))
+	step := int64(1)
+	for _, d := range order {
+		st[d] = step
+		step *= shape[d]
 	}
-	return contiguous(shape, st)
+	return st
 }
 
 // scratch allocates a kernel's workspace of n bytes and frees it.
@@ -274,13 +289,14 @@ const cudnnForwardWorkspace = 256
 func (s *Session) cudnnAttention(q, k, v, bias *Tensor, g sdpaShape, grad bool) (*Tensor, error) {
 	dev := q.Device()
 	int64T := DTypes["int64"]
-	// the output follows the query's order of dimensions: [B, T, H, D]
-	// when the query is a transposed view of it
-	st := q.Strides()
-	transposed := st[1] < st[2]
+	// the output follows the query's order of dimensions ([B, T, H, D]
+	// when the query is a transposed view of it), each gradient its
+	// input's
 	shape := []int64{g.b, g.h, g.m, g.dv}
-	if transposed {
-		shape = []int64{g.b, g.m, g.h, g.dv}
+	outStrides := matchingStrides(q.Strides(), shape)
+	var layouts [3][]int64
+	for i, t := range []*Tensor{q, k, v} {
+		layouts[i] = matchingStrides(t.Strides(), t.Shape)
 	}
 	specs := []tensorShape{{nil, int64T}, {nil, int64T}, {shape, q.DType}}
 	if grad {
@@ -297,17 +313,14 @@ func (s *Session) cudnnAttention(q, k, v, bias *Tensor, g sdpaShape, grad bool) 
 		return nil, err
 	}
 	seed, offset, out := ts[0], ts[1], ts[2]
-	if transposed {
-		out = s.Transpose(ts[2], 1, 2)
-		s.dropTensor(ts[2])
-	}
+	laidOut(out, outStrides)
 	if grad {
 		lse := ts[3]
 		bw := func(s *Session, n *node, grad *Tensor) ([]*Tensor, error) {
 			if err := g.backwardModelled(); err != nil {
 				return make([]*Tensor, 3), err
 			}
-			return s.attentionGrads(n, grad, transposed, func(dev Device) error {
+			return s.attentionGrads(n, grad, outStrides, layouts, func(dev Device) error {
 				return s.scratch(dev, uint64(4*g.b*g.h*g.m*(g.d+1)+256))
 			})
 		}

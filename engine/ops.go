@@ -175,13 +175,14 @@ func (s *Session) foldedLinear(x, w, b *Tensor) (*Tensor, error) {
 
 // stridedLinear is F.linear of an input of 3 or more dimensions that is
 // not contiguous (a transposed batch_first input): matmul(x, w.t()), its
-// rows folded into one mm by a reshape, which copies x when the weight
-// requires grad (mha_self.py, mha_fast.py), then the bias added in
-// place (AddBackward0, whose backward sums the bias's gradient).
+// rows folded into one mm by a reshape, which copies x, under autograd
+// with a weight that requires grad and without autograd (mha_self.py,
+// mha_fast.py, mha_bf16.py), then the bias added in place (AddBackward0,
+// whose backward sums the bias's gradient).
 func (s *Session) stridedLinear(x, w, b *Tensor) (*Tensor, error) {
 	rows := int64(x.Numel()) / x.Shape[len(x.Shape)-1]
-	if _, ok := viewStrides(x.Shape, x.Strides(), []int64{rows, w.Shape[1]}); ok || !w.requiresGrad() {
-		return nil, NotModelledError("F.linear of a strided input whose rows fold without a copy, or with a weight that requires no grad")
+	if _, ok := viewStrides(x.Shape, x.Strides(), []int64{rows, w.Shape[1]}); ok || s.gradEnabled && !w.requiresGrad() {
+		return nil, NotModelledError("F.linear of a strided input whose rows fold without a copy, or under autograd with a weight that requires no grad")
 	}
 	folded, err := s.Reshape(x, []int64{rows, w.Shape[1]})
 	if err != nil {
@@ -357,9 +358,10 @@ func (s *Session) matmul(a, b *Tensor, node string) (*Tensor, error) {
 		bw = outerBackward
 	}
 	saved := savedForProduct(a, b)
-	if name == "BmmBackward0" && len(saved) == 2 {
+	if rb != 1 && name != "BaddbmmBackward0" && len(saved) == 2 {
 		// autograd releases a node's saved inputs in the order of their
-		// names: bmm's mat2, then self (mha_self.py)
+		// names: mm's and bmm's mat2, then self; baddbmm's batch1, then
+		// batch2 (mha_self.py, mha_masks.py, mha_bf16.py)
 		saved[0], saved[1] = saved[1], saved[0]
 	}
 	s.record(name, out, []*Tensor{a, b}, saved, bw)

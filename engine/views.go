@@ -159,7 +159,7 @@ func (s *Session) Expand(t *Tensor, shape []int64) (*Tensor, error) {
 
 // ToDType is t.to(dtype): t itself (another reference) when it has the
 // dtype, else a copy converted on its device (values converted where
-// known); autograd records it as ToCopyBackward0, which saves nothing
+// known), laid out as t when t's elements are dense (a transposed view); autograd records it as ToCopyBackward0, which saves nothing
 // and converts the gradient back (castBackward, engine/autocast.go;
 // testdata/pyrules/amp_more.py).
 func (s *Session) ToDType(t *Tensor, dt DType) (*Tensor, error) {
@@ -176,6 +176,9 @@ func (s *Session) ToDType(t *Tensor, dt DType) (*Tensor, error) {
 	}
 	y.st = st
 	st.vals = elementValues(t)
+	if ts := t.Strides(); t.strided && !t.expanded && dense(t.Shape, ts) {
+		laidOut(y, ts) // preserve_format: a dense permutation keeps its layout (mha_bf16.py)
+	}
 	s.record("ToCopyBackward0", y, []*Tensor{t}, nil, castBackward(t.DType))
 	return y, nil
 }

@@ -1,7 +1,9 @@
 package torchpy_test
 
 import (
+	"cmp"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -18,4 +20,50 @@ func TestAttentionRules(t *testing.T) {
 			checkPrinted(t, printed, path)
 		})
 	}
+}
+
+// TestAttentionUnderAutocast runs mha_bf16.py, MultiheadAttention under
+// bf16 autocast: every statement's events as PyTorch's, but for the
+// frees that end a statement, compared as a set. At a region's exit the
+// autocast cache frees its casts in the order of a hash table keyed by
+// their host addresses (ska::flat_hash_map over TensorImpl pointers),
+// which nothing in the script decides: the tool frees them in the order
+// they were made.
+func TestAttentionUnderAutocast(t *testing.T) {
+	s, printed := runRule(t, "mha_bf16")
+	path := filepath.Join("..", "..", "testdata", "pyrules", "mha_bf16.jsonl")
+	checkPrinted(t, printed, path)
+	var got []event
+	for _, e := range s.History(0) {
+		if counted[e.Action] {
+			got = append(got, event{e.Action, e.Size})
+		}
+	}
+	want, lines := recordedEvents(t, path)
+	if len(got) != len(want) {
+		t.Fatalf("%d events, PyTorch's %d", len(got), len(want))
+	}
+	for i := 0; i < len(want); {
+		j := i
+		for j < len(want) && lines[j] == lines[i] {
+			j++
+		}
+		g, w := trailingFreesSorted(got[i:j]), trailingFreesSorted(want[i:j])
+		if !slices.Equal(g, w) {
+			t.Errorf("line %d: events %v, PyTorch's %v", lines[i], got[i:j], want[i:j])
+		}
+		i = j
+	}
+}
+
+// trailingFreesSorted is a statement's events with the frees that end it
+// sorted by size.
+func trailingFreesSorted(evs []event) []event {
+	evs = slices.Clone(evs)
+	k := len(evs)
+	for k > 0 && evs[k-1].action == "free_completed" {
+		k--
+	}
+	slices.SortFunc(evs[k:], func(a, b event) int { return cmp.Compare(a.size, b.size) })
+	return evs
 }
