@@ -21,6 +21,10 @@ type DType struct {
 	Size uint64 // bytes per element
 }
 
+// IsFloatingPoint reports whether d is a floating-point type
+// (torch.dtype.is_floating_point).
+func (d DType) IsFloatingPoint() bool { return isFloat(d) }
+
 // DTypes are the element types a tensor can have, by name.
 var DTypes = map[string]DType{
 	"float32": {"float32", 4}, "float": {"float32", 4},
