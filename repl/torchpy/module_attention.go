@@ -34,7 +34,7 @@ def _additive_mask(mask, name, dtype, other=None, other_name=''):
         raise AssertionError(f'only bool and floating types of {name} are supported')
     if other is not None and mask.dtype != other:
         import warnings
-        warnings.warn(f'Support for mismatched {name} and {other_name} is deprecated. Use same type for both instead.', stacklevel=3)
+        warnings.warn(f'Support for mismatched {name} and {other_name} is deprecated. Use same type for both instead.', stacklevel=2)
     if floating:
         return mask
     return torch.zeros_like(mask, dtype=dtype).masked_fill_(mask, float('-inf'))
