@@ -37,6 +37,17 @@ type startSegment struct {
 
 type startBlock struct{ addr, size uint64 }
 
+// historyBlocks is what a history's blocks come to.
+type historyBlocks struct {
+	// freed is, for each free_completed event, the index of the alloc
+	// event whose block it frees, or -1 when the history did not
+	// allocate it.
+	freed []int32
+	// live is the blocks allocated and not freed at the end: address →
+	// the alloc event.
+	live map[uint64]int32
+}
+
 // largeThreshold is the largest request served from the small pool.
 const largeThreshold = 1 << 20
 
@@ -45,11 +56,14 @@ const largeThreshold = 1 << 20
 // history of expandable segments that starts late: its start state is
 // not worked out (the preload builds whole segments, and the pages an
 // expandable range had mapped, holes included, cannot be built that way).
-func (s *Snapshot) startState(h *eventList) (segs []startSegment, lateExpandable bool) {
-	live := map[uint64]bool{}
+// It learns the history's blocks on the way.
+func (s *Snapshot) startState(h *eventList) (segs []startSegment, lateExpandable bool, blocks historyBlocks) {
+	freed := make([]int32, h.len())
+	live := map[uint64]int32{} // address → the alloc event of the block there
+	blocks = historyBlocks{freed, live}
 	created := map[uint64]bool{}
-	var mapped intervals // what the history mapped into expandable segments
-	var blocks []startBlock
+	var mapped intervals               // what the history mapped into expandable segments
+	var start []startBlock             // the blocks live then
 	expandable, unseen := false, false // unseen: pages mapped before the history
 	for i := range h.len() {
 		e := h.record(i)
@@ -61,13 +75,16 @@ func (s *Snapshot) startState(h *eventList) (segs []startSegment, lateExpandable
 			expandable = true
 			unseen = unseen || !mapped.covers(e.addr, e.addr+e.size)
 		case actAlloc:
-			live[e.addr] = true
+			live[e.addr] = int32(i)
 			// in an expandable history, a block in pages it did not map
 			unseen = unseen || (expandable && !mapped.covers(e.addr, e.addr+e.size))
 		case actFreeCompleted:
-			if !live[e.addr] {
-				blocks = append(blocks, startBlock{e.addr, roundUp(e.size, 512)})
+			a, ok := live[e.addr]
+			if !ok {
+				a = -1
+				start = append(start, startBlock{e.addr, roundUp(e.size, 512)})
 			}
+			freed[i] = a
 			delete(live, e.addr)
 		case actSegmentAlloc:
 			created[e.addr] = true
@@ -85,19 +102,19 @@ func (s *Snapshot) startState(h *eventList) (segs []startSegment, lateExpandable
 		}
 		segs = append(segs, startSegment{addr: g.Address, size: g.TotalSize, stream: g.Stream, small: g.Type == "small"})
 		for _, b := range g.Blocks {
-			if b.State == "active_allocated" && !live[b.Address] {
-				blocks = append(blocks, startBlock{b.Address, b.Size})
+			if _, ok := live[b.Address]; b.State == "active_allocated" && !ok {
+				start = append(start, startBlock{b.Address, b.Size})
 			}
 		}
 	}
 	if expandable {
-		return nil, unseen || len(blocks) > 0 || len(segs) > 0
+		return nil, unseen || len(start) > 0 || len(segs) > 0, blocks
 	}
 	if len(segs) == 0 {
-		return nil, false
+		return nil, false, blocks
 	}
 	sort.Slice(segs, func(i, j int) bool { return segs[i].addr < segs[j].addr })
-	for _, b := range blocks {
+	for _, b := range start {
 		k := sort.Search(len(segs), func(i int) bool { return segs[i].addr+segs[i].size > b.addr })
 		if k < len(segs) && segs[k].addr <= b.addr {
 			segs[k].blocks = append(segs[k].blocks, b)
@@ -106,7 +123,7 @@ func (s *Snapshot) startState(h *eventList) (segs []startSegment, lateExpandable
 	for i := range segs {
 		sort.Slice(segs[i].blocks, func(a, b int) bool { return segs[i].blocks[a].addr < segs[i].blocks[b].addr })
 	}
-	return segs, false
+	return segs, false, blocks
 }
 
 // intervals is a set of address ranges [from, to), kept sorted and

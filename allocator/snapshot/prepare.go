@@ -69,7 +69,6 @@ type Replay struct {
 type liveAlloc struct {
 	id     int
 	stream uint64
-	op     int // its alloc op
 }
 
 // passEvent is an event kept in place, before op.
@@ -147,12 +146,12 @@ func (s *Snapshot) Prepare(path string) (*Replay, error) {
 	}
 	ops := make([]trace.Op, 0, h.ops())
 	r.opEvent, r.freeReq = make([]int32, 0, cap(ops)), make([]int32, 0, cap(ops))
-	requested := map[uint64]int{}  // address → its free_requested event
-	live := map[uint64]liveAlloc{} // address → the allocation there
-	stream := map[int]uint64{}     // the preload's op id → its allocation's stream
+	requested := map[uint64]int{} // address → its free_requested event
+	stream := map[int]uint64{}    // the preload's op id → its allocation's stream
 	next := 0
 	var startIDs map[uint64]int
-	segs, lateExpandable := s.startState(h)
+	segs, lateExpandable, blocks := s.startState(h)
+	freed, opOf := blocks.freed, blocks.freed // an alloc event's op, in its own place
 	if segs != nil {
 		var pre []trace.Op
 		pre, startIDs, r.segmentAllocs, next = preload(segs, 0, stream)
@@ -187,15 +186,15 @@ func (s *Snapshot) Prepare(path string) (*Replay, error) {
 		case actAlloc, actOOM:
 			ops = r.emit(ops, trace.Op{Op: "alloc", ID: next, Size: e.size, OOM: e.action == actOOM, Stream: e.stream}, i, -1)
 			if e.action == actAlloc {
-				live[e.addr] = liveAlloc{next, e.stream, len(ops) - 1}
+				opOf[i] = int32(len(ops) - 1)
 			} else {
 				r.Failed++
 			}
 			next++
 		case actFreeCompleted:
-			l, ok := live[e.addr]
-			if ok {
-				delete(live, e.addr)
+			var l liveAlloc
+			if a := freed[i]; a >= 0 {
+				l = liveAlloc{ops[opOf[a]].ID, h.record(int(a)).stream}
 			} else {
 				id, ok := startIDs[e.addr]
 				if !ok {
@@ -203,7 +202,7 @@ func (s *Snapshot) Prepare(path string) (*Replay, error) {
 					continue
 				}
 				delete(startIDs, e.addr)
-				l = liveAlloc{id, stream[id], -1}
+				l = liveAlloc{id, stream[id]}
 				delete(stream, id)
 			}
 			req, ok := requested[e.addr]
@@ -229,8 +228,8 @@ func (s *Snapshot) Prepare(path string) (*Replay, error) {
 		ops = r.endRun(ops, run, run.attribute(&noEvent, &noEvent, conf, peak, cache.idle > 0))
 	}
 	for addr := range requested {
-		if l, ok := live[addr]; ok {
-			r.Pending = append(r.Pending, l.op)
+		if a, ok := blocks.live[addr]; ok {
+			r.Pending = append(r.Pending, int(opOf[a]))
 		}
 	}
 	slices.Sort(r.Pending)

@@ -286,7 +286,13 @@ func (u *unpickler) finish(b *eventBuilder, el *eventList) {
 	}
 	switch t := u.tables; {
 	case b.fields != nil: // compared only where it is not the last one's
-		if last := t.extras[len(t.extras)-1]; last != b.fields && (last == nil || !sameItems(last.items, b.fields.items)) {
+		switch last := t.extras[len(t.extras)-1]; {
+		case last == b.fields:
+		case last != nil && sameItems(last.items, b.fields.items):
+			if u.lastFields == b.fields {
+				u.lastFields = last // the events set from now on share it
+			}
+		default:
 			t.extras = append(t.extras, b.fields)
 		}
 		rec.extra = uint32(len(t.extras) - 1)
@@ -568,160 +574,4 @@ func (st *stackTable) shared(l *list, t *eventTables) uint32 {
 	id := add()
 	st.stacks[string(st.key)] = id
 	return id
-}
-
-// eventItems runs the opcodes after an event dict's MARK up to its
-// SETITEMS while each pushes a number or a memo entry that is a scalar
-// (a number, a string, None, a boolean), or is FRAME, with its argument
-// in the buffer: the items go to a short list of their own, as memo
-// entries (no pointers to write), rather than the stack, and SETITEMS
-// sets them, as the opcodes would. At any other opcode (a new string,
-// MEMOIZE, a container, another MARK, the buffer's last bytes) the items
-// go on the stack where the opcodes would have put them, and the opcodes
-// go on from there: the file reads the same either way, its errors and
-// their offsets too.
-func (u *unpickler) eventItems(ev *eventBuilder) error {
-	in := u.in
-	buf, at := in.buf[:in.n], in.i // the buffer, and the next opcode's place in it
-	room := maxStack - len(u.stack)
-	items := u.pending[:0]
-loop:
-	for len(items) < room && len(buf)-at >= 10 { // the longest fixed opcode: LONG1 of 8 bytes
-		b := buf[at:]
-		var e memoEntry
-		var width int
-		switch b[0] {
-		case 'h': // BINGET
-			var ok bool
-			if e, ok = u.memo.scalar(uint64(b[1])); !ok {
-				break loop
-			}
-			width = 2
-		case 'K': // BININT1
-			e, width = memoEntry{n: uint64(b[1]), k: kInt}, 2
-		case 0x8a: // LONG1
-			n := int(b[1])
-			if n > 8 {
-				break loop
-			}
-			// Its n bytes are the low ones of the 8 after the length (the
-			// buffer holds 10), sign-extended.
-			shift := uint(64 - 8*n)
-			e, width = memoEntry{n: uint64(int64(binary.LittleEndian.Uint64(b[2:10])<<shift) >> shift), k: kInt}, 2+n
-		case 'J': // BININT
-			e, width = memoEntry{n: uint64(int64(int32(binary.LittleEndian.Uint32(b[1:])))), k: kInt}, 5
-		case 'u': // SETITEMS
-			in.i = at
-			u.at = in.pos()
-			in.i++
-			u.pending = items
-			if _, err := u.popMark(); err != nil {
-				return err
-			}
-			return u.setEventItems(ev, items)
-		case 'j': // LONG_BINGET
-			var ok bool
-			if e, ok = u.memo.scalar(uint64(binary.LittleEndian.Uint32(b[1:]))); !ok {
-				break loop
-			}
-			width = 5
-		case 'M': // BININT2
-			e, width = memoEntry{n: uint64(binary.LittleEndian.Uint16(b[1:])), k: kInt}, 3
-		case 0x95: // FRAME
-			at += 9
-			continue
-		default:
-			break loop
-		}
-		items = append(items, e)
-		at += width
-	}
-	in.i = at
-	u.pending = items
-	for _, e := range items {
-		u.stack = append(u.stack, u.memo.slotOf(e))
-	}
-	return nil
-}
-
-// setEventItems sets an event's items, read by eventItems, as setItems
-// would: its modelled fields of their kind straight into its record, and
-// its other fields, when they are strings (compile_context,
-// user_metadata), matched as they are read against the last event's set
-// here, whose fields it shares when they are the same. Anything else
-// (another kind of field, a key that is not a string, fields set
-// before) sets every item as setField does. Scalars are never refused.
-func (u *unpickler) setEventItems(ev *eventBuilder, items []memoEntry) error {
-	if len(items)%2 != 0 {
-		kv := make([]slot, len(items))
-		for i, e := range items {
-			kv[i] = u.memo.slotOf(e)
-		}
-		return u.setItems(kv) // its error
-	}
-	r := &ev.rec
-	objs, last := u.memo.objs, u.lastStrings
-	same, n := true, 0 // the other fields match the last event's; how many
-	general := len(ev.extra) > 0 || ev.fields != nil
-	for k := 0; k < len(items) && !general; k += 2 {
-		key, v := &items[k], &items[k+1]
-		switch key.field {
-		case fieldAddr, fieldSize, fieldStream:
-			if v.k == kInt && int64(v.n) >= 0 {
-				switch key.field {
-				case fieldAddr:
-					r.addr = v.n
-				case fieldSize:
-					r.size = v.n
-				default:
-					r.stream = v.n
-				}
-				r.missing &^= fieldBit[key.field]
-				continue
-			}
-		case fieldTime:
-			if v.k == kInt {
-				r.time, r.missing = int64(v.n), r.missing&^hasTime
-				continue
-			}
-		case fieldAction:
-			if v.k == kObj {
-				if a, ok := objs[v.ref].(string); ok {
-					ev.action, r.missing = a, r.missing&^hasAction
-					continue
-				}
-			}
-		case fieldOther:
-			if v.k == kObj {
-				if s, ok := objs[v.ref].(string); ok {
-					same = same && 2*n+1 < len(last) && last[2*n] == objs[key.ref].(string) && last[2*n+1] == s
-					n++
-					continue
-				}
-			}
-		}
-		general = true
-	}
-	if general { // each item in order, as setItems sets them
-		for k := 0; k < len(items); k += 2 {
-			u.setField(ev, u.memo.slotOf(items[k]).boxed(), items[k].field, u.memo.slotOf(items[k+1])) //nolint:errcheck // a scalar is never refused
-		}
-		return nil
-	}
-	if n == 0 {
-		return nil
-	}
-	if !same || 2*n != len(last) {
-		f := &fields{items: make([]item, 0, n)}
-		last = last[:0]
-		for k := 0; k < len(items); k += 2 {
-			if key, v := items[k], items[k+1]; key.field == fieldOther {
-				f.items = append(f.items, item{objs[key.ref], objs[v.ref]})
-				last = append(last, objs[key.ref].(string), objs[v.ref].(string))
-			}
-		}
-		u.lastFields, u.lastStrings = f, last
-	}
-	ev.fields = u.lastFields
-	return nil
 }
