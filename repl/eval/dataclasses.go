@@ -7,7 +7,11 @@ package eval
 // __repr__, __eq__ (and __hash__ = None unless frozen), the ordering
 // methods with order=True, and frozen assignment checks. A default is
 // one object shared by every instance that takes it, as in CPython; a
-// default_factory runs once per instance. asdict and astuple deep-copy
+// default_factory runs once per instance; a default whose type is
+// unhashable (a list, a list subclass, a dataclass with eq) is
+// CPython's ValueError. KW_ONLY and InitVar pseudo-fields; __repr__
+// prints ... for an instance already being printed (reprlib's
+// recursive_repr). asdict and astuple deep-copy
 // plain data only: CPython deep-copies every other value (a tensor's
 // copy allocates), which is not modelled.
 const dataclassesSource = `
@@ -23,6 +27,37 @@ class _MissingType:
 MISSING = _MissingType()
 
 
+class _KW_ONLY_TYPE:
+    pass
+
+
+KW_ONLY = _KW_ONLY_TYPE()
+
+
+class InitVar:
+    def __init__(self, type):
+        self.type = type
+
+    def __repr__(self):
+        name = self.type.__name__ if isinstance(self.type, type) else repr(self.type)
+        return f'dataclasses.InitVar[{name}]'
+
+    def __class_getitem__(cls, type):
+        return InitVar(type)
+
+
+def _is_initvar(t):
+    if isinstance(t, str):
+        return t.startswith('InitVar') or t.startswith('dataclasses.InitVar')
+    return t is InitVar or isinstance(t, InitVar)
+
+
+def _is_kw_only(t):
+    if isinstance(t, str):
+        return t in ('KW_ONLY', 'dataclasses.KW_ONLY')
+    return t is KW_ONLY
+
+
 class Field:
     def __init__(self, default, default_factory, init, repr, hash, compare, kw_only):
         self.name = None
@@ -34,6 +69,7 @@ class Field:
         self.hash = hash
         self.compare = compare
         self.kw_only = kw_only
+        self.initvar = False
 
     def __repr__(self):
         return (f'Field(name={self.name!r},type={self.type!r},default={self.default!r},'
@@ -68,6 +104,10 @@ def _collect(cls, kw_only):
     for name, typ in cls.__dict__.get('__annotations__', {}).items():
         if _is_classvar(typ):
             continue
+        if _is_kw_only(typ):
+            # the fields after the KW_ONLY pseudo-field are keyword-only
+            kw_only = True
+            continue
         default = cls.__dict__.get(name, MISSING)
         if isinstance(default, Field):
             f = default
@@ -79,9 +119,10 @@ def _collect(cls, kw_only):
             f = Field(default, MISSING, True, True, None, True, MISSING)
         f.name = name
         f.type = typ
+        f.initvar = _is_initvar(typ)
         if f.kw_only is MISSING:
             f.kw_only = kw_only
-        if type(f.default) in (list, dict, set):
+        if not f.initvar and f.default is not MISSING and type(f.default).__hash__ is None:
             raise ValueError(f'mutable default {type(f.default)} for field {name} is not allowed: use default_factory')
         fields[name] = f
     return fields
@@ -121,7 +162,11 @@ def _make_init(cls, fields):
             quoted = [f"'{n}'" for n in missing]
             listed = quoted[0] if len(quoted) == 1 else ', '.join(quoted[:-1]) + ' and ' + quoted[-1]
             raise TypeError(f'{qual}.__init__() missing {len(missing)} required positional argument{s}: {listed}')
+        initvars = []
         for f in fields.values():
+            if f.initvar:
+                initvars.append(values.pop(f.name) if f.name in values else f.default)
+                continue
             if f.name in values:
                 v = values.pop(f.name)
             elif f.default_factory is not MISSING:
@@ -134,12 +179,15 @@ def _make_init(cls, fields):
             del v
         post = getattr(self, '__post_init__', None)
         if post is not None:
-            post()
+            post(*initvars)
     return __init__
 
 
 def _values(self, fields, which):
-    return tuple(getattr(self, f.name) for f in fields.values() if getattr(f, which))
+    return tuple(getattr(self, f.name) for f in fields.values() if getattr(f, which) and not f.initvar)
+
+
+_repr_running = set()
 
 
 def _make_compare(fields, op):
@@ -166,7 +214,14 @@ def _process(cls, init, repr, eq, order, unsafe_hash, frozen, kw_only):
         cls.__init__ = _make_init(cls, fields)
     if repr and '__repr__' not in cls.__dict__:
         def __repr__(self):
-            shown = [f'{f.name}={getattr(self, f.name)!r}' for f in fields.values() if f.repr]
+            key = id(self)
+            if key in _repr_running:
+                return '...'
+            _repr_running.add(key)
+            try:
+                shown = [f'{f.name}={getattr(self, f.name)!r}' for f in fields.values() if f.repr and not f.initvar]
+            finally:
+                _repr_running.discard(key)
             return f'{self.__class__.__qualname__}(' + ', '.join(shown) + ')'
         cls.__repr__ = __repr__
     if eq and '__eq__' not in cls.__dict__:
@@ -190,11 +245,12 @@ def _process(cls, init, repr, eq, order, unsafe_hash, frozen, kw_only):
         cls.__delattr__ = __delattr__
     if unsafe_hash or (eq and frozen):
         def __hash__(self):
-            return hash(tuple(getattr(self, f.name) for f in fields.values() if (f.compare if f.hash is None else f.hash)))
+            return hash(tuple(getattr(self, f.name) for f in fields.values()
+                              if not f.initvar and (f.compare if f.hash is None else f.hash)))
         cls.__hash__ = __hash__
     elif eq and '__hash__' not in cls.__dict__:
         cls.__hash__ = None
-    cls.__match_args__ = tuple(f.name for f in fields.values() if f.init and not f.kw_only)
+    cls.__match_args__ = tuple(f.name for f in fields.values() if f.init and not f.kw_only and not f.initvar)
     return cls
 
 
@@ -218,7 +274,7 @@ def is_dataclass(obj):
 def fields(class_or_instance):
     if not is_dataclass(class_or_instance):
         raise TypeError('must be called with a dataclass type or instance')
-    return tuple(class_or_instance.__dataclass_fields__.values())
+    return tuple(f for f in class_or_instance.__dataclass_fields__.values() if not f.initvar)
 
 
 def _plain(obj, factory):
@@ -247,7 +303,7 @@ def astuple(obj, *, tuple_factory=tuple):
 
 def replace(obj, /, **changes):
     for f in fields(obj):
-        if f.init and f.name not in changes:
+        if f.init and f.name not in changes and not f.initvar:
             changes[f.name] = getattr(obj, f.name)
     return obj.__class__(**changes)
 `

@@ -605,6 +605,11 @@ func (in *Interp) execClass(fr *Frame, s *syntax.ClassDef) error {
 		return fail(err)
 	}
 	modName, _ := mod.(string)
+	if _, eq := body.ns.getStr("__eq__"); eq {
+		if _, h := body.ns.getStr("__hash__"); !h {
+			in.SetStr(body.ns, "__hash__", None) // __eq__ without __hash__: unhashable
+		}
+	}
 	cls := &Class{Name: s.Name, Module: modName, Dict: newRef(body.ns).(*Dict)}
 	for _, b := range cbases {
 		Incref(b)

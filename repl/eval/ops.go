@@ -720,6 +720,15 @@ func init() {
 		return NotImplemented, nil
 	})
 	ObjectType.SetMethod(objectEq)
+	// object.__hash__, found as an attribute (type(x).__hash__); hash()
+	// and dict keys use keyOf directly
+	ObjectType.SetMethod(NewBuiltin("__hash__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("__hash__", args, kw, 0, 0); err != nil {
+			return nil, err
+		}
+		k, err := in.keyOf(self)
+		return k.i, err
+	}))
 }
 
 const (

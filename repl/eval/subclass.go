@@ -78,10 +78,11 @@ func (in *Interp) newValueInstance(cls, vb *Class, args []Value, kw []KeywordArg
 // super().__init__(...), super().__getitem__(k) and list.__len__(x)
 // find. They are kept out of the types' namespaces, which the
 // evaluator's operations look in for a class's own overrides.
-var nativeMethods = map[*Class]map[string]*Builtin{}
+var nativeMethods = map[*Class]map[string]Value{}
 
-// nativeMethod is the dunder name of the built-in value type c, or nil.
-func nativeMethod(c *Class, name string) *Builtin {
+// nativeMethod is the dunder name of the built-in value type c (a
+// builtin, or None: list.__hash__), or nil.
+func nativeMethod(c *Class, name string) Value {
 	if m := nativeMethods[c]; m != nil {
 		return m[name]
 	}
@@ -240,7 +241,7 @@ func init() {
 		number[names[1]] = bin(op, true, false)
 	}
 	set := func(c *Class, tables ...map[string]GoFunc) {
-		m := map[string]*Builtin{}
+		m := map[string]Value{}
 		for _, t := range tables {
 			for name, fn := range t {
 				b := NewBuiltin(name, "", fn)
@@ -255,6 +256,9 @@ func init() {
 	set(StrType, common, sequence)
 	set(DictType, common, sequence, mutable)
 	set(SetType, common, sequence)
+	for _, c := range []*Class{ListType, DictType, SetType} {
+		nativeMethods[c]["__hash__"] = None // unhashable
+	}
 	set(FrozenSetType, common, sequence)
 	set(IntType, common, number)
 	set(FloatType, common, number)
