@@ -87,6 +87,9 @@ func (in *Interp) getAttr(obj Value, name string) (Value, bool, error) {
 				return newRef(v), true, nil
 			}
 		}
+		if name == "__doc__" {
+			return docString(o.body), true, nil
+		}
 	case *Builtin:
 		if name == "__name__" {
 			return o.Name, true, nil
@@ -195,8 +198,29 @@ func (in *Interp) genericSetAttr(obj Value, name string, v Value) error {
 		if o.Native {
 			return in.typeError("cannot set '%s' attribute of immutable type '%s'", name, o.Name)
 		}
+		if s, ok := asStr(v); ok && (name == "__name__" || name == "__module__") {
+			// the names repr and tracebacks show
+			if name == "__name__" {
+				o.Name = s
+			} else {
+				o.Module = s
+			}
+		}
 		d = o.Dict
 	case *Function:
+		if s, ok := asStr(v); ok {
+			switch name {
+			case "__name__":
+				o.Name = s
+				return nil
+			case "__qualname__":
+				o.QualName = s
+				return nil
+			case "__module__":
+				o.Module = s
+				return nil
+			}
+		}
 		if o.dict == nil {
 			o.dict = in.NewDict()
 		}

@@ -212,6 +212,20 @@ func init() {
 		return in.newInstance(cls), nil
 	})
 	ObjectType.SetAttr("__new__", objectNew)
+	// object.__init_subclass__, a classmethod that takes no keywords
+	initSub := &wrapper{class: true, fn: NewBuiltin("__init_subclass__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if len(kw) > 0 {
+			name := "object"
+			if c, ok := self.(*Class); ok {
+				name = c.Name
+			}
+			return nil, in.typeError("%s.__init_subclass__() takes no keyword arguments", name)
+		}
+		return None, in.fixedArgs("__init_subclass__", args, nil, 0, 0)
+	})}
+	initSub.refs = 1 << 30
+	initSub.fn.(*Builtin).Method = true
+	ObjectType.SetAttr("__init_subclass__", initSub)
 }
 
 // makeFunction is def or lambda: a function over the current globals

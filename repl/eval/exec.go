@@ -553,6 +553,17 @@ func (in *Interp) execClass(fr *Frame, s *syntax.ClassDef) error {
 		in.decrefAll(decos)
 		return err
 	}
+	kws, err := in.evalKeywords(fr, s.Keywords)
+	if err != nil {
+		in.decrefAll(bases)
+		in.decrefAll(decos)
+		return err
+	}
+	defer func() {
+		for _, k := range kws {
+			in.Decref(k.Value)
+		}
+	}()
 	fail := func(err error) error {
 		in.decrefAll(bases)
 		in.decrefAll(decos)
@@ -592,6 +603,7 @@ func (in *Interp) execClass(fr *Frame, s *syntax.ClassDef) error {
 	}
 	mod, _ := fr.globals.getStr("__name__")
 	in.SetStr(body.ns, "__module__", mod)
+	in.SetStr(body.ns, "__doc__", docString(s.Body))
 	in.SetStr(body.ns, "__qualname__", in.qualName(fr, s.Name))
 	in.depth++
 	prev := in.frame
@@ -629,11 +641,43 @@ func (in *Interp) execClass(fr *Frame, s *syntax.ClassDef) error {
 		body.classCell.V = newRef(cls)
 	}
 	in.Decref(body)
+	if err := in.initSubclass(cls, kws); err != nil {
+		in.Decref(cls)
+		in.decrefAll(decos)
+		return err
+	}
 	v, err := in.decorate(decos, cls)
 	if err != nil {
 		return err
 	}
 	in.storeName(fr, s.Name, v)
+	return nil
+}
+
+// initSubclass calls the __init_subclass__ of cls's bases (implicitly
+// a classmethod) with the class statement's keywords, metaclass aside
+// (object's takes none).
+func (in *Interp) initSubclass(cls *Class, kws []KeywordArg) error {
+	var kw []KeywordArg
+	for _, k := range kws {
+		if k.Name != "metaclass" {
+			kw = append(kw, k)
+		}
+	}
+	for _, k := range cls.MRO[1:] {
+		f, ok := k.Dict.getStr("__init_subclass__")
+		if !ok {
+			continue
+		}
+		if w, isWrapper := f.(*wrapper); isWrapper {
+			f = w.fn
+		}
+		r, err := in.call(f, []Value{cls}, kw)
+		if err == nil {
+			in.Decref(r)
+		}
+		return err
+	}
 	return nil
 }
 

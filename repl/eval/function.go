@@ -298,3 +298,18 @@ func joinMissing(names []string) string {
 	}
 	return strings.Join(names[:len(names)-1], ", ") + ", and " + names[len(names)-1]
 }
+
+// docString is a body's docstring (its first statement, a string
+// literal), or None.
+func docString(body []syntax.Stmt) Value {
+	if len(body) > 0 {
+		if e, ok := body[0].(*syntax.ExprStmt); ok {
+			if c, ok := e.Value.(*syntax.Constant); ok {
+				if s, ok := c.Value.(string); ok {
+					return s
+				}
+			}
+		}
+	}
+	return None
+}

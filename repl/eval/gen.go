@@ -65,6 +65,17 @@ func (in *Interp) newGenerator(fr *Frame, body ...func(in *Interp) (Value, error
 // genSend resumes g with v (borrowed; None to start). It returns the
 // next yielded value, or done when the generator returned.
 func (in *Interp) genSend(g *Generator, msg genMsg) (Value, bool, error) {
+	v, done, err := in.genStep(g, msg)
+	if done {
+		in.Decref(v) // the return value, which nothing takes
+		v = nil
+	}
+	return v, done, err
+}
+
+// genStep is genSend that gives the generator's return value (owned)
+// when it is done: what yield from evaluates to.
+func (in *Interp) genStep(g *Generator, msg genMsg) (Value, bool, error) {
 	if g.running {
 		return nil, false, in.Raise(ValueErrorType, "generator already executing")
 	}
@@ -72,7 +83,7 @@ func (in *Interp) genSend(g *Generator, msg genMsg) (Value, bool, error) {
 		if msg.err != nil {
 			return nil, false, msg.err
 		}
-		return nil, true, nil
+		return None, true, nil
 	}
 	if !g.started {
 		if msg.err != nil {
@@ -106,8 +117,7 @@ func (in *Interp) genSend(g *Generator, msg genMsg) (Value, bool, error) {
 		if r.err != nil {
 			return nil, false, r.err
 		}
-		in.Decref(r.v)
-		return nil, true, nil
+		return r.v, true, nil
 	}
 	return r.v, false, nil
 }
@@ -173,6 +183,21 @@ func (in *Interp) yieldFrom(fr *Frame, src Value) (Value, error) {
 		return nil, err
 	}
 	defer in.Decref(it)
+	if g, ok := it.(*Generator); ok {
+		// a generator gets what is sent, and its return value is the
+		// expression's
+		var sent Value = None
+		for {
+			v, done, err := in.genStep(g, genMsg{v: sent})
+			in.Decref(sent)
+			if err != nil || done {
+				return v, err
+			}
+			if sent, err = in.yield(fr, v); err != nil {
+				return nil, err
+			}
+		}
+	}
 	for {
 		v, ok, err := in.Next(it)
 		if err != nil {

@@ -261,12 +261,7 @@ func (in *Interp) installStdlib() {
 		return m, nil
 	})
 	in.RegisterModule("warnings", in.warningsModule)
-	in.RegisterModule("collections", func(in *Interp) (*ModuleObj, error) {
-		m := in.NewModule("collections")
-		m.Set(in, "OrderedDict", DictType)
-		m.Set(in, "deque", dequeType)
-		return m, nil
-	})
+	in.RegisterModule("collections", in.collectionsModule)
 	in.RegisterModule("__future__", func(in *Interp) (*ModuleObj, error) {
 		m := in.NewModule("__future__")
 		for name := range syntax.FutureFeatures {
@@ -297,8 +292,14 @@ func (*Interp) mathModule(in *Interp) (*ModuleObj, error) {
 	m.Set(in, "inf", math.Inf(1))
 	m.Set(in, "nan", math.NaN())
 	m.Set(in, "tau", 2*math.Pi)
+	in.mathMore(m)
 	unary := map[string]func(float64) float64{"sqrt": math.Sqrt, "exp": math.Exp, "log2": math.Log2,
-		"log10": math.Log10, "sin": math.Sin, "cos": math.Cos, "tanh": math.Tanh, "fabs": math.Abs}
+		"log10": math.Log10, "sin": math.Sin, "cos": math.Cos, "tanh": math.Tanh, "fabs": math.Abs,
+		"tan": math.Tan, "asin": math.Asin, "acos": math.Acos, "atan": math.Atan, "sinh": math.Sinh,
+		"cosh": math.Cosh, "asinh": math.Asinh, "acosh": math.Acosh, "atanh": math.Atanh,
+		"expm1": math.Expm1, "log1p": math.Log1p, "erf": math.Erf, "erfc": math.Erfc,
+		"degrees": func(x float64) float64 { return x * (180 / math.Pi) },
+		"radians": func(x float64) float64 { return x * (math.Pi / 180) }}
 	for name, f := range unary {
 		in.fn(m, name, name+"(x)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 			if err := in.fixedArgs(name, args, kw, 1, 1); err != nil {

@@ -189,14 +189,57 @@ func (*Interp) functoolsModule(in *Interp) (*ModuleObj, error) {
 		in.track(p)
 		return p, nil
 	})
-	identity := NewBuiltin("wraps", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if len(args) != 1 {
-			return nil, in.typeError("decorator takes one argument")
+	update := func(in *Interp, wrapper, wrapped Value) error {
+		// update_wrapper: the wrapped function's names and docstring,
+		// its __dict__, and __wrapped__
+		for _, name := range []string{"__module__", "__name__", "__qualname__", "__doc__"} {
+			v, err := in.GetAttr(wrapped, name)
+			if err != nil {
+				if !Matches(err, AttributeErrorType) {
+					return err
+				}
+				in.Drop(err)
+				continue
+			}
+			err = in.SetAttr(wrapper, name, v)
+			in.Decref(v)
+			if err != nil {
+				return err
+			}
 		}
-		return newRef(args[0]), nil
+		if f, ok := wrapped.(*Function); ok && f.dict != nil {
+			var err error
+			f.dict.Items(func(k, v Value) bool {
+				if s, ok := k.(string); ok {
+					err = in.SetAttr(wrapper, s, v)
+				}
+				return err == nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return in.SetAttr(wrapper, "__wrapped__", wrapped)
+	}
+	in.fn(m, "update_wrapper", "update_wrapper(wrapper, wrapped)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("update_wrapper", args, kw, 2, 2); err != nil {
+			return nil, err
+		}
+		return newRef(args[0]), update(in, args[0], args[1])
 	})
-	in.fn(m, "wraps", "wraps(wrapped): a decorator that returns the function as it is", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		return identity, nil
+	in.fn(m, "wraps", "wraps(wrapped): a decorator that gives its function the wrapped one's names and docstring", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("wraps", args, kw, 1, 1); err != nil {
+			return nil, err
+		}
+		wrapped := newRef(args[0])
+		d := &Builtin{Name: "wraps", Self: wrapped, Fn: func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+			if err := in.fixedArgs("wraps", args, kw, 1, 1); err != nil {
+				return nil, err
+			}
+			return newRef(args[0]), update(in, args[0], self)
+		}}
+		in.track(d)
+		return d, nil
 	})
 	return m, nil
 }
@@ -253,21 +296,6 @@ func (*Interp) itertoolsModule(in *Interp) (*ModuleObj, error) {
 			return start + (it.i-1)*step, true, nil
 		}), nil
 	})
-	in.fn(m, "chain", "chain(*iterables)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		var items []Value
-		for _, a := range args {
-			more, err := in.collect(a)
-			if err != nil {
-				in.decrefAll(items)
-				return nil, err
-			}
-			items = append(items, more...)
-		}
-		l := in.NewList(items)
-		it, err := in.Iter(l)
-		in.Decref(l)
-		return it, err
-	})
 	in.fn(m, "islice", "islice(iterable, stop) or islice(iterable, start, stop[, step])", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 		if err := in.fixedArgs("islice", args, kw, 2, 4); err != nil {
 			return nil, err
@@ -314,5 +342,5 @@ func (*Interp) itertoolsModule(in *Interp) (*ModuleObj, error) {
 		in.Decref(src)
 		return it, nil
 	})
-	return m, nil
+	return in.execModule(m, itertoolsSource)
 }

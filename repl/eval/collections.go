@@ -1,0 +1,353 @@
+package eval
+
+import "github.com/gpumemrepl/gpumemrepl/repl/syntax"
+
+// collectionsModule is collections: deque (Go, stdlib3.go) and, written
+// in Python over the built-in types' subclasses, OrderedDict,
+// defaultdict, Counter and namedtuple, with CPython's reprs, missing-key
+// behaviour, ordering and errors.
+func (*Interp) collectionsModule(in *Interp) (*ModuleObj, error) {
+	m := in.NewModule("collections")
+	m.Set(in, "deque", dequeType)
+	in.fn(m, "_caller_module", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		// the module namedtuple was called from: its class's __module__
+		if f := in.frame; f != nil && f.back != nil {
+			if name, ok := f.back.globals.getStr("__name__"); ok {
+				return name, nil
+			}
+		}
+		return "__main__", nil
+	})
+	return in.execModule(m, collectionsSource)
+}
+
+const collectionsSource = `
+class OrderedDict(dict):
+    def __repr__(self):
+        if not self:
+            return f'{type(self).__name__}()'
+        return f'{type(self).__name__}({list(self.items())!r})'
+
+    def move_to_end(self, key, last=True):
+        value = dict.pop(self, key)
+        if last:
+            dict.__setitem__(self, key, value)
+            return
+        rest = list(self.items())
+        dict.clear(self)
+        dict.__setitem__(self, key, value)
+        for k, v in rest:
+            dict.__setitem__(self, k, v)
+
+    def popitem(self, last=True):
+        if not self:
+            raise KeyError('dictionary is empty')
+        key = next(reversed(self)) if last else next(iter(self))
+        return key, dict.pop(self, key)
+
+    def __eq__(self, other):
+        if isinstance(other, OrderedDict):
+            return dict.__eq__(self, other) and list(self) == list(other)
+        return dict.__eq__(self, other)
+
+    __hash__ = None
+
+    def copy(self):
+        return type(self)(self)
+
+
+class defaultdict(dict):
+    def __init__(self, default_factory=None, *args, **kwargs):
+        if default_factory is not None and not callable(default_factory):
+            raise TypeError('first argument must be callable or None')
+        dict.__init__(self, *args, **kwargs)
+        self.default_factory = default_factory
+
+    def __missing__(self, key):
+        if self.default_factory is None:
+            raise KeyError(key)
+        value = self.default_factory()
+        self[key] = value
+        return value
+
+    def __repr__(self):
+        return f'{type(self).__name__}({self.default_factory!r}, {dict.__repr__(self)})'
+
+    def copy(self):
+        return type(self)(self.default_factory, self)
+
+    __copy__ = copy
+
+
+class Counter(dict):
+    def __init__(self, iterable=None, /, **kwds):
+        dict.__init__(self)
+        self.update(iterable, **kwds)
+
+    def __missing__(self, key):
+        return 0
+
+    def total(self):
+        return sum(self.values())
+
+    def most_common(self, n=None):
+        items = sorted(self.items(), key=lambda kv: kv[1], reverse=True)
+        return items if n is None else items[:n]
+
+    def elements(self):
+        for k, n in self.items():
+            for _ in range(n):
+                yield k
+
+    def update(self, iterable=None, /, **kwds):
+        if iterable is not None:
+            if isinstance(iterable, dict):
+                for k, n in iterable.items():
+                    self[k] = self[k] + n
+            else:
+                for k in iterable:
+                    self[k] = self[k] + 1
+        if kwds:
+            self.update(kwds)
+
+    def subtract(self, iterable=None, /, **kwds):
+        if iterable is not None:
+            if isinstance(iterable, dict):
+                for k, n in iterable.items():
+                    self[k] = self[k] - n
+            else:
+                for k in iterable:
+                    self[k] = self[k] - 1
+        if kwds:
+            self.subtract(kwds)
+
+    def copy(self):
+        return type(self)(self)
+
+    def __repr__(self):
+        if not self:
+            return f'{type(self).__name__}()'
+        return f'{type(self).__name__}({{' + ', '.join(f'{k!r}: {v!r}' for k, v in self.most_common()) + '})'
+
+    def _keep(self, pairs):
+        out = Counter()
+        for k, n in pairs:
+            if n > 0:
+                out[k] = n
+        return out
+
+    def __add__(self, other):
+        if not isinstance(other, Counter):
+            return NotImplemented
+        keys = list(self) + [k for k in other if k not in self]
+        return self._keep((k, self[k] + other[k]) for k in keys)
+
+    def __sub__(self, other):
+        if not isinstance(other, Counter):
+            return NotImplemented
+        keys = list(self) + [k for k in other if k not in self]
+        return self._keep((k, self[k] - other[k]) for k in keys)
+
+    def __or__(self, other):
+        if not isinstance(other, Counter):
+            return NotImplemented
+        keys = list(self) + [k for k in other if k not in self]
+        return self._keep((k, max(self[k], other[k])) for k in keys)
+
+    def __and__(self, other):
+        if not isinstance(other, Counter):
+            return NotImplemented
+        return self._keep((k, min(self[k], other[k])) for k in self)
+
+
+def namedtuple(typename, field_names, *, rename=False, defaults=None, module=None):
+    if isinstance(field_names, str):
+        field_names = field_names.replace(',', ' ').split()
+    field_names = tuple(map(str, field_names))
+    typename = str(typename)
+    seen = set()
+    for name in (typename,) + field_names:
+        if not name.isidentifier():
+            raise ValueError(f'Type names and field names must be valid identifiers: {name!r}')
+    for name in field_names:
+        if name.startswith('_'):
+            raise ValueError(f'Field names cannot start with an underscore: {name!r}')
+        if name in seen:
+            raise ValueError(f'Encountered duplicate field name: {name!r}')
+        seen.add(name)
+    defaults = tuple(defaults) if defaults is not None else ()
+    if len(defaults) > len(field_names):
+        raise TypeError('Got more default values than field names')
+    field_defaults = dict(zip(field_names[len(field_names) - len(defaults):], defaults))
+    nfields = len(field_names)
+
+    class _Tuple(tuple):
+        _fields = field_names
+        _field_defaults = field_defaults
+
+        def __new__(cls, *args, **kwargs):
+            if len(args) > nfields:
+                raise TypeError(f'{typename}.__new__() takes {nfields + 1} positional arguments but {len(args) + 1} were given')
+            values = dict(zip(field_names, args))
+            for k, v in kwargs.items():
+                if k not in field_names:
+                    raise TypeError(f"{typename}.__new__() got an unexpected keyword argument '{k}'")
+                if k in values:
+                    raise TypeError(f"{typename}.__new__() got multiple values for argument '{k}'")
+                values[k] = v
+            missing = [n for n in field_names if n not in values and n not in field_defaults]
+            if missing:
+                s = 's' if len(missing) > 1 else ''
+                quoted = [f"'{n}'" for n in missing]
+                listed = quoted[0] if len(quoted) == 1 else ', '.join(quoted[:-1]) + ' and ' + quoted[-1]
+                raise TypeError(f'{typename}.__new__() missing {len(missing)} required positional argument{s}: {listed}')
+            return tuple.__new__(cls, tuple(values[n] if n in values else field_defaults[n] for n in field_names))
+
+        @classmethod
+        def _make(cls, iterable):
+            result = tuple.__new__(cls, iterable)
+            if len(result) != nfields:
+                raise TypeError(f'Expected {nfields} arguments, got {len(result)}')
+            return result
+
+        def _replace(self, /, **kwds):
+            result = self._make(kwds.pop(n, v) for n, v in zip(field_names, self))
+            if kwds:
+                raise ValueError(f'Got unexpected field names: {list(kwds)!r}')
+            return result
+
+        def __repr__(self):
+            return f'{self.__class__.__name__}(' + ', '.join(f'{n}={v!r}' for n, v in zip(field_names, self)) + ')'
+
+        def _asdict(self):
+            return dict(zip(self._fields, self))
+
+        def __getnewargs__(self):
+            return tuple(self)
+
+    for i, name in enumerate(field_names):
+        setattr(_Tuple, name, property(lambda self, i=i: self[i]))
+    _Tuple.__name__ = typename
+    _Tuple.__qualname__ = typename
+    _Tuple.__module__ = _caller_module() if module is None else module
+    return _Tuple
+`
+
+// The rest of deque's methods: repr, rotate, extend, extendleft,
+// reverse, count, remove, index, copy, maxlen and equality.
+func init() {
+	dq := func(name string, min, max int, fn func(in *Interp, d *deque, args []Value) (Value, error)) {
+		method(dequeType, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+			if err := in.fixedArgs(name, args, kw, min, max); err != nil {
+				return nil, err
+			}
+			return fn(in, self.(*deque), args)
+		})
+	}
+	dq("__repr__", 0, 0, func(in *Interp, d *deque, args []Value) (Value, error) {
+		s, err := in.reprItems("deque([", d.items, "]")
+		if err != nil {
+			return nil, err
+		}
+		if d.maxlen >= 0 {
+			return s + ", maxlen=" + itoa(d.maxlen) + ")", nil
+		}
+		return s + ")", nil
+	})
+	dq("rotate", 0, 1, func(in *Interp, d *deque, args []Value) (Value, error) {
+		n := int64(1)
+		if len(args) == 1 {
+			var err error
+			if n, err = in.Index(args[0]); err != nil {
+				return nil, err
+			}
+		}
+		if k := int64(len(d.items)); k > 0 {
+			n = ((n % k) + k) % k
+			d.items = append(d.items[k-n:], d.items[:k-n]...)[:k:k]
+		}
+		return None, nil
+	})
+	for name, left := range map[string]bool{"extend": false, "extendleft": true} {
+		dq(name, 1, 1, func(in *Interp, d *deque, args []Value) (Value, error) {
+			items, err := in.collect(args[0])
+			if err != nil {
+				return nil, err
+			}
+			for _, v := range items {
+				in.dequePush(d, v, left)
+			}
+			in.decrefAll(items)
+			return None, nil
+		})
+	}
+	dq("reverse", 0, 0, func(in *Interp, d *deque, args []Value) (Value, error) {
+		for i, j := 0, len(d.items)-1; i < j; i, j = i+1, j-1 {
+			d.items[i], d.items[j] = d.items[j], d.items[i]
+		}
+		return None, nil
+	})
+	// find is the index of the first item equal to v, or -1
+	find := func(in *Interp, d *deque, v Value) (int, error) {
+		for i, x := range d.items {
+			if eq, err := in.Equal(x, v); err != nil || eq {
+				return i, err
+			}
+		}
+		return -1, nil
+	}
+	dq("count", 1, 1, func(in *Interp, d *deque, args []Value) (Value, error) {
+		n := int64(0)
+		for _, x := range d.items {
+			eq, err := in.Equal(x, args[0])
+			if err != nil {
+				return nil, err
+			}
+			if eq {
+				n++
+			}
+		}
+		return n, nil
+	})
+	dq("index", 1, 1, func(in *Interp, d *deque, args []Value) (Value, error) {
+		i, err := find(in, d, args[0])
+		if err == nil && i < 0 {
+			err = in.Raise(ValueErrorType, "%s is not in deque", in.ReprOf(args[0]))
+		}
+		return int64(i), err
+	})
+	dq("remove", 1, 1, func(in *Interp, d *deque, args []Value) (Value, error) {
+		i, err := find(in, d, args[0])
+		if err == nil && i < 0 {
+			err = in.Raise(ValueErrorType, "deque.remove(x): x not in deque")
+		}
+		if err != nil {
+			return nil, err
+		}
+		v := d.items[i]
+		d.items = append(d.items[:i], d.items[i+1:]...)
+		in.Decref(v)
+		return None, nil
+	})
+	dq("copy", 0, 0, func(in *Interp, d *deque, args []Value) (Value, error) {
+		c := &deque{maxlen: d.maxlen}
+		in.track(c)
+		for _, v := range d.items {
+			in.dequePush(c, v, false)
+		}
+		return c, nil
+	})
+	dq("__eq__", 1, 1, func(in *Interp, d *deque, args []Value) (Value, error) {
+		o, ok := args[0].(*deque)
+		if !ok {
+			return NotImplemented, nil
+		}
+		return in.compareSeq(syntax.Eq, d.items, o.items)
+	})
+	dequeType.SetAttr("maxlen", NewProperty(NewBuiltin("maxlen", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if d := self.(*deque); d.maxlen >= 0 {
+			return d.maxlen, nil
+		}
+		return None, nil
+	}), nil))
+}
