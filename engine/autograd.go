@@ -312,32 +312,34 @@ func (s *Session) sumToInputs(n *node, grads []*Tensor) error {
 // the first is kept; a second is added in place into the first when
 // nothing else holds it and it is no view (input_buffer.cpp's
 // can_accumulate_inplace: a view's base holds the storage too), else the
-// sum is a new tensor (testdata/pyrules/autograd_buffer.py).
-func (s *Session) addToBuffer(buffers map[*node]*Tensor, n *node, g *Tensor) error {
+// sum is a new tensor and the first goes (testdata/pyrules/
+// autograd_buffer.py). kept reports whether the buffer took g itself; a
+// g added into another stays with the node's outputs, which go once all
+// of them are added (evaluate_function's outputs, in order).
+func (s *Session) addToBuffer(buffers map[*node]*Tensor, n *node, g *Tensor) (kept bool, err error) {
 	old, ok := buffers[n]
 	switch {
 	case !ok:
 		buffers[n] = g
+		return true, nil
 	case unshared(old) && !old.view:
-		s.dropTensor(g)
-	default:
-		sum, err := s.alloc(old.Shape, old.DType, old.Device())
-		if err != nil {
-			return err
-		}
-		layOut(sum, old, g) // old + g: a transposed first makes a transposed sum
-		s.dropTensor(old)
-		s.dropTensor(g)
-		buffers[n] = sum
+		return false, nil
 	}
-	return nil
+	sum, err := s.alloc(old.Shape, old.DType, old.Device())
+	if err != nil {
+		return false, err
+	}
+	layOut(sum, old, g) // old + g: a transposed first makes a transposed sum
+	s.dropTensor(old)
+	buffers[n] = sum
+	return false, nil
 }
 
 // addToInput adds g to the gradient waiting for the input e leads to:
 // its node's buffer, or for a node of several outputs that output's
 // (the node's buffer entry is then nil: it is ready, its gradients are
-// in n.grads).
-func (s *Session) addToInput(buffers map[*node]*Tensor, e edge, g *Tensor) error {
+// in n.grads). kept is addToBuffer's.
+func (s *Session) addToInput(buffers map[*node]*Tensor, e edge, g *Tensor) (kept bool, err error) {
 	if e.to.grads == nil {
 		return s.addToBuffer(buffers, e.to, g)
 	}
@@ -346,9 +348,9 @@ func (s *Session) addToInput(buffers map[*node]*Tensor, e edge, g *Tensor) error
 	if old := e.to.grads[e.out]; old != nil {
 		one[e.to] = old
 	}
-	err := s.addToBuffer(one, e.to, g)
+	kept, err = s.addToBuffer(one, e.to, g)
 	e.to.grads[e.out] = one[e.to]
-	return err
+	return kept, err
 }
 
 // unshared reports whether t can be written in place (and a leaf's

@@ -192,6 +192,7 @@ func einsumBackward(layouts [2][]int64) backward {
 			if !contiguous(shape, layouts[i]) {
 				r.strides, r.strided = layouts[i], true
 			}
+			r.view = true // it comes back through the operand's permute and reshape
 			grads[i] = r
 		}
 		return grads, nil

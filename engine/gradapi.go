@@ -260,6 +260,9 @@ func (s *Session) execute(start *node, deps map[*node]int, buffers map[*node]*Te
 			s.releaseSaved(n)
 			n.released = true
 		}
+		// the gradients not taken by a buffer go once all are added, in
+		// order (evaluate_function's outputs)
+		var added []*Tensor
 		for i, e := range n.inputs {
 			gi := grads[i]
 			if e.to == nil || gi == nil {
@@ -268,15 +271,28 @@ func (s *Session) execute(start *node, deps map[*node]int, buffers map[*node]*Te
 				}
 				continue
 			}
-			if err := s.addToInput(buffers, e, gi); err != nil {
+			kept, err := s.addToInput(buffers, e, gi)
+			if !kept {
+				added = append(added, gi)
+			}
+			if err != nil {
+				dropAll(s, added)
 				return err
 			}
 			if deps[e.to]--; deps[e.to] == 0 {
 				ready = append(ready, e.to)
 			}
 		}
+		dropAll(s, added)
 	}
 	return nil
+}
+
+// dropAll lets go of ts in order.
+func dropAll(s *Session, ts []*Tensor) {
+	for _, t := range ts {
+		s.dropTensor(t)
+	}
 }
 
 // runNode is one node's backward, computing the gradients only of the

@@ -128,6 +128,10 @@ func (s *Session) linear(x, w, b *Tensor) (*Tensor, error) {
 		}
 		return s.foldedLinear(x, w, b)
 	}
+	// x @ w.t(): the weight's transpose (TBackward0) comes first
+	wt := s.Transpose(w, 0, 1)
+	s.recordPermute("TBackward0", wt, w, swapped(2, 0, 1))
+	defer s.dropTensor(wt)
 	shape := append(slices.Clone(x.Shape[:len(x.Shape)-1]), w.Shape[0])
 	out, err := s.alloc(shape, x.DType, dev)
 	if err != nil {
@@ -141,15 +145,12 @@ func (s *Session) linear(x, w, b *Tensor) (*Tensor, error) {
 		s.dropTensor(out)
 		return nil, err
 	}
-	// x @ w.t(): w's gradient comes back through mm's transposed result
-	// and TBackward0, a view; a batch of inputs is folded into one mm
-	// through a view, so x's gradient is a view too
-	name, inputs, views := "MmBackward0", []*Tensor{x, w}, []bool{len(x.Shape) > 2, true}
+	// the weight's transpose gets mm's gradient laid out by columns
+	name, inputs := "MmBackward0", []*Tensor{x, wt}
 	if b != nil { // addmm(bias, x, w.t()): the bias is its first input
-		name, inputs, views = "AddmmBackward0", []*Tensor{b, x, w}, append([]bool{false}, views...)
+		name, inputs = "AddmmBackward0", []*Tensor{b, x, wt}
 	}
-	bw := viewGrads(productBackward(x.Shape, w.Shape, b == nil), views...)
-	s.record(name, out, inputs, savedForProduct(x, w), bw)
+	s.record(name, out, inputs, savedForProduct(x, wt), productBackward(x.Shape, wt.Shape, b == nil, false, true))
 	return out, nil
 }
 
@@ -224,8 +225,9 @@ func savedForProduct(a, b *Tensor) []*Tensor {
 }
 
 // productBackward is the backward of a product whose inputs have shapes
-// a and b (and maybe a bias, its first input): a gradient of each factor's shape, each one
-// matrix product, b's first when mat2First (mm), else a's; the bias's
+// a and b (and maybe a bias, its first input): a gradient of each
+// factor's shape, each one matrix product, b's first when mat2First
+// (mm), else a's; the bias's
 // gradient is the incoming one, summed to its shape. A factor laid out
 // by columns (a transposed matrix) gets its gradient laid out so too, as
 // mm's backward computes it (grad.t().mm(mat1).t()).

@@ -197,7 +197,9 @@ func recordedOutput(t *testing.T, path string) map[int]string {
 // gradient passed twice by add, view's and t's gradients in both orders,
 // a weight's gradients through linear (TBackward0's views) and mm, a 3-d
 // input's through linear's fold, a leaf's view gradient stolen, a cast
-// weight under autocast).
+// weight under autocast); pyrules/autograd_buffer_more: broadcast
+// operands' sums, cat's pieces, residuals around linears, einsum, and
+// when a gradient added into another goes (with its node's others).
 func TestInputBufferEvents(t *testing.T) {
-	checkRules(t, "autograd_buffer")
+	checkRules(t, "autograd_buffer", "autograd_buffer_more")
 }
