@@ -18,28 +18,33 @@ func (s *Snapshot) history() *eventList {
 	return historyOf(s.Events)
 }
 
-// historyOf is events as records. Consecutive events that share a stack
-// or other fields share their number.
+// historyOf is events as records.
 func historyOf(events []Event) *eventList {
-	t := newEventTables()
-	l := &eventList{tables: t}
+	l := &eventList{tables: newEventTables()}
 	for _, e := range events {
-		r := eventRecord{addr: e.Addr, size: e.Size, stream: e.Stream, time: e.Time, action: t.name(e.Action), missing: e.missing}
-		if e.Frames != (Stack{}) {
-			if t.stacks[len(t.stacks)-1] != e.Frames {
-				t.stacks = append(t.stacks, e.Frames)
-			}
-			r.frames = uint32(len(t.stacks) - 1)
-		}
-		if e.extra != nil {
-			if t.extras[len(t.extras)-1] != e.extra {
-				t.extras = append(t.extras, e.extra)
-			}
-			r.extra = uint32(len(t.extras) - 1)
-		}
-		l.add(r)
+		l.append(e)
 	}
 	return l
+}
+
+// append adds e as a record. Consecutive events that share a stack or
+// other fields share their number.
+func (l *eventList) append(e Event) {
+	t := l.tables
+	r := eventRecord{addr: e.Addr, size: e.Size, stream: e.Stream, time: e.Time, action: t.name(e.Action), missing: e.missing}
+	if e.Frames != (Stack{}) {
+		if t.stacks[len(t.stacks)-1] != e.Frames {
+			t.stacks = append(t.stacks, e.Frames)
+		}
+		r.frames = uint32(len(t.stacks) - 1)
+	}
+	if e.extra != nil {
+		if t.extras[len(t.extras)-1] != e.extra {
+			t.extras = append(t.extras, e.extra)
+		}
+		r.extra = uint32(len(t.extras) - 1)
+	}
+	l.add(r)
 }
 
 // len is the number of events.

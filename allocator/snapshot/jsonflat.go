@@ -37,12 +37,13 @@ func isFlattening(path string, limits Limits) bool {
 var errNoEvents = errors.New(`not a snapshot: no "events"`)
 
 // fromJSON reads the flattening: {"alloc_conf", "events",
-// "final_segments"}, one event at a time, so that a long history never
-// sits in memory as text beside its events.
+// "final_segments"}, one event at a time into its device's records, so
+// that a long history never sits in memory as text beside its events.
 func fromJSON(r io.Reader) ([]*Snapshot, error) {
 	dec := json.NewDecoder(r)
 	s := &Snapshot{} // the settings every device shares
 	ds := devices{}
+	tables := newEventTables() // each device's history is read into records
 	sawEvents := false
 	err := eachKey(dec, func(key string) error {
 		switch key {
@@ -56,7 +57,10 @@ func fromJSON(r io.Reader) ([]*Snapshot, error) {
 					return err
 				}
 				d := ds.of(e.Device, s)
-				d.Events = append(d.Events, e.Event)
+				if d.log == nil {
+					d.log = &eventList{tables: tables}
+				}
+				d.log.append(e.Event)
 				return nil
 			})
 		case "final_segments":

@@ -128,7 +128,7 @@ type Snapshot struct {
 	// rest is the snapshot dict's other keys (allocator_settings,
 	// external_annotations, host_segments...), kept for export.
 	rest *dict
-	// log is the history as a pickle was read, where Events is not made
+	// log is the history as the file was read, where Events is not made
 	// from it (Open's, which only prepares it): Prepare reads it there.
 	log *eventList
 }
@@ -158,8 +158,8 @@ func LoadAllWithin(path string, limits Limits) ([]*Snapshot, error) {
 	return all, err
 }
 
-// loadHistories is LoadAllWithin leaving a pickle's histories as read,
-// their Events not made: for Prepare alone.
+// loadHistories is LoadAllWithin leaving the histories as read, their
+// Events not made: for Prepare alone.
 func loadHistories(path string, limits Limits) ([]*Snapshot, error) {
 	in, f, err := openInput(path, limits.MaxBytes)
 	if err != nil {
@@ -182,7 +182,7 @@ func readSnapshot(in *input, limits Limits) ([]*Snapshot, error) {
 	return all, err
 }
 
-// readHistories is readSnapshot leaving a pickle's histories as read.
+// readHistories is readSnapshot leaving the histories as read.
 func readHistories(in *input, limits Limits) ([]*Snapshot, error) {
 	if head, _ := in.peek(1); len(head) == 1 && head[0] == 0x80 {
 		return readPickle(in, limits)
