@@ -444,6 +444,8 @@ func (s *Session) release(st *storage) bool {
 			// The engine only frees what it allocated: no error.
 			if waiting, _ := g.alloc.FreeWaiting(st.ptr); !waiting {
 				g.history.Add("free_completed", st.ptr, st.bytes)
+			} else {
+				s.event("the %s block of cuda:%d just freed waits for the streams record_stream named: reused once the program synchronizes them (on a GPU, behind short kernels, often sooner; the tool cannot know)", allocator.FormatSize(st.bytes), st.device.Index)
 			}
 		}
 	} else if st.pinned != nil {

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator"
 )
 
 // CUDA streams and events, as the caching allocator sees them: each
@@ -119,6 +121,7 @@ func (st *streamState) FreeCompleted(h, ptr, requested uint64) {
 	st.g.history.Stream = h
 	st.s.stamp(st.g)
 	st.g.history.Add("free_completed", ptr, requested)
+	st.s.event("the %s block freed after record_stream is back in its pool: the streams it waited for were synchronized", allocator.FormatSize(requested))
 }
 
 // streams returns device i's stream state, its allocator made.

@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// TestStreamsSnapshot: a script's memory_snapshot and _dump_snapshot
+// TestStreamsSnapshot: the step that frees a record_stream block says it
+// waits; a script's memory_snapshot and _dump_snapshot
 // carry each segment's stream and a record_stream block freed and still
 // waiting shows as active_pending_free (active, not allocated); replay
 // --check of that snapshot leaves the block waiting, as the history
@@ -34,6 +35,11 @@ torch.cuda.memory._dump_snapshot(` + "'" + pickle + "'" + `)
 	want := "False 0 4096 ['active_pending_free', 'inactive']\nTrue 4096 4096 ['active_allocated', 'inactive']\n"
 	if code != 0 || !strings.Contains(out, want) {
 		t.Fatalf("exit %d, want %q in:\n%s%s", code, want, out, errOut)
+	}
+	// The step of the free says the block waits, and why its reuse is
+	// the GPU's timing.
+	if note := "the 4.00 KiB block of cuda:0 just freed waits for the streams record_stream named"; !strings.Contains(out, note) {
+		t.Errorf("no %q in:\n%s", note, out)
 	}
 	out, errOut, code = run(t, "replay", "--check", pickle)
 	if code != 0 || !strings.HasPrefix(out, "ok ") {
