@@ -332,3 +332,16 @@ func gradView(g *Tensor, shape []int64) *Tensor {
 	g.st.refs++
 	return &Tensor{Shape: shape, DType: g.DType, st: g.st, expanded: g.expanded, view: true}
 }
+
+// Alias is t[...] (and t[:, :], whose whole-dimension slices PyTorch
+// skips): a view of all of t, AliasBackward0 under autograd, whose
+// backward passes the gradient on as it is.
+func (s *Session) Alias(t *Tensor) *Tensor {
+	v := share(t)
+	s.recordViewNode("AliasBackward0", v, t, func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+		r := gradView(g, g.Shape)
+		r.strides, r.strided, r.offset = g.strides, g.strided, g.offset
+		return []*Tensor{r}, nil
+	})
+	return v
+}

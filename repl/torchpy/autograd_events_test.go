@@ -7,6 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
@@ -156,12 +159,27 @@ func checkRules(t *testing.T, names ...string) {
 	}
 }
 
+// objectAddress is where CPython's default repr names an object's
+// address (<AliasBackward0 object at 0x7f...>), which the tool leaves out.
+var objectAddress = regexp.MustCompile(` at 0x[0-9a-f]+`)
+
+// undefinedOutput are recorded lines, by rule script, whose output
+// PyTorch made from memory it should not have read: the tool answers
+// them with PyTorch's error for the case instead.
+var undefinedOutput = map[string][]int{
+	// memory_reserved(-1): a UnicodeDecodeError of bytes past the device
+	// table (memory_reserved(9) is "Invalid device argument")
+	"ops_cuda_errors": {34},
+}
+
 // checkPrinted checks that each statement of a recording printed what
 // it printed under PyTorch.
 func checkPrinted(t *testing.T, printed map[int]string, path string) {
 	t.Helper()
+	skip := undefinedOutput[strings.TrimSuffix(filepath.Base(path), ".jsonl")]
 	for line, out := range recordedOutput(t, path) {
-		if got := printed[line]; got != out {
+		out = objectAddress.ReplaceAllString(out, "")
+		if got := printed[line]; got != out && !slices.Contains(skip, line) {
 			t.Errorf("line %d printed %q, PyTorch %q", line, got, out)
 		}
 	}

@@ -8,25 +8,6 @@ import (
 // bindingOf is the Binding of an interpreter (one per interpreter).
 func bindingOf(in *eval.Interp) *Binding { return in.Embedder.(*Binding) }
 
-// cudaIndex reads torch.cuda's device argument (None: the current one).
-func (b *Binding) cudaIndex(args []eval.Value, kw []eval.KeywordArg) (int, error) {
-	v := eval.Kwarg(kw, "device")
-	if len(args) > 0 {
-		v = args[0]
-	}
-	if v == nil || v == eval.None {
-		return b.S.CurrentDevice(), nil
-	}
-	d, err := b.deviceArg(v)
-	if err != nil {
-		return 0, err
-	}
-	if !d.CUDA {
-		return 0, b.in.Raise(eval.ValueErrorType, "Expected a cuda device, but got: cpu")
-	}
-	return d.Index, nil
-}
-
 func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m := in.NewModule("torch.cuda")
 	m.Set(in, "OutOfMemoryError", OutOfMemoryErrorType)
@@ -49,10 +30,7 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 					return nil, err
 				}
 			}
-			if err := b.checkDeviceIndex(args, kw, false); err != nil {
-				return nil, err
-			}
-			i, err := b.cudaIndex(args, kw)
+			i, err := b.cudaIndexFor(args, kw, statsIndex)
 			if err != nil {
 				return nil, err
 			}
@@ -61,7 +39,7 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		})
 	}
 	b.fn(m, "memory_stats", "memory_stats(device=None)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		i, err := b.cudaIndex(args, kw)
+		i, err := b.cudaIndexFor(args, kw, statsIndex)
 		if err != nil {
 			return nil, err
 		}
@@ -72,7 +50,7 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		return b.statsDict(st), nil
 	})
 	b.fn(m, "memory_summary", "memory_summary(device=None, abbreviated=False)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		i, err := b.cudaIndex(args, kw)
+		i, err := b.cudaIndexFor(args, kw, statsIndex)
 		if err != nil {
 			return nil, err
 		}
@@ -84,7 +62,7 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	})
 	for _, name := range []string{"reset_peak_memory_stats", "reset_max_memory_allocated", "reset_max_memory_cached"} {
 		b.fn(m, name, name+"(device=None)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			i, err := b.cudaIndex(args, kw)
+			i, err := b.cudaIndexFor(args, kw, statsIndex)
 			if err != nil {
 				return nil, err
 			}
@@ -92,10 +70,7 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		})
 	}
 	b.fn(m, "get_device_name", "get_device_name(device=None)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		if err := b.checkDeviceIndex(args, kw, true); err != nil {
-			return nil, err
-		}
-		i, err := b.cudaIndex(args, kw)
+		i, err := b.cudaIndexFor(args, kw, propertiesIndex)
 		if err != nil {
 			return nil, err
 		}
@@ -111,6 +86,9 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		return int64(b.S.CurrentDevice()), nil
 	})
 	b.fn(m, "set_device", "set_device(device)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if negativeIndex(deviceValue(args, kw)) {
+			return eval.None, nil // PyTorch sets no device for a negative index
+		}
 		i, err := b.cudaIndex(args, kw)
 		if err != nil {
 			return nil, err

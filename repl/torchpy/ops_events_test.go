@@ -8,3 +8,11 @@ import "testing"
 func TestOpRulesEventsAndPrints(t *testing.T) {
 	checkRules(t, "ops_split_grad", "ops_div", "ops_einsum", "ops_reduce_grad")
 }
+
+// TestCUDADeviceArgumentErrors: torch.cuda's functions and torch.device
+// answer a device that is not there, or not a CUDA one, in PyTorch's
+// words (AssertionError, ValueError, RuntimeError, AcceleratorError by
+// function).
+func TestCUDADeviceArgumentErrors(t *testing.T) {
+	checkRules(t, "ops_cuda_errors")
+}

@@ -52,14 +52,14 @@ func init() {
 // get_device_capability and mem_get_info in m.
 func (b *Binding) deviceInfo(m *eval.ModuleObj) {
 	b.fn(m, "get_device_properties", "get_device_properties(device=None): name, total_memory, major, minor, multi_processor_count", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		i, err := b.cudaIndex(args, kw)
+		i, err := b.cudaIndexFor(args, kw, propertiesIndex)
 		if err != nil {
 			return nil, err
 		}
 		return eval.Track(in, &DeviceProperties{P: b.S.Properties(i)}), nil
 	})
 	b.fn(m, "get_device_capability", "get_device_capability(device=None): (major, minor)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		i, err := b.cudaIndex(args, kw)
+		i, err := b.cudaIndexFor(args, kw, propertiesIndex)
 		if err != nil {
 			return nil, err
 		}

@@ -625,7 +625,8 @@ func dimList(s []int64) string {
 // dimension of size 1) and one ... (the dimensions it skips, whole).
 func (b *Binding) index(t *Tensor, key eval.Value) (eval.Value, error) {
 	items := []eval.Value{key}
-	if tu, ok := key.(*eval.Tuple); ok {
+	tu, tuple := key.(*eval.Tuple)
+	if tuple {
 		items = tu.Items()
 	}
 	used := 0 // the dimensions of t that the key indexes
@@ -671,7 +672,11 @@ func (b *Binding) index(t *Tensor, key eval.Value) (eval.Value, error) {
 			}
 			n := max(stop-start, 0)
 			n = (n + step - 1) / step
-			err = next(b.S.SliceDim(at(), d, start, n, step))
+			// PyTorch skips a whole dimension's slice among several
+			// items; t[:] alone is still a slice
+			if !tuple || n != at().Shape[d] || step != 1 {
+				err = next(b.S.SliceDim(at(), d, start, n, step))
+			}
 			d++
 		case eval.NoneType:
 			err = next(b.S.Unsqueeze(at(), int64(d)))
@@ -683,10 +688,8 @@ func (b *Binding) index(t *Tensor, key eval.Value) (eval.Value, error) {
 			return nil, err
 		}
 	}
-	if cur == nil { // t[...] or t[()]: a view of all of t
-		if err := next(b.S.View(t.T, t.T.Shape)); err != nil {
-			return nil, err
-		}
+	if cur == nil { // t[...], t[()] or t[:, :]: an alias of all of t
+		cur = b.S.Alias(t.T)
 	}
 	return b.wrap(cur), nil
 }

@@ -93,6 +93,7 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m.Set(in, "Size", SizeType)
 	m.Set(in, "dtype", DTypeType)
 	m.Set(in, "OutOfMemoryError", OutOfMemoryErrorType)
+	m.Set(in, "AcceleratorError", AcceleratorErrorType)
 	b.declareCloseness(m)
 	for name, d := range engine.DTypes {
 		m.Set(in, name, dtypeObj(d))
@@ -107,7 +108,7 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 			if s != "cuda" {
 				return nil, in.Raise(eval.RuntimeErrorType, "an index goes with a cuda device only")
 			}
-			d, err := b.deviceArg(int64(i))
+			d, err := b.parseDevice(int64(i))
 			if err != nil {
 				return nil, err
 			}
@@ -116,7 +117,7 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		if len(args) != 1 {
 			return nil, in.Raise(eval.TypeErrorType, "device() takes 1 or 2 arguments")
 		}
-		d, err := b.deviceArg(args[0])
+		d, err := b.parseDevice(args[0])
 		if err != nil {
 			return nil, err
 		}

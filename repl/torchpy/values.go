@@ -144,8 +144,19 @@ func (b *Binding) size(shape []int64) *eval.Tuple {
 }
 
 // deviceArg reads a device argument: "cuda", "cuda:1", "cpu", an int, a
-// torch.device. CUDA device indexes are checked against the session's.
+// torch.device. A CUDA device that is not there is PyTorch's
+// AcceleratorError.
 func (b *Binding) deviceArg(v eval.Value) (engine.Device, error) {
+	d, err := b.parseDevice(v)
+	if err == nil && d.CUDA && d.Index >= b.S.DeviceCount() {
+		err = b.in.Raise(AcceleratorErrorType, "%s", invalidOrdinal)
+	}
+	return d, err
+}
+
+// parseDevice reads a device as torch.device does, whether or not the
+// session has it.
+func (b *Binding) parseDevice(v eval.Value) (engine.Device, error) {
 	var d engine.Device
 	switch x := v.(type) {
 	case *DeviceObj:
@@ -170,7 +181,7 @@ func (b *Binding) deviceArg(v eval.Value) (engine.Device, error) {
 				d.Index = i
 			}
 		default:
-			return d, b.in.Raise(eval.RuntimeErrorType, "Expected one of cpu, cuda, ... device type at start of device string: %s", x)
+			return d, b.in.Raise(eval.RuntimeErrorType, "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: %s", x)
 		}
 	case nil, eval.NoneType:
 		return engine.CPU, nil
@@ -179,9 +190,6 @@ func (b *Binding) deviceArg(v eval.Value) (engine.Device, error) {
 	}
 	if d.CUDA && d.Index < 0 {
 		return d, b.in.Raise(eval.RuntimeErrorType, "Device index must not be negative")
-	}
-	if d.CUDA && d.Index >= b.S.DeviceCount() {
-		return d, b.in.Raise(eval.RuntimeErrorType, "CUDA error: invalid device ordinal")
 	}
 	return d, nil
 }
