@@ -20,6 +20,10 @@ type Class struct {
 	// it is Subclassable.
 	Native       bool
 	Subclassable bool
+	// StructSeq is a tuple subclass whose instances release their items
+	// first to last, as CPython's structseq does (a plain tuple's go last
+	// first).
+	StructSeq bool
 	// New makes a native type's instance when the type is called
 	// (int("3"), list(x)): args are borrowed, the result is owned.
 	New func(in *Interp, cls *Class, args []Value, kw []KeywordArg) (Value, error)

@@ -63,6 +63,12 @@ func (t *Tuple) Traverse(visit func(Value)) {
 func (t *Tuple) Clear(in *Interp) {
 	items := t.items
 	t.items = nil
+	if t.cls != nil && t.cls.StructSeq {
+		for _, v := range items {
+			in.Decref(v)
+		}
+		return
+	}
 	in.decrefAll(items)
 }
 

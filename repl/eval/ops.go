@@ -152,7 +152,7 @@ func (in *Interp) builtinBinOp(op syntax.BinOpKind, a, b Value, inplace bool) (V
 	case *Tuple:
 		switch op {
 		case syntax.Add:
-			if y, ok := b.(*Tuple); ok && x.cls == nil {
+			if y, ok := b.(*Tuple); ok && (x.cls == nil || x.cls.StructSeq) {
 				return in.NewTuple(concat(x.items, y.items)), true, nil
 			}
 		case syntax.Mult:

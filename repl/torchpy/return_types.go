@@ -1,64 +1,75 @@
 package torchpy
 
-import "github.com/gpumemrepl/gpumemrepl/repl/eval"
+import (
+	"fmt"
+	"slices"
+	"strings"
 
-// torch.return_types: the named tuples of ops that return several
-// tensors (max and min along a dimension: values, indices), written in
-// Python. They index, unpack and print as PyTorch's do, and free their
-// tensors in order, values first, as PyTorch's structseq does
-// (testdata/pyrules/ops_div.py's del); isinstance(r, tuple) is False
-// here.
+	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+)
+
+// torch.return_types: the structseqs of ops that return several tensors
+// (max and min along a dimension: values, indices). Each is a tuple
+// subclass (isinstance(r, tuple)) with its fields as properties, n_fields
+// and n_sequence_fields, that prints as PyTorch's does and frees its
+// tensors in order, values first, as a structseq does
+// (testdata/pyrules/ops_structseq.py, ops_div.py's del).
+
+// structSeqFields are the fields of each return type.
+var structSeqFields = []string{"values", "indices"}
+
+// returnTypes are the op table's return types by name.
+var returnTypes = map[string]*eval.Class{}
+
+func init() {
+	for _, name := range engine.OpNames {
+		if rt := engine.Ops[name].ReturnType; rt != "" && returnTypes[rt] == nil {
+			returnTypes[rt] = structSeq(rt)
+		}
+	}
+}
+
+// structSeq is the class torch.return_types.name.
+func structSeq(name string) *eval.Class {
+	cls := eval.NewClass(name, "torch.return_types", eval.TupleType)
+	cls.StructSeq = true
+	n := int64(len(structSeqFields))
+	cls.SetAttr("n_fields", n)
+	cls.SetAttr("n_sequence_fields", n)
+	cls.SetAttr("n_unnamed_fields", int64(0))
+	for i, f := range structSeqFields {
+		cls.SetAttr(f, eval.NewProperty(eval.NewBuiltin(f, "", func(in *eval.Interp, self eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			v := self.(*eval.Tuple).Items()[i]
+			eval.Incref(v)
+			return v, nil
+		}), nil))
+	}
+	cls.SetMethod(eval.NewBuiltin("__repr__", "", func(in *eval.Interp, self eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		parts := make([]string, len(structSeqFields))
+		for i, v := range self.(*eval.Tuple).Items() {
+			parts[i] = structSeqFields[i] + "=" + in.ReprOf(v)
+		}
+		return fmt.Sprintf("torch.return_types.%s(\n%s)", name, strings.Join(parts, ",\n")), nil
+	}))
+	return cls
+}
 
 func (b *Binding) returnTypesModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m := in.NewModule("torch.return_types")
-	fr := in.ModuleFrame("<torch.return_types>", m.Dict)
-	defer in.Release(fr)
-	return m, in.ExecSource(fr, "<torch.return_types>", returnTypesSource)
+	names := make([]string, 0, len(returnTypes))
+	for name := range returnTypes {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		m.Set(in, name, returnTypes[name])
+	}
+	return m, nil
 }
-
-const returnTypesSource = `
-class _ValuesIndices:
-    def __init__(self, values, indices):
-        self.values = values
-        self.indices = indices
-
-    def __len__(self):
-        return 2
-
-    def __getitem__(self, i):
-        return (self.values, self.indices)[i]
-
-    def __iter__(self):
-        return iter((self.values, self.indices))
-
-    def __repr__(self):
-        return f'torch.return_types.{type(self).__name__}(\nvalues={self.values!r},\nindices={self.indices!r})'
-
-
-class max(_ValuesIndices):
-    pass
-
-
-class min(_ValuesIndices):
-    pass
-`
 
 // namedTuple is torch.return_types.name(*items), taking over the
 // references in items.
 func (b *Binding) namedTuple(name string, items []eval.Value) (eval.Value, error) {
-	defer func() {
-		for _, v := range items {
-			b.in.Decref(v)
-		}
-	}()
-	m, err := b.in.Import("torch.return_types")
-	if err != nil {
-		return nil, err
-	}
-	cls, err := b.in.GetAttr(m, name)
-	if err != nil {
-		return nil, err
-	}
-	defer b.in.Decref(cls)
-	return b.in.Call(cls, items, nil)
+	return b.in.NewTupleOf(returnTypes[name], items), nil
 }

@@ -152,7 +152,7 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	for _, sub := range []struct {
 		name string
 		make func(*eval.Interp) (*eval.ModuleObj, error)
-	}{{"cuda", b.cudaModule}, {"nn", b.nnModule}, {"optim", b.optimModule}, {"_C", b.cModule}, {"accelerator", b.acceleratorModule}} {
+	}{{"cuda", b.cudaModule}, {"nn", b.nnModule}, {"optim", b.optimModule}, {"_C", b.cModule}, {"accelerator", b.acceleratorModule}, {"return_types", b.returnTypesModule}} {
 		sm, err := sub.make(in)
 		if err != nil {
 			return nil, err
