@@ -23,19 +23,20 @@ type ParamKind int
 
 // The kinds of parameter.
 const (
-	TensorParam  ParamKind = iota // a tensor
-	OperandParam                  // a tensor or a Python number (Scalar())
-	NumberParam                   // a Python number
-	IntParam                      // an int
-	DimParam                      // a dimension of the op's first tensor, negative ones from the end
-	BoolParam                     // a bool
-	DimsParam                     // dimensions: ints, or one sequence of them (*dims when last and required)
-	TensorsParam                  // a sequence of tensors ([]*Tensor)
-	DTypeParam                    // a torch.dtype (DType)
-	DeviceParam                   // a device (Device)
-	StringParam                   // a str (string), its default quoted: "'mean'"
-	DataParam                     // nested sequences of numbers (Data)
-	PaddingParam                  // a convolution's padding: ints as DimsParam, or a str ('same', 'valid')
+	TensorParam       ParamKind = iota // a tensor
+	OperandParam                       // a tensor or a Python number (Scalar())
+	NumberParam                        // a Python number
+	IntParam                           // an int
+	DimParam                           // a dimension of the op's first tensor, negative ones from the end
+	BoolParam                          // a bool
+	DimsParam                          // dimensions: ints, or one sequence of them (*dims when last and required)
+	TensorsParam                       // a sequence of tensors ([]*Tensor)
+	DTypeParam                         // a torch.dtype (DType)
+	DeviceParam                        // a device (Device)
+	StringParam                        // a str (string), its default quoted: "'mean'"
+	DataParam                          // nested sequences of numbers (Data)
+	PaddingParam                       // a convolution's padding: ints as DimsParam, or a str ('same', 'valid')
+	MemoryFormatParam                  // a torch.memory_format (MemoryFormat)
 )
 
 // Data is a DataParam's value: the nested sequences' shape, their
@@ -89,7 +90,10 @@ type OpDef struct {
 	// ReturnType, for an op whose tuple is a named one, is its name in
 	// torch.return_types ("max": values, indices).
 	ReturnType string
-	run        func(s *Session, a Args) (*Tensor, error)
+	// run runs the op: its output, a new reference, or a.Tensor(0)
+	// itself (no new reference) where the op returns its input, as
+	// Tensor.to may.
+	run func(s *Session, a Args) (*Tensor, error)
 	// runTuple, for an op that may return a tuple of tensors, is its
 	// run: the tensors, and whether they are a tuple (else one tensor).
 	runTuple func(s *Session, a Args) ([]*Tensor, bool, error)
@@ -100,7 +104,7 @@ type OpDef struct {
 // Args are an op's arguments bound to its Params, one value each, in
 // order: a *Tensor (Scalar() for a number given for an OperandParam),
 // float64, int64, bool, []int64 (DimsParam), []*Tensor (TensorsParam),
-// DType, Device, string or Data; nil for None.
+// DType, Device, string, Data or MemoryFormat; nil for None.
 type Args []any
 
 // Tensor is argument i as a tensor.
@@ -262,7 +266,8 @@ func (p Param) DefaultValue() any {
 }
 
 // Run runs op d on a, whose values fit d's Params (the front end's
-// binding checks them): its output, a new reference. Under
+// binding checks them): its output, a new reference, or a.Tensor(0)
+// itself where the op returns its input (Tensor.to). Under
 // torch.autocast, d's arguments are cast first (autocast.go).
 func (s *Session) Run(d *OpDef, a Args) (*Tensor, error) {
 	ts, err := s.autocastRun(d.Name, a, func(a Args) ([]*Tensor, error) {

@@ -105,6 +105,12 @@ func (b *Binding) opFunctional(f *eval.ModuleObj) {
 
 // call runs op d on Python arguments (a method's receiver first).
 func (b *Binding) call(d *engine.OpDef, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+	if o := overloads[d.Name]; o != nil {
+		var err error
+		if args, kw, err = o(b, args, kw); err != nil {
+			return nil, err
+		}
+	}
 	a, err := b.bind(d, d.Name, args, kw)
 	if err != nil {
 		return nil, err
@@ -129,7 +135,15 @@ func (b *Binding) call(d *engine.OpDef, args []eval.Value, kw []eval.KeywordArg)
 		}
 		return b.in.NewTuple(items), nil
 	}
-	return b.run(d, a)
+	r, err := b.S.Run(d, a)
+	if err != nil {
+		return nil, b.pyErr(err)
+	}
+	if t, ok := args[0].(*Tensor); ok && r == t.T { // the op returned its input
+		eval.Incref(t)
+		return t, nil
+	}
+	return b.wrap(r), nil
 }
 
 // callInPlace runs d's in-place variant, called as name, on t: t
@@ -331,6 +345,12 @@ func (b *Binding) bind(d *engine.OpDef, name string, args []eval.Value, kw []eva
 				return nil, err
 			}
 			a[i] = engine.Data{Shape: shape, Values: vals, DType: map[int]engine.DType{kindBool: engine.DTypes["bool"], kindInt: engine.DTypes["int64"], kindFloat: engine.Float32}[kind]}
+		case engine.MemoryFormatParam:
+			f, ok := v.(*memoryFormatObj)
+			if !ok {
+				return nil, b.in.Raise(eval.TypeErrorType, "%s(): argument '%s' must be torch.memory_format, not %s", name, p.Name, eval.TypeOf(v).Name)
+			}
+			a[i] = f.F
 		case engine.StringParam:
 			str, ok := v.(string)
 			if !ok {

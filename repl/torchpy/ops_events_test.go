@@ -6,7 +6,7 @@ import "testing"
 // make PyTorch's allocations and frees in PyTorch's order, and print
 // what PyTorch printed (grad_fn names, strides, next_functions).
 func TestOpRulesEventsAndPrints(t *testing.T) {
-	checkRules(t, "ops_split_grad", "ops_div", "ops_einsum", "ops_reduce_grad")
+	checkRules(t, "ops_split_grad", "ops_div", "ops_einsum", "ops_reduce_grad", "ops_to")
 }
 
 // TestCUDADeviceArgumentErrors: torch.cuda's functions and torch.device

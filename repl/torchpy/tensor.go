@@ -300,76 +300,6 @@ func init() {
 		}
 		return b.wrap(c), nil
 	})
-	tensorMethod("to", "to(device), to(dtype), to(device, dtype), copy=True", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		var devV eval.Value
-		var dt *DTypeObj
-		copyAll, nonBlocking := false, false
-		for i, a := range args {
-			if d, ok := a.(*DTypeObj); ok {
-				dt = d
-			} else if i == 0 {
-				devV = a
-			}
-		}
-		for _, k := range kw {
-			switch k.Name {
-			case "device":
-				devV = k.Value
-			case "dtype":
-				d, ok := k.Value.(*DTypeObj)
-				if !ok {
-					return nil, b.in.Raise(eval.TypeErrorType, "to() received an invalid combination of arguments: dtype must be torch.dtype")
-				}
-				dt = d
-			case "copy":
-				c, err := b.in.Truth(k.Value)
-				if err != nil {
-					return nil, err
-				}
-				copyAll = c
-			case "non_blocking":
-				nb, err := b.in.Truth(k.Value)
-				if err != nil {
-					return nil, err
-				}
-				nonBlocking = nb
-			default:
-				return nil, b.in.Raise(eval.TypeErrorType, "to() received an invalid combination of arguments: '%s'", k.Name)
-			}
-		}
-		var r eval.Value = t
-		if devV != nil {
-			dev, err := b.deviceArg(devV)
-			if err != nil {
-				return nil, err
-			}
-			if r, err = b.to(t, dev); err != nil {
-				return nil, err
-			}
-			if nonBlocking && dev.CUDA {
-				b.S.CopiedAsync(t.T, dev)
-			}
-		} else {
-			eval.Incref(t)
-		}
-		if dt != nil {
-			conv, err := b.toDType(r.(*Tensor), dt.D)
-			b.in.Decref(r)
-			if err != nil {
-				return nil, err
-			}
-			r = conv
-		}
-		if copyAll && r == eval.Value(t) {
-			b.in.Decref(r)
-			c, err := b.S.Clone(t.T)
-			if err != nil {
-				return nil, b.pyErr(err)
-			}
-			return b.wrap(c), nil
-		}
-		return r, nil
-	})
 	tensorMethod("cuda", "cuda(device=None, non_blocking=False)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		a, err := b.in.ArgSpec("cuda", args, kw, 0, "device", "non_blocking")
 		if err != nil {
@@ -480,16 +410,21 @@ func (b *Binding) op(name string, xs ...*engine.Tensor) (eval.Value, error) {
 
 // to is t.to(dev): t itself when it is there already.
 func (b *Binding) to(t *Tensor, dev engine.Device) (eval.Value, error) {
-	if t.T.Device() == dev {
-		eval.Incref(t)
-		return t, nil
-	}
 	if err := b.cudaStarts(dev); err != nil {
 		return nil, err
 	}
-	c, err := b.S.To(t.T, dev)
+	return b.toCopy(t, dev, t.T.DType)
+}
+
+// toCopy is t.to(dev, d): t itself, or the copy engine.ToCopy makes.
+func (b *Binding) toCopy(t *Tensor, dev engine.Device, d engine.DType) (eval.Value, error) {
+	c, err := b.S.ToCopy(t.T, dev, d, false, false, engine.PreserveFormat)
 	if err != nil {
 		return nil, b.pyErr(err)
+	}
+	if c == t.T {
+		eval.Incref(t)
+		return t, nil
 	}
 	return b.wrap(c), nil
 }
@@ -497,15 +432,7 @@ func (b *Binding) to(t *Tensor, dev engine.Device) (eval.Value, error) {
 // toDType is t.to(dtype): t itself when it has that dtype, else a
 // converted copy.
 func (b *Binding) toDType(t *Tensor, d engine.DType) (eval.Value, error) {
-	if t.T.DType.Name == d.Name {
-		eval.Incref(t)
-		return t, nil
-	}
-	c, err := b.S.ToDType(t.T, d)
-	if err != nil {
-		return nil, b.pyErr(err)
-	}
-	return b.wrap(c), nil
+	return b.toCopy(t, t.T.Device(), d)
 }
 
 // dim is a dimension argument, negative ones counted from the end.

@@ -94,6 +94,7 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m.Set(in, "dtype", DTypeType)
 	m.Set(in, "OutOfMemoryError", OutOfMemoryErrorType)
 	m.Set(in, "AcceleratorError", AcceleratorErrorType)
+	b.declareMemoryFormats(m)
 	b.declareCloseness(m)
 	for name, d := range engine.DTypes {
 		m.Set(in, name, dtypeObj(d))

@@ -1,0 +1,24 @@
+package torchpy
+
+import "github.com/gpumemrepl/gpumemrepl/repl/eval"
+
+// overloads pick among an op's PyTorch signatures, as PyTorch's argument
+// parser does, by rewriting the Python arguments (a method's receiver
+// first) into the one signature the op table declares.
+var overloads = map[string]func(b *Binding, args []eval.Value, kw []eval.KeywordArg) ([]eval.Value, []eval.KeywordArg, error){
+	// Tensor.to(dtype, ...) and Tensor.to(other, ...) are
+	// to(device, dtype, ...): other's device and dtype
+	"to": func(b *Binding, args []eval.Value, kw []eval.KeywordArg) ([]eval.Value, []eval.KeywordArg, error) {
+		if len(args) < 2 {
+			return args, kw, nil
+		}
+		switch x := args[1].(type) {
+		case *DTypeObj:
+			return append([]eval.Value{args[0], eval.None}, args[1:]...), kw, nil
+		case *Tensor:
+			rest := append([]eval.Value{args[0], x.T.Device().String(), dtypeObj(x.T.DType)}, args[2:]...)
+			return rest, kw, nil
+		}
+		return args, kw, nil
+	},
+}
