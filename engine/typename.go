@@ -25,3 +25,7 @@ func LegacyType(name string) (dt DType, cuda, ok bool) {
 	}
 	return DType{}, false, false
 }
+
+// LegacyBase is dtype dt's legacy type name without module or suffix
+// (Float for torch.FloatTensor); "" when it has none.
+func LegacyBase(dt DType) string { return tensorTypes[dt.Name] }

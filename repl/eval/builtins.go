@@ -111,6 +111,9 @@ func (in *Interp) installBuiltins() {
 		if err := in.fixedArgs("isinstance", args, kw, 2, 2); err != nil {
 			return nil, err
 		}
+		if c, ok := args[1].(*Class); ok && c.InstanceCheck != nil {
+			return c.InstanceCheck(args[0]), nil
+		}
 		return in.isSub(TypeOf(args[0]), args[1], "isinstance")
 	})
 	def("issubclass", "issubclass(cls, base)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {

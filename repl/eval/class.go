@@ -24,6 +24,10 @@ type Class struct {
 	// first to last, as CPython's structseq does (a plain tuple's go last
 	// first).
 	StructSeq bool
+	// InstanceCheck, when set, is isinstance(v, cls) (a metaclass's
+	// __instancecheck__: torch.cuda.FloatTensor checks a tensor's dtype
+	// and device).
+	InstanceCheck func(v Value) bool
 	// New makes a native type's instance when the type is called
 	// (int("3"), list(x)): args are borrowed, the result is owned.
 	New func(in *Interp, cls *Class, args []Value, kw []KeywordArg) (Value, error)

@@ -36,6 +36,9 @@ func (b *Binding) closenessArgs(name string, args []eval.Value, kw []eval.Keywor
 			}
 			v = f
 		}
+		if v < 0 {
+			return nil, nil, false, false, b.in.Raise(eval.RuntimeErrorType, "%s must be greater than or equal to zero, but got %g", []string{"rtol", "atol"}[i], v)
+		}
 		zero = zero && v == 0
 	}
 	equalNaN, err = b.boolArg(a[4], false)

@@ -11,6 +11,7 @@ func bindingOf(in *eval.Interp) *Binding { return in.Embedder.(*Binding) }
 func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m := in.NewModule("torch.cuda")
 	m.Set(in, "OutOfMemoryError", OutOfMemoryErrorType)
+	b.declareLegacyTypes(m, true)
 	stats := map[string]string{
 		"memory_allocated":     "allocated_bytes.all.current",
 		"memory_reserved":      "reserved_bytes.all.current",

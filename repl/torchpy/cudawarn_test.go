@@ -52,3 +52,18 @@ func TestDeprecatedCUDANamesWarn(t *testing.T) {
 		t.Errorf("stderr:\n%s\nPyTorch's:\n%s", got, want)
 	}
 }
+
+// TestLegacyConstructorWarnsOnce: the first torch.cuda.*Tensor
+// constructor of a process warns, once, as PyTorch 2.11 did on the H200
+// (testdata/pyrules/ops_legacy.stderr, recorded by a relative path).
+func TestLegacyConstructorWarnsOnce(t *testing.T) {
+	script := filepath.Join("..", "..", "testdata", "pyrules", "ops_legacy.py")
+	got, want := scriptStderr(t, script)
+	abs, err := filepath.Abs(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got = strings.ReplaceAll(got, abs, "ops_legacy.py"); got != want {
+		t.Errorf("stderr:\n%s\nPyTorch's:\n%s", got, want)
+	}
+}

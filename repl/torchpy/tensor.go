@@ -71,6 +71,9 @@ type Binding struct {
 	cudaUsed bool
 	raw      map[int64]*engine.Tensor // caching_allocator_alloc's blocks, by address
 	marks    []engine.EventMark       // torch.cuda.Event's records, by cuda_event - 1
+	// legacyWarned is set once a torch.cuda.*Tensor constructor warned
+	// (PyTorch warns once a process).
+	legacyWarned bool
 }
 
 // label is what an event calls a dying tensor: "" for a temporary
@@ -413,12 +416,13 @@ func (b *Binding) to(t *Tensor, dev engine.Device) (eval.Value, error) {
 	if err := b.cudaStarts(dev); err != nil {
 		return nil, err
 	}
-	return b.toCopy(t, dev, t.T.DType)
+	return b.toCopy(t, dev, t.T.DType, false)
 }
 
-// toCopy is t.to(dev, d): t itself, or the copy engine.ToCopy makes.
-func (b *Binding) toCopy(t *Tensor, dev engine.Device, d engine.DType) (eval.Value, error) {
-	c, err := b.S.ToCopy(t.T, dev, d, false, false, engine.PreserveFormat)
+// toCopy is t.to(dev, d, non_blocking): t itself, or the copy
+// engine.ToCopy makes.
+func (b *Binding) toCopy(t *Tensor, dev engine.Device, d engine.DType, nonBlocking bool) (eval.Value, error) {
+	c, err := b.S.ToCopy(t.T, dev, d, nonBlocking, false, engine.PreserveFormat)
 	if err != nil {
 		return nil, b.pyErr(err)
 	}
@@ -432,7 +436,7 @@ func (b *Binding) toCopy(t *Tensor, dev engine.Device, d engine.DType) (eval.Val
 // toDType is t.to(dtype): t itself when it has that dtype, else a
 // converted copy.
 func (b *Binding) toDType(t *Tensor, d engine.DType) (eval.Value, error) {
-	return b.toCopy(t, t.T.Device(), d)
+	return b.toCopy(t, t.T.Device(), d, false)
 }
 
 // dim is a dimension argument, negative ones counted from the end.

@@ -5,31 +5,51 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/repl/eval"
 )
 
-// Tensor.type(): with no argument the legacy type name; with a dtype, or
-// a legacy name of the tensor's own device kind, the tensor converted as
-// .to(dtype) converts it (itself when it has that type already). A name
-// of the other device kind would move it: not modelled.
+// Tensor.type(): with no argument the legacy type name; with a dtype, a
+// legacy type (torch.cuda.HalfTensor) or its name, the tensor converted
+// as .to(device, dtype) converts it (itself when it has that type
+// already); a type of the other device kind moves it, to the CPU or the
+// current GPU.
 func init() {
-	tensorMethod("type", "type(dtype=None): the legacy type name, or the tensor as .to(dtype)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+	tensorMethod("type", "type(dtype=None, non_blocking=False): the legacy type name, or the tensor as .to(device, dtype)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		a, err := b.in.ArgSpec("type", args, kw, 0, "dtype", "non_blocking")
 		if err != nil {
 			return nil, err
 		}
+		nonBlocking, err := b.boolArg(a[1], false)
+		if err != nil {
+			return nil, err
+		}
+		var lt legacyType
 		switch d := a[0].(type) {
 		case nil, eval.NoneType:
 			return t.T.TypeName(), nil
 		case *DTypeObj:
-			return b.toDType(t, d.D)
+			lt = legacyType{d.D, t.T.Device().CUDA}
+		case *eval.Class:
+			var ok bool
+			if lt, ok = legacyTypes[d]; !ok {
+				return nil, b.in.Raise(eval.ValueErrorType, "invalid type: '%s'", d.QualName())
+			}
 		case string:
 			dt, cuda, ok := engine.LegacyType(d)
 			if !ok {
 				return nil, b.in.Raise(eval.ValueErrorType, "invalid type: '%s'", d)
 			}
-			if cuda != t.T.Device().CUDA {
-				return nil, b.notModelled("Tensor.type() to a type of another device")
-			}
-			return b.toDType(t, dt)
+			lt = legacyType{dt, cuda}
+		default:
+			return nil, b.in.Raise(eval.TypeErrorType, "type() argument 'dtype' must be torch.dtype or str")
 		}
-		return nil, b.in.Raise(eval.TypeErrorType, "type() argument 'dtype' must be torch.dtype or str")
+		dev := t.T.Device()
+		if lt.cuda != dev.CUDA {
+			dev = engine.CPU
+			if lt.cuda {
+				dev = engine.Device{CUDA: true, Index: b.S.CurrentDevice()}
+			}
+		}
+		if err := b.cudaStarts(dev); err != nil {
+			return nil, err
+		}
+		return b.toCopy(t, dev, lt.dt, nonBlocking)
 	})
 }

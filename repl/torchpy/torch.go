@@ -95,6 +95,7 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m.Set(in, "OutOfMemoryError", OutOfMemoryErrorType)
 	m.Set(in, "AcceleratorError", AcceleratorErrorType)
 	b.declareMemoryFormats(m)
+	b.declareLegacyTypes(m, false)
 	b.declareCloseness(m)
 	for name, d := range engine.DTypes {
 		m.Set(in, name, dtypeObj(d))

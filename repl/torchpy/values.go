@@ -113,6 +113,26 @@ func init() {
 		d := s.(*DeviceObj)
 		return d.D == o.D && d.indexed == o.indexed, nil
 	}))
+	SizeType.New = func(in *eval.Interp, _ *eval.Class, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if len(args) > 1 || len(kw) > 0 {
+			return nil, in.Raise(eval.TypeErrorType, "Size() takes at most 1 argument")
+		}
+		var items []eval.Value
+		if len(args) == 1 {
+			err := in.ForEach(args[0], func(v eval.Value) error {
+				n, ok := v.(int64)
+				if !ok {
+					return in.Raise(eval.TypeErrorType, "torch.Size() takes an iterable of 'int' (item %d is '%s')", len(items), eval.TypeOf(v).Name)
+				}
+				items = append(items, n)
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+		return in.NewTupleOf(SizeType, items), nil
+	}
 	SizeType.SetMethod(eval.NewBuiltin("__repr__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		var parts []string
 		for _, v := range s.(*eval.Tuple).Items() {
