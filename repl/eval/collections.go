@@ -296,19 +296,7 @@ func init() {
 		}
 		return -1, nil
 	}
-	dq("count", 1, 1, func(in *Interp, d *deque, args []Value) (Value, error) {
-		n := int64(0)
-		for _, x := range d.items {
-			eq, err := in.Equal(x, args[0])
-			if err != nil {
-				return nil, err
-			}
-			if eq {
-				n++
-			}
-		}
-		return n, nil
-	})
+	dq("count", 1, 1, func(in *Interp, d *deque, args []Value) (Value, error) { return in.countEqual(d.items, args[0]) })
 	dq("index", 1, 1, func(in *Interp, d *deque, args []Value) (Value, error) {
 		i, err := find(in, d, args[0])
 		if err == nil && i < 0 {

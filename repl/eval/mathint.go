@@ -6,8 +6,7 @@ import (
 )
 
 // math's integer functions (gcd, lcm, factorial, isqrt, comb, perm) and
-// its float tests and two-argument functions, added to the module
-// mathModule makes.
+// its two-argument functions, added to the module mathModule makes.
 func (in *Interp) mathMore(m *ModuleObj) {
 	ints := func(name string, args []Value) ([]*big.Int, error) {
 		out := make([]*big.Int, len(args))
@@ -120,20 +119,6 @@ func (in *Interp) mathMore(m *ModuleObj) {
 				r.Div(r, new(big.Int).MulRange(1, kk))
 			}
 			return normInt(r), nil
-		})
-	}
-	tests := map[string]func(float64) bool{"isfinite": func(x float64) bool { return !math.IsInf(x, 0) && !math.IsNaN(x) },
-		"isinf": func(x float64) bool { return math.IsInf(x, 0) }}
-	for name, f := range tests {
-		in.fn(m, name, name+"(x)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs(name, args, kw, 1, 1); err != nil {
-				return nil, err
-			}
-			x, err := in.floatArg(name, args[0])
-			if err != nil {
-				return nil, err
-			}
-			return f(x), nil
 		})
 	}
 	binary := map[string]func(x, y float64) float64{"atan2": math.Atan2, "copysign": math.Copysign,

@@ -363,6 +363,21 @@ func strMethods() {
 	})
 }
 
+// countEqual is how many of items equal v (list.count, deque.count).
+func (in *Interp) countEqual(items []Value, v Value) (Value, error) {
+	n := int64(0)
+	for _, x := range items {
+		eq, err := in.Equal(x, v)
+		if err != nil {
+			return nil, err
+		}
+		if eq {
+			n++
+		}
+	}
+	return n, nil
+}
+
 func itoa(n int64) string {
 	s, _ := pyformat.IntString(bigOf(n))
 	return s
@@ -598,17 +613,7 @@ func listMethods() {
 		if err := in.fixedArgs("count", args, kw, 1, 1); err != nil {
 			return nil, err
 		}
-		n := int64(0)
-		for _, x := range self.(*List).items {
-			eq, err := in.Equal(x, args[0])
-			if err != nil {
-				return nil, err
-			}
-			if eq {
-				n++
-			}
-		}
-		return n, nil
+		return in.countEqual(self.(*List).items, args[0])
 	})
 	method(l, "clear", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
 		if err := in.fixedArgs("clear", args, kw, 0, 0); err != nil {

@@ -62,6 +62,16 @@ func (in *Interp) BinOp(op syntax.BinOpKind, a, b Value, inplace bool) (Value, e
 			}
 		}
 	}
+	if op == syntax.Add {
+		// CPython's sequence concatenation words it its own way
+		switch plain(a).(type) {
+		case string, *List, *Tuple:
+			seq := TypeOf(plain(a)).Name
+			return nil, in.typeError("can only concatenate %s (not \"%s\") to %s", seq, tb.Name, seq)
+		case Bytes:
+			return nil, in.typeError("can't concat %s to bytes", tb.Name)
+		}
+	}
 	sym := op.Symbol()
 	if inplace {
 		sym += "="

@@ -262,6 +262,11 @@ func (in *Interp) installStdlib() {
 	})
 	in.RegisterModule("warnings", in.warningsModule)
 	in.RegisterModule("collections", in.collectionsModule)
+	in.RegisterModule("io", func(in *Interp) (*ModuleObj, error) {
+		m := in.NewModule("io")
+		m.Set(in, "TextIOWrapper", stdoutType)
+		return in.execModule(m, ioSource)
+	})
 	in.RegisterModule("__future__", func(in *Interp) (*ModuleObj, error) {
 		m := in.NewModule("__future__")
 		for name := range syntax.FutureFeatures {
@@ -396,7 +401,8 @@ func (*Interp) mathModule(in *Interp) (*ModuleObj, error) {
 		}
 		return a == b || math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)), nil
 	})
-	for name, f := range map[string]func(float64) bool{"isnan": math.IsNaN, "isinf": func(x float64) bool { return math.IsInf(x, 0) }} {
+	for name, f := range map[string]func(float64) bool{"isnan": math.IsNaN, "isinf": func(x float64) bool { return math.IsInf(x, 0) },
+		"isfinite": func(x float64) bool { return !math.IsInf(x, 0) && !math.IsNaN(x) }} {
 		in.fn(m, name, name+"(x)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 			if err := in.fixedArgs(name, args, kw, 1, 1); err != nil {
 				return nil, err
