@@ -384,7 +384,7 @@ func (*Interp) tracebackModule(in *Interp) (*ModuleObj, error) {
 	})
 	in.fn(m, "format_exc", "format_exc(): the exception being handled, as a traceback", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 		if n := len(in.handling); n > 0 {
-			return in.FormatError(&Exception{Inst: in.handling[n-1]}), nil
+			return in.formatException(in.handling[n-1], true), nil
 		}
 		return "NoneType: None\n", nil
 	})
@@ -400,11 +400,11 @@ func (*Interp) tracebackModule(in *Interp) (*ModuleObj, error) {
 		if !ok || !isException(e.cls) {
 			return nil, in.typeError("format_exception() expects an exception")
 		}
-		return in.NewList([]Value{in.FormatError(&Exception{Inst: e})}), nil
+		return in.NewList([]Value{in.formatException(e, true)}), nil
 	})
 	in.fn(m, "print_exc", "print_exc(): print the exception being handled", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 		if n := len(in.handling); n > 0 {
-			_, _ = in.Stderr.Write([]byte(in.FormatError(&Exception{Inst: in.handling[n-1]})))
+			_, _ = in.Stderr.Write([]byte(in.formatException(in.handling[n-1], true)))
 		}
 		return None, nil
 	})

@@ -3,6 +3,8 @@ package eval
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
 )
 
 // tracebackObj is an exception's __traceback__: it holds the frames
@@ -54,25 +56,32 @@ func (in *Interp) FormatError(err error) string {
 	if !ok || e.Inst == nil {
 		return err.Error() + "\n"
 	}
+	return in.formatException(e.Inst, false)
+}
+
+// formatException is o's traceback as the interpreter prints it, or
+// (module) as the traceback module formats it: the two place an
+// operator's carets differently after a parenthesised operand.
+func (in *Interp) formatException(o *Instance, module bool) string {
 	var b strings.Builder
-	in.formatChain(&b, e.Inst, map[*Instance]bool{})
+	in.formatChain(&b, o, map[*Instance]bool{}, module)
 	return b.String()
 }
 
-func (in *Interp) formatChain(b *strings.Builder, o *Instance, seen map[*Instance]bool) {
+func (in *Interp) formatChain(b *strings.Builder, o *Instance, seen map[*Instance]bool, module bool) {
 	seen[o] = true
 	s := o.exc
 	if c, ok := s.cause.(*Instance); ok && !seen[c] {
-		in.formatChain(b, c, seen)
+		in.formatChain(b, c, seen, module)
 		b.WriteString("\nThe above exception was the direct cause of the following exception:\n\n")
 	} else if c, ok := s.context.(*Instance); ok && !s.suppress && !seen[c] {
-		in.formatChain(b, c, seen)
+		in.formatChain(b, c, seen, module)
 		b.WriteString("\nDuring handling of the above exception, another exception occurred:\n\n")
 	}
 	if len(s.tb) > 0 {
 		b.WriteString("Traceback (most recent call last):\n")
 		for i := len(s.tb) - 1; i >= 0; i-- {
-			in.formatEntry(b, s.tb[i])
+			in.formatEntry(b, s.tb[i], module)
 		}
 	}
 	name := o.cls.Name
@@ -88,8 +97,9 @@ func (in *Interp) formatChain(b *strings.Builder, o *Instance, seen map[*Instanc
 
 // formatEntry writes one "File ..., line N, in f" entry with its line
 // and, as Python 3.11 does, carets under the part that failed when it is
-// not the whole line.
-func (in *Interp) formatEntry(b *strings.Builder, e tbEntry) {
+// not the whole line or is an operator or a subscript: then ~ marks the
+// operands and ^ the operator, or the subscript's brackets.
+func (in *Interp) formatEntry(b *strings.Builder, e tbEntry, module bool) {
 	fmt.Fprintf(b, "  File \"%s\", line %d, in %s\n", e.frame.file, e.start.Line, e.frame.name)
 	lines := in.sources[e.frame.file]
 	if int(e.start.Line) < 1 || int(e.start.Line) > len(lines) {
@@ -107,10 +117,76 @@ func (in *Interp) formatEntry(b *strings.Builder, e tbEntry) {
 	if e.end.Line == e.start.Line {
 		end = int(e.end.Col) - 1
 	}
-	if start < indent || end <= start || start == indent && end >= len([]rune(text))+indent {
+	if start < indent || end <= start || end > len(line) {
 		return
 	}
-	fmt.Fprintf(b, "    %s%s\n", strings.Repeat(" ", start-indent), strings.Repeat("^", end-start))
+	left, right, anchored := 0, 0, false
+	if e.end.Line == e.start.Line {
+		left, right, anchored = caretAnchors(string(line[start:end]), module)
+	}
+	if !anchored && start == indent && end >= len([]rune(text))+indent {
+		return
+	}
+	marks := make([]rune, end-start)
+	for i := range marks {
+		marks[i] = '^'
+		if anchored && (i < left || i >= right) {
+			marks[i] = '~'
+		}
+	}
+	fmt.Fprintf(b, "    %s%s\n", strings.Repeat(" ", start-indent), string(marks))
+}
+
+// caretAnchors finds, in the source of a failed expression, where
+// CPython 3.11's traceback puts its ^ between ~: a binary operator's
+// symbol, or a subscript's brackets and index; ok is false for any
+// other expression. The interpreter's own printing (C) and the
+// traceback module (module) find an operator after a ')' differently.
+func caretAnchors(seg string, module bool) (left, right int, ok bool) {
+	m, err := syntax.ParseFile("<segment>", []byte(seg), nil)
+	if err != nil || len(m.Body) != 1 {
+		return 0, 0, false
+	}
+	s, isExpr := m.Body[0].(*syntax.ExprStmt)
+	if !isExpr {
+		return 0, 0, false
+	}
+	r := []rune(seg)
+	switch x := s.Value.(type) {
+	case *syntax.BinOp:
+		_, lend := x.Left.Span()
+		rstart, _ := x.Right.Span()
+		from, to := int(lend.Col)-1, int(rstart.Col)-1
+		if lend.Line != 1 || rstart.Line != 1 || to > len(r) {
+			return 0, 0, false
+		}
+		if module {
+			left, right = moduleOperatorAnchors(r, from, to)
+			return left, right, true
+		}
+		for i := from; i < to; i++ {
+			if r[i] == ' ' || r[i] == '\t' || r[i] == '\f' {
+				continue
+			}
+			left, right = i, i+1
+			if i+1 < to && r[i+1] != ' ' && r[i+1] != '\t' && r[i+1] != '\f' {
+				right++
+			}
+			if i+1 < to && r[i] == ')' {
+				continue // past an operand's closing parenthesis
+			}
+			break
+		}
+		return left, right, true
+	case *syntax.Subscript:
+		_, vend := x.Value.Span()
+		_, send := x.Slice.Span()
+		if vend.Line != 1 || send.Line != 1 {
+			return 0, 0, false
+		}
+		return int(vend.Col) - 1, int(send.Col), true
+	}
+	return 0, 0, false
 }
 
 // ErrorLine is an exception as one line, "FILE:LINE:COL: Type: message",
@@ -156,4 +232,26 @@ func (in *Interp) Stack() []StackFrame {
 		}
 	}
 	return out
+}
+
+// moduleOperatorAnchors is the traceback module's placing of an
+// operator between r[from:to]: after the leading blanks, two characters
+// when the second is not blank, then moved past closing parentheses,
+// blanks and '#'.
+func moduleOperatorAnchors(r []rune, from, to int) (left, right int) {
+	blank := func(c rune) bool { return c == ' ' || c == '\t' || c == '\f' || c == '\n' || c == '\r' || c == '\v' }
+	off := 0
+	for from+off < to && blank(r[from+off]) {
+		off++
+	}
+	left = from + off
+	right = left + 1
+	if from+off+1 < to && !blank(r[from+off+1]) {
+		right++
+	}
+	for left < len(r) && (blank(r[left]) || r[left] == ')' || r[left] == '#') {
+		left++
+		right++
+	}
+	return left, right
 }
