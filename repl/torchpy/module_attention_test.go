@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/gpumemrepl/gpumemrepl/engine"
 )
 
 // TestAttentionRules runs nn.MultiheadAttention's rule scripts
@@ -33,6 +35,44 @@ func TestAttentionUnderAutocast(t *testing.T) {
 	s, printed := runRule(t, "mha_bf16")
 	path := filepath.Join("..", "..", "testdata", "pyrules", "mha_bf16.jsonl")
 	checkPrinted(t, printed, path)
+	checkStatementEvents(t, s, path, 0)
+}
+
+// TestEncoderLayerRules runs nn.TransformerEncoderLayer's rule scripts
+// up to where the tool parts from PyTorch: tfm_encoder_fast.py (the eval
+// fast path, the modules' path, training under autocast) up to the
+// autocast backward at line 68, where PyTorch converts the residual's
+// float32 gradient to bfloat16 for the feed-forward block and the tool
+// does not; tfm_encoder.py (post-norm training forward and backward) up
+// to the pre-norm forward at line 26, where CPython frees a function's
+// argument when the function rebinds its name and the tool's evaluator
+// only when the call returns. Each statement's events as PyTorch's (its
+// closing frees as a set, as TestAttentionUnderAutocast says why), and
+// its prints.
+func TestEncoderLayerRules(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		stop int
+	}{{"tfm_encoder_fast", 68}, {"tfm_encoder", 26}} {
+		t.Run(c.name, func(t *testing.T) {
+			s, printed := runRule(t, c.name)
+			path := filepath.Join("..", "..", "testdata", "pyrules", c.name+".jsonl")
+			checkStatementEvents(t, s, path, c.stop)
+			for line, out := range recordedOutput(t, path) {
+				if line < c.stop && printed[line] != out {
+					t.Errorf("line %d printed %q, PyTorch %q", line, printed[line], out)
+				}
+			}
+		})
+	}
+}
+
+// checkStatementEvents compares the tool's allocator events with a
+// recording's, statement by statement, up to the statement at line stop
+// (0: all): the same events in the same order, but for the frees that
+// end a statement, compared as a set.
+func checkStatementEvents(t *testing.T, s *engine.Session, path string, stop int) {
+	t.Helper()
 	var got []event
 	for _, e := range s.History(0) {
 		if counted[e.Action] {
@@ -40,6 +80,11 @@ func TestAttentionUnderAutocast(t *testing.T) {
 		}
 	}
 	want, lines := recordedEvents(t, path)
+	if stop > 0 {
+		n := slices.IndexFunc(lines, func(l int) bool { return l >= stop })
+		want, lines = want[:n], lines[:n]
+		got = got[:min(n, len(got))]
+	}
 	if len(got) != len(want) {
 		t.Fatalf("%d events, PyTorch's %d", len(got), len(want))
 	}
@@ -48,8 +93,7 @@ func TestAttentionUnderAutocast(t *testing.T) {
 		for j < len(want) && lines[j] == lines[i] {
 			j++
 		}
-		g, w := trailingFreesSorted(got[i:j]), trailingFreesSorted(want[i:j])
-		if !slices.Equal(g, w) {
+		if !slices.Equal(trailingFreesSorted(got[i:j]), trailingFreesSorted(want[i:j])) {
 			t.Errorf("line %d: events %v, PyTorch's %v", lines[i], got[i:j], want[i:j])
 		}
 		i = j
