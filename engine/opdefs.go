@@ -1,6 +1,9 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // The table's entries, by family: products, arithmetic, comparisons,
 // one-input math and reductions. Each family's run is a helper of
@@ -72,7 +75,11 @@ func init() {
 				if a.Tensor(0).number && a.Tensor(1).number {
 					return nil, fmt.Errorf("TypeError: a number compared with a number is not a tensor")
 				}
-				return s.compare(a.Tensor(0), a.Tensor(1))
+				out, err := s.compare(a.Tensor(0), a.Tensor(1))
+				if err == nil {
+					out.st.vals = compareValues(name, a.Tensor(0), a.Tensor(1), out)
+				}
+				return out, err
 			}})
 	}
 	// square and pow save their input; backward is
@@ -85,7 +92,12 @@ func init() {
 			if a.Number(1) == 0 {
 				return nil, fmt.Errorf("NotImplementedError: torch.pow with exponent 0 is not modelled by gpumemrepl")
 			}
-			return square.run(s, a[:1])
+			out, err := square.run(s, a[:1])
+			if err == nil {
+				e := a.Number(1)
+				out.st.vals = mapValues(a.Tensor(0), out, func(v float64) float64 { return math.Pow(v, e) })
+			}
+			return out, err
 		}})
 	declare(
 		unary("relu", "ReluBackward0", saveResult, 1),
@@ -149,6 +161,9 @@ func unary(name, node string, saves, temps int) *OpDef {
 				return nil, err
 			}
 			layOut(out, x)
+			if f := unaryFuncs[name]; f != nil {
+				out.st.vals = mapValues(x, out, f)
+			}
 			s.record(node, out, []*Tensor{x}, [][]*Tensor{nil, {x}, {out}}[saves], likeInput(temps))
 			return out, nil
 		}}

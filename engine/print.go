@@ -79,19 +79,15 @@ func repr(t *Tensor) string {
 		}
 	}
 	walk(0, t.offset)
-	float := strings.HasPrefix(t.DType.Name, "float") || t.DType.Name == "bfloat16"
-	integral := true
-	for _, i := range idx {
-		if v := vals.at(i); v != math.Trunc(v) {
-			integral = false
-		}
+	shown := make([]float64, len(idx))
+	for i, j := range idx {
+		shown[i] = vals.at(j)
 	}
-	width := 0
-	for _, i := range idx {
-		c := formatElement(vals.at(i), t.DType, float, integral)
-		cells = append(cells, c)
-		width = max(width, len(c))
+	f := newFormatter(shown, t.DType)
+	for _, v := range shown {
+		cells = append(cells, f.format(v))
 	}
+	width := f.width
 	k := 0
 	var b strings.Builder
 	var write func(dim, indent int)
@@ -188,19 +184,68 @@ func shownIndices(size int64, summarize bool) []int64 {
 	return out
 }
 
-// formatElement formats one value as PyTorch does: integers plainly,
-// floats as "1." when every shown value is whole, else with four
-// decimals.
-func formatElement(v float64, dt DType, float, integral bool) string {
+// formatter is PyTorch's _Formatter (torch/_tensor_str.py): over the
+// printed values, whether floats are all whole (int mode: "1."), whether
+// they need scientific notation (a ratio of largest to smallest nonzero
+// magnitude over 1000, a magnitude over 1e8, or below 1e-4 when not
+// whole), and the width every element is padded to.
+type formatter struct {
+	float, intMode, sci bool
+	dt                  DType
+	width               int
+}
+
+func newFormatter(vals []float64, dt DType) formatter {
+	f := formatter{float: isFloat(dt), intMode: true, dt: dt, width: 1}
+	if !f.float {
+		for _, v := range vals {
+			f.width = max(f.width, len(f.format(v)))
+		}
+		return f
+	}
+	var finite []float64
+	lo, hi := math.Inf(1), 0.0
+	for _, v := range vals {
+		if v != 0 && !math.IsInf(v, 0) && !math.IsNaN(v) {
+			finite = append(finite, v)
+			lo, hi = min(lo, math.Abs(v)), max(hi, math.Abs(v))
+		}
+	}
+	if len(finite) == 0 {
+		return f
+	}
+	for _, v := range finite {
+		if v != math.Ceil(v) {
+			f.intMode = false
+			break
+		}
+	}
+	f.sci = hi/lo > 1000 || hi > 1e8 || !f.intMode && lo < 1e-4
+	for _, v := range finite {
+		f.width = max(f.width, len(f.format(v)))
+	}
+	return f
+}
+
+// format is one value as PyTorch prints it, before padding.
+func (f formatter) format(v float64) string {
 	switch {
-	case dt.Name == "bool":
+	case f.dt.Name == "bool":
 		if v != 0 {
 			return "True"
 		}
 		return "False"
-	case !float:
+	case !f.float:
 		return fmt.Sprint(int64(v))
-	case integral:
+	case math.IsNaN(v):
+		return "nan"
+	case math.IsInf(v, 1):
+		return "inf"
+	case math.IsInf(v, -1):
+		return "-inf"
+	case f.sci:
+		return fmt.Sprintf("%.4e", v)
+	case f.intMode:
 		return fmt.Sprintf("%.0f.", v)
 	}
 	return fmt.Sprintf("%.4f", v)

@@ -115,6 +115,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
+			out.st.vals = cumsumValues(x, d, out.DType)
 			s.record("CumsumBackward0", out, []*Tensor{x}, nil, likeInput(3)) // grad.flip(dim).cumsum(dim).flip(dim)
 			return out, nil
 		}})
@@ -158,6 +159,7 @@ func (s *Session) reduceAll(r reduceOp, x *Tensor) (*Tensor, error) {
 		s.dropTensor(out)
 		return nil, err
 	}
+	out.st.vals, _ = reduceValues(r.name, x, -1, out.DType)
 	if r.node != "" {
 		s.record(r.node, out, []*Tensor{x}, r.saves(x, out), r.bw)
 	}
@@ -222,6 +224,11 @@ func (s *Session) reduceDim(r reduceOp, x *Tensor, dim int64, keep bool) ([]*Ten
 			}
 			return nil, err
 		}
+	}
+	vals, indices := reduceValues(r.name, x, d, outs[0].DType)
+	outs[0].st.vals = vals
+	if r.indices && vals != nil {
+		outs[1].st.vals = indices
 	}
 	if r.dimNode != "" {
 		save := r.saves(x, outs[0])

@@ -32,6 +32,7 @@ func init() {
 				if err != nil {
 					return nil, err
 				}
+				out.st.vals = clampValues(x, out, a[1], a[2])
 				masks := 0
 				for _, bound := range a[1:3] {
 					if bound != nil {
@@ -62,6 +63,9 @@ func init() {
 				out, err := s.alloc(x.Shape, x.DType, x.Device())
 				if err != nil {
 					return nil, err
+				}
+				if v, ok := numberOf(a[2]); ok {
+					out.st.vals = whereValues(mask, ScalarOf(v, true), x, out)
 				}
 				s.record("MaskedFillBackward0", out, []*Tensor{x}, []*Tensor{mask}, likeInput(1))
 				return out, nil
@@ -181,6 +185,7 @@ func (s *Session) where(cond, x, y *Tensor) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
+	out.st.vals = whereValues(cond, x, y, out)
 	s.record("WhereBackward0", out, []*Tensor{tensorOrNil(x), tensorOrNil(y)}, []*Tensor{cond}, whereBackward)
 	return out, nil
 }

@@ -1,6 +1,11 @@
 package torchpy_test
 
-import "testing"
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
 
 // TestOpRulesEventsAndPrints: the op rule scripts recorded with --events
 // make PyTorch's allocations and frees in PyTorch's order, and print
@@ -15,4 +20,25 @@ func TestOpRulesEventsAndPrints(t *testing.T) {
 // function).
 func TestCUDADeviceArgumentErrors(t *testing.T) {
 	checkRules(t, "ops_cuda_errors")
+}
+
+// TestKnownValuesThroughOps: comparisons, one-input math, clamp, where,
+// masked_fill and reductions of known values print what PyTorch printed
+// (testdata/pyrules/ops_values_ops.py), in its number formats; the
+// lines whose ops the tool does not model (any and all, ~ & |, a 1-d
+// cumsum, float16 exp) print no number: an error, or "not computed".
+func TestKnownValuesThroughOps(t *testing.T) {
+	_, printed := runRule(t, "ops_values_ops")
+	notModelled := []int{10, 21, 23, 31, 33}
+	for line, want := range recordedOutput(t, filepath.Join("..", "..", "testdata", "pyrules", "ops_values_ops.jsonl")) {
+		got := printed[line]
+		switch {
+		case slices.Contains(notModelled, line):
+			if got != "" && !strings.Contains(got, "not computed") {
+				t.Errorf("line %d printed %q, a value the tool does not compute", line, got)
+			}
+		case got != want:
+			t.Errorf("line %d printed %q, PyTorch %q", line, got, want)
+		}
+	}
 }

@@ -1,0 +1,211 @@
+package engine
+
+import "math"
+
+// The values of comparisons, one-input math and reductions of tensors
+// whose values the tool knows (testdata/pyrules/ops_values_ops.py): each
+// computed in float64 from the known values and converted to the
+// result's dtype as PyTorch converts (convertValues); unknown (nil)
+// whenever an input's are, past maxKnownValues elements, or where the
+// result is not dense in order.
+
+// unaryFuncs are the one-input ops whose values the tool computes.
+var unaryFuncs = map[string]func(float64) float64{
+	"neg":     func(v float64) float64 { return -v },
+	"abs":     math.Abs,
+	"relu":    func(v float64) float64 { return max(v, 0) },
+	"exp":     math.Exp,
+	"log":     math.Log,
+	"sqrt":    math.Sqrt,
+	"sigmoid": func(v float64) float64 { return 1 / (1 + math.Exp(-v)) },
+	"tanh":    math.Tanh,
+	"square":  func(v float64) float64 { return v * v },
+}
+
+// mapValues are out's values, f of each of x's, when x's are known.
+func mapValues(x, out *Tensor, f func(float64) float64) knownValues {
+	vals, ok := x.Values()
+	if !ok || len(vals) == 0 || len(vals) > maxKnownValues || !out.IsContiguous() {
+		return nil
+	}
+	r := make(knownValues, len(vals))
+	for i, v := range vals {
+		r[i] = f(v)
+	}
+	return convertValues(r, out.DType)
+}
+
+// compareValues are the bool values of a comparison (eq, ne, lt, le, gt,
+// ge) of known operands.
+func compareValues(op string, a, b, out *Tensor) knownValues {
+	n := out.Numel()
+	if n == 0 || n > maxKnownValues || !out.IsContiguous() {
+		return nil
+	}
+	x, okx := comparedValues(a, out)
+	y, oky := comparedValues(b, out)
+	if !okx || !oky {
+		return nil
+	}
+	test := map[string]func(u, v float64) bool{
+		"eq": func(u, v float64) bool { return u == v }, "ne": func(u, v float64) bool { return u != v },
+		"lt": func(u, v float64) bool { return u < v }, "le": func(u, v float64) bool { return u <= v },
+		"gt": func(u, v float64) bool { return u > v }, "ge": func(u, v float64) bool { return u >= v },
+	}[op]
+	vals := make(knownValues, n)
+	for i := range n {
+		if test(x(i), y(i)) {
+			vals[i] = 1
+		}
+	}
+	return vals
+}
+
+// comparedValues is a compared operand's element i of out: a Python
+// number of either kind compares by its value.
+func comparedValues(t, out *Tensor) (func(uint64) float64, bool) {
+	if t.number {
+		if !t.numKnown {
+			return nil, false
+		}
+		v := t.num
+		return func(uint64) float64 { return v }, true
+	}
+	return operandValues(t, out)
+}
+
+// reduceValues are the values of reduction name of x along dimension d
+// (-1: every element): the results, and for max and min the indices
+// of the first extreme; nil when x's values are not known.
+func reduceValues(name string, x *Tensor, d int, out DType) (vals, indices knownValues) {
+	xs, ok := x.Values()
+	if !ok || len(xs) == 0 || len(xs) > maxKnownValues {
+		return nil, nil
+	}
+	outer, n, inner := 1, len(xs), 1
+	if d >= 0 {
+		outer, n, inner = int(numel(x.Shape[:d])), int(x.Shape[d]), int(numel(x.Shape[d+1:]))
+	}
+	line := make([]float64, n)
+	for o := range outer {
+		for i := range inner {
+			for k := range n {
+				line[k] = xs[(o*n+k)*inner+i]
+			}
+			v, at := reduceLine(name, line)
+			vals, indices = append(vals, v), append(indices, float64(at))
+		}
+	}
+	return convertValues(vals, out), indices
+}
+
+// reduceLine is reduction name of one line of values, and the index of
+// the first max or min (argmax, argmin: the index is the value).
+func reduceLine(name string, line []float64) (float64, int) {
+	sum, at := 0.0, 0
+	for i, v := range line {
+		sum += v
+		if name == "max" || name == "argmax" {
+			if v > line[at] {
+				at = i
+			}
+		} else if v < line[at] {
+			at = i
+		}
+	}
+	n := float64(len(line))
+	mean := sum / n
+	squares := 0.0
+	for _, v := range line {
+		squares += (v - mean) * (v - mean)
+	}
+	switch name {
+	case "sum":
+		return sum, 0
+	case "mean":
+		return mean, 0
+	case "max", "min":
+		return line[at], at
+	case "argmax", "argmin":
+		return float64(at), at
+	case "norm":
+		norm := 0.0
+		for _, v := range line {
+			norm += v * v
+		}
+		return math.Sqrt(norm), 0
+	case "var":
+		return squares / (n - 1), 0
+	case "std":
+		return math.Sqrt(squares / (n - 1)), 0
+	}
+	return math.NaN(), 0
+}
+
+// cumsumValues are x.cumsum(d)'s values when x's are known.
+func cumsumValues(x *Tensor, d int, out DType) knownValues {
+	xs, ok := x.Values()
+	if !ok || len(xs) == 0 || len(xs) > maxKnownValues {
+		return nil
+	}
+	n, inner := int(x.Shape[d]), int(numel(x.Shape[d+1:]))
+	r := make(knownValues, len(xs))
+	for o := range int(numel(x.Shape[:d])) {
+		for i := range inner {
+			sum := 0.0
+			for k := range n {
+				j := (o*n+k)*inner + i
+				sum += xs[j]
+				r[j] = sum
+			}
+		}
+	}
+	return convertValues(r, out)
+}
+
+// whereValues are where(c, a, b)'s values: a's element where c's is
+// true, else b's, converted to out's dtype.
+func whereValues(c, a, b, out *Tensor) knownValues {
+	n := out.Numel()
+	if n == 0 || n > maxKnownValues || !out.IsContiguous() {
+		return nil
+	}
+	cond, okc := comparedValues(c, out)
+	x, okx := comparedValues(a, out)
+	y, oky := comparedValues(b, out)
+	if !okc || !okx || !oky {
+		return nil
+	}
+	vals := make(knownValues, n)
+	for i := range n {
+		vals[i] = y(i)
+		if cond(i) != 0 {
+			vals[i] = x(i)
+		}
+	}
+	return convertValues(vals, out.DType)
+}
+
+// clampValues are x.clamp(lo, hi)'s values (a nil bound is none).
+func clampValues(x, out *Tensor, lo, hi any) knownValues {
+	return mapValues(x, out, func(v float64) float64 {
+		if l, ok := numberOf(lo); ok {
+			v = max(v, l)
+		}
+		if h, ok := numberOf(hi); ok {
+			v = min(v, h)
+		}
+		return v
+	})
+}
+
+// numberOf is an Args number's value; false for None.
+func numberOf(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case int64:
+		return float64(n), true
+	}
+	return 0, false
+}
