@@ -1,6 +1,8 @@
 package eval
 
 import (
+	"strings"
+
 	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
 )
 
@@ -24,6 +26,10 @@ func (in *Interp) call(f Value, args []Value, kw []KeywordArg) (Value, error) {
 			return nil, in.typeError("unbound method %s() needs an argument", f.Name)
 		}
 		if f.Owner != nil && !TypeOf(args[0]).IsSubclass(f.Owner) {
+			if strings.HasPrefix(f.Name, "__") {
+				// a slot wrapper's words
+				return nil, in.typeError("descriptor '%s' requires a '%s' object but received a '%s'", f.Name, f.Owner.Name, TypeOf(args[0]).Name)
+			}
 			return nil, in.typeError("descriptor '%s' for '%s' objects doesn't apply to a '%s' object", f.Name, f.Owner.Name, TypeOf(args[0]).Name)
 		}
 		return in.callBuiltinOn(f, args[0], args[1:], kw)
@@ -208,6 +214,9 @@ func init() {
 		cls, ok := args[0].(*Class)
 		if !ok || cls.Native {
 			return nil, in.typeError("object.__new__(X): X is not a type object")
+		}
+		if valueBase(cls) != nil {
+			return nil, in.typeError("object.__new__(%s) is not safe, use %s.__new__()", cls.Name, cls.Name)
 		}
 		return in.newInstance(cls), nil
 	})

@@ -637,6 +637,12 @@ func (in *Interp) execClass(fr *Frame, s *syntax.ClassDef) error {
 		return in.typeError("%s", merr.Error())
 	}
 	cls.MRO = mro
+	if layoutConflict(cls) {
+		in.Decref(cls)
+		in.Decref(body)
+		in.decrefAll(decos)
+		return in.typeError("multiple bases have instance lay-out conflict")
+	}
 	if body.classCell != nil {
 		body.classCell.V = newRef(cls)
 	}

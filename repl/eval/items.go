@@ -25,7 +25,13 @@ func (in *Interp) Index(v Value) (int64, error) {
 			return 0, err
 		}
 		defer in.Decref(r)
-		return in.Index(r)
+		if i, ok := plain(r).(int64); ok {
+			return i, nil
+		}
+		if _, ok := plain(r).(*big.Int); ok {
+			return 0, in.Raise(IndexErrorType, "cannot fit 'int' into an index-sized integer")
+		}
+		return 0, in.typeError("__index__ returned non-int (type %s)", TypeOf(r).Name)
 	}
 	return 0, in.typeError("'%s' object cannot be interpreted as an integer", TypeOf(v).Name)
 }

@@ -47,9 +47,9 @@ func (in *Interp) callStr(f, v Value, args []Value, notStr string) (string, erro
 	if err != nil {
 		return "", err
 	}
-	s, ok := r.(string)
+	s, ok := asStr(r)
+	in.Decref(r)
 	if !ok {
-		in.Decref(r)
 		return "", in.typeError(notStr, TypeOf(r).Name)
 	}
 	return s, nil

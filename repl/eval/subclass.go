@@ -13,6 +13,24 @@ import (
 // valueBases are the built-in types whose subclasses carry a value.
 var valueBases = []*Class{ListType, DictType, SetType, FrozenSetType, TupleType, IntType, FloatType, StrType}
 
+// layoutConflict reports whether cls's bases carry two kinds of
+// built-in state (list and dict, int and str, an exception and a
+// list): CPython's "multiple bases have instance lay-out conflict".
+func layoutConflict(cls *Class) bool {
+	var found *Class
+	for _, k := range cls.MRO {
+		for _, b := range valueBases {
+			if k == b && (found == nil || !found.IsSubclass(b)) {
+				if found != nil {
+					return true
+				}
+				found = b
+			}
+		}
+	}
+	return found != nil && isException(cls)
+}
+
 // valueBase is the built-in value type cls derives from, or nil.
 func valueBase(cls *Class) *Class {
 	for _, k := range cls.MRO {
@@ -263,7 +281,7 @@ func init() {
 	set(IntType, common, number)
 	set(FloatType, common, number)
 	strMod := NewBuiltin("__mod__", "", bin(syntax.Mod, false, false))
-	strMod.Method = true
+	strMod.Method, strMod.Owner = true, StrType
 	nativeMethods[StrType]["__mod__"] = strMod
 	dictGetItem = NewBuiltin("__getitem__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
 		if err := in.fixedArgs("__getitem__", args, kw, 1, 1); err != nil {
@@ -274,7 +292,7 @@ func init() {
 		}
 		return in.GetItem(self, args[0])
 	})
-	dictGetItem.Method = true
+	dictGetItem.Method, dictGetItem.Owner = true, DictType
 	nativeMethods[DictType]["__getitem__"] = dictGetItem
 	nativeMethods[ListType]["__init__"] = nativeInit("list", func(in *Interp, self Value, args []Value, kw []KeywordArg) error {
 		l := self.(*List)
@@ -310,8 +328,11 @@ func init() {
 	for _, vb := range valueBases {
 		newFn := NewBuiltin("__new__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
 			cls, ok := self.(*Class)
-			if !ok || !cls.IsSubclass(vb) {
-				return nil, in.typeError("%s.__new__(X): X is not a subtype of %s", vb.Name, vb.Name)
+			if !ok {
+				return nil, in.typeError("%s.__new__(X): X is not a type object (%s)", vb.Name, TypeOf(self).Name)
+			}
+			if !cls.IsSubclass(vb) {
+				return nil, in.typeError("%s.__new__(%s): %s is not a subtype of %s", vb.Name, cls.Name, cls.Name, vb.Name)
 			}
 			if cls.Native {
 				return vb.New(in, vb, args, kw)
@@ -331,6 +352,7 @@ var dictGetItem *Builtin
 // iterable)); dict's takes keywords, list's and set's at most one
 // argument.
 func nativeInit(name string, fill func(in *Interp, self Value, args []Value, kw []KeywordArg) error) *Builtin {
+	owner := map[string]*Class{"list": ListType, "dict": DictType, "set": SetType}[name]
 	b := NewBuiltin("__init__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
 		if name == "dict" {
 			if len(args) > 1 {
@@ -341,7 +363,7 @@ func nativeInit(name string, fill func(in *Interp, self Value, args []Value, kw 
 		}
 		return None, fill(in, self, args, kw)
 	})
-	b.Method = true
+	b.Method, b.Owner = true, owner
 	return b
 }
 
