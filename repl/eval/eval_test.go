@@ -65,3 +65,18 @@ func TestHugeContainers(t *testing.T) {
 		}
 	}
 }
+
+// TestFileCallsRefused: os calls that would change or list files are
+// NotImplementedError naming the call, not a silent no-op.
+func TestFileCallsRefused(t *testing.T) {
+	for _, call := range []string{"makedirs('out', exist_ok=True)", "remove('x')", "listdir('.')"} {
+		var out bytes.Buffer
+		in := eval.New()
+		in.Stdout, in.Stderr = &out, &out
+		err := in.RunFile("t.py", []byte("import os\nos."+call+"\n"), nil)
+		name := call[:strings.IndexByte(call, '(')]
+		if !eval.Matches(err, eval.NotImplementedErrType) || !strings.Contains(err.Error(), "os."+name+" is not modelled by gpumemrepl") {
+			t.Errorf("os.%s: %v, want NotImplementedError", call, err)
+		}
+	}
+}

@@ -231,7 +231,7 @@ func (in *Interp) installStdlib() {
 			return None, nil
 		})
 		m.Set(in, "sep", "/")
-		return m, nil
+		return m, in.osMore(m)
 	})
 	in.RegisterModule("math", in.mathModule)
 	in.RegisterModule("time", func(in *Interp) (*ModuleObj, error) {

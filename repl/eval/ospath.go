@@ -1,0 +1,150 @@
+package eval
+
+import (
+	"os"
+)
+
+// osMore adds to os its path module (os.path: posixpath's string
+// functions, and exists, isfile and isdir asked of this machine's
+// files), getcwd, and the calls that would change files, refused as
+// open is.
+func (in *Interp) osMore(m *ModuleObj) error {
+	in.fn(m, "getcwd", "getcwd()", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("getcwd", args, kw, 0, 0); err != nil {
+			return nil, err
+		}
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, in.Raise(OSErrorType, "%s", err.Error())
+		}
+		return wd, nil
+	})
+	for _, name := range []string{"makedirs", "mkdir", "remove", "unlink", "rmdir", "rename", "replace", "listdir", "scandir", "walk", "chdir", "system"} {
+		in.fn(m, name, name+"(...): not modelled", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			return nil, in.Raise(NotImplementedErrType, "os.%s is not modelled by gpumemrepl (scripts touch no files)", name)
+		})
+	}
+	p := in.NewModule("posixpath")
+	stat := func(name string, ok func(os.FileInfo) bool) {
+		in.fn(p, name, name+"(path)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			if err := in.fixedArgs(name, args, kw, 1, 1); err != nil {
+				return nil, err
+			}
+			path, isStr := asStr(args[0])
+			if !isStr {
+				return false, nil
+			}
+			fi, err := os.Stat(path)
+			return err == nil && ok(fi), nil
+		})
+	}
+	stat("exists", func(os.FileInfo) bool { return true })
+	stat("isfile", func(fi os.FileInfo) bool { return fi.Mode().IsRegular() })
+	stat("isdir", func(fi os.FileInfo) bool { return fi.IsDir() })
+	if _, err := in.execModule(p, posixpathSource); err != nil {
+		return err
+	}
+	m.Set(in, "path", p)
+	in.modules["os.path"] = p // import os.path finds it; the table keeps p's first reference
+	return nil
+}
+
+// posixpathSource is os.path's string functions, in Python, as
+// posixpath has them.
+const posixpathSource = `
+sep = '/'
+curdir = '.'
+pardir = '..'
+
+
+def _text(p, fn=None):
+    if not isinstance(p, str):
+        if fn is not None:
+            raise TypeError(f"{fn}() argument must be str, bytes, or os.PathLike object, not '{type(p).__name__}'")
+        raise TypeError(f'expected str, bytes or os.PathLike object, not {type(p).__name__}')
+    return p
+
+
+def isabs(s):
+    return _text(s).startswith('/')
+
+
+def join(a, *p):
+    path = _text(a, 'join')
+    for b in p:
+        b = _text(b, 'join')
+        if b.startswith('/'):
+            path = b
+        elif not path or path.endswith('/'):
+            path += b
+        else:
+            path += '/' + b
+    return path
+
+
+def split(p):
+    p = _text(p)
+    i = p.rfind('/') + 1
+    head, tail = p[:i], p[i:]
+    if head and head != '/' * len(head):
+        head = head.rstrip('/')
+    return head, tail
+
+
+def basename(p):
+    return split(p)[1]
+
+
+def dirname(p):
+    return split(p)[0]
+
+
+def splitext(p):
+    p = _text(p)
+    sep_index = p.rfind('/')
+    dot_index = p.rfind('.')
+    if dot_index > sep_index:
+        filename_index = sep_index + 1
+        while filename_index < dot_index:
+            if p[filename_index] != '.':
+                return p[:dot_index], p[dot_index:]
+            filename_index += 1
+    return p, ''
+
+
+def normpath(path):
+    path = _text(path)
+    if path == '':
+        return '.'
+    initial = 1 if path.startswith('/') else 0
+    if initial and path.startswith('//') and not path.startswith('///'):
+        initial = 2
+    comps = path.split('/')
+    new = []
+    for comp in comps:
+        if comp in ('', '.'):
+            continue
+        if comp != '..' or (not initial and not new) or (new and new[-1] == '..'):
+            new.append(comp)
+        elif new:
+            new.pop()
+    path = '/'.join(new)
+    if initial:
+        path = '/' * initial + path
+    return path or '.'
+
+
+def abspath(path):
+    path = _text(path)
+    if not isabs(path):
+        import os
+        path = join(os.getcwd(), path)
+    return normpath(path)
+
+
+def expanduser(path):
+    path = _text(path)
+    if not path.startswith('~'):
+        return path
+    raise NotImplementedError('os.path.expanduser is not modelled by gpumemrepl (it reads the environment)')
+`
