@@ -151,6 +151,9 @@ func (in *Interp) construct(cls *Class, args []Value, kw []KeywordArg) (Value, e
 			return nil, in.Raise(NotImplementedErrType, "this tool cannot subclass %s", k.Name)
 		}
 	}
+	if err := in.checkAbstract(cls); err != nil {
+		return nil, err
+	}
 	var inst Value
 	vb := valueBase(cls)
 	if nw := cls.lookup("__new__"); nw != nil && nw != objectNew {

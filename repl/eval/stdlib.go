@@ -262,6 +262,7 @@ func (in *Interp) installStdlib() {
 	})
 	in.RegisterModule("warnings", in.warningsModule)
 	in.RegisterModule("collections", in.collectionsModule)
+	in.installPythonModules()
 	in.RegisterModule("io", func(in *Interp) (*ModuleObj, error) {
 		m := in.NewModule("io")
 		m.Set(in, "TextIOWrapper", stdoutType)
