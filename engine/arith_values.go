@@ -47,6 +47,14 @@ func binaryValues(op string, a, b, out *Tensor) knownValues {
 			r = u * v
 		case "div":
 			r = u / v
+		case "remainder": // the divisor's sign, as Python's %
+			r = u - math.Floor(u/v)*v
+		case "floor_divide":
+			r = math.Floor(u / v)
+		case "trunc_divide":
+			r = math.Trunc(u / v)
+		case "fmod": // the dividend's sign, as C's fmod
+			r = math.Mod(u, v)
 		default:
 			return nil
 		}

@@ -1,6 +1,10 @@
 package engine
 
-import "math"
+import (
+	"fmt"
+	"math"
+	"slices"
+)
 
 // The values of comparisons, one-input math and reductions of tensors
 // whose values the tool knows (testdata/pyrules/ops_values_ops.py): each
@@ -208,4 +212,91 @@ func numberOf(v any) (float64, bool) {
 		return float64(n), true
 	}
 	return 0, false
+}
+
+// rpow is base ** x for a Python number base (PowBackward2): a new
+// tensor, after the number is wrapped as an 8-byte tensor on x's device
+// and freed; saves the result; backward makes grad * result (a
+// temporary), then the gradient (testdata/pyrules/ops_arith_more.py).
+func (s *Session) rpow(base float64, x *Tensor) (*Tensor, error) {
+	dt := x.DType
+	if !isFloat(dt) && base != math.Trunc(base) {
+		dt = Float32
+	}
+	out, err := s.alloc(x.Shape, dt, x.Device())
+	if err != nil {
+		return nil, err
+	}
+	layOut(out, x)
+	if x.Device().CUDA {
+		w, err := s.alloc(nil, DTypes["float64"], x.Device())
+		if err != nil {
+			s.dropTensor(out)
+			return nil, err
+		}
+		s.dropTensor(w)
+	}
+	out.st.vals = mapValues(x, out, func(v float64) float64 { return math.Pow(base, v) })
+	s.record("PowBackward2", out, []*Tensor{x}, []*Tensor{out}, likeInput(2))
+	return out, nil
+}
+
+// Gather is torch.gather(x, dim, index): a new tensor of index's shape
+// in x's dtype; saves the index; backward makes the input's gradient
+// (zeros, scattered into).
+func (s *Session) Gather(x *Tensor, dim int64, index *Tensor) (*Tensor, error) {
+	if index.DType.Name != "int64" {
+		return nil, fmt.Errorf("RuntimeError: gather(): Expected dtype int64 for index")
+	}
+	if len(index.Shape) != len(x.Shape) {
+		return nil, fmt.Errorf("RuntimeError: Index tensor must have the same number of dimensions as input tensor")
+	}
+	if _, err := sameDevice(x, index); err != nil {
+		return nil, err
+	}
+	out, err := s.alloc(slices.Clone(index.Shape), x.DType, x.Device())
+	if err != nil {
+		return nil, err
+	}
+	out.st.vals = gatherValues(x, int(dim), index, out)
+	s.record("GatherBackward0", out, []*Tensor{x}, []*Tensor{index}, likeInput(1))
+	return out, nil
+}
+
+// gatherValues are gather's values when x's and index's are known.
+func gatherValues(x *Tensor, d int, index, out *Tensor) knownValues {
+	xs, okx := x.Values()
+	is, oki := index.Values()
+	if !okx || !oki || len(is) == 0 || len(is) > maxKnownValues {
+		return nil
+	}
+	xStrides, iStrides := denseStrides(x.Shape), denseStrides(index.Shape)
+	vals := make(knownValues, len(is))
+	for j, k := range is {
+		at := int64(0)
+		for dim := range index.Shape {
+			c := int64(j) / iStrides[dim] % index.Shape[dim]
+			if dim == d {
+				c = int64(k)
+			}
+			if c < 0 || c >= x.Shape[dim] {
+				return nil
+			}
+			at += c * xStrides[dim]
+		}
+		vals[j] = xs[at]
+	}
+	return convertValues(vals, out.DType)
+}
+
+func init() {
+	declare(&OpDef{Name: "gather", Function: true, Method: true,
+		Params: []Param{input, {Name: "dim", Kind: DimParam}, {Name: "index", Kind: TensorParam}, {Name: "sparse_grad", Kind: BoolParam, Default: "False", KeywordOnly: true}},
+		Memory: "new tensor of the index's shape; saves the index; backward makes the input's gradient",
+		run: func(s *Session, a Args) (*Tensor, error) {
+			if a.Bool(3) {
+				return nil, NotModelledError("torch.gather with sparse_grad=True")
+			}
+			return s.Gather(a.Tensor(0), a.Int(1), a.Tensor(2))
+		}})
 }

@@ -61,13 +61,39 @@ func init() {
 			Params: []Param{input, other, {Name: "rounding_mode", Kind: StringParam, Default: "None", KeywordOnly: true}},
 			Memory: "new tensor of the broadcast shape (float32 for integers); by a tensor, saves the divisor (and the dividend when the divisor needs a gradient), backward makes the divisor's gradient (after three temporaries) then the dividend's; a number / a tensor is reciprocal() * number",
 			run: func(s *Session, a Args) (*Tensor, error) {
-				if a[2] != nil {
-					return nil, NotModelledError("torch.div with rounding_mode")
+				x, y := a.Tensor(0), a.Tensor(1)
+				op := map[string]string{"floor": "floor_divide", "trunc": "trunc_divide"}[a.String(2)]
+				switch {
+				case a[2] == nil:
+					return s.divide(x, y)
+				case op == "":
+					return nil, fmt.Errorf("RuntimeError: div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '%s'", a.String(2))
+				case x.number || s.gradEnabled && (x.requiresGrad() || y.requiresGrad()):
+					return nil, NotModelledError("torch.div with rounding_mode of a number by a tensor, or under autograd")
 				}
-				return s.divide(a.Tensor(0), a.Tensor(1))
+				return s.binary(op, x, y)
 			},
 			inPlace: inPlaceArith("div")},
 	)
+	for _, name := range []string{"remainder", "floor_divide", "fmod"} {
+		var dunders []Dunder
+		if d := map[string]string{"remainder": "mod", "floor_divide": "floordiv"}[name]; d != "" {
+			dunders = operators(d)
+		}
+		declare(&OpDef{Name: name, Function: true, Method: true, Dunders: dunders,
+			Params: []Param{input, other},
+			Memory: "new tensor of the broadcast shape; saves nothing (remainder by a number: backward passes the gradient on; floor_divide: not differentiable)",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				x, y := a.Tensor(0), a.Tensor(1)
+				if x.number && y.number {
+					return nil, fmt.Errorf("TypeError: a number %s a number is not a tensor", name)
+				}
+				if s.gradEnabled && (y.requiresGrad() || name != "remainder" && x.requiresGrad()) {
+					return nil, NotModelledError("the backward of torch." + name + " other than a tensor's remainder by a number")
+				}
+				return s.binary(name, x, y)
+			}})
+	}
 	for _, name := range []string{"eq", "ne", "lt", "le", "gt", "ge"} {
 		declare(&OpDef{Name: name, Function: true, Method: true, Dunders: []Dunder{{Name: "__" + name + "__"}}, Params: []Param{input, other},
 			Memory: "new bool tensor of the broadcast shape; not recorded by autograd",
@@ -85,10 +111,13 @@ func init() {
 	// square and pow save their input; backward is
 	// grad * (e * self.pow(e - 1)): two temporaries before the gradient
 	square := unary("square", "PowBackward0", saveInput, 3)
-	declare(square, &OpDef{Name: "pow", Function: true, Method: true, Dunders: []Dunder{{Name: "__pow__"}},
+	declare(square, &OpDef{Name: "pow", Function: true, Method: true, Dunders: []Dunder{{Name: "__pow__"}, {Name: "__rpow__", Reflected: true}},
 		Params: []Param{input, {Name: "exponent", Kind: NumberParam}},
-		Memory: square.Memory,
+		Memory: square.Memory + "; a number ** a tensor: the number as an 8-byte tensor on the device (freed after), saves the result, backward makes a temporary then the gradient",
 		run: func(s *Session, a Args) (*Tensor, error) {
+			if a.Tensor(0) == nil { // number ** tensor
+				return s.rpow(a.Number(0), a.Tensor(1))
+			}
 			if a.Number(1) == 0 {
 				return nil, fmt.Errorf("NotImplementedError: torch.pow with exponent 0 is not modelled by gpumemrepl")
 			}
@@ -109,6 +138,24 @@ func init() {
 		unary("sqrt", "SqrtBackward0", saveResult, 2),
 		unary("abs", "AbsBackward0", saveInput, 2),
 	)
+	for _, name := range []string{"floor", "ceil", "round", "trunc"} {
+		f := map[string]func(float64) float64{"floor": math.Floor, "ceil": math.Ceil, "round": math.RoundToEven, "trunc": math.Trunc}[name]
+		declare(&OpDef{Name: name, Function: true, Method: true, Params: []Param{input},
+			Memory: "new tensor of its input's shape and dtype (its backward is not modelled)",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				x := a.Tensor(0)
+				if s.gradEnabled && x.requiresGrad() {
+					return nil, NotModelledError("the backward of torch." + name)
+				}
+				out, err := s.alloc(x.Shape, x.DType, x.Device())
+				if err != nil {
+					return nil, err
+				}
+				layOut(out, x)
+				out.st.vals = mapValues(x, out, f)
+				return out, nil
+			}})
+	}
 	neg := unary("neg", "NegBackward0", saveNothing, 1)
 	neg.Dunders = []Dunder{{Name: "__neg__"}}
 	declare(neg, functional(unary("gelu", "GeluBackward0", saveInput, 1)), functional(unary("silu", "SiluBackward0", saveInput, 1)))

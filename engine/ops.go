@@ -461,6 +461,11 @@ func (s *Session) binary(op string, a, b *Tensor) (*Tensor, error) {
 	case "div": // by a number: the gradient divided by it, a new tensor
 		s.record("DivBackward1", out, []*Tensor{tensorOrNil(a), nil}, nil, mulBackward)
 		return out, nil
+	case "remainder": // self's gradient is the incoming one
+		s.record("RemainderBackward0", out, []*Tensor{tensorOrNil(a), nil}, nil, passGrad)
+		return out, nil
+	case "floor_divide", "trunc_divide", "fmod":
+		return out, nil
 	}
 	var save []*Tensor
 	if b.requiresGrad() && !a.number {

@@ -138,7 +138,7 @@ func checkEvents(t *testing.T, s *engine.Session, path string) {
 // schedulers' learning rates, state keys, requires_grad flags, names of
 // parameters and modules...).
 func TestRulesPrintWhatPyTorchPrinted(t *testing.T) {
-	for _, name := range []string{"optim_sgd", "optim_adam", "optim_groups", "optim_maximize", "optim_train", "autograd_api", "autograd_more", "module_api", "module_convert", "ops_values", "ops_arith_values", "ops_legacy"} {
+	for _, name := range []string{"optim_sgd", "optim_adam", "optim_groups", "optim_maximize", "optim_train", "autograd_api", "autograd_more", "module_api", "module_convert", "ops_values", "ops_arith_values", "ops_legacy", "ops_arith_more"} {
 		t.Run(name, func(t *testing.T) {
 			_, printed := runRule(t, name)
 			checkPrinted(t, printed, filepath.Join("..", "..", "testdata", "pyrules", name+".jsonl"))
