@@ -49,6 +49,7 @@ type edge struct {
 	to    *node // nil when that input needs no gradient
 	out   int   // which of to's outputs the input is
 	shape []int64
+	dtype DType
 }
 
 // savedTensor is one tensor a node keeps for backward (a
@@ -120,7 +121,7 @@ func (s *Session) record(name string, out *Tensor, inputs, save []*Tensor, bw ba
 	for _, in := range inputs {
 		e := edge{}
 		if in != nil {
-			e.shape = in.Shape
+			e.shape, e.dtype = in.Shape, in.DType
 			switch {
 			case in.fn != nil:
 				e.to, e.out = in.fn, in.out
@@ -302,6 +303,25 @@ func (s *Session) sumToInputs(n *node, grads []*Tensor) error {
 		// sum_to views the sum (kept dims) as the input's shape when
 		// leading dims went
 		r.view = len(g.Shape) > len(n.inputs[i].shape)
+		s.dropTensor(g)
+		grads[i] = r
+	}
+	return s.castToInputs(n, grads)
+}
+
+// castToInputs is the rest of validate_outputs: a gradient of another
+// dtype than its input's (a float32 sum's gradient for a bfloat16 operand
+// under autocast) is converted to it, a new tensor (tfm_encoder_fast.py).
+func (s *Session) castToInputs(n *node, grads []*Tensor) error {
+	for i, g := range grads {
+		e := n.inputs[i]
+		if g == nil || e.to == nil || e.dtype.Name == "" || g.DType.Name == e.dtype.Name {
+			continue
+		}
+		r, err := s.ToDType(g, e.dtype)
+		if err != nil {
+			return err
+		}
 		s.dropTensor(g)
 		grads[i] = r
 	}
