@@ -42,3 +42,24 @@ func TestKnownValuesThroughOps(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexingNodesAndCopies: x[...] and x[:, :] are AliasBackward0, x[:]
+// a slice; advanced indexing by a list (made an int64 tensor on the GPU
+// first, kept by IndexBackward0) or an index tensor, along the first or
+// a later dimension, makes one dense copy (testdata/pyrules/
+// ops_alias.py: these lines print what PyTorch printed); its backward
+// and a bool mask are refused.
+func TestIndexingNodesAndCopies(t *testing.T) {
+	_, printed := runRule(t, "ops_alias")
+	want := recordedOutput(t, filepath.Join("..", "..", "testdata", "pyrules", "ops_alias.jsonl"))
+	for _, line := range []int{10, 13, 16, 25, 28} {
+		if got := printed[line]; got != objectAddress.ReplaceAllString(want[line], "") {
+			t.Errorf("line %d printed %q, PyTorch %q", line, got, want[line])
+		}
+	}
+	for _, line := range []int{18, 33} {
+		if printed[line] != "" {
+			t.Errorf("line %d printed %q; it is not modelled", line, printed[line])
+		}
+	}
+}

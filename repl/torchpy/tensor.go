@@ -561,11 +561,13 @@ func (b *Binding) index(t *Tensor, key eval.Value) (eval.Value, error) {
 		items = tu.Items()
 	}
 	used := 0 // the dimensions of t that the key indexes
-	for _, k := range items {
+	for i, k := range items {
 		switch k.(type) {
 		case int64, *eval.SliceObj:
 			used++
 		case eval.EllipsisType, eval.NoneType:
+		case *eval.List, *Tensor:
+			return b.advancedIndex(t, items, i)
 		default:
 			return nil, b.notModelled("indexing a tensor with " + b.in.TypeName(k))
 		}
