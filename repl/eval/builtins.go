@@ -28,6 +28,9 @@ func (in *Interp) installBuiltins() {
 	for _, c := range ExceptionClasses {
 		set(c.Name, c)
 	}
+	for _, b := range intTextBuiltins() {
+		set(b.Name, b)
+	}
 	set("NotImplemented", NotImplemented)
 	set("Ellipsis", EllipsisType{})
 	set("__name__", "builtins")
@@ -296,11 +299,15 @@ func (in *Interp) installBuiltins() {
 		}
 		return in.NewTuple([]Value{q, m}), nil
 	})
-	def("pow", "pow(base, exp)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("pow", args, kw, 2, 2); err != nil {
+	def("pow", "pow(base, exp, mod=None)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		a, err := in.ArgSpec("pow", args, kw, 2, "base", "exp", "mod")
+		if err != nil {
 			return nil, err
 		}
-		return in.BinOp(powOp, args[0], args[1], false)
+		if a[2] == nil || a[2] == None {
+			return in.BinOp(powOp, a[0], a[1], false)
+		}
+		return in.powMod(a[0], a[1], a[2])
 	})
 	def("chr", "chr(i)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 		if err := in.fixedArgs("chr", args, kw, 1, 1); err != nil {

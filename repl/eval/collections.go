@@ -22,6 +22,15 @@ func (*Interp) collectionsModule(in *Interp) (*ModuleObj, error) {
 }
 
 const collectionsSource = `
+def _copy_or(self, other):
+    # OrderedDict's and defaultdict's d | other: a copy of d's own type
+    if not isinstance(other, dict):
+        return NotImplemented
+    new = self.copy()
+    new.update(other)
+    return new
+
+
 class OrderedDict(dict):
     def __repr__(self):
         if not self:
@@ -55,6 +64,19 @@ class OrderedDict(dict):
     def copy(self):
         return type(self)(self)
 
+    __or__ = _copy_or
+
+    def __ror__(self, other):
+        if not isinstance(other, dict):
+            return NotImplemented
+        new = type(self)(other)
+        new.update(self)
+        return new
+
+    def __ior__(self, other):
+        self.update(other)
+        return self
+
 
 class defaultdict(dict):
     def __init__(self, default_factory=None, *args, **kwargs):
@@ -77,6 +99,15 @@ class defaultdict(dict):
         return type(self)(self.default_factory, self)
 
     __copy__ = copy
+
+    __or__ = _copy_or
+
+    def __ror__(self, other):
+        if not isinstance(other, dict):
+            return NotImplemented
+        new = type(self)(self.default_factory, other)
+        new.update(self)
+        return new
 
 
 class Counter(dict):

@@ -150,3 +150,62 @@ func (in *Interp) mathMore(m *ModuleObj) {
 		})
 	}
 }
+
+// powMod is pow(base, exp, mod) of ints: a negative exponent takes the
+// inverse modulo mod, as CPython 3.8 and later do.
+func (in *Interp) powMod(base, exp, mod Value) (Value, error) {
+	b, ok1 := bigInt(plain(base, "__index__"))
+	e, ok2 := bigInt(plain(exp, "__index__"))
+	m, ok3 := bigInt(plain(mod, "__index__"))
+	if !ok1 || !ok2 || !ok3 {
+		return nil, in.typeError("pow() 3rd argument not allowed unless all arguments are integers")
+	}
+	if m.Sign() == 0 {
+		return nil, in.Raise(ValueErrorType, "pow() 3rd argument cannot be 0")
+	}
+	am := new(big.Int).Abs(m)
+	if e.Sign() < 0 {
+		inv := new(big.Int).ModInverse(new(big.Int).Mod(b, am), am)
+		if inv == nil {
+			return nil, in.Raise(ValueErrorType, "base is not invertible for the given modulus")
+		}
+		b, e = inv, new(big.Int).Neg(e)
+	}
+	r := new(big.Int).Exp(b, e, am)
+	if m.Sign() < 0 && r.Sign() != 0 {
+		r.Add(r, m) // the result takes the modulus's sign
+	}
+	return normInt(r), nil
+}
+
+// intTextBuiltins are the builtins bin, oct and hex.
+func intTextBuiltins() []*Builtin {
+	var out []*Builtin
+	for name, base := range map[string]int{"bin": 2, "oct": 8, "hex": 16} {
+		prefix := map[int]string{2: "0b", 8: "0o", 16: "0x"}[base]
+		b := NewBuiltin(name, name+"(number)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			if err := in.fixedArgs(name, args, kw, 1, 1); err != nil {
+				return nil, err
+			}
+			n, ok := bigInt(plain(args[0], "__index__"))
+			if !ok {
+				if f := TypeOf(args[0]).lookup("__index__"); f != nil {
+					i, err := in.Index(args[0])
+					if err != nil {
+						return nil, err
+					}
+					n = big.NewInt(i)
+				} else {
+					return nil, in.typeError("'%s' object cannot be interpreted as an integer", TypeOf(args[0]).Name)
+				}
+			}
+			sign := ""
+			if n.Sign() < 0 {
+				sign = "-"
+			}
+			return sign + prefix + new(big.Int).Abs(n).Text(base), nil
+		})
+		out = append(out, b)
+	}
+	return out
+}

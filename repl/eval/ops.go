@@ -159,6 +159,25 @@ func (in *Interp) builtinBinOp(op syntax.BinOpKind, a, b Value, inplace bool) (V
 				return in.NewList(items), true, nil
 			}
 		}
+	case *Dict:
+		if y, ok := b.(*Dict); ok && op == syntax.BitOr {
+			// d | other is a new dict; d |= other updates d
+			d := x
+			if !inplace {
+				d = in.NewDict()
+				if err := in.dictUpdate(d, x); err != nil {
+					in.Decref(d)
+					return nil, true, err
+				}
+			} else {
+				Incref(d)
+			}
+			if err := in.dictUpdate(d, y); err != nil {
+				in.Decref(d)
+				return nil, true, err
+			}
+			return d, true, nil
+		}
 	case *Tuple:
 		switch op {
 		case syntax.Add:
