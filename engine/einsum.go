@@ -20,11 +20,21 @@ import (
 // einsumTerms are an equation's input terms and its output.
 func einsumTerms(eq string, operands int) ([]string, string, error) {
 	eq = strings.ReplaceAll(eq, " ", "")
-	in, out, ok := strings.Cut(eq, "->")
-	if !ok || strings.Contains(eq, ".") {
-		return nil, "", NotModelledError("torch.einsum without an explicit output (->) or with ...")
+	in, out, explicit := strings.Cut(eq, "->")
+	if strings.Contains(eq, ".") {
+		return nil, "", NotModelledError("torch.einsum with ...")
 	}
 	terms := strings.Split(in, ",")
+	if !explicit { // the letters that appear once, in alphabetical order (upper case first)
+		var once []byte
+		for _, c := range []byte(in) {
+			if c != ',' && strings.Count(in, string(c)) == 1 {
+				once = append(once, c)
+			}
+		}
+		slices.Sort(once)
+		out = string(once)
+	}
 	if len(terms) != operands {
 		return nil, "", fmt.Errorf("RuntimeError: einsum(): more operands were provided than specified in the equation")
 	}
@@ -68,10 +78,33 @@ func (s *Session) Einsum(eq string, ts []*Tensor) (*Tensor, error) {
 	return nil, NotModelledError("torch.einsum of more than two operands")
 }
 
-// einsumPermute is one operand's dimensions reordered: a permuted view.
+// einsumPermute is one operand's dimensions reordered, a permuted view;
+// with its letters not in the output summed (all of them, or one) by
+// sum first, as PyTorch's einsum sums them (ops_einsum_more.py).
 func (s *Session) einsumPermute(t *Tensor, term, out string) (*Tensor, error) {
-	if len(out) != len(term) || strings.Trim(term, out) != "" {
-		return nil, NotModelledError("torch.einsum summing one operand's dimensions")
+	var summed []int
+	for i, c := range term {
+		if !strings.ContainsRune(out, c) {
+			summed = append(summed, i)
+		}
+	}
+	switch {
+	case len(summed) == 0:
+	case len(out) == 0:
+		return s.Op("sum", t)
+	case len(summed) == 1:
+		d := summed[0]
+		rs, _, err := s.RunTuple(Ops["sum"], Args{t, int64(d), false})
+		if err != nil {
+			return nil, err
+		}
+		if term = term[:d] + term[d+1:]; term == out {
+			return rs[0], nil
+		}
+		defer s.dropTensor(rs[0])
+		t = rs[0]
+	default:
+		return nil, NotModelledError("torch.einsum summing several but not all of one operand's dimensions")
 	}
 	dims := make([]int64, len(out))
 	for i, c := range out {

@@ -63,3 +63,20 @@ func TestIndexingNodesAndCopies(t *testing.T) {
 		}
 	}
 }
+
+// TestEinsumMoreForms: torch.einsum without "->" (the letters that
+// appear once, in alphabetical order) and with one operand's letters
+// summed (all of them, or one: sum's kernel and buffers, then a permuted
+// view) print what PyTorch printed, their allocations and peaks
+// included (testdata/pyrules/ops_einsum_more.py; its other forms --
+// diagonals, several summed letters, ..., three operands, products
+// whose reshape copies -- are refused, or differ: ij,ij->j, line 31).
+func TestEinsumMoreForms(t *testing.T) {
+	_, printed := runRule(t, "ops_einsum_more")
+	want := recordedOutput(t, filepath.Join("..", "..", "testdata", "pyrules", "ops_einsum_more.jsonl"))
+	for _, line := range []int{21, 22, 23, 24, 25, 26, 27, 28, 32, 34, 37, 38, 41, 46, 52, 55} {
+		if got := printed[line]; got != want[line] {
+			t.Errorf("line %d printed %q, PyTorch %q", line, got, want[line])
+		}
+	}
+}
