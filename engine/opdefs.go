@@ -82,7 +82,11 @@ func init() {
 		}
 		declare(&OpDef{Name: name, Function: true, Method: true, Dunders: dunders,
 			Params: []Param{input, other},
-			Memory: "new tensor of the broadcast shape; saves nothing (remainder by a number: backward passes the gradient on; floor_divide: not differentiable)",
+			Memory: map[string]string{
+				"remainder":    "new tensor of the broadcast shape; saves nothing; by a number, backward passes the gradient on (by a tensor that requires grad: not modelled)",
+				"floor_divide": "new tensor of the broadcast shape (integral inputs stay integral); not differentiable",
+				"fmod":         "new tensor of the broadcast shape; its backward is not modelled",
+			}[name],
 			run: func(s *Session, a Args) (*Tensor, error) {
 				x, y := a.Tensor(0), a.Tensor(1)
 				if x.number && y.number {
