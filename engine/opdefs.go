@@ -84,7 +84,7 @@ func init() {
 			Params: []Param{input, other},
 			Memory: map[string]string{
 				"remainder":    "new tensor of the broadcast shape; saves nothing; by a number, backward passes the gradient on (by a tensor that requires grad: not modelled)",
-				"floor_divide": "new tensor of the broadcast shape (integral inputs stay integral); not differentiable",
+				"floor_divide": "new tensor of the broadcast shape (integral inputs stay integral); its backward is not modelled",
 				"fmod":         "new tensor of the broadcast shape; its backward is not modelled",
 			}[name],
 			run: func(s *Session, a Args) (*Tensor, error) {

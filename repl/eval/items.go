@@ -153,6 +153,9 @@ func (in *Interp) GetItem(obj, key Value) (Value, error) {
 			if err != nil {
 				return nil, err
 			}
+			if o.cls != nil && o.cls.StructSeq { // a structseq's slice is a plain tuple
+				return in.NewTuple(items), nil
+			}
 			return in.NewTupleOf(o.cls, items), nil
 		}
 		i, err := in.seqIndex(key, int64(len(o.items)), "tuple")

@@ -80,3 +80,18 @@ func TestEinsumMoreForms(t *testing.T) {
 		}
 	}
 }
+
+// TestReturnTypes: torch.return_types are tuple subclasses that print,
+// index, slice and add as PyTorch's structseqs, and kthvalue and median
+// along a dimension make their values and int64 indices and nothing else
+// (testdata/pyrules/ops_structseq.py: these lines print what PyTorch
+// printed; sort, topk and median over every element are refused).
+func TestReturnTypes(t *testing.T) {
+	_, printed := runRule(t, "ops_structseq")
+	want := recordedOutput(t, filepath.Join("..", "..", "testdata", "pyrules", "ops_structseq.jsonl"))
+	for _, line := range []int{11, 12, 13, 15, 19, 43, 47} {
+		if got := printed[line]; got != want[line] {
+			t.Errorf("line %d printed %q, PyTorch %q", line, got, want[line])
+		}
+	}
+}

@@ -1,0 +1,105 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+)
+
+// kthvalue, median and mode along a dimension (testdata/pyrules/
+// ops_structseq.py): the values, then their int64 indices, nothing else;
+// torch.return_types structseqs. Their backward, median over every
+// element (a sort and its scratch) and sort and topk (their scratch) are
+// not modelled.
+
+// selectAlong is op (kthvalue, median, mode) of x along dimension dim:
+// values and indices; vals, when x's values are known, the values of
+// each line (nil: not computed).
+func (s *Session) selectAlong(op string, x *Tensor, dim int64, keep bool, pick func(line []float64) float64) ([]*Tensor, error) {
+	d, err := dimIndex(dim, len(x.Shape))
+	if err != nil {
+		return nil, err
+	}
+	if s.gradEnabled && x.requiresGrad() {
+		return nil, NotModelledError("the backward of torch." + op)
+	}
+	shape := slices.Clone(x.Shape)
+	if len(shape) > 0 {
+		if keep {
+			shape[d] = 1
+		} else {
+			shape = slices.Delete(shape, d, d+1)
+		}
+	}
+	outs, err := s.allocAll(x.Device(), tensorShape{shape, x.DType}, tensorShape{shape, DTypes["int64"]})
+	if err != nil {
+		return nil, err
+	}
+	if pick != nil && len(x.Shape) > 0 {
+		outs[0].st.vals = lineValues(x, d, pick, x.DType)
+	}
+	return outs, nil
+}
+
+// lineValues are pick of each line of x along dimension d, when x's
+// values are known.
+func lineValues(x *Tensor, d int, pick func([]float64) float64, out DType) knownValues {
+	xs, ok := x.Values()
+	if !ok || len(xs) == 0 || len(xs) > maxKnownValues {
+		return nil
+	}
+	outer, n, inner := int(numel(x.Shape[:d])), int(x.Shape[d]), int(numel(x.Shape[d+1:]))
+	var vals knownValues
+	line := make([]float64, n)
+	for o := range outer {
+		for i := range inner {
+			for k := range n {
+				line[k] = xs[(o*n+k)*inner+i]
+			}
+			vals = append(vals, pick(slices.Clone(line)))
+		}
+	}
+	return convertValues(vals, out)
+}
+
+// kthSmallest is the k-th smallest of line (k from 1).
+func kthSmallest(line []float64, k int) float64 {
+	sort.Float64s(line)
+	return line[k-1]
+}
+
+func init() {
+	dim := Param{Name: "dim", Kind: IntParam, Default: "-1"}
+	memory := "values, then int64 indices, along dim; nothing else (its backward is not modelled)"
+	declare(
+		&OpDef{Name: "kthvalue", Function: true, Method: true, ReturnType: "kthvalue",
+			Params: []Param{input, {Name: "k", Kind: IntParam}, dim, keepdim}, Memory: memory,
+			runTuple: func(s *Session, a Args) ([]*Tensor, bool, error) {
+				x, k := a.Tensor(0), int(a.Int(1))
+				d, err := dimIndex(a.Int(2), len(x.Shape))
+				if err != nil {
+					return nil, false, err
+				}
+				if n := 1; len(x.Shape) > 0 && (k < 1 || k > int(x.Shape[d])) || len(x.Shape) == 0 && k != n {
+					return nil, false, fmt.Errorf("IndexError: kthvalue(): selected number k out of range for dimension %d", d)
+				}
+				outs, err := s.selectAlong("kthvalue", x, a.Int(2), a.Bool(3), func(l []float64) float64 { return kthSmallest(l, k) })
+				return outs, true, err
+			}},
+		&OpDef{Name: "median", Function: true, Method: true, ReturnType: "median",
+			Params: []Param{input, {Name: "dim", Kind: IntParam, Default: "None"}, keepdim}, Memory: "along dim: " + memory + "; over every element not modelled",
+			runTuple: func(s *Session, a Args) ([]*Tensor, bool, error) {
+				if a[1] == nil {
+					return nil, false, NotModelledError("torch.median over every element (a sort and its scratch)")
+				}
+				outs, err := s.selectAlong("median", a.Tensor(0), a.Int(1), a.Bool(2), func(l []float64) float64 { return kthSmallest(l, (len(l)+1)/2) })
+				return outs, true, err
+			}},
+		&OpDef{Name: "mode", Function: true, Method: true, ReturnType: "mode",
+			Params: []Param{input, dim, keepdim}, Memory: memory,
+			runTuple: func(s *Session, a Args) ([]*Tensor, bool, error) {
+				outs, err := s.selectAlong("mode", a.Tensor(0), a.Int(1), a.Bool(2), nil)
+				return outs, true, err
+			}},
+	)
+}
