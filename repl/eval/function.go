@@ -175,7 +175,7 @@ func (in *Interp) codeFor(name string, sc *syntax.Scope) *code {
 // are borrowed; the frame takes references.
 func (in *Interp) bindArgs(f *Function, fr *Frame, args []Value, kw []KeywordArg) error {
 	p := f.params
-	name := f.Name
+	name := f.QualName // CPython 3.10 and later name the function by its qualified name
 	positional := append(append([]*syntax.Arg(nil), p.Posonlyargs...), p.Args...)
 	np := len(positional)
 	set := func(i int, v Value) { fr.locals[i] = newRef(v) }

@@ -129,12 +129,16 @@ def permutations(iterable, r=None):
     pool = tuple(iterable)
     n = len(pool)
     r = n if r is None else r
+    if r < 0:
+        raise ValueError('r must be non-negative')
     for idx in product(range(n), repeat=r):
         if len(set(idx)) == r:
             yield tuple(pool[i] for i in idx)
 
 
 def combinations(iterable, r):
+    if r < 0:
+        raise ValueError('r must be non-negative')
     pool = tuple(iterable)
     n = len(pool)
     for idx in permutations(range(n), r):
@@ -143,6 +147,8 @@ def combinations(iterable, r):
 
 
 def combinations_with_replacement(iterable, r):
+    if r < 0:
+        raise ValueError('r must be non-negative')
     pool = tuple(iterable)
     n = len(pool)
     for idx in product(range(n), repeat=r):

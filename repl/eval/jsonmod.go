@@ -22,6 +22,9 @@ class JSONDecodeError(ValueError):
         self.colno = colno
 
 
+JSONDecodeError.__module__ = 'json.decoder'
+
+
 _escapes = {'"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f'}
 
 

@@ -158,6 +158,11 @@ func (in *Interp) powMod(base, exp, mod Value) (Value, error) {
 	e, ok2 := bigInt(plain(exp, "__index__"))
 	m, ok3 := bigInt(plain(mod, "__index__"))
 	if !ok1 || !ok2 || !ok3 {
+		for _, v := range []Value{base, exp, mod} {
+			if !isNumber(plain(v)) {
+				return nil, in.typeError("unsupported operand type(s) for ** or pow(): '%s', '%s', '%s'", TypeOf(base).Name, TypeOf(exp).Name, TypeOf(mod).Name)
+			}
+		}
 		return nil, in.typeError("pow() 3rd argument not allowed unless all arguments are integers")
 	}
 	if m.Sign() == 0 {

@@ -62,6 +62,8 @@ class SimpleNamespace:
 
 const operatorSource = `
 def itemgetter(*items):
+    if not items:
+        raise TypeError('itemgetter expected 1 argument, got 0')
     if len(items) == 1:
         item = items[0]
         return lambda obj: obj[item]
@@ -75,6 +77,8 @@ def _resolve(obj, attr):
 
 
 def attrgetter(*attrs):
+    if not attrs:
+        raise TypeError('attrgetter expected 1 argument, got 0')
     if len(attrs) == 1:
         attr = attrs[0]
         return lambda obj: _resolve(obj, attr)
@@ -144,6 +148,8 @@ def heappush(heap, item):
 
 
 def heappop(heap):
+    if not heap:
+        raise IndexError('index out of range')
     last = heap.pop()
     if heap:
         item = heap[0]

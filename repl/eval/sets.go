@@ -142,33 +142,17 @@ func (in *Interp) setBinOp(op syntax.BinOpKind, a, b Value, inplace bool) (Value
 	if !isSetView(a) && op != syntax.Sub {
 		first, second = b, a
 	}
+	// the other operand is iterated as CPython does: one that is not
+	// iterable is its TypeError
 	r, err := in.setFrom(first)
 	if err != nil {
-		if Matches(err, TypeErrorType) {
-			in.Drop(err)
-			return nil, false, nil
-		}
 		return nil, true, err
 	}
 	if err := in.setUpdateOp(r, op, second); err != nil {
 		in.Decref(r)
-		if Matches(err, TypeErrorType) && !isIterable(second) {
-			in.Drop(err)
-			return nil, false, nil
-		}
 		return nil, true, err
 	}
 	return r, true, nil
-}
-
-// isIterable reports whether v has an iterator (without making one of
-// an object's own).
-func isIterable(v Value) bool {
-	switch v.(type) {
-	case *List, *Tuple, string, Bytes, *Dict, *Set, *dictView, *Range, *Generator, *iterObj:
-		return true
-	}
-	return TypeOf(v).lookup("__iter__") != nil || TypeOf(v).lookup("__getitem__") != nil
 }
 
 // frozenKey is a frozenset's hash key: its members' keys in one order.
@@ -333,9 +317,6 @@ func (in *Interp) viewIntersect(a, b Value) (Value, bool, error) {
 	}
 	if isSetView(other) && other.(*dictView).d.n > view.(*dictView).d.n {
 		view, other = other, view
-	}
-	if !isIterable(other) {
-		return nil, false, nil
 	}
 	r := in.newSet()
 	err := in.forEach(other, func(x Value) error {

@@ -77,3 +77,23 @@ class P:
     def __call__(self, k): return self.v * k
     def __contains__(self, k): return k == 42
 print(P(1) + P(2), sum([P(1), P(2)]), P(3) == P(3), {P(1), P(1)}, len(P(4)), bool(P(0)), list(P(3)), P(2)(5), 42 in P(1))
+import itertools, operator, heapq, logging
+for bad in [lambda: pow(2, 3, 'x'), lambda: list(itertools.combinations('ab', -1)), lambda: operator.itemgetter()(5),
+            lambda: heapq.heappop([]), lambda: {}.keys() & 5, lambda: {}.keys() | 5, lambda: logging.LogRecord()]:
+    try:
+        bad()
+    except (TypeError, ValueError, IndexError) as e:
+        print(type(e).__name__, e)
+class A:
+    def f(self, x):
+        def inner(y):
+            pass
+        inner()
+try:
+    A().f()
+except TypeError as e:
+    print(e)
+try:
+    A().f(1)
+except TypeError as e:
+    print(e)
