@@ -108,14 +108,22 @@ func (in *Interp) keyOf(v Value) (hashKey, error) {
 		return hashKey{kind: keyStr, s: v}, nil
 	case *Tuple:
 		var b strings.Builder
-		for _, x := range v.items {
+		lanes := make([]int64, len(v.items))
+		byEq := false
+		for j, x := range v.items {
 			k, err := in.keyOf(x)
 			if err != nil {
 				return hashKey{}, err
 			}
 			fmt.Fprintf(&b, "%d:%d:%q:%p;", k.kind, k.i, k.s, k.p)
+			lanes[j] = k.i
+			byEq = byEq || k.kind == keyOther && k.p != nil
 		}
-		return hashKey{kind: keyTuple, s: b.String()}, nil
+		if byEq {
+			// a member hashed by its class: the tuple is found by __eq__
+			return hashKey{kind: keyOther, i: tupleHash(lanes), p: v}, nil
+		}
+		return hashKey{kind: keyTuple, s: b.String(), i: tupleHash(lanes)}, nil
 	case *Set:
 		if v.frozen {
 			return in.frozenKey(v), nil
@@ -140,12 +148,48 @@ func (in *Interp) keyOf(v Value) (hashKey, error) {
 				if !ok {
 					return hashKey{}, in.typeError("__hash__ method should return an integer")
 				}
-				return hashKey{kind: keyOther, i: i}, nil
+				return hashKey{kind: keyOther, i: i, p: v}, nil
 			}
 		}
 		return hashKey{kind: keyObject, p: v}, nil
 	}
 	return hashKey{kind: keyOther, s: fmt.Sprintf("%T:%v", v, v)}, nil
+}
+
+// tupleHash is CPython's hash of a tuple whose members hash to lanes
+// (its xxHash-based mix), so hash((1, 2)) prints what python3 prints.
+func tupleHash(lanes []int64) int64 {
+	const p1, p2, p5 = 11400714785074694791, 14029467366897019727, 2870177450012600261
+	acc := uint64(p5)
+	for _, l := range lanes {
+		acc += uint64(l) * p2
+		acc = acc<<31 | acc>>33
+		acc *= p1
+	}
+	acc += uint64(len(lanes)) ^ (p5 ^ 3527539)
+	if int64(acc) == -1 {
+		return 1546275796
+	}
+	return int64(acc)
+}
+
+// lookup is the position of the entry for k. A key whose class defines
+// __hash__ (or a tuple holding one) is matched as CPython matches it:
+// the same object, or an entry of the same hash that __eq__ says is
+// equal. An __eq__ that raises counts as not equal.
+func (d *Dict) lookup(in *Interp, k hashKey) (int, bool) {
+	if i, ok := d.index[k]; ok || k.kind != keyOther || k.p == nil {
+		return i, ok
+	}
+	for i, e := range d.entries {
+		if e.del || e.k.kind != keyOther || e.k.i != k.i || e.k.p == nil {
+			continue
+		}
+		if eq, err := in.Equal(e.key, k.p); err == nil && eq {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // Get returns the value for key (borrowed).
@@ -154,7 +198,7 @@ func (in *Interp) dictGet(d *Dict, key Value) (Value, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	i, ok := d.index[k]
+	i, ok := d.lookup(in, k)
 	if !ok {
 		return nil, false, nil
 	}
@@ -176,7 +220,7 @@ func (d *Dict) put(in *Interp, k hashKey, key, val Value) {
 	if !d.static {
 		Incref(val)
 	}
-	if i, ok := d.index[k]; ok {
+	if i, ok := d.lookup(in, k); ok {
 		old := d.entries[i].val
 		d.entries[i].val = val
 		if !d.static {
@@ -203,13 +247,13 @@ func (in *Interp) dictDel(d *Dict, key Value) (bool, error) {
 }
 
 func (d *Dict) remove(in *Interp, k hashKey) bool {
-	i, ok := d.index[k]
+	i, ok := d.lookup(in, k)
 	if !ok {
 		return false
 	}
 	e := d.entries[i]
 	d.entries[i] = dictEntry{del: true}
-	delete(d.index, k)
+	delete(d.index, e.k)
 	d.n--
 	if d.n == 0 {
 		d.entries = d.entries[:0]

@@ -90,7 +90,7 @@ func (in *Interp) setUpdateOp(dst *Set, op syntax.BinOpKind, src Value) error {
 	defer in.Decref(other)
 	var gone []hashKey
 	for _, e := range dst.d.entries {
-		if _, ok := other.d.index[e.k]; !e.del && !ok {
+		if _, ok := other.d.lookup(in, e.k); !e.del && !ok {
 			gone = append(gone, e.k)
 		}
 	}
@@ -270,7 +270,7 @@ func (in *Interp) setWithin(s, other *Set) (bool, error) {
 		if e.del {
 			continue
 		}
-		if _, ok := other.d.index[e.k]; !ok {
+		if _, ok := other.d.lookup(in, e.k); !ok {
 			return false, nil
 		}
 	}
@@ -283,7 +283,7 @@ func (in *Interp) setsDisjoint(s, other *Set) (bool, error) {
 		if e.del {
 			continue
 		}
-		if _, ok := other.d.index[e.k]; ok {
+		if _, ok := other.d.lookup(in, e.k); ok {
 			return false, nil
 		}
 	}
