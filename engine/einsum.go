@@ -134,6 +134,11 @@ func (s *Session) einsumProduct(a, b *Tensor, ta, tb, out string, size map[rune]
 	if len(left) > 1 || len(right) > 1 || len(sum) > 1 || !sameOrder(batch, ta, tb, out) {
 		return nil, NotModelledError("torch.einsum of other than one batched matrix product (at most one letter each operand's own and contracted, batch letters in one order)")
 	}
+	if len(sum) > 0 && (!batchLeads(batch, ta) || !batchLeads(batch, tb)) {
+		// a contraction whose operand PyTorch permutes and copies before
+		// its bmm ('ij,ij->j' copies both): those copies are not modelled
+		return nil, NotModelledError("torch.einsum with a batch letter after an operand's own or contracted letters")
+	}
 	if (len(left) == 0 || len(right) == 0 || len(sum) == 0) && s.gradEnabled && (a.requiresGrad() || b.requiresGrad()) {
 		return nil, NotModelledError("the backward of torch.einsum of other than a matrix product")
 	}
@@ -156,6 +161,19 @@ func (s *Session) einsumProduct(a, b *Tensor, ta, tb, out string, size map[rune]
 	layouts := [2][]int64{productLayout(ta, batch, left, sum, a.Shape), productLayout(tb, batch, sum, right, b.Shape)}
 	s.record("ViewBackward0", r, []*Tensor{a, b}, savedForProduct(a, b), einsumBackward(layouts))
 	return r, nil
+}
+
+// batchLeads reports whether term starts with its batch letters.
+func batchLeads(batch []rune, term string) bool {
+	for i, c := range term {
+		if i >= len(batch) {
+			break
+		}
+		if !slices.Contains(batch, c) {
+			return false
+		}
+	}
+	return true
 }
 
 // sameOrder reports whether the batch letters come in one order in
