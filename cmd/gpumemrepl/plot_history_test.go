@@ -34,20 +34,64 @@ func plotLongScript(t *testing.T, n int) (string, int64) {
 	if err := os.WriteFile(script, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(binary, "run", "--fake-host", "--no-color", "--device", "sim", script)
-	// a tight collector target: on a loaded machine the default one let
-	// garbage, not the history, decide the peak
-	cmd.Env = append(os.Environ(), "GOGC=25")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	// Through a runner, this test binary started afresh: a child forked
+	// from the test process itself reports the test process's peak RSS
+	// (os/exec's vfork shares its memory until exec, and Linux keeps
+	// that high-water mark across exec), which grows with the other tests.
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, binary, "run", "--fake-host", "--no-color", "--device", "sim", script)
+	// a tight collector target: garbage, not the history, must not
+	// decide the peak
+	cmd.Env = append(os.Environ(), peakRSSRunner+"=1", "GOGC=25")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	var childKB, runnerKB int64
+	if _, err := fmt.Sscan(stdout.String(), &childKB, &runnerKB); err != nil {
+		t.Fatalf("the runner printed %q: %v", stdout.String(), err)
+	}
+	if runnerKB == 0 || childKB <= runnerKB {
+		t.Fatalf("peak RSS %d KiB is the runner's (%d KiB), not the binary's own", childKB, runnerKB)
 	}
 	out, err := os.ReadFile(page)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(out), cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss * 1024
+	return string(out), childKB * 1024
+}
+
+// peakRSSRunner, set in the environment, makes this test binary a
+// runner (runMeasured) instead of the tests.
+const peakRSSRunner = "GPUMEMREPL_TEST_PEAK_RSS_RUNNER"
+
+// runMeasured runs args[0] with the rest of args, its output discarded
+// but for its stderr, then prints its peak RSS and the runner's own, in
+// KiB; it returns the command's exit status.
+func runMeasured(args []string) int {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	var own int64
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			fmt.Sscan(rest, &own) //nolint:errcheck // left 0 if it does not parse: the test refuses a 0
+		}
+	}
+	fmt.Println(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss, own)
+	return 0
 }
 
 var (
