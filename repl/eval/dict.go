@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
 )
 
@@ -13,8 +14,11 @@ type Dict struct {
 	Header
 	entries []dictEntry // in insertion order; deleted ones have del set
 	index   map[hashKey]int
-	n       int
-	static  bool // a built-in class's namespace: never counted or freed
+	// byHash are the positions of the keys matched by __eq__ (their
+	// class's own __hash__), by hash; nil until the first such key
+	byHash map[int64][]int
+	n      int
+	static bool // a built-in class's namespace: never counted or freed
 }
 
 type dictEntry struct {
@@ -60,7 +64,7 @@ func (d *Dict) Traverse(visit func(Value)) {
 // Clear empties the dict, dropping its references in insertion order.
 func (d *Dict) Clear(in *Interp) {
 	es := d.entries
-	d.entries, d.index, d.n = nil, map[hashKey]int{}, 0
+	d.entries, d.index, d.byHash, d.n = nil, map[hashKey]int{}, nil, 0
 	for _, e := range es {
 		if !e.del {
 			in.Decref(e.key)
@@ -109,7 +113,7 @@ func (in *Interp) keyOf(v Value) (hashKey, error) {
 	case *Tuple:
 		var b strings.Builder
 		lanes := make([]int64, len(v.items))
-		byEq := false
+		eqMember := false
 		for j, x := range v.items {
 			k, err := in.keyOf(x)
 			if err != nil {
@@ -117,9 +121,9 @@ func (in *Interp) keyOf(v Value) (hashKey, error) {
 			}
 			fmt.Fprintf(&b, "%d:%d:%q:%p;", k.kind, k.i, k.s, k.p)
 			lanes[j] = k.i
-			byEq = byEq || k.kind == keyOther && k.p != nil
+			eqMember = eqMember || byEq(k)
 		}
-		if byEq {
+		if eqMember {
 			// a member hashed by its class: the tuple is found by __eq__
 			return hashKey{kind: keyOther, i: tupleHash(lanes), p: v}, nil
 		}
@@ -178,18 +182,29 @@ func tupleHash(lanes []int64) int64 {
 // the same object, or an entry of the same hash that __eq__ says is
 // equal. An __eq__ that raises counts as not equal.
 func (d *Dict) lookup(in *Interp, k hashKey) (int, bool) {
-	if i, ok := d.index[k]; ok || k.kind != keyOther || k.p == nil {
+	if i, ok := d.index[k]; ok || !byEq(k) {
 		return i, ok
 	}
-	for i, e := range d.entries {
-		if e.del || e.k.kind != keyOther || e.k.i != k.i || e.k.p == nil {
-			continue
-		}
-		if eq, err := in.Equal(e.key, k.p); err == nil && eq {
+	for _, i := range d.byHash[k.i] {
+		if eq, err := in.Equal(d.entries[i].key, k.p); err == nil && eq {
 			return i, true
 		}
 	}
 	return 0, false
+}
+
+// byEq reports whether k is matched by __eq__ among the keys of its hash.
+func byEq(k hashKey) bool { return k.kind == keyOther && k.p != nil }
+
+// place records that the entry at i has key k.
+func (d *Dict) place(k hashKey, i int) {
+	d.index[k] = i
+	if byEq(k) {
+		if d.byHash == nil {
+			d.byHash = map[int64][]int{}
+		}
+		d.byHash[k.i] = append(d.byHash[k.i], i)
+	}
 }
 
 // Get returns the value for key (borrowed).
@@ -231,7 +246,7 @@ func (d *Dict) put(in *Interp, k hashKey, key, val Value) {
 	if !d.static {
 		Incref(key)
 	}
-	d.index[k] = len(d.entries)
+	d.place(k, len(d.entries))
 	d.entries = append(d.entries, dictEntry{key: key, val: val, k: k})
 	d.n++
 }
@@ -254,6 +269,13 @@ func (d *Dict) remove(in *Interp, k hashKey) bool {
 	e := d.entries[i]
 	d.entries[i] = dictEntry{del: true}
 	delete(d.index, e.k)
+	if byEq(e.k) {
+		if rest := slices.DeleteFunc(d.byHash[e.k.i], func(j int) bool { return j == i }); len(rest) > 0 {
+			d.byHash[e.k.i] = rest
+		} else {
+			delete(d.byHash, e.k.i)
+		}
+	}
 	d.n--
 	if d.n == 0 {
 		d.entries = d.entries[:0]
@@ -276,8 +298,9 @@ func (d *Dict) compact() {
 	}
 	d.entries = live
 	d.index = make(map[hashKey]int, len(live))
+	d.byHash = nil
 	for i, e := range live {
-		d.index[e.k] = i
+		d.place(e.k, i)
 	}
 }
 
