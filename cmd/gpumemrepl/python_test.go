@@ -157,6 +157,52 @@ func TestPythonAsPasted(t *testing.T) {
 	}
 }
 
+// TestPythonCallArguments runs pyrules/call_args through the binary and
+// compares what each statement printed with CPython 3.12.3's recording:
+// the memory a callee sees after rebinding or deleting its parameter
+// (freed where the callee's frame alone owns a temporary argument, kept
+// where the call went through C), and sys.getrefcount inside a callee.
+func TestPythonCallArguments(t *testing.T) {
+	script := "../../testdata/pyrules/call_args.py"
+	out, _, _ := run(t, "run", "--json", "--fake-host", "--device", "sim", "--keep-going", script)
+	got := map[int]string{}
+	for _, l := range strings.Split(out, "\n") {
+		var s struct {
+			Line   int    `json:"line"`
+			Output string `json:"output"`
+		}
+		if json.Unmarshal([]byte(l), &s) == nil && s.Line > 0 {
+			got[s.Line] = s.Output
+		}
+	}
+	f, err := os.Open(recordingOf("pyrules/call_args", script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	n := 0
+	for sc.Scan() {
+		var w struct {
+			Line   int    `json:"line"`
+			Stdout string `json:"stdout"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &w); err != nil {
+			t.Fatal(err)
+		}
+		if w.Stdout != "" {
+			n++
+		}
+		if got[w.Line] != w.Stdout {
+			t.Errorf("line %d printed %q, CPython and PyTorch %q", w.Line, got[w.Line], w.Stdout)
+		}
+	}
+	if n != 39 {
+		t.Errorf("the recording printed at %d statements, not its 39", n)
+	}
+}
+
 func deref(s *string) string {
 	if s == nil {
 		return "none"

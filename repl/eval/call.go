@@ -68,10 +68,139 @@ func (in *Interp) CallMethod(obj Value, name string, args ...Value) (Value, erro
 	return r, err
 }
 
-// callFunction runs a def or lambda in a new frame. A generator
-// function returns its generator without running.
+// callStack is a call expression's call (CPython's CALL, or
+// CALL_FUNCTION_EX when ex): fn, self (a method call's receiver, or
+// nil), args and the keyword values are the caller's stack's
+// references, and all of them are let go here. A Python function
+// called by CALL -- directly, as a method, or through a bound method
+// (a classmethod, super()'s) -- takes the arguments into its frame, as
+// CPython does when it inlines the call (pyrules/call_args): the callee's
+// parameter is then the only reference to a temporary argument, which
+// dies when the callee rebinds or deletes it, or with the frame's slots
+// at return. A Python function called by CALL_FUNCTION_EX (not a bound
+// method) is given references of its own, and the call's tuple and dict
+// go before its body runs (CPython 3.12). Any other call borrows them:
+// the callable goes when it returns, then the arguments (through
+// CALL_FUNCTION_EX's tuple, last first), then the keyword values.
+func (in *Interp) callStack(fn, self Value, args []Value, kw []KeywordArg, ex bool) (Value, error) {
+	if f, how, owned := in.inlined(fn, self, args, ex); f != nil {
+		r, err := in.enterFunction(f, owned, kw, how)
+		in.Decref(f)
+		return r, err
+	}
+	var r Value
+	var err error
+	if self != nil {
+		r, err = in.callWithSelf(fn, self, args, kw)
+	} else {
+		r, err = in.call(fn, args, kw)
+	}
+	in.Decref(fn)
+	if self != nil {
+		in.Decref(self)
+	}
+	if ex {
+		in.decrefAll(args)
+		args = nil
+	}
+	in.dropArgs(args, kw)
+	return r, err
+}
+
+// dropArgs lets go of a call's arguments, in order, then its keyword
+// values.
+func (in *Interp) dropArgs(args []Value, kw []KeywordArg) {
+	for _, a := range args {
+		in.Decref(a)
+	}
+	for _, k := range kw {
+		in.Decref(k.Value)
+	}
+}
+
+// frameArgs is how a new frame gets its arguments' references.
+type frameArgs uint8
+
+const (
+	// argsStolen: CALL, inlined: the frame takes the caller's references.
+	argsStolen frameArgs = iota
+	// argsBorrowed: a call from C; the frame takes references of its
+	// own and the caller keeps its until the call returns.
+	argsBorrowed
+	// argsUnpacked: CALL_FUNCTION_EX; the frame takes references of its
+	// own, and the call's tuple (its last item first) and dict go once
+	// the frame is made.
+	argsUnpacked
+)
+
+// inlined returns the Python function a call expression runs in a frame
+// of its own (a reference the caller lets go after the call), how the
+// frame gets its arguments and the positional ones, self first; nil
+// when the call goes through C. A bound method is let go before the
+// call, its function and receiver kept (CPython unpacks it on the stack).
+func (in *Interp) inlined(fn, self Value, args []Value, ex bool) (*Function, frameArgs, []Value) {
+	switch f := fn.(type) {
+	case *Function:
+		switch {
+		case ex && self == nil:
+			return f, argsUnpacked, args
+		case self == nil:
+			return f, argsStolen, args
+		case !ex:
+			return f, argsStolen, append([]Value{self}, args...)
+		}
+	case *Method:
+		if g, ok := f.Fn.(*Function); ok && self == nil && !ex {
+			owned := append([]Value{newRef(f.Self)}, args...)
+			Incref(g)
+			in.Decref(f)
+			return g, argsStolen, owned
+		}
+	}
+	return nil, 0, nil
+}
+
+// callFunction runs a def or lambda in a new frame, with borrowed
+// arguments (a call from C).
 func (in *Interp) callFunction(f *Function, args []Value, kw []KeywordArg) (Value, error) {
+	return in.enterFunction(f, args, kw, argsBorrowed)
+}
+
+// enterFunction runs a def or lambda in a new frame that gets the
+// references of args and the keyword values as how says. A generator
+// function returns its generator without running.
+func (in *Interp) enterFunction(f *Function, args []Value, kw []KeywordArg, how frameArgs) (Value, error) {
+	if how != argsStolen {
+		for _, a := range args {
+			Incref(a)
+		}
+		for _, k := range kw {
+			Incref(k.Value)
+		}
+	}
+	fr, err := in.bindFrame(f, args, kw)
+	if how == argsUnpacked {
+		in.decrefAll(args)
+		in.dropArgs(nil, kw)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if f.code.gen {
+		return in.newGenerator(fr), nil
+	}
+	return in.runFrame(fr)
+}
+
+// bindFrame makes f's frame with its arguments bound, taking over the
+// references of args and the keyword values.
+func (in *Interp) bindFrame(f *Function, args []Value, kw []KeywordArg) (*Frame, error) {
+	if err := in.checkInterrupt(); err != nil {
+		in.dropArgs(args, kw)
+		return nil, err
+	}
 	if in.depth >= recursionLimit {
+		in.dropArgs(args, kw)
 		return nil, in.Raise(RecursionErrorType, "maximum recursion depth exceeded")
 	}
 	fr := in.newFrame(f.code, f.Name, f.file, f.globals, f.closure)
@@ -81,10 +210,7 @@ func (in *Interp) callFunction(f *Function, args []Value, kw []KeywordArg) (Valu
 		return nil, err
 	}
 	in.makeCells(fr)
-	if f.code.gen {
-		return in.newGenerator(fr), nil
-	}
-	return in.runFrame(fr)
+	return fr, nil
 }
 
 // runFrame runs a function's frame to its end and lets go of the frame

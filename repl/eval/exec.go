@@ -531,9 +531,7 @@ func (in *Interp) qualName(fr *Frame, name string) string {
 // innermost first.
 func (in *Interp) decorate(decos []Value, v Value) (Value, error) {
 	for i := len(decos) - 1; i >= 0; i-- {
-		r, err := in.call(decos[i], []Value{v}, nil)
-		in.Decref(v)
-		in.Decref(decos[i])
+		r, err := in.callStack(decos[i], nil, []Value{v}, nil, false)
 		if err != nil {
 			in.decrefAll(decos[:i])
 			return nil, err

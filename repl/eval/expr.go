@@ -280,9 +280,9 @@ func (in *Interp) evalDict(fr *Frame, e *syntax.Dict) (Value, error) {
 }
 
 // evalCall evaluates a call: the callable, the arguments left to right,
-// the call; then the arguments are dropped in order, and the callable.
-// obj.m(...) calls the method without making a bound method, as
-// CPython's LOAD_METHOD does, holding obj until the call ends.
+// the call (callStack: who owns the arguments). obj.m(...) calls the
+// method without making a bound method, as CPython's LOAD_METHOD does,
+// holding obj until the call ends.
 func (in *Interp) evalCall(fr *Frame, e *syntax.Call) (Value, error) {
 	var fn, self Value
 	if a, ok := e.Func.(*syntax.Attribute); ok {
@@ -306,38 +306,47 @@ func (in *Interp) evalCall(fr *Frame, e *syntax.Call) (Value, error) {
 			return nil, err
 		}
 	}
-	release := func(args []Value, kw []KeywordArg) {
+	fail := func(args []Value, err error) (Value, error) {
 		if self != nil {
 			in.Decref(self)
 		}
-		for _, a := range args {
-			in.Decref(a)
-		}
-		for _, k := range kw {
-			in.Decref(k.Value)
-		}
+		in.dropArgs(args, nil)
 		in.Decref(fn)
+		return nil, err
 	}
 	args, err := in.evalElts(fr, e.Args)
 	if err != nil {
-		release(nil, nil)
-		return nil, err
+		return fail(nil, err)
 	}
 	kw, err := in.evalKeywords(fr, e.Keywords)
 	if err != nil {
-		release(args, nil)
-		return nil, err
+		return fail(args, err)
 	}
 	fr.setPos(e)
-	var r Value
-	if self != nil {
-		r, err = in.callWithSelf(fn, self, args, kw)
-	} else {
-		r, err = in.call(fn, args, kw)
-	}
+	r, err := in.callStack(fn, self, args, kw, exCall(e))
 	fr.setPos(e)
-	release(args, kw)
 	return r, err
+}
+
+// exCall says whether CPython compiles a call to CALL_FUNCTION_EX, its
+// arguments in a tuple and a dict: a *starred argument, a **mapping, or
+// more argument slots than its stack guideline (30; a keyword counts
+// two).
+func exCall(e *syntax.Call) bool {
+	if len(e.Args)+2*len(e.Keywords) > 30 {
+		return true
+	}
+	for _, a := range e.Args {
+		if _, ok := a.(*syntax.Starred); ok {
+			return true
+		}
+	}
+	for _, k := range e.Keywords {
+		if k.Arg == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // methodOf returns the plain function a method call obj.name(...)

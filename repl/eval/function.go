@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
@@ -171,69 +172,68 @@ func (in *Interp) codeFor(name string, sc *syntax.Scope) *code {
 }
 
 // bindArgs puts a call's arguments into a new frame's parameter slots
-// as CPython binds them, with CPython's TypeError texts. args and kw
-// are borrowed; the frame takes references.
+// in CPython's order (positional arguments, the keywords, then the
+// checks), with CPython's TypeError texts. It takes over the references
+// of args and the keyword values: each goes into its slot, the *args
+// tuple or the **kwargs dict, or is let go where CPython lets go of it
+// (an extra positional argument at once; at a keyword's error, that
+// keyword's value and those after it). What the frame holds goes with it.
 func (in *Interp) bindArgs(f *Function, fr *Frame, args []Value, kw []KeywordArg) error {
 	p := f.params
 	name := f.QualName // CPython 3.10 and later name the function by its qualified name
 	positional := append(append([]*syntax.Arg(nil), p.Posonlyargs...), p.Args...)
 	np := len(positional)
-	set := func(i int, v Value) { fr.locals[i] = newRef(v) }
-	// positional arguments
-	for i, a := range args {
-		if i < np {
-			set(i, a)
-			continue
-		}
-		if p.Vararg == nil {
-			return in.typeError("%s() takes %s but %d %s given", name, countArgs(np, len(f.defaults), "positional argument"), len(args), wasWere(len(args)))
-		}
-		break
-	}
+	n := min(len(args), np)
+	copy(fr.locals, args[:n])
 	slot := np + len(p.Kwonlyargs)
 	if p.Vararg != nil {
-		var rest []Value
-		if len(args) > np {
-			rest = make([]Value, 0, len(args)-np)
-			for _, a := range args[np:] {
-				rest = append(rest, newRef(a))
-			}
-		}
-		fr.locals[slot] = in.NewTuple(rest)
+		fr.locals[slot] = in.NewTuple(slices.Clone(args[n:]))
 		slot++
+	} else {
+		for _, a := range args[n:] {
+			in.Decref(a)
+		}
 	}
 	var kwargs *Dict
 	if p.Kwarg != nil {
 		kwargs = in.NewDict()
 		fr.locals[slot] = kwargs
 	}
-	// keyword arguments
-	for _, k := range kw {
-		idx := -1
-		for i, a := range positional {
-			if a.Arg == k.Name && i >= len(p.Posonlyargs) {
-				idx = i
+	for i, k := range kw {
+		idx := paramIndex(p, positional, k.Name)
+		if idx < 0 && kwargs != nil {
+			err := in.dictSet(kwargs, k.Name, k.Value)
+			in.Decref(k.Value)
+			if err != nil {
+				in.dropArgs(nil, kw[i+1:])
+				return err
 			}
+			continue
 		}
-		for i, a := range p.Kwonlyargs {
-			if a.Arg == k.Name {
-				idx = np + i
-			}
+		var err error
+		switch {
+		case idx < 0 && posonlyPassed(p, kw) != "":
+			err = in.typeError("%s() got some positional-only arguments passed as keyword arguments: '%s'", name, posonlyPassed(p, kw))
+		case idx < 0:
+			err = in.typeError("%s() got an unexpected keyword argument '%s'", name, k.Name)
+		case fr.locals[idx] != nil:
+			err = in.typeError("%s() got multiple values for argument '%s'", name, k.Name)
 		}
-		if idx < 0 {
-			if kwargs != nil {
-				if err := in.dictSet(kwargs, k.Name, k.Value); err != nil {
-					return err
-				}
-				continue
-			}
-			return in.typeError("%s() got an unexpected keyword argument '%s'", name, k.Name)
+		if err != nil {
+			in.dropArgs(nil, kw[i:])
+			return err
 		}
-		if fr.locals[idx] != nil {
-			return in.typeError("%s() got multiple values for argument '%s'", name, k.Name)
-		}
-		set(idx, k.Value)
+		fr.locals[idx] = k.Value
 	}
+	if len(args) > np && p.Vararg == nil {
+		given, verb := "", wasWere(len(args))
+		if k := countSet(fr.locals[np : np+len(p.Kwonlyargs)]); k > 0 {
+			given = fmt.Sprintf(" positional argument%s (and %d keyword-only argument%s)", plural(len(args)), k, plural(k))
+			verb = "were"
+		}
+		return in.typeError("%s() takes %s but %d%s %s given", name, countArgs(np, len(f.defaults), "positional argument"), len(args), given, verb)
+	}
+	set := func(i int, v Value) { fr.locals[i] = newRef(v) }
 	// defaults, and what is missing
 	var missing []string
 	firstDefault := np - len(f.defaults)
@@ -264,6 +264,45 @@ func (in *Interp) bindArgs(f *Function, fr *Frame, args []Value, kw []KeywordArg
 		return in.typeError("%s() missing %d required keyword-only argument%s: %s", name, len(missing), plural(len(missing)), joinMissing(missing))
 	}
 	return nil
+}
+
+// paramIndex is the frame slot of the parameter a keyword names, or -1
+// (a positional-only parameter cannot be named).
+func paramIndex(p *syntax.Arguments, positional []*syntax.Arg, name string) int {
+	for i, a := range positional[len(p.Posonlyargs):] {
+		if a.Arg == name {
+			return len(p.Posonlyargs) + i
+		}
+	}
+	for i, a := range p.Kwonlyargs {
+		if a.Arg == name {
+			return len(positional) + i
+		}
+	}
+	return -1
+}
+
+// posonlyPassed lists the positional-only parameters that keywords
+// name, in the parameters' order, as CPython's error names them.
+func posonlyPassed(p *syntax.Arguments, kw []KeywordArg) string {
+	var names []string
+	for _, a := range p.Posonlyargs {
+		if slices.ContainsFunc(kw, func(k KeywordArg) bool { return k.Name == a.Arg }) {
+			names = append(names, a.Arg)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// countSet is how many of vs are set.
+func countSet(vs []Value) int {
+	n := 0
+	for _, v := range vs {
+		if v != nil {
+			n++
+		}
+	}
+	return n
 }
 
 func countArgs(n, defaults int, what string) string {
