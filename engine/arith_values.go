@@ -17,6 +17,18 @@ func ScalarOf(v float64, float bool) *Tensor {
 	return &Tensor{number: true, num: v, numKnown: true, numFloat: float}
 }
 
+// BoolOf is Scalar() for a Python bool: a number of the bool kind, which
+// keeps a bool tensor's ops bool (b & True) where an int would promote
+// them to int64 (b & 1).
+func BoolOf(v bool) *Tensor {
+	t := ScalarOf(0, false)
+	if v {
+		t.num = 1
+	}
+	t.numBool = true
+	return t
+}
+
 // binaryValues are out's values for a op b (add, sub, mul, div) when
 // both operands' are known -- a number, a tensor of out's shape, or one
 // element -- and out is dense in order: each computed in float64 and

@@ -126,6 +126,8 @@ func reduceLine(name string, line []float64) (float64, int) {
 	switch name {
 	case "sum":
 		return sum, 0
+	case "any", "all":
+		return anyAll(name, line), 0
 	case "mean":
 		return mean, 0
 	case "max", "min":
@@ -144,6 +146,16 @@ func reduceLine(name string, line []float64) (float64, int) {
 		return math.Sqrt(squares / (n - 1)), 0
 	}
 	return math.NaN(), 0
+}
+
+// anyAll is any or all of line: 1 for true, 0 for false.
+func anyAll(name string, line []float64) float64 {
+	for _, v := range line {
+		if (v != 0) == (name == "any") {
+			return boolValue(name == "any")
+		}
+	}
+	return boolValue(name == "all")
 }
 
 // cumsumValues are x.cumsum(d)'s values when x's are known.

@@ -52,7 +52,9 @@ func opmath(d DType) uint64 {
 	}
 	return 8
 }
-func elem(d DType) uint64     { return d.Size }
+func elem(d DType) uint64  { return d.Size }
+func oneByte(DType) uint64 { return 1 } // any and all: a bool
+
 func valueIndex(DType) uint64 { return 16 }
 func welford(d DType) uint64 {
 	if d.Name == "float64" {
@@ -65,6 +67,7 @@ func welford(d DType) uint64 {
 // or integer input (sum's promotion).
 func same(d DType) DType { return d }
 func index(DType) DType  { return DTypes["int64"] }
+func toBool(DType) DType { return boolDType }
 func summed(d DType) DType {
 	if isFloat(d) {
 		return d
@@ -86,6 +89,8 @@ func init() {
 			memory: "with dim, values and int64 indices; saves the indices; backward makes a tensor of the input's shape"},
 		{name: "min", acc: elem, dimAcc: valueIndex, out: same, indices: true, dimNode: "MinBackward0", dimBw: likeIn,
 			memory: "with dim, values and int64 indices; saves the indices; backward makes a tensor of the input's shape"},
+		{name: "any", acc: oneByte, out: toBool, memory: "a bool tensor; not recorded by autograd"},
+		{name: "all", acc: oneByte, out: toBool, memory: "a bool tensor; not recorded by autograd"},
 		{name: "argmax", acc: valueIndex, out: index, memory: "int64 indices"},
 		{name: "argmin", acc: valueIndex, out: index, memory: "int64 indices"},
 		{name: "norm", acc: opmath, out: same, node: "LinalgVectorNormBackward0", bw: vectorNormBackward, saveResult: true,
@@ -169,7 +174,7 @@ func (s *Session) reduceAll(r reduceOp, x *Tensor) (*Tensor, error) {
 // checkGrad refuses a reduction autograd would record where its node is
 // not modelled ("").
 func (s *Session) checkGrad(name string, x *Tensor, node string) error {
-	if node == "" && s.gradEnabled && x.requiresGrad() && isFloat(x.DType) && name != "argmax" && name != "argmin" {
+	if node == "" && s.gradEnabled && x.requiresGrad() && isFloat(x.DType) && !slices.Contains([]string{"argmax", "argmin", "any", "all"}, name) {
 		return NotModelledError("the backward of torch." + name + " in this form")
 	}
 	return nil

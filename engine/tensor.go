@@ -98,10 +98,10 @@ type Tensor struct {
 	view   bool
 	number bool // Scalar(): a Python number among an op's arguments (no storage)
 	// num is a number's value when numKnown (ScalarOf); numFloat says it
-	// was a Python float.
-	num                float64
-	numKnown, numFloat bool
-	offset             uint64 // a view's first element in its storage
+	// was a Python float, numBool a Python bool.
+	num                         float64
+	numKnown, numFloat, numBool bool
+	offset                      uint64 // a view's first element in its storage
 	// strides are a view's (Strides); nil for a tensor laid out densely
 	// in order.
 	strides []int64

@@ -197,7 +197,7 @@ func (b *Binding) operand(p engine.Param, v eval.Value) (*engine.Tensor, bool) {
 	case int64:
 		return engine.ScalarOf(float64(x), false), p.Kind == engine.OperandParam
 	case bool:
-		return engine.ScalarOf(map[bool]float64{true: 1}[x], false), p.Kind == engine.OperandParam
+		return engine.BoolOf(x), p.Kind == engine.OperandParam
 	case float64:
 		return engine.ScalarOf(x, true), p.Kind == engine.OperandParam
 	}

@@ -1,0 +1,210 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+)
+
+// Bitwise and logical ops (testdata/pyrules/ops_bool.py): ~ & | ^ and
+// torch.bitwise_*, torch.logical_and/or/xor/not. Each makes one output
+// of the broadcast shape and nothing else (bool for the logical ops, the
+// promoted type for the bitwise ones, which refuse floating types), is
+// not recorded by autograd, and its in-place form writes self with no
+// memory. any and all are reductions (reduce.go).
+
+// bitwiseType is the dtype of bitwise op of a and b: the promoted type
+// (a Python int promotes a bool tensor to int64, a Python bool does
+// not), an error for a floating one as PyTorch's kernel gives it.
+func bitwiseType(op string, a, b *Tensor) (DType, error) {
+	dt := a.DType
+	if b != nil {
+		dt = promoted(a, b)
+	}
+	for _, n := range []*Tensor{a, b} {
+		switch {
+		case n == nil:
+		case n.number && n.numFloat:
+			dt = Float32
+		case n.number && !n.numBool && dt.Name == "bool":
+			dt = DTypes["int64"]
+		}
+	}
+	if isFloat(dt) {
+		dev := "cpu"
+		if a.Device().CUDA || b != nil && b.Device().CUDA {
+			dev = "cuda"
+		}
+		return dt, fmt.Errorf("RuntimeError: \"%s_%s\" not implemented for '%s'", op, dev, tensorTypes[dt.Name])
+	}
+	return dt, nil
+}
+
+// bitOp is op (bitwise_and, ..., logical_not) of a and b (nil for the
+// one-operand ops): a new tensor of dtype dt and the broadcast shape,
+// with its values when the operands' are known.
+func (s *Session) bitOp(op string, dt DType, a, b *Tensor) (*Tensor, error) {
+	dev, shape := a.Device(), a.Shape
+	if b != nil {
+		var err error
+		if dev, shape, err = operands(a, b); err != nil {
+			return nil, err
+		}
+	}
+	out, err := s.alloc(shape, dt, dev)
+	if err != nil {
+		return nil, err
+	}
+	layOut(out, a, b)
+	out.st.vals = bitValues(op, a, b, out)
+	return out, nil
+}
+
+// bitValues are out's values for op of known operands (b nil for the
+// one-operand ops).
+func bitValues(op string, a, b, out *Tensor) knownValues {
+	n := out.Numel()
+	if n == 0 || n > maxKnownValues || !out.IsContiguous() {
+		return nil
+	}
+	x, ok := comparedValues(a, out)
+	y := func(uint64) float64 { return 0 }
+	if b != nil {
+		var oky bool
+		if y, oky = comparedValues(b, out); !oky {
+			return nil
+		}
+	}
+	if !ok {
+		return nil
+	}
+	truth := func(v float64) bool { return v != 0 }
+	vals := make(knownValues, n)
+	for i := range n {
+		u, v := x(i), y(i)
+		var r float64
+		switch op {
+		case "logical_and":
+			r = boolValue(truth(u) && truth(v))
+		case "logical_or":
+			r = boolValue(truth(u) || truth(v))
+		case "logical_xor":
+			r = boolValue(truth(u) != truth(v))
+		case "logical_not":
+			r = boolValue(!truth(u))
+		default:
+			if u != math.Trunc(u) || v != math.Trunc(v) {
+				return nil
+			}
+			r = float64(bitInts(op, int64(u), int64(v)))
+		}
+		vals[i] = r
+	}
+	if out.DType.Name == "bool" { // ~True is False, not -2
+		for i, v := range vals {
+			vals[i] = boolValue(v != 0 && v != -2)
+		}
+	}
+	return convertValues(vals, out.DType)
+}
+
+// bitInts is a bitwise op of two integers.
+func bitInts(op string, u, v int64) int64 {
+	switch op {
+	case "bitwise_and":
+		return u & v
+	case "bitwise_or":
+		return u | v
+	case "bitwise_xor":
+		return u ^ v
+	}
+	return ^u // bitwise_not
+}
+
+// boolValue is 1 for true, 0 for false.
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// inPlaceBits is the in-place form of op on a.Tensor(0): the result is
+// cast into self's dtype, which must hold it; no memory; self's values
+// stay known when they and the other operand's are.
+func inPlaceBits(op string) func(s *Session, a Args) error {
+	return func(s *Session, a Args) error {
+		t, o := a.Tensor(0), a.Tensor(1)
+		if o != nil && !o.number && !broadcastsTo(o.Shape, t.Shape) {
+			return fmt.Errorf("RuntimeError: output with shape %s doesn't match the broadcast shape", dimList(t.Shape))
+		}
+		if op != "logical_not" && op != "logical_and" && op != "logical_or" && op != "logical_xor" {
+			dt, err := bitwiseType(op, t, o)
+			if err != nil {
+				return err
+			}
+			if kind(dt) > kind(t.DType) {
+				return fmt.Errorf("RuntimeError: result type %s can't be cast to the desired output type %s", tensorTypes[dt.Name], tensorTypes[t.DType.Name])
+			}
+		}
+		vals := bitValues(op, t, o, t)
+		if err := s.writeUntracked(op+"_", t); err != nil {
+			return err
+		}
+		if t.Bytes() == t.st.bytes {
+			t.st.vals = vals
+		}
+		return nil
+	}
+}
+
+func init() {
+	tensors := []Param{input, {Name: "other", Kind: TensorParam}}
+	for _, op := range []string{"and", "or", "xor"} {
+		name := "bitwise_" + op
+		declare(&OpDef{Name: name, Function: true, Method: true, Dunders: operators(op),
+			InPlace: name + "_", InPlaceDunders: []string{"__i" + op + "__"},
+			Params: []Param{input, other},
+			Memory: "new tensor of the broadcast shape (the promoted integer or bool type; floats refused); not recorded by autograd",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				x, y := a.Tensor(0), a.Tensor(1)
+				if x.number && y.number {
+					return nil, fmt.Errorf("TypeError: a number %s a number is not a tensor", op)
+				}
+				dt, err := bitwiseType(name, x, y)
+				if err != nil {
+					return nil, err
+				}
+				if x.number {
+					x, y = y, x
+				}
+				return s.bitOp(name, dt, x, y)
+			},
+			inPlace: inPlaceBits(name)})
+	}
+	declare(&OpDef{Name: "bitwise_not", Function: true, Method: true, Dunders: []Dunder{{Name: "__invert__"}},
+		InPlace: "bitwise_not_", Params: []Param{input},
+		Memory: "new tensor of the input's type (integers and bool; floats refused); not recorded by autograd",
+		run: func(s *Session, a Args) (*Tensor, error) {
+			dt, err := bitwiseType("bitwise_not", a.Tensor(0), nil)
+			if err != nil {
+				return nil, err
+			}
+			return s.bitOp("bitwise_not", dt, a.Tensor(0), nil)
+		},
+		inPlace: inPlaceBits("bitwise_not")})
+	for _, op := range []string{"and", "or", "xor"} {
+		name := "logical_" + op
+		declare(&OpDef{Name: name, Function: true, Method: true, InPlace: name + "_", Params: tensors,
+			Memory: "new bool tensor of the broadcast shape, of inputs of any type; not recorded by autograd",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				return s.bitOp(name, boolDType, a.Tensor(0), a.Tensor(1))
+			},
+			inPlace: inPlaceBits(name)})
+	}
+	declare(&OpDef{Name: "logical_not", Function: true, Method: true, InPlace: "logical_not_", Params: []Param{input},
+		Memory: "new bool tensor of the input's shape; not recorded by autograd",
+		run: func(s *Session, a Args) (*Tensor, error) {
+			return s.bitOp("logical_not", boolDType, a.Tensor(0), nil)
+		},
+		inPlace: inPlaceBits("logical_not")})
+}
