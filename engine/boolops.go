@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Bitwise and logical ops (testdata/pyrules/ops_bool.py): ~ & | ^ and
@@ -14,9 +15,9 @@ import (
 
 // bitwiseType is the dtype of bitwise op of a and b: the promoted type
 // (a Python int promotes a bool tensor to int64, a Python bool does
-// not), an error for a floating one as PyTorch's kernel gives it.
-func bitwiseType(op string, a, b *Tensor) (DType, error) {
-	dt := a.DType
+// not); ok false for a floating one, which PyTorch's kernel refuses.
+func bitwiseType(a, b *Tensor) (dt DType, ok bool) {
+	dt = a.DType
 	if b != nil {
 		dt = promoted(a, b)
 	}
@@ -29,14 +30,27 @@ func bitwiseType(op string, a, b *Tensor) (DType, error) {
 			dt = DTypes["int64"]
 		}
 	}
-	if isFloat(dt) {
-		dev := "cpu"
-		if a.Device().CUDA || b != nil && b.Device().CUDA {
-			dev = "cuda"
-		}
-		return dt, fmt.Errorf("RuntimeError: \"%s_%s\" not implemented for '%s'", op, dev, tensorTypes[dt.Name])
+	return dt, !isFloat(dt)
+}
+
+// bitwise is bitwise op of a and b (nil for bitwise_not). Of floating
+// types PyTorch makes the output, frees it as its kernel refuses the
+// type, and raises (testdata/pyrules/ops_bool.py).
+func (s *Session) bitwise(op string, a, b *Tensor) (*Tensor, error) {
+	if a.number {
+		a, b = b, a
 	}
-	return dt, nil
+	dt, ok := bitwiseType(a, b)
+	out, err := s.bitOp(op, dt, a, b)
+	if err != nil || ok {
+		return out, err
+	}
+	s.dropTensor(out)
+	dev := "cpu"
+	if out.Device().CUDA {
+		dev = "cuda"
+	}
+	return nil, fmt.Errorf("NotImplementedError: \"%s_%s\" not implemented for '%s'", op, dev, tensorTypes[dt.Name])
 }
 
 // bitOp is op (bitwise_and, ..., logical_not) of a and b (nil for the
@@ -133,14 +147,17 @@ func boolValue(b bool) float64 {
 // stay known when they and the other operand's are.
 func inPlaceBits(op string) func(s *Session, a Args) error {
 	return func(s *Session, a Args) error {
-		t, o := a.Tensor(0), a.Tensor(1)
+		t, o := a.Tensor(0), (*Tensor)(nil)
+		if len(a) > 1 {
+			o = a.Tensor(1)
+		}
 		if o != nil && !o.number && !broadcastsTo(o.Shape, t.Shape) {
 			return fmt.Errorf("RuntimeError: output with shape %s doesn't match the broadcast shape", dimList(t.Shape))
 		}
-		if op != "logical_not" && op != "logical_and" && op != "logical_or" && op != "logical_xor" {
-			dt, err := bitwiseType(op, t, o)
-			if err != nil {
-				return err
+		if !strings.HasPrefix(op, "logical_") {
+			dt, ok := bitwiseType(t, o)
+			if !ok {
+				return NotModelledError("Tensor." + op + "_ of a floating tensor")
 			}
 			if kind(dt) > kind(t.DType) {
 				return fmt.Errorf("RuntimeError: result type %s can't be cast to the desired output type %s", tensorTypes[dt.Name], tensorTypes[t.DType.Name])
@@ -166,32 +183,27 @@ func init() {
 			Params: []Param{input, other},
 			Memory: "new tensor of the broadcast shape (the promoted integer or bool type; floats refused); not recorded by autograd",
 			run: func(s *Session, a Args) (*Tensor, error) {
-				x, y := a.Tensor(0), a.Tensor(1)
-				if x.number && y.number {
+				if a.Tensor(0).number && a.Tensor(1).number {
 					return nil, fmt.Errorf("TypeError: a number %s a number is not a tensor", op)
 				}
-				dt, err := bitwiseType(name, x, y)
-				if err != nil {
-					return nil, err
-				}
-				if x.number {
-					x, y = y, x
-				}
-				return s.bitOp(name, dt, x, y)
+				return s.bitwise(name, a.Tensor(0), a.Tensor(1))
 			},
 			inPlace: inPlaceBits(name)})
 	}
-	declare(&OpDef{Name: "bitwise_not", Function: true, Method: true, Dunders: []Dunder{{Name: "__invert__"}},
-		InPlace: "bitwise_not_", Params: []Param{input},
-		Memory: "new tensor of the input's type (integers and bool; floats refused); not recorded by autograd",
+	notMemory := "new tensor of the input's type (integers and bool; floats refused); not recorded by autograd"
+	declare(&OpDef{Name: "bitwise_not", Function: true, Method: true, InPlace: "bitwise_not_", Params: []Param{input}, Memory: notMemory,
 		run: func(s *Session, a Args) (*Tensor, error) {
-			dt, err := bitwiseType("bitwise_not", a.Tensor(0), nil)
-			if err != nil {
-				return nil, err
-			}
-			return s.bitOp("bitwise_not", dt, a.Tensor(0), nil)
+			return s.bitwise("bitwise_not", a.Tensor(0), nil)
 		},
-		inPlace: inPlaceBits("bitwise_not")})
+		inPlace: inPlaceBits("bitwise_not")},
+		// ~ checks the type before bitwise_not runs
+		&OpDef{Name: "invert", Usage: "~input", Dunders: []Dunder{{Name: "__invert__"}}, Params: []Param{input}, Memory: notMemory,
+			run: func(s *Session, a Args) (*Tensor, error) {
+				if isFloat(a.Tensor(0).DType) {
+					return nil, fmt.Errorf("TypeError: ~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+				}
+				return s.bitwise("bitwise_not", a.Tensor(0), nil)
+			}})
 	for _, op := range []string{"and", "or", "xor"} {
 		name := "logical_" + op
 		declare(&OpDef{Name: name, Function: true, Method: true, InPlace: name + "_", Params: tensors,

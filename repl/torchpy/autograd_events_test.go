@@ -82,15 +82,20 @@ func runScript(t *testing.T, script string) (*engine.Session, map[int]string) {
 	}
 	var out bytes.Buffer
 	r := &repl.Runner{Session: s, Out: &out, Err: io.Discard, File: script, KeepGoing: true, JSON: true}
+	r.AtEnd = func() { scriptEnd[s] = len(s.History(0)) }
 	r.PyScript(src)
 	printed := map[int]string{}
 	for _, l := range bytes.Split(out.Bytes(), []byte("\n")) {
 		var row struct {
 			Line   int    `json:"line"`
 			Output string `json:"output"`
+			Error  string `json:"error"`
 		}
 		if json.Unmarshal(l, &row) == nil && row.Line > 0 {
 			printed[row.Line] = row.Output
+			if row.Error != "" {
+				scriptErrors[s] = append(scriptErrors[s], row.Error)
+			}
 		}
 	}
 	return s, printed
@@ -111,13 +116,22 @@ func TestAllocatorEventsInOrder(t *testing.T) {
 	}
 }
 
+// scriptEnd is how many allocator events each rule script's session
+// had seen when its last statement ended: the recordings stop there,
+// before the interpreter's exit frees the module's objects.
+var scriptEnd = map[*engine.Session]int{}
+
+// scriptErrors are the errors each rule script's statements raised, in
+// order, as LINE:COL: TYPE: MESSAGE.
+var scriptErrors = map[*engine.Session][]string{}
+
 // checkEvents checks that session s's allocator saw the allocations,
 // frees and segments of a --events recording, of the same sizes, in
 // the same order.
 func checkEvents(t *testing.T, s *engine.Session, path string) {
 	t.Helper()
 	var got []event
-	for _, e := range s.History(0) {
+	for _, e := range s.History(0)[:scriptEnd[s]] {
 		if counted[e.Action] {
 			got = append(got, event{e.Action, e.Size})
 		}

