@@ -37,18 +37,7 @@ func BoolOf(v bool) *Tensor {
 // otherwise, for float16 and bfloat16, and for results that are not
 // finite or not integral in an integral dtype.
 func binaryValues(op string, a, b, out *Tensor) knownValues {
-	n := out.Numel()
-	if n == 0 || n > maxKnownValues || !out.IsContiguous() {
-		return nil
-	}
-	x, okx := operandValues(a, out)
-	y, oky := operandValues(b, out)
-	if !okx || !oky {
-		return nil
-	}
-	vals := make(knownValues, n)
-	for i := range n {
-		u, v := x(i), y(i)
+	return pairValues(a, b, out, operandValues, func(u, v float64) (float64, bool) {
 		var r float64
 		switch op {
 		case "add":
@@ -68,20 +57,40 @@ func binaryValues(op string, a, b, out *Tensor) knownValues {
 		case "fmod": // the dividend's sign, as C's fmod
 			r = math.Mod(u, v)
 		default:
-			return nil
+			return 0, false
 		}
 		switch out.DType.Name {
 		case "float32":
 			r = float64(float32(r))
 		case "float64":
 		case "float16", "bfloat16", "bool":
-			return nil
+			return 0, false
 		default:
 			if r != math.Trunc(r) {
-				return nil
+				return 0, false
 			}
 		}
-		if math.IsInf(r, 0) || math.IsNaN(r) {
+		return r, !math.IsInf(r, 0) && !math.IsNaN(r)
+	})
+}
+
+// pairValues are out's values f(u, v) of a's and b's elements, each
+// operand read by read, when both are known and out is dense in order;
+// nil otherwise, or where f says a result is not known.
+func pairValues(a, b, out *Tensor, read func(t, out *Tensor) (func(uint64) float64, bool), f func(u, v float64) (float64, bool)) knownValues {
+	n := out.Numel()
+	if n == 0 || n > maxKnownValues || !out.IsContiguous() {
+		return nil
+	}
+	x, okx := read(a, out)
+	y, oky := read(b, out)
+	if !okx || !oky {
+		return nil
+	}
+	vals := make(knownValues, n)
+	for i := range n {
+		r, ok := f(x(i), y(i))
+		if !ok {
 			return nil
 		}
 		vals[i] = r

@@ -76,48 +76,30 @@ func (s *Session) bitOp(op string, dt DType, a, b *Tensor) (*Tensor, error) {
 // bitValues are out's values for op of known operands (b nil for the
 // one-operand ops).
 func bitValues(op string, a, b, out *Tensor) knownValues {
-	n := out.Numel()
-	if n == 0 || n > maxKnownValues || !out.IsContiguous() {
-		return nil
-	}
-	x, ok := comparedValues(a, out)
-	y := func(uint64) float64 { return 0 }
-	if b != nil {
-		var oky bool
-		if y, oky = comparedValues(b, out); !oky {
-			return nil
-		}
-	}
-	if !ok {
-		return nil
+	if b == nil {
+		b = a // not read
 	}
 	truth := func(v float64) bool { return v != 0 }
-	vals := make(knownValues, n)
-	for i := range n {
-		u, v := x(i), y(i)
-		var r float64
+	vals := pairValues(a, b, out, comparedValues, func(u, v float64) (float64, bool) {
 		switch op {
 		case "logical_and":
-			r = boolValue(truth(u) && truth(v))
+			return boolValue(truth(u) && truth(v)), true
 		case "logical_or":
-			r = boolValue(truth(u) || truth(v))
+			return boolValue(truth(u) || truth(v)), true
 		case "logical_xor":
-			r = boolValue(truth(u) != truth(v))
+			return boolValue(truth(u) != truth(v)), true
 		case "logical_not":
-			r = boolValue(!truth(u))
-		default:
-			if u != math.Trunc(u) || v != math.Trunc(v) {
-				return nil
+			return boolValue(!truth(u)), true
+		case "bitwise_not":
+			if out.DType.Name == "bool" { // ~True is False, not -2
+				return boolValue(!truth(u)), true
 			}
-			r = float64(bitInts(op, int64(u), int64(v)))
 		}
-		vals[i] = r
-	}
-	if out.DType.Name == "bool" { // ~True is False, not -2
-		for i, v := range vals {
-			vals[i] = boolValue(v != 0 && v != -2)
+		if u != math.Trunc(u) || v != math.Trunc(v) {
+			return 0, false
 		}
-	}
+		return float64(bitInts(op, int64(u), int64(v))), true
+	})
 	return convertValues(vals, out.DType)
 }
 

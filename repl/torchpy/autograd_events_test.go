@@ -202,25 +202,40 @@ func checkPrinted(t *testing.T, printed map[int]string, path string) {
 // recordedOutput is what each statement of a recording printed, by line.
 func recordedOutput(t *testing.T, path string) map[int]string {
 	t.Helper()
+	out := map[int]string{}
+	for _, row := range recordedRows(t, path) {
+		out[row.Line] = row.Stdout
+	}
+	return out
+}
+
+// recordedRow is one statement of a recording: its line, what it
+// printed, and its error (nil when none).
+type recordedRow struct {
+	Line   int     `json:"line"`
+	Stdout string  `json:"stdout"`
+	Error  *string `json:"error"`
+}
+
+// recordedRows are a recording's statements.
+func recordedRows(t *testing.T, path string) []recordedRow {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	out := map[int]string{}
+	var rows []recordedRow
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<22)
 	for sc.Scan() {
-		var row struct {
-			Line   int    `json:"line"`
-			Stdout string `json:"stdout"`
-		}
+		var row recordedRow
 		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
 			t.Fatal(err)
 		}
-		out[row.Line] = row.Stdout
+		rows = append(rows, row)
 	}
-	return out
+	return rows
 }
 
 // TestInputBufferEvents: where gradients meet at one input, the second is

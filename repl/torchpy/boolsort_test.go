@@ -1,10 +1,7 @@
 package torchpy_test
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -42,23 +39,8 @@ var errorColumn = regexp.MustCompile(`^(\d+):\d+: `)
 // each after its line.
 func recordedErrors(t *testing.T, path string) []string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var errs []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<22)
-	for sc.Scan() {
-		var row struct {
-			Line   int     `json:"line"`
-			Source string  `json:"source"`
-			Error  *string `json:"error"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
-			t.Fatal(err)
-		}
+	for _, row := range recordedRows(t, path) {
 		if row.Error != nil {
 			errs = append(errs, fmt.Sprintf("%d: %s", row.Line, *row.Error))
 		}
