@@ -127,17 +127,20 @@ func (s *Session) record(name string, out *Tensor, inputs, save []*Tensor, bw ba
 				e.to, e.out = in.fn, in.out
 			case in.slot != nil:
 				if in.slot.acc == nil {
-					in.slot.acc = &node{name: "AccumulateGrad", leaf: in.slot, seq: -1, stream: s.currentStream(in.Device())}
+					in.slot.acc = &node{name: "AccumulateGrad", leaf: in.slot, seq: -1}
 				}
 				e.to = in.slot.acc
 			}
 		}
 		if e.to != nil {
 			if e.to.leaf != nil && e.to.refs == 0 {
-				// AccumulateGrad holds its leaf while a graph uses it
+				// AccumulateGrad holds its leaf while a graph uses it;
+				// PyTorch makes it anew for a graph when the last one
+				// went, on the stream current now
 				e.to.leaf.holders++
 				e.to.leafSt = in.st
 				in.st.refs++
+				e.to.device, e.to.stream = in.Device(), s.currentStream(in.Device())
 			}
 			e.to.refs++
 		}
@@ -353,6 +356,14 @@ func (s *Session) addToBuffer(buffers map[*node]*Tensor, n *node, g *Tensor) (ke
 	s.dropTensor(old)
 	buffers[n] = sum
 	return false, nil
+}
+
+// inputGrad is the gradient waiting for the input e leads to.
+func inputGrad(buffers map[*node]*Tensor, e edge) *Tensor {
+	if e.to.grads == nil {
+		return buffers[e.to]
+	}
+	return e.to.grads[e.out]
 }
 
 // addToInput adds g to the gradient waiting for the input e leads to:

@@ -76,8 +76,7 @@ func (s *Session) runGraph(root, seed *Tensor, inputs []*Tensor, retain bool) ([
 		return nil, fmt.Errorf("RuntimeError: Mismatch in shape: grad_output[0] has a shape of torch.Size(%s) and output[0] has a shape of torch.Size(%s).", dimList(seed.Shape), dimList(root.Shape))
 	}
 	deps := dependencies(start)
-	stream, err := graphStream(start, deps)
-	if err != nil {
+	if err := checkGraphStreams(start, deps); err != nil {
 		return nil, err
 	}
 	var want map[*node]int // each input's node: its place in inputs
@@ -101,21 +100,23 @@ func (s *Session) runGraph(root, seed *Tensor, inputs []*Tensor, retain bool) ([
 		seed = share(seed)
 	}
 	defer s.dropTensor(seed)
-	if dev := root.Device(); dev.CUDA && stream != s.currentStream(dev) {
-		// The seed, made on the caller's stream, is used on the graph's.
-		if err := s.RecordStream(seed, Stream{Device: dev.Index, Handle: stream}); err != nil {
-			return nil, err
-		}
-		st := &s.gpus[dev.Index].streams
-		defer func(caller uint64) { st.current = caller }(st.current)
-		st.current = stream
+	// The seed, made on the caller's stream, goes to the first node.
+	flow := s.newGradFlow()
+	buffers := map[*node]*Tensor{}
+	first := share(seed)
+	if _, err := flow.add(start, 0, first, s.currentStream(root.Device()), nil, func() (bool, error) {
+		buffers[start] = first
+		return true, nil
+	}); err != nil {
+		s.dropTensor(first)
+		return nil, err
 	}
 	captured := make([]*Tensor, len(inputs))
-	buffers := map[*node]*Tensor{start: share(seed)}
 	ran, leaves := 0, 0
-	err = s.execute(start, deps, buffers, func(n *node, g *Tensor) (bool, error) {
+	err := s.execute(start, deps, buffers, flow, func(n *node, g *Tensor) (bool, error) {
 		if i, ok := want[n]; ok {
 			captured[i] = share(g)
+			flow.leaf(n)
 		}
 		if needed != nil && (n.leaf != nil || !leadsOn(n, needed)) {
 			s.dropTensor(g)
@@ -123,11 +124,13 @@ func (s *Session) runGraph(root, seed *Tensor, inputs []*Tensor, retain bool) ([
 		}
 		if n.leaf != nil {
 			leaves++
+			flow.leaf(n)
 			return false, s.accumulateGrad(n.leaf, g)
 		}
 		ran++
 		return true, nil
 	}, needed, retain)
+	flow.finish()
 	for _, g := range buffers {
 		s.dropTensor(g)
 	}
@@ -155,21 +158,6 @@ func (s *Session) runGraph(root, seed *Tensor, inputs []*Tensor, retain bool) ([
 
 // dependencies counts, for every node reachable from start, the edges
 // that lead to it.
-// graphStream is the stream backward from start runs on, over the
-// nodes deps reaches: the one their forward ops ran on. PyTorch runs
-// each backward op on its forward op's stream, and a gradient that
-// crosses from one stream to another is record_stream'ed to the one
-// that takes it; a graph of several streams is not modelled (only the
-// seed's crossing is recorded: testdata/pyrules/streams_grad.py).
-func graphStream(start *node, deps map[*node]int) (uint64, error) {
-	for n := range deps {
-		if n.stream != start.stream {
-			return 0, NotModelledError("backward through ops run on several streams")
-		}
-	}
-	return start.stream, nil
-}
-
 func dependencies(start *node) map[*node]int {
 	deps := map[*node]int{}
 	seen := map[*node]bool{start: true}
@@ -230,62 +218,78 @@ func leadsOn(n *node, needed map[*node]bool) bool {
 // gradient: take says whether the node's backward runs (it may keep or
 // drop the gradient itself when not). A running node computes the
 // gradients of the inputs needed leads to (all with needed nil), then
-// drops its own gradient and, unless retain, its saved tensors.
-func (s *Session) execute(start *node, deps map[*node]int, buffers map[*node]*Tensor, take func(n *node, g *Tensor) (bool, error), needed map[*node]bool, retain bool) error {
+// drops its own gradient and, unless retain, its saved tensors. Each
+// node runs on its own stream (flow).
+func (s *Session) execute(start *node, deps map[*node]int, buffers map[*node]*Tensor, flow *gradFlow, take func(n *node, g *Tensor) (bool, error), needed map[*node]bool, retain bool) error {
 	ready := []*node{start}
 	for len(ready) > 0 {
 		n := pickReady(&ready)
 		g := buffers[n]
 		delete(buffers, n)
-		runs, err := take(n, g)
-		if err != nil || !runs {
-			if err != nil {
-				return err
-			}
-			continue
-		}
-		if err := checkSaved(n); err != nil || n.released {
-			s.dropTensor(g)
-			if err == nil {
-				err = errSecondPass
-			}
-			return err
-		}
-		grads, err := s.runNode(n, g, needed)
-		s.dropTensor(g)
+		flow.take(n)
+		restore := flow.onStream(n.device, n.stream)
+		next, err := s.evaluate(n, g, deps, buffers, flow, take, needed, retain)
+		restore()
 		if err != nil {
 			return err
 		}
-		if !retain && len(n.saved) > 0 {
-			s.releaseSaved(n)
-			n.released = true
-		}
-		// the gradients not taken by a buffer go once all are added, in
-		// order (evaluate_function's outputs)
-		var added []*Tensor
-		for i, e := range n.inputs {
-			gi := grads[i]
-			if e.to == nil || gi == nil {
-				if gi != nil {
-					s.dropTensor(gi)
-				}
-				continue
-			}
-			kept, err := s.addToInput(buffers, e, gi)
-			if !kept {
-				added = append(added, gi)
-			}
-			if err != nil {
-				dropAll(s, added)
-				return err
-			}
-			if deps[e.to]--; deps[e.to] == 0 {
-				ready = append(ready, e.to)
-			}
-		}
-		dropAll(s, added)
+		ready = append(ready, next...)
 	}
 	return nil
+}
+
+// evaluate is one node's turn (evaluate_function): its backward, its
+// gradients added to the inputs' buffers; it returns the nodes that
+// became ready.
+func (s *Session) evaluate(n *node, g *Tensor, deps map[*node]int, buffers map[*node]*Tensor, flow *gradFlow, take func(n *node, g *Tensor) (bool, error), needed map[*node]bool, retain bool) ([]*node, error) {
+	runs, err := take(n, g)
+	if err != nil || !runs {
+		return nil, err
+	}
+	if err := checkSaved(n); err != nil || n.released {
+		s.dropTensor(g)
+		if err == nil {
+			err = errSecondPass
+		}
+		return nil, err
+	}
+	grads, err := s.runNode(n, g, needed)
+	s.dropTensor(g)
+	if err != nil {
+		return nil, err
+	}
+	if !retain && len(n.saved) > 0 {
+		s.releaseSaved(n)
+		n.released = true
+	}
+	// the gradients not taken by a buffer go once all are added, in
+	// order (evaluate_function's outputs)
+	var added []*Tensor
+	var ready []*node
+	for i, e := range n.inputs {
+		gi := grads[i]
+		if e.to == nil || gi == nil {
+			if gi != nil {
+				s.dropTensor(gi)
+			}
+			continue
+		}
+		kept, err := flow.add(e.to, e.out, gi, n.stream, func() *Tensor { return inputGrad(buffers, e) }, func() (bool, error) {
+			return s.addToInput(buffers, e, gi)
+		})
+		if !kept {
+			added = append(added, gi)
+		}
+		if err != nil {
+			dropAll(s, added)
+			return nil, err
+		}
+		if deps[e.to]--; deps[e.to] == 0 {
+			ready = append(ready, e.to)
+		}
+	}
+	dropAll(s, added)
+	return ready, nil
 }
 
 // dropAll lets go of ts in order.

@@ -33,11 +33,25 @@ type Stream struct {
 	Device int
 	// Handle is cuda_stream: 0 for the default stream. The driver's
 	// handles of the others are heap addresses that change from run to
-	// run; the tool numbers them 1 + 32·level + slot (level 0 for
+	// run; the tool numbers them 1 + 4·slot + level (level 0 for
 	// priority 0 down to 3 for -3, slot the stream's place in PyTorch's
-	// pool of 32 per priority, handed out round robin).
+	// pool of 32 per priority, handed out round robin): the order in
+	// which PyTorch creates the pools' streams, slot by slot, which is
+	// the order of the driver's handles, and so of the caching
+	// allocator's pools (testdata/pyrules/streams_handles.txt).
 	Handle   uint64
 	Priority int
+}
+
+// ID is the stream's stream_id, as PyTorch packs it: 0 for the default
+// stream; for a pooled one its slot, then its priority level plus one,
+// then a 1 that marks it PyTorch's own (slot·32 + (level+1)·2 + 1).
+func (x Stream) ID() int64 {
+	if x.Handle == 0 {
+		return 0
+	}
+	slot, level := (x.Handle-1)/streamLevels, (x.Handle-1)%streamLevels
+	return int64(slot<<5 | (level+1)<<1 | 1)
 }
 
 // Stream pools as PyTorch 2.11 keeps them on the H200 (measured:
@@ -46,6 +60,7 @@ type Stream struct {
 const (
 	streamsPerPool = 32
 	lowestPriority = -3
+	streamLevels   = 1 - lowestPriority
 )
 
 // EventMark is where a recorded torch.cuda.Event stands: the point of
@@ -75,7 +90,7 @@ type streamState struct {
 	s       *Session
 	g       *gpu
 	current uint64
-	next    [1 - lowestPriority]int
+	next    [streamLevels]int
 	clocks  map[uint64]streamClock
 	done    map[uint64]uint64
 }
@@ -146,7 +161,7 @@ func (s *Session) NewStream(device, priority int) (Stream, error) {
 	level := -priority
 	slot := st.next[level]
 	st.next[level] = (slot + 1) % streamsPerPool
-	return Stream{Device: device, Handle: uint64(1 + streamsPerPool*level + slot), Priority: priority}, nil
+	return Stream{Device: device, Handle: uint64(1 + streamLevels*slot + level), Priority: priority}, nil
 }
 
 // CurrentStream is torch.cuda.current_stream(device).
@@ -164,7 +179,7 @@ func streamPriority(h uint64) int {
 	if h == 0 {
 		return 0
 	}
-	return -int((h - 1) / streamsPerPool)
+	return -int((h - 1) % streamLevels)
 }
 
 // SetStream is torch.cuda.set_stream: x becomes its device's current

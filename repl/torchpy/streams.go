@@ -106,7 +106,7 @@ func streamArg(index, handle eval.Value) engine.Stream {
 
 // streamTuple is what streamsSource makes a Stream of.
 func streamTuple(in *eval.Interp, s engine.Stream) eval.Value {
-	return in.NewTuple([]eval.Value{int64(s.Device), int64(s.Handle), int64(s.Priority)})
+	return in.NewTuple([]eval.Value{int64(s.Device), int64(s.Handle), int64(s.Priority), s.ID()})
 }
 
 // mark is the event an Event's number names.
@@ -154,8 +154,9 @@ class Stream:
     """A CUDA stream: allocations made while it is current are its blocks, which serve it alone."""
 
     def __init__(self, device=None, priority=0, **kwargs):
-        self.device_index, self.cuda_stream, self.priority = _stream_new(device, priority)
+        self.device_index, self.cuda_stream, self.priority, self.stream_id = _stream_new(device, priority)
         self.device_type = 1
+        self._context = None
 
     @property
     def device(self):
@@ -184,6 +185,26 @@ class Stream:
         event.record(self)
         return event
 
+    def __enter__(self):
+        import torch
+        prev_device = torch.cuda.current_device()
+        if self.device_index != prev_device:
+            torch.cuda.set_device(self.device_index)
+        prev = current_stream(self.device_index)
+        _stream_set(self.device_index, self.cuda_stream)
+        if self._context is not None:
+            raise RuntimeError("Stream's context should not be initialized.")
+        self._context = (prev_device, prev)
+        return self
+
+    def __exit__(self, *exc):
+        import torch
+        prev_device, prev = self._context
+        _stream_set(prev.device_index, prev.cuda_stream)
+        if self.device_index != prev_device:
+            torch.cuda.set_device(prev_device)
+        self._context = None
+
     def __eq__(self, o):
         if isinstance(o, Stream):
             return self.device_index == o.device_index and self.cuda_stream == o.cuda_stream
@@ -196,10 +217,18 @@ class Stream:
         return f'<torch.cuda.Stream device=cuda:{self.device_index} cuda_stream={self.cuda_stream:#x}>'
 
 
-def _as_stream(index, handle, priority):
+def _as_stream(index, handle, priority, stream_id):
     s = object.__new__(Stream)
-    s.device_index, s.cuda_stream, s.priority, s.device_type = index, handle, priority, 1
+    s.device_index, s.cuda_stream, s.priority, s.stream_id = index, handle, priority, stream_id
+    s.device_type, s._context = 1, None
     return s
+
+
+class ExternalStream(Stream):
+    """A stream made outside PyTorch, by its handle: refused."""
+
+    def __init__(self, stream_ptr, device=None, **kwargs):
+        raise NotImplementedError('torch.cuda.ExternalStream is not modelled by gpumemrepl: it wraps a CUDA stream made outside PyTorch, whose handle and work the tool does not have')
 
 
 def current_stream(device=None):
@@ -207,7 +236,12 @@ def current_stream(device=None):
 
 
 def default_stream(device=None):
-    return _as_stream(_stream_current(device)[0], 0, 0)
+    return _as_stream(_stream_current(device)[0], 0, 0, 0)
+
+
+def device_of(obj):
+    """torch.cuda.device_of(obj): the device of a CUDA tensor current inside; a no-op for one on the host."""
+    return device(obj.get_device() if obj.is_cuda else -1)
 
 
 def set_stream(stream):
