@@ -95,6 +95,9 @@ func (f *gradFlow) add(to *node, out int, g *Tensor, producer uint64, have func(
 		f.ready[to] = marks
 	}
 	consumer := to.stream
+	if to.leaf != nil && consumer != producer {
+		f.s.accStreamMismatch = true
+	}
 	r := marks[out]
 	if !r.set { // the first gradient: it waits in the buffer
 		if consumer != producer {
@@ -151,4 +154,14 @@ func (f *gradFlow) finish() {
 			f.wait(Device{CUDA: true, Index: x.Device}, f.caller[x.Device], f.event(Device{CUDA: true, Index: x.Device}, x.Handle))
 		}
 	}
+}
+
+// AccumulateGradStreamMismatch reports whether a backward since the last
+// call handed a leaf's AccumulateGrad, made on one stream, a gradient
+// made on another, as when a forward used the leaf on two streams (on
+// which PyTorch warns once a process).
+func (s *Session) AccumulateGradStreamMismatch() bool {
+	m := s.accStreamMismatch
+	s.accStreamMismatch = false
+	return m
 }

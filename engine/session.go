@@ -127,8 +127,11 @@ type Session struct {
 	gradEnabled bool
 	seq         int
 	inBackward  bool
-	workspaces  map[workspaceKey]*storage
-	amp         autocast // torch.autocast's setting and cast cache (autocast.go)
+	// accStreamMismatch is set when a backward handed a leaf's
+	// AccumulateGrad a gradient made on another stream (PyTorch warns).
+	accStreamMismatch bool
+	workspaces        map[workspaceKey]*storage
+	amp               autocast // torch.autocast's setting and cast cache (autocast.go)
 	// ckpt is activation checkpointing's state (checkpoint.go).
 	ckpt checkpoints
 	// convTable is the recorded convolutions, read at the first

@@ -33,12 +33,9 @@ type Stream struct {
 	Device int
 	// Handle is cuda_stream: 0 for the default stream. The driver's
 	// handles of the others are heap addresses that change from run to
-	// run; the tool numbers them 1 + 4·slot + level (level 0 for
-	// priority 0 down to 3 for -3, slot the stream's place in PyTorch's
-	// pool of 32 per priority, handed out round robin): the order in
-	// which PyTorch creates the pools' streams, slot by slot, which is
-	// the order of the driver's handles, and so of the caching
-	// allocator's pools (testdata/pyrules/streams_handles.txt).
+	// run; the tool numbers them 1 to 128 in the order of those
+	// addresses (poolOrder), which is the order of the caching
+	// allocator's pools.
 	Handle   uint64
 	Priority int
 }
@@ -50,8 +47,42 @@ func (x Stream) ID() int64 {
 	if x.Handle == 0 {
 		return 0
 	}
-	slot, level := (x.Handle-1)/streamLevels, (x.Handle-1)%streamLevels
+	slot, level := pooled(x.Handle)
 	return int64(slot<<5 | (level+1)<<1 | 1)
+}
+
+// poolOrder is the order of the driver's handles of PyTorch's pooled
+// streams, each stream named by when PyTorch creates it (4·slot +
+// level: all 128 at the first pooled stream asked for, slot by slot,
+// priority 0 to -3 within a slot), in runs of consecutive names. It is
+// the same in every process that makes its first stream before other
+// CUDA work (three on the H200, and the 34 streams of
+// testdata/pyrules/streams_probe.txt, another day), and holds in
+// streams_empty.py's empty_cache; after a product (cuBLAS's handles
+// first) the driver's heap hands out other addresses, in another order
+// each run (two runs), which the tool cannot know
+// (scripts/probe_stream_handles.py, testdata/pyrules/streams_handles.txt).
+var poolOrder = [][2]int{{26, 29}, {36, 36}, {0, 25}, {58, 61}, {30, 35}, {79, 79}, {37, 57}, {123, 126}, {62, 78}, {122, 122}, {80, 121}, {127, 127}}
+
+// handleOf is the tool's handle of each pooled stream by when PyTorch
+// creates it; createdOf, by handle less one, is its inverse.
+var handleOf, createdOf = poolHandles()
+
+func poolHandles() (handles, created [streamLevels * streamsPerPool]int) {
+	h := 0
+	for _, run := range poolOrder {
+		for c := run[0]; c <= run[1]; c++ {
+			h++
+			handles[c], created[h-1] = h, c
+		}
+	}
+	return handles, created
+}
+
+// pooled is the slot and priority level of the pooled stream numbered h.
+func pooled(h uint64) (slot, level int) {
+	c := createdOf[h-1]
+	return c / streamLevels, c % streamLevels
 }
 
 // Stream pools as PyTorch 2.11 keeps them on the H200 (measured:
@@ -161,7 +192,7 @@ func (s *Session) NewStream(device, priority int) (Stream, error) {
 	level := -priority
 	slot := st.next[level]
 	st.next[level] = (slot + 1) % streamsPerPool
-	return Stream{Device: device, Handle: uint64(1 + streamLevels*slot + level), Priority: priority}, nil
+	return Stream{Device: device, Handle: uint64(handleOf[streamLevels*slot+level]), Priority: priority}, nil
 }
 
 // CurrentStream is torch.cuda.current_stream(device).
@@ -179,7 +210,8 @@ func streamPriority(h uint64) int {
 	if h == 0 {
 		return 0
 	}
-	return -int((h - 1) % streamLevels)
+	_, level := pooled(h)
+	return -level
 }
 
 // SetStream is torch.cuda.set_stream: x becomes its device's current

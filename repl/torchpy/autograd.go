@@ -209,6 +209,9 @@ func (b *Binding) autogradGrad(outputs, inputs, gradOutputs, retain eval.Value) 
 		return nil, err
 	}
 	gs, err := b.S.AutogradGrad(out.T, seed, xs, keep)
+	if err == nil {
+		err = b.warnStreamMismatch()
+	}
 	if err != nil {
 		return nil, b.pyErr(err)
 	}
@@ -229,7 +232,27 @@ func (b *Binding) backward(t *Tensor, gradient, retain, create, inputs eval.Valu
 	if err != nil {
 		return nil, err
 	}
-	return eval.None, b.pyErr(b.S.BackwardWith(t.T, seed, keep))
+	err = b.S.BackwardWith(t.T, seed, keep)
+	if err == nil {
+		err = b.warnStreamMismatch()
+	}
+	return eval.None, b.pyErr(err)
+}
+
+// accStreamWarning is PyTorch 2.11's warning, once a process, when a
+// leaf's AccumulateGrad takes a gradient made on another stream than its
+// own (testdata/pyrules/streams_backward.py's weight used on two
+// streams).
+const accStreamWarning = "The AccumulateGrad node's stream does not match the stream of the node that produced the incoming gradient. This may incur unnecessary synchronization and break CUDA graph capture if the AccumulateGrad node's stream is the default stream. This mismatch is caused by an AccumulateGrad node created prior to the current iteration being kept alive. This can happen if the autograd graph is still being kept alive by tensors such as the loss, or if you are using DDP, which will stash a reference to the node. To resolve the mismatch, delete all references to the autograd graph or ensure that DDP initialization is performed under the same stream as subsequent forwards. If the mismatch is intentional, you can use torch.autograd.graph.set_warn_on_accumulate_grad_stream_mismatch(False) to suppress this warning. (Triggered internally at /pytorch/torch/csrc/autograd/input_buffer.cpp:240.)"
+
+// warnStreamMismatch warns accStreamWarning after the first backward
+// that needs it.
+func (b *Binding) warnStreamMismatch() error {
+	if !b.S.AccumulateGradStreamMismatch() || b.accWarned {
+		return nil
+	}
+	b.accWarned = true
+	return b.in.Warn(eval.UserWarningType, accStreamWarning, 1)
 }
 
 // tensorBackward is Tensor.backward(gradient=None, retain_graph=None,

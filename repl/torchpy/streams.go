@@ -187,23 +187,35 @@ class Stream:
 
     def __enter__(self):
         import torch
+        if self._context is None:
+            self._context = []
+        if current_stream(self.device_index) == self:
+            self._context.append(None)
+            return self
         prev_device = torch.cuda.current_device()
         if self.device_index != prev_device:
             torch.cuda.set_device(self.device_index)
         prev = current_stream(self.device_index)
         _stream_set(self.device_index, self.cuda_stream)
-        if self._context is not None:
-            raise RuntimeError("Stream's context should not be initialized.")
-        self._context = (prev_device, prev)
+        self._context.append((prev_device, prev))
         return self
 
     def __exit__(self, *exc):
         import torch
-        prev_device, prev = self._context
+        top = self._context.pop()
+        if top is None:
+            return
+        prev_device, prev = top
         _stream_set(prev.device_index, prev.cuda_stream)
         if self.device_index != prev_device:
             torch.cuda.set_device(prev_device)
-        self._context = None
+
+    def __ne__(self, o):
+        # torch.Stream's comparison answers False for None whatever the
+        # operator; another type's fields it reads are not a Stream's
+        if o is None:
+            return False
+        return not self == o
 
     def __eq__(self, o):
         if isinstance(o, Stream):
@@ -241,7 +253,7 @@ def default_stream(device=None):
 
 def device_of(obj):
     """torch.cuda.device_of(obj): the device of a CUDA tensor current inside; a no-op for one on the host."""
-    return device(obj.get_device() if obj.is_cuda else -1)
+    return device(obj.device.index if obj.is_cuda else -1)
 
 
 def set_stream(stream):

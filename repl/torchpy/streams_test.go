@@ -3,7 +3,9 @@ package torchpy_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,7 +23,7 @@ import (
 // forward run on a side stream) and checks every allocator event, in order, and every print
 // against PyTorch's recordings.
 func TestStreamRules(t *testing.T) {
-	checkRules(t, "streams_pools", "streams_record", "streams_copy")
+	checkRules(t, "streams_pools", "streams_record", "streams_copy", "streams_ctx", "streams_empty", "streams_backward")
 	t.Run("streams_grad", func(t *testing.T) {
 		// Its last statement leaves tensors alive; the recording ends
 		// before the interpreter's exit frees them, the tool's history
@@ -110,6 +112,8 @@ func TestStreamAPI(t *testing.T) {
 		{"import torch\ns = torch.cuda.Stream()\nwith torch.cuda.stream(s):\n    x = torch.ones(4, device='cuda')\n    e = s.record_event()\ntry:\n    s.query()\nexcept NotImplementedError as err:\n    print(err)\ntry:\n    e.query()\nexcept NotImplementedError as err:\n    print(err)\ne.synchronize()\nprint(e.query(), s.query())",
 			"Stream.query() of a stream whose work the program has not waited for depends on GPU timing, which is not modelled by gpumemrepl (it runs no kernels); synchronize first\n" +
 				"Event.query() of an event the program has not waited for depends on GPU timing, which is not modelled by gpumemrepl (it runs no kernels); synchronize first\nTrue True\n"},
+		{"import torch\ns = torch.cuda.Stream()\ntry:\n    torch.cuda.ExternalStream(s.cuda_stream)\nexcept NotImplementedError as e:\n    print(e)",
+			"torch.cuda.ExternalStream is not modelled by gpumemrepl: it wraps a CUDA stream made outside PyTorch, whose handle and work the tool does not have\n"},
 		{"import torch\ntry:\n    torch.ones(1).record_stream(torch.cuda.current_stream())\nexcept NotImplementedError as e:\n    print(e)",
 			"Could not run 'aten::record_stream' with arguments from the 'CPU' backend.\n"},
 	}
@@ -195,6 +199,98 @@ z.backward()
 print(w.grad.shape)
 `
 	want := "backward through a graph on several devices that uses streams other than the default is not modelled by gpumemrepl\nNone\ntorch.Size([4, 4])\n"
+	if got := runSource(t, 2, src); got != want {
+		t.Errorf("printed %q, want %q", got, want)
+	}
+}
+
+// TestStreamHandleOrder: the tool's cuda_stream numbers of the pooled
+// streams sort as the driver's handles did in scripts/probe_streams.py's
+// run on the H200 (34 streams of priority 0, then priorities -1, -2,
+// -5, 0, 1, 3), which the caching allocator orders its pools by; their
+// stream_ids are PyTorch's.
+func TestStreamHandleOrder(t *testing.T) {
+	probe, err := os.ReadFile(filepath.Join("..", "..", "testdata", "pyrules", "streams_probe.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	field := func(prefix string) string {
+		for _, l := range strings.Split(string(probe), "\n") {
+			if strings.HasPrefix(l, prefix) {
+				return strings.TrimPrefix(l, prefix)
+			}
+		}
+		t.Fatalf("no %q in the probe", prefix)
+		return ""
+	}
+	var pool, ids, prio [][]int64
+	for _, f := range []struct {
+		into *[][]int64
+		text string
+	}{{&pool, field("pool handles minus first ")}, {&ids, field("pool stream_ids ")}, {&prio, strings.SplitN(field("priorities "), "] ", 2)[1]}} {
+		if err := json.Unmarshal([]byte("["+f.text+"]"), f.into); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recorded := append(pool[0], prio[0]...)
+	src := `import torch
+ss = [torch.cuda.Stream() for _ in range(34)] + [torch.cuda.Stream(priority=p) for p in (-1, -2, -5, 0, 1, 3)]
+print([s.cuda_stream for s in ss])
+print([s.stream_id for s in ss[:34]])
+`
+	var got [][]int64
+	for _, l := range strings.Split(strings.TrimSpace(runSource(t, 1, src)), "\n") {
+		var row []int64
+		if err := json.Unmarshal([]byte(l), &row); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		got = append(got, row)
+	}
+	if fmt.Sprint(got[1]) != fmt.Sprint(ids[0]) {
+		t.Errorf("stream_ids %v, PyTorch's %v", got[1], ids[0])
+	}
+	for i := range recorded {
+		for j := range recorded {
+			if (recorded[i] < recorded[j]) != (got[0][i] < got[0][j]) {
+				t.Fatalf("streams %d and %d: handles %d and %d, the driver's differ by %d", i, j, got[0][i], got[0][j], recorded[j]-recorded[i])
+			}
+		}
+	}
+}
+
+// TestAccumulateGradStreamWarning: the backward whose weight was used on
+// two streams (streams_backward.py line 86: its AccumulateGrad, made on
+// the side stream, takes a gradient made on the default one) warns once
+// what PyTorch warned (streams_backward.stderr, where PyTorch places it
+// in torch/autograd/graph.py; the tool at the backward call).
+func TestAccumulateGradStreamWarning(t *testing.T) {
+	got, want := scriptStderr(t, filepath.Join("..", "..", "testdata", "pyrules", "streams_backward.py"))
+	message := func(s string) string {
+		_, m, _ := strings.Cut(strings.SplitN(s, "\n", 2)[0], "UserWarning: ")
+		return m
+	}
+	if !strings.Contains(got, "streams_backward.py:86: UserWarning: ") || strings.Count(got, "UserWarning") != 1 {
+		t.Fatalf("stderr %q, want one UserWarning at line 86", got)
+	}
+	if message(got) == "" || message(got) != message(want) {
+		t.Errorf("warned %q, PyTorch %q", message(got), message(want))
+	}
+}
+
+// TestStreamContextOfAnotherDevice: with s1: for a stream of cuda:1
+// makes cuda:1 the current device inside and restores cuda:0 and both
+// devices' streams after (torch.Stream.__enter__ and __exit__), and
+// entering it again inside is a level that changes nothing.
+func TestStreamContextOfAnotherDevice(t *testing.T) {
+	src := `import torch
+s1 = torch.cuda.Stream(device=1)
+with s1:
+    with s1:
+        x = torch.empty(1024, device='cuda')
+    print(torch.cuda.current_device(), torch.cuda.current_stream() == s1)
+print(torch.cuda.current_device(), x.device, torch.cuda.current_stream(1).cuda_stream, torch.cuda.current_stream(0).cuda_stream)
+`
+	want := "1 True\n0 cuda:1 0 0\n"
 	if got := runSource(t, 2, src); got != want {
 		t.Errorf("printed %q, want %q", got, want)
 	}

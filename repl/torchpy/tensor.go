@@ -74,6 +74,9 @@ type Binding struct {
 	// legacyWarned is set once a torch.cuda.*Tensor constructor warned
 	// (PyTorch warns once a process).
 	legacyWarned bool
+	// accWarned is set once a backward warned that a leaf's
+	// AccumulateGrad took a gradient of another stream (once a process).
+	accWarned bool
 }
 
 // label is what an event calls a dying tensor: "" for a temporary
