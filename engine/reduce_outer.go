@@ -98,7 +98,16 @@ func (s *Session) outerReductionTemps(x *Tensor, d int, acc uint64) error {
 // dense, g's leading dimensions are one outer dimension reduced (a
 // Linear's bias: the buffer across blocks of pyrules/linear_device and
 // train_gpt), or every element (a 1-element shape); otherwise nothing.
+// shape's leading dimensions of size 1 are reduced as missing ones are
+// (an unsqueezed einsum operand's gradient: ops_einsum_forms.py).
 func (s *Session) sumToTemps(g *Tensor, shape []int64) error {
+	if len(shape) == len(g.Shape) {
+		k := 0
+		for k < len(shape) && shape[k] == 1 && g.Shape[k] != 1 {
+			k++
+		}
+		shape = shape[k:]
+	}
 	lead := len(g.Shape) - len(shape)
 	if !g.Device().CUDA || !g.IsContiguous() || lead <= 0 || !slices.Equal(g.Shape[lead:], shape) {
 		return nil

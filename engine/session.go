@@ -138,6 +138,8 @@ type Session struct {
 	// (convtable.go); cudnn reads torch.backends.cudnn's flags.
 	convTable convTable
 	cudnn     func() CudnnFlags
+	// einsumPath reads torch.backends.opt_einsum's settings (einsum_path.go).
+	einsumPath func() EinsumPathFlags
 	// interrupted is set by Interrupt, from another goroutine, and
 	// cleared by BeginStep.
 	interrupted atomic.Bool

@@ -64,23 +64,28 @@ func TestIndexingNodesAndCopies(t *testing.T) {
 	}
 }
 
-// TestEinsumMoreForms: torch.einsum without "->" (the letters that
-// appear once, in alphabetical order) and with one operand's letters
-// summed (all of them, or one: sum's kernel and buffers, then a permuted
-// view) print what PyTorch printed, their allocations and peaks
-// included (testdata/pyrules/ops_einsum_more.py; its other forms --
-// diagonals, several summed letters, ..., three operands, products
-// whose reshape copies, as ij,ij->j on line 31 -- are refused).
+// TestEinsumMoreForms: torch.einsum's traces, diagonals, sums of one
+// operand, implicit outputs, ellipses, several contracted letters,
+// elementwise products and three operands print what PyTorch printed,
+// their allocations, peaks and output layouts included
+// (testdata/pyrules/ops_einsum_more.py); summing an innermost run of
+// more than 1024 elements ('bij->b', 'bhqd->bh') is refused, as the
+// reductions are, and prints nothing (line 64 then measures a backward
+// that did not run; line 76 prints CPU values the tool does not compute).
 func TestEinsumMoreForms(t *testing.T) {
 	_, printed := runRule(t, "ops_einsum_more")
-	want := recordedOutput(t, filepath.Join("..", "..", "testdata", "pyrules", "ops_einsum_more.jsonl"))
-	for _, line := range []int{21, 22, 23, 24, 25, 26, 27, 28, 32, 34, 37, 38, 41, 46, 52, 55} {
-		if got := printed[line]; got != want[line] {
-			t.Errorf("line %d printed %q, PyTorch %q", line, got, want[line])
+	refused, after := []int{42, 61}, []int{64, 76}
+	for line, want := range recordedOutput(t, filepath.Join("..", "..", "testdata", "pyrules", "ops_einsum_more.jsonl")) {
+		got := printed[line]
+		switch {
+		case slices.Contains(refused, line):
+			if got != "" {
+				t.Errorf("line %d printed %q; its form is refused", line, got)
+			}
+		case slices.Contains(after, line):
+		case got != want:
+			t.Errorf("line %d printed %q, PyTorch %q", line, got, want)
 		}
-	}
-	if printed[31] != "" {
-		t.Errorf("line 31 (ij,ij->j, whose operands PyTorch copies) printed %q; it is not modelled", printed[31])
 	}
 }
 
@@ -97,4 +102,14 @@ func TestReturnTypes(t *testing.T) {
 			t.Errorf("line %d printed %q, PyTorch %q", line, got, want[line])
 		}
 	}
+}
+
+// TestEinsumForms: torch.einsum as aten computes it, forward and
+// backward: diagonals, "...", a letter summed in one operand, pairs
+// whose reshape or bmm copies an operand, the two sides swapped so the
+// product comes out in the output's order, three operands in
+// opt_einsum's order and, disabled, left to right
+// (testdata/pyrules/ops_einsum_forms.py), allocation by allocation.
+func TestEinsumForms(t *testing.T) {
+	checkRules(t, "ops_einsum_forms")
 }

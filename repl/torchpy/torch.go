@@ -139,12 +139,15 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	b.opFunctions(m)
 	b.gradModes(m)
 	backends := in.NewModule("torch.backends")
-	for _, name := range []string{"cudnn", "cuda"} {
+	for _, name := range []string{"cudnn", "cuda", "opt_einsum"} {
 		sub := in.NewModule("torch.backends." + name)
 		in.AddModule("torch.backends."+name, sub)
 		backends.Set(in, name, sub)
-		if name == "cudnn" {
+		switch name {
+		case "cudnn":
 			b.cudnnFlags(in, sub)
+		case "opt_einsum":
+			b.optEinsumFlags(in, sub)
 		}
 		in.Decref(sub)
 	}
@@ -246,6 +249,31 @@ func firstOr(s []int64) int64 {
 		return 0
 	}
 	return s[0]
+}
+
+// optEinsumFlags gives torch.backends.opt_einsum the GPU machine's
+// state (opt_einsum installed: is_available() True, enabled, strategy
+// "auto") and lets the session read enabled and strategy from it at
+// each einsum.
+func (b *Binding) optEinsumFlags(in *eval.Interp, m *eval.ModuleObj) {
+	m.Set(in, "enabled", true)
+	m.Set(in, "strategy", "auto")
+	b.fn(m, "is_available", "is_available(): True, as where opt_einsum is installed", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return true, nil
+	})
+	b.S.SetEinsumPathFlags(func() engine.EinsumPathFlags {
+		f := engine.EinsumPathFlags{Strategy: "auto"}
+		if v, ok := m.Dict.GetStr("enabled"); ok {
+			on, err := in.Truth(v)
+			f.Disabled = err == nil && !on
+		}
+		if v, ok := m.Dict.GetStr("strategy"); ok {
+			if str, ok := v.(string); ok {
+				f.Strategy = str
+			}
+		}
+		return f
+	})
 }
 
 // cudnnFlags gives torch.backends.cudnn PyTorch's defaults and lets the
