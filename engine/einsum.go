@@ -395,21 +395,11 @@ func (s *Session) einsumContract(e *einsumEquation, counts []int, a, b *Tensor) 
 	}
 	a, b = share(a), share(b)
 	defer func() { s.dropTensor(b); s.dropTensor(a) }()
-	if len(aSum) > 0 {
-		r, err := s.einsumSum(a, aSum, true)
-		if err != nil {
-			return nil, err
-		}
-		s.dropTensor(a)
-		a = r
+	if err := s.sumKept(&a, aSum); err != nil {
+		return nil, err
 	}
-	if len(bSum) > 0 {
-		r, err := s.einsumSum(b, bSum, true)
-		if err != nil {
-			return nil, err
-		}
-		s.dropTensor(b)
-		b = r
+	if err := s.sumKept(&b, bSum); err != nil {
+		return nil, err
 	}
 	return s.sumProduct(a, b, sum)
 }

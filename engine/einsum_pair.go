@@ -24,14 +24,6 @@ func (s *Session) sumProduct(left, right *Tensor, sum []int) (*Tensor, error) {
 	}
 	left, right = share(left), share(right)
 	defer func() { s.dropTensor(right); s.dropTensor(left) }()
-	sumOne := func(t **Tensor, d int) error {
-		r, err := s.einsumSum(*t, []int{d}, true)
-		if err == nil {
-			s.dropTensor(*t)
-			*t = r
-		}
-		return err
-	}
 	var batch, lo, ro []int
 	sumSize := int64(1)
 	for d := range left.Shape {
@@ -45,9 +37,9 @@ func (s *Session) sumProduct(left, right *Tensor, sum []int) (*Tensor, error) {
 				}
 				sumSize *= left.Shape[d]
 			case sl:
-				err = sumOne(&left, d)
+				err = s.sumKept(&left, []int{d})
 			case sr:
-				err = sumOne(&right, d)
+				err = s.sumKept(&right, []int{d})
 			}
 			if err != nil {
 				return nil, err
@@ -113,6 +105,21 @@ func (s *Session) sumProduct(left, right *Tensor, sum []int) (*Tensor, error) {
 	}
 	defer s.dropTensor(v)
 	return s.Permute(v, operm)
+}
+
+// sumKept replaces *t, a reference the caller holds, with it summed
+// over dims kept as dimensions of size 1 (none: *t as it is).
+func (s *Session) sumKept(t **Tensor, dims []int) error {
+	if len(dims) == 0 {
+		return nil
+	}
+	r, err := s.einsumSum(*t, dims, true)
+	if err != nil {
+		return err
+	}
+	s.dropTensor(*t)
+	*t = r
+	return nil
 }
 
 // permuteReshape is t.permute(perm).reshape(shape).
