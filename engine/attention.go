@@ -54,36 +54,25 @@ func (g sdpaShape) backwardModelled() error {
 }
 
 // Attention is F.scaled_dot_product_attention(q, k, v, attn_mask,
-// dropout_p, is_causal) of 4-d inputs [B, H, T, D]. Neither dropout
-// nor causality changes what the kernels allocate (recorded).
-func (s *Session) Attention(q, k, v, mask *Tensor, dropout float64, causal bool) (*Tensor, error) {
+// dropout_p, is_causal, scale=) (scale 0 for the default). 4-d inputs
+// [B, H, T, D] go to a fused kernel, where neither dropout nor causality
+// changes what the kernels allocate (recorded); 3-d ones, float64 and a
+// strided last dimension to the math backend (attention_math.go).
+func (s *Session) Attention(q, k, v, mask *Tensor, dropout float64, causal bool, scale float64) (*Tensor, error) {
+	if len(q.Shape) == 3 && len(k.Shape) == 3 && len(v.Shape) == 3 {
+		return s.mathAttention(q, k, v, mask, dropout, causal, scale)
+	}
 	for _, t := range []*Tensor{q, k, v} {
 		if len(t.Shape) != 4 {
-			return nil, NotModelledError("F.scaled_dot_product_attention of other than 4-d query, key and value")
-		}
-		if t.Strides()[3] != 1 || t.expanded {
-			return nil, NotModelledError("F.scaled_dot_product_attention of a query, key or value whose last dimension is not contiguous (PyTorch takes the math backend)")
+			return nil, NotModelledError("F.scaled_dot_product_attention of other than 3-d or 4-d query, key and value")
 		}
 	}
-	g := sdpaShape{q.Shape[0], q.Shape[1], q.Shape[2], k.Shape[2], q.Shape[3], v.Shape[3]}
-	if !slices.Equal(k.Shape[:2], q.Shape[:2]) || !slices.Equal(v.Shape[:3], k.Shape[:3]) || k.Shape[3] != g.d {
-		return nil, fmt.Errorf("RuntimeError: scaled_dot_product_attention: query %s, key %s and value %s do not match", dimList(q.Shape), dimList(k.Shape), dimList(v.Shape))
+	if q.DType.Name == "float64" || slices.ContainsFunc([]*Tensor{q, k, v}, func(t *Tensor) bool { return t.Strides()[3] != 1 || t.expanded }) {
+		return s.mathAttention(q, k, v, mask, dropout, causal, scale)
 	}
-	if q.DType != k.DType || q.DType != v.DType {
-		return nil, fmt.Errorf("RuntimeError: Expected query, key, and value to have the same dtype, but got query.dtype: %s key.dtype: %s and value.dtype: %s instead.", q.DType.Name, k.DType.Name, v.DType.Name)
-	}
-	dev, err := sameDevice(q, k, v, mask)
+	g, err := s.checkAttention(q, k, v, mask, causal)
 	if err != nil {
 		return nil, err
-	}
-	if !dev.CUDA {
-		return nil, NotModelledError("F.scaled_dot_product_attention on the host")
-	}
-	if mask != nil && mask.requiresGrad() && s.gradEnabled {
-		return nil, NotModelledError("an attn_mask that requires grad (its gradient)")
-	}
-	if causal && mask != nil {
-		return nil, fmt.Errorf("RuntimeError: _scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
 	}
 	half := q.DType.Name == "float16" || q.DType.Name == "bfloat16"
 	grad := s.gradEnabled && (q.requiresGrad() || k.requiresGrad() || v.requiresGrad())
@@ -330,4 +319,48 @@ func (s *Session) cudnnAttention(q, k, v, bias *Tensor, g sdpaShape, grad bool) 
 	s.dropTensor(seed)
 	s.dropTensor(offset)
 	return out, nil
+}
+
+// checkAttention checks what PyTorch checks of every backend's inputs:
+// shapes that match (batch dimensions, the head dim of the query and
+// key, as many values as keys), one dtype, one device (the GPU), a mask
+// that needs no gradient and does not go with is_causal; it returns the
+// geometry of 4-d inputs.
+func (s *Session) checkAttention(q, k, v, mask *Tensor, causal bool) (sdpaShape, error) {
+	n := len(q.Shape)
+	if len(k.Shape) != n || len(v.Shape) != n || !slices.Equal(k.Shape[:n-2], q.Shape[:n-2]) || !slices.Equal(v.Shape[:n-1], k.Shape[:n-1]) || k.Shape[n-1] != q.Shape[n-1] {
+		return sdpaShape{}, fmt.Errorf("RuntimeError: scaled_dot_product_attention: query %s, key %s and value %s do not match", dimList(q.Shape), dimList(k.Shape), dimList(v.Shape))
+	}
+	if q.DType != k.DType || q.DType != v.DType {
+		return sdpaShape{}, fmt.Errorf("RuntimeError: Expected query, key, and value to have the same dtype, but got query.dtype: %s key.dtype: %s and value.dtype: %s instead.", q.DType.Name, k.DType.Name, v.DType.Name)
+	}
+	dev, err := sameDevice(q, k, v, mask)
+	if err != nil {
+		return sdpaShape{}, err
+	}
+	if !dev.CUDA {
+		return sdpaShape{}, NotModelledError("F.scaled_dot_product_attention on the host")
+	}
+	if mask != nil && mask.requiresGrad() && s.gradEnabled {
+		return sdpaShape{}, NotModelledError("an attn_mask that requires grad (its gradient)")
+	}
+	if causal && mask != nil {
+		return sdpaShape{}, fmt.Errorf("RuntimeError: _scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+	}
+	if n != 4 {
+		return sdpaShape{}, nil
+	}
+	return sdpaShape{q.Shape[0], q.Shape[1], q.Shape[2], k.Shape[2], q.Shape[3], v.Shape[3]}, nil
+}
+
+// mathAttention checks the inputs and runs the math backend, which
+// refuses dropout (not recorded).
+func (s *Session) mathAttention(q, k, v, mask *Tensor, dropout float64, causal bool, scale float64) (*Tensor, error) {
+	if _, err := s.checkAttention(q, k, v, mask, causal); err != nil {
+		return nil, err
+	}
+	if dropout != 0 {
+		return nil, NotModelledError("F.scaled_dot_product_attention's math backend (3-d inputs, float64, a strided last dimension) with dropout")
+	}
+	return s.attentionMath(q, k, v, mask, causal, scale)
 }

@@ -186,7 +186,10 @@ func (s *Session) unref(n *node) {
 		return
 	}
 	s.releaseSaved(n)
-	for _, e := range n.inputs {
+	// PyTorch's deleteNode gathers a node's next functions onto a stack
+	// and takes the last first: the inputs' graphs go last input first
+	// (ops_matmul_nd.py's del of two leaves after their product's)
+	for _, e := range slices.Backward(n.inputs) {
 		s.unref(e.to)
 	}
 }

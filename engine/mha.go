@@ -89,7 +89,7 @@ func (s *Session) nativeMHAFlash(x *Tensor, heads, headDim int64, inW, inB, outW
 		qs = append(qs, s.Transpose(v, 1, 2))
 		s.dropTensor(v)
 	}
-	y, err := s.Attention(qs[0], qs[1], qs[2], nil, 0, false)
+	y, err := s.Attention(qs[0], qs[1], qs[2], nil, 0, false, 0)
 	for _, q := range qs {
 		s.dropTensor(q)
 	}

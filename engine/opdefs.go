@@ -33,7 +33,7 @@ func init() {
 	tensors := []Param{input, {Name: "other", Kind: TensorParam}}
 	declare(
 		&OpDef{Name: "matmul", Function: true, Method: true, Dunders: operators("matmul"), Params: tensors,
-			Memory: "new tensor (mm, mv, or a batch folded into one mm); the cuBLAS workspace on first use; saves each factor the other's gradient needs",
+			Memory: "new tensor: mm, mv, a batch folded into one mm (a dense copy where its strides allow no view), or a bmm over both batches broadcast, each reshaped to 3-d (a copy where not a view); the cuBLAS workspace on first use; saves each factor the other's gradient needs",
 			run:    func(s *Session, a Args) (*Tensor, error) { return s.matmul(a.Tensor(0), a.Tensor(1), "") }},
 		&OpDef{Name: "mm", Function: true, Method: true, Params: tensors,
 			Memory: "new tensor; the cuBLAS workspace on first use; saves each factor the other's gradient needs",

@@ -75,12 +75,16 @@ func init() {
 				{Name: "attn_mask", Kind: TensorParam, Default: "None"}, {Name: "dropout_p", Kind: NumberParam, Default: "0.0"},
 				{Name: "is_causal", Kind: BoolParam, Default: "False"}, {Name: "scale", Kind: NumberParam, Default: "None", KeywordOnly: true},
 				{Name: "enable_gqa", Kind: BoolParam, Default: "False", KeywordOnly: true}},
-			Memory: "the backend PyTorch picks on the H200 (cuDNN for float16/bfloat16, memory-efficient for float32): the output, the float32 logsumexp (saved with q, k, v), cuDNN's seed and offset; backward makes dq, dk, dv and the kernel's temporaries and workspace",
+			Memory: "the backend PyTorch picks on the H200 (cuDNN for float16/bfloat16, memory-efficient for float32): the output, the float32 logsumexp (saved with q, k, v), cuDNN's seed and offset; backward makes dq, dk, dv and the kernel's temporaries and workspace; 3-d inputs, float64 and a strided last dimension take the math backend: q and k scaled, the scores, their softmax (saved), the product",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				if a.Bool(7) {
 					return nil, NotModelledError("F.scaled_dot_product_attention with enable_gqa=True")
 				}
-				return s.Attention(a.Tensor(0), a.Tensor(1), a.Tensor(2), a.Tensor(3), a.Number(4), a.Bool(5))
+				scale := 0.0
+				if a[6] != nil {
+					scale = a.Number(6)
+				}
+				return s.Attention(a.Tensor(0), a.Tensor(1), a.Tensor(2), a.Tensor(3), a.Number(4), a.Bool(5), scale)
 			}}),
 		&OpDef{Name: "baddbmm", Function: true, Method: true,
 			Params: []Param{input, {Name: "batch1", Kind: TensorParam}, {Name: "batch2", Kind: TensorParam},

@@ -58,11 +58,19 @@ func (s *Session) Reshape(t *Tensor, shape []int64) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
+	v := s.unsafeView(c, shape)
+	s.dropTensor(c)
+	return v, nil
+}
+
+// unsafeView is _unsafe_view(c, shape) of a contiguous tensor c: a view
+// of another shape; under autograd UnsafeViewBackward0, whose backward
+// reshapes the gradient back.
+func (s *Session) unsafeView(c *Tensor, shape []int64) *Tensor {
 	v := share(c)
 	v.Shape = shape
 	s.recordViewNode("UnsafeViewBackward0", v, c, reshapeBack)
-	s.dropTensor(c)
-	return v, nil
+	return v
 }
 
 // View is t.view(shape) (one dimension may be -1): a view of t's

@@ -346,6 +346,15 @@ func init() {
 		}
 		return b.wrap(v), nil
 	})
+	property("mT", func(b *Binding, t *Tensor) (eval.Value, error) {
+		return b.matrixTranspose(t, "mT", "matrices or batches of matrices", 2)
+	})
+	property("mH", func(b *Binding, t *Tensor) (eval.Value, error) {
+		return b.matrixTranspose(t, "mH", "matrices or batches of matrices", 2)
+	})
+	property("H", func(b *Binding, t *Tensor) (eval.Value, error) {
+		return b.matrixTranspose(t, "H", "matrices (2-D tensors)", -2)
+	})
 	tensorMethod("contiguous", "contiguous(): itself, or a dense copy", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		if t.T.IsContiguous() {
 			eval.Incref(t)
@@ -660,4 +669,18 @@ func (b *Binding) sliceBounds(s *eval.SliceObj, n int64) (start, stop, step int6
 	}
 	stop, err = bound(s.Stop, n)
 	return
+}
+
+// matrixTranspose is t.mT, t.mH or t.H of a real tensor: the view
+// transpose(-2, -1) (TransposeBackward0), of at least two dimensions, or
+// (ndim -2) exactly two.
+func (b *Binding) matrixTranspose(t *Tensor, name, what string, ndim int) (eval.Value, error) {
+	if n := len(t.T.Shape); n < 2 || (ndim < 0 && n != -ndim) {
+		return nil, b.in.Raise(eval.RuntimeErrorType, "tensor.%s is only supported on %s. Got %d-D tensor.", name, what, n)
+	}
+	v, err := b.S.Run(engine.Ops["transpose"], engine.Args{t.T, int64(-2), int64(-1)})
+	if err != nil {
+		return nil, b.pyErr(err)
+	}
+	return b.wrap(v), nil
 }
