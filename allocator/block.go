@@ -92,13 +92,16 @@ func (p *BlockPool) lowerBound(size, ptr uint64) poolCursor { return p.index.low
 // key (see noEntry), so the shape is the same for any number of entries;
 // nodeCap is 4 × 4 × 4.
 func searchLeaf(x *indexNode, size, ptr uint64) int {
-	// i is at most 48 after the first step and 60 after the second, so
-	// the masks change no index: they only spare the bounds checks.
-	const m = nodeCap - 1
+	// Each step looks at a fixed-size view of the part the last one
+	// kept, so every entry's offset is a constant; the masks change no
+	// index (i is a multiple of 16 up to 48, j of 4 up to 12) and spare
+	// the views' length checks.
 	e := &x.ents
 	i := 16 * (e[16].below(size, ptr) + e[32].below(size, ptr) + e[48].below(size, ptr))
-	i += 4 * (e[(i+4)&m].below(size, ptr) + e[(i+8)&m].below(size, ptr) + e[(i+12)&m].below(size, ptr))
-	return i + e[i&m].below(size, ptr) + e[(i+1)&m].below(size, ptr) + e[(i+2)&m].below(size, ptr) + e[(i+3)&m].below(size, ptr)
+	q := (*[16]poolEntry)(e[i&48:])
+	j := 4 * (q[4].below(size, ptr) + q[8].below(size, ptr) + q[12].below(size, ptr))
+	r := (*[4]poolEntry)(q[j&12:])
+	return i + j + r[0].below(size, ptr) + r[1].below(size, ptr) + r[2].below(size, ptr) + r[3].below(size, ptr)
 }
 
 // noEntry fills a leaf's unused entries: its key is above every block's.

@@ -169,11 +169,13 @@ func (ix *blockIndex) insert(e poolEntry) {
 		}
 	}
 	// A leaf is a few dozen entries: moving them by hand costs less than
-	// a call to memmove.
-	for k := x.n; k > i; k-- {
-		x.ents[k] = x.ents[k-1]
+	// a call to memmove. The slice's length bounds the loop, which spares
+	// the bounds checks.
+	w := x.ents[i : x.n+1]
+	for k := len(w) - 1; k > 0; k-- {
+		w[k] = w[k-1]
 	}
-	x.ents[i] = e
+	w[0] = e
 	x.n++
 	ix.n++
 }
@@ -184,15 +186,21 @@ func (ix *blockIndex) insert(e poolEntry) {
 // tree.
 func (ix *blockIndex) rekey(c poolCursor, e poolEntry) {
 	x, i := c.leaf, c.i
-	if x.ents[i].below(e.size, e.ptr) == 1 {
-		// Up; the noEntry past the last entry is never below.
-		for i+1 < nodeCap && x.ents[i+1].below(e.size, e.ptr) == 1 {
-			x.ents[i] = x.ents[i+1]
-			i++
+	size, ptr := e.size, e.ptr
+	if x.ents[i].below(size, ptr) == 1 {
+		// Up, over the leaf's entries after i. The walks go through a
+		// slice whose length bounds them, which spares the bounds checks.
+		w := x.ents[i:x.n]
+		k := 1
+		for k < len(w) && (w[k].size < size || w[k].size == size && w[k].ptr < ptr) {
+			w[k-1] = w[k]
+			k++
 		}
+		i += k - 1
 	} else {
-		for i > 0 && keyLess(e.size, e.ptr, &x.ents[i-1]) {
-			x.ents[i] = x.ents[i-1]
+		w := x.ents[:i+1]
+		for i > 0 && keyLess(size, ptr, &w[i-1]) {
+			w[i] = w[i-1]
 			i--
 		}
 	}
@@ -266,8 +274,9 @@ func (x *indexNode) kidIndex(k *indexNode) int {
 // removeAt drops the entry at c.
 func (ix *blockIndex) removeAt(c poolCursor) {
 	x := c.leaf
-	for k := c.i + 1; k < x.n; k++ {
-		x.ents[k-1] = x.ents[k]
+	w := x.ents[c.i:x.n]
+	for k := 1; k < len(w); k++ {
+		w[k-1] = w[k]
 	}
 	x.n--
 	x.ents[x.n] = noEntry
