@@ -38,6 +38,8 @@ type Allocator struct {
 	limit          uint64 // allowed_memory_maximum; valid when hasLimit
 	hasLimit       bool
 
+	divided bool // cfg rounds some sizes by roundup_power2_divisions
+
 	arena blockArena // every Block, recycled, so steady state allocates nothing
 	// scratch lists the blocks a release walks, reused from call to call.
 	scratch []*Block
@@ -47,9 +49,10 @@ type Allocator struct {
 // New returns the allocator of device number index, with config cfg.
 func New(dev device.Device, index int, cfg Config) *Allocator {
 	a := &Allocator{
-		dev:   dev,
-		index: index,
-		cfg:   cfg,
+		dev:     dev,
+		index:   index,
+		cfg:     cfg,
+		divided: cfg.divided(),
 	}
 	a.streams = []*streamPools{a.newStreamPools(0)}
 	a.stats.MaxSplitSize = int64(cfg.MaxSplitSize) // SIZE_MAX shows as -1
@@ -148,6 +151,15 @@ func (a *Allocator) newBlock(pool *BlockPool, ptr, size uint64) *Block {
 // out again.
 func (a *Allocator) recycle(b *Block) { a.arena.release(b) }
 
+// roundSize is the config's roundSize, inline where no size is rounded
+// by divisions (the default).
+func (a *Allocator) roundSize(n uint64) uint64 {
+	if a.divided {
+		return a.cfg.roundSize(n)
+	}
+	return roundBlocks(n)
+}
+
 // Malloc is the allocator's malloc on the default stream: it returns the
 // address of a block of at least size bytes. On out-of-memory it returns
 // an *OutOfMemoryError; the cache released on the way stays released, as
@@ -166,7 +178,7 @@ func (a *Allocator) MallocOn(stream, size uint64) (uint64, error) {
 	if size >= maxRequest {
 		return 0, &OutOfMemoryError{Huge: true}
 	}
-	s := a.cfg.roundSize(size)
+	s := a.roundSize(size)
 	sp := a.poolsOf(stream)
 	pool := &sp.large
 	if s <= kSmallSize {
@@ -402,11 +414,10 @@ func (a *Allocator) freeBlock(b *Block) {
 	} else {
 		b.pool.insert(b)
 	}
-	dBlocks, dBytes := -merged, -int64(b.size-size)
-	if b.isSplit() {
-		dBlocks++
-		dBytes += int64(b.size)
-	}
+	// A split block is an inactive split again, the merged ones are not:
+	// counted without a branch on whether b is split.
+	split := int64(bit(b.isSplit()))
+	dBlocks, dBytes := split-merged, -split&int64(b.size)-int64(b.size-size)
 	if b.seg == nil && dBytes != 0 { // no change at all when no count changes
 		a.stats.InactiveSplit.change(small, dBlocks)
 		a.stats.InactiveSplitBytes.change(small, dBytes)
@@ -415,8 +426,19 @@ func (a *Allocator) freeBlock(b *Block) {
 }
 
 // cachedNeighbour reports whether n, a block's neighbour (or nil), is
-// free and mapped: cached, so that the block merges with it.
-func cachedNeighbour(n *Block) bool { return n != nil && !n.allocated && !n.unmapped }
+// free and mapped: cached, so that the block merges with it. It takes
+// one branch, the caller's: a missing neighbour reads as noNeighbour,
+// and the two flags are tested together.
+func cachedNeighbour(n *Block) bool {
+	if n == nil {
+		n = &noNeighbour
+	}
+	return bit(n.allocated)|bit(n.unmapped) == 0
+}
+
+// noNeighbour stands for the missing neighbour of a segment's first or
+// last block: allocated, so nothing merges with it.
+var noNeighbour = Block{allocated: true}
 
 // merge absorbs the neighbour n into b; the caller has taken n's entry
 // out of the pool.

@@ -49,8 +49,18 @@ func (ar *blockArena) release(b *Block) {
 	ar.free = append(ar.free, b.id)
 }
 
-// isSplit reports whether the block shares its segment with others.
-func (b *Block) isSplit() bool { return b.prev != nil || b.next != nil }
+// isSplit reports whether the block shares its segment with others. It
+// takes no branch: on the hot path whether a block has a neighbour is a
+// coin toss.
+func (b *Block) isSplit() bool { return bit(b.prev != nil)|bit(b.next != nil) != 0 }
+
+// bit is 1 for true and 0 for false: a move of the flag, without a branch.
+func bit(c bool) int {
+	if c {
+		return 1
+	}
+	return 0
+}
 
 // A BlockPool is PyTorch's BlockPool: the cached (free) blocks of one
 // size class, ordered by (size, address) so that the first block of at
@@ -82,27 +92,6 @@ func (p *BlockPool) len() int { return p.index.n }
 
 // lowerBound returns the first cached block >= (size, ptr), or the end.
 func (p *BlockPool) lowerBound(size, ptr uint64) poolCursor { return p.index.lowerBound(size, ptr) }
-
-// searchLeaf is the index of the first entry of leaf x at or above (size,
-// ptr), x.n when none is. It has no branch on the data: three steps each
-// compare the key with entries a quarter of the range apart, whose loads
-// do not wait on one another, and keep the quarter the count picks (64
-// entries, 16, 4); each comparison of (size, ptr) keys is one 128-bit
-// subtraction's borrow. The entries past x.n are sentinels above every
-// key (see noEntry), so the shape is the same for any number of entries;
-// nodeCap is 4 × 4 × 4.
-func searchLeaf(x *indexNode, size, ptr uint64) int {
-	// Each step looks at a fixed-size view of the part the last one
-	// kept, so every entry's offset is a constant; the masks change no
-	// index (i is a multiple of 16 up to 48, j of 4 up to 12) and spare
-	// the views' length checks.
-	e := &x.ents
-	i := 16 * (e[16].below(size, ptr) + e[32].below(size, ptr) + e[48].below(size, ptr))
-	q := (*[16]poolEntry)(e[i&48:])
-	j := 4 * (q[4].below(size, ptr) + q[8].below(size, ptr) + q[12].below(size, ptr))
-	r := (*[4]poolEntry)(q[j&12:])
-	return i + j + r[0].below(size, ptr) + r[1].below(size, ptr) + r[2].below(size, ptr) + r[3].below(size, ptr)
-}
 
 // noEntry fills a leaf's unused entries: its key is above every block's.
 var noEntry = poolEntry{size: ^uint64(0), ptr: ^uint64(0)}

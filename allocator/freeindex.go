@@ -87,8 +87,7 @@ func keyLess(size, ptr uint64, e *poolEntry) bool {
 }
 
 // kidFor is the child of the inner node x whose range holds (size, ptr).
-// It is kept out of leafFor, so that leafFor inlines: most pools are one
-// leaf, with no descent.
+// It is kept out of seek: most pools are one leaf, with no descent.
 //
 //go:noinline
 func (x *indexNode) kidFor(size, ptr uint64) *indexNode {
@@ -104,27 +103,46 @@ func (x *indexNode) kidFor(size, ptr uint64) *indexNode {
 	return x.kids[lo-1]
 }
 
-// leafFor is the leaf whose range holds (size, ptr).
-func (ix *blockIndex) leafFor(size, ptr uint64) *indexNode {
+// seek is where (size, ptr) belongs: the leaf whose range holds it and
+// the index of that leaf's first entry at or above it, the leaf's count
+// when none is. With toEntry, a place past a leaf's last entry moves to
+// the next leaf's first, so that the cursor is at an entry or the end.
+// An empty index gives a cursor without a leaf.
+//
+// The search in the leaf has no branch on the data: three steps each
+// compare the key with entries a quarter of the range apart, whose loads
+// do not wait on one another, and keep the quarter the count picks (64
+// entries, 16, 4); each comparison of (size, ptr) keys is one 128-bit
+// subtraction's borrow. The entries past the count are sentinels above
+// every key (see noEntry), so the shape is the same for any number of
+// entries; nodeCap is 4 × 4 × 4. The descent and the search are one
+// function, one call on every malloc and free.
+func (ix *blockIndex) seek(size, ptr uint64, toEntry bool) poolCursor {
 	x := ix.root
+	if x == nil {
+		return poolCursor{}
+	}
 	for x.kids != nil {
 		x = x.kidFor(size, ptr)
 	}
-	return x
+	// Each step looks at a fixed-size view of the part the last one
+	// kept, so every entry's offset is a constant; the masks change no
+	// index (i is a multiple of 16 up to 48, j of 4 up to 12) and spare
+	// the views' length checks.
+	e := &x.ents
+	i := 16 * (e[16].below(size, ptr) + e[32].below(size, ptr) + e[48].below(size, ptr))
+	q := (*[16]poolEntry)(e[i&48:])
+	i += 4 * (q[4].below(size, ptr) + q[8].below(size, ptr) + q[12].below(size, ptr))
+	r := (*[4]poolEntry)(e[i&60:])
+	i += r[0].below(size, ptr) + r[1].below(size, ptr) + r[2].below(size, ptr) + r[3].below(size, ptr)
+	if toEntry && i == x.n && x.next != nil {
+		return poolCursor{x.next, 0}
+	}
+	return poolCursor{x, i}
 }
 
 // lowerBound is the first entry at or above (size, ptr), or the end.
-func (ix *blockIndex) lowerBound(size, ptr uint64) poolCursor {
-	if ix.root == nil {
-		return poolCursor{}
-	}
-	x := ix.leafFor(size, ptr)
-	c := poolCursor{x, searchLeaf(x, size, ptr)}
-	if c.i == x.n && x.next != nil {
-		c = poolCursor{x.next, 0}
-	}
-	return c
-}
+func (ix *blockIndex) lowerBound(size, ptr uint64) poolCursor { return ix.seek(size, ptr, true) }
 
 // first is the smallest entry, or the end.
 func (ix *blockIndex) first() poolCursor { return ix.lowerBound(0, 0) }
@@ -150,18 +168,15 @@ func (ix *blockIndex) find(e poolEntry) poolCursor {
 
 // locate is the cursor at the entry of key (size, ptr), which the index
 // holds: find without its checks, for a block known to be cached.
-func (ix *blockIndex) locate(size, ptr uint64) poolCursor {
-	x := ix.leafFor(size, ptr)
-	return poolCursor{x, searchLeaf(x, size, ptr)}
-}
+func (ix *blockIndex) locate(size, ptr uint64) poolCursor { return ix.seek(size, ptr, false) }
 
 // insert adds e, whose key is not in the index.
 func (ix *blockIndex) insert(e poolEntry) {
 	if ix.root == nil {
 		ix.root = newLeaf()
 	}
-	x := ix.leafFor(e.size, e.ptr)
-	i := searchLeaf(x, e.size, e.ptr)
+	c := ix.seek(e.size, e.ptr, false)
+	x, i := c.leaf, c.i
 	if x.n == nodeCap {
 		right := ix.splitLeaf(x)
 		if i > x.n {

@@ -21,25 +21,35 @@ const (
 // the next 1/d step of its power-of-two interval when
 // roundup_power2_divisions gives d > 1 for it (never for n <= 512*d).
 func (c *Config) roundSize(n uint64) uint64 {
-	if n < kMinBlockSize {
-		return kMinBlockSize
-	}
-	d := c.divisions(n)
-	if d > 1 && n > kMinBlockSize*d {
+	if d := c.divisions(n); d > 1 && n > kMinBlockSize*d {
 		return nextDivision(n, d)
 	}
-	return (n + kMinBlockSize - 1) / kMinBlockSize * kMinBlockSize
+	return roundBlocks(n)
+}
+
+// roundBlocks rounds n up to a whole number of 512-byte blocks, at least
+// one.
+func roundBlocks(n uint64) uint64 {
+	return (max(n, kMinBlockSize) + kMinBlockSize - 1) &^ (kMinBlockSize - 1)
+}
+
+// divided reports whether roundup_power2_divisions rounds any size.
+func (c *Config) divided() bool {
+	for _, d := range c.RoundupDivisions {
+		if d > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // divisions looks up the division count of n's power-of-two interval:
 // index 0 is everything below 2 MiB, index i covers [2^(20+i), 2^(21+i)).
 func (c *Config) divisions(n uint64) uint64 {
-	log := bits.Len64(n) - 1
-	idx := 0
-	if log > 20 {
-		idx = log - 20
-	}
-	return c.RoundupDivisions[min(idx, roundupIntervals-1)]
+	// Sizes below and above 2 MiB come in random turns, so the index is
+	// kept at 0 or above by a mask (d's sign), not a branch.
+	d := bits.Len64(n) - 21
+	return c.RoundupDivisions[min(d&^(d>>63), roundupIntervals-1)]
 }
 
 func nextDivision(n, d uint64) uint64 {

@@ -76,13 +76,7 @@ func (s Stats) settled() Stats {
 // poolBucket is the bucket of a pool. Small and large pools take turns
 // at random, so it is computed without a branch, which would be
 // mispredicted about once an op.
-func poolBucket(small bool) int {
-	b := 0
-	if small {
-		b = 1
-	}
-	return bucketLarge - b
-}
+func poolBucket(small bool) int { return bucketLarge - bit(small) }
 
 // Stats is DeviceStats: everything torch.cuda.memory_stats() reports.
 type Stats struct {
