@@ -54,9 +54,10 @@ func (s *activeSet) take(p uint64) (*Block, bool) {
 	b := s.slots[i].b
 	s.n--
 	for j := (i + 1) & mask; s.slots[j].key != 0; j = (j + 1) & mask {
-		home := s.slot(s.slots[j].key)
-		// move j into the hole at i unless its home lies in (i, j]
-		if (j > i && (home <= i || home > j)) || (j < i && home <= i && home > j) {
+		// Move j into the hole at i unless its home lies in (i, j]: the
+		// hole is no farther along the wrapped table from its home than
+		// j is.
+		if home := s.slot(s.slots[j].key); (j-home)&mask >= (j-i)&mask {
 			s.slots[i] = s.slots[j]
 			i = j
 		}

@@ -135,7 +135,7 @@ func (ix *blockIndex) seek(size, ptr uint64, toEntry bool) poolCursor {
 	i += 4 * (q[4].below(size, ptr) + q[8].below(size, ptr) + q[12].below(size, ptr))
 	r := (*[4]poolEntry)(e[i&60:])
 	i += r[0].below(size, ptr) + r[1].below(size, ptr) + r[2].below(size, ptr) + r[3].below(size, ptr)
-	if toEntry && i == x.n && x.next != nil {
+	if i == x.n && toEntry && x.next != nil { // the rare test first
 		return poolCursor{x.next, 0}
 	}
 	return poolCursor{x, i}
