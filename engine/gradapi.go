@@ -75,6 +75,11 @@ func (s *Session) runGraph(root, seed *Tensor, inputs []*Tensor, retain bool) ([
 	case seed != nil && !slices.Equal(seed.Shape, root.Shape):
 		return nil, fmt.Errorf("RuntimeError: Mismatch in shape: grad_output[0] has a shape of torch.Size(%s) and output[0] has a shape of torch.Size(%s).", dimList(seed.Shape), dimList(root.Shape))
 	}
+	if start.leaf != nil && start.refs == 0 {
+		// a leaf's own backward: no graph holds its AccumulateGrad, which
+		// PyTorch makes now, on the current stream
+		start.device, start.stream = root.Device(), s.currentStream(root.Device())
+	}
 	deps := dependencies(start)
 	if err := checkGraphStreams(start, deps); err != nil {
 		return nil, err
