@@ -193,7 +193,7 @@ func (s *Session) matmulBmm(a, b *Tensor) (*Tensor, error) {
 		s.dropTensor(a3)
 		return nil, err
 	}
-	r, err := s.matmul(a3, b3, "BmmBackward0")
+	r, err := s.cublasBmm(a3, b3)
 	s.dropTensor(a3)
 	s.dropTensor(b3)
 	if err != nil {

@@ -45,13 +45,13 @@ func init() {
 				return s.matmul(x, y, "")
 			}},
 		&OpDef{Name: "bmm", Function: true, Method: true, Params: tensors,
-			Memory: "new tensor; the cuBLAS workspace on first use; saves each batch the other's gradient needs; backward makes mat2's gradient, then self's",
+			Memory: "new tensor; a dense copy of a batch cuBLAS cannot read as it is (freed after); the cuBLAS workspace on first use; saves each batch the other's gradient needs; backward makes mat2's gradient, then self's",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				x, y := a.Tensor(0), a.Tensor(1)
 				if len(x.Shape) != 3 || len(y.Shape) != 3 {
 					return nil, fmt.Errorf("RuntimeError: batch1 must be a 3D tensor")
 				}
-				return s.matmul(x, y, "BmmBackward0")
+				return s.cublasBmm(x, y)
 			}},
 		arith("add", "new tensor of the broadcast shape; saves nothing", alpha),
 		arith("sub", "new tensor of the broadcast shape; saves nothing; backward negates other's gradient (a new tensor)", alpha),

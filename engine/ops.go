@@ -333,7 +333,7 @@ func (s *Session) matmul(a, b *Tensor, node string) (*Tensor, error) {
 		shape, name = []int64{a.Shape[0]}, "MvBackward0"
 	case ra == 1 && rb == 2 && a.Shape[0] == b.Shape[0]:
 		shape, name = []int64{b.Shape[1]}, "SqueezeBackward4"
-	case ra == 3 && rb == 3 && a.Shape[0] == b.Shape[0] && a.Shape[2] == b.Shape[1] && (a.IsContiguous() && b.IsContiguous() || node != ""):
+	case ra == 3 && rb == 3 && a.Shape[0] == b.Shape[0] && a.Shape[2] == b.Shape[1] && (a.IsContiguous() && b.IsContiguous() || node != "" && cublasBatch(a) && cublasBatch(b)):
 		shape, name = []int64{a.Shape[0], a.Shape[1], b.Shape[2]}, "UnsafeViewBackward0"
 	case ra >= 2 && rb >= 2 && a.Shape[ra-1] == b.Shape[rb-2]:
 		return nil, NotModelledError("a batched matrix product of other than two contiguous 3-d tensors of one batch size")
@@ -353,12 +353,7 @@ func (s *Session) matmul(a, b *Tensor, node string) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	copied, err := s.bmmCopy(a, b, ra == 3 && rb == 3)
-	if err == nil {
-		err = s.workspace(dev, false)
-	}
-	s.dropTensor(copied)
-	if err != nil {
+	if err := s.workspace(dev, false); err != nil {
 		s.dropTensor(out)
 		return nil, err
 	}
@@ -376,43 +371,8 @@ func (s *Session) matmul(a, b *Tensor, node string) (*Tensor, error) {
 		// batch2 (mha_self.py, mha_masks.py, mha_bf16.py)
 		saved[0], saved[1] = saved[1], saved[0]
 	}
-	if copied != nil {
-		bw = refusedBackward("the backward of a bmm of a batch cuBLAS takes only as a copy")
-	}
 	s.record(name, out, []*Tensor{a, b}, saved, bw)
 	return out, nil
-}
-
-// bmmCopy is the dense copy bmm makes of an operand cuBLAS cannot take
-// as it is (ops_matmul_nd.py: after the output, before the workspace,
-// freed once the product is done); nil when both go as they are. Two
-// such operands were not recorded: refused.
-func (s *Session) bmmCopy(a, b *Tensor, batched bool) (*Tensor, error) {
-	if !batched {
-		return nil, nil
-	}
-	var which *Tensor
-	for _, t := range []*Tensor{a, b} {
-		if t.IsContiguous() || cublasBatch(t) {
-			continue
-		}
-		if which != nil {
-			return nil, NotModelledError("a bmm of two batches cuBLAS takes only as copies")
-		}
-		which = t
-	}
-	if which == nil {
-		return nil, nil
-	}
-	return s.alloc(which.Shape, which.DType, which.Device())
-}
-
-// refusedBackward is the backward of a node whose forward is modelled
-// and whose backward is not: it says so.
-func refusedBackward(what string) backward {
-	return func(*Session, *node, *Tensor) ([]*Tensor, error) {
-		return nil, NotModelledError(what)
-	}
 }
 
 // cublasBatch reports whether bmm hands a 3-d operand to cuBLAS as it
