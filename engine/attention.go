@@ -99,21 +99,12 @@ func (s *Session) withMask(mask *Tensor, dt DType, attend func(bias *Tensor) (*T
 	if len(mask.Shape) == 0 || mask.Shape[len(mask.Shape)-1]%16 != 0 {
 		return nil, NotModelledError("an attn_mask whose last dimension is not a multiple of 16 (PyTorch pads it)")
 	}
-	switch mask.DType {
-	case dt:
-		return attend(mask)
-	case boolDType:
-	default:
-		return nil, NotModelledError("an attn_mask of a float dtype other than the query's")
-	}
-	ts, err := s.allocAll(mask.Device(), tensorShape{nil, dt}, tensorShape{nil, dt}, tensorShape{mask.Shape, dt})
+	bias, err := s.floatMask(mask, dt)
 	if err != nil {
 		return nil, err
 	}
-	s.dropTensor(ts[0])
-	s.dropTensor(ts[1])
-	out, err := attend(ts[2])
-	s.dropTensor(ts[2])
+	out, err := attend(bias)
+	s.dropTensor(bias)
 	return out, err
 }
 
