@@ -5,26 +5,60 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/repl/eval"
 )
 
-// advancedIndex is t[key] where items[at] is a list of ints or an int64
-// tensor and every other item a whole slice (x[idx], x[:, idx]): a list
-// becomes an int64 tensor on t's device first, as PyTorch makes it
-// (testdata/pyrules/ops_alias.py). A bool mask (the output's size is
-// its count of true values, and nonzero's CUB scratch comes with it),
-// several index tensors and indices mixed with ints or partial slices
-// are not modelled.
+// advancedIndex is t[key] where items[at:] start a run of lists of
+// ints or int64 tensors (one or more, of one shape) and every other item
+// is a whole slice (x[idx], x[:, idx], x[idx, idx2]): a list becomes an
+// int64 tensor on t's device first, as PyTorch makes it
+// (testdata/pyrules/ops_alias.py, ops_index_grad.py). A bool mask (the
+// output's size is its count of true values, and nonzero's CUB scratch
+// comes with it), index tensors apart from each other and indices mixed
+// with ints or partial slices are not modelled.
 func (b *Binding) advancedIndex(t *Tensor, items []eval.Value, at int) (eval.Value, error) {
+	end := at
+	for end < len(items) && isIndexItem(items[end]) {
+		end++
+	}
 	for i, k := range items {
-		if sl, ok := k.(*eval.SliceObj); i != at && (!ok || sl.Start != eval.None || sl.Stop != eval.None || sl.Step != eval.None) {
-			return nil, b.notModelled("advanced indexing mixed with other than whole slices before or after one index")
+		if sl, ok := k.(*eval.SliceObj); (i < at || i >= end) && (!ok || sl.Start != eval.None || sl.Stop != eval.None || sl.Step != eval.None) {
+			return nil, b.notModelled("advanced indexing mixed with other than whole slices before or after its indices")
 		}
 	}
-	var idx *engine.Tensor
-	switch k := items[at].(type) {
+	var idxs []*engine.Tensor
+	for _, item := range items[at:end] {
+		idx, err := b.indexTensor(t, item)
+		if err != nil {
+			return nil, err
+		}
+		defer b.in.Decref(idx)
+		idxs = append(idxs, idx.T)
+	}
+	r, err := b.S.IndexTensor(t.T, at, idxs)
+	if err != nil {
+		return nil, b.pyErr(err)
+	}
+	return b.wrap(r), nil
+}
+
+// isIndexItem reports whether an item of an index key is an advanced
+// index: a list or a tensor.
+func isIndexItem(v eval.Value) bool {
+	switch v.(type) {
+	case *eval.List, *Tensor:
+		return true
+	}
+	return false
+}
+
+// indexTensor is an advanced index item as a tensor (a new reference):
+// an int64 tensor as it is, a list of ints made one on t's device.
+func (b *Binding) indexTensor(t *Tensor, item eval.Value) (*Tensor, error) {
+	switch k := item.(type) {
 	case *Tensor:
 		if k.T.DType.Name == "bool" || k.T.DType.Name == "uint8" {
 			return nil, b.notModelled("indexing a tensor with a bool mask (the output's size is the mask's count of true values; nonzero's CUB scratch)")
 		}
-		idx = k.T
+		eval.Incref(k)
+		return k, nil
 	case *eval.List:
 		shape, vals, kind, err := b.data(k)
 		if err != nil {
@@ -37,12 +71,7 @@ func (b *Binding) advancedIndex(t *Tensor, items []eval.Value, at int) (eval.Val
 		if err != nil {
 			return nil, err
 		}
-		defer b.in.Decref(made)
-		idx = made.(*Tensor).T
+		return made.(*Tensor), nil
 	}
-	r, err := b.S.IndexTensor(t.T, at, idx)
-	if err != nil {
-		return nil, b.pyErr(err)
-	}
-	return b.wrap(r), nil
+	return nil, b.notModelled("indexing a tensor with " + b.in.TypeName(item))
 }

@@ -125,17 +125,24 @@ var scriptEnd = map[*engine.Session]int{}
 // order, as LINE:COL: TYPE: MESSAGE.
 var scriptErrors = map[*engine.Session][]string{}
 
-// checkEvents checks that session s's allocator saw the allocations,
-// frees and segments of a --events recording, of the same sizes, in
-// the same order.
-func checkEvents(t *testing.T, s *engine.Session, path string) {
-	t.Helper()
+// sessionEvents are the allocations, frees and segments session s's
+// first GPU saw while its script ran, in order.
+func sessionEvents(s *engine.Session) []event {
 	var got []event
 	for _, e := range s.History(0)[:scriptEnd[s]] {
 		if counted[e.Action] {
 			got = append(got, event{e.Action, e.Size})
 		}
 	}
+	return got
+}
+
+// checkEvents checks that session s's allocator saw the allocations,
+// frees and segments of a --events recording, of the same sizes, in
+// the same order.
+func checkEvents(t *testing.T, s *engine.Session, path string) {
+	t.Helper()
+	got := sessionEvents(s)
 	want, lines := recordedEvents(t, path)
 	for i := range min(len(got), len(want)) {
 		if got[i] != want[i] {

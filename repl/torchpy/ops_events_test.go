@@ -1,6 +1,7 @@
 package torchpy_test
 
 import (
+	"github.com/gpumemrepl/gpumemrepl/engine"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -46,20 +47,55 @@ func TestKnownValuesThroughOps(t *testing.T) {
 // TestIndexingNodesAndCopies: x[...] and x[:, :] are AliasBackward0, x[:]
 // a slice; advanced indexing by a list (made an int64 tensor on the GPU
 // first, kept by IndexBackward0) or an index tensor, along the first or
-// a later dimension, makes one dense copy (testdata/pyrules/
-// ops_alias.py: these lines print what PyTorch printed); its backward
-// and a bool mask are refused.
+// a later dimension, makes one dense copy, and its backward PyTorch's
+// allocations up to the bool mask of line 33 (testdata/pyrules/
+// ops_alias.py: these lines print what PyTorch printed).
 func TestIndexingNodesAndCopies(t *testing.T) {
-	_, printed := runRule(t, "ops_alias")
-	want := recordedOutput(t, filepath.Join("..", "..", "testdata", "pyrules", "ops_alias.jsonl"))
-	for _, line := range []int{10, 13, 16, 25, 28} {
+	s, printed := runRule(t, "ops_alias")
+	path := filepath.Join("..", "..", "testdata", "pyrules", "ops_alias.jsonl")
+	want := recordedOutput(t, path)
+	for _, line := range []int{10, 13, 16, 19, 25, 28} {
 		if got := printed[line]; got != objectAddress.ReplaceAllString(want[line], "") {
 			t.Errorf("line %d printed %q, PyTorch %q", line, got, want[line])
 		}
 	}
-	for _, line := range []int{18, 33} {
-		if printed[line] != "" {
-			t.Errorf("line %d printed %q; it is not modelled", line, printed[line])
+	checkEventsBefore(t, s, path, 33)
+}
+
+// TestIndexBackward: advanced indexing's backward (index_put_ with
+// accumulate: the index flattened, a gradient that is not contiguous
+// copied, the sort's int64 temporaries and CUB's 1-byte scratch) by one
+// or two index tensors, a list, along a later dimension, up to 2304
+// indices; index_select and its backward; index_add_, index_copy_,
+// scatter_, scatter_add_ in place; index_add out of place
+// (testdata/pyrules/ops_index_grad.py, ops_index_grad_more.py): PyTorch's
+// allocations in its order up to line 59, whose 4096 indices' backward
+// (CUB's sort of several tiles) is refused, as is line 64's; every line
+// prints what PyTorch printed.
+func TestIndexBackward(t *testing.T) {
+	checkRules(t, "ops_index_grad_more")
+	s, printed := runRule(t, "ops_index_grad")
+	path := filepath.Join("..", "..", "testdata", "pyrules", "ops_index_grad.jsonl")
+	checkEventsBefore(t, s, path, 59)
+	checkPrinted(t, printed, path)
+}
+
+// checkEventsBefore is checkEvents of the recording's statements before
+// line, against as many of the session's first events.
+func checkEventsBefore(t *testing.T, s *engine.Session, path string, line int) {
+	t.Helper()
+	got := sessionEvents(s)
+	want, lines := recordedEvents(t, path)
+	n := 0
+	for n < len(lines) && lines[n] < line {
+		n++
+	}
+	if len(got) < n {
+		t.Fatalf("%d events, PyTorch's %d before line %d", len(got), n, line)
+	}
+	for i := range n {
+		if got[i] != want[i] {
+			t.Fatalf("event %d (line %d): %s %d, PyTorch's %s %d", i, lines[i], got[i].action, got[i].size, want[i].action, want[i].size)
 		}
 	}
 }

@@ -1,0 +1,99 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+)
+
+// index_select, index_add, and the in-place index and scatter writes
+// (testdata/pyrules/ops_index_grad.py, ops_index_grad_more.py):
+// index_select makes a new dense tensor, its dimension dim as long as
+// the index, and saves the index; its backward (index_add_ into zeros)
+// makes one tensor of the input's shape and nothing else. index_add_,
+// index_copy_, scatter_ and scatter_add_ write in place and allocate
+// nothing; index_add (out of place) is a copy of its input, whose
+// backward passes the gradient on to the input.
+
+// IndexSelect is torch.index_select(x, dim, index).
+func (s *Session) IndexSelect(x *Tensor, dim int64, index *Tensor) (*Tensor, error) {
+	if err := checkIndex("index_select", x, index); err != nil {
+		return nil, err
+	}
+	shape := slices.Clone(x.Shape)
+	if len(shape) > 0 {
+		shape[dim] = int64(index.Numel())
+	}
+	out, err := s.alloc(shape, x.DType, x.Device())
+	if err != nil {
+		return nil, err
+	}
+	s.record("IndexSelectBackward0", out, []*Tensor{x}, []*Tensor{index}, likeInput(1))
+	return out, nil
+}
+
+// checkIndex checks an index op's index: int64 or int32, at most 1-d,
+// on x's device.
+func checkIndex(op string, x, index *Tensor) error {
+	if index.DType.Name != "int64" && index.DType.Name != "int32" {
+		return fmt.Errorf("RuntimeError: %s(): Expected dtype int32/int64 for index but got: %s", op, index.DType.Name)
+	}
+	if len(index.Shape) > 1 {
+		return fmt.Errorf("IndexError: %s(): Index is supposed to be a vector", op)
+	}
+	_, err := sameDevice(x, index)
+	return err
+}
+
+// IndexAdd is x.index_add(dim, index, source): a new tensor of x's shape
+// (IndexAddBackward0, which passes the gradient on to x).
+func (s *Session) IndexAdd(x *Tensor, dim int64, index, source *Tensor) (*Tensor, error) {
+	if err := checkIndex("index_add", x, index); err != nil {
+		return nil, err
+	}
+	if s.gradEnabled && source.requiresGrad() {
+		return nil, NotModelledError("the backward of index_add to its source")
+	}
+	out, err := s.alloc(slices.Clone(x.Shape), x.DType, x.Device())
+	if err != nil {
+		return nil, err
+	}
+	s.record("IndexAddBackward0", out, []*Tensor{x}, []*Tensor{index}, passGrad)
+	return out, nil
+}
+
+// indexWrite is an in-place index or scatter op: no memory, refused
+// where autograd would record it.
+func indexWrite(name string) func(*Session, Args) error {
+	return func(s *Session, a Args) error {
+		x, index := a.Tensor(0), a.Tensor(2)
+		if _, err := sameDevice(x, index); err != nil {
+			return err
+		}
+		return s.writeUntracked(name, x)
+	}
+}
+
+func init() {
+	dim := Param{Name: "dim", Kind: DimParam}
+	index := Param{Name: "index", Kind: TensorParam}
+	source := Param{Name: "source", Kind: TensorParam}
+	src := Param{Name: "src", Kind: OperandParam}
+	alpha := Param{Name: "alpha", Kind: NumberParam, Default: "1", KeywordOnly: true}
+	declare(
+		&OpDef{Name: "index_select", Function: true, Method: true, Params: []Param{input, dim, index},
+			Memory: "new tensor, dimension dim as long as the index; saves the index; backward makes one tensor of the input's shape",
+			run:    func(s *Session, a Args) (*Tensor, error) { return s.IndexSelect(a.Tensor(0), a.Int(1), a.Tensor(2)) }},
+		&OpDef{Name: "index_add", Function: true, Method: true, InPlace: "index_add_", Params: []Param{input, dim, index, source, alpha},
+			Memory: "new tensor of the input's shape (in place: no memory); backward passes the gradient on to the input",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				return s.IndexAdd(a.Tensor(0), a.Int(1), a.Tensor(2), a.Tensor(3))
+			},
+			inPlace: indexWrite("index_add_")},
+		&OpDef{Name: "index_copy", InPlace: "index_copy_", Params: []Param{input, dim, index, source},
+			Memory: "writes source's slices in place: no memory", inPlace: indexWrite("index_copy_")},
+		&OpDef{Name: "scatter", InPlace: "scatter_", Params: []Param{input, dim, index, src},
+			Memory: "writes src (a tensor or a number) in place: no memory", inPlace: indexWrite("scatter_")},
+		&OpDef{Name: "scatter_add", InPlace: "scatter_add_", Params: []Param{input, dim, index, src},
+			Memory: "adds src in place: no memory", inPlace: indexWrite("scatter_add_")},
+	)
+}
