@@ -410,6 +410,9 @@ func (s *Session) newStorageOn(dev Device, stream, n uint64, fill bool) (*storag
 	if err != nil {
 		return nil, err
 	}
+	if n == 0 { // PyTorch's allocator takes no block for no bytes
+		return st, nil
+	}
 	g.history.Stream = stream
 	s.stamp(g)
 	p, err := g.alloc.MallocOn(stream, n)

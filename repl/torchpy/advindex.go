@@ -9,10 +9,11 @@ import (
 // ints or int64 tensors (one or more, of one shape) and every other item
 // is a whole slice (x[idx], x[:, idx], x[idx, idx2]): a list becomes an
 // int64 tensor on t's device first, as PyTorch makes it
-// (testdata/pyrules/ops_alias.py, ops_index_grad.py). A bool mask (the
-// output's size is its count of true values, and nonzero's CUB scratch
-// comes with it), index tensors apart from each other and indices mixed
-// with ints or partial slices are not modelled.
+// (testdata/pyrules/ops_alias.py, ops_index_grad.py). A bool mask alone
+// over the leading dimensions selects by its known values
+// (engine.MaskIndex); a mask elsewhere or beside other indices, index
+// tensors apart from each other and indices mixed with ints or partial
+// slices are not modelled.
 func (b *Binding) advancedIndex(t *Tensor, items []eval.Value, at int) (eval.Value, error) {
 	end := at
 	for end < len(items) && isIndexItem(items[end]) {
@@ -22,6 +23,13 @@ func (b *Binding) advancedIndex(t *Tensor, items []eval.Value, at int) (eval.Val
 		if sl, ok := k.(*eval.SliceObj); (i < at || i >= end) && (!ok || sl.Start != eval.None || sl.Stop != eval.None || sl.Step != eval.None) {
 			return nil, b.notModelled("advanced indexing mixed with other than whole slices before or after its indices")
 		}
+	}
+	if mask, ok := items[at].(*Tensor); ok && mask.T.DType.Name == "bool" && at == 0 && end == 1 {
+		r, err := b.S.MaskIndex(t.T, mask.T)
+		if err != nil {
+			return nil, b.pyErr(err)
+		}
+		return b.wrap(r), nil
 	}
 	var idxs []*engine.Tensor
 	for _, item := range items[at:end] {
@@ -55,7 +63,7 @@ func (b *Binding) indexTensor(t *Tensor, item eval.Value) (*Tensor, error) {
 	switch k := item.(type) {
 	case *Tensor:
 		if k.T.DType.Name == "bool" || k.T.DType.Name == "uint8" {
-			return nil, b.notModelled("indexing a tensor with a bool mask (the output's size is the mask's count of true values; nonzero's CUB scratch)")
+			return nil, b.notModelled("indexing a tensor with a uint8 mask, or a bool mask after a slice or beside other indices")
 		}
 		eval.Incref(k)
 		return k, nil

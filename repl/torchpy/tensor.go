@@ -544,6 +544,9 @@ func (b *Binding) setItem(t *Tensor, key, value eval.Value) error {
 		}
 		return b.notModelled("writing into a tensor that autograd records")
 	}
+	if mask, ok := key.(*Tensor); ok && mask.T.DType.Name == "bool" {
+		return b.maskAssign(t, mask, value)
+	}
 	part, err := b.index(t, key)
 	if err != nil {
 		return err
@@ -553,6 +556,23 @@ func (b *Binding) setItem(t *Tensor, key, value eval.Value) error {
 	}
 	b.in.Decref(part)
 	return nil
+}
+
+// maskAssign is t[mask] = value (engine.MaskAssign).
+func (b *Binding) maskAssign(t, mask *Tensor, value eval.Value) error {
+	var v *engine.Tensor
+	var num float64
+	switch x := value.(type) {
+	case *Tensor:
+		v = x.T
+	case int64:
+		num = float64(x)
+	case float64:
+		num = x
+	case bool:
+		num = map[bool]float64{true: 1}[x]
+	}
+	return b.pyErr(b.S.MaskAssign(t.T, mask.T, v, num))
 }
 
 func dimList(s []int64) string {

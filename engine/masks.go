@@ -1,0 +1,330 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// Ops whose output's size is a count of true (nonzero) values:
+// torch.nonzero and argwhere, indexing by a bool mask, masked_select
+// (testdata/pyrules/ops_mask.py, scripts/probe_sort.py's table in
+// testdata/pyrules/sort_probe.txt). The tool computes them when it
+// knows the mask's values, and otherwise says the size depends on values
+// it does not compute.
+//
+// PyTorch's nonzero on a GPU (Nonzero.cu): a 4-byte count per chunk of
+// 2^30 elements, CUB's DeviceReduce::Sum of the nonzero flags with its
+// scratch (made and freed), a copy of the count to the host (a sync),
+// the int64 output [count, ndim], CUB's DeviceSelect::Flagged with its
+// scratch (made and freed), then the count freed.
+
+// nonzeroChunk is the most elements one CUB call of nonzero takes.
+const nonzeroChunk = 1 << 30
+
+// cubTemporaries is what CUB asks for to hold allocations of sizes:
+// each rounded up to 256 bytes, and 255 more to align the first
+// (AliasTemporaries).
+func cubTemporaries(sizes ...uint64) uint64 {
+	var n uint64
+	for _, s := range sizes {
+		n += ceilDiv(s, 256) * 256
+	}
+	return n + 255
+}
+
+// cubSumScratch is DeviceReduce::Sum's scratch for n flags counted into
+// an int: 1 byte when one tile of 4096 holds them, else a partial sum of
+// 4 bytes for each block of its even share, 5 waves of as many 256-thread
+// blocks as the GPU runs at once.
+func cubSumScratch(n uint64, sms, threadsPerSM int) uint64 {
+	if n <= 4096 {
+		return 1
+	}
+	return cubTemporaries(4 * uint64(sms*threadsPerSM/256*5))
+}
+
+// cubSelectScratch is DeviceSelect::Flagged's scratch for n items: a
+// 16-byte tile status for each tile of selectTile items and 32 more.
+func cubSelectScratch(n uint64) uint64 {
+	return cubTemporaries(16 * (ceilDiv(max(n, 1), selectTile) + 32))
+}
+
+// selectTile is the items one tile of DeviceSelect takes on the H200.
+const selectTile = 8448
+
+// valueSizedError is the error for an op whose output's size depends on
+// values the tool does not know.
+type valueSizedError struct{ op string }
+
+func (e valueSizedError) Error() string {
+	return NotModelledError("the size of " + e.op + "'s output, which depends on values the tool does not compute,").Error()
+}
+
+// errValueSized is op's valueSizedError.
+func errValueSized(op string) error { return valueSizedError{op} }
+
+// Nonzero is torch.nonzero(x): the int64 indices [count, ndim] of x's
+// nonzero elements, which the tool computes from x's known values.
+func (s *Session) Nonzero(x *Tensor) (*Tensor, error) {
+	vals, ok := x.Values()
+	if !ok {
+		return nil, errValueSized("torch.nonzero")
+	}
+	return s.nonzero(x.Device(), x.Shape, vals, false)
+}
+
+// nonzero is nonzero of a tensor of shape on dev whose values are vals,
+// copied into a dense tensor first when copied (an expanded mask).
+func (s *Session) nonzero(dev Device, shape []int64, vals []float64, copied bool) (*Tensor, error) {
+	nd := len(shape)
+	var idx knownValues
+	at := make([]int64, nd)
+	count := int64(0)
+	for _, v := range vals {
+		if v != 0 {
+			count++
+			for _, i := range at {
+				idx = append(idx, float64(i))
+			}
+		}
+		for d := nd - 1; d >= 0; d-- { // the next multi-index, the last dimension fastest
+			if at[d]++; at[d] < shape[d] {
+				break
+			}
+			at[d] = 0
+		}
+	}
+	out := []int64{count, int64(nd)}
+	if !dev.CUDA {
+		t, err := s.alloc(out, DTypes["int64"], dev)
+		if err == nil {
+			t.st.vals = idx
+		}
+		return t, err
+	}
+	n := numel(shape)
+	if copied {
+		dense, err := s.newStorage(dev, n, false)
+		if err != nil {
+			return nil, err
+		}
+		defer s.release(dense)
+	}
+	chunks := max(ceilDiv(n, nonzeroChunk), 1)
+	counts, err := s.newStorage(dev, 4*chunks, false)
+	if err != nil {
+		return nil, err
+	}
+	defer s.release(counts)
+	sms, threads := s.gpus[dev.Index].b.grid()
+	for c := range chunks {
+		if err := s.scratch(dev, cubSumScratch(min(n-c*nonzeroChunk, nonzeroChunk), sms, threads)); err != nil {
+			return nil, err
+		}
+	}
+	t, err := s.alloc(out, DTypes["int64"], dev)
+	if err != nil {
+		return nil, err
+	}
+	t.st.vals = idx
+	for c := range chunks {
+		if err := s.scratch(dev, cubSelectScratch(min(n-c*nonzeroChunk, nonzeroChunk))); err != nil {
+			s.dropTensor(t)
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// maskOf checks mask against the leading dimensions of x, as indexing
+// by it does, and returns its values (an error when not known).
+func maskOf(op string, x, mask *Tensor) ([]float64, error) {
+	k := len(mask.Shape)
+	if k > len(x.Shape) {
+		return nil, fmt.Errorf("IndexError: too many indices for tensor of dimension %d", len(x.Shape))
+	}
+	for d := range k {
+		if mask.Shape[d] != x.Shape[d] {
+			return nil, fmt.Errorf("IndexError: The shape of the mask %s at index %d does not match the shape of the indexed tensor %s at index %d", dimList(mask.Shape), d, dimList(x.Shape), d)
+		}
+	}
+	if x.Device() != mask.Device() {
+		return nil, NotModelledError(op + " with a mask on another device")
+	}
+	vals, ok := mask.Values()
+	if !ok {
+		return nil, errValueSized(op)
+	}
+	return vals, nil
+}
+
+// MaskIndex is x[mask] for a bool mask over x's leading dimensions:
+// nonzero of the mask, then the selected elements (rows) of x, a new
+// tensor [count, x's other dimensions...]; nonzero's output is freed.
+func (s *Session) MaskIndex(x, mask *Tensor) (*Tensor, error) {
+	if s.gradEnabled && x.requiresGrad() {
+		return nil, NotModelledError("indexing by a bool mask under autograd (IndexBackward0)")
+	}
+	ms, err := maskOf("x[mask]", x, mask)
+	if err != nil {
+		return nil, err
+	}
+	return s.selectByMask(x, x.Shape, mask.Shape, ms, false)
+}
+
+// selectByMask is x (of shape, maybe expanded to it) indexed by a mask
+// of shape mshape and values ms, copied dense first when copied.
+func (s *Session) selectByMask(x *Tensor, shape, mshape []int64, ms []float64, copied bool) (*Tensor, error) {
+	nz, err := s.nonzero(x.Device(), mshape, ms, copied)
+	if err != nil {
+		return nil, err
+	}
+	defer s.dropTensor(nz)
+	out, err := s.alloc(slices.Concat(nz.Shape[:1], shape[len(mshape):]), x.DType, x.Device())
+	if err != nil {
+		return nil, err
+	}
+	if xs, ok := x.Values(); ok && slices.Equal(x.Shape, shape) && len(xs) <= maxKnownValues {
+		row := int(numel(shape[len(mshape):]))
+		vals := knownValues{}
+		for i, m := range ms {
+			if m != 0 {
+				vals = append(vals, xs[i*row:(i+1)*row]...)
+			}
+		}
+		out.st.vals = vals
+	}
+	return out, nil
+}
+
+// MaskedSelect is torch.masked_select(x, mask): x and mask broadcast,
+// then indexed as x[mask]; a mask smaller than the broadcast shape is
+// first copied dense at it (testdata/pyrules/ops_mask.py).
+func (s *Session) MaskedSelect(x, mask *Tensor) (*Tensor, error) {
+	if mask.DType.Name != "bool" {
+		return nil, fmt.Errorf("RuntimeError: masked_select: expected BoolTensor for mask")
+	}
+	if s.gradEnabled && x.requiresGrad() {
+		return nil, NotModelledError("torch.masked_select under autograd")
+	}
+	dev, shape, err := operands(x, mask)
+	if err != nil {
+		return nil, err
+	}
+	if !dev.CUDA {
+		return nil, NotModelledError("torch.masked_select on the host")
+	}
+	ms, ok := mask.Values()
+	if !ok {
+		return nil, errValueSized("torch.masked_select")
+	}
+	expanded := !slices.Equal(mask.Shape, shape)
+	if expanded {
+		ms = broadcastValues(ms, mask.Shape, shape)
+	}
+	out, err := s.selectByMask(x, shape, shape, ms, expanded)
+	if err != nil {
+		return nil, err
+	}
+	out.Shape = []int64{int64(numel(out.Shape))}
+	return out, nil
+}
+
+// broadcastValues are vals, of a tensor of shape from, expanded to shape
+// to.
+func broadcastValues(vals []float64, from, to []int64) []float64 {
+	out := make([]float64, numel(to))
+	lead := len(to) - len(from)
+	at := make([]int64, len(to))
+	for i := range out {
+		j := int64(0)
+		for d, n := range from {
+			j = j*n + at[lead+d]%n
+		}
+		out[i] = vals[j]
+		for d := len(to) - 1; d >= 0; d-- {
+			if at[d]++; at[d] < to[d] {
+				break
+			}
+			at[d] = 0
+		}
+	}
+	return out
+}
+
+// MaskAssign is x[mask] = value: a Python number (value nil, num its
+// value) is PyTorch's masked_fill_, with no memory; a tensor on x's
+// device goes through index_put_, whose nonzero of the mask is made and
+// freed. x's values stay known where the mask's and the value's are.
+func (s *Session) MaskAssign(x, mask, value *Tensor, num float64) error {
+	ms, err := maskOf("x[mask] = tensor", x, mask)
+	if err != nil && value == nil && errors.As(err, new(valueSizedError)) {
+		ms, err = nil, nil // masked_fill_ needs no count
+	}
+	if err != nil {
+		return err
+	}
+	fill, filled := num, value == nil
+	if value != nil {
+		if value.Device() != x.Device() {
+			return NotModelledError("assigning a tensor of another device through a bool mask")
+		}
+		nz, err := s.nonzero(x.Device(), mask.Shape, ms, false)
+		if err != nil {
+			return err
+		}
+		s.dropTensor(nz)
+		if vs, ok := value.Values(); ok && len(vs) == 1 {
+			fill, filled = vs[0], true
+		}
+	}
+	xs, ok := x.Values()
+	if err := s.writeUntracked("index_put_", x); err != nil {
+		return err
+	}
+	if !ok || !filled || ms == nil || x.Bytes() != x.st.bytes {
+		return nil
+	}
+	row := int(numel(x.Shape[len(mask.Shape):]))
+	vals := slices.Clone(xs)
+	for i, m := range ms {
+		if m != 0 {
+			for j := range row {
+				vals[i*row+j] = fill
+			}
+		}
+	}
+	x.st.vals = convertValues(vals, x.DType)
+	return nil
+}
+
+// columns are nonzero's output as_tuple: a view of each column, the
+// output's own reference dropped.
+func (s *Session) columns(nz *Tensor) []*Tensor {
+	cols := make([]*Tensor, nz.Shape[1])
+	for j := range cols {
+		cols[j] = restrided(nz, nz.Shape[:1], nz.Shape[1:], uint64(j))
+	}
+	s.dropTensor(nz)
+	return cols
+}
+
+func init() {
+	declare(&OpDef{Name: "nonzero", Function: true, Method: true, Params: []Param{input, {Name: "as_tuple", Kind: BoolParam, Default: "False", KeywordOnly: true}},
+		Memory: "int64 [count, ndim] of the input's known values: a 4-byte count, CUB's sum scratch, the output, CUB's select scratch (made and freed); as_tuple: views of it; values not known: refused",
+		runTuple: func(s *Session, a Args) ([]*Tensor, bool, error) {
+			nz, err := s.Nonzero(a.Tensor(0))
+			if err != nil || !a.Bool(1) {
+				return []*Tensor{nz}, false, err
+			}
+			return s.columns(nz), true, nil
+		}},
+		&OpDef{Name: "argwhere", Function: true, Method: true, Params: []Param{input},
+			Memory: "nonzero: int64 [count, ndim] of the input's known values",
+			run:    func(s *Session, a Args) (*Tensor, error) { return s.Nonzero(a.Tensor(0)) }},
+		&OpDef{Name: "masked_select", Function: true, Method: true, Params: []Param{input, {Name: "mask", Kind: TensorParam}},
+			Memory: "1-d of the mask's count of true values: the mask's nonzero (a smaller mask copied dense to the broadcast shape first), the output, nonzero's freed; values not known: refused",
+			run:    func(s *Session, a Args) (*Tensor, error) { return s.MaskedSelect(a.Tensor(0), a.Tensor(1)) }},
+	)
+}
