@@ -7,10 +7,10 @@ import (
 )
 
 // kthvalue, median and mode along a dimension (testdata/pyrules/
-// ops_structseq.py): the values, then their int64 indices, nothing else;
-// torch.return_types structseqs. Their backward, median over every
-// element (a sort and its scratch) and sort and topk (their scratch) are
-// not modelled.
+// ops_structseq.py, ops_sort.py): the values, then their int64 indices,
+// nothing else; torch.return_types structseqs. Their nodes save the
+// indices; backward makes the input's gradient, one tensor. topk
+// (topk.go) and sort (sort.go) are their own.
 
 // selectAlong is op (kthvalue, median, mode) of x along dimension dim:
 // values and indices; vals, when x's values are known, the values of
@@ -19,9 +19,6 @@ func (s *Session) selectAlong(op string, x *Tensor, dim int64, keep bool, pick f
 	d, err := dimIndex(dim, len(x.Shape))
 	if err != nil {
 		return nil, err
-	}
-	if s.gradEnabled && x.requiresGrad() {
-		return nil, NotModelledError("the backward of torch." + op)
 	}
 	shape := slices.Clone(x.Shape)
 	if len(shape) > 0 {
@@ -38,6 +35,8 @@ func (s *Session) selectAlong(op string, x *Tensor, dim int64, keep bool, pick f
 	if pick != nil && len(x.Shape) > 0 {
 		outs[0].st.vals = lineValues(x, d, pick, x.DType)
 	}
+	node := map[string]string{"kthvalue": "KthvalueBackward0", "median": "MedianBackward1", "mode": "ModeBackward0"}[op]
+	s.record(node, outs[0], []*Tensor{x}, outs[1:], likeInput(1))
 	return outs, nil
 }
 
@@ -70,7 +69,7 @@ func kthSmallest(line []float64, k int) float64 {
 
 func init() {
 	dim := Param{Name: "dim", Kind: IntParam, Default: "-1"}
-	memory := "values, then int64 indices, along dim; nothing else (its backward is not modelled)"
+	memory := "values, then int64 indices, along dim; nothing else; saves the indices; backward makes one tensor of the input's shape"
 	declare(
 		&OpDef{Name: "kthvalue", Function: true, Method: true, ReturnType: "kthvalue",
 			Params: []Param{input, {Name: "k", Kind: IntParam}, dim, keepdim}, Memory: memory,
@@ -87,10 +86,12 @@ func init() {
 				return outs, true, err
 			}},
 		&OpDef{Name: "median", Function: true, Method: true, ReturnType: "median",
-			Params: []Param{input, {Name: "dim", Kind: IntParam, Default: "None"}, keepdim}, Memory: "along dim: " + memory + "; over every element not modelled",
+			Params: []Param{input, {Name: "dim", Kind: IntParam, Default: "None"}, keepdim},
+			Memory: "along dim: " + memory + "; over every element: sort of the flattened input (the indices freed), a 0-d bool and the 0-d median, the sorted values freed; saves input and result",
 			runTuple: func(s *Session, a Args) ([]*Tensor, bool, error) {
 				if a[1] == nil {
-					return nil, false, NotModelledError("torch.median over every element (a sort and its scratch)")
+					m, err := s.medianAll(a.Tensor(0))
+					return []*Tensor{m}, false, err
 				}
 				outs, err := s.selectAlong("median", a.Tensor(0), a.Int(1), a.Bool(2), func(l []float64) float64 { return kthSmallest(l, (len(l)+1)/2) })
 				return outs, true, err

@@ -12,6 +12,8 @@ torch.cuda.memory._record_memory_history.
 """
 import torch
 
+from probe_ops import events
+
 PROBES = []
 for n in [1, 2, 100, 4096, 4097, 8192, 12288, 16384, 65536, 65537, 100000, 1 << 20, 1 << 22, 10000000]:
     PROBES.append((f"nonzero of {n} true", f"m = torch.ones({n}, dtype=torch.bool, device='cuda')", "r = m.nonzero()"))
@@ -56,12 +58,6 @@ PROBES.append(("mask setitem tensor of values", "x = torch.rand(1024, 1024, devi
 PROBES.append(("mask setitem rows number", "x = torch.rand(1024, 1024, device='cuda'); m = torch.ones(1024, dtype=torch.bool, device='cuda')", "x[m] = 0.5"))
 PROBES.append(("masked_select broadcast", "x = torch.rand(1024, 1024, device='cuda'); m = torch.ones(1024, dtype=torch.bool, device='cuda')", "r = torch.masked_select(x, m)"))
 PROBES.append(("masked_select mask broadcast x", "x = torch.rand(1024, device='cuda'); m = torch.ones(1024, 1024, dtype=torch.bool, device='cuda')", "r = torch.masked_select(x, m)"))
-
-
-def events(seen):
-    """The allocator events of cuda:0 since seen, and the new count."""
-    trace = torch.cuda.memory._snapshot()["device_traces"][0]
-    return [(e["action"], e["size"]) for e in trace[seen:] if e["action"] != "snapshot"], len(trace)
 
 
 def main():
