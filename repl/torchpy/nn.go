@@ -448,14 +448,17 @@ func (b *Binding) nnModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	if err := b.containerLayers(in, m); err != nil {
 		return nil, err
 	}
-	utils := in.NewModule("torch.nn.utils")
-	for _, name := range []string{"clip_grad_norm_", "clip_grad_value_", "parameters_to_vector", "vector_to_parameters"} {
-		b.fn(utils, name, "not modelled yet", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			return nil, b.notModelled("torch.nn.utils." + name)
-		})
+	for _, sub := range []struct {
+		name string
+		make func(*eval.Interp) (*eval.ModuleObj, error)
+	}{{"utils", b.utilsModule}, {"init", b.initModule}} {
+		mod, err := sub.make(in)
+		if err != nil {
+			return nil, err
+		}
+		in.AddModule("torch.nn."+sub.name, mod)
+		m.Set(in, sub.name, mod)
 	}
-	in.AddModule("torch.nn.utils", utils)
-	m.Set(in, "utils", utils)
 	for _, family := range layerFamilies {
 		if err := family(b, in, m); err != nil {
 			return nil, err
