@@ -62,15 +62,18 @@ func New(dev device.Device, index int, cfg Config) *Allocator {
 	return a
 }
 
-// streamPools are one stream's small and large pools.
-type streamPools struct {
-	small, large BlockPool
-}
+// streamPools are one stream's large and small pools, in that order, so
+// that a pool is picked by a flag's bit, without a branch (small and
+// large requests come in random turns).
+type streamPools [2]BlockPool
+
+// pool is the small or the large pool.
+func (sp *streamPools) pool(small bool) *BlockPool { return &sp[bit(small)] }
 
 func (a *Allocator) newStreamPools(stream uint64) *streamPools {
 	return &streamPools{
-		small: BlockPool{isSmall: true, arena: &a.arena, pageSize: kSmallBuffer, stream: stream, freeBlocksCalls: &a.freeBlocksCalls[0]},
-		large: BlockPool{arena: &a.arena, pageSize: a.cfg.LargeSegmentSize, stream: stream, freeBlocksCalls: &a.freeBlocksCalls[1]},
+		{arena: &a.arena, pageSize: a.cfg.LargeSegmentSize, stream: stream, freeBlocksCalls: &a.freeBlocksCalls[1]},
+		{isSmall: true, arena: &a.arena, pageSize: kSmallBuffer, stream: stream, freeBlocksCalls: &a.freeBlocksCalls[0]},
 	}
 }
 
@@ -85,7 +88,7 @@ func (a *Allocator) poolsOf(stream uint64) *streamPools {
 
 // streamPools is poolsOf for a stream other than the default.
 func (a *Allocator) streamPools(stream uint64) *streamPools {
-	i, found := slices.BinarySearchFunc(a.streams, stream, func(p *streamPools, s uint64) int { return cmp.Compare(p.small.stream, s) })
+	i, found := slices.BinarySearchFunc(a.streams, stream, func(p *streamPools, s uint64) int { return cmp.Compare(p[0].stream, s) })
 	if !found {
 		a.streams = slices.Insert(a.streams, i, a.newStreamPools(stream))
 	}
@@ -96,10 +99,7 @@ func (a *Allocator) streamPools(stream uint64) *streamPools {
 func (a *Allocator) pools(small bool) []*BlockPool {
 	out := make([]*BlockPool, len(a.streams))
 	for i, p := range a.streams {
-		out[i] = &p.large
-		if small {
-			out[i] = &p.small
-		}
+		out[i] = p.pool(small)
 	}
 	return out
 }
@@ -179,11 +179,7 @@ func (a *Allocator) MallocOn(stream, size uint64) (uint64, error) {
 		return 0, &OutOfMemoryError{Huge: true}
 	}
 	s := a.roundSize(size)
-	sp := a.poolsOf(stream)
-	pool := &sp.large
-	if s <= kSmallSize {
-		pool = &sp.small
-	}
+	pool := a.poolsOf(stream).pool(s <= kSmallSize)
 	b, at := a.getFreeBlock(pool, s)
 	if b == nil {
 		var err error
@@ -296,12 +292,17 @@ func (a *Allocator) allocBlock(pool *BlockPool, s, size uint64, isRetry bool) (*
 	return b, nil
 }
 
+// shouldSplit is should_split: a small pool's block, or one of an
+// expandable segment, splits when at least a block would remain; another
+// large one when the request is not oversize and more than 1 MiB would
+// remain. It takes no branch on which rule applies: small and large
+// requests come in random turns.
 func (a *Allocator) shouldSplit(b *Block, s uint64) bool {
 	remaining := b.size - s
-	if b.pool.isSmall || b.seg != nil {
-		return remaining >= kMinBlockSize
-	}
-	return s < a.cfg.MaxSplitSize && remaining > kSmallSize
+	byBlock := bit(b.pool.isSmall) | bit(b.seg != nil)
+	blockRule := bit(remaining >= kMinBlockSize)
+	largeRule := bit(s < a.cfg.MaxSplitSize) & bit(remaining > kSmallSize)
+	return byBlock&blockRule|(1-byBlock)&largeRule != 0
 }
 
 // allocFoundBlock is alloc_found_block: split b if the rule says so and
@@ -426,19 +427,8 @@ func (a *Allocator) freeBlock(b *Block) {
 }
 
 // cachedNeighbour reports whether n, a block's neighbour (or nil), is
-// free and mapped: cached, so that the block merges with it. It takes
-// one branch, the caller's: a missing neighbour reads as noNeighbour,
-// and the two flags are tested together.
-func cachedNeighbour(n *Block) bool {
-	if n == nil {
-		n = &noNeighbour
-	}
-	return bit(n.allocated)|bit(n.unmapped) == 0
-}
-
-// noNeighbour stands for the missing neighbour of a segment's first or
-// last block: allocated, so nothing merges with it.
-var noNeighbour = Block{allocated: true}
+// free and mapped: cached, so that the block merges with it.
+func cachedNeighbour(n *Block) bool { return n != nil && !n.allocated && !n.unmapped }
 
 // merge absorbs the neighbour n into b; the caller has taken n's entry
 // out of the pool.
@@ -494,11 +484,7 @@ func (a *Allocator) releaseBlock(b *Block) error {
 func (a *Allocator) releasePools(small bool) error {
 	var expandable []*Block
 	for _, sp := range a.streams {
-		pool := &sp.large
-		if small {
-			pool = &sp.small
-		}
-		a.scratch = pool.releasable(a.scratch[:0])
+		a.scratch = sp.pool(small).releasable(a.scratch[:0])
 		for _, b := range a.scratch {
 			switch {
 			case b.seg != nil:
