@@ -295,15 +295,17 @@ func (a *Allocator) allocBlock(pool *BlockPool, s, size uint64, isRetry bool) (*
 // shouldSplit is should_split: a small pool's block, or one of an
 // expandable segment, splits when at least a block would remain; another
 // large one when the request is not oversize and more than 1 MiB would
-// remain. It takes no branch on which rule applies: small and large
-// requests come in random turns.
+// remain. It takes no branch on which rule applies (small and large
+// requests come in random turns): the rule's remainder is looked up and
+// the conditions are combined as bits.
 func (a *Allocator) shouldSplit(b *Block, s uint64) bool {
-	remaining := b.size - s
 	byBlock := bit(b.pool.isSmall) | bit(b.seg != nil)
-	blockRule := bit(remaining >= kMinBlockSize)
-	largeRule := bit(s < a.cfg.MaxSplitSize) & bit(remaining > kSmallSize)
-	return byBlock&blockRule|(1-byBlock)&largeRule != 0
+	return bit(b.size-s >= splitRemainder[byBlock])&(byBlock|bit(s < a.cfg.MaxSplitSize)) != 0
 }
+
+// splitRemainder is the least remainder that splits a block: of a large
+// pool's, and of a small pool's or an expandable segment's.
+var splitRemainder = [2]uint64{kSmallSize + 1, kMinBlockSize}
 
 // allocFoundBlock is alloc_found_block: split b if the rule says so and
 // hand out its front. at is b's place in its pool, or a cursor without a
