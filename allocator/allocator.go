@@ -142,9 +142,7 @@ func (a *Allocator) SetMemoryFraction(fraction float64) error {
 func (a *Allocator) gcEnabled() bool { return a.hasLimit && a.cfg.GCThreshold > 0 }
 
 func (a *Allocator) newBlock(pool *BlockPool, ptr, size uint64) *Block {
-	b := a.arena.alloc()
-	b.pool, b.ptr, b.size = pool, ptr, size
-	return b
+	return a.arena.alloc(pool, ptr, size)
 }
 
 // recycle gives b back to the arena, which clears it when it hands it

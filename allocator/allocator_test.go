@@ -363,8 +363,7 @@ func TestPoolOrder(t *testing.T) {
 		}
 	}
 	for i := range 20000 {
-		b := ar.alloc()
-		b.pool, b.ptr, b.size = p, uint64(i+1)<<20, uint64(rng.IntN(400)+1)*512
+		b := ar.alloc(p, uint64(i+1)<<20, uint64(rng.IntN(400)+1)*512)
 		p.insert(b)
 		blocks = append(blocks, b)
 		if i%997 == 0 {

@@ -32,16 +32,18 @@ type blockArena struct {
 
 func (ar *blockArena) get(id uint32) *Block { return ar.blocks[id] }
 
-func (ar *blockArena) alloc() *Block {
+// alloc hands out a Block of pool at ptr of size bytes, its other
+// fields cleared: a recycled one when there is one.
+func (ar *blockArena) alloc(pool *BlockPool, ptr, size uint64) *Block {
+	var b *Block
 	if n := len(ar.free); n > 0 {
-		id := ar.free[n-1]
+		b = ar.blocks[ar.free[n-1]]
 		ar.free = ar.free[:n-1]
-		b := ar.blocks[id]
-		*b = Block{id: id}
-		return b
+	} else {
+		b = &Block{id: uint32(len(ar.blocks))}
+		ar.blocks = append(ar.blocks, b)
 	}
-	b := &Block{id: uint32(len(ar.blocks))}
-	ar.blocks = append(ar.blocks, b)
+	*b = Block{id: b.id, pool: pool, ptr: ptr, size: size}
 	return b
 }
 
