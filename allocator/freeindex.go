@@ -87,9 +87,8 @@ func keyLess(size, ptr uint64, e *poolEntry) bool {
 }
 
 // kidFor is the child of the inner node x whose range holds (size, ptr).
-// It is kept out of seek: most pools are one leaf, with no descent.
-//
-//go:noinline
+// It inlines into seek, which then calls nothing and keeps its key in
+// registers.
 func (x *indexNode) kidFor(size, ptr uint64) *indexNode {
 	lo, hi := 1, x.n // the first separator above the key is in [lo, hi]
 	for lo < hi {
