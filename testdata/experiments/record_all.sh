@@ -30,7 +30,7 @@ export -f one
     python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.get_device_name())'
 } >"$out/env.txt" 2>&1
 
-alone="forum_reserved_conv_maxpool issue_conv3d_memory issue_conv2d_workspace issue_gc_cycle_garbage"
+alone="forum_reserved_conv_maxpool issue_conv3d_memory issue_conv2d_workspace issue_gc_cycle_garbage issue_conv2d_fp32_peak issue_conv2d_fp16_peak"
 (for name in $alone; do one experiments "testdata/experiments/$name.py"; done) &
 {
     for f in testdata/experiments/*.py; do
