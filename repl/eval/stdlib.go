@@ -280,6 +280,7 @@ func (in *Interp) installStdlib() {
 	})
 	in.RegisterModule("argparse", func(in *Interp) (*ModuleObj, error) { return in.pythonModule("argparse", argparseSource) })
 	in.RegisterModule("copy", in.copyModule)
+	in.RegisterModule("inspect", in.inspectModule)
 	in.RegisterModule("json", func(in *Interp) (*ModuleObj, error) { return in.pythonModule("json", jsonSource) })
 	in.RegisterModule("logging", in.loggingModule)
 	in.RegisterModule("dataclasses", func(in *Interp) (*ModuleObj, error) { return in.pythonModule("dataclasses", dataclassesSource) })

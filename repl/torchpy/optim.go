@@ -170,6 +170,7 @@ func (b *Binding) optimModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		c.New = func(in *eval.Interp, cls *eval.Class, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			return b.newOptimizer(cls, args, kw)
 		}
+		c.SetAttr("__signature_params__", signatureParams(in, c))
 	}
 	for _, name := range []string{"RMSprop", "Adagrad", "LBFGS", "Adafactor", "Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop", "SparseAdam", "Muon"} {
 		b.fn(m, name, "not modelled yet", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
@@ -208,4 +209,20 @@ func (o *Optimizer) repr() string {
 	}
 	sb.WriteString(")")
 	return sb.String()
+}
+
+// signatureParams is cls's constructor as inspect.signature reads a
+// class of the tool's: params, then its options by position, then by
+// keyword only ((name, kind) and (name, kind, default) tuples).
+func signatureParams(in *eval.Interp, cls *eval.Class) eval.Value {
+	opts, positional := optDefaults(cls)
+	items := []eval.Value{in.NewTuple([]eval.Value{"params", int64(1)})}
+	for i, o := range opts {
+		kind := int64(1)
+		if i >= positional {
+			kind = 3
+		}
+		items = append(items, in.NewTuple([]eval.Value{o.name, kind, o.def(in)}))
+	}
+	return in.NewTuple(items)
 }
