@@ -15,7 +15,7 @@ import (
 // H200, in its order, print what it printed and raise what it raised
 // (pyrules/ops_bool, ops_mask, ops_sort, ops_sort_large, ops_storage).
 func TestBoolMaskSortRules(t *testing.T) {
-	for _, name := range []string{"ops_bool", "ops_mask", "ops_sort", "ops_sort_large"} {
+	for _, name := range []string{"ops_bool", "ops_mask", "ops_sort", "ops_sort_large", "ops_storage"} {
 		t.Run(name, func(t *testing.T) {
 			s, printed := runRule(t, name)
 			path := filepath.Join("..", "..", "testdata", "pyrules", name+".jsonl")

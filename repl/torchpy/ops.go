@@ -127,7 +127,7 @@ func (b *Binding) call(d *engine.OpDef, args []eval.Value, kw []eval.KeywordArg)
 		for i, t := range ts {
 			items[i] = eval.None // an output the op does not make (_native_multi_head_attention's weights)
 			if t != nil {
-				items[i] = b.wrap(t)
+				items[i] = b.result(b.wrap(t), args)
 			}
 		}
 		if d.ReturnType != "" {
@@ -143,7 +143,16 @@ func (b *Binding) call(d *engine.OpDef, args []eval.Value, kw []eval.KeywordArg)
 		eval.Incref(t)
 		return t, nil
 	}
-	return b.wrap(r), nil
+	return b.result(b.wrap(r), args), nil
+}
+
+// result is an op's new output r: a view of its first argument where it
+// shares that tensor's storage.
+func (b *Binding) result(r *Tensor, args []eval.Value) *Tensor {
+	if t, ok := args[0].(*Tensor); ok && t.T != nil {
+		return viewOf(r, t)
+	}
+	return r
 }
 
 // callInPlace runs d's in-place variant, called as name, on t: t

@@ -10,6 +10,7 @@ package torchpy
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
@@ -23,6 +24,10 @@ type Tensor struct {
 	T     *engine.Tensor
 	b     *Binding
 	param bool
+	// base is what a view was made of (x for x.view(-1) and for
+	// x.view(-1)[1:]): its _base, kept alive with it as PyTorch's view
+	// keeps its base.
+	base *Tensor
 }
 
 // TensorType is torch.Tensor; ParameterType is torch.nn.Parameter.
@@ -41,11 +46,20 @@ func (t *Tensor) Type() *eval.Class {
 	return TensorType
 }
 
-// Traverse visits nothing: a tensor holds no Python objects.
-func (t *Tensor) Traverse(func(eval.Value)) {}
+// Traverse visits a view's base, the one Python object a tensor holds.
+func (t *Tensor) Traverse(visit func(eval.Value)) {
+	if t.base != nil {
+		visit(t.base)
+	}
+}
 
-// Clear has nothing to drop; Finalize releases the engine reference.
-func (t *Tensor) Clear(*eval.Interp) {}
+// Clear drops a view's base; Finalize releases the engine reference.
+func (t *Tensor) Clear(in *eval.Interp) {
+	if b := t.base; b != nil {
+		t.base = nil
+		in.Decref(b)
+	}
+}
 
 // Finalize releases the tensor's reference; the freeing of its storage
 // is an event named as the Python program last called it.
@@ -60,6 +74,21 @@ func (t *Tensor) Finalize(in *eval.Interp) {
 			t.b.S.Eventf("freed %s (%s on %s)", l, allocator.FormatSize(n), dev)
 		}
 	}
+	t.Clear(in) // then the base goes, as a view's TensorImpl releases it
+}
+
+// viewOf makes the new tensor v a view of t, when it shares t's storage
+// (an op that returned a view, not a copy): its _base is t's base, or t.
+func viewOf(v, t *Tensor) *Tensor {
+	if v == t || v.base != nil || !v.T.SameStorage(t.T) {
+		return v
+	}
+	v.base = t
+	if t.base != nil {
+		v.base = t.base
+	}
+	eval.Incref(v.base)
+	return v
 }
 
 // Binding ties an interpreter's torch module to an engine session.
@@ -294,6 +323,26 @@ func init() {
 	tensorMethod("untyped_storage", "untyped_storage()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return b.storageObj(t), nil
 	})
+	property("_base", func(b *Binding, t *Tensor) (eval.Value, error) {
+		if t.base == nil {
+			return eval.None, nil
+		}
+		eval.Incref(t.base)
+		return t.base, nil
+	})
+	tensorMethod("_is_view", "_is_view(): whether the tensor is a view of another (its _base)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return t.base != nil, b.arity("_is_view", args, 0)
+	})
+	tensorMethod("is_set_to", "is_set_to(tensor): the same storage, offset, shape and strides", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if err := b.arity("is_set_to", args, 1); err != nil {
+			return nil, err
+		}
+		o, err := b.tensorOf(args[0], "is_set_to")
+		if err != nil {
+			return nil, err
+		}
+		return t.T.SameStorage(o.T) && t.T.StorageOffset() == o.T.StorageOffset() && slices.Equal(t.T.Shape, o.T.Shape) && slices.Equal(t.T.Strides(), o.T.Strides()), nil
+	})
 	tensorMethod("backward", "backward(gradient=None, retain_graph=None)", (*Binding).tensorBackward)
 	tensorMethod("requires_grad_", "requires_grad_(requires_grad=True)", (*Binding).requiresGrad)
 	tensorMethod("detach", "detach()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
@@ -478,6 +527,9 @@ func (b *Binding) storageObj(t *Tensor) eval.Value {
 	m.Set(b.in, "data_ptr", eval.NewBuiltin("data_ptr", "", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return ptr, nil
 	}))
+	m.Set(b.in, "size", eval.NewBuiltin("size", "", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return n, nil // an untyped storage's size is its bytes
+	}))
 	return m
 }
 
@@ -656,7 +708,7 @@ func (b *Binding) index(t *Tensor, key eval.Value) (eval.Value, error) {
 	if cur == nil { // t[...], t[()] or t[:, :]: an alias of all of t
 		cur = b.S.Alias(t.T)
 	}
-	return b.wrap(cur), nil
+	return viewOf(b.wrap(cur), t), nil
 }
 
 // sliceBounds clamps a slice to a dimension of size n, as Python does.
