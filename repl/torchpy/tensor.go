@@ -67,6 +67,7 @@ func (t *Tensor) Finalize(in *eval.Interp) {
 	if t.T == nil {
 		return
 	}
+	t.Clear(in) // the base's reference first, so the view frees what they share, under its name
 	et := t.T
 	t.T = nil
 	if n, dev, ok := t.b.S.Release(et); ok {
@@ -74,7 +75,6 @@ func (t *Tensor) Finalize(in *eval.Interp) {
 			t.b.S.Eventf("freed %s (%s on %s)", l, allocator.FormatSize(n), dev)
 		}
 	}
-	t.Clear(in) // then the base goes, as a view's TensorImpl releases it
 }
 
 // viewOf makes the new tensor v a view of t, when it shares t's storage
