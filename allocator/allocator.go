@@ -158,6 +158,10 @@ func (a *Allocator) roundSize(n uint64) uint64 {
 	return roundBlocks(n)
 }
 
+// RoundSize is the size of the block a request of size bytes takes
+// (round_size, under this allocator's configuration).
+func (a *Allocator) RoundSize(size uint64) uint64 { return a.roundSize(size) }
+
 // Malloc is the allocator's malloc on the default stream: it returns the
 // address of a block of at least size bytes. On out-of-memory it returns
 // an *OutOfMemoryError; the cache released on the way stays released, as

@@ -288,8 +288,16 @@ func (s *Session) History(i int) []snapshot.Event { return s.gpus[i].history.Eve
 // Describe says what t is: size, dtype, shape, device and autograd state.
 func (t *Tensor) Describe() string { return describe(t) }
 
-// Repr is print(t): PyTorch's format where the values are known.
-func (t *Tensor) Repr() string { return repr(t) }
+// Repr is print(t): PyTorch's format where the values are known. A
+// CUDA tensor's print takes and frees what PyTorch's formatter does on
+// its GPU (print_temps.go), and fails where that is not modelled or the
+// GPU is out of memory.
+func (s *Session) Repr(t *Tensor) (string, error) {
+	if err := s.printTemps(t); err != nil {
+		return "", err
+	}
+	return repr(t), nil
+}
 
 // SharesStorage reports whether another tensor holds t's storage (a
 // view; the references of tensors saved for backward do not count).

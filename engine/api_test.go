@@ -40,6 +40,16 @@ func wantErr(t *testing.T, what string, err error, want string) {
 // sixOnCUDA is torch.tensor([[1., 2.], [3., 4.], [5., 6.]], device='cuda').
 var sixOnCUDA = TensorSpec{Op: "tensor", Shape: []int64{3, 2}, DType: Float32, Device: cuda0, Values: []float64{1, 2, 3, 4, 5, 6}}
 
+// mustRepr is s.Repr(x), failing the test on an error.
+func mustRepr(t *testing.T, s *Session, x *Tensor) string {
+	t.Helper()
+	r, err := s.Repr(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 func TestSelectAndNarrowAreViews(t *testing.T) {
 	s := newTestSession(t, 1)
 	x := mustTensor(t, s, sixOnCUDA)
@@ -52,10 +62,10 @@ func TestSelectAndNarrowAreViews(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := row.Repr(), "tensor([3., 4.], device='cuda:0')"; got != want {
+	if got, want := mustRepr(t, s, row), "tensor([3., 4.], device='cuda:0')"; got != want {
 		t.Errorf("x[1] = %s, want %s", got, want)
 	}
-	if got, want := rows.Repr(), "tensor([[3., 4.],\n        [5., 6.]], device='cuda:0')"; got != want {
+	if got, want := mustRepr(t, s, rows), "tensor([[3., 4.],\n        [5., 6.]], device='cuda:0')"; got != want {
 		t.Errorf("x[1:3] = %s, want %s", got, want)
 	}
 	if !row.SameStorage(x) || !rows.SameStorage(x) {

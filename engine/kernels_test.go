@@ -2,13 +2,17 @@ package engine
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
-// readRows decodes every JSON line of a recording in testdata.
+// readRows decodes every JSON line of a recording in testdata (gzipped
+// when its name ends in .gz).
 func readRows[T any](t *testing.T, path string) []T {
 	t.Helper()
 	f, err := os.Open(path)
@@ -16,8 +20,16 @@ func readRows[T any](t *testing.T, path string) []T {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	var in io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in = z
+	}
 	var rows []T
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(in)
 	for sc.Scan() {
 		var r T
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {

@@ -44,45 +44,21 @@ func createValues(op string, values []float64) knownValues {
 const (
 	summarizeOver = 1000
 	edgeItems     = 3
+	lineWidth     = 80 // torch.set_printoptions linewidth
 )
 
 // repr is print(t) in PyTorch's format.
 func repr(t *Tensor) string {
-	vals := t.st.vals
-	if vals == nil || !t.IsContiguous() {
-		return fmt.Sprintf("tensor(<values not computed: %s>)", describe(t))
-	}
 	n := t.Numel()
-	if n == 0 {
+	if n == 0 && !t.number {
 		return emptyRepr(t)
 	}
 	summarize := n > summarizeOver
-	// Every printed element, formatted, to pad them to one width.
+	shown, ok := printedValues(t, summarize)
+	if !ok {
+		return fmt.Sprintf("tensor(<values not computed: %s>)", describe(t))
+	}
 	var cells []string
-	var idx []uint64
-	var walk func(dim int, base uint64)
-	strides := make([]uint64, len(t.Shape))
-	stride := uint64(1)
-	for d := len(t.Shape) - 1; d >= 0; d-- {
-		strides[d] = stride
-		stride *= uint64(t.Shape[d])
-	}
-	walk = func(dim int, base uint64) {
-		if dim == len(t.Shape) {
-			idx = append(idx, base)
-			return
-		}
-		for _, i := range shownIndices(t.Shape[dim], summarize) {
-			if i >= 0 {
-				walk(dim+1, base+uint64(i)*strides[dim])
-			}
-		}
-	}
-	walk(0, t.offset)
-	shown := make([]float64, len(idx))
-	for i, j := range idx {
-		shown[i] = vals.at(j)
-	}
 	f := newFormatter(shown, t.DType)
 	for _, v := range shown {
 		cells = append(cells, f.format(v))
@@ -98,20 +74,22 @@ func repr(t *Tensor) string {
 			return
 		}
 		b.WriteString("[")
-		first := true
-		for _, i := range shownIndices(t.Shape[dim], summarize) {
-			if !first {
-				b.WriteString(",")
-				switch {
-				case dim == len(t.Shape)-1:
-					b.WriteString(" ")
-				default:
-					b.WriteString(strings.Repeat("\n", len(t.Shape)-1-dim) + strings.Repeat(" ", indent+1))
-				}
+		last := dim == len(t.Shape)-1
+		// _vector_str fits max(1, (80 - indent) / (width + 2)) elements
+		// (" ..." among them) on a line
+		perLine := max(1, (lineWidth-indent)/(width+2))
+		for j, i := range shownIndices(t.Shape[dim], summarize) {
+			switch {
+			case j == 0:
+			case last && j%perLine != 0:
+				b.WriteString(", ")
+			case last:
+				b.WriteString(",\n" + strings.Repeat(" ", indent+1))
+			default:
+				b.WriteString("," + strings.Repeat("\n", len(t.Shape)-1-dim) + strings.Repeat(" ", indent+1))
 			}
-			first = false
 			if i < 0 { // PyTorch writes " ..." among elements, "..." among rows
-				b.WriteString(map[bool]string{true: " ...", false: "..."}[dim == len(t.Shape)-1])
+				b.WriteString(map[bool]string{true: " ...", false: "..."}[last])
 				continue
 			}
 			write(dim+1, indent+1)
@@ -124,6 +102,32 @@ func repr(t *Tensor) string {
 		write(0, len("tensor("))
 	}
 	return "tensor(" + b.String() + reprSuffix(t) + ")"
+}
+
+// printedValues are the values of the elements print(t) shows, in
+// order (every element, or with summarize the edges of each dimension:
+// get_summarized_data's), read through t's strides; false when the tool
+// does not know t's values.
+func printedValues(t *Tensor, summarize bool) ([]float64, bool) {
+	if t.number || t.st.vals == nil {
+		return nil, false
+	}
+	vals, strides := t.st.vals, t.Strides()
+	var out []float64
+	var walk func(dim int, at int64)
+	walk = func(dim int, at int64) {
+		if dim == len(t.Shape) {
+			out = append(out, vals.at(uint64(at)))
+			return
+		}
+		for _, i := range shownIndices(t.Shape[dim], summarize) {
+			if i >= 0 {
+				walk(dim+1, at+i*strides[dim])
+			}
+		}
+	}
+	walk(0, int64(t.offset))
+	return out, true
 }
 
 // emptyRepr is PyTorch's print of a tensor of no elements, whatever its
@@ -203,14 +207,7 @@ func newFormatter(vals []float64, dt DType) formatter {
 		}
 		return f
 	}
-	var finite []float64
-	lo, hi := math.Inf(1), 0.0
-	for _, v := range vals {
-		if v != 0 && !math.IsInf(v, 0) && !math.IsNaN(v) {
-			finite = append(finite, v)
-			lo, hi = min(lo, math.Abs(v)), max(hi, math.Abs(v))
-		}
-	}
+	finite, lo, hi := nonzeroFinite(vals)
 	if len(finite) == 0 {
 		return f
 	}
@@ -225,6 +222,20 @@ func newFormatter(vals []float64, dt DType) formatter {
 		f.width = max(f.width, len(f.format(v)))
 	}
 	return f
+}
+
+// nonzeroFinite are the values of vals that are neither zero, infinite
+// nor nan (the formatter's masked_select), and the least and greatest of
+// their magnitudes.
+func nonzeroFinite(vals []float64) (finite []float64, lo, hi float64) {
+	lo = math.Inf(1)
+	for _, v := range vals {
+		if v != 0 && !math.IsInf(v, 0) && !math.IsNaN(v) {
+			finite = append(finite, v)
+			lo, hi = min(lo, math.Abs(v)), max(hi, math.Abs(v))
+		}
+	}
+	return finite, lo, hi
 }
 
 // format is one value as PyTorch prints it, before padding.

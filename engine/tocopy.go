@@ -149,8 +149,9 @@ func toCopyBackward(dt DType, dev Device) backward {
 
 // convertValues are known values converted to dtype dt as PyTorch
 // converts them: integral dtypes truncate, bool is nonzero, float32
-// rounds; float16 and bfloat16 keep only whole numbers they hold exactly
-// (up to 256 in magnitude); nil (unknown) otherwise.
+// rounds, float16 and bfloat16 round the float32 value (c10::Half and
+// c10::BFloat16 are made from a float) to nearest even; nil (unknown)
+// where an integral dtype would wrap.
 func convertValues(vals knownValues, dt DType) knownValues {
 	if vals == nil {
 		return nil
@@ -161,10 +162,10 @@ func convertValues(vals knownValues, dt DType) knownValues {
 		case "float64":
 		case "float32":
 			v = float64(float32(v))
-		case "float16", "bfloat16":
-			if v != math.Trunc(v) || math.Abs(v) > 256 {
-				return nil
-			}
+		case "float16":
+			v = roundToEven(float64(float32(v)), 10, -14, 65504)
+		case "bfloat16":
+			v = roundToEven(float64(float32(v)), 7, -126, math.MaxFloat32)
 		case "bool":
 			if v != 0 {
 				v = 1
@@ -178,6 +179,22 @@ func convertValues(vals knownValues, dt DType) knownValues {
 		out[i] = v
 	}
 	return out
+}
+
+// roundToEven is v rounded to nearest even in a binary format of
+// mantissa bits after the point, normal exponents from minExp, and
+// largest finite value maxFinite: past it, infinity.
+func roundToEven(v float64, mantissa, minExp int, maxFinite float64) float64 {
+	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return v
+	}
+	_, exp := math.Frexp(v) // |v| in [2^(exp-1), 2^exp)
+	quantum := math.Ldexp(1, max(exp-1, minExp)-mantissa)
+	r := math.RoundToEven(v/quantum) * quantum
+	if math.Abs(r) > maxFinite {
+		return math.Copysign(math.Inf(1), v)
+	}
+	return r
 }
 
 func init() {

@@ -267,11 +267,40 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		r := t.T.Repr()
+		r, err := t.b.S.Repr(t.T)
+		if err != nil {
+			return nil, t.b.pyErr(err)
+		}
 		if t.param {
 			r = "Parameter containing:\n" + r
 		}
 		return r, nil
+	})
+	// Tensor.__format__: a 0-d tensor formats its item() (no print, so
+	// nothing on the GPU); any other takes no format spec and is str(t).
+	method("__format__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		t, err := self(in, s)
+		if err != nil {
+			return nil, err
+		}
+		spec := ""
+		if len(args) == 1 {
+			var ok bool
+			if spec, ok = args[0].(string); !ok {
+				return nil, in.Raise(eval.TypeErrorType, "__format__() argument must be str, not %s", eval.TypeOf(args[0]).Name)
+			}
+		}
+		if len(t.T.Shape) == 0 {
+			v, ok := knownItem(t.T)
+			if !ok {
+				v = eval.Unknown{What: "tensor.item()"}
+			}
+			return in.Format(v, spec)
+		}
+		if spec != "" {
+			return nil, in.Raise(eval.TypeErrorType, "unsupported format string passed to Tensor.__format__")
+		}
+		return in.Str(s)
 	})
 	tensorMethod("size", "size(dim=None)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		if len(args) == 0 {

@@ -1,0 +1,111 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// eventsDuring runs f on s and returns cuda:0's allocations and frees
+// meanwhile, as eventsSince writes them.
+func eventsDuring(t *testing.T, s *Session, f func() error) string {
+	t.Helper()
+	before := len(s.History(0))
+	if err := f(); err != nil {
+		t.Fatal(err)
+	}
+	return eventsSince(s, before)
+}
+
+// TestMaskedSelectScratch replays scripts/probe_cub.py's recording of
+// torch.masked_select on the H200 (testdata/cub_scratch.jsonl.gz): for
+// every element count from 1 to 4096 and some to 10^7, with every count
+// of picked elements recorded and in every float dtype, the formatter's
+// masked_select allocates and frees what PyTorch's did, in order (the
+// recording then frees the result, as the test does).
+func TestMaskedSelectScratch(t *testing.T) {
+	type row struct {
+		Op     string   `json:"op"`
+		DType  string   `json:"dtype"`
+		N      uint64   `json:"n"`
+		K      uint64   `json:"k"`
+		Events [][2]any `json:"events"`
+	}
+	checked := 0
+	for _, r := range readRows[row](t, "../testdata/cub_scratch.jsonl.gz") {
+		if r.Op != "masked_select" {
+			continue
+		}
+		s := newTestSession(t, 1)
+		p := &printAllocs{s: s, dev: cuda0, size: DTypes[r.DType].Size}
+		got := eventsDuring(t, s, func() error {
+			p.free(p.maskedSelect(r.N, r.K))
+			return p.err
+		})
+		var want []string
+		for _, e := range r.Events {
+			switch e[0] {
+			case "alloc":
+				want = append(want, fmt.Sprint("aa", uint64(e[1].(float64))))
+			case "free_completed":
+				want = append(want, fmt.Sprint("fc", uint64(e[1].(float64))))
+			}
+		}
+		if !strings.HasPrefix(strings.Join(want, " ")+" ", got+" ") {
+			t.Fatalf("%s masked_select of %d, %d picked: %v, PyTorch's %v", r.DType, r.N, r.K, got, want)
+		}
+		checked++
+	}
+	if checked < 2*4096 {
+		t.Errorf("%d masked_select rows checked", checked)
+	}
+}
+
+// TestPrintUnknownValues: printing a CUDA tensor of a floating dtype
+// whose values the tool does not know is refused, before anything is
+// allocated, where some values could raise the peak, and takes nothing
+// where none could; an integer one's temporaries follow from its layout
+// (a transposed one: reshape's copy, then each row's copy for tolist).
+func TestPrintUnknownValues(t *testing.T) {
+	s := newTestSession(t, 1)
+	x, err := s.alloc([]int64{3, 4}, Float32, cuda0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := len(s.History(0))
+	_, err = s.Repr(x)
+	wantErr(t, "print(torch.empty(3, 4))", err, "NotImplementedError: printing a CUDA float32 tensor of unknown values where PyTorch's formatter, which allocates by the values (up to 3.00 KiB at once), could raise the peak or take a new segment is not modelled by gpumemrepl")
+	if after := len(s.History(0)); after != before {
+		t.Errorf("a refused print made %d allocator events", after-before)
+	}
+	// under a peak 1 MiB higher, and with the small pool's segment
+	// mostly free, no values could change a figure: the print takes
+	// nothing
+	big, err := s.alloc([]int64{1 << 20}, DTypes["uint8"], cuda0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.dropTensor(big)
+	got := eventsDuring(t, s, func() error {
+		_, err := s.Repr(x)
+		return err
+	})
+	if got != "" {
+		t.Errorf("a print that cannot change a figure made allocator events %s", got)
+	}
+	i, err := s.alloc([]int64{3, 4}, DTypes["int64"], cuda0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r string
+	got = eventsDuring(t, s, func() error {
+		r, err = s.Repr(s.Transpose(i, 0, 1))
+		return err
+	})
+	if want := "aa96 fc96 aa24 fc24 aa24 fc24 aa24 fc24 aa24 fc24"; got != want {
+		t.Errorf("print(i.t()): %s, want %s", got, want)
+	}
+	if !strings.Contains(r, "values not computed") {
+		t.Errorf("print(i.t()) = %s", r)
+	}
+}
