@@ -177,6 +177,23 @@ func (s *Session) ScalerUpdate(g *GradScaler) error {
 	return nil
 }
 
+// Tracker is the growth tracker's value: the updates since the scale
+// last grew.
+func (g *GradScaler) Tracker() int64 { return g.tracker }
+
+// Load is scaler.load_state_dict's effect: the initial and current
+// scale, the factors, the interval and the tracker take the saved
+// values; an existing scale and tracker are filled in place, so
+// nothing is allocated (testdata/experiments/tutorial_amp_recipe).
+func (g *GradScaler) Load(scale, growthFactor, backoffFactor float64, growthInterval, tracker int64) {
+	g.InitScale, g.value = scale, scale
+	g.GrowthFactor, g.BackoffFactor, g.GrowthInterval = growthFactor, backoffFactor, growthInterval
+	g.tracker = tracker
+	if g.scale != nil {
+		g.scale.st.vals = knownValues{scale}
+	}
+}
+
 // FreeGradScaler lets go of a scaler's tensors (its object died).
 func (s *Session) FreeGradScaler(g *GradScaler) {
 	for _, st := range g.optimizers {

@@ -138,6 +138,45 @@ func init() {
 		}
 		return g.g.Scale(), nil
 	})
+	scalerMethod("state_dict", "state_dict(): the scale, factors, interval and growth tracker as numbers ({} when disabled); nothing allocated", 0, nil, func(b *Binding, g *gradScaler, a []eval.Value) (eval.Value, error) {
+		d := b.in.NewDict()
+		if g.enabled {
+			b.in.PutStr(d, "scale", g.g.Scale(), "")
+			b.in.PutStr(d, "growth_factor", g.g.GrowthFactor, "")
+			b.in.PutStr(d, "backoff_factor", g.g.BackoffFactor, "")
+			b.in.PutStr(d, "growth_interval", g.g.GrowthInterval, "")
+			b.in.PutStr(d, "_growth_tracker", g.g.Tracker(), "")
+		}
+		return d, nil
+	})
+	scalerMethod("load_state_dict", "load_state_dict(state_dict): the saved numbers; the scale and tracker are filled in place, nothing allocated", 1, []string{"state_dict"}, func(b *Binding, g *gradScaler, a []eval.Value) (eval.Value, error) {
+		if !g.enabled {
+			return eval.None, nil
+		}
+		n, err := b.in.Len(a[0])
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return nil, b.in.Raise(eval.RuntimeErrorType, "The source state dict is empty, possibly because it was saved from a disabled instance of GradScaler.")
+		}
+		var nums [5]float64
+		for i, k := range []string{"scale", "growth_factor", "backoff_factor", "growth_interval", "_growth_tracker"} {
+			v, err := b.in.GetItem(a[0], k)
+			if err != nil {
+				return nil, err
+			}
+			f, ok := number(v)
+			typ := eval.TypeOf(v).Name
+			b.in.Decref(v)
+			if !ok {
+				return nil, b.in.Raise(eval.TypeErrorType, "GradScaler.load_state_dict(): %s must be a number, not %s", k, typ)
+			}
+			nums[i] = f
+		}
+		g.g.Load(nums[0], nums[1], nums[2], int64(nums[3]), int64(nums[4]))
+		return eval.None, nil
+	})
 	scalerMethod("is_enabled", "is_enabled()", 0, nil, func(b *Binding, g *gradScaler, a []eval.Value) (eval.Value, error) {
 		return g.enabled, nil
 	})

@@ -134,8 +134,12 @@ func init() {
 	optMethod("__repr__", "", func(o *Optimizer, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return o.repr(), nil
 	})
-	optMethod("load_state_dict", "not modelled yet", func(o *Optimizer, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		return nil, o.b.notModelled("optimizer.load_state_dict (its state is cast to each parameter's device and dtype)")
+	optMethod("load_state_dict", "load_state_dict(state_dict): the saved groups' options replace the groups' own; nothing allocated. A state that holds tensors (on either side) is not modelled", func(o *Optimizer, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		a, err := o.b.in.ArgSpec("load_state_dict", args, kw, 1, "state_dict")
+		if err != nil {
+			return nil, err
+		}
+		return eval.None, o.b.optLoadStateDict(o, a[0])
 	})
 	optProperty("param_groups", func(o *Optimizer) (eval.Value, error) {
 		eval.Incref(o.groups)

@@ -355,6 +355,74 @@ func (b *Binding) optStateDict(o *Optimizer) (eval.Value, error) {
 	return sd, nil
 }
 
+// optLoadStateDict is optimizer.load_state_dict(sd) where neither the
+// optimizer nor sd holds state (SGD without momentum, or an optimizer
+// not stepped yet): each group takes the saved group's options, keeping
+// its parameters, as PyTorch's load_state_dict does, and nothing is
+// allocated (testdata/experiments/tutorial_amp_recipe). A state with
+// tensors (each cast to its parameter's device and dtype, the
+// optimizer's own released) and a tensor among a group's options (deep
+// copied) are not modelled.
+func (b *Binding) optLoadStateDict(o *Optimizer, sd eval.Value) error {
+	in := b.in
+	state, err := in.GetItem(sd, "state")
+	if err != nil {
+		return err
+	}
+	n, err := in.Len(state)
+	in.Decref(state)
+	if err != nil {
+		return err
+	}
+	if ps, _ := o.o.State(); n > 0 || len(ps) > 0 {
+		return b.notModelled("optimizer.load_state_dict of a state that holds tensors (each is cast to its parameter's device and dtype)")
+	}
+	gv, err := in.GetItem(sd, "param_groups")
+	if err != nil {
+		return err
+	}
+	defer in.Decref(gv)
+	saved, ok := gv.(*eval.List)
+	groups := o.groupDicts()
+	if !ok || len(saved.Items()) != len(groups) {
+		return in.Raise(eval.ValueErrorType, "loaded state dict has a different number of parameter groups")
+	}
+	for i, g := range groups {
+		sg, ok := saved.Items()[i].(*eval.Dict)
+		if !ok {
+			return in.Raise(eval.TypeErrorType, "a saved parameter group must be a dict, not %s", eval.TypeOf(saved.Items()[i]).Name)
+		}
+		pv, _ := sg.GetStr("params")
+		if m, err := in.Len(pv); err != nil || int(m) != len(groupParams(g)) {
+			in.Drop(err)
+			return in.Raise(eval.ValueErrorType, "loaded state dict contains a parameter group that doesn't match the size of optimizer's group")
+		}
+		tensor := false
+		sg.Items(func(_, v eval.Value) bool {
+			_, tensor = v.(*Tensor)
+			return !tensor
+		})
+		if tensor {
+			return b.notModelled("optimizer.load_state_dict of a group option that is a tensor (it is deep copied)")
+		}
+	}
+	for i, g := range groups {
+		var opts [][2]eval.Value
+		saved.Items()[i].(*eval.Dict).Items(func(k, v eval.Value) bool {
+			if k != "params" {
+				opts = append(opts, [2]eval.Value{k, v})
+			}
+			return true
+		})
+		for _, kv := range opts {
+			if err := in.SetItem(g, kv[0], kv[1]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // numParams is how many parameters the groups hold.
 func (o *Optimizer) numParams() int {
 	n := 0
