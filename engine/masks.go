@@ -162,15 +162,26 @@ func maskOf(op string, x, mask *Tensor) ([]float64, error) {
 // MaskIndex is x[mask] for a bool mask over x's leading dimensions:
 // nonzero of the mask, then the selected elements (rows) of x, a new
 // tensor [count, x's other dimensions...]; nonzero's output is freed.
+// Under autograd the forward is the same (ops_mask_grad.py) and
+// IndexBackward0 saves the mask; its backward is not modelled.
 func (s *Session) MaskIndex(x, mask *Tensor) (*Tensor, error) {
-	if s.gradEnabled && x.requiresGrad() {
-		return nil, NotModelledError("indexing by a bool mask under autograd (IndexBackward0)")
-	}
 	ms, err := maskOf("x[mask]", x, mask)
 	if err != nil {
 		return nil, err
 	}
-	return s.selectByMask(x, x.Shape, mask.Shape, ms, false)
+	out, err := s.selectByMask(x, x.Shape, mask.Shape, ms, false)
+	if err == nil {
+		s.record("IndexBackward0", out, []*Tensor{x}, []*Tensor{mask}, maskBackwardRefused("indexing by a bool mask (index_put_ of its nonzero)"))
+	}
+	return out, err
+}
+
+// maskBackwardRefused is the backward of an op by a mask: not modelled
+// (recorded for later in testdata/pyrules/ops_mask_grad.py).
+func maskBackwardRefused(what string) backward {
+	return func(*Session, *node, *Tensor) ([]*Tensor, error) {
+		return []*Tensor{nil}, NotModelledError("the backward of " + what)
+	}
 }
 
 // selectByMask is x (of shape, maybe expanded to it) indexed by a mask
@@ -205,9 +216,6 @@ func (s *Session) MaskedSelect(x, mask *Tensor) (*Tensor, error) {
 	if mask.DType.Name != "bool" {
 		return nil, fmt.Errorf("RuntimeError: masked_select: expected BoolTensor for mask")
 	}
-	if s.gradEnabled && x.requiresGrad() {
-		return nil, NotModelledError("torch.masked_select under autograd")
-	}
 	dev, shape, err := operands(x, mask)
 	if err != nil {
 		return nil, err
@@ -228,6 +236,7 @@ func (s *Session) MaskedSelect(x, mask *Tensor) (*Tensor, error) {
 		return nil, err
 	}
 	out.Shape = []int64{int64(numel(out.Shape))}
+	s.record("MaskedSelectBackward0", out, []*Tensor{x}, []*Tensor{mask}, maskBackwardRefused("torch.masked_select"))
 	return out, nil
 }
 

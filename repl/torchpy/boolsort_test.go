@@ -60,3 +60,32 @@ func recordedErrors(t *testing.T, path string) []string {
 	}
 	return errs
 }
+
+// TestMaskUnderAutograd: x[mask] and masked_select of a tensor that
+// requires grad make what they make without autograd (pyrules/
+// ops_mask_grad: every event up to its first backward, and the grad_fn
+// names printed); their backward is refused at its statement.
+func TestMaskUnderAutograd(t *testing.T) {
+	s, printed := runRule(t, "ops_mask_grad")
+	path := filepath.Join("..", "..", "testdata", "pyrules", "ops_mask_grad.jsonl")
+	want, lines := recordedEvents(t, path)
+	var got []event
+	for _, e := range s.History(0) {
+		if counted[e.Action] {
+			got = append(got, event{e.Action, e.Size})
+		}
+	}
+	first := slices.Index(lines, 11) // y.sum().backward()
+	if first < 0 || len(got) < first || !slices.Equal(got[:first], want[:first]) {
+		t.Errorf("events before the first backward differ from PyTorch's")
+	}
+	recorded := recordedOutput(t, path)
+	for _, line := range []int{10, 21} {
+		if printed[line] != recorded[line] {
+			t.Errorf("line %d printed %q, PyTorch %q", line, printed[line], recorded[line])
+		}
+	}
+	if errs := scriptErrors[s]; len(errs) == 0 || errs[0] != "11:1: NotImplementedError: the backward of indexing by a bool mask (index_put_ of its nonzero) is not modelled by gpumemrepl" {
+		t.Errorf("errors %q, want the backward at line 11 refused", errs)
+	}
+}
