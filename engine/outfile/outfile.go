@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 )
 
 // Write writes the file at path with write, which gets a buffered writer
@@ -44,7 +45,7 @@ func replace(path string, fill func(f *os.File) error) error {
 	old, err := os.Lstat(path)
 	switch {
 	case err == nil && old.IsDir():
-		return &fs.PathError{Op: "write", Path: path, Err: errors.New("is a directory")}
+		return &fs.PathError{Op: "write", Path: path, Err: syscall.EISDIR}
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return err
 	}

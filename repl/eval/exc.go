@@ -109,8 +109,14 @@ var (
 	ImportErrorType       = newExcClass("ImportError", ExceptionType)
 	ModuleNotFoundType    = newExcClass("ModuleNotFoundError", ImportErrorType)
 	OSErrorType           = newExcClass("OSError", ExceptionType)
-	MemoryErrorType       = newExcClass("MemoryError", ExceptionType)
-	UnicodeErrorType      = newExcClass("UnicodeError", ValueErrorType)
+	// FileNotFoundErrorType and the three after it are the OSErrors
+	// CPython raises for their errnos (RaiseOS).
+	FileNotFoundErrorType  = newExcClass("FileNotFoundError", OSErrorType)
+	PermissionErrorType    = newExcClass("PermissionError", OSErrorType)
+	IsADirectoryErrorType  = newExcClass("IsADirectoryError", OSErrorType)
+	NotADirectoryErrorType = newExcClass("NotADirectoryError", OSErrorType)
+	MemoryErrorType        = newExcClass("MemoryError", ExceptionType)
+	UnicodeErrorType       = newExcClass("UnicodeError", ValueErrorType)
 	// UnicodeDecodeErrorType is bytes.decode's error for bytes that
 	// are not text in the encoding.
 	UnicodeDecodeErrorType = newExcClass("UnicodeDecodeError", UnicodeErrorType)
@@ -136,7 +142,8 @@ var ExceptionClasses = []*Class{BaseExceptionType, ExceptionType, KeyboardInterr
 	RecursionErrorType, ImportErrorType, ModuleNotFoundType, OSErrorType, MemoryErrorType,
 	UnicodeErrorType, WarningType, UserWarningType, DeprecationWarnType, SyntaxErrorType,
 	SystemErrorType, FutureWarningType, RuntimeWarningType, PendingDeprecationType, ResourceWarningType,
-	UnicodeDecodeErrorType}
+	UnicodeDecodeErrorType, FileNotFoundErrorType, PermissionErrorType, IsADirectoryErrorType,
+	NotADirectoryErrorType}
 
 // newExcClass declares a built-in exception class: not Native, since
 // its instances are Instances a class statement may subclass.

@@ -1,6 +1,9 @@
 package torchpy
 
 import (
+	"errors"
+	"io/fs"
+
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/repl/eval"
 )
@@ -127,7 +130,14 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 			}
 			path = s
 		}
-		return eval.None, b.pyErr(b.S.SaveSnapshot(path, b.S.CurrentDevice()))
+		if err := b.S.SaveSnapshot(path, b.S.CurrentDevice()); err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				return nil, in.RaiseOS(err)
+			}
+			return nil, b.pyErr(err)
+		}
+		return eval.None, nil
 	})
 	in.AddModule("torch.cuda.memory", mem)
 	m.Set(in, "memory", mem)
