@@ -105,7 +105,7 @@ func diffPython(t *testing.T, script, recording string) ([]string, error) {
 		switch {
 		case !ok:
 			diffs = append(diffs, fmt.Sprintf("line %d: no step", w.Line))
-		case (g.Error != nil) != (w.Error != nil):
+		case (g.Error != nil) != (w.Error != nil) || w.Error != nil && !sameErrorType(*g.Error, *w.Error):
 			diffs = append(diffs, fmt.Sprintf("line %d: error %v, PyTorch's %v", w.Line, deref(g.Error), deref(w.Error)))
 		case g.Allocated != wa || g.Reserved != wr:
 			diffs = append(diffs, fmt.Sprintf("line %d: allocated %d reserved %d, PyTorch %d and %d", w.Line, g.Allocated, g.Reserved, wa, wr))
@@ -200,6 +200,38 @@ func TestPythonCallArguments(t *testing.T) {
 	}
 	if n != 39 {
 		t.Errorf("the recording printed at %d statements, not its 39", n)
+	}
+}
+
+// sameErrorType reports whether the tool's error (FILE:LINE:COL: Type:
+// message) is of the exception type of PyTorch's (Type: message, or
+// the type alone).
+func sameErrorType(tool, pytorch string) bool {
+	typ, _, _ := strings.Cut(pytorch, ":")
+	for _, before := range []string{" ", "."} {
+		if strings.Contains(tool, before+typ+":") || strings.HasSuffix(tool, before+typ) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestSameErrorType: the comparison of a statement's error with
+// PyTorch's tells exception types apart.
+func TestSameErrorType(t *testing.T) {
+	for _, c := range []struct {
+		tool, pytorch string
+		same          bool
+	}{
+		{"a.py:3:1: FileNotFoundError: [Errno 2] No such file", "FileNotFoundError: [Errno 2] No such file", true},
+		{"a.py:3:1: RuntimeError: no such file", "FileNotFoundError: [Errno 2] No such file", false},
+		{"a.py:3:1: torch.OutOfMemoryError: CUDA out of memory", "OutOfMemoryError: CUDA out of memory", true},
+		{"a.py:3:1: StopIteration", "StopIteration", true},
+		{"a.py:3:1: NotImplementedError: x is not modelled", "Error: x", false},
+	} {
+		if got := sameErrorType(c.tool, c.pytorch); got != c.same {
+			t.Errorf("sameErrorType(%q, %q) = %v", c.tool, c.pytorch, got)
+		}
 	}
 }
 
