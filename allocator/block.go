@@ -5,17 +5,23 @@ import "math/bits"
 // A Block is a contiguous range of a segment: handed out (allocated) or
 // cached (in its pool's free set). Blocks of one segment form a list in
 // address order.
+//
+// The fields a malloc and a free read are first, and the order leaves no
+// padding: 80 bytes, so that more blocks stay in the first-level cache
+// and a block's key and neighbours share a cache line.
 type Block struct {
-	ptr           uint64
-	size          uint64
-	requestedSize uint64 // the last request this Block object served; kept after free
-	pool          *BlockPool
-	allocated     bool
-	prev, next    *Block
-	gcCountBase   int64              // pool.freeBlocksCalls when last cached
-	id            uint32             // index in the allocator's blockArena
-	seg           *expandableSegment // nil unless in an expandable segment
-	unmapped      bool               // an unmapped range of an expandable segment
+	ptr        uint64
+	size       uint64
+	prev, next *Block
+	allocated  bool
+	unmapped   bool   // an unmapped range of an expandable segment
+	id         uint32 // index in the allocator's blockArena
+	pool       *BlockPool
+	seg        *expandableSegment // nil unless in an expandable segment
+	// requestedSize is the last request this Block object served; kept
+	// after free.
+	requestedSize uint64
+	gcCountBase   int64 // pool.freeBlocksCalls when last cached
 	// eventCount is the events a freed block waits for (event_count):
 	// while it is above 0 the block stays marked allocated, out of its
 	// pool and unmerged, and shows as active_pending_free.
