@@ -628,6 +628,13 @@ func (b *Binding) setItem(t *Tensor, key, value eval.Value) error {
 	if mask, ok := key.(*Tensor); ok && mask.T.DType.Name == "bool" {
 		return b.maskAssign(t, mask, value)
 	}
+	items := []eval.Value{key}
+	if tu, ok := key.(*eval.Tuple); ok {
+		items = tu.Items()
+	}
+	if slices.ContainsFunc(items, isIndexItem) {
+		return b.indexPut(t, items, value)
+	}
 	part, err := b.index(t, key)
 	if err != nil {
 		return err
