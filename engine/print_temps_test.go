@@ -17,6 +17,64 @@ func eventsDuring(t *testing.T, s *Session, f func() error) string {
 	return eventsSince(s, before)
 }
 
+// cubScratch is scripts/probe_cub.py's recording.
+const cubScratch = "../testdata/cub_scratch.jsonl.gz"
+
+// cubRow is one op of cubScratch: its events during the op, then the
+// next row's setup.
+type cubRow struct {
+	Op     string   `json:"op"`
+	DType  string   `json:"dtype"`
+	N      uint64   `json:"n"`
+	K      uint64   `json:"k"`
+	Events [][2]any `json:"events"`
+}
+
+// events are r's allocations and frees as eventsSince writes them.
+func (r cubRow) events() string {
+	var out []string
+	for _, e := range r.Events {
+		switch e[0] {
+		case "alloc":
+			out = append(out, fmt.Sprint("aa", uint64(e[1].(float64))))
+		case "free_completed":
+			out = append(out, fmt.Sprint("fc", uint64(e[1].(float64))))
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// TestCumsumScanScratch replays probe_cub's 1-d cumsums on the H200:
+// torch.cumsum of each recorded count of float32 (every one from 1 to
+// 4096, some to 10^7) and int64 makes its output, then CUB's scratch.
+func TestCumsumScanScratch(t *testing.T) {
+	checked := 0
+	for _, r := range readRows[cubRow](t, cubScratch) {
+		if r.Op != "cumsum" {
+			continue
+		}
+		s := newTestSession(t, 1)
+		x, err := s.alloc([]int64{int64(r.N)}, DTypes[r.DType], cuda0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := eventsDuring(t, s, func() error {
+			y, err := s.Run(Ops["cumsum"], Args{x, int64(0)})
+			if err == nil {
+				s.dropTensor(y)
+			}
+			return err
+		})
+		if want := r.events(); !strings.HasPrefix(want+" ", got+" ") {
+			t.Fatalf("%s cumsum of %d: %s, PyTorch's %s", r.DType, r.N, got, want)
+		}
+		checked++
+	}
+	if checked < 4096 {
+		t.Errorf("%d cumsum rows checked", checked)
+	}
+}
+
 // TestMaskedSelectScratch replays scripts/probe_cub.py's recording of
 // torch.masked_select on the H200 (testdata/cub_scratch.jsonl.gz): for
 // every element count from 1 to 4096 and some to 10^7, with every count
@@ -24,15 +82,8 @@ func eventsDuring(t *testing.T, s *Session, f func() error) string {
 // masked_select allocates and frees what PyTorch's did, in order (the
 // recording then frees the result, as the test does).
 func TestMaskedSelectScratch(t *testing.T) {
-	type row struct {
-		Op     string   `json:"op"`
-		DType  string   `json:"dtype"`
-		N      uint64   `json:"n"`
-		K      uint64   `json:"k"`
-		Events [][2]any `json:"events"`
-	}
 	checked := 0
-	for _, r := range readRows[row](t, "../testdata/cub_scratch.jsonl.gz") {
+	for _, r := range readRows[cubRow](t, cubScratch) {
 		if r.Op != "masked_select" {
 			continue
 		}
@@ -42,16 +93,7 @@ func TestMaskedSelectScratch(t *testing.T) {
 			p.free(p.maskedSelect(r.N, r.K))
 			return p.err
 		})
-		var want []string
-		for _, e := range r.Events {
-			switch e[0] {
-			case "alloc":
-				want = append(want, fmt.Sprint("aa", uint64(e[1].(float64))))
-			case "free_completed":
-				want = append(want, fmt.Sprint("fc", uint64(e[1].(float64))))
-			}
-		}
-		if !strings.HasPrefix(strings.Join(want, " ")+" ", got+" ") {
+		if want := r.events(); !strings.HasPrefix(want+" ", got+" ") {
 			t.Fatalf("%s masked_select of %d, %d picked: %v, PyTorch's %v", r.DType, r.N, r.K, got, want)
 		}
 		checked++

@@ -112,18 +112,49 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
+			// a scan of one line of elements goes through CUB's DeviceScan,
+			// its scratch made and freed after the output
+			var scratch uint64
 			if x.Device().CUDA && len(x.Shape) > 0 && uint64(x.Shape[d]) == x.Numel() {
-				// a scan of one line of elements goes through CUB, whose scratch size is not modelled
-				return nil, NotModelledError("torch.cumsum along a tensor's only dimension of more than one element (CUB's scan)")
+				var ok bool
+				if scratch, ok = cumsumScanScratch(x.Numel(), x.DType, summed(x.DType)); !ok {
+					return nil, NotModelledError("torch.cumsum of " + x.DType.Name + " along a tensor's only dimension of this length (CUB's scan)")
+				}
+				if s.gradEnabled && x.requiresGrad() {
+					return nil, NotModelledError("the backward of torch.cumsum along a tensor's only dimension on the GPU (CUB's scan)")
+				}
 			}
 			out, err := s.alloc(x.Shape, summed(x.DType), x.Device())
 			if err != nil {
 				return nil, err
 			}
+			if scratch > 0 {
+				if err := s.scratch(x.Device(), scratch); err != nil {
+					s.dropTensor(out)
+					return nil, err
+				}
+			}
 			out.st.vals = cumsumValues(x, d, out.DType)
 			s.record("CumsumBackward0", out, []*Tensor{x}, nil, likeInput(3)) // grad.flip(dim).cumsum(dim).flip(dim)
 			return out, nil
 		}})
+}
+
+// cumsumScanScratch is CUB's DeviceScan scratch for a cumsum of n
+// elements in one line from dtype in to dtype out on the H200
+// (scripts/probe_cub.py, testdata/cub_scratch.jsonl.gz): float32 a
+// 16-byte tile status for each tile of 3840 items and 32 more (every
+// count from 1 to 4096 and some to 10^7); int64 1279 bytes at every
+// count recorded, 1 to 10000; false for the others.
+func cumsumScanScratch(n uint64, in, out DType) (uint64, bool) {
+	switch {
+	case in.Name != out.Name:
+	case in.Name == "float32" && n <= 10_000_000:
+		return cubTemporaries(16 * (ceilDiv(n, 3840) + 32)), true
+	case in.Name == "int64" && n <= 10_000:
+		return 1279, true
+	}
+	return 0, false
 }
 
 // reduction is r's entry: torch.name and Tensor.name, over every element

@@ -347,6 +347,9 @@ func init() {
 		if t.T.Numel() != 1 {
 			return nil, b.in.Raise(eval.RuntimeErrorType, "Boolean value of Tensor with more than one value is ambiguous")
 		}
+		if v, ok := knownItem(t.T); ok { // its item(), whose truth is the value's
+			return b.in.Truth(v)
+		}
 		return nil, b.in.Raise(eval.UnknownValueErrorType, "this tool does not compute tensor values, so a tensor has no truth value here")
 	})
 	tensorMethod("untyped_storage", "untyped_storage()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
