@@ -44,34 +44,45 @@ func (r cubRow) events() string {
 	return strings.Join(out, " ")
 }
 
+// replayCub sets op up for each of cubScratch's rows of op, on a fresh
+// session, runs what setup returns and checks that it allocates and
+// frees what PyTorch did, in order; it returns how many rows it checked.
+func replayCub(t *testing.T, op string, setup func(s *Session, r cubRow) func() error) int {
+	t.Helper()
+	checked := 0
+	for _, r := range readRows[cubRow](t, cubScratch) {
+		if r.Op != op {
+			continue
+		}
+		s := newTestSession(t, 1)
+		got := eventsDuring(t, s, setup(s, r))
+		if want := r.events(); !strings.HasPrefix(want+" ", got+" ") {
+			t.Fatalf("%s %s of %d (%d picked): %s, PyTorch's %s", r.DType, op, r.N, r.K, got, want)
+		}
+		checked++
+	}
+	return checked
+}
+
 // TestCumsumScanScratch replays probe_cub's 1-d cumsums on the H200:
 // torch.cumsum of each recorded count of float32 (every one from 1 to
 // 4096, some to 10^7) and int64 makes its output, then CUB's scratch.
 func TestCumsumScanScratch(t *testing.T) {
-	checked := 0
-	for _, r := range readRows[cubRow](t, cubScratch) {
-		if r.Op != "cumsum" {
-			continue
-		}
-		s := newTestSession(t, 1)
+	n := replayCub(t, "cumsum", func(s *Session, r cubRow) func() error {
 		x, err := s.alloc([]int64{int64(r.N)}, DTypes[r.DType], cuda0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := eventsDuring(t, s, func() error {
+		return func() error {
 			y, err := s.Run(Ops["cumsum"], Args{x, int64(0)})
 			if err == nil {
 				s.dropTensor(y)
 			}
 			return err
-		})
-		if want := r.events(); !strings.HasPrefix(want+" ", got+" ") {
-			t.Fatalf("%s cumsum of %d: %s, PyTorch's %s", r.DType, r.N, got, want)
 		}
-		checked++
-	}
-	if checked < 4096 {
-		t.Errorf("%d cumsum rows checked", checked)
+	})
+	if n < 4096 {
+		t.Errorf("%d cumsum rows checked", n)
 	}
 }
 
@@ -82,24 +93,15 @@ func TestCumsumScanScratch(t *testing.T) {
 // masked_select allocates and frees what PyTorch's did, in order (the
 // recording then frees the result, as the test does).
 func TestMaskedSelectScratch(t *testing.T) {
-	checked := 0
-	for _, r := range readRows[cubRow](t, cubScratch) {
-		if r.Op != "masked_select" {
-			continue
-		}
-		s := newTestSession(t, 1)
-		p := &printAllocs{s: s, dev: cuda0, size: DTypes[r.DType].Size}
-		got := eventsDuring(t, s, func() error {
+	n := replayCub(t, "masked_select", func(s *Session, r cubRow) func() error {
+		return func() error {
+			p := &printAllocs{s: s, dev: cuda0, size: DTypes[r.DType].Size}
 			p.free(p.maskedSelect(r.N, r.K))
 			return p.err
-		})
-		if want := r.events(); !strings.HasPrefix(want+" ", got+" ") {
-			t.Fatalf("%s masked_select of %d, %d picked: %v, PyTorch's %v", r.DType, r.N, r.K, got, want)
 		}
-		checked++
-	}
-	if checked < 2*4096 {
-		t.Errorf("%d masked_select rows checked", checked)
+	})
+	if n < 2*4096 {
+		t.Errorf("%d masked_select rows checked", n)
 	}
 }
 
