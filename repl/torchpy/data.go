@@ -16,16 +16,23 @@ import "github.com/gpumemrepl/gpumemrepl/repl/eval"
 // (num_workers > 0) give the same batches; their own host memory is
 // not modelled.
 func (b *Binding) dataModule(in *eval.Interp) (*eval.ModuleObj, error) {
-	m := in.NewModule("torch.utils.data")
+	return b.valuesModule(in, "torch.utils.data", dataSource)
+}
+
+// valuesModule is the module name written in Python (src) over the
+// tensor ops, with _forget_values(t), which makes t's values unknown
+// (what a shuffle or an initialiser wrote).
+func (b *Binding) valuesModule(in *eval.Interp, name, src string) (*eval.ModuleObj, error) {
+	m := in.NewModule(name)
 	b.fn(m, "_forget_values", "", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		if t, ok := args[0].(*Tensor); ok && t.T != nil {
 			b.S.ForgetValues(t.T)
 		}
 		return eval.None, nil
 	})
-	fr := in.ModuleFrame("<torch.utils.data>", m.Dict)
+	fr := in.ModuleFrame("<"+name+">", m.Dict)
 	defer in.Release(fr)
-	return m, in.ExecSource(fr, "<torch.utils.data>", dataSource)
+	return m, in.ExecSource(fr, "<"+name+">", src)
 }
 
 const dataSource = `

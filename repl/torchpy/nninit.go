@@ -12,16 +12,7 @@ import (
 // errors. orthogonal_ and sparse_ make temporaries that were not
 // recorded: they say so.
 func (b *Binding) initModule(in *eval.Interp) (*eval.ModuleObj, error) {
-	m := in.NewModule("torch.nn.init")
-	b.fn(m, "_forget_values", "", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		if t, ok := args[0].(*Tensor); ok && t.T != nil {
-			b.S.ForgetValues(t.T)
-		}
-		return eval.None, nil
-	})
-	fr := in.ModuleFrame("<torch.nn.init>", m.Dict)
-	defer in.Release(fr)
-	return m, in.ExecSource(fr, "<torch.nn.init>", initSource)
+	return b.valuesModule(in, "torch.nn.init", initSource)
 }
 
 const initSource = `
