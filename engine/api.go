@@ -266,20 +266,39 @@ func (s *Session) DescribeGPU(i int) string { return s.gpus[i].b.describe() }
 // SaveSnapshot writes device dev's snapshot and history to path, as
 // torch.cuda.memory._dump_snapshot does.
 func (s *Session) SaveSnapshot(path string, dev int) error {
-	g, err := s.gpu(dev)
+	f, err := s.snapshotFile(dev)
 	if err != nil {
 		return err
+	}
+	if err := outfile.WritePath(path, f.Save); err != nil {
+		return err
+	}
+	s.event("wrote %s: %d segments, %d events of cuda:%d's history (open it at pytorch.org/memory_viz)", path, len(f.Segments), len(f.Events), dev)
+	return nil
+}
+
+// SnapshotObjects is device dev's snapshot and history as the Python
+// objects torch.cuda.memory._snapshot() returns (snapshot.File.Objects):
+// what SaveSnapshot pickles.
+func (s *Session) SnapshotObjects(dev int) (any, error) {
+	f, err := s.snapshotFile(dev)
+	if err != nil {
+		return nil, err
+	}
+	return f.Objects(), nil
+}
+
+// snapshotFile is device dev's segments now and its history.
+func (s *Session) snapshotFile(dev int) (*snapshot.File, error) {
+	g, err := s.gpu(dev)
+	if err != nil {
+		return nil, err
 	}
 	var segs []allocator.SegmentInfo
 	if g.alloc != nil {
 		segs = g.alloc.Snapshot()
 	}
-	save := func(tmp string) error { return snapshot.Save(tmp, dev, segs, g.history.Events, s.opts.AllocConf) }
-	if err := outfile.WritePath(path, save); err != nil {
-		return err
-	}
-	s.event("wrote %s: %d segments, %d events of cuda:%d's history (open it at pytorch.org/memory_viz)", path, len(segs), len(g.history.Events), dev)
-	return nil
+	return &snapshot.File{Device: dev, Segments: segs, Events: g.history.Events, AllocConf: s.opts.AllocConf}, nil
 }
 
 // History is device i's memory history so far (for snapshots).

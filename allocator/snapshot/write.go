@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/big"
 	"os"
 	"slices"
 
@@ -111,11 +112,29 @@ func (f *File) settings() *dict {
 	return set
 }
 
-// segments writes the segments by address, each block with the stack of
+// segmentRow is one segment as written: its fields, pool id and frames,
+// what the recording's segment at its address had besides, its blocks.
+type segmentRow struct {
+	s      allocator.SegmentInfo
+	pool   any
+	frames any
+	extra  *dict // the recording's segment's other fields, or nil
+	blocks []blockRow
+}
+
+// blockRow is one block as written: its frames and what the recording's
+// block at its address had besides, or nil.
+type blockRow struct {
+	b      allocator.BlockInfo
+	frames any
+	extra  *dict
+}
+
+// segmentRows are the segments by address, each block with the stack of
 // the allocation live in it and each segment with that of the event that
 // created it, and what the recording's segment at the same address had
 // besides (its pool id).
-func (f *File) segments(e *encoder) {
+func (f *File) segmentRows() []segmentRow {
 	live := map[uint64]int{} // block address → the event of its allocation
 	made := map[uint64]int{} // segment address → the event that created it
 	for i, ev := range f.Events {
@@ -138,36 +157,20 @@ func (f *File) segments(e *encoder) {
 	}
 	segs := slices.Clone(f.Segments)
 	slices.SortStableFunc(segs, func(a, b allocator.SegmentInfo) int { return cmp.Compare(a.Address, b.Address) })
-	e.emptyList()
-	e.batches(len(segs), func(i int) {
-		s := segs[i]
-		typ := "large"
-		if s.Small {
-			typ = "small"
-		}
-		e.emptyDict()
-		e.mark()
-		e.pairs("device", int64(s.Device), "address", s.Address, "total_size", s.TotalSize, "allocated_size", s.AllocatedSize,
-			"active_size", s.ActiveSize, "requested_size", s.RequestedSize, "stream", s.Stream, "segment_type", typ)
-		var extra *dict
+	rows := make([]segmentRow, len(segs))
+	for i, s := range segs {
+		r := segmentRow{s: s, pool: tuple{int64(0), int64(0)}}
 		if g, ok := recorded[s.Address]; ok && g.TotalSize == s.TotalSize {
-			extra = g.extra
+			r.extra = g.extra
 		}
-		pool := any(tuple{int64(0), int64(0)})
-		if extra != nil && extra.get("segment_pool_id") != nil {
-			pool = extra.get("segment_pool_id")
+		if r.extra != nil && r.extra.get("segment_pool_id") != nil {
+			r.pool = r.extra.get("segment_pool_id")
 		}
-		e.pairs("segment_pool_id", pool, "is_expandable", s.Expandable)
-		frames := any(nil)
 		if k, ok := made[s.Address]; ok {
-			frames = f.Events[k].Frames.value()
-		} else if extra != nil {
-			frames = extra.get("frames")
+			r.frames = f.Events[k].Frames.value()
+		} else if r.extra != nil {
+			r.frames = r.extra.get("frames")
 		}
-		e.pairs("frames", orEmpty(frames))
-		e.rest(extra, "segment_pool_id", "is_expandable", "frames")
-		e.str("blocks")
-		e.emptyList()
 		var blocks map[uint64]Block
 		if g, ok := recorded[s.Address]; ok {
 			blocks = map[uint64]Block{}
@@ -175,22 +178,65 @@ func (f *File) segments(e *encoder) {
 				blocks[b.Address] = b
 			}
 		}
-		e.batches(len(s.Blocks), func(k int) {
-			b := s.Blocks[k]
-			e.emptyDict()
-			e.mark()
-			e.pairs("address", b.Address, "size", b.Size, "requested_size", b.RequestedSize, "state", b.State)
+		for _, b := range s.Blocks {
+			br := blockRow{b: b}
 			rb, same := blocks[b.Address]
 			same = same && rb.Size == b.Size && rb.State == b.State
-			var frames any
-			if i, ok := live[b.Address]; ok && b.State == allocator.StateAllocated {
-				frames = f.Events[i].Frames.value()
+			if k, ok := live[b.Address]; ok && b.State == allocator.StateAllocated {
+				br.frames = f.Events[k].Frames.value()
 			} else if same && rb.extra != nil {
-				frames = rb.extra.get("frames")
+				br.frames = rb.extra.get("frames")
 			}
-			e.pairs("frames", orEmpty(frames))
 			if same {
-				e.rest(rb.extra, "frames")
+				br.extra = rb.extra
+			}
+			r.blocks = append(r.blocks, br)
+		}
+		rows[i] = r
+	}
+	return rows
+}
+
+// pairs are the segment's items as written, in order.
+func (r segmentRow) pairs() []item {
+	s := r.s
+	typ := "large"
+	if s.Small {
+		typ = "small"
+	}
+	items := []item{{"device", int64(s.Device)}, {"address", s.Address}, {"total_size", s.TotalSize}, {"allocated_size", s.AllocatedSize},
+		{"active_size", s.ActiveSize}, {"requested_size", s.RequestedSize}, {"stream", s.Stream}, {"segment_type", typ},
+		{"segment_pool_id", r.pool}, {"is_expandable", s.Expandable}, {"frames", orEmpty(r.frames)}}
+	return append(items, restItems(r.extra, "segment_pool_id", "is_expandable", "frames")...)
+}
+
+// pairs are the block's items as written, in order.
+func (r blockRow) pairs() []item {
+	b := r.b
+	items := []item{{"address", b.Address}, {"size", b.Size}, {"requested_size", b.RequestedSize}, {"state", b.State}, {"frames", orEmpty(r.frames)}}
+	return append(items, restItems(r.extra, "frames")...)
+}
+
+// segments writes the segments (segmentRows).
+func (f *File) segments(e *encoder) {
+	rows := f.segmentRows()
+	e.emptyList()
+	e.batches(len(rows), func(i int) {
+		e.emptyDict()
+		e.mark()
+		for _, it := range rows[i].pairs() {
+			e.value(it.key, 0)
+			e.value(it.value, 0)
+		}
+		e.str("blocks")
+		e.emptyList()
+		blocks := rows[i].blocks
+		e.batches(len(blocks), func(k int) {
+			e.emptyDict()
+			e.mark()
+			for _, it := range blocks[k].pairs() {
+				e.value(it.key, 0)
+				e.value(it.value, 0)
 			}
 			e.b('u')
 		})
@@ -243,16 +289,18 @@ func (e *encoder) pairs(kv ...any) {
 
 // rest writes a kept dict's items but those named.
 func (e *encoder) rest(d *dict, but ...string) {
-	if d == nil {
-		return
-	}
-	for _, it := range d.items {
-		if k, ok := it.key.(string); ok && contains(but, k) {
-			continue
-		}
+	for _, it := range restItems(d, but...) {
 		e.value(it.key, 0)
 		e.value(it.value, 0)
 	}
+}
+
+// restItems are a kept dict's items but those named (none for nil).
+func restItems(d *dict, but ...string) []item {
+	if d == nil {
+		return nil
+	}
+	return d.without(but...).items
 }
 
 // encoder writes plain data as protocol 4 opcodes. Strings and the
@@ -456,4 +504,88 @@ func (e *encoder) long(le []byte, unsigned bool) {
 		e.b(0x8a, byte(len(le)))
 	}
 	e.b(le...)
+}
+
+// Pair is one key and value of a Python dict in Objects' form.
+type Pair struct{ Key, Value any }
+
+// Tuple is a Python tuple in Objects' form.
+type Tuple []any
+
+// Objects is the file as the Python objects its pickle holds (what
+// torch.cuda.memory._snapshot() returns, and _dump_snapshot pickles):
+// a dict as its Pairs in order, a list as []any, a tuple as Tuple, ints
+// as int64, uint64 or *big.Int, bytes as []byte, floats, strs, bools and
+// None (nil).
+func (f *File) Objects() any {
+	top := &dict{}
+	segs := &list{}
+	for _, r := range f.segmentRows() {
+		d := &dict{items: r.pairs()}
+		blocks := &list{}
+		for _, b := range r.blocks {
+			blocks.items = append(blocks.items, &dict{items: b.pairs()})
+		}
+		d.items = append(d.items, item{"blocks", blocks})
+		segs.items = append(segs.items, d)
+	}
+	top.items = append(top.items, item{"segments", segs})
+	traces := &list{}
+	for range f.Device {
+		traces.items = append(traces.items, &list{})
+	}
+	events := &list{items: make([]any, len(f.Events))}
+	for i, ev := range f.Events {
+		events.items[i] = ev.asDict()
+	}
+	traces.items = append(traces.items, events)
+	top.items = append(top.items, item{"device_traces", traces}, item{"allocator_settings", f.settings()})
+	if f.From == nil || f.From.rest.get("external_annotations") == nil {
+		top.items = append(top.items, item{"external_annotations", &list{}})
+	}
+	if f.From != nil {
+		top.items = append(top.items, restItems(f.From.rest, "allocator_settings")...)
+	}
+	return exported(top)
+}
+
+// exported is a value of the pickle's plain form in Objects' form.
+func exported(v any) any {
+	switch v := v.(type) {
+	case *dict:
+		pairs := make([]Pair, len(v.items))
+		for i, it := range v.items {
+			pairs[i] = Pair{exported(it.key), exported(it.value)}
+		}
+		return pairs
+	case *list:
+		items := make([]any, len(v.items))
+		for i, x := range v.items {
+			items[i] = exported(x)
+		}
+		return items
+	case tuple:
+		items := make(Tuple, len(v))
+		for i, x := range v {
+			items[i] = exported(x)
+		}
+		return items
+	case Stack:
+		return exported(v.value())
+	case int:
+		return int64(v)
+	case pyBytes:
+		return []byte(v)
+	case *bigInt:
+		be := make([]byte, len(v.le))
+		for i, b := range v.le {
+			be[len(be)-1-i] = b
+		}
+		n := new(big.Int).SetBytes(be)
+		if len(be) > 0 && be[0]&0x80 != 0 { // two's complement: negative
+			n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(8*len(be))))
+		}
+		return n
+	}
+	return v
 }

@@ -139,6 +139,20 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		}
 		return eval.None, nil
 	})
+	b.fn(mem, "_snapshot", "_snapshot(device=None): the current device's segments and history as the dict _dump_snapshot pickles", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if _, err := in.ArgSpec("_snapshot", args, kw, 0, "device"); err != nil {
+			return nil, err
+		}
+		objs, err := b.S.SnapshotObjects(b.S.CurrentDevice())
+		if err != nil {
+			return nil, b.pyErr(err)
+		}
+		v, err := pyObject(in, objs)
+		if err != nil {
+			return nil, b.pyErr(err)
+		}
+		return v, nil
+	})
 	in.AddModule("torch.cuda.memory", mem)
 	m.Set(in, "memory", mem)
 	in.Decref(mem)

@@ -1,7 +1,12 @@
 package torchpy
 
 import (
+	"fmt"
+	"math"
+	"math/big"
+
 	"github.com/gpumemrepl/gpumemrepl/allocator"
+	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 	"github.com/gpumemrepl/gpumemrepl/repl/eval"
 )
 
@@ -62,4 +67,63 @@ func (b *Binding) segmentDict(in *eval.Interp, s allocator.SegmentInfo) *eval.Di
 func setNew(in *eval.Interp, d *eval.Dict, k string, v eval.Value) {
 	in.SetStr(d, k, v)
 	in.Decref(v)
+}
+
+// pyObject is a value of snapshot.File.Objects as a new Python object
+// (a new reference).
+func pyObject(in *eval.Interp, v any) (eval.Value, error) {
+	switch v := v.(type) {
+	case []snapshot.Pair:
+		d := in.NewDict()
+		for _, p := range v {
+			k, err := pyObject(in, p.Key)
+			if err != nil {
+				in.Decref(d)
+				return nil, err
+			}
+			x, err := pyObject(in, p.Value)
+			if err == nil {
+				err = in.SetItem(d, k, x)
+				in.Decref(x)
+			}
+			in.Decref(k)
+			if err != nil {
+				in.Decref(d)
+				return nil, err
+			}
+		}
+		return d, nil
+	case []any, snapshot.Tuple:
+		src, _ := v.([]any)
+		if t, ok := v.(snapshot.Tuple); ok {
+			src = t
+		}
+		items := make([]eval.Value, len(src))
+		for i, x := range src {
+			o, err := pyObject(in, x)
+			if err != nil {
+				for _, made := range items[:i] {
+					in.Decref(made)
+				}
+				return nil, err
+			}
+			items[i] = o
+		}
+		if _, ok := v.(snapshot.Tuple); ok {
+			return in.NewTuple(items), nil
+		}
+		return in.NewList(items), nil
+	case uint64:
+		if v > math.MaxInt64 {
+			return new(big.Int).SetUint64(v), nil
+		}
+		return int64(v), nil
+	case nil:
+		return eval.None, nil
+	case int64, float64, string, bool, *big.Int:
+		return v, nil
+	case []byte:
+		return eval.Bytes(v), nil
+	}
+	return nil, fmt.Errorf("a snapshot value of type %T", v)
 }
