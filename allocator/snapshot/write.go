@@ -224,24 +224,26 @@ func (f *File) segments(e *encoder) {
 	e.batches(len(rows), func(i int) {
 		e.emptyDict()
 		e.mark()
-		for _, it := range rows[i].pairs() {
-			e.value(it.key, 0)
-			e.value(it.value, 0)
-		}
+		e.items(rows[i].pairs())
 		e.str("blocks")
 		e.emptyList()
 		blocks := rows[i].blocks
 		e.batches(len(blocks), func(k int) {
 			e.emptyDict()
 			e.mark()
-			for _, it := range blocks[k].pairs() {
-				e.value(it.key, 0)
-				e.value(it.value, 0)
-			}
+			e.items(blocks[k].pairs())
 			e.b('u')
 		})
 		e.b('u')
 	})
+}
+
+// items writes key, value items of a dict being written.
+func (e *encoder) items(items []item) {
+	for _, it := range items {
+		e.value(it.key, 0)
+		e.value(it.value, 0)
+	}
 }
 
 // orEmpty is v, or the shared empty list for none.
@@ -288,12 +290,7 @@ func (e *encoder) pairs(kv ...any) {
 }
 
 // rest writes a kept dict's items but those named.
-func (e *encoder) rest(d *dict, but ...string) {
-	for _, it := range restItems(d, but...) {
-		e.value(it.key, 0)
-		e.value(it.value, 0)
-	}
-}
+func (e *encoder) rest(d *dict, but ...string) { e.items(restItems(d, but...)) }
 
 // restItems are a kept dict's items but those named (none for nil).
 func restItems(d *dict, but ...string) []item {
