@@ -16,11 +16,15 @@ import (
 // handles; names, lists and other Python references are its business.
 
 // BeginStep starts a step: the events and output of the last one are
-// cleared, and so is a pending interrupt.
+// cleared. A pending interrupt stays: one that came between the line
+// being read and its step starting is the step's (ClearInterrupt).
 func (s *Session) BeginStep() {
 	s.events = s.events[:0]
-	s.interrupted.Store(false)
 }
+
+// ClearInterrupt forgets a pending interrupt: the prompt calls it as a
+// line is read, before its steps run.
+func (s *Session) ClearInterrupt() { s.interrupted.Store(false) }
 
 // Events are what the session did since BeginStep, in words, in order.
 func (s *Session) Events() []string { return slices.Clone(s.events) }

@@ -69,6 +69,9 @@ func (r *Runner) Interactive() int {
 	var block []string // the lines of the statement being typed, for history
 	for {
 		line, err := rl.Readline()
+		// Ctrl-C at the prompt is readline's (raw mode); a SIGINT from
+		// here on, even before the line's step starts, interrupts it
+		r.Session.ClearInterrupt()
 		if errors.Is(err, readline.ErrInterrupt) {
 			if len(py.buf) > 0 { // Ctrl-C abandons the block being typed
 				py.buf, block = nil, nil
