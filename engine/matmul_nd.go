@@ -111,8 +111,10 @@ func swapLast(xs []int64) []int64 {
 // matrix on the left transposed), the result viewed back, and when
 // transpose and a matrix, transposed and made contiguous.
 func (s *Session) matmulFolded(a, b *Tensor, transpose bool) (*Tensor, error) {
-	t1, t2 := share(a), share(b)
-	if transpose {
+	var t1, t2 *Tensor
+	if !transpose {
+		t1, t2 = share(a), share(b)
+	} else {
 		var err error
 		if t1, err = s.Run(Ops["transpose"], Args{b, int64(-2), int64(-1)}); err != nil {
 			return nil, err
