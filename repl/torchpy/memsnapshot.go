@@ -93,26 +93,18 @@ func pyObject(in *eval.Interp, v any) (eval.Value, error) {
 			}
 		}
 		return d, nil
-	case []any, snapshot.Tuple:
-		src, _ := v.([]any)
-		if t, ok := v.(snapshot.Tuple); ok {
-			src = t
-		}
-		items := make([]eval.Value, len(src))
-		for i, x := range src {
-			o, err := pyObject(in, x)
-			if err != nil {
-				for _, made := range items[:i] {
-					in.Decref(made)
-				}
-				return nil, err
-			}
-			items[i] = o
-		}
-		if _, ok := v.(snapshot.Tuple); ok {
-			return in.NewTuple(items), nil
+	case []any:
+		items, err := pyItems(in, v)
+		if err != nil {
+			return nil, err
 		}
 		return in.NewList(items), nil
+	case snapshot.Tuple:
+		items, err := pyItems(in, v)
+		if err != nil {
+			return nil, err
+		}
+		return in.NewTuple(items), nil
 	case uint64:
 		if v > math.MaxInt64 {
 			return new(big.Int).SetUint64(v), nil
@@ -126,4 +118,21 @@ func pyObject(in *eval.Interp, v any) (eval.Value, error) {
 		return eval.Bytes(v), nil
 	}
 	return nil, fmt.Errorf("a snapshot value of type %T", v)
+}
+
+// pyItems are the values of a list or tuple of snapshot.File.Objects as
+// new Python objects.
+func pyItems(in *eval.Interp, src []any) ([]eval.Value, error) {
+	items := make([]eval.Value, len(src))
+	for i, x := range src {
+		o, err := pyObject(in, x)
+		if err != nil {
+			for _, made := range items[:i] {
+				in.Decref(made)
+			}
+			return nil, err
+		}
+		items[i] = o
+	}
+	return items, nil
 }
