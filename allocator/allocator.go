@@ -190,7 +190,7 @@ func (a *Allocator) MallocOn(stream, size uint64) (uint64, error) {
 		}
 	}
 	p := a.allocFoundBlock(b, at, s, size)
-	if a.pend.blocks[bucketSmall].Current+a.pend.blocks[bucketLarge].Current > 0 {
+	if len(a.pend.queue) > 0 { // some block waits for its events
 		a.notePendingPeaks()
 	}
 	return p, nil

@@ -11,7 +11,9 @@ type Stat struct {
 // follows.
 func (s *Stat) Increase(n int64) {
 	s.Current += n
-	s.Peak = max(s.Peak, s.Current)
+	if s.Current > s.Peak {
+		s.Peak = s.Current
+	}
 	s.Allocated += n
 }
 
@@ -38,7 +40,7 @@ type StatArray [numBuckets]Stat
 
 func (a *StatArray) increase(small bool, n int64) {
 	a[poolBucket(small)].Increase(n)
-	a[bucketAll].Peak = max(a[bucketAll].Peak, a[bucketSmall].Current+a[bucketLarge].Current)
+	a.notePeakAll()
 }
 
 func (a *StatArray) decrease(small bool, n int64) {
@@ -52,10 +54,21 @@ func (a *StatArray) decrease(small bool, n int64) {
 func (a *StatArray) change(small bool, n int64) {
 	s := &a[poolBucket(small)]
 	s.Current += n
-	s.Peak = max(s.Peak, s.Current)
+	if s.Current > s.Peak {
+		s.Peak = s.Current
+	}
 	s.Allocated += max(n, 0)
 	s.Freed += max(-n, 0)
-	a[bucketAll].Peak = max(a[bucketAll].Peak, a[bucketSmall].Current+a[bucketLarge].Current)
+	a.notePeakAll()
+}
+
+// notePeakAll raises all's peak to the pools' current sum. A new peak is
+// rare once a run warms up, so the test is a branch that is predicted,
+// and no store is made when the peak stays.
+func (a *StatArray) notePeakAll() {
+	if c := a[bucketSmall].Current + a[bucketLarge].Current; c > a[bucketAll].Peak {
+		a[bucketAll].Peak = c
+	}
 }
 
 // settle fills in all's current, allocated and freed from the pools.
