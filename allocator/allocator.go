@@ -31,8 +31,13 @@ type Allocator struct {
 	// freeBlocksCalls are get_free_blocks_call_count of the small and
 	// the large pool, shared by the streams.
 	freeBlocksCalls [2]int64
-	active          activeSet // handed-out blocks by address
-	stats           Stats
+	// active is the handed-out blocks by address, for the calls that
+	// name a block by its address. MallocHandle and FreeHandle, which
+	// name it by handle, leave it stale instead of paying its hashing on
+	// every call; activeTable rebuilds it when it is next needed.
+	active      activeSet
+	activeStale bool
+	stats       Stats
 
 	totalAllocated uint64 // bytes obtained from the device
 	limit          uint64 // allowed_memory_maximum; valid when hasLimit
@@ -171,14 +176,44 @@ func (a *Allocator) Malloc(size uint64) (uint64, error) { return a.MallocOn(0, s
 // MallocOn is Malloc on a CUDA stream (cudaStream_t's value; 0 is the
 // default stream). A block freed by one stream serves only that stream.
 func (a *Allocator) MallocOn(stream, size uint64) (uint64, error) {
+	b, err := a.malloc(stream, size)
+	if b == nil {
+		return 0, err
+	}
+	if !a.activeStale {
+		a.active.put(b.ptr, b)
+	}
+	return b.ptr, nil
+}
+
+// A Handle names a live block for FreeHandle: its arena id plus one, so
+// that 0 names none.
+type Handle uint32
+
+// MallocHandle is MallocOn for a caller that frees the block by its
+// handle (FreeHandle), as a trace replay does: no table by address is
+// kept on the way. A request of 0 bytes gives the address 0 and the
+// handle 0.
+func (a *Allocator) MallocHandle(stream, size uint64) (uint64, Handle, error) {
+	b, err := a.malloc(stream, size)
+	a.activeStale = true
+	if b == nil {
+		return 0, 0, err
+	}
+	return b.ptr, Handle(b.id + 1), nil
+}
+
+// malloc is malloc on stream: the block handed out, nil for a request of
+// 0 bytes or with the error.
+func (a *Allocator) malloc(stream, size uint64) (*Block, error) {
 	if len(a.pend.queue) > 0 {
 		a.processEvents()
 	}
 	if size == 0 {
-		return 0, nil
+		return nil, nil
 	}
 	if size >= maxRequest {
-		return 0, &OutOfMemoryError{Huge: true}
+		return nil, &OutOfMemoryError{Huge: true}
 	}
 	s := a.roundSize(size)
 	pool := a.poolsOf(stream).pool(s <= kSmallSize)
@@ -186,14 +221,30 @@ func (a *Allocator) MallocOn(stream, size uint64) (uint64, error) {
 	if b == nil {
 		var err error
 		if b, err = a.newSegment(pool, s, a.cfg.allocationSize(s)); err != nil {
-			return 0, err
+			return nil, err
 		}
 	}
-	p := a.allocFoundBlock(b, at, s, size)
+	h := a.allocFoundBlock(b, at, s, size)
 	if len(a.pend.queue) > 0 { // some block waits for its events
 		a.notePendingPeaks()
 	}
-	return p, nil
+	return h, nil
+}
+
+// activeTable is the handed-out blocks by address, rebuilt from the
+// arena if handle calls left it stale: every block marked allocated
+// whose free does not wait for events.
+func (a *Allocator) activeTable() *activeSet {
+	if a.activeStale {
+		a.activeStale = false
+		a.active = activeSet{}
+		for _, b := range a.arena.blocks {
+			if b.allocated && b.eventCount == 0 {
+				a.active.put(b.ptr, b)
+			}
+		}
+	}
+	return &a.active
 }
 
 // newSegment runs the slow path of malloc: GC, a new segment, then
@@ -310,9 +361,9 @@ func (a *Allocator) shouldSplit(b *Block, s uint64) bool {
 var splitRemainder = [2]uint64{kSmallSize + 1, kMinBlockSize}
 
 // allocFoundBlock is alloc_found_block: split b if the rule says so and
-// hand out its front. at is b's place in its pool, or a cursor without a
-// leaf for a new segment's block, which is in no pool.
-func (a *Allocator) allocFoundBlock(b *Block, at poolCursor, s, orig uint64) uint64 {
+// hand out its front, which it returns. at is b's place in its pool, or a
+// cursor without a leaf for a new segment's block, which is in no pool.
+func (a *Allocator) allocFoundBlock(b *Block, at poolCursor, s, orig uint64) *Block {
 	small := b.pool.isSmall
 	alreadySplit := b.isSplit()
 	h := b
@@ -352,14 +403,13 @@ func (a *Allocator) allocFoundBlock(b *Block, at poolCursor, s, orig uint64) uin
 	}
 	h.allocated = true
 	h.requestedSize = orig
-	a.active.put(h.ptr, h)
 	a.stats.Allocation.increase(small, 1)
 	a.stats.AllocatedBytes.increase(small, int64(h.size))
 	a.stats.RequestedBytes.increase(small, int64(orig))
 	if h.size >= a.cfg.MaxSplitSize {
 		a.stats.OversizeAllocs.Increase(1)
 	}
-	return h.ptr
+	return h
 }
 
 // Free returns an allocation to the cache. An address that is not live is
@@ -373,10 +423,57 @@ func (a *Allocator) Free(ptr uint64) error {
 // of other streams it was used on (RecordStream): its free then completes
 // later, told through StreamEvents.FreeCompleted.
 func (a *Allocator) FreeWaiting(ptr uint64) (waiting bool, err error) {
-	b, ok := a.active.take(ptr)
+	b, ok := a.activeTable().take(ptr)
 	if !ok {
 		return false, fmt.Errorf("free(%#x): %w", ptr, ErrUnknownPointer)
 	}
+	return a.free(b), nil
+}
+
+// FreeHandle is Free of the block MallocHandle named h. A handle whose
+// block is not live is refused with ErrUnknownPointer and changes
+// nothing; a handle kept past its block's free may name a later block,
+// which FreeHandle cannot tell, so each is freed once.
+func (a *Allocator) FreeHandle(h Handle) error {
+	b := a.handleBlock(h)
+	if b == nil {
+		return unknownHandle(h)
+	}
+	a.activeStale = true
+	a.free(b)
+	return nil
+}
+
+// handleBlock is the live block h names, or nil.
+func (a *Allocator) handleBlock(h Handle) *Block {
+	i := int(h) - 1
+	if uint(i) >= uint(len(a.arena.blocks)) {
+		return nil
+	}
+	if b := a.arena.blocks[i]; b.allocated && b.eventCount == 0 {
+		return b
+	}
+	return nil
+}
+
+// unknownHandle is FreeHandle's error for h, apart so that FreeHandle's
+// frame holds nothing for the rare case.
+//
+//go:noinline
+func unknownHandle(h Handle) error { return fmt.Errorf("free(handle %d): %w", h, ErrUnknownPointer) }
+
+// HandleAddress is the address of the live block h names; 0 if h names
+// none.
+func (a *Allocator) HandleAddress(h Handle) uint64 {
+	if b := a.handleBlock(h); b != nil {
+		return b.ptr
+	}
+	return 0
+}
+
+// free is free of the live block b, out of the active table: it reports
+// whether b waits for the events of other streams it was used on.
+func (a *Allocator) free(b *Block) (waiting bool) {
 	small := b.pool.isSmall
 	a.stats.Allocation.decrease(small, 1)
 	a.stats.AllocatedBytes.decrease(small, int64(b.size))
@@ -384,11 +481,11 @@ func (a *Allocator) FreeWaiting(ptr uint64) (waiting bool, err error) {
 		a.stats.OversizeAllocs.Decrease(1)
 	}
 	if a.pend.streamUses != nil && a.deferFree(b) {
-		return true, nil
+		return true
 	}
 	b.allocated = false
 	a.freeBlock(b)
-	return false, nil
+	return false
 }
 
 // freeBlock is free_block: merge b with free neighbours and cache it.
@@ -528,7 +625,7 @@ func (a *Allocator) EmptyCache() error { return a.releaseCachedBlocks() }
 // the end of a process does; the allocator is empty afterwards.
 func (a *Allocator) Close() error {
 	var live []uint64
-	a.active.each(func(b *Block) { live = append(live, b.ptr) })
+	a.activeTable().each(func(b *Block) { live = append(live, b.ptr) })
 	for _, p := range live {
 		if err := a.Free(p); err != nil {
 			return err

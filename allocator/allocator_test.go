@@ -211,13 +211,19 @@ var fuzzConfigs = []string{
 }
 
 // runRandom drives random ops and checks the invariants after each.
+// Blocks are handed out and freed by address or by handle at random, so
+// that the table by address is used both kept and rebuilt.
 func runRandom(t testing.TB, seed uint64, conf string, limit uint64, n int) {
 	a := newTest(t, conf)
 	if limit > 0 {
 		a.SetMemoryFraction(float64(limit) / sim.H200Total)
 	}
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	var live []uint64
+	type block struct {
+		ptr uint64
+		h   Handle
+	}
+	var live []block
 	for i := 0; i < n; i++ {
 		switch r := rng.IntN(100); {
 		case r < 2:
@@ -227,7 +233,14 @@ func runRandom(t testing.TB, seed uint64, conf string, limit uint64, n int) {
 		case r < 55 || len(live) == 0:
 			size := uint64(1) << rng.IntN(31)
 			size += rng.Uint64N(size)
-			p, err := a.MallocOn(uint64(rng.IntN(3))<<8, size) // the default stream or one of two others
+			stream := uint64(rng.IntN(3)) << 8 // the default stream or one of two others
+			var b block
+			var err error
+			if rng.IntN(2) == 0 {
+				b.ptr, err = a.MallocOn(stream, size)
+			} else {
+				b.ptr, b.h, err = a.MallocHandle(stream, size)
+			}
 			var oom *OutOfMemoryError
 			if errors.As(err, &oom) {
 				continue
@@ -235,10 +248,14 @@ func runRandom(t testing.TB, seed uint64, conf string, limit uint64, n int) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			live = append(live, p)
+			live = append(live, b)
 		default:
 			k := rng.IntN(len(live))
-			if err := a.Free(live[k]); err != nil {
+			free := func() error { return a.Free(live[k].ptr) }
+			if h := live[k].h; h != 0 && rng.IntN(2) == 0 {
+				free = func() error { return a.FreeHandle(h) }
+			}
+			if err := free(); err != nil {
 				t.Fatalf("op %d: %v", i, err)
 			}
 			live = append(live[:k], live[k+1:]...)
@@ -263,6 +280,61 @@ func FuzzInvariants(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed uint64, conf uint8, limitMiB uint16) {
 		runRandom(t, seed, fuzzConfigs[int(conf)%len(fuzzConfigs)], uint64(limitMiB)*MiB, 400)
 	})
+}
+
+// A block handed out by handle is known by its address too, and one
+// freed by handle is freed for both; a handle without a live block is
+// refused and changes nothing.
+func TestHandles(t *testing.T) {
+	a := newTest(t, "")
+	p, h, err := a.MallocHandle(0, 3*MiB)
+	if err != nil || h == 0 {
+		t.Fatalf("MallocHandle: %v, handle %d", err, h)
+	}
+	if _, h0, _ := a.MallocHandle(0, 0); h0 != 0 {
+		t.Errorf("a request of 0 bytes got handle %d", h0)
+	}
+	q, err := a.MallocOn(0, 512)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := a.Snapshot(); len(s) != 2 || s[0].AllocatedSize+s[1].AllocatedSize != 3*MiB+512 {
+		t.Errorf("the snapshot after a handle's malloc: %+v", s)
+	}
+	if got := a.HandleAddress(h); got != p {
+		t.Errorf("HandleAddress = %#x, want %#x", got, p)
+	}
+	if err := a.FreeHandle(h); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.HandleAddress(h); got != 0 {
+		t.Errorf("HandleAddress of a freed block = %#x, want 0", got)
+	}
+	snap := a.Stats()
+	for _, bad := range []Handle{h, 0, 1 << 20} {
+		if err := a.FreeHandle(bad); !errors.Is(err, ErrUnknownPointer) {
+			t.Errorf("FreeHandle(%d) = %v, want ErrUnknownPointer", bad, err)
+		}
+	}
+	if err := a.Free(p); !errors.Is(err, ErrUnknownPointer) {
+		t.Errorf("Free of the address a handle freed = %v, want ErrUnknownPointer", err)
+	}
+	if a.Stats() != snap {
+		t.Errorf("a refused free changed the stats")
+	}
+	p2, _, _ := a.MallocHandle(0, 3*MiB)
+	if err := a.Free(p2); err != nil {
+		t.Errorf("Free of the address of a handle's block: %v", err)
+	}
+	if err := a.Free(q); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.CheckInvariants(); err != nil {
+		t.Fatal(err)
+	}
+	if st := a.Stats(); st.Allocation[bucketAll].Current != 0 {
+		t.Errorf("%d blocks still allocated", st.Allocation[bucketAll].Current)
+	}
 }
 
 // Close frees what is live and returns every segment: the device is as

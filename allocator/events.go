@@ -49,7 +49,7 @@ func (a *Allocator) SetStreamEvents(e StreamEvents) { a.pend.events = e }
 // ptr is used on stream, so its free will wait for that stream's work
 // queued until then. Its own allocation stream needs no event.
 func (a *Allocator) RecordStream(ptr, stream uint64) error {
-	b, ok := a.active.get(ptr)
+	b, ok := a.activeTable().get(ptr)
 	if !ok {
 		return fmt.Errorf("record_stream(%#x): %w", ptr, ErrUnknownPointer)
 	}

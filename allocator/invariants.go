@@ -57,7 +57,7 @@ func (a *Allocator) CheckInvariants() error {
 		}
 	}
 	st, want := a.Stats(), want.settled()
-	if got := int64(a.active.n); got != st.Allocation[bucketAll].Current {
+	if got := int64(a.activeTable().n); got != st.Allocation[bucketAll].Current {
 		return fmt.Errorf("active: %d blocks, stat says %d", got, st.Allocation[bucketAll].Current)
 	}
 	checks := []struct {

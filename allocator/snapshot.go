@@ -49,7 +49,7 @@ func (a *Allocator) Snapshot() []SegmentInfo {
 			heads = append(heads, b)
 		}
 	}
-	a.active.each(isHead)
+	a.activeTable().each(isHead)
 	for _, e := range a.pend.queue {
 		if !slices.Contains(heads, e.b) {
 			isHead(e.b)

@@ -82,8 +82,8 @@ type Replayer struct {
 	Observe func(action string, ptr, size uint64)
 	// Progress, when set, hears every 4096 ops how far the replay is.
 	Progress func(done, total int)
-	steps    []step   // the trace's ops, packed as Step reads them
-	ptrs     []uint64 // by op slot (dense id); 0 when not live
+	steps    []step             // the trace's ops, packed as Step reads them
+	live     []allocator.Handle // by op slot (dense id); 0 when not live
 	next     int
 }
 
@@ -102,7 +102,7 @@ func NewReplayer(t *Trace, a *allocator.Allocator) *Replayer {
 	for i, op := range t.Ops {
 		steps[i] = step{op.Size, op.Stream, op.slot, op.kind}
 	}
-	return &Replayer{A: a, steps: steps, ptrs: make([]uint64, t.slots)}
+	return &Replayer{A: a, steps: steps, live: make([]allocator.Handle, t.slots)}
 }
 
 // Done reports whether every op has run.
@@ -116,25 +116,25 @@ func (r *Replayer) Step() (oom error, err error) {
 	r.next++
 	switch op.kind {
 	case opAlloc:
-		p, e := r.A.MallocOn(op.stream, op.size)
+		p, h, e := r.A.MallocHandle(op.stream, op.size)
 		if e != nil {
 			return r.allocFailed(i, e)
 		}
-		r.ptrs[op.slot] = p
+		r.live[op.slot] = h
 		if r.Observe != nil {
 			r.Observe("alloc", p, op.size)
 		}
 	case opFree:
-		p := r.ptrs[op.slot]
-		if p == 0 {
+		h := r.live[op.slot]
+		if h == 0 {
 			// PyTorch's alloc of this id raised OOM; nothing to free.
 			return nil, nil
 		}
-		r.ptrs[op.slot] = 0
+		r.live[op.slot] = 0
 		if r.Observe != nil {
-			r.Observe("free", p, 0)
+			r.Observe("free", r.A.HandleAddress(h), 0)
 		}
-		if e := r.A.Free(p); e != nil {
+		if e := r.A.FreeHandle(h); e != nil {
 			return nil, opError(i, e)
 		}
 	case opEmptyCache:
@@ -189,12 +189,12 @@ func (r *Replayer) Run(each func(i int, oom error) error) error {
 // Rewind frees what the replay holds and restarts it on the same
 // allocator, whose cache stays: the next run starts warm.
 func (r *Replayer) Rewind() error {
-	for id, p := range r.ptrs {
-		if p != 0 {
-			if err := r.A.Free(p); err != nil {
+	for slot, h := range r.live {
+		if h != 0 {
+			if err := r.A.FreeHandle(h); err != nil {
 				return err
 			}
-			r.ptrs[id] = 0
+			r.live[slot] = 0
 		}
 	}
 	r.next = 0
@@ -205,9 +205,14 @@ func (r *Replayer) Rewind() error {
 func (r *Replayer) Reset(a *allocator.Allocator) {
 	r.A = a
 	r.next = 0
-	clear(r.ptrs)
+	clear(r.live)
 }
 
 // Live returns the address of the block op i allocated, while it is
 // live in the replay; 0 otherwise.
-func (r *Replayer) Live(i int) uint64 { return r.ptrs[r.steps[i].slot] }
+func (r *Replayer) Live(i int) uint64 {
+	if h := r.live[r.steps[i].slot]; h != 0 {
+		return r.A.HandleAddress(h)
+	}
+	return 0
+}
