@@ -176,14 +176,15 @@ func (a *Allocator) Malloc(size uint64) (uint64, error) { return a.MallocOn(0, s
 // MallocOn is Malloc on a CUDA stream (cudaStream_t's value; 0 is the
 // default stream). A block freed by one stream serves only that stream.
 func (a *Allocator) MallocOn(stream, size uint64) (uint64, error) {
-	b, err := a.malloc(stream, size)
-	if b == nil {
-		return 0, err
+	// MallocHandle marks the table by address stale; a kept table stays
+	// kept here, with the new block put in it.
+	stale := a.activeStale
+	p, h, err := a.MallocHandle(stream, size)
+	a.activeStale = stale
+	if h != 0 && !stale {
+		a.active.put(p, a.arena.get(uint32(h-1)))
 	}
-	if !a.activeStale {
-		a.active.put(b.ptr, b)
-	}
-	return b.ptr, nil
+	return p, err
 }
 
 // A Handle names a live block for FreeHandle: its arena id plus one, so
@@ -195,25 +196,14 @@ type Handle uint32
 // kept on the way. A request of 0 bytes gives the address 0 and the
 // handle 0.
 func (a *Allocator) MallocHandle(stream, size uint64) (uint64, Handle, error) {
-	b, err := a.malloc(stream, size)
-	a.activeStale = true
-	if b == nil {
-		return 0, 0, err
-	}
-	return b.ptr, Handle(b.id + 1), nil
-}
-
-// malloc is malloc on stream: the block handed out, nil for a request of
-// 0 bytes or with the error.
-func (a *Allocator) malloc(stream, size uint64) (*Block, error) {
 	if len(a.pend.queue) > 0 {
 		a.processEvents()
 	}
 	if size == 0 {
-		return nil, nil
+		return 0, 0, nil
 	}
 	if size >= maxRequest {
-		return nil, &OutOfMemoryError{Huge: true}
+		return 0, 0, &OutOfMemoryError{Huge: true}
 	}
 	s := a.roundSize(size)
 	pool := a.poolsOf(stream).pool(s <= kSmallSize)
@@ -221,14 +211,15 @@ func (a *Allocator) malloc(stream, size uint64) (*Block, error) {
 	if b == nil {
 		var err error
 		if b, err = a.newSegment(pool, s, a.cfg.allocationSize(s)); err != nil {
-			return nil, err
+			return 0, 0, err
 		}
 	}
 	h := a.allocFoundBlock(b, at, s, size)
 	if len(a.pend.queue) > 0 { // some block waits for its events
 		a.notePendingPeaks()
 	}
-	return h, nil
+	a.activeStale = true
+	return h.ptr, Handle(h.id + 1), nil
 }
 
 // activeTable is the handed-out blocks by address, rebuilt from the
