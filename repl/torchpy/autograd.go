@@ -73,6 +73,9 @@ func (b *Binding) gradModes(torch *eval.ModuleObj) {
 	ag := b.autogradModule(b.in)
 	b.in.AddModule("torch.autograd", ag)
 	torch.Set(b.in, "autograd", ag)
+	graph := b.autogradGraphModule(b.in)
+	b.in.AddModule("torch.autograd.graph", graph)
+	ag.Set(b.in, "graph", graph)
 }
 
 // declareGradModes declares no_grad, enable_grad, inference_mode,
@@ -248,7 +251,7 @@ const accStreamWarning = "The AccumulateGrad node's stream does not match the st
 // warnStreamMismatch warns accStreamWarning after the first backward
 // that needs it.
 func (b *Binding) warnStreamMismatch() error {
-	if !b.S.AccumulateGradStreamMismatch() || b.accWarned {
+	if !b.S.AccumulateGradStreamMismatch() || b.accWarned || b.accWarnOff {
 		return nil
 	}
 	b.accWarned = true

@@ -278,6 +278,31 @@ func TestAccumulateGradStreamWarning(t *testing.T) {
 	}
 }
 
+// TestAccumulateGradStreamWarningOff: after
+// torch.autograd.graph.set_warn_on_accumulate_grad_stream_mismatch(False)
+// the backward of streams_warn_off.py line 18 does not warn; after True,
+// line 29's does, once, as PyTorch did (streams_warn_off.stderr).
+func TestAccumulateGradStreamWarningOff(t *testing.T) {
+	got, want := scriptStderr(t, filepath.Join("..", "..", "testdata", "pyrules", "streams_warn_off.py"))
+	if strings.Count(want, "UserWarning") != 1 {
+		t.Fatalf("the recording warned %d times, want 1", strings.Count(want, "UserWarning"))
+	}
+	if strings.Count(got, "UserWarning") != 1 || !strings.Contains(got, "streams_warn_off.py:29: UserWarning: ") {
+		t.Errorf("stderr %q, want one UserWarning at line 29", got)
+	}
+}
+
+// TestSavedTensorsHooksRefused: torch.autograd.graph's saved-tensor
+// hooks move saved tensors by Python callbacks the tool does not model:
+// it says so at the call, not with an AttributeError.
+func TestSavedTensorsHooksRefused(t *testing.T) {
+	src := "import torch\nwith torch.autograd.graph.save_on_cpu(pin_memory=True):\n    pass\n"
+	want := "error: 2:6: NotImplementedError: gpumemrepl does not model torch.autograd.graph.save_on_cpu yet, so it cannot say what memory it uses\n"
+	if got := runSource(t, 1, src); got != want {
+		t.Errorf("printed %q, want %q", got, want)
+	}
+}
+
 // TestStreamContextOfAnotherDevice: with s1: for a stream of cuda:1
 // makes cuda:1 the current device inside and restores cuda:0 and both
 // devices' streams after (torch.Stream.__enter__ and __exit__), and

@@ -106,6 +106,9 @@ type Binding struct {
 	// accWarned is set once a backward warned that a leaf's
 	// AccumulateGrad took a gradient of another stream (once a process).
 	accWarned bool
+	// accWarnOff is set by
+	// torch.autograd.graph.set_warn_on_accumulate_grad_stream_mismatch(False).
+	accWarnOff bool
 }
 
 // label is what an event calls a dying tensor: "" for a temporary
