@@ -55,57 +55,78 @@ func (s *Session) IndexTensor(x *Tensor, d int, idxs []*Tensor) (*Tensor, error)
 }
 
 // indexBackward is IndexBackward0's backward for k index tensors of n
-// elements each: each one's wrapped copy, then that times its
-// dimension's stride, the copy freed; from the second on, that product
-// added into the first's and freed.
+// elements each: zeros of the input's shape, then index_put_'s
+// temporaries on the GPU (indexPutTemps).
 func indexBackward(n uint64, k int) backward {
 	return func(s *Session, nd *node, g *Tensor) ([]*Tensor, error) {
 		dev := g.Device()
-		switch {
-		case dev.CUDA && n > maxOneTileSort:
+		if dev.CUDA && n > maxOneTileSort {
 			return []*Tensor{nil}, NotModelledError(fmt.Sprintf("the backward of advanced indexing by more than %d indices (CUB's radix sort of several tiles)", maxOneTileSort))
 		}
 		grad, err := s.alloc(nd.inputs[0].shape, g.DType, dev)
 		if err != nil || !dev.CUDA || n == 0 {
 			return []*Tensor{grad}, err
 		}
-		var flat *storage
+		return []*Tensor{grad}, s.indexPutTemps(g, n, k, nil)
+	}
+}
+
+// indexPutTemps allocates and frees what index_put_ with accumulate
+// takes on the GPU to put the values g at k index tensors of n (> 0)
+// elements each: each index's wrapped copy, then that times its
+// dimension's stride, the copy freed; from the second on, that product
+// added into the first's and freed; then expanded (a bool mask's
+// nonzero, whose columns were the indices; nil for index tensors) let
+// go; g's dense copy when it is not contiguous, the sort's three int64
+// temporaries and CUB's scratch, freed newest first, and the flattened
+// index last.
+func (s *Session) indexPutTemps(g *Tensor, n uint64, k int, expanded *Tensor) error {
+	dev := g.Device()
+	var flat *storage
+	defer func() { s.release(flat) }() // last
+	err := func() error {
 		for i := range k {
 			wrapped, err := s.newStorage(dev, 8*n, false)
 			if err != nil {
-				return []*Tensor{grad}, err
+				return err
 			}
 			scaled, err := s.newStorage(dev, 8*n, false)
 			s.release(wrapped)
 			if err != nil {
-				return []*Tensor{grad}, err
+				return err
 			}
 			if i == 0 {
 				flat = scaled
-				defer s.release(flat)
 			} else {
 				s.release(scaled)
 			}
 		}
-		var temps []*storage
-		defer func() { // newest first: the scratch, the sort's, the values
-			for i := len(temps) - 1; i >= 0; i-- {
-				s.release(temps[i])
-			}
-		}()
-		sizes := []uint64{8 * n, 8 * n, 8 * n, 1} // sorted, positions, range; CUB's scratch
-		if !g.IsContiguous() {
-			sizes = append([]uint64{g.Bytes()}, sizes...)
-		}
-		for _, b := range sizes {
-			st, err := s.newStorage(dev, b, false)
-			if err != nil {
-				return []*Tensor{grad}, err
-			}
-			temps = append(temps, st)
-		}
-		return []*Tensor{grad}, nil
+		return nil
+	}()
+	if expanded != nil {
+		s.dropTensor(expanded)
 	}
+	if err != nil {
+		return err
+	}
+	var temps []*storage
+	defer func() { // newest first: the scratch, the sort's, the values
+		for i := len(temps) - 1; i >= 0; i-- {
+			s.release(temps[i])
+		}
+	}()
+	sizes := []uint64{8 * n, 8 * n, 8 * n, 1} // sorted, positions, range; CUB's scratch
+	if !g.IsContiguous() {
+		sizes = append([]uint64{g.Bytes()}, sizes...)
+	}
+	for _, b := range sizes {
+		st, err := s.newStorage(dev, b, false)
+		if err != nil {
+			return err
+		}
+		temps = append(temps, st)
+	}
+	return nil
 }
 
 // indexValues are x[..., idx]'s values when x's and idx's are known and

@@ -163,7 +163,7 @@ func maskOf(op string, x, mask *Tensor) ([]float64, error) {
 // nonzero of the mask, then the selected elements (rows) of x, a new
 // tensor [count, x's other dimensions...]; nonzero's output is freed.
 // Under autograd the forward is the same (ops_mask_grad.py) and
-// IndexBackward0 saves the mask; its backward is not modelled.
+// IndexBackward0 saves the mask (maskIndexBackward).
 func (s *Session) MaskIndex(x, mask *Tensor) (*Tensor, error) {
 	ms, err := maskOf("x[mask]", x, mask)
 	if err != nil {
@@ -171,17 +171,9 @@ func (s *Session) MaskIndex(x, mask *Tensor) (*Tensor, error) {
 	}
 	out, err := s.selectByMask(x, x.Shape, mask.Shape, ms, false)
 	if err == nil {
-		s.record("IndexBackward0", out, []*Tensor{x}, []*Tensor{mask}, maskBackwardRefused("indexing by a bool mask (index_put_ of its nonzero)"))
+		s.record("IndexBackward0", out, []*Tensor{x}, []*Tensor{mask}, maskIndexBackward(mask.Shape, ms, uint64(out.Shape[0])))
 	}
 	return out, err
-}
-
-// maskBackwardRefused is the backward of an op by a mask: not modelled
-// (recorded for later in testdata/pyrules/ops_mask_grad.py).
-func maskBackwardRefused(what string) backward {
-	return func(*Session, *node, *Tensor) ([]*Tensor, error) {
-		return []*Tensor{nil}, NotModelledError("the backward of " + what)
-	}
 }
 
 // selectByMask is x (of shape, maybe expanded to it) indexed by a mask
@@ -211,7 +203,9 @@ func (s *Session) selectByMask(x *Tensor, shape, mshape []int64, ms []float64, c
 
 // MaskedSelect is torch.masked_select(x, mask): x and mask broadcast,
 // then indexed as x[mask]; a mask smaller than the broadcast shape is
-// first copied dense at it (testdata/pyrules/ops_mask.py).
+// first copied dense at it (testdata/pyrules/ops_mask.py). Under
+// autograd MaskedSelectBackward0 saves x and the mask
+// (maskedSelectBackward).
 func (s *Session) MaskedSelect(x, mask *Tensor) (*Tensor, error) {
 	if mask.DType.Name != "bool" {
 		return nil, fmt.Errorf("RuntimeError: masked_select: expected BoolTensor for mask")
@@ -236,7 +230,10 @@ func (s *Session) MaskedSelect(x, mask *Tensor) (*Tensor, error) {
 		return nil, err
 	}
 	out.Shape = []int64{int64(numel(out.Shape))}
-	s.record("MaskedSelectBackward0", out, []*Tensor{x}, []*Tensor{mask}, maskBackwardRefused("torch.masked_select"))
+	// masked_scatter_ copies the mask expanded to shape unless that is
+	// a contiguous view of it (only dimensions of size 1 added)
+	maskCopied := !mask.IsContiguous() || numel(mask.Shape) != numel(shape)
+	s.record("MaskedSelectBackward0", out, []*Tensor{x}, []*Tensor{x, mask}, maskedSelectBackward(shape, x.IsContiguous(), maskCopied))
 	return out, nil
 }
 
@@ -333,7 +330,7 @@ func init() {
 			Memory: "nonzero: int64 [count, ndim] of the input's known values",
 			run:    func(s *Session, a Args) (*Tensor, error) { return s.Nonzero(a.Tensor(0)) }},
 		&OpDef{Name: "masked_select", Function: true, Method: true, Params: []Param{input, {Name: "mask", Kind: TensorParam}},
-			Memory: "1-d of the mask's count of true values: the mask's nonzero (a smaller mask copied dense to the broadcast shape first), the output, nonzero's freed; values not known: refused",
+			Memory: "1-d of the mask's count of true values: the mask's nonzero (a smaller mask copied dense to the broadcast shape first), the output, nonzero's freed; values not known: refused; saves the input and mask; backward makes zeros of the broadcast shape, then masked_scatter_'s int64 offsets, the mask's dense copy (a smaller mask), CUB's scan scratch and the gradient's dense copy, freed, and sums to the input's shape",
 			run:    func(s *Session, a Args) (*Tensor, error) { return s.MaskedSelect(a.Tensor(0), a.Tensor(1)) }},
 	)
 }

@@ -38,3 +38,33 @@ func TestMaskOfUnknownValues(t *testing.T) {
 		t.Errorf("x[x > 0.5] = 0: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }
+
+// TestMaskBackwardRefusals: the backward of a bool mask's indexing or
+// masked_select that the tool does not model (a sort of more than 2304
+// true elements, an input that is not contiguous, a mask over more than
+// 2^22 elements) stops the script at the backward statement with a
+// NotImplementedError naming it, exit 1, after the forward ran; 2304
+// true elements and a contiguous input run through.
+func TestMaskBackwardRefusals(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ x, y, want string }{
+		{"torch.rand(4096, 4, device='cuda', requires_grad=True)", "x[torch.arange(4096, device='cuda') < 2304]", ""},
+		{"torch.rand(4096, 4, device='cuda', requires_grad=True)", "x[torch.arange(4096, device='cuda') < 2305]", ":4:1: NotImplementedError: the backward of indexing by a bool mask of more than 2304 true elements (CUB's radix sort of several tiles) is not modelled by gpumemrepl"},
+		{"torch.rand(32, 32, device='cuda', requires_grad=True)", "torch.masked_select(x, torch.arange(32, device='cuda') < 5)", ""},
+		{"torch.rand(32, 32, device='cuda', requires_grad=True)", "torch.masked_select(x.t(), torch.arange(32, device='cuda') < 5)", ":4:1: NotImplementedError: the backward of torch.masked_select of a tensor that is not contiguous is not modelled by gpumemrepl"},
+		{"torch.rand(65, 256, 256, device='cuda', requires_grad=True)", "torch.masked_select(x, torch.arange(65536, device='cuda').view(256, 256) < 5)", ":4:1: NotImplementedError: the backward of torch.masked_select over more than 4194304 elements (CUB's scan, measured up to there) is not modelled by gpumemrepl"},
+	} {
+		script := filepath.Join(dir, "grad.py")
+		src := "import torch\nx = " + c.x + "\ny = " + c.y + "\ny.sum().backward()\nprint(x.grad.shape)\n"
+		if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, code := run(t, "run", "--fake-host", "--device", "sim", script)
+		switch {
+		case c.want == "" && (code != 0 || !strings.Contains(out, "torch.Size([")):
+			t.Errorf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", c.y, code, out, errOut)
+		case c.want != "" && (code != 1 || !strings.Contains(errOut, script+c.want) || strings.Contains(out, "torch.Size([")):
+			t.Errorf("%s: exit %d\nstdout:\n%s\nstderr:\n%s", c.y, code, out, errOut)
+		}
+	}
+}
