@@ -16,6 +16,7 @@ import (
 // parser, evaluator, torch, engine, allocator -- on a simulated H200:
 // whatever the text, no Go panic (an internal error) comes out, and a
 // run ends (each step is interrupted after a while, as Ctrl-C would).
+// Each input runs in a directory of its own, removed after it.
 func FuzzPython(f *testing.F) {
 	seeds, _ := filepath.Glob("../testdata/experiments/*.py")
 	more, _ := filepath.Glob("eval/testdata/*.py")
@@ -26,6 +27,7 @@ func FuzzPython(f *testing.F) {
 	}
 	f.Add([]byte("import torch\nx = torch.zeros(3, device='cuda')\nwhile True:\n    x = x + 1\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
+		t.Chdir(t.TempDir()) // what a program writes (a snapshot dump) is not left behind
 		s, err := engine.NewSession(engine.Options{Preset: engine.Presets["h200"], Backend: "sim", FakeHost: true, Devices: 1})
 		if err != nil {
 			t.Fatal(err)
