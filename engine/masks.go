@@ -202,8 +202,8 @@ func (s *Session) selectByMask(x *Tensor, shape, mshape []int64, ms []float64, c
 }
 
 // MaskedSelect is torch.masked_select(x, mask): x and mask broadcast,
-// then indexed as x[mask]; a mask smaller than the broadcast shape is
-// first copied dense at it (testdata/pyrules/ops_mask.py). Under
+// then indexed as x[mask]; a mask of fewer elements than the broadcast
+// shape is first copied dense at it (testdata/pyrules/ops_mask.py). Under
 // autograd MaskedSelectBackward0 saves x and the mask
 // (maskedSelectBackward).
 func (s *Session) MaskedSelect(x, mask *Tensor) (*Tensor, error) {
@@ -221,19 +221,20 @@ func (s *Session) MaskedSelect(x, mask *Tensor) (*Tensor, error) {
 	if !ok {
 		return nil, errValueSized("torch.masked_select")
 	}
-	expanded := !slices.Equal(mask.Shape, shape)
-	if expanded {
+	if !slices.Equal(mask.Shape, shape) {
 		ms = broadcastValues(ms, mask.Shape, shape)
 	}
-	out, err := s.selectByMask(x, shape, shape, ms, expanded)
+	// the mask expanded to shape is a view that is not contiguous, which
+	// nonzero and masked_scatter_ copy dense, unless only dimensions of
+	// size 1 were added (ops_mask_grad_more.py line 108; a mask whose
+	// values the tool knows is contiguous)
+	copied := numel(mask.Shape) != numel(shape)
+	out, err := s.selectByMask(x, shape, shape, ms, copied)
 	if err != nil {
 		return nil, err
 	}
 	out.Shape = []int64{int64(numel(out.Shape))}
-	// masked_scatter_ copies the mask expanded to shape unless that is
-	// a contiguous view of it (only dimensions of size 1 added)
-	maskCopied := !mask.IsContiguous() || numel(mask.Shape) != numel(shape)
-	s.record("MaskedSelectBackward0", out, []*Tensor{x}, []*Tensor{x, mask}, maskedSelectBackward(shape, x.IsContiguous(), maskCopied))
+	s.record("MaskedSelectBackward0", out, []*Tensor{x}, []*Tensor{x, mask}, maskedSelectBackward(shape, x.IsContiguous(), copied))
 	return out, nil
 }
 

@@ -2,8 +2,10 @@
 # over two of three dimensions, a gradient already contiguous, an empty
 # mask, a mask of 65,536 elements, masked_select's mask broadcast, its
 # input broadcast (the gradient summed down), both, a mask of more leading
-# dimensions, larger masks (its scan's scratch), and last the most indices
-# one tile of CUB's sort takes and one more.
+# dimensions, larger masks (its scan's scratch), what each node saves
+# (masked_select its input, indexing the mask alone), two masks' gradients
+# added, a mask broadcast by a leading 1, float16, and last the most
+# indices one tile of CUB's sort takes and one more.
 import torch
 
 x = torch.rand(8, 16, 64, device='cuda', requires_grad=True)
@@ -90,6 +92,29 @@ q = torch.rand(16, 256, 256, device='cuda', requires_grad=True)
 y = torch.masked_select(q, h)
 y.sum().backward()
 del y, q
+y = torch.masked_select(v * 2, w)
+print(torch.cuda.memory_allocated())
+y.sum().backward()
+del y
+v.grad = None
+y = (v * 2)[w]
+print(torch.cuda.memory_allocated())
+y.sum().backward()
+del y
+v.grad = None
+(v[w].sum() + v[r].sum()).backward()
+v.grad = None
+p = torch.rand(1, 32, 32, device='cuda', requires_grad=True)
+y = torch.masked_select(p, w)
+y.sum().backward()
+del y, p
+f = torch.rand(32, 32, device='cuda', dtype=torch.float16, requires_grad=True)
+y = torch.masked_select(f, w)
+y.sum().backward()
+del y
+y = f[w]
+y.sum().backward()
+del y, f
 a = torch.rand(4096, 4, device='cuda', requires_grad=True)
 y = a[torch.arange(4096, device='cuda') < 2304]
 y.sum().backward()
