@@ -52,8 +52,7 @@ func opmath(d DType) uint64 {
 	}
 	return 8
 }
-func elem(d DType) uint64  { return d.Size }
-func oneByte(DType) uint64 { return 1 } // any and all: a bool
+func elem(d DType) uint64 { return d.Size }
 
 func valueIndex(DType) uint64 { return 16 }
 func welford(d DType) uint64 {

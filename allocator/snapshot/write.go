@@ -281,14 +281,6 @@ func (e *encoder) batches(n int, item func(i int)) {
 	}
 }
 
-// pairs writes key, value pairs of a dict being written.
-func (e *encoder) pairs(kv ...any) {
-	for i := 0; i+1 < len(kv); i += 2 {
-		e.value(kv[i], 0)
-		e.value(kv[i+1], 0)
-	}
-}
-
 // rest writes a kept dict's items but those named.
 func (e *encoder) rest(d *dict, but ...string) { e.items(restItems(d, but...)) }
 

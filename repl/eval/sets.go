@@ -48,12 +48,6 @@ func (in *Interp) setCopy(s *Set, frozen bool) *Set {
 	return c
 }
 
-// setHas reports whether v is a member of s.
-func (in *Interp) setHas(s *Set, v Value) (bool, error) {
-	_, ok, err := in.dictGet(s.d, v)
-	return ok, err
-}
-
 // setUpdateOp applies op (|, &, -, ^) to dst in place with the members
 // of src, an iterable: set's update, intersection_update,
 // difference_update and symmetric_difference_update.

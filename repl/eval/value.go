@@ -160,9 +160,6 @@ func (in *Interp) decrefAll(vs []Value) {
 	}
 }
 
-// Int makes a Python int from an int64.
-func Int(i int64) Value { return i }
-
 // bigInt returns v as a *big.Int when it is an int (bool included).
 func bigInt(v Value) (*big.Int, bool) {
 	switch v := v.(type) {

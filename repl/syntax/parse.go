@@ -213,14 +213,6 @@ func (p *parser) expectOp(s string) {
 	}
 }
 
-// expectColon consumes the ':' of a compound statement or fails as
-// CPython does, at the furthest token read.
-func (p *parser) expectColon() {
-	if !p.acceptOp(":") {
-		p.failFurthest("expected ':'")
-	}
-}
-
 // fail stops the parse with a SyntaxError at pos.
 func (p *parser) fail(pos Pos, format string, args ...any) {
 	p.failKind(pos, kindSyntax, format, args...)

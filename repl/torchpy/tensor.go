@@ -9,7 +9,6 @@ package torchpy
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -667,14 +666,6 @@ func (b *Binding) maskAssign(t, mask *Tensor, value eval.Value) error {
 		num = map[bool]float64{true: 1}[x]
 	}
 	return b.pyErr(b.S.MaskAssign(t.T, mask.T, v, num))
-}
-
-func dimList(s []int64) string {
-	parts := make([]string, len(s))
-	for i, d := range s {
-		parts[i] = fmt.Sprint(d)
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
 }
 
 // index is t[key] for basic indexing, a view: per dimension an int
