@@ -18,46 +18,191 @@ import (
 // for its sort of one tile, up to 2304 indices (index_sort_probe.txt;
 // more are refused: the scratch of a sort of several tiles is not
 // modelled); all but the zeros freed, newest first, the flattened index
-// last (ops_index_grad.py, ops_index_grad_more.py).
+// last (ops_index_grad.py, ops_index_grad_more.py). Indices on the host
+// of a CUDA x, and a bool mask there, are copied over (IndexTensor,
+// HostMaskIndex). What PyTorch refuses is checked in indexcheck.go.
 
 // maxOneTileSort is the most int64 indices CUB's radix sort sorts in one
 // tile on the H200 (scripts/probe_index_sort.py).
 const maxOneTileSort = 2304
 
-// IndexTensor is x[..., idxs...] with the index tensors idxs (of one
-// shape) along dimensions d, d+1...
+// IndexTensor is x[..., idxs...] with the index tensors idxs along
+// dimensions d, d+1... An index on the host of a CUDA x is copied to
+// x's device first, each in order, and the copies freed after the
+// output exists, oldest first; IndexBackward0 keeps the host index
+// itself (testdata/pyrules/index_host.py, index_host_more.py,
+// index_host_probe.txt).
 func (s *Session) IndexTensor(x *Tensor, d int, idxs []*Tensor) (*Tensor, error) {
-	for _, idx := range idxs {
-		if idx.DType.Name != "int64" {
-			return nil, NotModelledError("advanced indexing with an index of " + idx.DType.Name)
-		}
-		if _, err := sameDevice(x, idx); err != nil && x.Device().CUDA {
-			return nil, err
-		}
-		if !slices.Equal(idx.Shape, idxs[0].Shape) {
-			return nil, NotModelledError("advanced indexing by index tensors of different shapes (broadcast)")
-		}
-	}
-	k := len(idxs)
-	if d+k > len(x.Shape) {
-		return nil, fmt.Errorf("IndexError: too many indices for tensor of dimension %d", len(x.Shape))
-	}
-	shape := slices.Concat(x.Shape[:d], idxs[0].Shape, x.Shape[d+k:])
-	out, err := s.alloc(shape, x.DType, x.Device())
+	out, broadcast, err := s.indexBy(x, d, idxs)
 	if err != nil {
 		return nil, err
 	}
-	if k == 1 {
-		out.st.vals = indexValues(x, d, idxs[0])
+	host := make([]bool, len(idxs))
+	for i, idx := range idxs {
+		host[i] = idx.Device() != x.Device()
 	}
-	s.record("IndexBackward0", out, []*Tensor{x}, idxs, indexBackward(idxs[0].Numel(), k))
+	back := indexBackward(idxs[0].Numel(), host)
+	if broadcast {
+		back = refusedBackward("advanced indexing by index tensors of different shapes (broadcast)")
+	}
+	s.record("IndexBackward0", out, []*Tensor{x}, idxs, back)
 	return out, nil
 }
 
-// indexBackward is IndexBackward0's backward for k index tensors of n
-// elements each: zeros of the input's shape, then index_put_'s
-// temporaries on the GPU (indexPutTemps).
-func indexBackward(n uint64, k int) backward {
+// indexBy is x[..., idxs...]'s output, its node not recorded. Index
+// tensors of different shapes (broadcast) are each expanded to the
+// shape they broadcast to and copied, in order, and the copies freed
+// after the output (index_errors_more.py); one already of that shape
+// beside them, or one on the host, is not modelled.
+func (s *Session) indexBy(x *Tensor, d int, idxs []*Tensor) (out *Tensor, broadcast bool, err error) {
+	dev := x.Device()
+	specs := make([]IndexSpec, len(idxs))
+	for i, idx := range idxs {
+		if idx.DType.Name != "int64" {
+			return nil, false, NotModelledError("advanced indexing with an index of " + idx.DType.Name)
+		}
+		switch at := idx.Device(); {
+		case at == dev, dev.CUDA && !at.CUDA:
+		case !dev.CUDA:
+			return nil, false, fmt.Errorf("RuntimeError: indices should be either on cpu or on the same device as the indexed tensor (%s)", dev)
+		default:
+			_, err := sameDevice(x, idx)
+			return nil, false, err
+		}
+		specs[i].Shape = idx.Shape
+	}
+	shape, err := IndexShape(specs)
+	if err != nil {
+		return nil, false, err
+	}
+	k := len(idxs)
+	if d+k > len(x.Shape) {
+		return nil, false, fmt.Errorf("IndexError: too many indices for tensor of dimension %d", len(x.Shape))
+	}
+	var temps []*Tensor
+	defer func() {
+		for _, t := range temps {
+			s.dropTensor(t)
+		}
+	}()
+	for _, idx := range idxs {
+		broadcast = broadcast || !slices.Equal(idx.Shape, shape)
+	}
+	for _, idx := range idxs {
+		var t *Tensor
+		switch {
+		case broadcast && (slices.Equal(idx.Shape, shape) || idx.Device() != dev):
+			return nil, false, NotModelledError("advanced indexing by index tensors of different shapes (broadcast) of which one has the shape they broadcast to, or one is on the host")
+		case broadcast:
+			t, err = s.alloc(shape, idx.DType, dev)
+		case idx.Device() != dev:
+			t, err = s.copyTo(idx, dev)
+		default:
+			continue
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		temps = append(temps, t)
+	}
+	out, err = s.alloc(slices.Concat(x.Shape[:d], shape, x.Shape[d+k:]), x.DType, dev)
+	if err == nil && k == 1 {
+		out.st.vals = indexValues(x, d, idxs[0])
+	}
+	return out, broadcast, err
+}
+
+// HostMaskIndex is x[mask] for a CUDA x and a bool mask on the host:
+// the mask's nonzero taken on the host and copied to the GPU whole,
+// [count, mask dims], x indexed by its columns there, the copy freed
+// after the output; IndexBackward0 keeps the mask, and its backward is
+// that of a host index of count elements (index_host.py,
+// index_host_more.py; a mask of more dimensions: not modelled).
+func (s *Session) HostMaskIndex(x, mask *Tensor) (*Tensor, error) {
+	cols, err := s.hostMaskColumns(x, mask, "x[mask]")
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, c := range cols {
+			s.dropTensor(c)
+		}
+	}()
+	out, _, err := s.indexBy(x, 0, cols)
+	if err != nil {
+		return nil, err
+	}
+	back := indexBackward(cols[0].Numel(), []bool{true})
+	if len(cols) > 1 {
+		back = refusedBackward("indexing a CUDA tensor by a host mask of more than one dimension")
+	}
+	s.record("IndexBackward0", out, []*Tensor{x}, []*Tensor{mask}, back)
+	return out, nil
+}
+
+// hostMaskColumns are the columns of a host mask's nonzero copied to
+// x's GPU (new references, views of one copy).
+func (s *Session) hostMaskColumns(x, mask *Tensor, op string) ([]*Tensor, error) {
+	if err := checkMaskShape(x, mask); err != nil {
+		return nil, err
+	}
+	ms, ok := mask.Values()
+	if !ok {
+		return nil, errValueSized(op)
+	}
+	nz, err := s.nonzero(mask.Device(), mask.Shape, ms, false)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.copyTo(nz, x.Device())
+	s.dropTensor(nz)
+	if err != nil {
+		return nil, err
+	}
+	return s.columns(c), nil
+}
+
+// HostMaskAssign is x[mask] = value for a CUDA x and a bool mask on the
+// host: index_put_, not masked_fill_: a Python number (value nil) made
+// a 0-d tensor of x's dtype, the mask's nonzero taken on the host and
+// copied over, then both freed, newest first (index_host_more.py). A
+// value that does not broadcast to [count, x's other dimensions...] is
+// PyTorch's shape mismatch, once the copy exists.
+func (s *Session) HostMaskAssign(x, mask, value *Tensor) error {
+	if value == nil {
+		scalar, err := s.alloc(nil, x.DType, x.Device())
+		if err != nil {
+			return err
+		}
+		defer s.dropTensor(scalar)
+	}
+	cols, err := s.hostMaskColumns(x, mask, "x[mask] = value")
+	if err != nil {
+		return err
+	}
+	for _, c := range cols {
+		s.dropTensor(c)
+	}
+	if value != nil {
+		if err := ValueShapeError(value.Shape, slices.Concat(cols[0].Shape, x.Shape[len(mask.Shape):])); err != nil {
+			return err
+		}
+	}
+	return s.writeUntracked("index_put_", x)
+}
+
+// refusedBackward is a backward the tool does not model.
+func refusedBackward(what string) backward {
+	return func(*Session, *node, *Tensor) ([]*Tensor, error) {
+		return []*Tensor{nil}, NotModelledError("the backward of " + what)
+	}
+}
+
+// indexBackward is IndexBackward0's backward for index tensors of n
+// elements each, host[i] when the i-th was on the host: zeros of the
+// input's shape, then index_put_'s temporaries on the GPU
+// (indexPutTemps).
+func indexBackward(n uint64, host []bool) backward {
 	return func(s *Session, nd *node, g *Tensor) ([]*Tensor, error) {
 		dev := g.Device()
 		if dev.CUDA && n > maxOneTileSort {
@@ -67,42 +212,21 @@ func indexBackward(n uint64, k int) backward {
 		if err != nil || !dev.CUDA || n == 0 {
 			return []*Tensor{grad}, err
 		}
-		return []*Tensor{grad}, s.indexPutTemps(g, n, k, nil)
+		return []*Tensor{grad}, s.indexPutTemps(g, n, host, nil)
 	}
 }
 
 // indexPutTemps allocates and frees what index_put_ with accumulate
-// takes on the GPU to put the values g at k index tensors of n (> 0)
-// elements each: each index's wrapped copy, then that times its
-// dimension's stride, the copy freed; from the second on, that product
-// added into the first's and freed; then expanded (a bool mask's
-// nonzero, whose columns were the indices; nil for index tensors) let
-// go; g's dense copy when it is not contiguous, the sort's three int64
-// temporaries and CUB's scratch, freed newest first, and the flattened
-// index last.
-func (s *Session) indexPutTemps(g *Tensor, n uint64, k int, expanded *Tensor) error {
+// takes on the GPU to put the values g at index tensors of n (> 0)
+// elements each, host[i] when the i-th is on the host: the flattened
+// index (linearIndex); then expanded (a bool mask's nonzero, whose
+// columns were the indices; nil for index tensors) let go; g's dense
+// copy when it is not contiguous, the sort's three int64 temporaries
+// and CUB's scratch, freed newest first, and the flattened index last.
+func (s *Session) indexPutTemps(g *Tensor, n uint64, host []bool, expanded *Tensor) error {
 	dev := g.Device()
-	var flat *storage
-	defer func() { s.release(flat) }() // last
-	err := func() error {
-		for i := range k {
-			wrapped, err := s.newStorage(dev, 8*n, false)
-			if err != nil {
-				return err
-			}
-			scaled, err := s.newStorage(dev, 8*n, false)
-			s.release(wrapped)
-			if err != nil {
-				return err
-			}
-			if i == 0 {
-				flat = scaled
-			} else {
-				s.release(scaled)
-			}
-		}
-		return nil
-	}()
+	flat, err := s.linearIndex(dev, n, host)
+	defer s.release(flat) // last
 	if expanded != nil {
 		s.dropTensor(expanded)
 	}
@@ -127,6 +251,33 @@ func (s *Session) indexPutTemps(g *Tensor, n uint64, k int, expanded *Tensor) er
 		temps = append(temps, st)
 	}
 	return nil
+}
+
+// linearIndex is index_put_'s flattened index of index tensors of n
+// elements, host[i] when the i-th is on the host: for each in order, on
+// the GPU its wrapped copy, then that times its dimension's stride, the
+// copy freed; from the host one copy of what the host computed; from the
+// second on, that added into the first's and freed (index_host_more.py).
+func (s *Session) linearIndex(dev Device, n uint64, host []bool) (*storage, error) {
+	var flat *storage
+	for i, h := range host {
+		part, err := s.newStorage(dev, 8*n, false)
+		if err == nil && !h {
+			wrapped := part
+			part, err = s.newStorage(dev, 8*n, false)
+			s.release(wrapped)
+		}
+		if err != nil {
+			s.release(flat)
+			return nil, err
+		}
+		if i == 0 {
+			flat = part
+		} else {
+			s.release(part)
+		}
+	}
+	return flat, nil
 }
 
 // indexValues are x[..., idx]'s values when x's and idx's are known and

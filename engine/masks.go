@@ -140,14 +140,8 @@ func (s *Session) nonzero(dev Device, shape []int64, vals []float64, copied bool
 // maskOf checks mask against the leading dimensions of x, as indexing
 // by it does, and returns its values (an error when not known).
 func maskOf(op string, x, mask *Tensor) ([]float64, error) {
-	k := len(mask.Shape)
-	if k > len(x.Shape) {
-		return nil, fmt.Errorf("IndexError: too many indices for tensor of dimension %d", len(x.Shape))
-	}
-	for d := range k {
-		if mask.Shape[d] != x.Shape[d] {
-			return nil, fmt.Errorf("IndexError: The shape of the mask %s at index %d does not match the shape of the indexed tensor %s at index %d", dimList(mask.Shape), d, dimList(x.Shape), d)
-		}
+	if err := checkMaskShape(x, mask); err != nil {
+		return nil, err
 	}
 	if x.Device() != mask.Device() {
 		return nil, NotModelledError(op + " with a mask on another device")

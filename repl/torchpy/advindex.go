@@ -9,9 +9,12 @@ import (
 // ints or int64 tensors (one or more, of one shape) and every other item
 // is a whole slice (x[idx], x[:, idx], x[idx, idx2]): a list becomes an
 // int64 tensor on t's device first, as PyTorch makes it
-// (testdata/pyrules/ops_alias.py, ops_index_grad.py). A bool mask alone
-// over the leading dimensions selects by its known values
-// (engine.MaskIndex); a mask elsewhere or beside other indices, index
+// (testdata/pyrules/ops_alias.py, ops_index_grad.py); an index tensor
+// on the host of a CUDA t is copied over (index_host.py). Indices out
+// of range are refused before anything is made (engine.CheckIndexRange,
+// index_errors.py). A bool mask alone over the leading dimensions
+// selects by its known values (engine.MaskIndex; one on the host of a
+// CUDA t, engine.HostMaskIndex); a mask elsewhere or beside other indices, index
 // tensors apart from each other and indices mixed with ints or partial
 // slices are not modelled.
 func (b *Binding) advancedIndex(t *Tensor, items []eval.Value, at int) (eval.Value, error) {
@@ -25,26 +28,96 @@ func (b *Binding) advancedIndex(t *Tensor, items []eval.Value, at int) (eval.Val
 		}
 	}
 	if mask, ok := items[at].(*Tensor); ok && mask.T.DType.Name == "bool" && at == 0 && end == 1 {
-		r, err := b.S.MaskIndex(t.T, mask.T)
+		maskIndex := b.S.MaskIndex
+		if t.T.Device().CUDA && !mask.T.Device().CUDA {
+			maskIndex = b.S.HostMaskIndex
+		}
+		r, err := maskIndex(t.T, mask.T)
 		if err != nil {
 			return nil, b.pyErr(err)
 		}
 		return b.wrap(r), nil
 	}
+	specs, err := b.indexSpecs(t, items)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := engine.IndexShape(specs); err == nil {
+		if err := b.pyErr(b.S.CheckIndexRange(t.T, specs)); err != nil {
+			return nil, err
+		}
+	}
+	var made []*Tensor
+	defer func() { // the key's tensors go in its order
+		for _, idx := range made {
+			b.in.Decref(idx)
+		}
+	}()
 	var idxs []*engine.Tensor
 	for _, item := range items[at:end] {
 		idx, err := b.indexTensor(t, item)
 		if err != nil {
 			return nil, err
 		}
-		defer b.in.Decref(idx)
-		idxs = append(idxs, idx.T)
+		made, idxs = append(made, idx), append(idxs, idx.T)
 	}
 	r, err := b.S.IndexTensor(t.T, at, idxs)
 	if err != nil {
 		return nil, b.pyErr(err)
 	}
 	return b.wrap(r), nil
+}
+
+// indexSpecs are the advanced indices among a key's items as
+// engine.CheckIndexRange sees them: the dimension of t each indexes
+// (after the ints and slices before it, an ellipsis standing for the
+// dimensions the key leaves out), its shape and its known values.
+func (b *Binding) indexSpecs(t *Tensor, items []eval.Value) ([]engine.IndexSpec, error) {
+	used := 0
+	for _, item := range items {
+		switch item.(type) {
+		case eval.NoneType, eval.EllipsisType:
+		default:
+			used++
+		}
+	}
+	var specs []engine.IndexSpec
+	d := 0
+	for _, item := range items {
+		switch k := item.(type) {
+		case eval.NoneType:
+			continue
+		case eval.EllipsisType:
+			d += len(t.T.Shape) - used
+			continue
+		case *eval.List:
+			shape, vals, kind, err := b.data(k)
+			if err != nil {
+				return nil, err
+			}
+			if kind != kindInt {
+				return nil, b.notModelled("indexing a tensor with a list of other than ints")
+			}
+			specs = append(specs, engine.IndexSpec{Dim: d, Shape: shape, Values: vals})
+		case *Tensor:
+			if err := b.maskBesideIndices(k); err != nil {
+				return nil, err
+			}
+			vals, _ := k.T.Values()
+			specs = append(specs, engine.IndexSpec{Dim: d, Shape: k.T.Shape, Values: vals})
+		}
+		d++
+	}
+	return specs, nil
+}
+
+// maskBesideIndices refuses a uint8 or bool mask where the key holds
+// more than the mask alone.
+func (b *Binding) maskBesideIndices(k *Tensor) error {
+	if k.T.DType.Name == "bool" || k.T.DType.Name == "uint8" {
+		return b.notModelled("indexing a tensor with a uint8 mask, or a bool mask after a slice or beside other indices")
+	}
+	return nil
 }
 
 // isIndexItem reports whether an item of an index key is an advanced
@@ -62,8 +135,8 @@ func isIndexItem(v eval.Value) bool {
 func (b *Binding) indexTensor(t *Tensor, item eval.Value) (*Tensor, error) {
 	switch k := item.(type) {
 	case *Tensor:
-		if k.T.DType.Name == "bool" || k.T.DType.Name == "uint8" {
-			return nil, b.notModelled("indexing a tensor with a uint8 mask, or a bool mask after a slice or beside other indices")
+		if err := b.maskBesideIndices(k); err != nil {
+			return nil, err
 		}
 		eval.Incref(k)
 		return k, nil

@@ -1,6 +1,9 @@
 package torchpy
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/gpumemrepl/gpumemrepl/engine"
 	"github.com/gpumemrepl/gpumemrepl/repl/eval"
 )
@@ -11,13 +14,47 @@ import (
 // needs on t's device (testdata/pyrules/setitem_advanced.py): each list
 // made an int64 tensor, in the key's order; a Python number made a 0-d
 // tensor of t's dtype; an index tensor on the host copied over; then
-// these go, newest first. t[idx] += v reads t[idx] first (a copy),
-// adds in place and writes it back through here.
+// the copies go, the number's tensor, the lists' in order
+// (index_errors_more.py). t[idx] += v reads t[idx] first (a copy),
+// adds in place and writes it back through here. PyTorch's errors
+// (index_errors.py): indices that do not broadcast together, once the
+// lists and the number's tensor exist; a value that does not broadcast to the indexing result,
+// once the host indices are copied; an index out of range, before
+// anything is made (engine.CheckIndexRange).
 func (b *Binding) indexPut(t *Tensor, items []eval.Value, value eval.Value) error {
-	var made []*Tensor
+	for _, item := range items {
+		if k, ok := item.(*Tensor); ok && (k.T.DType.Name == "bool" || k.T.DType.Name == "uint8") {
+			return b.notModelled("assigning through a bool or uint8 mask beside other indices")
+		}
+	}
+	specs, err := b.indexSpecs(t, items)
+	if err != nil {
+		return err
+	}
+	shape, shapeErr := engine.IndexShape(specs)
+	var valueErr error
+	if v, ok := value.(*Tensor); ok && shapeErr == nil {
+		result, ok := indexResult(t.T.Shape, items, specs, shape)
+		if ok {
+			valueErr = engine.ValueShapeError(v.T.Shape, result)
+		} else {
+			b.S.Eventf("the shape of the value assigned to x[...] is not checked against the indexing result: gpumemrepl works it out only for advanced indices next to each other among whole slices")
+		}
+	}
+	if shapeErr == nil && valueErr == nil {
+		if err := b.pyErr(b.S.CheckIndexRange(t.T, specs)); err != nil {
+			return err
+		}
+	}
+	// what the write makes goes in PyTorch's order: the host indices'
+	// copies, the number's tensor, the lists' tensors in the key's order
+	var lists, copies []*Tensor
+	var scalar *Tensor
 	defer func() {
-		for i := len(made) - 1; i >= 0; i-- {
-			b.in.Decref(made[i])
+		for _, t := range slices.Concat(copies, []*Tensor{scalar}, lists) {
+			if t != nil {
+				b.in.Decref(t)
+			}
 		}
 	}()
 	var host []*Tensor
@@ -28,35 +65,69 @@ func (b *Binding) indexPut(t *Tensor, items []eval.Value, value eval.Value) erro
 			if err != nil {
 				return err
 			}
-			made = append(made, idx)
+			lists = append(lists, idx)
 		case *Tensor:
-			if k.T.DType.Name == "bool" || k.T.DType.Name == "uint8" {
-				return b.notModelled("assigning through a bool or uint8 mask beside other indices")
-			}
 			if k.T.Device() != t.T.Device() {
 				host = append(host, k)
 			}
 		}
 	}
 	if !t.T.Device().CUDA {
+		if err := cmp.Or(shapeErr, valueErr); err != nil {
+			return b.pyErr(err)
+		}
 		b.S.WriteInto(t.T)
 		return nil
 	}
 	if _, isTensor := value.(*Tensor); !isTensor {
 		v, _ := number(value)
-		scalar, err := b.newTensor(engine.TensorSpec{Op: "full", DType: t.T.DType, Device: t.T.Device(), Values: []float64{v}})
+		made, err := b.newTensor(engine.TensorSpec{Op: "full", DType: t.T.DType, Device: t.T.Device(), Values: []float64{v}})
 		if err != nil {
 			return err
 		}
-		made = append(made, scalar.(*Tensor))
+		scalar = made.(*Tensor)
+	}
+	if shapeErr != nil {
+		return b.pyErr(shapeErr)
+	}
+	for _, sp := range specs {
+		if !slices.Equal(sp.Shape, shape) {
+			return b.notModelled("assigning through index tensors of different shapes (broadcast) on the GPU")
+		}
 	}
 	for _, k := range host {
 		moved, err := b.S.To(k.T, t.T.Device())
 		if err != nil {
 			return b.pyErr(err)
 		}
-		made = append(made, b.wrap(moved))
+		copies = append(copies, b.wrap(moved))
+	}
+	if valueErr != nil {
+		return b.pyErr(valueErr)
 	}
 	b.S.WriteInto(t.T)
 	return nil
+}
+
+// indexResult is the shape of t[key] for a key of advanced indices
+// (specs, broadcast to shape) on dimensions next to each other, every
+// other item a whole slice or an ellipsis: t's dimensions before them,
+// shape, then t's after them; ok false for any other key.
+func indexResult(t []int64, items []eval.Value, specs []engine.IndexSpec, shape []int64) (result []int64, ok bool) {
+	for _, item := range items {
+		switch k := item.(type) {
+		case *eval.List, *Tensor, eval.EllipsisType:
+		case *eval.SliceObj:
+			if k.Start != eval.None || k.Stop != eval.None || k.Step != eval.None {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+	}
+	d, n := specs[0].Dim, len(specs)
+	if specs[n-1].Dim != d+n-1 || d+n > len(t) {
+		return nil, false
+	}
+	return slices.Concat(t[:d], shape, t[d+n:]), true
 }

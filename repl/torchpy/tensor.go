@@ -170,8 +170,11 @@ func (b *Binding) pyErr(err error) error {
 				return b.in.Raise(c, "%s", rest)
 			}
 		}
-		if cls == "torch.OutOfMemoryError" {
+		switch cls {
+		case "torch.OutOfMemoryError":
 			return b.in.Raise(OutOfMemoryErrorType, "%s", rest)
+		case "torch.AcceleratorError":
+			return b.in.Raise(AcceleratorErrorType, "%s", rest)
 		}
 	}
 	return b.in.Raise(eval.RuntimeErrorType, "%s", msg)
@@ -651,7 +654,8 @@ func (b *Binding) setItem(t *Tensor, key, value eval.Value) error {
 	return nil
 }
 
-// maskAssign is t[mask] = value (engine.MaskAssign).
+// maskAssign is t[mask] = value (engine.MaskAssign; a mask on the host
+// of a CUDA t, engine.HostMaskAssign).
 func (b *Binding) maskAssign(t, mask *Tensor, value eval.Value) error {
 	var v *engine.Tensor
 	var num float64
@@ -664,6 +668,9 @@ func (b *Binding) maskAssign(t, mask *Tensor, value eval.Value) error {
 		num = x
 	case bool:
 		num = map[bool]float64{true: 1}[x]
+	}
+	if t.T.Device().CUDA && !mask.T.Device().CUDA {
+		return b.pyErr(b.S.HostMaskAssign(t.T, mask.T, v))
 	}
 	return b.pyErr(b.S.MaskAssign(t.T, mask.T, v, num))
 }

@@ -1,0 +1,142 @@
+package torchpy_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestHostIndexRules: a CUDA tensor read through index tensors or a
+// bool mask on the host, and written through a host mask (pyrules/
+// index_host, index_host_more, index_host_mask_grad), allocates and
+// frees what PyTorch's did on the H200, in its order (each host index
+// copied to the GPU, the output, the copies freed; a mask's nonzero
+// copied whole; under autograd the host index kept, and backward's
+// flattened index one copy for each host index where a GPU index takes
+// a wrapped and a scaled tensor) and prints what it printed, but for
+// sums of values the tool does not compute.
+func TestHostIndexRules(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		notComputed int
+	}{{"index_host", 32}, {"index_host_more", 37}, {"index_host_mask_grad", 0}} {
+		t.Run(c.name, func(t *testing.T) {
+			s, printed := runRule(t, c.name)
+			path := filepath.Join("..", "..", "testdata", "pyrules", c.name+".jsonl")
+			checkEvents(t, s, path)
+			if c.notComputed > 0 {
+				if !strings.Contains(printed[c.notComputed], "not computed") {
+					t.Errorf("line %d printed %q, a value the tool does not compute", c.notComputed, printed[c.notComputed])
+				}
+				printed[c.notComputed] = recordedOutput(t, path)[c.notComputed]
+			}
+			checkPrinted(t, printed, path)
+			if errs := scriptErrors[s]; len(errs) > 0 {
+				t.Errorf("errors %q, PyTorch's none", errs)
+			}
+		})
+	}
+}
+
+// TestIndexErrors: what PyTorch refuses in advanced indexing (pyrules/
+// index_errors, index_errors_more) is refused at the same statements
+// with the same exception and message, after the same allocations (a
+// list index made on the GPU, a number's 0-d tensor, a host index
+// copied there, before a shape mismatch), the lists freed in the key's
+// order. index_errors_more's last statement reads a CUDA tensor out of
+// range, where PyTorch raises nothing: the tool does
+// (TestIndexOutOfRangeOnGPU), and allocates nothing there.
+func TestIndexErrors(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		last int // the statement where PyTorch's device assert starts, 0: none
+	}{{"index_errors", 0}, {"index_errors_more", 22}} {
+		t.Run(c.name, func(t *testing.T) {
+			s, printed := runRule(t, c.name)
+			path := filepath.Join("..", "..", "testdata", "pyrules", c.name+".jsonl")
+			want, lines := recordedEvents(t, path)
+			if c.last > 0 {
+				want = want[:slices.Index(lines, c.last)]
+				printed[c.last+1] = recordedOutput(t, path)[c.last+1] // used() without the refused read
+			}
+			if got := sessionEvents(s); !slices.Equal(got, want) {
+				t.Errorf("events %v, PyTorch's %v", got, want)
+			}
+			checkPrinted(t, printed, path)
+			var got []string
+			for _, e := range scriptErrors[s] {
+				got = append(got, errorColumn.ReplaceAllString(e, "$1: "))
+			}
+			recorded := recordedErrors(t, path)
+			if c.last > 0 {
+				if len(got) == 0 || !strings.HasPrefix(got[len(got)-1], strconv.Itoa(c.last)+": torch.AcceleratorError: index 9 is out of bounds for dimension 1 with size 4") {
+					t.Errorf("errors %q, want the read out of range at line %d", got, c.last)
+				}
+				got = got[:max(len(got)-1, 0)]
+			}
+			if !slices.Equal(got, recorded) {
+				t.Errorf("errors\n%q\nPyTorch's\n%q", got, recorded)
+			}
+		})
+	}
+}
+
+// TestIndexOutOfRangeOnGPU: PyTorch indexes a CUDA tensor past a
+// dimension's end without an error at the statement (pyrules/
+// index_oob_read, index_oob_write, index_oob_host: its kernel's
+// device-side assert surfaces at a later call as AcceleratorError);
+// the tool raises torch.AcceleratorError at the statement itself,
+// naming the index and saying what PyTorch does, before anything is
+// allocated: every event before the statement is PyTorch's, and none
+// follows it there.
+func TestIndexOutOfRangeOnGPU(t *testing.T) {
+	for _, c := range []struct {
+		name, index string
+		line, later int
+	}{
+		{"index_oob_read", "index 5 is out of bounds for dimension 0 with size 3", 9, 11},
+		{"index_oob_write", "index 3 is out of bounds for dimension 0 with size 3", 8, 10},
+		{"index_oob_host", "index -4 is out of bounds for dimension 0 with size 3", 8, 10},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, _ := runRule(t, c.name)
+			path := filepath.Join("..", "..", "testdata", "pyrules", c.name+".jsonl")
+			errs := recordedErrors(t, path)
+			if len(errs) == 0 || !strings.HasPrefix(errs[0], strconv.Itoa(c.later)+": AcceleratorError: CUDA error: device-side assert triggered") {
+				t.Fatalf("recorded errors %q, want PyTorch's device-side assert at line %d", errs, c.later)
+			}
+			got := scriptErrors[s]
+			if len(got) == 0 || !strings.HasPrefix(got[0], strconv.Itoa(c.line)+":") || !strings.Contains(got[0], "torch.AcceleratorError: "+c.index+" on cuda:0: PyTorch raises nothing at this statement") {
+				t.Fatalf("errors %q, want the index out of range at line %d", got, c.line)
+			}
+			want, lines := recordedEvents(t, path)
+			before := slices.IndexFunc(lines, func(l int) bool { return l >= c.line })
+			if ev := sessionEvents(s); len(ev) < before || !slices.Equal(ev[:before], want[:before]) {
+				t.Errorf("events before line %d differ from PyTorch's", c.line)
+			}
+		})
+	}
+}
+
+// TestIndexOutOfRangeAllocatesNothing: a read or a write out of range on
+// the GPU, through a list, a GPU index or a host index, is refused
+// before anything is made: the peak stays at x's 512-byte block.
+func TestIndexOutOfRangeAllocatesNothing(t *testing.T) {
+	for _, stmt := range []string{"x[[0, 3]] = 1.0", "y = x[[3]]", "y = x[torch.tensor([0, 5])]", "x[torch.tensor([-4])] = 2.0"} {
+		script := filepath.Join(t.TempDir(), "oob.py")
+		src := "import torch\nx = torch.zeros(3, 4, device='cuda')\ntorch.cuda.reset_peak_memory_stats()\n" + stmt + "\nprint(torch.cuda.max_memory_allocated(), torch.cuda.memory_allocated())\n"
+		if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, printed := runScript(t, script)
+		if errs := scriptErrors[s]; len(errs) != 1 || !strings.Contains(errs[0], "AcceleratorError") {
+			t.Errorf("%s: errors %q, want the index out of range", stmt, errs)
+		}
+		if printed[5] != "512 512\n" {
+			t.Errorf("%s: peak and allocated %q, want x's 512 bytes alone", stmt, printed[5])
+		}
+	}
+}
