@@ -91,12 +91,9 @@ func (b *Binding) indexSpecs(t *Tensor, items []eval.Value) ([]engine.IndexSpec,
 			d += len(t.T.Shape) - used
 			continue
 		case *eval.List:
-			shape, vals, kind, err := b.data(k)
+			shape, vals, err := b.listIndex(k)
 			if err != nil {
 				return nil, err
-			}
-			if kind != kindInt {
-				return nil, b.notModelled("indexing a tensor with a list of other than ints")
 			}
 			specs = append(specs, engine.IndexSpec{Dim: d, Shape: shape, Values: vals})
 		case *Tensor:
@@ -109,6 +106,15 @@ func (b *Binding) indexSpecs(t *Tensor, items []eval.Value) ([]engine.IndexSpec,
 		d++
 	}
 	return specs, nil
+}
+
+// listIndex is a list of ints as an index: its shape and values.
+func (b *Binding) listIndex(l *eval.List) ([]int64, []float64, error) {
+	shape, vals, kind, err := b.data(l)
+	if err == nil && kind != kindInt {
+		err = b.notModelled("indexing a tensor with a list of other than ints")
+	}
+	return shape, vals, err
 }
 
 // maskBesideIndices refuses a uint8 or bool mask where the key holds
@@ -141,12 +147,9 @@ func (b *Binding) indexTensor(t *Tensor, item eval.Value) (*Tensor, error) {
 		eval.Incref(k)
 		return k, nil
 	case *eval.List:
-		shape, vals, kind, err := b.data(k)
+		shape, vals, err := b.listIndex(k)
 		if err != nil {
 			return nil, err
-		}
-		if kind != kindInt {
-			return nil, b.notModelled("indexing a tensor with a list of other than ints")
 		}
 		made, err := b.newTensor(engine.TensorSpec{Op: "tensor", Shape: shape, DType: engine.DTypes["int64"], Device: t.T.Device(), Values: vals})
 		if err != nil {
