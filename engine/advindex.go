@@ -27,13 +27,13 @@ import (
 const maxOneTileSort = 2304
 
 // IndexTensor is x[..., idxs...] with the index tensors idxs along
-// dimensions d, d+1... An index on the host of a CUDA x is copied to
-// x's device first, each in order, and the copies freed after the
-// output exists, oldest first; IndexBackward0 keeps the host index
-// itself (testdata/pyrules/index_host.py, index_host_more.py,
-// index_host_probe.txt).
+// dimensions d, d+1..., made ready on x's device (IndexOperands) and
+// let go after the output exists; IndexBackward0 keeps the indices as
+// they were given (a host index itself: index_host_probe.txt), and its
+// backward flattens them expanded to the shape they broadcast to
+// (index_broadcast.py).
 func (s *Session) IndexTensor(x *Tensor, d int, idxs []*Tensor) (*Tensor, error) {
-	out, broadcast, err := s.indexBy(x, d, idxs)
+	out, n, err := s.indexBy(x, d, idxs)
 	if err != nil {
 		return nil, err
 	}
@@ -41,83 +41,105 @@ func (s *Session) IndexTensor(x *Tensor, d int, idxs []*Tensor) (*Tensor, error)
 	for i, idx := range idxs {
 		host[i] = idx.Device() != x.Device()
 	}
-	back := indexBackward(idxs[0].Numel(), host)
-	if broadcast {
-		back = refusedBackward("advanced indexing by index tensors of different shapes (broadcast)")
-	}
-	s.record("IndexBackward0", out, []*Tensor{x}, idxs, back)
+	s.record("IndexBackward0", out, []*Tensor{x}, idxs, indexBackward(n, host))
 	return out, nil
 }
 
-// indexBy is x[..., idxs...]'s output, its node not recorded. Index
-// tensors of different shapes (broadcast) are each expanded to the
-// shape they broadcast to and copied, in order, and the copies freed
-// after the output (index_errors_more.py); one already of that shape
-// beside them, or one on the host, is not modelled.
-func (s *Session) indexBy(x *Tensor, d int, idxs []*Tensor) (out *Tensor, broadcast bool, err error) {
+// indexBy is x[..., idxs...]'s output, its node not recorded, and the
+// number of elements of the shape the indices broadcast to.
+func (s *Session) indexBy(x *Tensor, d int, idxs []*Tensor) (*Tensor, uint64, error) {
 	dev := x.Device()
 	specs := make([]IndexSpec, len(idxs))
 	for i, idx := range idxs {
 		if idx.DType.Name != "int64" {
-			return nil, false, NotModelledError("advanced indexing with an index of " + idx.DType.Name)
+			return nil, 0, NotModelledError("advanced indexing with an index of " + idx.DType.Name)
 		}
 		switch at := idx.Device(); {
 		case at == dev, dev.CUDA && !at.CUDA:
 		case !dev.CUDA:
-			return nil, false, fmt.Errorf("RuntimeError: indices should be either on cpu or on the same device as the indexed tensor (%s)", dev)
+			return nil, 0, fmt.Errorf("RuntimeError: indices should be either on cpu or on the same device as the indexed tensor (%s)", dev)
 		default:
 			_, err := sameDevice(x, idx)
-			return nil, false, err
+			return nil, 0, err
 		}
 		specs[i].Shape = idx.Shape
 	}
 	shape, err := IndexShape(specs)
 	if err != nil {
-		return nil, false, err
+		return nil, 0, err
 	}
 	k := len(idxs)
 	if d+k > len(x.Shape) {
-		return nil, false, fmt.Errorf("IndexError: too many indices for tensor of dimension %d", len(x.Shape))
+		return nil, 0, fmt.Errorf("IndexError: too many indices for tensor of dimension %d", len(x.Shape))
 	}
-	var temps []*Tensor
-	defer func() {
-		for _, t := range temps {
-			s.dropTensor(t)
-		}
-	}()
-	for _, idx := range idxs {
-		broadcast = broadcast || !slices.Equal(idx.Shape, shape)
+	release, err := s.IndexOperands(x, idxs)
+	if err != nil {
+		return nil, 0, err
 	}
-	for _, idx := range idxs {
-		var t *Tensor
-		switch {
-		case broadcast && (slices.Equal(idx.Shape, shape) || idx.Device() != dev):
-			return nil, false, NotModelledError("advanced indexing by index tensors of different shapes (broadcast) of which one has the shape they broadcast to, or one is on the host")
-		case broadcast:
-			t, err = s.alloc(shape, idx.DType, dev)
-		case idx.Device() != dev:
-			t, err = s.copyTo(idx, dev)
-		default:
-			continue
-		}
-		if err != nil {
-			return nil, false, err
-		}
-		temps = append(temps, t)
-	}
-	out, err = s.alloc(slices.Concat(x.Shape[:d], shape, x.Shape[d+k:]), x.DType, dev)
+	defer release()
+	out, err := s.alloc(slices.Concat(x.Shape[:d], shape, x.Shape[d+k:]), x.DType, dev)
 	if err == nil && k == 1 {
 		out.st.vals = indexValues(x, d, idxs[0])
 	}
-	return out, broadcast, err
+	return out, numel(shape), err
+}
+
+// IndexOperands makes the index tensors idxs of x[...] ready on x's
+// device as PyTorch's AdvancedIndex does (index_host.py,
+// index_broadcast.py): those on the host of a CUDA x copied over, in
+// order; where their shapes differ, each not already of the shape they
+// broadcast to expanded to it and copied, in order, and the host copies
+// of those let go. release lets go of what is left, in order.
+func (s *Session) IndexOperands(x *Tensor, idxs []*Tensor) (release func(), err error) {
+	dev := x.Device()
+	ready := make([]*Tensor, len(idxs))
+	release = func() { s.dropInOrder(ready) }
+	specs := make([]IndexSpec, len(idxs))
+	for i, idx := range idxs {
+		specs[i].Shape = idx.Shape
+		if dev.CUDA && !idx.Device().CUDA {
+			if ready[i], err = s.copyTo(idx, dev); err != nil {
+				release()
+				return nil, err
+			}
+		}
+	}
+	shape, err := IndexShape(specs)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	var copies []*Tensor // host copies replaced by their expansions
+	for i, idx := range idxs {
+		if slices.Equal(idx.Shape, shape) {
+			continue
+		}
+		expanded, err := s.alloc(shape, idx.DType, dev)
+		if err != nil {
+			release()
+			s.dropInOrder(copies)
+			return nil, err
+		}
+		copies = append(copies, ready[i])
+		ready[i] = expanded
+	}
+	s.dropInOrder(copies)
+	return release, nil
+}
+
+// dropInOrder lets go of ts, the first first (nil ones skipped).
+func (s *Session) dropInOrder(ts []*Tensor) {
+	for _, t := range ts {
+		s.dropTensor(t)
+	}
 }
 
 // HostMaskIndex is x[mask] for a CUDA x and a bool mask on the host:
 // the mask's nonzero taken on the host and copied to the GPU whole,
 // [count, mask dims], x indexed by its columns there, the copy freed
 // after the output; IndexBackward0 keeps the mask, and its backward is
-// that of a host index of count elements (index_host.py,
-// index_host_more.py; a mask of more dimensions: not modelled).
+// that of host indices of count elements, one a mask dimension
+// (index_host.py, index_host_more.py, index_broadcast.py).
 func (s *Session) HostMaskIndex(x, mask *Tensor) (*Tensor, error) {
 	cols, err := s.hostMaskColumns(x, mask, "x[mask]")
 	if err != nil {
@@ -132,11 +154,11 @@ func (s *Session) HostMaskIndex(x, mask *Tensor) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	back := indexBackward(cols[0].Numel(), []bool{true})
-	if len(cols) > 1 {
-		back = refusedBackward("indexing a CUDA tensor by a host mask of more than one dimension")
+	host := make([]bool, len(cols))
+	for i := range host {
+		host[i] = true
 	}
-	s.record("IndexBackward0", out, []*Tensor{x}, []*Tensor{mask}, back)
+	s.record("IndexBackward0", out, []*Tensor{x}, []*Tensor{mask}, indexBackward(cols[0].Numel(), host))
 	return out, nil
 }
 
@@ -189,13 +211,6 @@ func (s *Session) HostMaskAssign(x, mask, value *Tensor) error {
 		}
 	}
 	return s.writeUntracked("index_put_", x)
-}
-
-// refusedBackward is a backward the tool does not model.
-func refusedBackward(what string) backward {
-	return func(*Session, *node, *Tensor) ([]*Tensor, error) {
-		return []*Tensor{nil}, NotModelledError("the backward of " + what)
-	}
 }
 
 // indexBackward is IndexBackward0's backward for index tensors of n

@@ -276,6 +276,9 @@ func (s *Session) MaskAssign(x, mask, value *Tensor, num float64) error {
 			return err
 		}
 		s.dropTensor(nz)
+		if err := ValueShapeError(value.Shape, slices.Concat(nz.Shape[:1], x.Shape[len(mask.Shape):])); err != nil {
+			return err // index_broadcast.py
+		}
 		if vs, ok := value.Values(); ok && len(vs) == 1 {
 			fill, filled = vs[0], true
 		}

@@ -42,18 +42,21 @@ func TestHostIndexRules(t *testing.T) {
 }
 
 // TestIndexErrors: what PyTorch refuses in advanced indexing (pyrules/
-// index_errors, index_errors_more) is refused at the same statements
-// with the same exception and message, after the same allocations (a
-// list index made on the GPU, a number's 0-d tensor, a host index
-// copied there, before a shape mismatch), the lists freed in the key's
-// order. index_errors_more's last statement reads a CUDA tensor out of
+// index_errors, index_errors_more, index_broadcast) is refused at the
+// same statements with the same exception and message, after the same
+// allocations (a list index made on the GPU, a number's 0-d tensor, a
+// host index copied there, a mask's nonzero, before a shape mismatch),
+// the lists freed in the key's order; and indices of different shapes,
+// read, written and differentiated, allocate and free what PyTorch's
+// did (each index not of the broadcast shape expanded and copied, a
+// host index's copy let go once expanded). index_errors_more's last statement reads a CUDA tensor out of
 // range, where PyTorch raises nothing: the tool does
 // (TestIndexOutOfRangeOnGPU), and allocates nothing there.
 func TestIndexErrors(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		last int // the statement where PyTorch's device assert starts, 0: none
-	}{{"index_errors", 0}, {"index_errors_more", 22}} {
+	}{{"index_errors", 0}, {"index_errors_more", 22}, {"index_broadcast", 0}} {
 		t.Run(c.name, func(t *testing.T) {
 			s, printed := runRule(t, c.name)
 			path := filepath.Join("..", "..", "testdata", "pyrules", c.name+".jsonl")

@@ -13,9 +13,10 @@ import (
 // index_put_, which writes t where it is, allocating only what it
 // needs on t's device (testdata/pyrules/setitem_advanced.py): each list
 // made an int64 tensor, in the key's order; a Python number made a 0-d
-// tensor of t's dtype; an index tensor on the host copied over; then
-// the copies go, the number's tensor, the lists' in order
-// (index_errors_more.py). t[idx] += v reads t[idx] first (a copy),
+// tensor of t's dtype; the indices made ready on t's device (a host
+// index copied over, indices of different shapes expanded:
+// engine.IndexOperands); then those go, the number's tensor, the lists'
+// in order (index_errors_more.py, index_broadcast.py). t[idx] += v reads t[idx] first (a copy),
 // adds in place and writes it back through here. PyTorch's errors
 // (index_errors.py): indices that do not broadcast together, once the
 // lists and the number's tensor exist; a value that does not broadcast to the indexing result,
@@ -46,18 +47,19 @@ func (b *Binding) indexPut(t *Tensor, items []eval.Value, value eval.Value) erro
 			return err
 		}
 	}
-	// what the write makes goes in PyTorch's order: the host indices'
-	// copies, the number's tensor, the lists' tensors in the key's order
-	var lists, copies []*Tensor
+	// what the write makes goes in PyTorch's order: the indices made
+	// ready on t's device (engine.IndexOperands), the number's tensor,
+	// the lists' tensors in the key's order
+	var lists []*Tensor
 	var scalar *Tensor
 	defer func() {
-		for _, t := range slices.Concat(copies, []*Tensor{scalar}, lists) {
+		for _, t := range append([]*Tensor{scalar}, lists...) {
 			if t != nil {
 				b.in.Decref(t)
 			}
 		}
 	}()
-	var host []*Tensor
+	var idxs []*engine.Tensor
 	for _, item := range items {
 		switch k := item.(type) {
 		case *eval.List:
@@ -65,11 +67,9 @@ func (b *Binding) indexPut(t *Tensor, items []eval.Value, value eval.Value) erro
 			if err != nil {
 				return err
 			}
-			lists = append(lists, idx)
+			lists, idxs = append(lists, idx), append(idxs, idx.T)
 		case *Tensor:
-			if k.T.Device() != t.T.Device() {
-				host = append(host, k)
-			}
+			idxs = append(idxs, k.T)
 		}
 	}
 	if !t.T.Device().CUDA {
@@ -90,18 +90,11 @@ func (b *Binding) indexPut(t *Tensor, items []eval.Value, value eval.Value) erro
 	if shapeErr != nil {
 		return b.pyErr(shapeErr)
 	}
-	for _, sp := range specs {
-		if !slices.Equal(sp.Shape, shape) {
-			return b.notModelled("assigning through index tensors of different shapes (broadcast) on the GPU")
-		}
+	release, err := b.S.IndexOperands(t.T, idxs)
+	if err != nil {
+		return b.pyErr(err)
 	}
-	for _, k := range host {
-		moved, err := b.S.To(k.T, t.T.Device())
-		if err != nil {
-			return b.pyErr(err)
-		}
-		copies = append(copies, b.wrap(moved))
-	}
+	defer release()
 	if valueErr != nil {
 		return b.pyErr(valueErr)
 	}
