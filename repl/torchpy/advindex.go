@@ -1,6 +1,8 @@
 package torchpy
 
 import (
+	"strings"
+
 	"github.com/gpumemrepl/gpumemrepl/engine"
 	"github.com/gpumemrepl/gpumemrepl/repl/eval"
 )
@@ -99,6 +101,9 @@ func (b *Binding) indexSpecs(t *Tensor, items []eval.Value) ([]engine.IndexSpec,
 		case *Tensor:
 			if err := b.maskBesideIndices(k); err != nil {
 				return nil, err
+			}
+			if !strings.HasPrefix(k.T.DType.Name, "int") {
+				return nil, b.notModelled("advanced indexing with an index of " + k.T.DType.Name)
 			}
 			vals, _ := k.T.Values()
 			specs = append(specs, engine.IndexSpec{Dim: d, Shape: k.T.Shape, Values: vals})
