@@ -30,23 +30,13 @@ type IndexSpec struct {
 func IndexShape(specs []IndexSpec) ([]int64, error) {
 	var out []int64
 	for _, sp := range specs {
-		sh := sp.Shape
-		n := max(len(out), len(sh))
-		next := make([]int64, n)
-		for i := range n {
-			a, b := dimFromEnd(out, n-1-i), dimFromEnd(sh, n-1-i)
-			switch {
-			case a == b || b == 1:
-				next[i] = a
-			case a == 1:
-				next[i] = b
-			default:
-				names := make([]string, len(specs))
-				for j, sp := range specs {
-					names[j] = dimList(sp.Shape)
-				}
-				return nil, fmt.Errorf("IndexError: shape mismatch: indexing tensors could not be broadcast together with shapes %s", strings.Join(names, ", "))
+		next, _, ok := broadcastShapes(out, sp.Shape)
+		if !ok {
+			names := make([]string, len(specs))
+			for j, sp := range specs {
+				names[j] = dimList(sp.Shape)
 			}
+			return nil, fmt.Errorf("IndexError: shape mismatch: indexing tensors could not be broadcast together with shapes %s", strings.Join(names, ", "))
 		}
 		out = next
 	}

@@ -583,20 +583,31 @@ func broadcast(a, b *Tensor) ([]int64, error) {
 	if b.number {
 		return a.Shape, nil
 	}
-	n := max(len(a.Shape), len(b.Shape))
-	out := make([]int64, n)
+	out, i, ok := broadcastShapes(a.Shape, b.Shape)
+	if !ok {
+		return nil, fmt.Errorf("RuntimeError: The size of tensor a (%d) must match the size of tensor b (%d) at non-singleton dimension %d", dimFromEnd(a.Shape, len(out)-1-i), dimFromEnd(b.Shape, len(out)-1-i), i)
+	}
+	return out, nil
+}
+
+// broadcastShapes is the shape a and b broadcast to; when they do not,
+// ok is false and i is the first dimension (of the broadcast rank) whose
+// sizes differ, neither of them 1.
+func broadcastShapes(a, b []int64) (out []int64, i int, ok bool) {
+	n := max(len(a), len(b))
+	out = make([]int64, n)
 	for i := range n {
-		da, db := dimFromEnd(a.Shape, n-1-i), dimFromEnd(b.Shape, n-1-i)
+		da, db := dimFromEnd(a, n-1-i), dimFromEnd(b, n-1-i)
 		switch {
 		case da == db || db == 1:
 			out[i] = da
 		case da == 1:
 			out[i] = db
 		default:
-			return nil, fmt.Errorf("RuntimeError: The size of tensor a (%d) must match the size of tensor b (%d) at non-singleton dimension %d", da, db, i)
+			return out, i, false
 		}
 	}
-	return out, nil
+	return out, 0, true
 }
 
 func dimFromEnd(shape []int64, k int) int64 {
