@@ -14,17 +14,12 @@ import (
 // GPU flattens the index (a wrapped copy, then that times the
 // dimension's stride, the copy freed), copies a gradient that is not
 // contiguous, then sorts: the sorted indices, their original positions
-// and a range, each as large as the index, and CUB's scratch, 1 byte
-// for its sort of one tile, up to 2304 indices (index_sort_probe.txt;
-// more are refused: the scratch of a sort of several tiles is not
-// modelled); all but the zeros freed, newest first, the flattened index
+// and a range, each as large as the index, and CUB's scratch
+// (indexSortScratch, radixsort.go); all but the zeros freed, newest
+// first, the flattened index
 // last (ops_index_grad.py, ops_index_grad_more.py). Indices on the host
 // of a CUDA x, and a bool mask there, are copied over (IndexTensor,
 // HostMaskIndex). What PyTorch refuses is checked in indexcheck.go.
-
-// maxOneTileSort is the most int64 indices CUB's radix sort sorts in one
-// tile on the H200 (scripts/probe_index_sort.py).
-const maxOneTileSort = 2304
 
 // IndexTensor is x[..., idxs...] with the index tensors idxs along
 // dimensions d, d+1..., made ready on x's device (IndexOperands) and
@@ -41,7 +36,7 @@ func (s *Session) IndexTensor(x *Tensor, d int, idxs []*Tensor) (*Tensor, error)
 	for i, idx := range idxs {
 		host[i] = idx.Device() != x.Device()
 	}
-	s.record("IndexBackward0", out, []*Tensor{x}, idxs, indexBackward(n, host))
+	s.record("IndexBackward0", out, []*Tensor{x}, idxs, indexBackward(n, host, d+len(idxs)))
 	return out, nil
 }
 
@@ -158,7 +153,7 @@ func (s *Session) HostMaskIndex(x, mask *Tensor) (*Tensor, error) {
 	for i := range host {
 		host[i] = true
 	}
-	s.record("IndexBackward0", out, []*Tensor{x}, []*Tensor{mask}, indexBackward(cols[0].Numel(), host))
+	s.record("IndexBackward0", out, []*Tensor{x}, []*Tensor{mask}, indexBackward(cols[0].Numel(), host, len(cols)))
 	return out, nil
 }
 
@@ -214,20 +209,21 @@ func (s *Session) HostMaskAssign(x, mask, value *Tensor) error {
 }
 
 // indexBackward is IndexBackward0's backward for index tensors of n
-// elements each, host[i] when the i-th was on the host: zeros of the
-// input's shape, then index_put_'s temporaries on the GPU
-// (indexPutTemps).
-func indexBackward(n uint64, host []bool) backward {
+// elements each, host[i] when the i-th was on the host, the indexed
+// dimensions before after: zeros of the input's shape, then
+// index_put_'s temporaries on the GPU (indexPutTemps).
+func indexBackward(n uint64, host []bool, after int) backward {
 	return func(s *Session, nd *node, g *Tensor) ([]*Tensor, error) {
 		dev := g.Device()
-		if dev.CUDA && n > maxOneTileSort {
-			return []*Tensor{nil}, NotModelledError(fmt.Sprintf("the backward of advanced indexing by more than %d indices (CUB's radix sort of several tiles)", maxOneTileSort))
+		scratch, err := indexSortScratch(n, nd.inputs[0].shape, after)
+		if dev.CUDA && err != nil {
+			return []*Tensor{nil}, err
 		}
 		grad, err := s.alloc(nd.inputs[0].shape, g.DType, dev)
 		if err != nil || !dev.CUDA || n == 0 {
 			return []*Tensor{grad}, err
 		}
-		return []*Tensor{grad}, s.indexPutTemps(g, n, host, nil)
+		return []*Tensor{grad}, s.indexPutTemps(g, n, host, nil, scratch)
 	}
 }
 
@@ -237,8 +233,9 @@ func indexBackward(n uint64, host []bool) backward {
 // index (linearIndex); then expanded (a bool mask's nonzero, whose
 // columns were the indices; nil for index tensors) let go; g's dense
 // copy when it is not contiguous, the sort's three int64 temporaries
-// and CUB's scratch, freed newest first, and the flattened index last.
-func (s *Session) indexPutTemps(g *Tensor, n uint64, host []bool, expanded *Tensor) error {
+// and CUB's scratch of scratch bytes, freed newest first, and the
+// flattened index last.
+func (s *Session) indexPutTemps(g *Tensor, n uint64, host []bool, expanded *Tensor, scratch uint64) error {
 	dev := g.Device()
 	flat, err := s.linearIndex(dev, n, host)
 	defer s.release(flat) // last
@@ -254,7 +251,7 @@ func (s *Session) indexPutTemps(g *Tensor, n uint64, host []bool, expanded *Tens
 			s.release(temps[i])
 		}
 	}()
-	sizes := []uint64{8 * n, 8 * n, 8 * n, 1} // sorted, positions, range; CUB's scratch
+	sizes := []uint64{8 * n, 8 * n, 8 * n, scratch} // sorted, positions, range; CUB's scratch
 	if !g.IsContiguous() {
 		sizes = append([]uint64{g.Bytes()}, sizes...)
 	}

@@ -9,7 +9,7 @@ import (
 // (the zeros index_put_ accumulates into) and nothing else; its peak
 // holds, beside it, the flattened index, the dense copy of the broadcast
 // gradient, the sort's three int64 temporaries and CUB's 1-byte scratch
-// (ops_index_grad.py line 12); 2305 indices are refused.
+// (ops_index_grad.py line 12); 2^24+1 indices are refused.
 func TestIndexBackwardTemporaries(t *testing.T) {
 	s := newTestSession(t, 1)
 	x := mustTensor(t, s, TensorSpec{Op: "empty", Shape: []int64{1024, 1024}, DType: Float32, Device: cuda0, RequiresGrad: true})
@@ -37,7 +37,7 @@ func TestIndexBackwardTemporaries(t *testing.T) {
 	if got, want := m.MaxAllocated-before, uint64(512+4<<20+16384+5*512); got != want {
 		t.Errorf("backward's peak: %d above, want %d", got, want)
 	}
-	big := mustTensor(t, s, TensorSpec{Op: "empty", Shape: []int64{maxOneTileSort + 1}, DType: DTypes["int64"], Device: cuda0})
+	big := mustTensor(t, s, TensorSpec{Op: "empty", Shape: []int64{maxSortProbed + 1}, DType: DTypes["int64"], Device: cuda0})
 	r, err = s.IndexTensor(x, 0, []*Tensor{big})
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +46,7 @@ func TestIndexBackwardTemporaries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, "2305 indices", s.Backward(sum, false), "NotImplementedError: the backward of advanced indexing by more than 2304 indices (CUB's radix sort of several tiles) is not modelled by gpumemrepl")
+	wantErr(t, "2^24+1 indices", s.Backward(sum, false), "NotImplementedError: the backward of indexing by 16777217 indices into 1048576 elements (CUB's radix sort was measured up to 16777216 indices and 32-bit keys) is not modelled by gpumemrepl")
 }
 
 // TestIndexSelectShape: index_select's output takes the index's length

@@ -12,8 +12,8 @@ import "fmt"
 // whose columns are the indices of index_put_ with accumulate
 // (indexPutTemps: the flattened index made, then the nonzero freed, the
 // sort's temporaries). With no true element only the zeros and the
-// nonzero's temporaries remain. The sort of more than 2304 indices is
-// refused, as advanced indexing's is.
+// nonzero's temporaries remain. The sort's scratch is advanced
+// indexing's (indexSortScratch), refused past what was measured.
 //
 // masked_select is MaskedSelectBackward0, which saves the input and the
 // mask: its backward makes zeros of the broadcast shape, then
@@ -50,8 +50,10 @@ func maskIndexBackward(mshape []int64, ms []float64, count uint64) backward {
 			return []*Tensor{nil}, NotModelledError("the backward of indexing by a bool mask on the host")
 		case numel(nd.inputs[0].shape) == 0:
 			return []*Tensor{nil}, NotModelledError("the backward of indexing an empty tensor by a bool mask")
-		case count > maxOneTileSort:
-			return []*Tensor{nil}, NotModelledError(fmt.Sprintf("the backward of indexing by a bool mask of more than %d true elements (CUB's radix sort of several tiles)", maxOneTileSort))
+		}
+		scratch, err := indexSortScratch(count, nd.inputs[0].shape, len(mshape))
+		if err != nil {
+			return []*Tensor{nil}, err
 		}
 		grad, err := s.alloc(nd.inputs[0].shape, g.DType, dev)
 		if err != nil {
@@ -65,7 +67,7 @@ func maskIndexBackward(mshape []int64, ms []float64, count uint64) backward {
 			s.dropTensor(nz)
 			return []*Tensor{grad}, nil
 		}
-		return []*Tensor{grad}, s.indexPutTemps(g, count, make([]bool, len(mshape)), nz)
+		return []*Tensor{grad}, s.indexPutTemps(g, count, make([]bool, len(mshape)), nz, scratch)
 	}
 }
 

@@ -78,7 +78,8 @@ func TestInt64ScanScratchTable(t *testing.T) {
 // TestMaskedSelectBackwardRefusals: masked_select's backward past the
 // scan sizes measured, of a tensor that is not contiguous, or of an
 // empty one, and a bool mask's backward on the host or of more than
-// 2304 true elements, are refused plainly, before anything is allocated.
+// 2^24 true elements (radix_sort_probe.txt measured up to there), are
+// refused plainly, before anything is allocated.
 func TestMaskedSelectBackwardRefusals(t *testing.T) {
 	s := newTestSession(t, 1)
 	g, err := s.alloc([]int64{8}, Float32, cuda0)
@@ -94,7 +95,7 @@ func TestMaskedSelectBackwardRefusals(t *testing.T) {
 		{maskedSelectBackward([]int64{1<<22 + 1}, true, false), g, "the backward of torch.masked_select over more than 4194304 elements (CUB's scan, measured up to there)"},
 		{maskedSelectBackward([]int64{4, 4}, false, false), g, "the backward of torch.masked_select of a tensor that is not contiguous"},
 		{maskedSelectBackward([]int64{0, 4}, true, false), g, "the backward of torch.masked_select of an empty tensor"},
-		{maskIndexBackward([]int64{8}, make([]float64, 8), 2305), g, "the backward of indexing by a bool mask of more than 2304 true elements (CUB's radix sort of several tiles)"},
+		{maskIndexBackward([]int64{8}, make([]float64, 8), maxSortProbed+1), g, "the backward of indexing by 16777217 indices into 8 elements (CUB's radix sort was measured up to 16777216 indices and 32-bit keys)"},
 		{maskIndexBackward([]int64{8}, make([]float64, 8), 1), &Tensor{Shape: []int64{8}, DType: Float32, st: &storage{}}, "the backward of indexing by a bool mask on the host"},
 	} {
 		before := len(s.History(0))

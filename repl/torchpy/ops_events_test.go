@@ -53,20 +53,16 @@ func TestIndexingNodesAndCopies(t *testing.T) {
 
 // TestIndexBackward: advanced indexing's backward (index_put_ with
 // accumulate: the index flattened, a gradient that is not contiguous
-// copied, the sort's int64 temporaries and CUB's 1-byte scratch) by one
-// or two index tensors, a list, along a later dimension, up to 2304
-// indices; index_select and its backward; index_add_, index_copy_,
-// scatter_, scatter_add_ in place; index_add out of place
-// (testdata/pyrules/ops_index_grad.py, ops_index_grad_more.py): PyTorch's
-// allocations in its order up to line 59, whose 4096 indices' backward
-// (CUB's sort of several tiles) is refused, as is line 64's; every line
-// prints what PyTorch printed.
+// copied, the sort's int64 temporaries and CUB's scratch) by one or two
+// index tensors, a list, along a later dimension; index_select and its
+// backward; index_add_, index_copy_, scatter_, scatter_add_ in place;
+// index_add out of place (testdata/pyrules/ops_index_grad.py,
+// ops_index_grad_more.py); and the backward of index tensors and masks
+// whose sort takes several tiles (index_sort_large.py, up to 5,000,000
+// indices and 25-bit keys): PyTorch's allocations in its order, and
+// every line prints what PyTorch printed.
 func TestIndexBackward(t *testing.T) {
-	checkRules(t, "ops_index_grad_more")
-	s, printed := runRule(t, "ops_index_grad")
-	path := filepath.Join("..", "..", "testdata", "pyrules", "ops_index_grad.jsonl")
-	checkEventsBefore(t, s, path, 59)
-	checkPrinted(t, printed, path)
+	checkRules(t, "ops_index_grad_more", "ops_index_grad", "index_sort_large")
 }
 
 // checkEventsBefore is checkEvents of the recording's statements before
