@@ -6,29 +6,32 @@ import (
 )
 
 // Advanced indexing by int64 index tensors of one shape along
-// dimensions d, d+1..., the dimensions before them whole (x[idx],
-// x[:, idx], x[idx, idx2]; testdata/pyrules/ops_alias.py): a new dense
-// tensor of x.shape[:d] + idx.shape + the dimensions after the indexed
-// ones. Autograd (IndexBackward0) saves the indices; its backward
+// dimensions dims of x (x[idx], x[:, idx], x[idx, idx2]; testdata/
+// pyrules/ops_alias.py): a new dense tensor of x.shape[:d] + idx.shape +
+// the dimensions after the indexed ones when the indexed dimensions are
+// side by side from d, and of idx.shape + the dimensions not indexed
+// when they are apart (x[idx, :, idx]: index_mixed.py). A key's ints,
+// slices, None and ... are views of x made before (the caller's). Autograd (IndexBackward0) saves the indices; its backward
 // is index_put_ with accumulate into zeros of x's shape, which on the
 // GPU flattens the index (a wrapped copy, then that times the
 // dimension's stride, the copy freed), copies a gradient that is not
 // contiguous, then sorts: the sorted indices, their original positions
 // and a range, each as large as the index, and CUB's scratch
 // (indexSortScratch, radixsort.go); all but the zeros freed, newest
-// first, the flattened index
-// last (ops_index_grad.py, ops_index_grad_more.py). Indices on the host
+// first, the flattened index last (ops_index_grad.py,
+// ops_index_grad_more.py); indices apart add a contiguous copy of the
+// zeros after the gradient's (index_mixed.py). Indices on the host
 // of a CUDA x, and a bool mask there, are copied over (IndexTensor,
 // HostMaskIndex). What PyTorch refuses is checked in indexcheck.go.
 
 // IndexTensor is x[..., idxs...] with the index tensors idxs along
-// dimensions d, d+1..., made ready on x's device (IndexOperands) and
+// dimensions dims of x (ascending), made ready on x's device (IndexOperands) and
 // let go after the output exists; IndexBackward0 keeps the indices as
 // they were given (a host index itself: index_host_probe.txt), and its
 // backward flattens them expanded to the shape they broadcast to
 // (index_broadcast.py).
-func (s *Session) IndexTensor(x *Tensor, d int, idxs []*Tensor) (*Tensor, error) {
-	out, n, err := s.indexBy(x, d, idxs)
+func (s *Session) IndexTensor(x *Tensor, dims []int, idxs []*Tensor) (*Tensor, error) {
+	out, n, err := s.indexBy(x, dims, idxs)
 	if err != nil {
 		return nil, err
 	}
@@ -36,13 +39,36 @@ func (s *Session) IndexTensor(x *Tensor, d int, idxs []*Tensor) (*Tensor, error)
 	for i, idx := range idxs {
 		host[i] = idx.Device() != x.Device()
 	}
-	s.record("IndexBackward0", out, []*Tensor{x}, idxs, indexBackward(n, host, d+len(idxs)))
+	s.record("IndexBackward0", out, []*Tensor{x}, idxs, indexBackward(n, host, dims[len(dims)-1]+1, !sideBySide(dims)))
 	return out, nil
+}
+
+// sideBySide reports whether dims (ascending) follow each other.
+func sideBySide(dims []int) bool {
+	return dims[len(dims)-1]-dims[0] == len(dims)-1
+}
+
+// AdvancedShape is the shape of x[key] for x of shape x after the key's
+// basic items, its advanced indices along dims (ascending) broadcast to
+// idx: PyTorch puts idx in place of the indexed dimensions when they
+// are side by side, else in front of the dimensions not indexed
+// (index_mixed.py).
+func AdvancedShape(x []int64, dims []int, idx []int64) []int64 {
+	if sideBySide(dims) {
+		return slices.Concat(x[:dims[0]], idx, x[dims[len(dims)-1]+1:])
+	}
+	out := slices.Clone(idx)
+	for d, n := range x {
+		if !slices.Contains(dims, d) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // indexBy is x[..., idxs...]'s output, its node not recorded, and the
 // number of elements of the shape the indices broadcast to.
-func (s *Session) indexBy(x *Tensor, d int, idxs []*Tensor) (*Tensor, uint64, error) {
+func (s *Session) indexBy(x *Tensor, dims []int, idxs []*Tensor) (*Tensor, uint64, error) {
 	dev := x.Device()
 	specs := make([]IndexSpec, len(idxs))
 	for i, idx := range idxs {
@@ -63,8 +89,7 @@ func (s *Session) indexBy(x *Tensor, d int, idxs []*Tensor) (*Tensor, uint64, er
 	if err != nil {
 		return nil, 0, err
 	}
-	k := len(idxs)
-	if d+k > len(x.Shape) {
+	if dims[len(dims)-1] >= len(x.Shape) {
 		return nil, 0, fmt.Errorf("IndexError: too many indices for tensor of dimension %d", len(x.Shape))
 	}
 	release, err := s.IndexOperands(x, idxs)
@@ -72,9 +97,9 @@ func (s *Session) indexBy(x *Tensor, d int, idxs []*Tensor) (*Tensor, uint64, er
 		return nil, 0, err
 	}
 	defer release()
-	out, err := s.alloc(slices.Concat(x.Shape[:d], shape, x.Shape[d+k:]), x.DType, dev)
-	if err == nil && k == 1 {
-		out.st.vals = indexValues(x, d, idxs[0])
+	out, err := s.alloc(AdvancedShape(x.Shape, dims, shape), x.DType, dev)
+	if err == nil && len(idxs) == 1 {
+		out.st.vals = indexValues(x, dims[0], idxs[0])
 	}
 	return out, numel(shape), err
 }
@@ -145,7 +170,11 @@ func (s *Session) HostMaskIndex(x, mask *Tensor) (*Tensor, error) {
 			s.dropTensor(c)
 		}
 	}()
-	out, _, err := s.indexBy(x, 0, cols)
+	dims := make([]int, len(cols))
+	for i := range dims {
+		dims[i] = i
+	}
+	out, _, err := s.indexBy(x, dims, cols)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +182,7 @@ func (s *Session) HostMaskIndex(x, mask *Tensor) (*Tensor, error) {
 	for i := range host {
 		host[i] = true
 	}
-	s.record("IndexBackward0", out, []*Tensor{x}, []*Tensor{mask}, indexBackward(cols[0].Numel(), host, len(cols)))
+	s.record("IndexBackward0", out, []*Tensor{x}, []*Tensor{mask}, indexBackward(cols[0].Numel(), host, len(cols), false))
 	return out, nil
 }
 
@@ -210,12 +239,19 @@ func (s *Session) HostMaskAssign(x, mask, value *Tensor) error {
 
 // indexBackward is IndexBackward0's backward for index tensors of n
 // elements each, host[i] when the i-th was on the host, the indexed
-// dimensions before after: zeros of the input's shape, then
-// index_put_'s temporaries on the GPU (indexPutTemps).
-func indexBackward(n uint64, host []bool, after int) backward {
+// dimensions before after, apart when they are not side by side: zeros
+// of the input's shape, then index_put_'s temporaries on the GPU
+// (indexPutTemps; with indices apart, it transposes the zeros to put
+// their dimensions first and works on a contiguous copy; more than one
+// tile's sort of those, whose keys the transpose changes, is not
+// recorded, and refused).
+func indexBackward(n uint64, host []bool, after int, apart bool) backward {
 	return func(s *Session, nd *node, g *Tensor) ([]*Tensor, error) {
 		dev := g.Device()
 		scratch, err := indexSortScratch(n, nd.inputs[0].shape, after)
+		if apart && n > maxOneTileSort {
+			err = NotModelledError(fmt.Sprintf("the backward of indexing by indices apart (x[idx, :, idx]) of more than %d elements (CUB's sort of several tiles of the transposed index)", maxOneTileSort))
+		}
 		if dev.CUDA && err != nil {
 			return []*Tensor{nil}, err
 		}
@@ -223,7 +259,11 @@ func indexBackward(n uint64, host []bool, after int) backward {
 		if err != nil || !dev.CUDA || n == 0 {
 			return []*Tensor{grad}, err
 		}
-		return []*Tensor{grad}, s.indexPutTemps(g, n, host, nil, scratch)
+		var copied *Tensor
+		if apart {
+			copied = grad
+		}
+		return []*Tensor{grad}, s.indexPutTemps(g, n, host, nil, copied, scratch)
 	}
 }
 
@@ -232,10 +272,12 @@ func indexBackward(n uint64, host []bool, after int) backward {
 // elements each, host[i] when the i-th is on the host: the flattened
 // index (linearIndex); then expanded (a bool mask's nonzero, whose
 // columns were the indices; nil for index tensors) let go; g's dense
-// copy when it is not contiguous, the sort's three int64 temporaries
-// and CUB's scratch of scratch bytes, freed newest first, and the
-// flattened index last.
-func (s *Session) indexPutTemps(g *Tensor, n uint64, host []bool, expanded *Tensor, scratch uint64) error {
+// copy when it is not contiguous, a contiguous copy of copied (the
+// target, when the indices are apart: nil when it is written in place;
+// index_mixed.py line 98), the sort's three int64 temporaries and CUB's
+// scratch of scratch bytes, freed newest first, and the flattened index
+// last.
+func (s *Session) indexPutTemps(g *Tensor, n uint64, host []bool, expanded, copied *Tensor, scratch uint64) error {
 	dev := g.Device()
 	flat, err := s.linearIndex(dev, n, host)
 	defer s.release(flat) // last
@@ -252,6 +294,9 @@ func (s *Session) indexPutTemps(g *Tensor, n uint64, host []bool, expanded *Tens
 		}
 	}()
 	sizes := []uint64{8 * n, 8 * n, 8 * n, scratch} // sorted, positions, range; CUB's scratch
+	if copied != nil {
+		sizes = append([]uint64{copied.Bytes()}, sizes...)
+	}
 	if !g.IsContiguous() {
 		sizes = append([]uint64{g.Bytes()}, sizes...)
 	}

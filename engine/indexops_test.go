@@ -14,7 +14,7 @@ func TestIndexBackwardTemporaries(t *testing.T) {
 	s := newTestSession(t, 1)
 	x := mustTensor(t, s, TensorSpec{Op: "empty", Shape: []int64{1024, 1024}, DType: Float32, Device: cuda0, RequiresGrad: true})
 	idx := mustTensor(t, s, TensorSpec{Op: "empty", Shape: []int64{4}, DType: DTypes["int64"], Device: cuda0})
-	r, err := s.IndexTensor(x, 0, []*Tensor{idx})
+	r, err := s.IndexTensor(x, []int{0}, []*Tensor{idx})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestIndexBackwardTemporaries(t *testing.T) {
 		t.Errorf("backward's peak: %d above, want %d", got, want)
 	}
 	big := mustTensor(t, s, TensorSpec{Op: "empty", Shape: []int64{maxSortProbed + 1}, DType: DTypes["int64"], Device: cuda0})
-	r, err = s.IndexTensor(x, 0, []*Tensor{big})
+	r, err = s.IndexTensor(x, []int{0}, []*Tensor{big})
 	if err != nil {
 		t.Fatal(err)
 	}

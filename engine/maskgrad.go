@@ -67,7 +67,7 @@ func maskIndexBackward(mshape []int64, ms []float64, count uint64) backward {
 			s.dropTensor(nz)
 			return []*Tensor{grad}, nil
 		}
-		return []*Tensor{grad}, s.indexPutTemps(g, count, make([]bool, len(mshape)), nz, scratch)
+		return []*Tensor{grad}, s.indexPutTemps(g, count, make([]bool, len(mshape)), nz, nil, scratch)
 	}
 }
 

@@ -7,29 +7,23 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/repl/eval"
 )
 
-// advancedIndex is t[key] where items[at:] start a run of lists of
-// ints or int64 tensors (one or more, of one shape) and every other item
-// is a whole slice (x[idx], x[:, idx], x[idx, idx2]): a list becomes an
-// int64 tensor on t's device first, as PyTorch makes it
-// (testdata/pyrules/ops_alias.py, ops_index_grad.py); an index tensor
-// on the host of a CUDA t is copied over (index_host.py). Indices out
-// of range are refused before anything is made (engine.CheckIndexRange,
+// advancedIndex is t[key] where the key's items hold lists of ints or
+// int64 tensors (of shapes that broadcast together) beside ints,
+// slices, None and ...: PyTorch makes each list an int64 tensor on t's
+// device, in the key's order (testdata/pyrules/ops_alias.py,
+// ops_index_grad.py), applies the basic items as views (nothing
+// allocated; their autograd nodes recorded), then indexes the view
+// (engine.IndexTensor): an int between indices takes its dimension
+// away, so they stay side by side; a slice or None between them moves
+// them to the front (index_mixed.py). An index tensor on the host of a
+// CUDA t is copied over (index_host.py). Indices out of range are
+// refused before anything is made (engine.CheckIndexRange,
 // index_errors.py). A bool mask alone over the leading dimensions
 // selects by its known values (engine.MaskIndex; one on the host of a
-// CUDA t, engine.HostMaskIndex); a mask elsewhere or beside other indices, index
-// tensors apart from each other and indices mixed with ints or partial
-// slices are not modelled.
-func (b *Binding) advancedIndex(t *Tensor, items []eval.Value, at int) (eval.Value, error) {
-	end := at
-	for end < len(items) && isIndexItem(items[end]) {
-		end++
-	}
-	for i, k := range items {
-		if sl, ok := k.(*eval.SliceObj); (i < at || i >= end) && (!ok || sl.Start != eval.None || sl.Stop != eval.None || sl.Step != eval.None) {
-			return nil, b.notModelled("advanced indexing mixed with other than whole slices before or after its indices")
-		}
-	}
-	if mask, ok := items[at].(*Tensor); ok && mask.T.DType.Name == "bool" && at == 0 && end == 1 {
+// CUDA t, engine.HostMaskIndex); a mask elsewhere or beside other
+// indices is not modelled.
+func (b *Binding) advancedIndex(t *Tensor, items []eval.Value, tuple bool) (eval.Value, error) {
+	if mask := loneMask(items); mask != nil {
 		maskIndex := b.S.MaskIndex
 		if t.T.Device().CUDA && !mask.T.Device().CUDA {
 			maskIndex = b.S.HostMaskIndex
@@ -56,18 +50,45 @@ func (b *Binding) advancedIndex(t *Tensor, items []eval.Value, at int) (eval.Val
 		}
 	}()
 	var idxs []*engine.Tensor
-	for _, item := range items[at:end] {
+	for _, item := range items {
+		if !isIndexItem(item) {
+			continue
+		}
 		idx, err := b.indexTensor(t, item)
 		if err != nil {
 			return nil, err
 		}
 		made, idxs = append(made, idx), append(idxs, idx.T)
 	}
-	r, err := b.S.IndexTensor(t.T, at, idxs)
+	view, dims, err := b.basicView(t, items, tuple)
+	if err != nil {
+		return nil, err
+	}
+	x := t.T
+	if view != nil {
+		x = view
+		defer b.S.Release(view)
+	}
+	r, err := b.S.IndexTensor(x, dims, idxs)
 	if err != nil {
 		return nil, b.pyErr(err)
 	}
 	return b.wrap(r), nil
+}
+
+// loneMask is the key's bool mask when it comes first and every other
+// item is a whole slice (x[mask], x[mask, :]); nil otherwise.
+func loneMask(items []eval.Value) *Tensor {
+	mask, ok := items[0].(*Tensor)
+	if !ok || mask.T.DType.Name != "bool" {
+		return nil
+	}
+	for _, k := range items[1:] {
+		if sl, ok := k.(*eval.SliceObj); !ok || sl.Start != eval.None || sl.Stop != eval.None || sl.Step != eval.None {
+			return nil
+		}
+	}
+	return mask
 }
 
 // indexSpecs are the advanced indices among a key's items as

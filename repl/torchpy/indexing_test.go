@@ -56,7 +56,7 @@ func TestIndexErrors(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		last int // the statement where PyTorch's device assert starts, 0: none
-	}{{"index_errors", 0}, {"index_errors_more", 22}, {"index_broadcast", 0}} {
+	}{{"index_errors", 0}, {"index_errors_more", 22}, {"index_broadcast", 0}, {"index_mixed", 0}} {
 		t.Run(c.name, func(t *testing.T) {
 			s, printed := runRule(t, c.name)
 			path := filepath.Join("..", "..", "testdata", "pyrules", c.name+".jsonl")
@@ -141,5 +141,37 @@ func TestIndexOutOfRangeAllocatesNothing(t *testing.T) {
 		if printed[5] != "512 512\n" {
 			t.Errorf("%s: peak and allocated %q, want x's 512 bytes alone", stmt, printed[5])
 		}
+	}
+}
+
+// TestMixedIndexNodes: reads through indices beside ints, slices, None
+// and ... have PyTorch's shapes, strides and autograd chains (the basic
+// items' view nodes under IndexBackward0; none for a whole slice or
+// ...), as scripts/probe_index_nodes.py printed them on the H200
+// (pyrules/index_mixed_nodes.txt). The probe names each node by
+// type(f).__name__, which is name() in PyTorch; the tool's nodes share
+// one class, so the test asks name().
+func TestMixedIndexNodes(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "scripts", "probe_index_nodes.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(t.TempDir(), "nodes.py")
+	if err := os.WriteFile(script, []byte(strings.Replace(string(src), "type(f).__name__", "f.name()", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, printed := runScript(t, script)
+	want, err := os.ReadFile(filepath.Join("..", "..", "testdata", "pyrules", "index_mixed_nodes.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, out := range printed {
+		if out != "" {
+			got = append(got, out)
+		}
+	}
+	if len(got) != 1 || got[0] != string(want) {
+		t.Errorf("printed\n%s\nPyTorch's\n%s", strings.Join(got, "|"), want)
 	}
 }

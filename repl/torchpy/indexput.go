@@ -2,7 +2,6 @@ package torchpy
 
 import (
 	"cmp"
-	"slices"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
 	"github.com/gpumemrepl/gpumemrepl/repl/eval"
@@ -16,13 +15,16 @@ import (
 // tensor of t's dtype; the indices made ready on t's device (a host
 // index copied over, indices of different shapes expanded:
 // engine.IndexOperands); then those go, the number's tensor, the lists'
-// in order (index_errors_more.py, index_broadcast.py). t[idx] += v reads t[idx] first (a copy),
-// adds in place and writes it back through here. PyTorch's errors
-// (index_errors.py): indices that do not broadcast together, once the
-// lists and the number's tensor exist; a value that does not broadcast to the indexing result,
-// once the host indices are copied; an index out of range, before
-// anything is made (engine.CheckIndexRange).
-func (b *Binding) indexPut(t *Tensor, items []eval.Value, value eval.Value) error {
+// in order (index_errors_more.py, index_broadcast.py). The key's ints,
+// slices and None are views of t, written where they are; the indexing
+// result's shape is engine.AdvancedShape's (index_mixed.py). t[idx] += v
+// reads t[idx] first (a copy), adds in place and writes it back through
+// here. PyTorch's errors (index_errors.py): too many indices, first;
+// indices that do not broadcast together, once the lists and the
+// number's tensor exist; a value that does not broadcast to the
+// indexing result, once the host indices are copied; an index out of
+// range, before anything is made (engine.CheckIndexRange).
+func (b *Binding) indexPut(t *Tensor, items []eval.Value, tuple bool, value eval.Value) error {
 	for _, item := range items {
 		if k, ok := item.(*Tensor); ok && (k.T.DType.Name == "bool" || k.T.DType.Name == "uint8") {
 			return b.notModelled("assigning through a bool or uint8 mask beside other indices")
@@ -32,14 +34,23 @@ func (b *Binding) indexPut(t *Tensor, items []eval.Value, value eval.Value) erro
 	if err != nil {
 		return err
 	}
+	if n := len(t.T.Shape); usedDims(items) > n {
+		return b.in.Raise(eval.IndexErrorType, "too many indices for tensor of dimension %d", n)
+	}
 	shape, shapeErr := engine.IndexShape(specs)
 	var valueErr error
 	if v, ok := value.(*Tensor); ok && shapeErr == nil {
-		result, ok := indexResult(t.T.Shape, items, specs, shape)
-		if ok {
-			valueErr = engine.ValueShapeError(v.T.Shape, result)
-		} else {
-			b.S.Eventf("the shape of the value assigned to x[...] is not checked against the indexing result: gpumemrepl works it out only for advanced indices next to each other among whole slices")
+		view, dims, err := b.basicView(t, items, tuple)
+		if err != nil {
+			return err
+		}
+		x := t.T
+		if view != nil {
+			x = view
+		}
+		valueErr = engine.ValueShapeError(v.T.Shape, engine.AdvancedShape(x.Shape, dims, shape))
+		if view != nil {
+			b.S.Release(view)
 		}
 	}
 	if shapeErr == nil && valueErr == nil {
@@ -100,27 +111,4 @@ func (b *Binding) indexPut(t *Tensor, items []eval.Value, value eval.Value) erro
 	}
 	b.S.WriteInto(t.T)
 	return nil
-}
-
-// indexResult is the shape of t[key] for a key of advanced indices
-// (specs, broadcast to shape) on dimensions next to each other, every
-// other item a whole slice or an ellipsis: t's dimensions before them,
-// shape, then t's after them; ok false for any other key.
-func indexResult(t []int64, items []eval.Value, specs []engine.IndexSpec, shape []int64) (result []int64, ok bool) {
-	for _, item := range items {
-		switch k := item.(type) {
-		case *eval.List, *Tensor, eval.EllipsisType:
-		case *eval.SliceObj:
-			if k.Start != eval.None || k.Stop != eval.None || k.Step != eval.None {
-				return nil, false
-			}
-		default:
-			return nil, false
-		}
-	}
-	d, n := specs[0].Dim, len(specs)
-	if specs[n-1].Dim != d+n-1 || d+n > len(t) {
-		return nil, false
-	}
-	return slices.Concat(t[:d], shape, t[d+n:]), true
 }

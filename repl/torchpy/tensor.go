@@ -636,12 +636,9 @@ func (b *Binding) setItem(t *Tensor, key, value eval.Value) error {
 	if mask, ok := key.(*Tensor); ok && mask.T.DType.Name == "bool" {
 		return b.maskAssign(t, mask, value)
 	}
-	items := []eval.Value{key}
-	if tu, ok := key.(*eval.Tuple); ok {
-		items = tu.Items()
-	}
+	items, tuple := keyItems(key)
 	if slices.ContainsFunc(items, isIndexItem) {
-		return b.indexPut(t, items, value)
+		return b.indexPut(t, items, tuple, value)
 	}
 	part, err := b.index(t, key)
 	if err != nil {
@@ -675,33 +672,75 @@ func (b *Binding) maskAssign(t, mask *Tensor, value eval.Value) error {
 	return b.pyErr(b.S.MaskAssign(t.T, mask.T, v, num))
 }
 
-// index is t[key] for basic indexing, a view: per dimension an int
+// index is t[key]: for basic indexing a view: per dimension an int
 // (select), a slice (narrowed, or strided with a step), None (a new
-// dimension of size 1) and one ... (the dimensions it skips, whole).
+// dimension of size 1) and one ... (the dimensions it skips, whole); a
+// key with lists or tensors is advanced indexing (advancedIndex).
 func (b *Binding) index(t *Tensor, key eval.Value) (eval.Value, error) {
-	items := []eval.Value{key}
-	tu, tuple := key.(*eval.Tuple)
-	if tuple {
-		items = tu.Items()
-	}
-	used := 0 // the dimensions of t that the key indexes
-	for i, k := range items {
+	items, tuple := keyItems(key)
+	advanced := false
+	for _, k := range items {
 		switch k.(type) {
-		case int64, *eval.SliceObj:
-			used++
-		case eval.EllipsisType, eval.NoneType:
-		case *eval.List, *Tensor:
-			return b.advancedIndex(t, items, i)
+		case int64, *eval.SliceObj, *eval.List, *Tensor, eval.EllipsisType, eval.NoneType:
 		default:
 			return nil, b.notModelled("indexing a tensor with " + b.in.TypeName(k))
 		}
+		advanced = advanced || isIndexItem(k)
 	}
-	if used > len(t.T.Shape) {
-		if len(t.T.Shape) == 0 {
+	if usedDims(items) > len(t.T.Shape) {
+		if len(t.T.Shape) == 0 && !advanced {
 			return nil, b.in.Raise(eval.IndexErrorType, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
 		}
 		return nil, b.in.Raise(eval.IndexErrorType, "too many indices for tensor of dimension %d", len(t.T.Shape))
 	}
+	if advanced {
+		return b.advancedIndex(t, items, tuple)
+	}
+	view, _, err := b.basicView(t, items, tuple)
+	if err != nil {
+		return nil, err
+	}
+	if view == nil { // t[...], t[()] or t[:, :]: an alias of all of t
+		view = b.S.Alias(t.T)
+	}
+	return viewOf(b.wrap(view), t), nil
+}
+
+// keyItems are the items of an index key: a tuple's, or the key alone.
+func keyItems(key eval.Value) (items []eval.Value, tuple bool) {
+	if tu, ok := key.(*eval.Tuple); ok {
+		return tu.Items(), true
+	}
+	return []eval.Value{key}, false
+}
+
+// usedDims is how many dimensions of a tensor a key's items index: an
+// int, a slice, a list or an index tensor one, a bool or uint8 mask as
+// many as it has, None and ... none.
+func usedDims(items []eval.Value) int {
+	used := 0
+	for _, k := range items {
+		switch k := k.(type) {
+		case eval.EllipsisType, eval.NoneType:
+		case *Tensor:
+			if k.T.DType.Name == "bool" || k.T.DType.Name == "uint8" {
+				used += len(k.T.Shape)
+			} else {
+				used++
+			}
+		default:
+			used++
+		}
+	}
+	return used
+}
+
+// basicView applies the basic items of a key (of a tuple when tuple) to
+// t, as PyTorch does before any advanced indexing: the view (nil: t
+// itself, untouched) and, in order, the dimensions of the view that the
+// key's lists and tensors index, each of which keeps its dimension.
+func (b *Binding) basicView(t *Tensor, items []eval.Value, tuple bool) (*engine.Tensor, []int, error) {
+	used := usedDims(items)
 	var cur *engine.Tensor // the view so far (nil: t itself)
 	at := func() *engine.Tensor {
 		if cur == nil {
@@ -716,6 +755,7 @@ func (b *Binding) index(t *Tensor, key eval.Value) (eval.Value, error) {
 		cur = v
 		return b.pyErr(err)
 	}
+	var dims []int
 	d := 0 // the dimension of the view the next item indexes
 	for _, k := range items {
 		var err error
@@ -740,15 +780,18 @@ func (b *Binding) index(t *Tensor, key eval.Value) (eval.Value, error) {
 			d++
 		case eval.EllipsisType:
 			d += len(t.T.Shape) - used
+		case *eval.List, *Tensor:
+			dims = append(dims, d)
+			d++
 		}
 		if err != nil {
-			return nil, err
+			if cur != nil {
+				b.S.Release(cur)
+			}
+			return nil, nil, err
 		}
 	}
-	if cur == nil { // t[...], t[()] or t[:, :]: an alias of all of t
-		cur = b.S.Alias(t.T)
-	}
-	return viewOf(b.wrap(cur), t), nil
+	return cur, dims, nil
 }
 
 // sliceBounds clamps a slice to a dimension of size n, as Python does.
