@@ -49,6 +49,41 @@ func TestIndexBackwardTemporaries(t *testing.T) {
 	wantErr(t, "2^24+1 indices", s.Backward(sum, false), "NotImplementedError: the backward of indexing by 16777217 indices into 1048576 elements (CUB's radix sort was measured up to 16777216 indices and 32-bit keys) is not modelled by gpumemrepl")
 }
 
+// TestIndicesApart: indices parted by a whole dimension put theirs
+// first (x[idx, :, idx] of [8, 16, 32] by 3 is [3, 16]) and beside each
+// other keep it in place ([8, 16, 32] along 1 and 2 is [8, 3]); the
+// backward of more than one tile's indices apart is refused (not
+// recorded), in one tile it is not.
+func TestIndicesApart(t *testing.T) {
+	s := newTestSession(t, 1)
+	x := mustTensor(t, s, TensorSpec{Op: "empty", Shape: []int64{8, 16, 32}, DType: Float32, Device: cuda0, RequiresGrad: true})
+	for _, c := range []struct {
+		dims   []int
+		n      int64
+		want   []int64
+		refuse bool
+	}{{[]int{0, 2}, 3, []int64{3, 16}, false}, {[]int{1, 2}, 3, []int64{8, 3}, false}, {[]int{0, 2}, maxOneTileSort + 1, []int64{maxOneTileSort + 1, 16}, true}} {
+		idx := mustTensor(t, s, TensorSpec{Op: "zeros", Shape: []int64{c.n}, DType: DTypes["int64"], Device: cuda0})
+		r, err := s.IndexTensor(x, c.dims, []*Tensor{idx, idx})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(r.Shape, c.want) {
+			t.Errorf("dims %v: shape %v, want %v", c.dims, r.Shape, c.want)
+		}
+		sum, err := s.Op("sum", r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = s.Backward(sum, false)
+		if c.refuse {
+			wantErr(t, "indices apart past one tile", err, "NotImplementedError: the backward of indexing by indices apart (x[idx, :, idx]) of more than 2304 elements (CUB's sort of several tiles of the transposed index) is not modelled by gpumemrepl")
+		} else if err != nil {
+			t.Errorf("dims %v: backward: %v", c.dims, err)
+		}
+	}
+}
+
 // TestIndexSelectShape: index_select's output takes the index's length
 // along dim and is dense.
 func TestIndexSelectShape(t *testing.T) {
