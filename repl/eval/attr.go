@@ -12,15 +12,22 @@ func (in *Interp) GetAttr(obj Value, name string) (Value, error) {
 	return nil, in.attrError(obj, name)
 }
 
-// attrError is the AttributeError CPython raises for obj.name.
+// attrError is the AttributeError CPython raises for obj.name, with the
+// embedder's note (Hooks.MissingAttr).
 func (in *Interp) attrError(obj Value, name string) error {
+	note := ""
+	if in.Hooks.MissingAttr != nil {
+		if n := in.Hooks.MissingAttr(obj, name); n != "" {
+			note = " (" + n + ")"
+		}
+	}
 	switch o := obj.(type) {
 	case *ModuleObj:
-		return in.Raise(AttributeErrorType, "module '%s' has no attribute '%s'", o.Name, name)
+		return in.Raise(AttributeErrorType, "module '%s' has no attribute '%s'%s", o.Name, name, note)
 	case *Class:
-		return in.Raise(AttributeErrorType, "type object '%s' has no attribute '%s'", o.Name, name)
+		return in.Raise(AttributeErrorType, "type object '%s' has no attribute '%s'%s", o.Name, name, note)
 	}
-	return in.Raise(AttributeErrorType, "'%s' object has no attribute '%s'", TypeOf(obj).Name, name)
+	return in.Raise(AttributeErrorType, "'%s' object has no attribute '%s'%s", TypeOf(obj).Name, name, note)
 }
 
 // getAttr looks name up on obj without __getattr__; found is false

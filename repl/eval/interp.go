@@ -76,6 +76,10 @@ type Hooks struct {
 	// to hold, as it did in the program's own run, and the program goes
 	// on.
 	Assumed func(pos syntax.Pos)
+	// MissingAttr, when set, is asked about an attribute obj does not
+	// have, for a note the AttributeError adds in parentheses (torchpy:
+	// that PyTorch has it and the tool does not model it); "" adds none.
+	MissingAttr func(obj Value, name string) string
 }
 
 // recursionLimit is sys.getrecursionlimit()'s default.

@@ -12,6 +12,7 @@ import (
 func Install(in *eval.Interp, s *engine.Session) *Binding {
 	b := &Binding{S: s, in: in}
 	in.Embedder = b
+	in.Hooks.MissingAttr = missingAttr
 	in.RegisterModule("torch", b.torchModule)
 	in.RegisterModule("torch.cuda", b.cudaModule)
 	in.RegisterModule("torch.nn", b.nnModule)
