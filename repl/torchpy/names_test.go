@@ -1,6 +1,10 @@
 package torchpy_test
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // TestMissingAttrNote: an attribute PyTorch 2.11 has (pytorch_names.txt)
 // and the tool does not model says so in its AttributeError; one PyTorch
@@ -49,5 +53,22 @@ for f in (lambda: torch.cuda.CUDAGraph, lambda: torch.autograd.gradcheck, lambda
 	}
 	if got := runSource(t, 1, src); got != want {
 		t.Errorf("printed\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestGradFnType: a grad_fn's class is its node's, as PyTorch 2.11
+// printed it (testdata/pyrules/gradfn_type.py and .stdout).
+func TestGradFnType(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "pyrules")
+	src, err := os.ReadFile(filepath.Join(dir, "gradfn_type.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join(dir, "gradfn_type.stdout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := runSource(t, 1, string(src)); got != string(want) {
+		t.Errorf("printed\n%s\nPyTorch\n%s", got, want)
 	}
 }

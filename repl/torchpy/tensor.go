@@ -11,6 +11,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/engine"
@@ -587,7 +588,22 @@ func (b *Binding) gradFnOf(node *engine.GradNode) eval.Value {
 
 var gradFnType = eval.NewClass("Node", "torch.autograd.graph")
 
-func (g *gradFn) Type() *eval.Class         { return gradFnType }
+// gradFnClasses are the node classes by name: PyTorch makes one class a
+// backward function, named as it (SumBackward0, of module builtins), of
+// which torch.autograd.graph.Node is a virtual base; here it is a real
+// base, so the class's __mro__ names it too.
+var gradFnClasses sync.Map // string -> *eval.Class
+
+// Type is the class of g's node's name.
+func (g *gradFn) Type() *eval.Class {
+	name := g.node.Name()
+	if c, ok := gradFnClasses.Load(name); ok {
+		return c.(*eval.Class)
+	}
+	c, _ := gradFnClasses.LoadOrStore(name, eval.NewClass(name, "builtins", gradFnType))
+	return c.(*eval.Class)
+}
+
 func (g *gradFn) Traverse(func(eval.Value)) {}
 func (g *gradFn) Clear(*eval.Interp)        {}
 
