@@ -25,22 +25,92 @@ import (
 // HostMaskIndex). What PyTorch refuses is checked in indexcheck.go.
 
 // IndexTensor is x[..., idxs...] with the index tensors idxs along
-// dimensions dims of x (ascending), made ready on x's device (IndexOperands) and
+// dimensions dims of x (ascending, a bool mask's as many as it has), made
+// ready on x's device (a mask's nonzero: MaskColumns; IndexOperands) and
 // let go after the output exists; IndexBackward0 keeps the indices as
-// they were given (a host index itself: index_host_probe.txt), and its
-// backward flattens them expanded to the shape they broadcast to
+// they were given (a host index itself: index_host_probe.txt; a mask
+// itself, whose nonzero its backward takes again: index_mask_mixed.py),
+// and its backward flattens them expanded to the shape they broadcast to
 // (index_broadcast.py).
 func (s *Session) IndexTensor(x *Tensor, dims []int, idxs []*Tensor) (*Tensor, error) {
-	out, n, err := s.indexBy(x, dims, idxs)
+	cols, drop, err := s.MaskColumns(x, dims, idxs)
 	if err != nil {
 		return nil, err
 	}
-	host := make([]bool, len(idxs))
-	for i, idx := range idxs {
-		host[i] = idx.Device() != x.Device()
+	defer drop()
+	out, n, err := s.indexBy(x, dims, cols)
+	if err != nil {
+		return nil, err
 	}
-	s.record("IndexBackward0", out, []*Tensor{x}, idxs, indexBackward(n, host, dims[len(dims)-1]+1, !sideBySide(dims)))
+	var host []bool
+	var mask *maskKey
+	bw := backward(nil)
+	for _, idx := range idxs {
+		switch {
+		case idx.DType.Name != "bool":
+			host = append(host, idx.Device() != x.Device())
+		case idx.Device() != x.Device():
+			bw = func(*Session, *node, *Tensor) ([]*Tensor, error) {
+				return []*Tensor{nil}, NotModelledError("the backward of indexing by a bool mask on the host beside other items of the key")
+			}
+		default:
+			vals, _ := idx.Values()
+			mask = &maskKey{idx.Shape, vals}
+			host = append(host, make([]bool, len(idx.Shape))...)
+		}
+	}
+	if bw == nil {
+		bw = indexBackward(n, host, dims[len(dims)-1]+1, !sideBySide(dims), mask)
+	}
+	s.record("IndexBackward0", out, []*Tensor{x}, idxs, bw)
 	return out, nil
+}
+
+// MaskColumns are idxs, index tensors of x along dims (ascending, a bool
+// mask's as many as it has), with the bool mask among them made its
+// nonzero's columns on x's device, as PyTorch's index and index_put_ do
+// before anything else (index_mask_mixed.py): the nonzero of a mask on
+// x's device (its count, CUB's sum scratch, the output, CUB's select
+// scratch), one on the host of a CUDA x taken there and copied whole.
+// drop lets go of the columns.
+func (s *Session) MaskColumns(x *Tensor, dims []int, idxs []*Tensor) (cols []*Tensor, drop func(), err error) {
+	var made []*Tensor
+	drop = func() { s.dropInOrder(made) }
+	p := 0 // the index of the next item's first dimension in dims
+	for _, idx := range idxs {
+		if idx.DType.Name != "bool" {
+			cols = append(cols, idx)
+			p++
+			continue
+		}
+		var mc []*Tensor
+		if x.Device().CUDA && !idx.Device().CUDA {
+			mc, err = s.hostMaskColumns(x, idx, dims[p], "x[..., mask]")
+		} else {
+			mc, err = s.maskColumns(x, idx, dims[p])
+		}
+		if err != nil {
+			drop()
+			return nil, nil, err
+		}
+		made, cols = append(made, mc...), append(cols, mc...)
+		p += len(idx.Shape)
+	}
+	return cols, drop, nil
+}
+
+// maskColumns are the columns of the nonzero of a mask of x's device
+// over x's dimensions from at (new references, views of it).
+func (s *Session) maskColumns(x, mask *Tensor, at int) ([]*Tensor, error) {
+	ms, err := maskOf("x[..., mask]", x, mask, at)
+	if err != nil {
+		return nil, err
+	}
+	nz, err := s.nonzero(x.Device(), mask.Shape, ms, false)
+	if err != nil {
+		return nil, err
+	}
+	return s.columns(nz), nil
 }
 
 // sideBySide reports whether dims (ascending) follow each other.
@@ -161,7 +231,7 @@ func (s *Session) dropInOrder(ts []*Tensor) {
 // that of host indices of count elements, one a mask dimension
 // (index_host.py, index_host_more.py, index_broadcast.py).
 func (s *Session) HostMaskIndex(x, mask *Tensor) (*Tensor, error) {
-	cols, err := s.hostMaskColumns(x, mask, "x[mask]")
+	cols, err := s.hostMaskColumns(x, mask, 0, "x[mask]")
 	if err != nil {
 		return nil, err
 	}
@@ -182,14 +252,15 @@ func (s *Session) HostMaskIndex(x, mask *Tensor) (*Tensor, error) {
 	for i := range host {
 		host[i] = true
 	}
-	s.record("IndexBackward0", out, []*Tensor{x}, []*Tensor{mask}, indexBackward(cols[0].Numel(), host, len(cols), false))
+	s.record("IndexBackward0", out, []*Tensor{x}, []*Tensor{mask}, indexBackward(cols[0].Numel(), host, len(cols), false, nil))
 	return out, nil
 }
 
-// hostMaskColumns are the columns of a host mask's nonzero copied to
-// x's GPU (new references, views of one copy).
-func (s *Session) hostMaskColumns(x, mask *Tensor, op string) ([]*Tensor, error) {
-	if err := checkMaskShape(x, mask); err != nil {
+// hostMaskColumns are the columns of the nonzero of a host mask over
+// x's dimensions from at, copied to x's GPU (new references, views of
+// one copy).
+func (s *Session) hostMaskColumns(x, mask *Tensor, at int, op string) ([]*Tensor, error) {
+	if err := checkMaskShape(x, mask, at); err != nil {
 		return nil, err
 	}
 	ms, ok := mask.Values()
@@ -222,7 +293,7 @@ func (s *Session) HostMaskAssign(x, mask, value *Tensor) error {
 		}
 		defer s.dropTensor(scalar)
 	}
-	cols, err := s.hostMaskColumns(x, mask, "x[mask] = value")
+	cols, err := s.hostMaskColumns(x, mask, 0, "x[mask] = value")
 	if err != nil {
 		return err
 	}
@@ -237,17 +308,32 @@ func (s *Session) HostMaskAssign(x, mask, value *Tensor) error {
 	return s.writeUntracked("index_put_", x)
 }
 
+// maskKey is a bool mask of a key as IndexBackward0 keeps it: its shape
+// and values.
+type maskKey struct {
+	shape []int64
+	vals  []float64
+}
+
 // indexBackward is IndexBackward0's backward for index tensors of n
 // elements each, host[i] when the i-th was on the host, the indexed
-// dimensions before after, apart when they are not side by side: zeros
-// of the input's shape, then index_put_'s temporaries on the GPU
-// (indexPutTemps; with indices apart, it transposes the zeros to put
-// their dimensions first and works on a contiguous copy; more than one
-// tile's sort of those, whose keys the transpose changes, is not
-// recorded, and refused).
-func indexBackward(n uint64, host []bool, after int, apart bool) backward {
+// dimensions before after, apart when they are not side by side, mask
+// the key's bool mask (nil: none), whose columns are among the indices:
+// zeros of the input's shape, then the mask's nonzero again
+// (ops_mask_grad.py, index_mask_mixed.py) and index_put_'s temporaries
+// on the GPU (indexPutTemps; with indices apart, it transposes the zeros
+// to put their dimensions first and works on a contiguous copy; more
+// than one tile's sort of those, whose keys the transpose changes, is
+// not recorded, and refused).
+func indexBackward(n uint64, host []bool, after int, apart bool, mask *maskKey) backward {
 	return func(s *Session, nd *node, g *Tensor) ([]*Tensor, error) {
 		dev := g.Device()
+		switch {
+		case mask != nil && !dev.CUDA:
+			return []*Tensor{nil}, NotModelledError("the backward of indexing by a bool mask on the host")
+		case mask != nil && numel(nd.inputs[0].shape) == 0:
+			return []*Tensor{nil}, NotModelledError("the backward of indexing an empty tensor by a bool mask")
+		}
 		scratch, err := indexSortScratch(n, nd.inputs[0].shape, after)
 		if apart && n > maxOneTileSort {
 			err = NotModelledError(fmt.Sprintf("the backward of indexing by indices apart (x[idx, :, idx]) of more than %d elements (CUB's sort of several tiles of the transposed index)", maxOneTileSort))
@@ -256,14 +342,24 @@ func indexBackward(n uint64, host []bool, after int, apart bool) backward {
 			return []*Tensor{nil}, err
 		}
 		grad, err := s.alloc(nd.inputs[0].shape, g.DType, dev)
-		if err != nil || !dev.CUDA || n == 0 {
+		if err != nil || !dev.CUDA {
 			return []*Tensor{grad}, err
+		}
+		var nz *Tensor
+		if mask != nil {
+			if nz, err = s.nonzero(dev, mask.shape, mask.vals, false); err != nil {
+				return []*Tensor{grad}, err
+			}
+		}
+		if n == 0 {
+			s.dropTensor(nz)
+			return []*Tensor{grad}, nil
 		}
 		var copied *Tensor
 		if apart {
 			copied = grad
 		}
-		return []*Tensor{grad}, s.indexPutTemps(g, n, host, nil, copied, scratch)
+		return []*Tensor{grad}, s.indexPutTemps(g, n, host, nz, copied, scratch)
 	}
 }
 
@@ -337,28 +433,53 @@ func (s *Session) linearIndex(dev Device, n uint64, host []bool) (*storage, erro
 	return flat, nil
 }
 
-// indexValues are x[..., idx]'s values when x's and idx's are known and
-// every index is in range (negative ones from the end).
+// indexValues are x[..., idx]'s values when x's storage's and idx's are
+// known and every index is in range (negative ones from the end); x may
+// be a strided view (c[mask, 1:3]: index_mask_mixed.py line 94).
 func indexValues(x *Tensor, d int, idx *Tensor) knownValues {
-	xs, okx := x.Values()
 	is, oki := idx.Values()
-	if !okx || !oki || len(xs) == 0 || len(xs) > maxKnownValues {
+	n := x.Numel()
+	if x.number || x.st.vals == nil || !oki || n == 0 || n > maxKnownValues {
 		return nil
 	}
-	outer, n, inner := int(numel(x.Shape[:d])), x.Shape[d], int(numel(x.Shape[d+1:]))
+	strides := x.Strides()
+	// element m (a multi-index) of x, read from its storage
+	at := func(m []int64) float64 {
+		off := int64(x.offset)
+		for j, i := range m {
+			off += i * strides[j]
+		}
+		return x.st.vals.at(uint64(off))
+	}
+	m := make([]int64, len(x.Shape))
 	var vals knownValues
-	for o := range outer {
+	for range numel(x.Shape[:d]) {
 		for _, k := range is {
 			i := int64(k)
 			if i < 0 {
-				i += n
+				i += x.Shape[d]
 			}
-			if i < 0 || i >= n {
+			if i < 0 || i >= x.Shape[d] {
 				return nil
 			}
-			start := (o*int(n) + int(i)) * inner
-			vals = append(vals, xs[start:start+inner]...)
+			m[d] = i
+			for range numel(x.Shape[d+1:]) {
+				vals = append(vals, at(m))
+				nextIndex(m[d+1:], x.Shape[d+1:])
+			}
 		}
+		nextIndex(m[:d], x.Shape[:d])
 	}
 	return vals
+}
+
+// nextIndex steps the multi-index m within shape, the last dimension
+// fastest, back to all zeros after the last.
+func nextIndex(m, shape []int64) {
+	for j := len(m) - 1; j >= 0; j-- {
+		if m[j]++; m[j] < shape[j] {
+			return
+		}
+		m[j] = 0
+	}
 }

@@ -109,15 +109,15 @@ func (s *Session) CheckIndexRange(x *Tensor, specs []IndexSpec) error {
 	return nil
 }
 
-// checkMaskShape checks mask against the leading dimensions of x.
-func checkMaskShape(x, mask *Tensor) error {
+// checkMaskShape checks mask against the dimensions of x from at.
+func checkMaskShape(x, mask *Tensor, at int) error {
 	k := len(mask.Shape)
-	if k > len(x.Shape) {
+	if at+k > len(x.Shape) {
 		return fmt.Errorf("IndexError: too many indices for tensor of dimension %d", len(x.Shape))
 	}
 	for d := range k {
-		if mask.Shape[d] != x.Shape[d] {
-			return fmt.Errorf("IndexError: The shape of the mask %s at index %d does not match the shape of the indexed tensor %s at index %d", dimList(mask.Shape), d, dimList(x.Shape), d)
+		if mask.Shape[d] != x.Shape[at+d] {
+			return fmt.Errorf("IndexError: The shape of the mask %s at index %d does not match the shape of the indexed tensor %s at index %d", dimList(mask.Shape), d, dimList(x.Shape), at+d)
 		}
 	}
 	return nil

@@ -43,32 +43,7 @@ func int64ScanScratch(n uint64) uint64 {
 // maskIndexBackward is IndexBackward0's backward for x[mask], a mask of
 // shape mshape and values ms with count true elements.
 func maskIndexBackward(mshape []int64, ms []float64, count uint64) backward {
-	return func(s *Session, nd *node, g *Tensor) ([]*Tensor, error) {
-		dev := g.Device()
-		switch {
-		case !dev.CUDA:
-			return []*Tensor{nil}, NotModelledError("the backward of indexing by a bool mask on the host")
-		case numel(nd.inputs[0].shape) == 0:
-			return []*Tensor{nil}, NotModelledError("the backward of indexing an empty tensor by a bool mask")
-		}
-		scratch, err := indexSortScratch(count, nd.inputs[0].shape, len(mshape))
-		if err != nil {
-			return []*Tensor{nil}, err
-		}
-		grad, err := s.alloc(nd.inputs[0].shape, g.DType, dev)
-		if err != nil {
-			return []*Tensor{grad}, err
-		}
-		nz, err := s.nonzero(dev, mshape, ms, false)
-		if err != nil {
-			return []*Tensor{grad}, err
-		}
-		if count == 0 {
-			s.dropTensor(nz)
-			return []*Tensor{grad}, nil
-		}
-		return []*Tensor{grad}, s.indexPutTemps(g, count, make([]bool, len(mshape)), nz, nil, scratch)
-	}
+	return indexBackward(count, make([]bool, len(mshape)), len(mshape), false, &maskKey{mshape, ms})
 }
 
 // maskedSelectBackward is MaskedSelectBackward0's backward for

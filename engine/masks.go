@@ -77,25 +77,8 @@ func (s *Session) Nonzero(x *Tensor) (*Tensor, error) {
 // nonzero is nonzero of a tensor of shape on dev whose values are vals,
 // copied into a dense tensor first when copied (an expanded mask).
 func (s *Session) nonzero(dev Device, shape []int64, vals []float64, copied bool) (*Tensor, error) {
-	nd := len(shape)
-	var idx knownValues
-	at := make([]int64, nd)
-	count := int64(0)
-	for _, v := range vals {
-		if v != 0 {
-			count++
-			for _, i := range at {
-				idx = append(idx, float64(i))
-			}
-		}
-		for d := nd - 1; d >= 0; d-- { // the next multi-index, the last dimension fastest
-			if at[d]++; at[d] < shape[d] {
-				break
-			}
-			at[d] = 0
-		}
-	}
-	out := []int64{count, int64(nd)}
+	idx, count := nonzeroIndices(shape, vals)
+	out := []int64{count, int64(len(shape))}
 	if !dev.CUDA {
 		t, err := s.alloc(out, DTypes["int64"], dev)
 		if err == nil {
@@ -137,10 +120,52 @@ func (s *Session) nonzero(dev Device, shape []int64, vals []float64, copied bool
 	return t, nil
 }
 
-// maskOf checks mask against the leading dimensions of x, as indexing
+// nonzeroIndices are the multi-indices of the nonzero values vals of a
+// tensor of shape, row after row, and how many there are.
+func nonzeroIndices(shape []int64, vals []float64) (idx knownValues, count int64) {
+	at := make([]int64, len(shape))
+	for _, v := range vals {
+		if v != 0 {
+			count++
+			for _, i := range at {
+				idx = append(idx, float64(i))
+			}
+		}
+		nextIndex(at, shape)
+	}
+	return idx, count
+}
+
+// MaskIndexSpecs are a bool mask over the dimensions of x from at, as
+// the index tensors it stands for (its nonzero's columns, one a mask
+// dimension: testdata/pyrules/index_mask_mixed.py): their dimensions,
+// shape [count] and values; PyTorch's IndexError when its shape does not
+// match those dimensions, and an error when its values are not known.
+func MaskIndexSpecs(x, mask *Tensor, at int) ([]IndexSpec, error) {
+	if err := checkMaskShape(x, mask, at); err != nil {
+		return nil, err
+	}
+	vals, ok := mask.Values()
+	if !ok {
+		return nil, errValueSized("indexing by a bool mask")
+	}
+	idx, count := nonzeroIndices(mask.Shape, vals)
+	k := len(mask.Shape)
+	specs := make([]IndexSpec, k)
+	for j := range specs {
+		col := make([]float64, count)
+		for i := range col {
+			col[i] = idx[i*k+j]
+		}
+		specs[j] = IndexSpec{Dim: at + j, Shape: []int64{count}, Values: col}
+	}
+	return specs, nil
+}
+
+// maskOf checks mask against the dimensions of x from at, as indexing
 // by it does, and returns its values (an error when not known).
-func maskOf(op string, x, mask *Tensor) ([]float64, error) {
-	if err := checkMaskShape(x, mask); err != nil {
+func maskOf(op string, x, mask *Tensor, at int) ([]float64, error) {
+	if err := checkMaskShape(x, mask, at); err != nil {
 		return nil, err
 	}
 	if x.Device() != mask.Device() {
@@ -159,7 +184,7 @@ func maskOf(op string, x, mask *Tensor) ([]float64, error) {
 // Under autograd the forward is the same (ops_mask_grad.py) and
 // IndexBackward0 saves the mask (maskIndexBackward).
 func (s *Session) MaskIndex(x, mask *Tensor) (*Tensor, error) {
-	ms, err := maskOf("x[mask]", x, mask)
+	ms, err := maskOf("x[mask]", x, mask, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -244,12 +269,7 @@ func broadcastValues(vals []float64, from, to []int64) []float64 {
 			j = j*n + at[lead+d]%n
 		}
 		out[i] = vals[j]
-		for d := len(to) - 1; d >= 0; d-- {
-			if at[d]++; at[d] < to[d] {
-				break
-			}
-			at[d] = 0
-		}
+		nextIndex(at, to)
 	}
 	return out
 }
@@ -259,7 +279,7 @@ func broadcastValues(vals []float64, from, to []int64) []float64 {
 // device goes through index_put_, whose nonzero of the mask is made and
 // freed. x's values stay known where the mask's and the value's are.
 func (s *Session) MaskAssign(x, mask, value *Tensor, num float64) error {
-	ms, err := maskOf("x[mask] = tensor", x, mask)
+	ms, err := maskOf("x[mask] = tensor", x, mask, 0)
 	if err != nil && value == nil && errors.As(err, new(valueSizedError)) {
 		ms, err = nil, nil // masked_fill_ needs no count
 	}

@@ -20,9 +20,14 @@ import (
 // refused before anything is made (engine.CheckIndexRange,
 // index_errors.py). A bool mask alone over the leading dimensions
 // selects by its known values (engine.MaskIndex; one on the host of a
-// CUDA t, engine.HostMaskIndex); a mask elsewhere or beside other
-// indices is not modelled.
+// CUDA t, engine.HostMaskIndex); a mask beside other items stands for
+// its nonzero's columns, one a dimension it covers, made when the key
+// is applied (engine.MaskColumns, index_mask_mixed.py), within what
+// checkMasks lets through.
 func (b *Binding) advancedIndex(t *Tensor, items []eval.Value, tuple bool) (eval.Value, error) {
+	if err := b.checkMasks(t, items); err != nil {
+		return nil, err
+	}
 	if mask := loneMask(items); mask != nil {
 		maskIndex := b.S.MaskIndex
 		if t.T.Device().CUDA && !mask.T.Device().CUDA {
@@ -96,14 +101,7 @@ func loneMask(items []eval.Value) *Tensor {
 // (after the ints and slices before it, an ellipsis standing for the
 // dimensions the key leaves out), its shape and its known values.
 func (b *Binding) indexSpecs(t *Tensor, items []eval.Value) ([]engine.IndexSpec, error) {
-	used := 0
-	for _, item := range items {
-		switch item.(type) {
-		case eval.NoneType, eval.EllipsisType:
-		default:
-			used++
-		}
-	}
+	used := usedDims(items)
 	var specs []engine.IndexSpec
 	d := 0
 	for _, item := range items {
@@ -120,8 +118,14 @@ func (b *Binding) indexSpecs(t *Tensor, items []eval.Value) ([]engine.IndexSpec,
 			}
 			specs = append(specs, engine.IndexSpec{Dim: d, Shape: shape, Values: vals})
 		case *Tensor:
-			if err := b.maskBesideIndices(k); err != nil {
-				return nil, err
+			if k.T.DType.Name == "bool" {
+				mask, err := engine.MaskIndexSpecs(t.T, k.T, d)
+				if err != nil {
+					return nil, b.pyErr(err)
+				}
+				specs = append(specs, mask...)
+				d += len(k.T.Shape)
+				continue
 			}
 			if !strings.HasPrefix(k.T.DType.Name, "int") {
 				return nil, b.notModelled("advanced indexing with an index of " + k.T.DType.Name)
@@ -143,11 +147,43 @@ func (b *Binding) listIndex(l *eval.List) ([]int64, []float64, error) {
 	return shape, vals, err
 }
 
-// maskBesideIndices refuses a uint8 or bool mask where the key holds
-// more than the mask alone.
-func (b *Binding) maskBesideIndices(k *Tensor) error {
-	if k.T.DType.Name == "bool" || k.T.DType.Name == "uint8" {
-		return b.notModelled("indexing a tensor with a uint8 mask, or a bool mask after a slice or beside other indices")
+// checkMasks refuses the bool masks of a key that
+// testdata/pyrules/index_mask_mixed.py did not record beside other
+// items: a uint8 mask, a 0-d one, two masks, a mask beside a list or an
+// index tensor on the host, a host mask of a CUDA t beside an index
+// tensor.
+func (b *Binding) checkMasks(t *Tensor, items []eval.Value) error {
+	var mask *Tensor
+	masks, lists, indices, hostIndex := 0, false, 0, false
+	for _, item := range items {
+		switch k := item.(type) {
+		case *eval.List:
+			lists = true
+		case *Tensor:
+			switch k.T.DType.Name {
+			case "uint8":
+				return b.notModelled("indexing a tensor with a uint8 mask")
+			case "bool":
+				mask, masks = k, masks+1
+			default:
+				indices++
+				hostIndex = hostIndex || k.T.Device() != t.T.Device()
+			}
+		}
+	}
+	switch {
+	case masks == 0 || len(items) == 1:
+		return nil
+	case len(mask.T.Shape) == 0:
+		return b.notModelled("a 0-d bool mask beside other items of an index")
+	case masks > 1:
+		return b.notModelled("indexing by two bool masks in one key")
+	case lists:
+		return b.notModelled("a bool mask beside a list index")
+	case hostIndex:
+		return b.notModelled("a bool mask beside an index tensor on the host")
+	case indices > 0 && mask.T.Device() != t.T.Device():
+		return b.notModelled("a bool mask on the host beside an index tensor")
 	}
 	return nil
 }
@@ -163,13 +199,10 @@ func isIndexItem(v eval.Value) bool {
 }
 
 // indexTensor is an advanced index item as a tensor (a new reference):
-// an int64 tensor as it is, a list of ints made one on t's device.
+// an int64 tensor or a bool mask as it is, a list of ints made one on t's device.
 func (b *Binding) indexTensor(t *Tensor, item eval.Value) (*Tensor, error) {
 	switch k := item.(type) {
 	case *Tensor:
-		if err := b.maskBesideIndices(k); err != nil {
-			return nil, err
-		}
 		eval.Incref(k)
 		return k, nil
 	case *eval.List:

@@ -175,3 +175,27 @@ func TestMixedIndexNodes(t *testing.T) {
 		t.Errorf("printed\n%s\nPyTorch's\n%s", strings.Join(got, "|"), want)
 	}
 }
+
+// TestMaskBesideOtherItems: a bool mask beside ints, slices, None, ...
+// and an index tensor (pyrules/index_mask_mixed) is its nonzero's
+// columns, one a mask dimension: reads make the nonzero (its count,
+// CUB's scratches), the output, then free the nonzero, with PyTorch's
+// shapes and strides; a number written through a mask of the tensor's
+// device is masked_fill_ (nothing allocated), through a host mask
+// index_put_ (the number's 0-d tensor, the nonzero's copy); a tensor
+// written makes and frees the nonzero, before a shape mismatch too;
+// backward takes the nonzero again before index_put_'s temporaries.
+// Every event, print and error is PyTorch's.
+func TestMaskBesideOtherItems(t *testing.T) {
+	s, printed := runRule(t, "index_mask_mixed")
+	path := filepath.Join("..", "..", "testdata", "pyrules", "index_mask_mixed.jsonl")
+	checkEvents(t, s, path)
+	checkPrinted(t, printed, path)
+	var got []string
+	for _, e := range scriptErrors[s] {
+		got = append(got, errorColumn.ReplaceAllString(e, "$1: "))
+	}
+	if want := recordedErrors(t, path); !slices.Equal(got, want) || len(want) != 1 {
+		t.Errorf("errors\n%q\nPyTorch's\n%q", got, want)
+	}
+}

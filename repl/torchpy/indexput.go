@@ -8,7 +8,9 @@ import (
 )
 
 // indexPut is t[key] = value where the key holds advanced indices
-// (lists or integer tensors; a bool mask goes to maskAssign): PyTorch's
+// (lists or integer tensors; a bool mask alone goes to maskAssign, one
+// beside other items is its nonzero's columns, engine.MaskColumns, or
+// with a number masked_fill_, maskFill): PyTorch's
 // index_put_, which writes t where it is, allocating only what it
 // needs on t's device (testdata/pyrules/setitem_advanced.py): each list
 // made an int64 tensor, in the key's order; a Python number made a 0-d
@@ -25,17 +27,19 @@ import (
 // indexing result, once the host indices are copied; an index out of
 // range, before anything is made (engine.CheckIndexRange).
 func (b *Binding) indexPut(t *Tensor, items []eval.Value, tuple bool, value eval.Value) error {
-	for _, item := range items {
-		if k, ok := item.(*Tensor); ok && (k.T.DType.Name == "bool" || k.T.DType.Name == "uint8") {
-			return b.notModelled("assigning through a bool or uint8 mask beside other indices")
-		}
+	if err := b.checkMasks(t, items); err != nil {
+		return err
+	}
+	if n := len(t.T.Shape); usedDims(items) > n {
+		return b.in.Raise(eval.IndexErrorType, "too many indices for tensor of dimension %d", n)
 	}
 	specs, err := b.indexSpecs(t, items)
 	if err != nil {
 		return err
 	}
-	if n := len(t.T.Shape); usedDims(items) > n {
-		return b.in.Raise(eval.IndexErrorType, "too many indices for tensor of dimension %d", n)
+	if _, isTensor := value.(*Tensor); !isTensor && maskFill(t, items) {
+		b.S.WriteInto(t.T)
+		return nil
 	}
 	shape, shapeErr := engine.IndexShape(specs)
 	var valueErr error
@@ -101,7 +105,16 @@ func (b *Binding) indexPut(t *Tensor, items []eval.Value, tuple bool, value eval
 	if shapeErr != nil {
 		return b.pyErr(shapeErr)
 	}
-	release, err := b.S.IndexOperands(t.T, idxs)
+	dims := make([]int, len(specs))
+	for i, sp := range specs {
+		dims[i] = sp.Dim
+	}
+	cols, drop, err := b.S.MaskColumns(t.T, dims, idxs)
+	if err != nil {
+		return b.pyErr(err)
+	}
+	defer drop()
+	release, err := b.S.IndexOperands(t.T, cols)
 	if err != nil {
 		return b.pyErr(err)
 	}
@@ -111,4 +124,22 @@ func (b *Binding) indexPut(t *Tensor, items []eval.Value, tuple bool, value eval
 	}
 	b.S.WriteInto(t.T)
 	return nil
+}
+
+// maskFill reports whether t[key] = number is PyTorch's masked_fill_,
+// which allocates nothing: the key's one advanced item a bool mask on
+// t's device, beside ints, slices, None and ... (index_mask_mixed.py
+// lines 62, 63 and 67; a mask of another device goes through index_put_,
+// line 69).
+func maskFill(t *Tensor, items []eval.Value) bool {
+	var mask *Tensor
+	for _, item := range items {
+		if isIndexItem(item) {
+			if mask != nil {
+				return false
+			}
+			mask, _ = item.(*Tensor)
+		}
+	}
+	return mask != nil && mask.T.DType.Name == "bool" && mask.T.Device() == t.T.Device()
 }

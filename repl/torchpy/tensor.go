@@ -739,11 +739,7 @@ func usedDims(items []eval.Value) int {
 		switch k := k.(type) {
 		case eval.EllipsisType, eval.NoneType:
 		case *Tensor:
-			if k.T.DType.Name == "bool" || k.T.DType.Name == "uint8" {
-				used += len(k.T.Shape)
-			} else {
-				used++
-			}
+			used += indexDims(k)
 		default:
 			used++
 		}
@@ -751,10 +747,20 @@ func usedDims(items []eval.Value) int {
 	return used
 }
 
+// indexDims is how many dimensions of a tensor an index tensor covers:
+// a bool or uint8 mask as many as it has, any other one.
+func indexDims(k *Tensor) int {
+	if k.T.DType.Name == "bool" || k.T.DType.Name == "uint8" {
+		return len(k.T.Shape)
+	}
+	return 1
+}
+
 // basicView applies the basic items of a key (of a tuple when tuple) to
 // t, as PyTorch does before any advanced indexing: the view (nil: t
 // itself, untouched) and, in order, the dimensions of the view that the
-// key's lists and tensors index, each of which keeps its dimension.
+// key's lists and tensors index (a mask's, one for each of its
+// dimensions), each of which keeps its dimension.
 func (b *Binding) basicView(t *Tensor, items []eval.Value, tuple bool) (*engine.Tensor, []int, error) {
 	used := usedDims(items)
 	var cur *engine.Tensor // the view so far (nil: t itself)
@@ -796,7 +802,12 @@ func (b *Binding) basicView(t *Tensor, items []eval.Value, tuple bool) (*engine.
 			d++
 		case eval.EllipsisType:
 			d += len(t.T.Shape) - used
-		case *eval.List, *Tensor:
+		case *Tensor:
+			for range indexDims(k) {
+				dims = append(dims, d)
+				d++
+			}
+		case *eval.List:
 			dims = append(dims, d)
 			d++
 		}
