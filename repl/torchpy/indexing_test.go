@@ -199,3 +199,32 @@ func TestMaskBesideOtherItems(t *testing.T) {
 		t.Errorf("errors\n%q\nPyTorch's\n%q", got, want)
 	}
 }
+
+// TestMaskBesideOtherItemsRefused: what index_mask_mixed.py did not
+// record of a bool mask beside other items is refused at its statement,
+// saying what; a mask whose values are not known says the output's
+// size depends on them; a mask that does not fit its dimensions is
+// PyTorch's IndexError.
+func TestMaskBesideOtherItemsRefused(t *testing.T) {
+	for _, c := range []struct{ stmt, want string }{
+		{"y = x[:, m.to(torch.uint8)]", "NotImplementedError: gpumemrepl does not model indexing a tensor with a uint8 mask"},
+		{"y = x[m2, m]", "NotImplementedError: gpumemrepl does not model indexing by two bool masks in one key"},
+		{"y = x[m2, [0, 1]]", "NotImplementedError: gpumemrepl does not model a bool mask beside a list index"},
+		{"y = x[m2, torch.tensor([0, 1])]", "NotImplementedError: gpumemrepl does not model a bool mask beside an index tensor on the host"},
+		{"y = x[m2.cpu(), torch.tensor([0, 1], device='cuda')]", "NotImplementedError: gpumemrepl does not model a bool mask on the host beside an index tensor"},
+		{"y = x[torch.tensor(True, device='cuda'), 0]", "NotImplementedError: gpumemrepl does not model a 0-d bool mask beside other items of an index"},
+		{"y = x[:, torch.rand(4, device='cuda') > 0.5]", "NotImplementedError: the size of indexing by a bool mask's output, which depends on values the tool does not compute, is not modelled"},
+		{"y = x[:, m2]", "IndexError: The shape of the mask [3] at index 0 does not match the shape of the indexed tensor [3, 4] at index 1"},
+		{"x[:, m2] = 1.0", "IndexError: The shape of the mask [3] at index 0 does not match the shape of the indexed tensor [3, 4] at index 1"},
+	} {
+		script := filepath.Join(t.TempDir(), "refused.py")
+		src := "import torch\nx = torch.zeros(3, 4, device='cuda')\nm = torch.tensor([True, False, True, True], device='cuda')\nm2 = torch.tensor([True, False, True], device='cuda')\n" + c.stmt + "\n"
+		if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, _ := runScript(t, script)
+		if errs := scriptErrors[s]; len(errs) != 1 || !strings.HasPrefix(errs[0], "5:") || !strings.Contains(errs[0], c.want) {
+			t.Errorf("%s: errors %q, want %q at line 5", c.stmt, errs, c.want)
+		}
+	}
+}
