@@ -1,6 +1,7 @@
 package torchpy
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
@@ -99,10 +100,14 @@ func loneMask(items []eval.Value) *Tensor {
 // indexSpecs are the advanced indices among a key's items as
 // engine.CheckIndexRange sees them: the dimension of t each indexes
 // (after the ints and slices before it, an ellipsis standing for the
-// dimensions the key leaves out), its shape and its known values.
+// dimensions the key leaves out), its shape and its known values; a
+// bool mask's columns (engine.MaskIndexSpecs), whose count must be the
+// other indices' size (index_mask_mixed.py did not record one that
+// broadcasts).
 func (b *Binding) indexSpecs(t *Tensor, items []eval.Value) ([]engine.IndexSpec, error) {
 	used := usedDims(items)
 	var specs []engine.IndexSpec
+	masked := false
 	d := 0
 	for _, item := range items {
 		switch k := item.(type) {
@@ -125,6 +130,7 @@ func (b *Binding) indexSpecs(t *Tensor, items []eval.Value) ([]engine.IndexSpec,
 				}
 				specs = append(specs, mask...)
 				d += len(k.T.Shape)
+				masked = true
 				continue
 			}
 			if !strings.HasPrefix(k.T.DType.Name, "int") {
@@ -134,6 +140,11 @@ func (b *Binding) indexSpecs(t *Tensor, items []eval.Value) ([]engine.IndexSpec,
 			specs = append(specs, engine.IndexSpec{Dim: d, Shape: k.T.Shape, Values: vals})
 		}
 		d++
+	}
+	for _, sp := range specs {
+		if masked && !slices.Equal(sp.Shape, specs[0].Shape) {
+			return nil, b.notModelled("a bool mask whose count of true values broadcasts against an index of another size (not recorded)")
+		}
 	}
 	return specs, nil
 }

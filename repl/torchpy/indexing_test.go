@@ -215,6 +215,8 @@ func TestMaskBesideOtherItemsRefused(t *testing.T) {
 		{"y = x[torch.tensor(True, device='cuda'), 0]", "NotImplementedError: gpumemrepl does not model a 0-d bool mask beside other items of an index"},
 		{"y = x[:, torch.rand(4, device='cuda') > 0.5]", "NotImplementedError: the size of indexing by a bool mask's output, which depends on values the tool does not compute, is not modelled"},
 		{"y = x[:, m2]", "IndexError: The shape of the mask [3] at index 0 does not match the shape of the indexed tensor [3, 4] at index 1"},
+		{"x[m2, torch.tensor([0, 1], device='cuda')] = 1.0", "NotImplementedError: gpumemrepl does not model assigning a number through a bool mask beside an index tensor"},
+		{"y = x[torch.tensor([False, True, False], device='cuda'), torch.tensor([0, 1], device='cuda')]", "NotImplementedError: gpumemrepl does not model a bool mask whose count of true values broadcasts against an index of another size"},
 		{"x[:, m2] = 1.0", "IndexError: The shape of the mask [3] at index 0 does not match the shape of the indexed tensor [3, 4] at index 1"},
 	} {
 		script := filepath.Join(t.TempDir(), "refused.py")

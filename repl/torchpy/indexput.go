@@ -2,6 +2,7 @@ package torchpy
 
 import (
 	"cmp"
+	"slices"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
 	"github.com/gpumemrepl/gpumemrepl/repl/eval"
@@ -37,9 +38,14 @@ func (b *Binding) indexPut(t *Tensor, items []eval.Value, tuple bool, value eval
 	if err != nil {
 		return err
 	}
-	if _, isTensor := value.(*Tensor); !isTensor && maskFill(t, items) {
-		b.S.WriteInto(t.T)
-		return nil
+	if _, isTensor := value.(*Tensor); !isTensor {
+		switch {
+		case maskFill(t, items):
+			b.S.WriteInto(t.T)
+			return nil
+		case slices.ContainsFunc(items, isMask) && len(slices.DeleteFunc(slices.Clone(items), func(v eval.Value) bool { return !isIndexItem(v) })) > 1:
+			return b.notModelled("assigning a number through a bool mask beside an index tensor (index_put_, not recorded)")
+		}
 	}
 	shape, shapeErr := engine.IndexShape(specs)
 	var valueErr error
@@ -141,5 +147,11 @@ func maskFill(t *Tensor, items []eval.Value) bool {
 			mask, _ = item.(*Tensor)
 		}
 	}
-	return mask != nil && mask.T.DType.Name == "bool" && mask.T.Device() == t.T.Device()
+	return mask != nil && isMask(mask) && mask.T.Device() == t.T.Device()
+}
+
+// isMask reports whether an item of an index key is a bool mask.
+func isMask(v eval.Value) bool {
+	k, ok := v.(*Tensor)
+	return ok && k.T.DType.Name == "bool"
 }
