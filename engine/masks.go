@@ -323,6 +323,20 @@ func (s *Session) MaskAssign(x, mask, value *Tensor, num float64) error {
 	return nil
 }
 
+// MaskFill is x[key] = number where the key's one advanced item is a
+// bool mask of x's device over x's dimensions from at (the key's ints,
+// slices, None and ... beside it): PyTorch's masked_fill_ of the view,
+// which allocates nothing and needs neither the mask's count nor its
+// values (testdata/pyrules/index_mask_mixed.py lines 62, 63 and 67;
+// ops_mask.py); x's values are no longer known.
+func (s *Session) MaskFill(x, mask *Tensor, at int) error {
+	if err := checkMaskShape(x, mask, at); err != nil {
+		return err
+	}
+	s.written(x)
+	return nil
+}
+
 // columns are nonzero's output as_tuple: a view of each column, the
 // output's own reference dropped.
 func (s *Session) columns(nz *Tensor) []*Tensor {

@@ -105,17 +105,10 @@ func loneMask(items []eval.Value) *Tensor {
 // other indices' size (index_mask_mixed.py did not record one that
 // broadcasts).
 func (b *Binding) indexSpecs(t *Tensor, items []eval.Value) ([]engine.IndexSpec, error) {
-	used := usedDims(items)
 	var specs []engine.IndexSpec
 	masked := false
-	d := 0
-	for _, item := range items {
-		switch k := item.(type) {
-		case eval.NoneType:
-			continue
-		case eval.EllipsisType:
-			d += len(t.T.Shape) - used
-			continue
+	for i, d := range itemDims(t, items) {
+		switch k := items[i].(type) {
 		case *eval.List:
 			shape, vals, err := b.listIndex(k)
 			if err != nil {
@@ -123,14 +116,12 @@ func (b *Binding) indexSpecs(t *Tensor, items []eval.Value) ([]engine.IndexSpec,
 			}
 			specs = append(specs, engine.IndexSpec{Dim: d, Shape: shape, Values: vals})
 		case *Tensor:
-			if k.T.DType.Name == "bool" {
+			if isMask(k) {
 				mask, err := engine.MaskIndexSpecs(t.T, k.T, d)
 				if err != nil {
 					return nil, b.pyErr(err)
 				}
-				specs = append(specs, mask...)
-				d += len(k.T.Shape)
-				masked = true
+				specs, masked = append(specs, mask...), true
 				continue
 			}
 			if !strings.HasPrefix(k.T.DType.Name, "int") {
@@ -139,7 +130,6 @@ func (b *Binding) indexSpecs(t *Tensor, items []eval.Value) ([]engine.IndexSpec,
 			vals, _ := k.T.Values()
 			specs = append(specs, engine.IndexSpec{Dim: d, Shape: k.T.Shape, Values: vals})
 		}
-		d++
 	}
 	for _, sp := range specs {
 		if masked && !slices.Equal(sp.Shape, specs[0].Shape) {
@@ -147,6 +137,28 @@ func (b *Binding) indexSpecs(t *Tensor, items []eval.Value) ([]engine.IndexSpec,
 		}
 	}
 	return specs, nil
+}
+
+// itemDims are, for each of a key's items, the dimension of t where it
+// starts: after the ints, slices, index tensors and masks (as many as
+// they have) before it, an ellipsis standing for the dimensions the key
+// leaves out; None and ... take none.
+func itemDims(t *Tensor, items []eval.Value) []int {
+	dims := make([]int, len(items))
+	d := 0
+	for i, item := range items {
+		dims[i] = d
+		switch k := item.(type) {
+		case eval.NoneType:
+		case eval.EllipsisType:
+			d += len(t.T.Shape) - usedDims(items)
+		case *Tensor:
+			d += indexDims(k)
+		default:
+			d++
+		}
+	}
+	return dims
 }
 
 // listIndex is a list of ints as an index: its shape and values.

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gpumemrepl/gpumemrepl/engine"
 )
 
 // TestHostIndexRules: a CUDA tensor read through index tensors or a
@@ -129,12 +131,7 @@ func TestIndexOutOfRangeOnGPU(t *testing.T) {
 // before anything is made: the peak stays at x's 512-byte block.
 func TestIndexOutOfRangeAllocatesNothing(t *testing.T) {
 	for _, stmt := range []string{"x[[0, 3]] = 1.0", "y = x[[3]]", "y = x[torch.tensor([0, 5])]", "x[torch.tensor([-4])] = 2.0"} {
-		script := filepath.Join(t.TempDir(), "oob.py")
-		src := "import torch\nx = torch.zeros(3, 4, device='cuda')\ntorch.cuda.reset_peak_memory_stats()\n" + stmt + "\nprint(torch.cuda.max_memory_allocated(), torch.cuda.memory_allocated())\n"
-		if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		s, printed := runScript(t, script)
+		s, printed := runSnippet(t, "import torch\nx = torch.zeros(3, 4, device='cuda')\ntorch.cuda.reset_peak_memory_stats()\n"+stmt+"\nprint(torch.cuda.max_memory_allocated(), torch.cuda.memory_allocated())\n")
 		if errs := scriptErrors[s]; len(errs) != 1 || !strings.Contains(errs[0], "AcceleratorError") {
 			t.Errorf("%s: errors %q, want the index out of range", stmt, errs)
 		}
@@ -219,14 +216,36 @@ func TestMaskBesideOtherItemsRefused(t *testing.T) {
 		{"y = x[torch.tensor([False, True, False], device='cuda'), torch.tensor([0, 1], device='cuda')]", "NotImplementedError: gpumemrepl does not model a bool mask whose count of true values broadcasts against an index of another size"},
 		{"x[:, m2] = 1.0", "IndexError: The shape of the mask [3] at index 0 does not match the shape of the indexed tensor [3, 4] at index 1"},
 	} {
-		script := filepath.Join(t.TempDir(), "refused.py")
-		src := "import torch\nx = torch.zeros(3, 4, device='cuda')\nm = torch.tensor([True, False, True, True], device='cuda')\nm2 = torch.tensor([True, False, True], device='cuda')\n" + c.stmt + "\n"
-		if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		s, _ := runScript(t, script)
+		s, _ := runSnippet(t, "import torch\nx = torch.zeros(3, 4, device='cuda')\nm = torch.tensor([True, False, True, True], device='cuda')\nm2 = torch.tensor([True, False, True], device='cuda')\n"+c.stmt+"\n")
 		if errs := scriptErrors[s]; len(errs) != 1 || !strings.HasPrefix(errs[0], "5:") || !strings.Contains(errs[0], c.want) {
 			t.Errorf("%s: errors %q, want %q at line 5", c.stmt, errs, c.want)
 		}
 	}
+}
+
+// TestMaskFillOfUnknownValues: a number written through a bool mask
+// beside ints, slices, None and ... is masked_fill_ (index_mask_mixed.py
+// lines 62, 63 and 67), which needs neither the mask's count nor its
+// values: a mask the tool cannot compute is written through with
+// nothing allocated.
+func TestMaskFillOfUnknownValues(t *testing.T) {
+	for _, stmt := range []string{"x[:, m] = 0.0", "x[1, m] = 2", "x[None, 1:3, m] = 1.5", "x[..., m] = True"} {
+		s, printed := runSnippet(t, "import torch\nx = torch.zeros(3, 4, device='cuda')\nm = torch.rand(4, device='cuda') > 0.5\ntorch.cuda.reset_peak_memory_stats()\n"+stmt+"\nprint(torch.cuda.max_memory_allocated(), torch.cuda.memory_allocated())\n")
+		if errs := scriptErrors[s]; len(errs) != 0 {
+			t.Errorf("%s: errors %q, PyTorch's none", stmt, errs)
+		}
+		if printed[6] != "1024 1024\n" {
+			t.Errorf("%s: peak and allocated %q, want x's and m's 512-byte blocks alone", stmt, printed[6])
+		}
+	}
+}
+
+// runSnippet runs the Python source src as a script file (runScript).
+func runSnippet(t *testing.T, src string) (*engine.Session, map[int]string) {
+	t.Helper()
+	script := filepath.Join(t.TempDir(), "snippet.py")
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return runScript(t, script)
 }

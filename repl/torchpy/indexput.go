@@ -34,18 +34,17 @@ func (b *Binding) indexPut(t *Tensor, items []eval.Value, tuple bool, value eval
 	if n := len(t.T.Shape); usedDims(items) > n {
 		return b.in.Raise(eval.IndexErrorType, "too many indices for tensor of dimension %d", n)
 	}
+	if _, isTensor := value.(*Tensor); !isTensor {
+		if i := maskFill(t, items); i >= 0 {
+			return b.pyErr(b.S.MaskFill(t.T, items[i].(*Tensor).T, itemDims(t, items)[i]))
+		}
+		if slices.ContainsFunc(items, isMask) && len(slices.DeleteFunc(slices.Clone(items), func(v eval.Value) bool { return !isIndexItem(v) })) > 1 {
+			return b.notModelled("assigning a number through a bool mask beside an index tensor (index_put_, not recorded)")
+		}
+	}
 	specs, err := b.indexSpecs(t, items)
 	if err != nil {
 		return err
-	}
-	if _, isTensor := value.(*Tensor); !isTensor {
-		switch {
-		case maskFill(t, items):
-			b.S.WriteInto(t.T)
-			return nil
-		case slices.ContainsFunc(items, isMask) && len(slices.DeleteFunc(slices.Clone(items), func(v eval.Value) bool { return !isIndexItem(v) })) > 1:
-			return b.notModelled("assigning a number through a bool mask beside an index tensor (index_put_, not recorded)")
-		}
 	}
 	shape, shapeErr := engine.IndexShape(specs)
 	var valueErr error
@@ -132,22 +131,25 @@ func (b *Binding) indexPut(t *Tensor, items []eval.Value, tuple bool, value eval
 	return nil
 }
 
-// maskFill reports whether t[key] = number is PyTorch's masked_fill_,
-// which allocates nothing: the key's one advanced item a bool mask on
-// t's device, beside ints, slices, None and ... (index_mask_mixed.py
-// lines 62, 63 and 67; a mask of another device goes through index_put_,
-// line 69).
-func maskFill(t *Tensor, items []eval.Value) bool {
-	var mask *Tensor
-	for _, item := range items {
+// maskFill is the place among a key's items of its one advanced item
+// when that is a bool mask on t's device, beside ints, slices, None and
+// ...: t[key] = number is then PyTorch's masked_fill_ (engine.MaskFill:
+// index_mask_mixed.py lines 62, 63 and 67; a mask of another device goes
+// through index_put_, line 69); -1 otherwise.
+func maskFill(t *Tensor, items []eval.Value) int {
+	at := -1
+	for i, item := range items {
 		if isIndexItem(item) {
-			if mask != nil {
-				return false
+			if at >= 0 {
+				return -1
 			}
-			mask, _ = item.(*Tensor)
+			at = i
 		}
 	}
-	return mask != nil && isMask(mask) && mask.T.Device() == t.T.Device()
+	if at < 0 || !isMask(items[at]) || items[at].(*Tensor).T.Device() != t.T.Device() {
+		return -1
+	}
+	return at
 }
 
 // isMask reports whether an item of an index key is a bool mask.
