@@ -22,8 +22,9 @@ func (s *Session) BeginStep() {
 	s.events = s.events[:0]
 }
 
-// ClearInterrupt forgets a pending interrupt: the prompt calls it as a
-// line is read, before its steps run.
+// ClearInterrupt forgets a pending interrupt: the prompt calls it as it
+// starts to read a line, so that one from the last command does not
+// stop the next.
 func (s *Session) ClearInterrupt() { s.interrupted.Store(false) }
 
 // Events are what the session did since BeginStep, in words, in order.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -53,7 +54,13 @@ func (s *Session) newHostBuf(n uint64, fill bool) (*hostBuf, error) {
 const chunkBytes = 64 << 20
 
 // chunked runs f over [0, n) in chunks and stops with errInterrupted
-// when the session is interrupted between two.
+// when the session is interrupted between two. It yields between chunks:
+// a chunk's fill or copy runs in the runtime's memclr or memmove, which
+// cannot be preempted, and with f inlined the loop has no other point
+// where the scheduler can stop it. Without the yield, a garbage
+// collection that stops the world in the middle of a fill waits for the
+// whole fill, and so does the goroutine that hears Ctrl-C: the
+// interrupt came only when the fill was over.
 func (s *Session) chunked(n uint64, f func(off, end uint64) error) error {
 	for off := uint64(0); off < n; off += chunkBytes {
 		if s.interrupted.Load() {
@@ -62,6 +69,7 @@ func (s *Session) chunked(n uint64, f func(off, end uint64) error) error {
 		if err := f(off, min(off+chunkBytes, n)); err != nil {
 			return err
 		}
+		runtime.Gosched()
 	}
 	return nil
 }

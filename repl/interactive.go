@@ -25,7 +25,21 @@ func (r *Runner) Interactive() int {
 	defer r.fitTerminal()()
 	home, _ := os.UserHomeDir()
 	c := &completer{}
+	// Raw mode is on only inside Readline, where Ctrl-C is a key that
+	// drops the line. Outside it Ctrl-C is a real SIGINT: it interrupts
+	// the command at its next chunk of work, and the command fails as
+	// KeyboardInterrupt, changing nothing. A pending interrupt is
+	// forgotten as raw mode begins, so that one from the last command
+	// does not stop the next; one that comes once the line is read (raw
+	// mode has ended, even before Readline returns) is the line's.
+	raw := new(readline.RawMode)
 	rl, err := readline.NewEx(&readline.Config{
+		FuncMakeRaw: func() error {
+			err := raw.Enter()
+			r.Session.ClearInterrupt()
+			return err
+		},
+		FuncExitRaw:       raw.Exit,
 		Prompt:            "gpumem> ",
 		HistoryFile:       filepath.Join(home, ".gpumemrepl_history"),
 		AutoComplete:      c,
@@ -40,10 +54,6 @@ func (r *Runner) Interactive() int {
 		return 1
 	}
 	defer rl.Close()
-	// Raw mode is on only inside Readline, where Ctrl-C drops the line.
-	// While a command runs, Ctrl-C is a real SIGINT: it interrupts the
-	// command at its next chunk of work, and the command fails as
-	// KeyboardInterrupt, changing nothing.
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
 	defer func() {
@@ -69,9 +79,6 @@ func (r *Runner) Interactive() int {
 	var block []string // the lines of the statement being typed, for history
 	for {
 		line, err := rl.Readline()
-		// Ctrl-C at the prompt is readline's (raw mode); a SIGINT from
-		// here on, even before the line's step starts, interrupts it
-		r.Session.ClearInterrupt()
 		if errors.Is(err, readline.ErrInterrupt) {
 			if len(py.buf) > 0 { // Ctrl-C abandons the block being typed
 				py.buf, block = nil, nil

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,6 +60,27 @@ func (term *terminal) waitForN(what string, n int) string {
 			term.t.Fatalf("screen never showed %q:\n%s", what, s)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitLineRead waits until the prompt has read a line: its terminal
+// leaves raw mode (where Ctrl-C is a key readline reads) for canonical
+// mode (where Ctrl-C is a SIGINT), as Readline returns.
+func (term *terminal) waitLineRead() {
+	tty := strings.TrimSpace(term.tmux("display-message", "-p", "#{pane_tty}"))
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mode, err := exec.Command("stty", "-F", tty, "-a").CombinedOutput()
+		if err != nil {
+			term.t.Fatalf("stty -F %s: %v: %s", tty, err, mode)
+		}
+		if slices.Contains(strings.Fields(string(mode)), "icanon") {
+			return
+		}
+		if time.Now().After(deadline) {
+			term.t.Fatalf("the prompt never read the line:\n%s", term.screen())
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -131,7 +153,10 @@ func TestInteractiveInTmux(t *testing.T) {
 func TestInteractiveInterrupt(t *testing.T) {
 	term := startTerminal(t, "--device", "sim", "--no-color")
 	term.keys("a = zeros 1024x1024x1024 cpu", "Enter")
-	time.Sleep(150 * time.Millisecond)
+	// Ctrl-C as soon as the prompt has read the line, not after a
+	// fixed wait: before, it is a key the prompt reads later; after, it
+	// is the command's, even before the step begins.
+	term.waitLineRead()
 	term.keys("C-c")
 	term.waitFor("KeyboardInterrupt")
 	term.keys("vars", "Enter")
