@@ -11,10 +11,17 @@ type Stat struct {
 // follows.
 func (s *Stat) Increase(n int64) {
 	s.Current += n
+	s.raisePeak()
+	s.Allocated += n
+}
+
+// raisePeak raises the peak to the current value. A new peak is rare
+// once a run warms up, so the test is a branch that is predicted, and
+// no store is made when the peak stays.
+func (s *Stat) raisePeak() {
 	if s.Current > s.Peak {
 		s.Peak = s.Current
 	}
-	s.Allocated += n
 }
 
 // Decrease takes n from the figure (a free).
@@ -54,17 +61,14 @@ func (a *StatArray) decrease(small bool, n int64) {
 func (a *StatArray) change(small bool, n int64) {
 	s := &a[poolBucket(small)]
 	s.Current += n
-	if s.Current > s.Peak {
-		s.Peak = s.Current
-	}
+	s.raisePeak()
 	s.Allocated += max(n, 0)
 	s.Freed += max(-n, 0)
 	a.notePeakAll()
 }
 
-// notePeakAll raises all's peak to the pools' current sum. A new peak is
-// rare once a run warms up, so the test is a branch that is predicted,
-// and no store is made when the peak stays.
+// notePeakAll raises all's peak to the pools' current sum, by a
+// predicted branch as raisePeak.
 func (a *StatArray) notePeakAll() {
 	if c := a[bucketSmall].Current + a[bucketLarge].Current; c > a[bucketAll].Peak {
 		a[bucketAll].Peak = c
