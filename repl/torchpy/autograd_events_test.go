@@ -137,6 +137,21 @@ func sessionEvents(s *engine.Session) []event {
 	return got
 }
 
+// eventsBefore are the events session s's script made before the
+// statement at line (or a later one) began, and those PyTorch made in
+// the --events recording at path: the part of a script that runs before
+// a statement the tool refuses.
+func eventsBefore(t *testing.T, s *engine.Session, path string, line int) (got, want []event) {
+	t.Helper()
+	want, lines := recordedEvents(t, path)
+	n := slices.IndexFunc(lines, func(l int) bool { return l >= line })
+	if n < 0 {
+		t.Fatalf("%s records no event at line %d or after", path, line)
+	}
+	got = sessionEvents(s)
+	return got[:min(n, len(got))], want[:n]
+}
+
 // checkEvents checks that session s's allocator saw the allocations,
 // frees and segments of a --events recording, of the same sizes, in
 // the same order.

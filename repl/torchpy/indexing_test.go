@@ -117,9 +117,7 @@ func TestIndexOutOfRangeOnGPU(t *testing.T) {
 			if len(got) == 0 || !strings.HasPrefix(got[0], strconv.Itoa(c.line)+":") || !strings.Contains(got[0], "torch.AcceleratorError: "+c.index+" on cuda:0: PyTorch raises nothing at this statement") {
 				t.Fatalf("errors %q, want the index out of range at line %d", got, c.line)
 			}
-			want, lines := recordedEvents(t, path)
-			before := slices.IndexFunc(lines, func(l int) bool { return l >= c.line })
-			if ev := sessionEvents(s); len(ev) < before || !slices.Equal(ev[:before], want[:before]) {
+			if got, want := eventsBefore(t, s, path, c.line); !slices.Equal(got, want) {
 				t.Errorf("events before line %d differ from PyTorch's", c.line)
 			}
 		})

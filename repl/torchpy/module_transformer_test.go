@@ -33,16 +33,8 @@ func TestTransformerRules(t *testing.T) {
 				checkPrinted(t, printed, path)
 				return
 			}
-			want, lines := recordedEvents(t, path)
-			n := slices.IndexFunc(lines, func(l int) bool { return l >= c.refused[0] })
-			var got []event
-			for _, e := range s.History(0) {
-				if counted[e.Action] && len(got) < n {
-					got = append(got, event{e.Action, e.Size})
-				}
-			}
-			if !slices.Equal(got, want[:n]) {
-				t.Errorf("the %d events before line %d differ from PyTorch's", n, c.refused[0])
+			if got, want := eventsBefore(t, s, path, c.refused[0]); !slices.Equal(got, want) {
+				t.Errorf("the %d events before line %d differ from PyTorch's", len(want), c.refused[0])
 			}
 			for line, out := range recordedOutput(t, path) {
 				if !slices.Contains(c.refused, line) && !slices.Contains(c.refused, line-1) && printed[line] != out {

@@ -17,16 +17,8 @@ func TestInitAndClipRules(t *testing.T) {
 	checkRules(t, "nn_init")
 	s, printed := runRule(t, "clip_grad")
 	path := filepath.Join("..", "..", "testdata", "pyrules", "clip_grad.jsonl")
-	want, lines := recordedEvents(t, path)
-	n := slices.IndexFunc(lines, func(l int) bool { return l >= 52 })
-	var got []event
-	for _, e := range s.History(0) {
-		if counted[e.Action] && len(got) < n {
-			got = append(got, event{e.Action, e.Size})
-		}
-	}
-	if !slices.Equal(got, want[:n]) {
-		t.Errorf("the %d events before line 52 differ from PyTorch's:\n got %v\nwant %v", n, got, want[:n])
+	if got, want := eventsBefore(t, s, path, 52); !slices.Equal(got, want) {
+		t.Errorf("the %d events before line 52 differ from PyTorch's:\n got %v\nwant %v", len(want), got, want)
 	}
 	for line, out := range recordedOutput(t, path) {
 		if line < 52 && printed[line] != out {
