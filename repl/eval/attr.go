@@ -9,12 +9,13 @@ func (in *Interp) GetAttr(obj Value, name string) (Value, error) {
 	if ga := TypeOf(obj).lookup("__getattr__"); ga != nil {
 		return in.callWithSelf(ga, obj, []Value{name}, nil)
 	}
-	return nil, in.attrError(obj, name)
+	return nil, in.AttrError(obj, name)
 }
 
-// attrError is the AttributeError CPython raises for obj.name, with the
-// embedder's note (Hooks.MissingAttr).
-func (in *Interp) attrError(obj Value, name string) error {
+// AttrError is the AttributeError CPython raises for obj.name, with the
+// embedder's note (Hooks.MissingAttr); a __getattr__ written in Go
+// raises it when it finds nothing.
+func (in *Interp) AttrError(obj Value, name string) error {
 	note := ""
 	if in.Hooks.MissingAttr != nil {
 		if n := in.Hooks.MissingAttr(obj, name); n != "" {
@@ -276,7 +277,7 @@ func (in *Interp) genericDelAttr(obj Value, name string) error {
 			return nil
 		}
 	}
-	return in.attrError(obj, name)
+	return in.AttrError(obj, name)
 }
 
 var objectSetattr, objectDelattr *Builtin

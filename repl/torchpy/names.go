@@ -47,15 +47,6 @@ func missingAttr(obj eval.Value, name string) string {
 	return "PyTorch 2.11 has " + ns + "." + name + "; gpumemrepl does not model it yet, so it cannot say what memory it uses"
 }
 
-// attrNote is missingAttr's note as an AttributeError's message ends
-// with it, in parentheses after a space; "" for none.
-func attrNote(obj eval.Value, name string) string {
-	if n := missingAttr(obj, name); n != "" {
-		return " (" + n + ")"
-	}
-	return ""
-}
-
 // namespaceOf is the PyTorch namespace whose names obj's attributes are:
 // a torch module's own, a tensor's or the Tensor class's, an nn.Module's
 // or its class's; "" for others.

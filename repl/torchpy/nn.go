@@ -188,7 +188,7 @@ func init() {
 				}
 			}
 		}
-		return nil, b.in.Raise(eval.AttributeErrorType, "'%s' object has no attribute '%s'%s", o.Type().Name, name, attrNote(o, name))
+		return nil, b.in.AttrError(o, name)
 	})
 	modMethod(m, "__delattr__", "", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		if err := b.arity("__delattr__", args, 1); err != nil {
