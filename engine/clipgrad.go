@@ -92,7 +92,7 @@ func (s *Session) gradNorms(grads []*Tensor, foreach bool) ([]*Tensor, error) {
 	}
 	var chunks uint64
 	for _, g := range grads {
-		chunks = max(chunks, (g.Numel()+foreachChunk-1)/foreachChunk)
+		chunks = max(chunks, ceilDiv(g.Numel(), foreachChunk))
 	}
 	dev := grads[0].Device()
 	scratch, err := s.alloc([]int64{int64(uint64(len(grads)) * chunks * opmath(grads[0].DType))}, DTypes["uint8"], dev)
