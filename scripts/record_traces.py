@@ -7,7 +7,7 @@ Run on a machine with a CUDA GPU and PyTorch:
 
 Each trace runs in its own process (the allocator config is read once per
 process) and writes OUTDIR/NAME.json in the same format as
-../shared/truth/traces: alloc_conf, limit_bytes, memory_fraction,
+testdata/truth/traces: alloc_conf, limit_bytes, memory_fraction,
 total_memory, ops, expect (every memory_stats() key after every op, plus
 "error" where the op raised) and layouts (memory_snapshot() at four points,
 segments sorted by pool, size and block sizes). It also records

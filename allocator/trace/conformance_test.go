@@ -10,7 +10,7 @@ func traceFiles(t *testing.T) []string {
 	for _, pat := range []string{
 		"../../testdata/traces/*.json.gz",
 		"../../testdata/perf_trace.json.gz",
-		"../../../shared/truth/traces/*.json",
+		"../../testdata/truth/traces/*.json",
 	} {
 		m, err := filepath.Glob(pat)
 		if err != nil {
@@ -19,7 +19,7 @@ func traceFiles(t *testing.T) []string {
 		files = append(files, m...)
 	}
 	if len(files) < 40 {
-		t.Fatalf("found %d trace files; testdata/ or ../shared/truth is missing", len(files))
+		t.Fatalf("found %d trace files; testdata/ or testdata/truth is missing", len(files))
 	}
 	return files
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/allocator/diff"
 )
 
-const gptTrain = "../../../shared/truth/workloads/gpt_train.pickle"
+const gptTrain = "../../testdata/truth/workloads/gpt_train.pickle"
 
 // endStats are the figures of a side that memory_stats() reports.
 type endStats struct {
@@ -63,7 +63,7 @@ func diffJSON(t *testing.T, args ...string) diff.Report {
 func TestDiffGPTTrainUnderExpandableIsPyTorchs(t *testing.T) {
 	t.Parallel()
 	rep := diffJSON(t, gptTrain, gptTrain, "--config-b", "expandable_segments:True")
-	if got, want := figures(rep.A), recordedStats(t, "../../../shared/truth/workloads/gpt_train.json"); got != want {
+	if got, want := figures(rep.A), recordedStats(t, "../../testdata/truth/workloads/gpt_train.json"); got != want {
 		t.Errorf("A: %+v\nwant PyTorch's %+v", got, want)
 	}
 	if got, want := figures(rep.B), recordedStats(t, "../../testdata/diff/gpt_train_replayed_expandable.json"); got != want {

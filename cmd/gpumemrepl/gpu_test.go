@@ -112,7 +112,7 @@ func TestGPUScriptsMatchSim(t *testing.T) {
 func TestGPUTraces(t *testing.T) {
 	requireGPU(t)
 	var files []string
-	for _, pat := range []string{"../../../shared/truth/traces/*.json", "../../testdata/traces/*.json.gz", "../../testdata/perf_trace.json.gz"} {
+	for _, pat := range []string{"../../testdata/truth/traces/*.json", "../../testdata/traces/*.json.gz", "../../testdata/perf_trace.json.gz"} {
 		m, _ := filepath.Glob(pat)
 		files = append(files, m...)
 	}
@@ -138,7 +138,7 @@ func TestGPUMemoryVizReadsExport(t *testing.T) {
 	requireGPU(t)
 	dir := t.TempDir()
 	snap := filepath.Join(dir, "gpt.pickle")
-	if out, errOut, code := run(t, "replay", "--export", snap, "../../../shared/truth/workloads/gpt_train.pickle"); code != 0 {
+	if out, errOut, code := run(t, "replay", "--export", snap, "../../testdata/truth/workloads/gpt_train.pickle"); code != 0 {
 		t.Fatalf("export: exit %d: %s%s", code, out, errOut)
 	}
 	for _, plot := range []string{"trace_plot", "segment_plot"} {

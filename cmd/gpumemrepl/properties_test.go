@@ -9,7 +9,7 @@ import (
 
 // TestDeviceProperties: get_device_properties, get_device_capability
 // and get_device_name say what PyTorch says on the GPU a preset is (the
-// H200's as recorded: ../shared/truth/env.txt and cu_total), on the
+// H200's as recorded: testdata/truth/env.txt and cu_total), on the
 // simulated device too.
 func TestDeviceProperties(t *testing.T) {
 	t.Parallel()

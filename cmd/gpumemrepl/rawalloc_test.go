@@ -16,7 +16,7 @@ import (
 func TestRawAllocAsPython(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"default_s0", "maxsplit40_s0", "expandable_s0", "rp2_4_s0"} {
-		raw, err := os.ReadFile(filepath.Join("../../../shared/truth/traces", name+".json"))
+		raw, err := os.ReadFile(filepath.Join("../../testdata/truth/traces", name+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}

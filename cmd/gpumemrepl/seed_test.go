@@ -105,7 +105,7 @@ func TestSeed000(t *testing.T) {
 // checks allocated, reserved and host RSS step by step against PyTorch's,
 // then what checkDriver checks of driver-used.
 func checkSeed000(t *testing.T, device string, checkDriver func(t *testing.T, script string, rows []stepRow, want []truthStep)) {
-	truth := readTruth(t, "../../../shared/truth/seed000.jsonl")
+	truth := readTruth(t, "../../testdata/truth/seed000.jsonl")
 	for _, tc := range []struct {
 		script string
 		skip   int // truth steps the script has no line for (import torch)
@@ -149,8 +149,8 @@ func TestRecordedSteps(t *testing.T) {
 		script, truth string
 		skip          []string
 	}{
-		{"seed003.gpumem", "../../../shared/truth/seed003.jsonl", nil},
-		{"seed003_torch.gpumem", "../../../shared/truth/seed003.jsonl", nil},
+		{"seed003.gpumem", "../../testdata/truth/seed003.jsonl", nil},
+		{"seed003_torch.gpumem", "../../testdata/truth/seed003.jsonl", nil},
 		{"mlp_adamw.gpumem", "../../testdata/models/mlp_adamw.jsonl", []string{"import"}},
 		// the recording made up and down in one step, and named a step
 		// after each loss was added

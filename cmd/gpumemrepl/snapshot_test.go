@@ -17,8 +17,8 @@ import (
 // pools.
 func TestReplaySnapshotCheck(t *testing.T) {
 	t.Parallel()
-	files := []string{"../../../shared/truth/workloads/gpt_train.pickle", "../../../shared/truth/workloads/cnn_train.pickle",
-		"../../../shared/truth/workloads/gpt_train.json", "../../testdata/models/mlp_adamw.pickle", "../../testdata/models/two_streams.pickle",
+	files := []string{"../../testdata/truth/workloads/gpt_train.pickle", "../../testdata/truth/workloads/cnn_train.pickle",
+		"../../testdata/truth/workloads/gpt_train.json", "../../testdata/models/mlp_adamw.pickle", "../../testdata/models/two_streams.pickle",
 		"../../testdata/models/expandable_streams.pickle"}
 	out, errOut, code := run(t, append([]string{"replay", "--check"}, files...)...)
 	if code != 0 || strings.Count(out, "ok   ") != len(files) || !strings.Contains(out, "gpt_train.pickle: 2204 ops, 43 segment events in order and the final 43 segments match") {
@@ -51,7 +51,7 @@ func TestReplaySnapshotRefusesCode(t *testing.T) {
 
 func TestReplayCompare(t *testing.T) {
 	t.Parallel()
-	snap := "../../../shared/truth/workloads/cnn_train.pickle"
+	snap := "../../testdata/truth/workloads/cnn_train.pickle"
 	out, errOut, code := run(t, "replay", snap, "--compare", "default", "expandable_segments:True", "max_split_size_mb:nope")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || len(lines) != 5 || !strings.HasPrefix(lines[1], "config ") || !strings.HasPrefix(lines[2], "default ") ||
@@ -72,7 +72,7 @@ func TestReplayCompare(t *testing.T) {
 func TestReplayExport(t *testing.T) {
 	t.Parallel()
 	out := t.TempDir() + "/cnn.pickle"
-	stdout, errOut, code := run(t, "replay", "--export", out, "../../../shared/truth/workloads/cnn_train.pickle")
+	stdout, errOut, code := run(t, "replay", "--export", out, "../../testdata/truth/workloads/cnn_train.pickle")
 	if code != 0 || !strings.Contains(stdout, "428 ops, 639 events and 18 segments written to") {
 		t.Fatalf("exit %d: %s%s", code, stdout, errOut)
 	}
@@ -127,10 +127,10 @@ func TestSessionLoadDevices(t *testing.T) {
 func TestSessionLoadAndSave(t *testing.T) {
 	t.Parallel()
 	out := t.TempDir() + "/session.pickle"
-	script := "a = zeros 1000 cuda\nload ../../../shared/truth/workloads/gpt_train.pickle as gpt\nsnapshot save " + out + "\ndel gpt\nload ../../../shared/truth/workloads/cnn_train.pickle until 100\nvars\n"
+	script := "a = zeros 1000 cuda\nload ../../testdata/truth/workloads/gpt_train.pickle as gpt\nsnapshot save " + out + "\ndel gpt\nload ../../testdata/truth/workloads/cnn_train.pickle until 100\nvars\n"
 	stdout, errOut, code := runStdin(t, script, "--device", "sim", "--fake-host", "--no-color")
-	if code != 0 || !strings.Contains(stdout, "gpt: loaded from ../../../shared/truth/workloads/gpt_train.pickle: 2204 ops replayed, 166 blocks still held") ||
-		!strings.Contains(stdout, "freed the 166 blocks loaded") || !strings.Contains(stdout, "trace    loaded from ../../../shared/truth/workloads/cnn_train.pickle: 100 ops replayed") {
+	if code != 0 || !strings.Contains(stdout, "gpt: loaded from ../../testdata/truth/workloads/gpt_train.pickle: 2204 ops replayed, 166 blocks still held") ||
+		!strings.Contains(stdout, "freed the 166 blocks loaded") || !strings.Contains(stdout, "trace    loaded from ../../testdata/truth/workloads/cnn_train.pickle: 100 ops replayed") {
 		t.Fatalf("exit %d\n%s%s", code, stdout, errOut)
 	}
 	check, _, code := run(t, "replay", "--check", out)
@@ -153,7 +153,7 @@ func TestReplayLateHistory(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "the replay starts from the 14 segments and 10 live blocks the allocator held then") {
 		t.Errorf("a wrapped history: exit %d: %s", code, out)
 	}
-	for _, path := range []string{"../../../shared/truth/workloads/gpt_train.pickle", "../../../shared/truth/workloads/cnn_train.pickle", "../../testdata/models/two_streams.pickle", "../../testdata/models/expandable_streams.pickle"} {
+	for _, path := range []string{"../../testdata/truth/workloads/gpt_train.pickle", "../../testdata/truth/workloads/cnn_train.pickle", "../../testdata/models/two_streams.pickle", "../../testdata/models/expandable_streams.pickle"} {
 		full, err := snapshot.Load(path)
 		if err != nil {
 			t.Fatal(err)
