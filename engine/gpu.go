@@ -8,8 +8,8 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/device"
 	"github.com/gpumemrepl/gpumemrepl/allocator/device/cuda"
+	"github.com/gpumemrepl/gpumemrepl/allocator/device/meter"
 	"github.com/gpumemrepl/gpumemrepl/allocator/device/sim"
-	"github.com/gpumemrepl/gpumemrepl/engine/meter"
 )
 
 // A backend is the GPU under one CUDA index of a session: the simulated

@@ -31,7 +31,7 @@ type Preset struct {
 }
 
 // h200Context is the CUDA context of a PyTorch 2.11 process on the H200
-// once it has run a kernel (../shared/truth/README.md).
+// once it has run a kernel (testdata/truth/README.md).
 const h200Context = 639631360
 
 // Presets are the simulated GPUs by name. The H200 is measured with

@@ -11,9 +11,9 @@ import (
 	"unicode"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
 	"github.com/gpumemrepl/gpumemrepl/repl/command"
-	"github.com/gpumemrepl/gpumemrepl/repl/eval"
-	"github.com/gpumemrepl/gpumemrepl/repl/torchpy"
+	"github.com/gpumemrepl/gpumemrepl/torchpy"
 )
 
 // completer completes what the cursor is in: a file name after a file

@@ -13,8 +13,8 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
 	"github.com/gpumemrepl/gpumemrepl/engine"
-	"github.com/gpumemrepl/gpumemrepl/repl/eval"
-	"github.com/gpumemrepl/gpumemrepl/repl/torchpy"
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
+	"github.com/gpumemrepl/gpumemrepl/torchpy"
 )
 
 // explainDevice is explain at the prompt: device dev's history as the

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
-	"github.com/gpumemrepl/gpumemrepl/repl/eval"
-	"github.com/gpumemrepl/gpumemrepl/repl/torchpy"
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
+	"github.com/gpumemrepl/gpumemrepl/torchpy"
 )
 
 // Fit is how a program ran on one simulated GPU: what it needed, and

@@ -8,9 +8,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
+	"github.com/gpumemrepl/gpumemrepl/python/syntax"
 	"github.com/gpumemrepl/gpumemrepl/repl/command"
-	"github.com/gpumemrepl/gpumemrepl/repl/eval"
-	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
 )
 
 // gpumemNames are the short names a .gpumem script may use beside

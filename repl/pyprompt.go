@@ -6,10 +6,10 @@ import (
 	"io"
 	"strings"
 
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
+	"github.com/gpumemrepl/gpumemrepl/python/syntax"
 	"github.com/gpumemrepl/gpumemrepl/repl/command"
-	"github.com/gpumemrepl/gpumemrepl/repl/eval"
-	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
-	"github.com/gpumemrepl/gpumemrepl/repl/torchpy"
+	"github.com/gpumemrepl/gpumemrepl/torchpy"
 )
 
 // pyPrompt is the Python of the prompt (or of a script): one

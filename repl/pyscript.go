@@ -9,9 +9,9 @@ import (
 
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 	"github.com/gpumemrepl/gpumemrepl/engine"
-	"github.com/gpumemrepl/gpumemrepl/repl/eval"
-	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
-	"github.com/gpumemrepl/gpumemrepl/repl/torchpy"
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
+	"github.com/gpumemrepl/gpumemrepl/python/syntax"
+	"github.com/gpumemrepl/gpumemrepl/torchpy"
 )
 
 // IsPython reports whether a script is Python (run by the Python front

@@ -10,9 +10,9 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/explain"
 	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
 	"github.com/gpumemrepl/gpumemrepl/repl/command"
-	"github.com/gpumemrepl/gpumemrepl/repl/eval"
-	"github.com/gpumemrepl/gpumemrepl/repl/torchpy"
+	"github.com/gpumemrepl/gpumemrepl/torchpy"
 )
 
 // The tool module: the session's own verbs (vars, map, gpus, plot,

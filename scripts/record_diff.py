@@ -12,7 +12,7 @@ at the end).
 
 Runs:
 - gpt_train_default, gpt_train_expandable: the gpt_train workload of the
-  ground truth (../shared/truth/workloads, whose recording script is not
+  ground truth (testdata/truth/workloads, whose recording script is not
   kept), rebuilt from its description and its event sizes: a 4-layer GPT
   (d=512, 8 heads, vocab 8192, T=256, batch 8; each block LayerNorms,
   nn.MultiheadAttention without weights, a GELU MLP), AdamW, 3 steps;
@@ -267,7 +267,7 @@ def main():
         loop_trace(sys.argv[2], sys.argv[3])
         return
     out = sys.argv[1]
-    src = sys.argv[2] if len(sys.argv) > 2 else "../shared/truth/workloads/gpt_train.pickle"
+    src = sys.argv[2] if len(sys.argv) > 2 else "testdata/truth/workloads/gpt_train.pickle"
     os.makedirs(out, exist_ok=True)
     status = 0
     for name, (conf, _) in RUNS.items():

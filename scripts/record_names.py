@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Write the public names of PyTorch's main namespaces, one namespace a
 line: the namespace, a tab, its names sorted and separated by spaces.
-gpumemrepl embeds the file (repl/torchpy/pytorch_names.txt) so that an
+gpumemrepl embeds the file (torchpy/pytorch_names.txt) so that an
 attribute PyTorch has and the tool does not model says so.
 
-    python3 scripts/record_names.py > repl/torchpy/pytorch_names.txt
+    python3 scripts/record_names.py > torchpy/pytorch_names.txt
 
 (on the GPU machine, whose PyTorch is the one the tool models)
 """

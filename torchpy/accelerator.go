@@ -1,6 +1,6 @@
 package torchpy
 
-import "github.com/gpumemrepl/gpumemrepl/repl/eval"
+import "github.com/gpumemrepl/gpumemrepl/python/eval"
 
 // acceleratorModule is torch.accelerator, PyTorch's device-neutral API
 // (the tutorials' device = torch.accelerator.current_accelerator()), over

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
-	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
 )
 
 // advancedIndex is t[key] where the key's items hold lists of ints or

@@ -2,7 +2,7 @@ package torchpy
 
 import (
 	"github.com/gpumemrepl/gpumemrepl/engine"
-	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
 )
 
 // gradScaler is a torch.amp.GradScaler (torch.cuda.amp.GradScaler):

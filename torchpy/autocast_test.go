@@ -32,7 +32,7 @@ func TestAutocastEventsInOrder(t *testing.T) {
 					got = append(got, event{e.Action, e.Size})
 				}
 			}
-			want, _ := recordedEvents(t, filepath.Join("..", "..", "testdata", "pyrules", name+".jsonl"))
+			want, _ := recordedEvents(t, filepath.Join("..", "testdata", "pyrules", name+".jsonl"))
 			if len(got) < len(want) {
 				t.Fatalf("%d events, PyTorch's %d", len(got), len(want))
 			}
@@ -72,7 +72,7 @@ func TestAutocastPrintsWhatPyTorchPrinted(t *testing.T) {
 	for _, name := range []string{"amp_linear", "amp_ops", "amp_scaler", "amp_more"} {
 		t.Run(name, func(t *testing.T) {
 			_, printed := runRule(t, name)
-			checkPrinted(t, printed, filepath.Join("..", "..", "testdata", "pyrules", name+".jsonl"))
+			checkPrinted(t, printed, filepath.Join("..", "testdata", "pyrules", name+".jsonl"))
 		})
 	}
 }

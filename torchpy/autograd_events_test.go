@@ -66,7 +66,7 @@ func recordedEvents(t *testing.T, path string) ([]event, []int) {
 // statement printed, by line.
 func runRule(t *testing.T, name string) (*engine.Session, map[int]string) {
 	t.Helper()
-	return runScript(t, filepath.Join("..", "..", "testdata", "pyrules", name+".py"))
+	return runScript(t, filepath.Join("..", "testdata", "pyrules", name+".py"))
 }
 
 // runScript is runRule of the script at a path.
@@ -111,7 +111,7 @@ func TestAllocatorEventsInOrder(t *testing.T) {
 	for _, name := range []string{"optim_sgd", "optim_adam", "optim_groups", "optim_maximize", "autograd_api", "autograd_more", "module_api"} {
 		t.Run(name, func(t *testing.T) {
 			s, _ := runRule(t, name)
-			checkEvents(t, s, filepath.Join("..", "..", "testdata", "pyrules", name+".jsonl"))
+			checkEvents(t, s, filepath.Join("..", "testdata", "pyrules", name+".jsonl"))
 		})
 	}
 }
@@ -177,7 +177,7 @@ func TestRulesPrintWhatPyTorchPrinted(t *testing.T) {
 	for _, name := range []string{"optim_sgd", "optim_adam", "optim_groups", "optim_maximize", "optim_train", "autograd_api", "autograd_more", "module_api", "module_convert", "ops_values", "ops_arith_values", "ops_legacy", "ops_arith_more"} {
 		t.Run(name, func(t *testing.T) {
 			_, printed := runRule(t, name)
-			checkPrinted(t, printed, filepath.Join("..", "..", "testdata", "pyrules", name+".jsonl"))
+			checkPrinted(t, printed, filepath.Join("..", "testdata", "pyrules", name+".jsonl"))
 		})
 	}
 }
@@ -188,7 +188,7 @@ func checkRules(t *testing.T, names ...string) {
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			s, printed := runRule(t, name)
-			path := filepath.Join("..", "..", "testdata", "pyrules", name+".jsonl")
+			path := filepath.Join("..", "testdata", "pyrules", name+".jsonl")
 			checkEvents(t, s, path)
 			checkPrinted(t, printed, path)
 		})

@@ -1,6 +1,6 @@
 package torchpy
 
-import "github.com/gpumemrepl/gpumemrepl/repl/eval"
+import "github.com/gpumemrepl/gpumemrepl/python/eval"
 
 // autogradGraphModule is torch.autograd.graph: the Node class of grad_fn
 // objects and the switch of the AccumulateGrad stream warning

@@ -18,7 +18,7 @@ func TestBoolMaskSortRules(t *testing.T) {
 	for _, name := range []string{"ops_bool", "ops_mask", "ops_sort", "ops_sort_large", "ops_storage"} {
 		t.Run(name, func(t *testing.T) {
 			s, printed := runRule(t, name)
-			path := filepath.Join("..", "..", "testdata", "pyrules", name+".jsonl")
+			path := filepath.Join("..", "testdata", "pyrules", name+".jsonl")
 			checkEvents(t, s, path)
 			want := recordedOutput(t, path)
 			for _, line := range notComputed[name] {

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
-	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
 )
 
 // torch.utils.checkpoint: checkpoint and checkpoint_sequential over the

@@ -2,7 +2,7 @@ package torchpy
 
 import (
 	"github.com/gpumemrepl/gpumemrepl/engine"
-	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
 )
 
 // The RNG states checkpoint stashes (preserve_rng_state=True) are CPU

@@ -16,7 +16,7 @@ func TestCheckpointEventsInOrder(t *testing.T) {
 	for _, name := range []string{"ckpt_train", "ckpt_reentrant", "ckpt_sequential"} {
 		t.Run(name, func(t *testing.T) {
 			s, _ := runRule(t, name)
-			checkEvents(t, s, filepath.Join("..", "..", "testdata", "pyrules", name+".jsonl"))
+			checkEvents(t, s, filepath.Join("..", "testdata", "pyrules", name+".jsonl"))
 		})
 	}
 }
@@ -28,7 +28,7 @@ func TestCheckpointPrints(t *testing.T) {
 	for _, name := range []string{"ckpt_block", "ckpt_funcs", "ckpt_reentrant", "ckpt_sequential", "ckpt_train"} {
 		t.Run(name, func(t *testing.T) {
 			_, printed := runRule(t, name)
-			checkPrinted(t, printed, filepath.Join("..", "..", "testdata", "pyrules", name+".jsonl"))
+			checkPrinted(t, printed, filepath.Join("..", "testdata", "pyrules", name+".jsonl"))
 		})
 	}
 }
@@ -38,7 +38,7 @@ func TestCheckpointPrints(t *testing.T) {
 // and its source, as the published experiment's recording shows it on
 // stderr.
 func TestCheckpointWarnsAsPyTorch(t *testing.T) {
-	script := filepath.Join("..", "..", "testdata", "experiments", "book_checkpoint_sequential.py")
+	script := filepath.Join("..", "testdata", "experiments", "book_checkpoint_sequential.py")
 	got, want := scriptStderr(t, script)
 	// the recording ran the script by its path from the repository's
 	// root; a script run as python3 FILE runs is named by its absolute

@@ -5,7 +5,7 @@ import (
 	"io/fs"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
-	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
 )
 
 // bindingOf is the Binding of an interpreter (one per interpreter).

@@ -3,7 +3,7 @@ package torchpy
 import (
 	"math/big"
 
-	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
 )
 
 // torch.cuda's device arguments and PyTorch's answers to an index it

@@ -2,7 +2,7 @@ package torchpy
 
 import (
 	"github.com/gpumemrepl/gpumemrepl/engine"
-	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
 )
 
 // cudaDeviceType is torch.cuda.device(N): a context manager that makes

@@ -39,7 +39,7 @@ func scriptStderr(t *testing.T, script string) (got, want string) {
 // recordedPath there.
 func checkStderr(t *testing.T, name, recordedPath string) {
 	t.Helper()
-	script := filepath.Join("..", "..", "testdata", "pyrules", name+".py")
+	script := filepath.Join("..", "testdata", "pyrules", name+".py")
 	got, want := scriptStderr(t, script)
 	abs, err := filepath.Abs(script)
 	if err != nil {

@@ -1,6 +1,6 @@
 package torchpy
 
-import "github.com/gpumemrepl/gpumemrepl/repl/eval"
+import "github.com/gpumemrepl/gpumemrepl/python/eval"
 
 // dataModule is torch.utils.data, written in Python over the tensor
 // ops: Dataset, TensorDataset, Subset, ConcatDataset, random_split, the

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
-	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
 )
 
 // Describe says in one line what a module or an optimizer is and holds,

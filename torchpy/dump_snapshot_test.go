@@ -12,7 +12,7 @@ import (
 // word (testdata/experiments/book_double_muls_inference.jsonl, whose
 // last statement writes into traces/).
 func TestDumpSnapshotMissingFolder(t *testing.T) {
-	f, err := os.Open("../../testdata/experiments/book_double_muls_inference.jsonl")
+	f, err := os.Open("../testdata/experiments/book_double_muls_inference.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func TestHostIndexRules(t *testing.T) {
 	}{{"index_host", 32}, {"index_host_more", 37}, {"index_host_mask_grad", 0}} {
 		t.Run(c.name, func(t *testing.T) {
 			s, printed := runRule(t, c.name)
-			path := filepath.Join("..", "..", "testdata", "pyrules", c.name+".jsonl")
+			path := filepath.Join("..", "testdata", "pyrules", c.name+".jsonl")
 			checkEvents(t, s, path)
 			if c.notComputed > 0 {
 				if !strings.Contains(printed[c.notComputed], "not computed") {
@@ -61,7 +61,7 @@ func TestIndexErrors(t *testing.T) {
 	}{{"index_errors", 0}, {"index_errors_more", 22}, {"index_broadcast", 0}, {"index_mixed", 0}} {
 		t.Run(c.name, func(t *testing.T) {
 			s, printed := runRule(t, c.name)
-			path := filepath.Join("..", "..", "testdata", "pyrules", c.name+".jsonl")
+			path := filepath.Join("..", "testdata", "pyrules", c.name+".jsonl")
 			want, lines := recordedEvents(t, path)
 			if c.last > 0 {
 				want = want[:slices.Index(lines, c.last)]
@@ -108,7 +108,7 @@ func TestIndexOutOfRangeOnGPU(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, _ := runRule(t, c.name)
-			path := filepath.Join("..", "..", "testdata", "pyrules", c.name+".jsonl")
+			path := filepath.Join("..", "testdata", "pyrules", c.name+".jsonl")
 			errs := recordedErrors(t, path)
 			if len(errs) == 0 || !strings.HasPrefix(errs[0], strconv.Itoa(c.later)+": AcceleratorError: CUDA error: device-side assert triggered") {
 				t.Fatalf("recorded errors %q, want PyTorch's device-side assert at line %d", errs, c.later)
@@ -147,7 +147,7 @@ func TestIndexOutOfRangeAllocatesNothing(t *testing.T) {
 // type(f).__name__, which is name() in PyTorch; the tool's nodes share
 // one class, so the test asks name().
 func TestMixedIndexNodes(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "..", "scripts", "probe_index_nodes.py"))
+	src, err := os.ReadFile(filepath.Join("..", "scripts", "probe_index_nodes.py"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestMixedIndexNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, printed := runScript(t, script)
-	want, err := os.ReadFile(filepath.Join("..", "..", "testdata", "pyrules", "index_mixed_nodes.txt"))
+	want, err := os.ReadFile(filepath.Join("..", "testdata", "pyrules", "index_mixed_nodes.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestMixedIndexNodes(t *testing.T) {
 // Every event, print and error is PyTorch's.
 func TestMaskBesideOtherItems(t *testing.T) {
 	s, printed := runRule(t, "index_mask_mixed")
-	path := filepath.Join("..", "..", "testdata", "pyrules", "index_mask_mixed.jsonl")
+	path := filepath.Join("..", "testdata", "pyrules", "index_mask_mixed.jsonl")
 	checkEvents(t, s, path)
 	checkPrinted(t, printed, path)
 	var got []string

@@ -14,7 +14,7 @@ import (
 // so, and prints no number.
 func TestIndexPutRules(t *testing.T) {
 	s, printed := runRule(t, "setitem_advanced")
-	path := filepath.Join("..", "..", "testdata", "pyrules", "setitem_advanced.jsonl")
+	path := filepath.Join("..", "testdata", "pyrules", "setitem_advanced.jsonl")
 	checkEvents(t, s, path)
 	for line, out := range recordedOutput(t, path) {
 		switch {

@@ -1,6 +1,6 @@
 package torchpy
 
-import "github.com/gpumemrepl/gpumemrepl/repl/eval"
+import "github.com/gpumemrepl/gpumemrepl/python/eval"
 
 // lrSchedulerModule is torch.optim.lr_scheduler (StepLR, MultiStepLR,
 // ExponentialLR, ConstantLR, LambdaLR, CosineAnnealingLR, LinearLR,

@@ -1,6 +1,6 @@
 package torchpy
 
-import "github.com/gpumemrepl/gpumemrepl/repl/eval"
+import "github.com/gpumemrepl/gpumemrepl/python/eval"
 
 // nn.Module's walks, as PyTorch's: named_modules visits a module, then
 // its children's trees in registration order, each module once;

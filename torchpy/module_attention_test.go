@@ -17,7 +17,7 @@ func TestAttentionRules(t *testing.T) {
 	for _, name := range []string{"mha_self", "mha_dropout", "mha_masks", "mha_cross", "mha_fast"} {
 		t.Run(name, func(t *testing.T) {
 			s, printed := runRule(t, name)
-			path := filepath.Join("..", "..", "testdata", "pyrules", name+".jsonl")
+			path := filepath.Join("..", "testdata", "pyrules", name+".jsonl")
 			checkEvents(t, s, path)
 			checkPrinted(t, printed, path)
 		})
@@ -33,7 +33,7 @@ func TestAttentionRules(t *testing.T) {
 // they were made.
 func TestAttentionUnderAutocast(t *testing.T) {
 	s, printed := runRule(t, "mha_bf16")
-	path := filepath.Join("..", "..", "testdata", "pyrules", "mha_bf16.jsonl")
+	path := filepath.Join("..", "testdata", "pyrules", "mha_bf16.jsonl")
 	checkPrinted(t, printed, path)
 	checkStatementEvents(t, s, path)
 }
@@ -50,7 +50,7 @@ func TestEncoderLayerRules(t *testing.T) {
 	for _, name := range []string{"tfm_encoder_fast", "tfm_encoder"} {
 		t.Run(name, func(t *testing.T) {
 			s, printed := runRule(t, name)
-			path := filepath.Join("..", "..", "testdata", "pyrules", name+".jsonl")
+			path := filepath.Join("..", "testdata", "pyrules", name+".jsonl")
 			checkStatementEvents(t, s, path)
 			checkPrinted(t, printed, path)
 		})

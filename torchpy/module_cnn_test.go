@@ -19,7 +19,7 @@ func TestCNNRules(t *testing.T) {
 	}{{"cnn_batchnorm", false}, {"cnn_pool", true}, {"cnn_act", false}, {"cnn_train", true}, {"cnn_net", true}} {
 		t.Run(r.name, func(t *testing.T) {
 			s, printed := runRule(t, r.name)
-			path := filepath.Join("..", "..", "testdata", "pyrules", r.name+".jsonl")
+			path := filepath.Join("..", "testdata", "pyrules", r.name+".jsonl")
 			checkEvents(t, s, path)
 			if r.printed {
 				checkPrinted(t, printed, path)

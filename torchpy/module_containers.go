@@ -1,6 +1,6 @@
 package torchpy
 
-import "github.com/gpumemrepl/gpumemrepl/repl/eval"
+import "github.com/gpumemrepl/gpumemrepl/python/eval"
 
 // containerLayers declares, in the torch.nn module m, the containers
 // and the parameterless layers, written in Python over nn.Module as

@@ -31,7 +31,7 @@ func TestTrainCNNEvents(t *testing.T) {
 // statement printed and its allocator events of the actions in keep
 // against PyTorch's, in order, each run of frees compared as a set.
 func checkModelEvents(t *testing.T, name string, keep map[string]bool) {
-	path := filepath.Join("..", "..", "testdata", "models", name)
+	path := filepath.Join("..", "testdata", "models", name)
 	s, printed := runScript(t, path+".py")
 	checkPrinted(t, printed, path+".jsonl")
 	var got []event

@@ -1,6 +1,6 @@
 package torchpy
 
-import "github.com/gpumemrepl/gpumemrepl/repl/eval"
+import "github.com/gpumemrepl/gpumemrepl/python/eval"
 
 // Forward hooks: module(*args) runs each forward pre-hook(module, args)
 // (a result that is not None replaces args; one that is not a tuple is

@@ -3,7 +3,7 @@ package torchpy
 import (
 	"strings"
 
-	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
 )
 
 // nonPersistent is the registry of buffers state_dict leaves out

@@ -27,7 +27,7 @@ func TestTransformerRules(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, printed := runRule(t, c.name)
-			path := filepath.Join("..", "..", "testdata", "pyrules", c.name+".jsonl")
+			path := filepath.Join("..", "testdata", "pyrules", c.name+".jsonl")
 			if c.refused == nil {
 				checkEvents(t, s, path)
 				checkPrinted(t, printed, path)

@@ -59,7 +59,7 @@ for f in (lambda: torch.cuda.CUDAGraph, lambda: torch.autograd.gradcheck, lambda
 // TestGradFnType: a grad_fn's class is its node's, as PyTorch 2.11
 // printed it (testdata/pyrules/gradfn_type.py and .stdout).
 func TestGradFnType(t *testing.T) {
-	dir := filepath.Join("..", "..", "testdata", "pyrules")
+	dir := filepath.Join("..", "testdata", "pyrules")
 	src, err := os.ReadFile(filepath.Join(dir, "gradfn_type.py"))
 	if err != nil {
 		t.Fatal(err)

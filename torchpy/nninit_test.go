@@ -16,7 +16,7 @@ import (
 func TestInitAndClipRules(t *testing.T) {
 	checkRules(t, "nn_init")
 	s, printed := runRule(t, "clip_grad")
-	path := filepath.Join("..", "..", "testdata", "pyrules", "clip_grad.jsonl")
+	path := filepath.Join("..", "testdata", "pyrules", "clip_grad.jsonl")
 	if got, want := eventsBefore(t, s, path, 52); !slices.Equal(got, want) {
 		t.Errorf("the %d events before line 52 differ from PyTorch's:\n got %v\nwant %v", len(want), got, want)
 	}

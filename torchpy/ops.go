@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
-	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
 )
 
 // The engine's op table as Python: every entry's torch function, Tensor

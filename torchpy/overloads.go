@@ -1,6 +1,6 @@
 package torchpy
 
-import "github.com/gpumemrepl/gpumemrepl/repl/eval"
+import "github.com/gpumemrepl/gpumemrepl/python/eval"
 
 // overloads pick among an op's PyTorch signatures, as PyTorch's argument
 // parser does, by rewriting the Python arguments (a method's receiver

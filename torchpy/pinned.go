@@ -1,6 +1,6 @@
 package torchpy
 
-import "github.com/gpumemrepl/gpumemrepl/repl/eval"
+import "github.com/gpumemrepl/gpumemrepl/python/eval"
 
 func init() {
 	method("pin_memory", "pin_memory(): a copy in pinned host memory (the caching host allocator's power-of-two blocks); a pinned tensor itself", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {

@@ -19,7 +19,7 @@ func TestPrintCUDAEvents(t *testing.T) {
 // layout), up to the first floating one, whose print is refused.
 func TestPrintUnknownCUDAEvents(t *testing.T) {
 	s, _ := runRule(t, "print_cuda_unknown")
-	want, lines := recordedEvents(t, filepath.Join("..", "..", "testdata", "pyrules", "print_cuda_unknown.jsonl"))
+	want, lines := recordedEvents(t, filepath.Join("..", "testdata", "pyrules", "print_cuda_unknown.jsonl"))
 	var got []event
 	for _, e := range s.History(0) {
 		if counted[e.Action] {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
-	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
 )
 
 // DevicePropertiesType is torch.cuda.get_device_properties' result

@@ -2,7 +2,7 @@ package torchpy
 
 import (
 	"github.com/gpumemrepl/gpumemrepl/engine"
-	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
 )
 
 // cudaStreams declares torch.cuda's streams and events in m: Stream,

@@ -30,7 +30,7 @@ func TestStreamRules(t *testing.T) {
 		// before the interpreter's exit frees them, the tool's history
 		// goes on with those frees.
 		s, printed := runRule(t, "streams_grad")
-		path := filepath.Join("..", "..", "testdata", "pyrules", "streams_grad.jsonl")
+		path := filepath.Join("..", "testdata", "pyrules", "streams_grad.jsonl")
 		checkPrinted(t, printed, path)
 		want, lines := recordedEvents(t, path)
 		var got []event
@@ -211,7 +211,7 @@ print(w.grad.shape)
 // -5, 0, 1, 3), which the caching allocator orders its pools by; their
 // stream_ids are PyTorch's.
 func TestStreamHandleOrder(t *testing.T) {
-	probe, err := os.ReadFile(filepath.Join("..", "..", "testdata", "pyrules", "streams_probe.txt"))
+	probe, err := os.ReadFile(filepath.Join("..", "testdata", "pyrules", "streams_probe.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ print([s.stream_id for s in ss[:34]])
 // what PyTorch warned (streams_backward.stderr, where PyTorch places it
 // in torch/autograd/graph.py; the tool at the backward call).
 func TestAccumulateGradStreamWarning(t *testing.T) {
-	got, want := scriptStderr(t, filepath.Join("..", "..", "testdata", "pyrules", "streams_backward.py"))
+	got, want := scriptStderr(t, filepath.Join("..", "testdata", "pyrules", "streams_backward.py"))
 	message := func(s string) string {
 		_, m, _ := strings.Cut(strings.SplitN(s, "\n", 2)[0], "UserWarning: ")
 		return m
@@ -283,7 +283,7 @@ func TestAccumulateGradStreamWarning(t *testing.T) {
 // the backward of streams_warn_off.py line 18 does not warn; after True,
 // line 29's does, once, as PyTorch did (streams_warn_off.stderr).
 func TestAccumulateGradStreamWarningOff(t *testing.T) {
-	got, want := scriptStderr(t, filepath.Join("..", "..", "testdata", "pyrules", "streams_warn_off.py"))
+	got, want := scriptStderr(t, filepath.Join("..", "testdata", "pyrules", "streams_warn_off.py"))
 	if strings.Count(want, "UserWarning") != 1 {
 		t.Fatalf("the recording warned %d times, want 1", strings.Count(want, "UserWarning"))
 	}
@@ -333,7 +333,7 @@ print(torch.cuda.current_device(), x.device, torch.cuda.current_stream(1).cuda_s
 // print the active bytes just after, their allocated and reserved bytes.
 func checkBackwardSums(t *testing.T) {
 	s, printed := runRule(t, "streams_backward_sums")
-	path := filepath.Join("..", "..", "testdata", "pyrules", "streams_backward_sums.jsonl")
+	path := filepath.Join("..", "testdata", "pyrules", "streams_backward_sums.jsonl")
 	want, lines := recordedEvents(t, path)
 	completed := map[int64]int{}
 	var got []event

@@ -1,8 +1,8 @@
-// Package torchpy is the torch module of repl/eval's Python: torch,
+// Package torchpy is the torch module of python/eval's Python: torch,
 // torch.cuda, torch.nn, torch.nn.functional and torch.optim declared as
 // Go builtins over the engine's Go API. A Python tensor object is one
 // engine tensor reference (a TensorImpl); when the object dies, as
-// repl/eval's reference counts decide, the reference is released and
+// python/eval's reference counts decide, the reference is released and
 // the storage freed with its last one. What the engine does not model
 // raises NotImplementedError saying so; nothing is made up.
 package torchpy
@@ -15,7 +15,7 @@ import (
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/engine"
-	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
 )
 
 // Tensor is a torch.Tensor (or nn.Parameter) object.

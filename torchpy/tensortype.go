@@ -2,7 +2,7 @@ package torchpy
 
 import (
 	"github.com/gpumemrepl/gpumemrepl/engine"
-	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
 )
 
 // Tensor.type(): with no argument the legacy type name; with a dtype, a

@@ -4,7 +4,7 @@ import (
 	"math"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
-	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
 )
 
 // pyNumber is a tensor element as item() and tolist() give it: an int

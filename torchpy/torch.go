@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
-	"github.com/gpumemrepl/gpumemrepl/repl/eval"
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
 )
 
 // Install declares torch and its submodules in in, over session s.

@@ -11,13 +11,13 @@ import (
 // TestPythonSemantics runs evaluator test programs through the binary
 // (run --json) and compares what they print, joined from each
 // statement's output, with what CPython 3.11 printed for them
-// (repl/eval/testdata/NAME.out, from scripts/eval_golden.sh). The
+// (python/eval/testdata/NAME.out, from scripts/eval_golden.sh). The
 // programs listed raise nothing uncaught and write to stdout only (one
 // that writes to stderr keeps it in a sink of its own).
 func TestPythonSemantics(t *testing.T) {
 	for _, name := range []string{"builtin_subclass", "set_algebra", "str_methods", "json_hooks", "log_records", "dataclass_more", "stdlib_more", "context_errors", "builtin_hostile", "os_path", "small_modules", "builtins_more"} {
 		t.Run(name, func(t *testing.T) {
-			dir, err := filepath.Abs("../../repl/eval/testdata")
+			dir, err := filepath.Abs("../../python/eval/testdata")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,10 +51,10 @@ func TestPythonSemantics(t *testing.T) {
 // TestPythonWarningsPlace: through the binary, a DeprecationWarning
 // from a function of the script is shown, a stacklevel past the stack
 // is "sys:1", and a warning follows sys.stderr where the script moved
-// it (repl/eval/testdata/warnings_place.py, whose whole output
+// it (python/eval/testdata/warnings_place.py, whose whole output
 // TestPrograms compares with CPython's).
 func TestPythonWarningsPlace(t *testing.T) {
-	p, err := filepath.Abs("../../repl/eval/testdata/warnings_place.py")
+	p, err := filepath.Abs("../../python/eval/testdata/warnings_place.py")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
-	"github.com/gpumemrepl/gpumemrepl/engine/outfile"
+	"github.com/gpumemrepl/gpumemrepl/internal/fileio"
 	"github.com/gpumemrepl/gpumemrepl/repl/plot"
 )
 
@@ -199,7 +199,7 @@ func exportSnapshot(w io.Writer, t *trace.Trace, snap *snapshot.Replay, o trace.
 		}
 		file = &snapshot.File{Device: t.Device, Segments: segs, Events: events, AllocConf: o.Conf(t)}
 	}
-	if err := outfile.WritePath(path, file.Save); err != nil {
+	if err := fileio.WritePath(path, file.Save); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "%s: %d ops, %d events and %d segments written to %s\n", t.Path, len(t.Ops), len(file.Events), len(file.Segments), path)

@@ -1,10 +1,10 @@
-// Package outfile writes output files whole or not at all. The content
+// Package fileio writes output files whole or not at all. The content
 // goes to a temporary file beside the target, which is synced and then
 // renamed over the target: a write that fails partway leaves the old file
 // as it was, and a reader never sees half a file. A symbolic link at the
 // target is replaced by the new file, not written through: the file it
 // pointed to is left alone.
-package outfile
+package fileio
 
 import (
 	"bufio"

@@ -3,7 +3,7 @@ package eval
 import (
 	"strings"
 
-	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
+	"github.com/gpumemrepl/gpumemrepl/python/syntax"
 )
 
 // annotate does what CPython does with an annotated assignment's

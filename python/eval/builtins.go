@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gpumemrepl/gpumemrepl/repl/pyformat"
+	"github.com/gpumemrepl/gpumemrepl/python/pyformat"
 )
 
 // GoFunc is the signature of a function written in Go: self is the

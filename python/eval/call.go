@@ -3,7 +3,7 @@ package eval
 import (
 	"strings"
 
-	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
+	"github.com/gpumemrepl/gpumemrepl/python/syntax"
 )
 
 // Call calls f with args and keywords (borrowed) and returns an owned

@@ -1,6 +1,6 @@
 package eval
 
-import "github.com/gpumemrepl/gpumemrepl/repl/syntax"
+import "github.com/gpumemrepl/gpumemrepl/python/syntax"
 
 // collectionsModule is collections: deque (Go, stdlib3.go) and, written
 // in Python over the built-in types' subclasses, OrderedDict,

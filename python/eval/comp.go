@@ -1,6 +1,6 @@
 package eval
 
-import "github.com/gpumemrepl/gpumemrepl/repl/syntax"
+import "github.com/gpumemrepl/gpumemrepl/python/syntax"
 
 // compKind is what a comprehension builds.
 type compKind uint8

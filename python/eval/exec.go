@@ -3,7 +3,7 @@ package eval
 import (
 	"strings"
 
-	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
+	"github.com/gpumemrepl/gpumemrepl/python/syntax"
 )
 
 // ctl is how a statement ends: on to the next, or a jump.

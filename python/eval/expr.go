@@ -4,7 +4,7 @@ import (
 	"math/big"
 	"strings"
 
-	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
+	"github.com/gpumemrepl/gpumemrepl/python/syntax"
 )
 
 // eval evaluates an expression to an owned value. Temporaries are

@@ -1,7 +1,7 @@
 package eval
 
 import (
-	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
+	"github.com/gpumemrepl/gpumemrepl/python/syntax"
 )
 
 // Frame is one running (or finished, but still referenced) execution

@@ -1,6 +1,6 @@
 package eval
 
-import "github.com/gpumemrepl/gpumemrepl/repl/syntax"
+import "github.com/gpumemrepl/gpumemrepl/python/syntax"
 
 // inspectModule is inspect's signature (with Signature and Parameter,
 // their parameters mapping, str and repr as CPython prints them) and

@@ -4,7 +4,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
+	"github.com/gpumemrepl/gpumemrepl/python/syntax"
 )
 
 // Interp is one Python interpreter: its objects, modules and output.

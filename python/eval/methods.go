@@ -5,7 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/gpumemrepl/gpumemrepl/repl/pyformat"
+	"github.com/gpumemrepl/gpumemrepl/python/pyformat"
 )
 
 // method declares a method of a built-in class.

@@ -1,7 +1,7 @@
 package eval
 
 import (
-	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
+	"github.com/gpumemrepl/gpumemrepl/python/syntax"
 )
 
 // RunFile runs a whole script as python FILE does: each top-level

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
+	"github.com/gpumemrepl/gpumemrepl/python/syntax"
 )
 
 // The set algebra: set and frozenset operators and methods, and the

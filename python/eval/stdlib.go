@@ -6,8 +6,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/gpumemrepl/gpumemrepl/repl/pyformat"
-	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
+	"github.com/gpumemrepl/gpumemrepl/python/pyformat"
+	"github.com/gpumemrepl/gpumemrepl/python/syntax"
 )
 
 // stdoutType and stderrType are the classes of sys.stdout and

@@ -5,7 +5,7 @@ import (
 	"math/big"
 	"strings"
 
-	"github.com/gpumemrepl/gpumemrepl/repl/pyformat"
+	"github.com/gpumemrepl/gpumemrepl/python/pyformat"
 )
 
 // write prints s to Stdout.

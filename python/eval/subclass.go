@@ -1,7 +1,7 @@
 package eval
 
 import (
-	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
+	"github.com/gpumemrepl/gpumemrepl/python/syntax"
 )
 
 // Instances of classes that derive from a built-in value type (class

@@ -5,8 +5,8 @@ import (
 	"math/big"
 	"strings"
 
-	"github.com/gpumemrepl/gpumemrepl/repl/pyformat"
-	"github.com/gpumemrepl/gpumemrepl/repl/syntax"
+	"github.com/gpumemrepl/gpumemrepl/python/pyformat"
+	"github.com/gpumemrepl/gpumemrepl/python/syntax"
 )
 
 // Operator kinds the builtins use.

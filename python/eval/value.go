@@ -1,4 +1,4 @@
-// Package eval runs Python: a tree-walking evaluator over repl/syntax's
+// Package eval runs Python: a tree-walking evaluator over python/syntax's
 // tree with CPython's object model where memory is concerned. Every
 // object that can hold another has a reference count kept as CPython
 // keeps it, so an object (and a tensor's storage under it) dies exactly

@@ -1,6 +1,6 @@
 package eval
 
-import "github.com/gpumemrepl/gpumemrepl/repl/syntax"
+import "github.com/gpumemrepl/gpumemrepl/python/syntax"
 
 // weakRef is weakref.ref(obj[, callback]): it holds no reference to
 // obj; calling it gives obj while obj lives, None after. When obj dies

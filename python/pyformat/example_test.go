@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/big"
 
-	"github.com/gpumemrepl/gpumemrepl/repl/pyformat"
+	"github.com/gpumemrepl/gpumemrepl/python/pyformat"
 )
 
 func ExampleFormatFloat() {

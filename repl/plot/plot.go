@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
-	"github.com/gpumemrepl/gpumemrepl/engine/outfile"
+	"github.com/gpumemrepl/gpumemrepl/internal/fileio"
 )
 
 // Step is one point of the chart.
@@ -57,9 +57,9 @@ const (
 	segmentRow, barSpan = 18.0, 900.0
 )
 
-// Save writes the page to a file, whole or not at all (see outfile).
+// Save writes the page to a file, whole or not at all (see fileio).
 func Save(path string, p Page) error {
-	return outfile.Write(path, func(w io.Writer) error { return Write(w, p) })
+	return fileio.Write(path, func(w io.Writer) error { return Write(w, p) })
 }
 
 // Write writes the page.

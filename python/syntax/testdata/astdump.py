@@ -1,5 +1,5 @@
 """Dump CPython's ast of many files in the canonical form that
-repl/syntax's TestCPythonCorpus compares with its own tree.
+python/syntax's TestCPythonCorpus compares with its own tree.
 
 Reads file paths, one a line, on stdin. For each it writes a line
 "=== PATH" followed by the dump, or "=== PATH" and one line

@@ -1,6 +1,6 @@
 """Print, for every code object that compiling each file (paths on stdin)
 makes, except the module's: NAME LINE | co_varnames | co_cellvars |
-co_freevars, the last two sorted. repl/syntax's TestScopesMatchCPython
+co_freevars, the last two sorted. python/syntax's TestScopesMatchCPython
 compares them with the Scopes our resolver fills. A file CPython cannot
 compile prints "!error MSG"."""
 

@@ -1,7 +1,7 @@
 """Compile each source of a JSON list on stdin as a file, as
 compile(src, "f", "exec") does, and print a JSON list with, for each, the
 SyntaxError it raises as [kind, msg, lineno, offset], or null where it
-compiles. repl/syntax's TestSyntaxErrorsMatchCPython compares them with
+compiles. python/syntax's TestSyntaxErrorsMatchCPython compares them with
 ours."""
 
 import json

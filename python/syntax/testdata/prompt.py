@@ -1,4 +1,4 @@
-"""PYTHONSTARTUP for repl/syntax's TestPromptMatchesCPython: makes the
+"""PYTHONSTARTUP for python/syntax's TestPromptMatchesCPython: makes the
 interactive prompt (python3 -i, lines on stdin) say in plain marks what it
 does with each line, and run nothing.
 
