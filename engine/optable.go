@@ -2,6 +2,8 @@ package engine
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -183,15 +185,23 @@ func (a Args) Number(i int) float64 {
 // Ops are the ops the engine models, by name.
 var Ops = map[string]*OpDef{}
 
-// OpNames are the table's names in the order help lists them.
-var OpNames []string
-
-// declare adds entries to the table.
+// declare adds entries to the table. A name declared twice is a
+// mistake in the table itself, found as the program starts.
 func declare(defs ...*OpDef) {
 	for _, d := range defs {
+		if Ops[d.Name] != nil {
+			panic("engine: op " + d.Name + " declared twice")
+		}
 		Ops[d.Name] = d
-		OpNames = append(OpNames, d.Name)
 	}
+}
+
+// OpList is the table's entries sorted by name, the order help and the
+// golden list (testdata/ops.golden) give them: an order a reader can
+// search, and one that moving an entry between files leaves alone (the
+// entries are declared in init functions, run in file order).
+func OpList() []*OpDef {
+	return slices.SortedFunc(maps.Values(Ops), func(a, b *OpDef) int { return strings.Compare(a.Name, b.Name) })
 }
 
 // Signature is the op as PyTorch's documentation writes it, e.g.

@@ -13,8 +13,7 @@ import (
 // engine.Ops, and their arguments bound to the entry's Params.
 
 func init() {
-	for _, name := range engine.OpNames {
-		d := engine.Ops[name]
+	for _, d := range engine.OpList() {
 		doc := d.Signature() + ": " + d.Memory
 		if d.Method {
 			method(d.Name, doc, func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
@@ -80,8 +79,7 @@ func (b *Binding) opFunctions(m *eval.ModuleObj) {
 			})
 		}
 	}
-	for _, name := range engine.OpNames {
-		d := engine.Ops[name]
+	for _, d := range engine.OpList() {
 		if !d.Function {
 			continue
 		}
@@ -94,8 +92,8 @@ func (b *Binding) opFunctions(m *eval.ModuleObj) {
 // opFunctional declares the table's torch.nn.functional functions in
 // module f (over what nn.go declares there).
 func (b *Binding) opFunctional(f *eval.ModuleObj) {
-	for _, name := range engine.OpNames {
-		if d := engine.Ops[name]; d.Functional {
+	for _, d := range engine.OpList() {
+		if d.Functional {
 			b.fn(f, d.Name, d.Signature()+": "+d.Memory, func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 				return b.call(d, args, kw)
 			})

@@ -23,8 +23,8 @@ var structSeqFields = []string{"values", "indices"}
 var returnTypes = map[string]*eval.Class{}
 
 func init() {
-	for _, name := range engine.OpNames {
-		if rt := engine.Ops[name].ReturnType; rt != "" && returnTypes[rt] == nil {
+	for _, d := range engine.OpList() {
+		if rt := d.ReturnType; rt != "" && returnTypes[rt] == nil {
 			returnTypes[rt] = structSeq(rt)
 		}
 	}
