@@ -28,6 +28,20 @@ import (
 // backward (PyTorch's kernel without saved statistics) on such an
 // input also an inverse std per channel first.
 
+// F.batch_norm as a table entry.
+func init() {
+	declare(
+		functional(&OpDef{Name: "batch_norm",
+			Params: []Param{input, optTensor("running_mean"), optTensor("running_var"), optTensor("weight"), optTensor("bias"),
+				boolParam("training", "False"), numberParam("momentum", "0.1"), numberParam("eps", "1e-05")},
+			Usage:  "F.batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-05)",
+			Memory: "cuDNN's (float32 or float16, 3-d and up, weight and bias): training the output and a float32 mean and inverse std per channel (saved), eval the output alone; PyTorch's (bfloat16, affine=False, 2-d) the three in training and eval (a 2-d input's statistics through a buffer across blocks); the running stats updated in place; backward makes the gradients (cuDNN's after a dense copy of the incoming one, a 2-d input's after two float32 sums per channel)",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				return s.batchNorm(a.Tensor(0), a.Tensor(1), a.Tensor(2), a.Tensor(3), a.Tensor(4), a.Bool(5))
+			}}),
+	)
+}
+
 // batchNormFloat is the dtype of the batch's statistics and of the
 // weights the tool models.
 var batchNormFloat = Float32

@@ -13,6 +13,18 @@ import "fmt"
 // weights, a third of (N, C); it frees the (N, groups) pair, the third
 // factor, the sums, then the copy.
 
+// F.group_norm as a table entry.
+func init() {
+	declare(
+		functional(&OpDef{Name: "group_norm",
+			Params: []Param{input, {Name: "num_groups", Kind: IntParam}, optTensor("weight"), optTensor("bias"), numberParam("eps", "1e-05")},
+			Memory: "the output, then mean and rstd of (N, groups) (saved with the input) and, with weights, two float32 (N, C) factors freed after; backward makes a dense copy of the incoming gradient, the gradients, float32 sums and factors, freed after",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				return s.groupNorm(a.Tensor(0), a.Int(1), a.Tensor(2), a.Tensor(3))
+			}}),
+	)
+}
+
 // groupNorm is F.group_norm(x, groups, w, b).
 func (s *Session) groupNorm(x *Tensor, groups int64, w, b *Tensor) (*Tensor, error) {
 	if len(x.Shape) < 2 {

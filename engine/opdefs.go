@@ -226,3 +226,22 @@ func sumBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 	v.expanded = true
 	return []*Tensor{v}, nil
 }
+
+// F.leaky_relu is a one-input op that saves its input; in place, its
+// result.
+func init() {
+	leaky, leakyInPlace := unary("leaky_relu", "LeakyReluBackward0", saveInput, 1), inPlaceUnary("LeakyReluBackward1", saveResult, 1)
+	declare(
+		functional(&OpDef{Name: "leaky_relu", Params: []Param{input, numberParam("negative_slope", "0.01"), boolParam("inplace", "False")},
+			Memory: "a new tensor, its input saved (inplace=True: none, its result saved); backward makes the gradient",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				if !a.Bool(2) {
+					return leaky.run(s, a)
+				}
+				if err := leakyInPlace(s, a); err != nil {
+					return nil, err
+				}
+				return share(a.Tensor(0)), nil
+			}}),
+	)
+}

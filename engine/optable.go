@@ -370,3 +370,12 @@ func NotModelledError(name string) error {
 
 // input is the first parameter of nearly every op.
 var input = Param{Name: "input", Kind: TensorParam}
+
+// optTensor is a tensor parameter that may be None.
+func optTensor(name string) Param { return Param{Name: name, Kind: TensorParam, Default: "None"} }
+
+// boolParam, numberParam and intsParam are a bool, a number and
+// dimensions with the default def ("" for none).
+func boolParam(name, def string) Param   { return Param{Name: name, Kind: BoolParam, Default: def} }
+func numberParam(name, def string) Param { return Param{Name: name, Kind: NumberParam, Default: def} }
+func intsParam(name, def string) Param   { return Param{Name: name, Kind: DimsParam, Default: def} }

@@ -21,6 +21,47 @@ import (
 //     input's shape); to another size its own kernel, whose backward
 //     makes the gradient as the other poolings' do.
 
+// The poolings as table entries, with PyTorch's signatures.
+func init() {
+	declare(
+		functional(&OpDef{Name: "max_pool2d",
+			Params: []Param{input, intsParam("kernel_size", ""), intsParam("stride", "None"), intsParam("padding", "0"), intsParam("dilation", "1"),
+				boolParam("ceil_mode", "False"), boolParam("return_indices", "False")},
+			Memory: "the output, then int64 indices of its shape (saved with the input; without grad freed at once); backward makes the input's gradient, then a dense copy of a broadcast gradient, freed after",
+			runTuple: func(s *Session, a Args) ([]*Tensor, bool, error) {
+				w, err := windows("max_pool2d", a, 4)
+				if err != nil {
+					return nil, false, err
+				}
+				outs, err := s.maxPool2d(a.Tensor(0), w, a.Bool(5), a.Bool(6))
+				return outs, a.Bool(6), err
+			}}),
+		functional(&OpDef{Name: "avg_pool2d",
+			Params: []Param{input, intsParam("kernel_size", ""), intsParam("stride", "None"), intsParam("padding", "0"),
+				boolParam("ceil_mode", "False"), boolParam("count_include_pad", "True"), {Name: "divisor_override", Kind: IntParam, Default: "None"}},
+			Memory: "the output (the input saved); backward makes the input's gradient, then a dense copy of a broadcast gradient, freed after",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				w, err := windows("avg_pool2d", a, -1)
+				if err != nil {
+					return nil, err
+				}
+				return s.avgPool2d(a.Tensor(0), w, a.Bool(4))
+			}}),
+		functional(&OpDef{Name: "adaptive_avg_pool2d", Params: []Param{input, {Name: "output_size", Kind: DimsParam}},
+			Memory: "to 1: a mean over the last two dimensions (backward makes one tensor of the input's shape); else the output (the input saved), backward as avg_pool2d's",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				size, err := twoInts("adaptive_avg_pool2d", "output_size", a, 1, [2]int64{})
+				if err != nil {
+					return nil, err
+				}
+				if size[0] <= 0 || size[1] <= 0 {
+					return nil, fmt.Errorf("RuntimeError: adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {%d, %d}", size[0], size[1])
+				}
+				return s.adaptiveAvgPool2d(a.Tensor(0), size)
+			}}),
+	)
+}
+
 // window is one dimension of a pooling: kernel, stride, padding,
 // dilation.
 type window struct{ kernel, stride, pad, dilation int64 }
