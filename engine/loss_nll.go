@@ -16,6 +16,22 @@ import (
 // shape) is -(log_softmax * target) summed, divided by the batch for
 // mean, each op recorded.
 
+// F.nll_loss and F.cross_entropy as table entries (lossOp, loss.go).
+func init() {
+	declare(
+		lossOp("nll_loss", []Param{lossWeight, lossSizeAverage, lossIgnoreIndex, lossReduce, lossReduction}, true,
+			"output and a 0-d total_weight, which the node saves with input, target and weight; backward makes the input's gradient, zeroed (weight=: recorded for a 2-d input and reduction='mean')",
+			func(s *Session, a Args, red int) (*Tensor, error) {
+				return s.nllLoss(a.Tensor(0), a.Tensor(1), a.Tensor(2), red)
+			}),
+		lossOp("cross_entropy", []Param{lossWeight, lossSizeAverage, lossIgnoreIndex, lossReduce, lossReduction, {Name: "label_smoothing", Kind: NumberParam, Default: "0.0"}}, true,
+			"log_softmax along the classes (saved), then nll_loss of it (class indices) or -(log_softmax * target) summed (probabilities); backward makes nll_loss's gradient, then log_softmax's",
+			func(s *Session, a Args, red int) (*Tensor, error) {
+				return s.crossEntropy(a.Tensor(0), a.Tensor(1), a.Tensor(2), red, a.Number(7))
+			}),
+	)
+}
+
 // nllLoss is F.nll_loss(x, t, weight=w, reduction) of class indices
 // t (w nil: none).
 func (s *Session) nllLoss(x, t, w *Tensor, red int) (*Tensor, error) {
