@@ -38,6 +38,28 @@ import (
 // workspace (a float32 dq accumulator and one float per row, plus 256
 // bytes), freed at once, then the copy.
 
+// F.scaled_dot_product_attention as a table entry.
+func init() {
+	declare(
+		functional(&OpDef{Name: "scaled_dot_product_attention",
+			Params: []Param{{Name: "query", Kind: TensorParam}, {Name: "key", Kind: TensorParam}, {Name: "value", Kind: TensorParam},
+				{Name: "attn_mask", Kind: TensorParam, Default: "None"}, {Name: "dropout_p", Kind: NumberParam, Default: "0.0"},
+				{Name: "is_causal", Kind: BoolParam, Default: "False"}, {Name: "scale", Kind: NumberParam, Default: "None", KeywordOnly: true},
+				{Name: "enable_gqa", Kind: BoolParam, Default: "False", KeywordOnly: true}},
+			Memory: "the backend PyTorch picks on the H200 (cuDNN for float16/bfloat16, memory-efficient for float32): the output, the float32 logsumexp (saved with q, k, v), cuDNN's seed and offset; backward makes dq, dk, dv and the kernel's temporaries and workspace; 3-d inputs, float64 and a strided last dimension take the math backend: q and k scaled, the scores, their softmax (saved), the product",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				if a.Bool(7) {
+					return nil, NotModelledError("F.scaled_dot_product_attention with enable_gqa=True")
+				}
+				scale := 0.0
+				if a[6] != nil {
+					scale = a.Number(6)
+				}
+				return s.Attention(a.Tensor(0), a.Tensor(1), a.Tensor(2), a.Tensor(3), a.Number(4), a.Bool(5), scale)
+			}}),
+	)
+}
+
 // sdpaShape is the geometry of one attention call.
 type sdpaShape struct {
 	b, h, m, n, d, dv int64 // batch, heads, queries, keys, head dims

@@ -118,3 +118,35 @@ func (s *Session) cublasBmm(l, r *Tensor) (*Tensor, error) {
 	})
 	return out, nil
 }
+
+// torch.baddbmm as a table entry: bmm's product, the input added.
+func init() {
+	declare(
+		&OpDef{Name: "baddbmm", Function: true, Method: true,
+			Params: []Param{input, {Name: "batch1", Kind: TensorParam}, {Name: "batch2", Kind: TensorParam},
+				{Name: "beta", Kind: NumberParam, Default: "1", KeywordOnly: true}, alpha},
+			Memory: "new tensor, input broadcast to the product's shape; as bmm: the cuBLAS workspace on first use, saves each batch the other's gradient needs, backward makes batch2's gradient, then batch1's",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				return s.baddbmm(a.Tensor(0), a.Tensor(1), a.Tensor(2))
+			}},
+	)
+}
+
+// baddbmm is torch.baddbmm(input, batch1, batch2): bmm's output, into
+// which input (broadcast) is added; an input that requires grad is not
+// modelled.
+func (s *Session) baddbmm(input, b1, b2 *Tensor) (*Tensor, error) {
+	if s.gradEnabled && input.requiresGrad() {
+		return nil, NotModelledError("torch.baddbmm of an input that requires grad")
+	}
+	if len(b1.Shape) != 3 || len(b2.Shape) != 3 {
+		return nil, fmt.Errorf("RuntimeError: batch1 must be a 3D tensor")
+	}
+	if out := []int64{b1.Shape[0], b1.Shape[1], b2.Shape[2]}; !broadcastsTo(input.Shape, out) {
+		return nil, fmt.Errorf("RuntimeError: baddbmm: the input %s does not broadcast to the product's shape %s", dimList(input.Shape), dimList(out))
+	}
+	if _, err := sameDevice(input, b1, b2); err != nil {
+		return nil, err
+	}
+	return s.matmul(b1, b2, "BaddbmmBackward0")
+}

@@ -13,6 +13,25 @@ import "fmt"
 // (MulBackward0, saving the noise; backward one tensor), freed at the
 // op's end without autograd.
 
+// F.dropout as a table entry.
+func init() {
+	declare(
+		functional(&OpDef{Name: "dropout",
+			Params: []Param{input, {Name: "p", Kind: NumberParam, Default: "0.5"}, {Name: "training", Kind: BoolParam, Default: "True"},
+				{Name: "inplace", Kind: BoolParam, Default: "False"}},
+			Memory: "training: a bool mask (saved), then the output; backward makes the gradient; p=0 or training=False: the input itself; inplace: a noise tensor of the input's size multiplied in (saved)",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				if a.Bool(3) {
+					if err := s.DropoutInPlace(a.Tensor(0), a.Number(1), a.Bool(2)); err != nil {
+						return nil, err
+					}
+					return share(a.Tensor(0)), nil
+				}
+				return s.Dropout(a.Tensor(0), a.Number(1), a.Bool(2))
+			}}),
+	)
+}
+
 // Dropout is F.dropout(x, p, training) (inplace=False).
 func (s *Session) Dropout(x *Tensor, p float64, training bool) (*Tensor, error) {
 	if err := dropoutP(p); err != nil {

@@ -14,6 +14,26 @@ import (
 // filled directly while there are at most embeddingDirect indices (more
 // are sorted first: its backward is refused).
 
+// F.embedding as a table entry.
+func init() {
+	declare(
+		functional(&OpDef{Name: "embedding",
+			Params: []Param{input, {Name: "weight", Kind: TensorParam}, {Name: "padding_idx", Kind: IntParam, Default: "None"},
+				{Name: "max_norm", Kind: NumberParam, Default: "None"}, {Name: "norm_type", Kind: NumberParam, Default: "2.0"},
+				{Name: "scale_grad_by_freq", Kind: BoolParam, Default: "False"}, {Name: "sparse", Kind: BoolParam, Default: "False"}},
+			Memory: "new tensor (the indices' shape + [dim]); saves the indices; backward makes the weight's gradient (zeros of its shape) after a dense copy of a strided gradient",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				switch {
+				case a[3] != nil:
+					return nil, NotModelledError("F.embedding with max_norm (it renormalizes the weight in place)")
+				case a.Bool(5) || a.Bool(6):
+					return nil, NotModelledError("F.embedding with scale_grad_by_freq or sparse")
+				}
+				return s.Embedding(a.Tensor(0), a.Tensor(1))
+			}}),
+	)
+}
+
 // embeddingDirect is the most indices embedding_dense_backward sums
 // without sorting them first (PyTorch's Embedding.cu).
 const embeddingDirect = 3072

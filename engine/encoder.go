@@ -13,6 +13,35 @@ package engine
 // replaced goes once its successor exists, and the feed-forward block's
 // input goes last.
 
+// torch._transformer_encoder_layer_fwd as a table entry.
+func init() {
+	declare(
+		&OpDef{Name: "_transformer_encoder_layer_fwd", Function: true,
+			Params: append([]Param{{Name: "src", Kind: TensorParam}, {Name: "embed_dim", Kind: IntParam}, {Name: "num_heads", Kind: IntParam},
+				{Name: "qkv_weight", Kind: TensorParam}, {Name: "qkv_bias", Kind: TensorParam},
+				{Name: "proj_weight", Kind: TensorParam}, {Name: "proj_bias", Kind: TensorParam},
+				{Name: "use_gelu", Kind: BoolParam}, {Name: "norm_first", Kind: BoolParam}, {Name: "eps", Kind: NumberParam}},
+				append(tensorParams("norm_weight_1", "norm_bias_1", "norm_weight_2", "norm_bias_2", "ffn_weight_1", "ffn_bias_1", "ffn_weight_2", "ffn_bias_2"),
+					Param{Name: "mask", Kind: TensorParam, Default: "None"}, Param{Name: "mask_type", Kind: IntParam, Default: "None"})...),
+			Memory: "nn.TransformerEncoderLayer's fast path (eval, no autograd): layer norms (their statistics freed at once), the fast multi-head attention, the residuals added in place, linear, the activation in place, linear",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				w := EncoderLayerWeights{InW: a.Tensor(3), InB: a.Tensor(4), OutW: a.Tensor(5), OutB: a.Tensor(6),
+					Norm1W: a.Tensor(10), Norm1B: a.Tensor(11), Norm2W: a.Tensor(12), Norm2B: a.Tensor(13),
+					W1: a.Tensor(14), B1: a.Tensor(15), W2: a.Tensor(16), B2: a.Tensor(17)}
+				return s.EncoderLayerFast(a.Tensor(0), a.Int(1), a.Int(2), w, a.Bool(8), a.Tensor(18))
+			}},
+	)
+}
+
+// tensorParams are required tensor parameters of these names.
+func tensorParams(names ...string) []Param {
+	ps := make([]Param, len(names))
+	for i, n := range names {
+		ps[i] = Param{Name: n, Kind: TensorParam}
+	}
+	return ps
+}
+
 // EncoderLayerWeights are an encoder layer's tensors, as
 // torch._transformer_encoder_layer_fwd takes them.
 type EncoderLayerWeights struct {

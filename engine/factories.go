@@ -13,6 +13,24 @@ import (
 // allocates its output and nothing else (testdata/pyrules/
 // ops_factories.py).
 
+// tril and triu make attention masks: a new tensor like the input.
+func init() {
+	for _, name := range []string{"tril", "triu"} {
+		declare(&OpDef{Name: name, Function: true, Method: true, Params: []Param{input, {Name: "diagonal", Kind: IntParam, Default: "0"}},
+			Memory: "new tensor of the input's shape and dtype (a causal mask's); under autograd not modelled",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				x := a.Tensor(0)
+				if len(x.Shape) < 2 {
+					return nil, fmt.Errorf("RuntimeError: %s: input tensor must have at least 2 dimensions", name)
+				}
+				if s.gradEnabled && x.requiresGrad() {
+					return nil, NotModelledError("Tensor." + name + " of a tensor that requires grad")
+				}
+				return s.alloc(x.Shape, x.DType, x.Device())
+			}})
+	}
+}
+
 // maxKnownRange is the longest arange whose values the tool keeps.
 const maxKnownRange = 1 << 16
 

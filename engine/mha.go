@@ -26,6 +26,24 @@ import (
 // need_weights and average_attn_weights, the scores summed over heads
 // ([N, L, L], divided in place), which frees them; then q, k and v go.
 
+// torch._native_multi_head_attention as a table entry.
+func init() {
+	declare(
+		&OpDef{Name: "_native_multi_head_attention", Function: true,
+			Params: []Param{{Name: "query", Kind: TensorParam}, {Name: "key", Kind: TensorParam}, {Name: "value", Kind: TensorParam},
+				{Name: "embed_dim", Kind: IntParam}, {Name: "num_head", Kind: IntParam},
+				{Name: "qkv_weight", Kind: TensorParam}, {Name: "qkv_bias", Kind: TensorParam},
+				{Name: "proj_weight", Kind: TensorParam}, {Name: "proj_bias", Kind: TensorParam},
+				{Name: "mask", Kind: TensorParam, Default: "None"}, {Name: "need_weights", Kind: BoolParam, Default: "True"},
+				{Name: "average_attn_weights", Kind: BoolParam, Default: "True"}, {Name: "mask_type", Kind: IntParam, Default: "None"}},
+			Memory: "nn.MultiheadAttention's fast path (eval, no autograd): without weights or a mask, linear, scaled_dot_product_attention, linear; else the projection, q, k and v ([3, N, heads, L, head dim]), the scores (a bool copy of a mask and the masked softmax's output), the context reordered, the out-projection, the weights averaged",
+			runTuple: func(s *Session, a Args) ([]*Tensor, bool, error) {
+				outs, err := s.NativeMHA(a.Tensor(0), a.Tensor(1), a.Tensor(2), a.Int(3), a.Int(4), a.Tensor(5), a.Tensor(6), a.Tensor(7), a.Tensor(8), a.Tensor(9), a.Bool(10), a.Bool(11))
+				return outs, true, err
+			}},
+	)
+}
+
 // NativeMHA is torch._native_multi_head_attention(query, key, value,
 // embed_dim, num_head, qkv_weight, qkv_bias, proj_weight, proj_bias,
 // mask, need_weights, average_attn_weights) on CUDA for self-attention

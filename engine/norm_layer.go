@@ -17,6 +17,27 @@ import (
 // otherwise, for 1024 rows as for 65536. RMSNorm is _fused_rms_norm:
 // the output, then rstd; the same backward without a bias.
 
+// normalizedShape is layer_norm's and rms_norm's normalized_shape.
+var normalizedShape = Param{Name: "normalized_shape", Kind: DimsParam}
+
+// F.layer_norm and F.rms_norm as table entries.
+func init() {
+	declare(
+		functional(&OpDef{Name: "layer_norm",
+			Params: []Param{input, normalizedShape, optTensor("weight"), optTensor("bias"), {Name: "eps", Kind: NumberParam, Default: "1e-05"}},
+			Memory: "new tensor, then mean and rstd (float32, one per row); saves input, mean and rstd; backward makes the input's, weight's and bias's gradients in that order",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				return s.LayerNorm(a.Tensor(0), a.Ints(1), a.Tensor(2), a.Tensor(3))
+			}}),
+		functional(&OpDef{Name: "rms_norm",
+			Params: []Param{input, normalizedShape, optTensor("weight"), {Name: "eps", Kind: NumberParam, Default: "None"}},
+			Memory: "new tensor, then rstd (float32, one per row); saves input and rstd; backward makes the input's and weight's gradients",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				return s.RMSNorm(a.Tensor(0), a.Ints(1), a.Tensor(2))
+			}}),
+	)
+}
+
 // LayerNorm is F.layer_norm(x, normalized, w, b): w and b may be nil.
 func (s *Session) LayerNorm(x *Tensor, normalized []int64, w, b *Tensor) (*Tensor, error) {
 	stats, err := normStats(x, normalized, w, b)
