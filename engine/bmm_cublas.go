@@ -150,3 +150,19 @@ func (s *Session) baddbmm(input, b1, b2 *Tensor) (*Tensor, error) {
 	}
 	return s.matmul(b1, b2, "BaddbmmBackward0")
 }
+
+// torch.bmm as a table entry.
+func init() {
+	tensors := []Param{input, {Name: "other", Kind: TensorParam}}
+	declare(
+		&OpDef{Name: "bmm", Function: true, Method: true, Params: tensors,
+			Memory: "new tensor; a dense copy of a batch cuBLAS cannot read as it is (freed after); the cuBLAS workspace on first use; saves each batch the other's gradient needs; backward makes mat2's gradient, then self's",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				x, y := a.Tensor(0), a.Tensor(1)
+				if len(x.Shape) != 3 || len(y.Shape) != 3 {
+					return nil, fmt.Errorf("RuntimeError: batch1 must be a 3D tensor")
+				}
+				return s.cublasBmm(x, y)
+			}},
+	)
+}

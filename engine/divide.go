@@ -7,6 +7,30 @@ import "fmt"
 // division); a number / a tensor is Tensor.__rtruediv__, which PyTorch
 // writes as self.reciprocal() * number (testdata/pyrules/ops_div.py).
 
+// torch.div as a table entry (/, div_, /=).
+func init() {
+	declare(
+		&OpDef{Name: "div", Function: true, Method: true, Dunders: []Dunder{{Name: "__truediv__"}, {Name: "__rtruediv__", Reflected: true}},
+			InPlace: "div_", InPlaceDunders: []string{"__itruediv__"},
+			Params: []Param{input, other, {Name: "rounding_mode", Kind: StringParam, Default: "None", KeywordOnly: true}},
+			Memory: "new tensor of the broadcast shape (float32 for integers); by a tensor, saves the divisor (and the dividend when the divisor needs a gradient), backward makes the divisor's gradient (after three temporaries) then the dividend's; a number / a tensor is reciprocal() * number",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				x, y := a.Tensor(0), a.Tensor(1)
+				op := map[string]string{"floor": "floor_divide", "trunc": "trunc_divide"}[a.String(2)]
+				switch {
+				case a[2] == nil:
+					return s.divide(x, y)
+				case op == "":
+					return nil, fmt.Errorf("RuntimeError: div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '%s'", a.String(2))
+				case x.number || s.gradEnabled && (x.requiresGrad() || y.requiresGrad()):
+					return nil, NotModelledError("torch.div with rounding_mode of a number by a tensor, or under autograd")
+				}
+				return s.binary(op, x, y)
+			},
+			inPlace: inPlaceArith("div")},
+	)
+}
+
 // divide is a / b, either a number (Scalar()) but not both.
 func (s *Session) divide(a, b *Tensor) (*Tensor, error) {
 	switch {

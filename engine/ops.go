@@ -35,6 +35,89 @@ import (
 //     no copy), then the vector's (testdata/pyrules/products.py and
 //     products_more.py).
 
+// matmul and mm as table entries.
+func init() {
+	tensors := []Param{input, {Name: "other", Kind: TensorParam}}
+	declare(
+		&OpDef{Name: "matmul", Function: true, Method: true, Dunders: operators("matmul"), Params: tensors,
+			Memory: "new tensor: mm, mv, a batch folded into one mm (a dense copy where its strides allow no view), or a bmm over both batches broadcast, each reshaped to 3-d (a copy where not a view); the cuBLAS workspace on first use; saves each factor the other's gradient needs",
+			run:    func(s *Session, a Args) (*Tensor, error) { return s.matmul(a.Tensor(0), a.Tensor(1), "") }},
+		&OpDef{Name: "mm", Function: true, Method: true, Params: tensors,
+			Memory: "new tensor; the cuBLAS workspace on first use; saves each factor the other's gradient needs",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				x, y := a.Tensor(0), a.Tensor(1)
+				if len(x.Shape) != 2 || len(y.Shape) != 2 {
+					return nil, fmt.Errorf("RuntimeError: self must be a matrix")
+				}
+				return s.matmul(x, y, "")
+			}},
+	)
+}
+
+// The binary ops as table entries: add, sub and mul, remainder,
+// floor_divide and fmod, the comparisons.
+func init() {
+	declare(
+		arith("add", "new tensor of the broadcast shape; saves nothing", alpha),
+		arith("sub", "new tensor of the broadcast shape; saves nothing; backward negates other's gradient (a new tensor)", alpha),
+		arith("mul", "new tensor of the broadcast shape; saves each operand the other's gradient needs"),
+	)
+	for _, name := range []string{"remainder", "floor_divide", "fmod"} {
+		var dunders []Dunder
+		if d := map[string]string{"remainder": "mod", "floor_divide": "floordiv"}[name]; d != "" {
+			dunders = operators(d)
+		}
+		declare(&OpDef{Name: name, Function: true, Method: true, Dunders: dunders,
+			Params: []Param{input, other},
+			Memory: map[string]string{
+				"remainder":    "new tensor of the broadcast shape; saves nothing; by a number, backward passes the gradient on (by a tensor that requires grad: not modelled)",
+				"floor_divide": "new tensor of the broadcast shape (integral inputs stay integral); its backward is not modelled",
+				"fmod":         "new tensor of the broadcast shape; its backward is not modelled",
+			}[name],
+			run: func(s *Session, a Args) (*Tensor, error) {
+				x, y := a.Tensor(0), a.Tensor(1)
+				if x.number && y.number {
+					return nil, fmt.Errorf("TypeError: a number %s a number is not a tensor", name)
+				}
+				if s.gradEnabled && (y.requiresGrad() || name != "remainder" && x.requiresGrad()) {
+					return nil, NotModelledError("the backward of torch." + name + " other than a tensor's remainder by a number")
+				}
+				return s.binary(name, x, y)
+			}})
+	}
+	for _, name := range []string{"eq", "ne", "lt", "le", "gt", "ge"} {
+		declare(&OpDef{Name: name, Function: true, Method: true, Dunders: []Dunder{{Name: "__" + name + "__"}}, Params: []Param{input, other},
+			Memory: "new bool tensor of the broadcast shape; not recorded by autograd",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				if a.Tensor(0).number && a.Tensor(1).number {
+					return nil, fmt.Errorf("TypeError: a number compared with a number is not a tensor")
+				}
+				out, err := s.compare(a.Tensor(0), a.Tensor(1))
+				if err == nil {
+					out.st.vals = compareValues(name, a.Tensor(0), a.Tensor(1), out)
+				}
+				return out, err
+			}})
+	}
+}
+
+// arith is the entry of add, sub or mul (extra: their keyword-only
+// parameters): torch.name, Tensor.name, the operators, the in-place
+// forms.
+func arith(name, memory string, extra ...Param) *OpDef {
+	return &OpDef{Name: name, Function: true, Method: true, Dunders: operators(name),
+		InPlace: name + "_", InPlaceDunders: []string{"__i" + name + "__"},
+		Params: append([]Param{input, other}, extra...), Memory: memory,
+		run: func(s *Session, a Args) (*Tensor, error) {
+			x, y := a.Tensor(0), a.Tensor(1)
+			if x.number && y.number {
+				return nil, fmt.Errorf("TypeError: a number %s a number is not a tensor", name)
+			}
+			return s.binary(name, x, y)
+		},
+		inPlace: inPlaceArith(name)}
+}
+
 // cublasWorkspace is the cuBLAS workspace PyTorch allocates per handle
 // and stream for a device of compute capability major.
 func cublasWorkspace(major int) uint64 {

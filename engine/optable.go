@@ -379,3 +379,22 @@ func optTensor(name string) Param { return Param{Name: name, Kind: TensorParam, 
 func boolParam(name, def string) Param   { return Param{Name: name, Kind: BoolParam, Default: def} }
 func numberParam(name, def string) Param { return Param{Name: name, Kind: NumberParam, Default: def} }
 func intsParam(name, def string) Param   { return Param{Name: name, Kind: DimsParam, Default: def} }
+
+// other and alpha are the binary ops' other operand and alpha=1.
+var (
+	other = Param{Name: "other", Kind: OperandParam}
+	alpha = Param{Name: "alpha", Kind: NumberParam, Default: "1", KeywordOnly: true}
+	// keepdim is a reduction's keepdim=False.
+	keepdim = Param{Name: "keepdim", Kind: BoolParam, Default: "False"}
+)
+
+// functional makes d a function of torch.nn.functional only.
+func functional(d *OpDef) *OpDef {
+	d.Function, d.Method, d.InPlace, d.Functional = false, false, "", true
+	return d
+}
+
+// operators are the Dunders of a binary op: __name__ and __rname__.
+func operators(name string) []Dunder {
+	return []Dunder{{Name: "__" + name + "__"}, {Name: "__r" + name + "__", Reflected: true}}
+}

@@ -340,3 +340,10 @@ func varianceBackward(std, full bool) backward {
 		return []*Tensor{ts[2]}, nil
 	}
 }
+
+// sumBackward: the gradient is the incoming one, broadcast: no memory.
+func sumBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+	v := gradView(g, n.inputs[0].shape)
+	v.expanded = true
+	return []*Tensor{v}, nil
+}
