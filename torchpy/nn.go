@@ -475,20 +475,10 @@ func (b *Binding) nnModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	return m, nil
 }
 
+// functionalModule is torch.nn.functional: the op table's functions
+// (opFunctional) and those written here.
 func (b *Binding) functionalModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m := in.NewModule("torch.nn.functional")
-	for _, op := range []string{"relu", "gelu"} {
-		b.fn(m, op, op+"(input)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			if len(args) != 1 || len(kw) > 0 {
-				return nil, b.notModelled("F." + op + " with arguments")
-			}
-			x, err := b.tensorOf(args[0], op)
-			if err != nil {
-				return nil, err
-			}
-			return b.op(op, x.T)
-		})
-	}
 	b.fn(m, "linear", "linear(input, weight, bias=None)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		a, err := in.ArgSpec("linear", args, kw, 2, "input", "weight", "bias")
 		if err != nil {
@@ -516,10 +506,6 @@ func (b *Binding) functionalModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		}
 		return b.wrap(y), nil
 	})
-	for _, name := range []string{"softmax", "cross_entropy", "mse_loss", "dropout", "conv2d", "layer_norm", "scaled_dot_product_attention", "log_softmax", "silu", "leaky_relu"} {
-		b.fn(m, name, "not modelled yet", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			return nil, b.notModelled("torch.nn.functional." + name)
-		})
-	}
+	b.opFunctional(m)
 	return m, nil
 }

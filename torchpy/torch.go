@@ -16,13 +16,7 @@ func Install(in *eval.Interp, s *engine.Session) *Binding {
 	in.RegisterModule("torch", b.torchModule)
 	in.RegisterModule("torch.cuda", b.cudaModule)
 	in.RegisterModule("torch.nn", b.nnModule)
-	in.RegisterModule("torch.nn.functional", func(in *eval.Interp) (*eval.ModuleObj, error) {
-		f, err := b.functionalModule(in)
-		if err == nil {
-			b.opFunctional(f)
-		}
-		return f, err
-	})
+	in.RegisterModule("torch.nn.functional", b.functionalModule)
 	in.RegisterModule("torch.optim", b.optimModule)
 	in.RegisterModule("torch.return_types", b.returnTypesModule)
 	in.RegisterModule("torch.utils", func(in *eval.Interp) (*eval.ModuleObj, error) { return in.NewModule("torch.utils"), nil })
@@ -165,9 +159,6 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		}
 		in.AddModule("torch."+sub.name, sm)
 		m.Set(in, sub.name, sm)
-		if f, ok := sm.Dict.GetStr("functional"); ok {
-			b.opFunctional(f.(*eval.ModuleObj))
-		}
 	}
 	b.declareRNGStates(m)
 	return m, nil
