@@ -1,10 +1,3 @@
-// Package engine is gpumemrepl's memory model of PyTorch, a Go API: a
-// Session makes tensors and their storages (shared by views, freed when
-// the last reference goes), runs ops, autograd and optimizers as
-// PyTorch allocates for them, puts device storages in the caching
-// allocator and host storages in real memory of this process, and
-// measures what each step did. Names and other Python values are the
-// front end's business.
 package engine
 
 import (

@@ -1,0 +1,101 @@
+// Package engine is gpumemrepl's memory model of PyTorch, a Go API: a
+// Session makes tensors and their storages (shared by views, freed when
+// the last reference goes), runs ops, autograd and optimizers as
+// PyTorch allocates for them, puts device storages in the caching
+// allocator and host storages in real memory of this process, and
+// measures what each step did. Names and other Python values are the
+// front end's business (torchpy).
+//
+// The package is one flat package, as go/types is; this comment is its
+// map, by layer from the ground up.
+//
+// # Core
+//
+//   - tensor.go: DType, storage (bytes on a device, shared by views) and
+//     Tensor (a view of a storage: shape, strides, offset).
+//   - session.go: Session, Options and the GPU presets; taking and
+//     releasing storages, copies between devices.
+//   - gpu.go: the backend under each CUDA index (the simulated device or
+//     a real one) and what a GPU is made of (preset, properties.go).
+//   - hostmem.go, pinned.go: host tensors' memory (mmap'd, so RSS moves)
+//     and the caching host allocator of pinned memory.
+//   - streams.go: CUDA streams and events as the caching allocator sees
+//     them.
+//   - api.go, measure.go, peaks.go, timeline.go, load.go, replaysetup.go,
+//     typename.go: the Go API the REPL and the binding call: figures
+//     after a step, lifetime peaks, a device's history, a loaded trace.
+//   - knownvalues.go, print.go, arith_values.go, op_values.go: the
+//     values the tool knows of a tensor (constants, ranges, small
+//     results), and printing.
+//   - layout.go: the layout an elementwise op's output takes.
+//
+// # Graph
+//
+//   - autograd.go: nodes, what each saves, the backward pass.
+//   - gradapi.go, gradnode.go, gradset.go: backward(gradient),
+//     torch.autograd.grad, grad_fn as Python sees it, t.grad = g.
+//   - gradstreams.go: backward across CUDA streams.
+//
+// # The op table
+//
+//   - optable.go: OpDef (names, PyTorch's signature as Params, a
+//     one-line memory rule, the run), Args, declare, OpList (the table by
+//     name: help's order) and Session.Run, through which every entry
+//     runs.
+//   - autocast.go: the wrapper Run puts around every entry: under
+//     torch.autocast, the arguments cast by the op's policy.
+//   - testdata/ops.golden: the whole table, one entry a paragraph, in
+//     OpList's order (TestOpsGolden; -update rewrites it).
+//
+// # Rules by family
+//
+// Each family's file declares its entries in an init beside the rule
+// they run.
+//
+//   - One-input math: unary.go (relu, exp, pow, floor, ..., and their
+//     in-place forms), select.go (softmax, log_softmax, clamp, where,
+//     masked_fill), random_fill.go, closeness.go (isclose, allclose).
+//   - Two operands: ops.go (add, sub, mul, remainder, comparisons;
+//     broadcasting), divide.go, boolops.go, inplace.go (add_, zero_,
+//     fill_, copy_: writes into a tensor).
+//   - Products: ops.go (matmul, mm, linear, the cuBLAS workspace),
+//     matmul_nd.go, bmm_cublas.go (bmm, baddbmm), addmm.go, einsum.go,
+//     einsum_pair.go, einsum_path.go.
+//   - Views and copies: strides.go (unsqueeze, squeeze, permute, narrow,
+//     select), views.go (view, reshape, t, expand, cat, stack), split.go,
+//     tocopy.go (to), deepcopy.go.
+//   - Factories: factories.go (zeros, ones, empty, full, rand, arange,
+//     the *_like forms, eye, linspace, randint, tril, triu).
+//   - Reductions and selections: reduce.go, reduce_outer.go, selectk.go,
+//     sort.go, topk.go, radixsort.go.
+//   - Indexing: advindex.go, indexcheck.go, indexops.go, masks.go,
+//     maskgrad.go.
+//   - Layers: conv.go with convtable.go and convtable/ (the recorded
+//     convolutions), batchnorm.go, batchnorm_group.go, pool.go,
+//     norm_layer.go, embedding.go, dropout.go, attention.go,
+//     attention_math.go, mha.go, encoder.go, loss.go, loss_nll.go, nn.go
+//     and module.go (parameters, a module's conversions).
+//   - Training: optim.go, optim_adam.go, optim_sgd.go, clipgrad.go,
+//     amp_scaler.go (GradScaler), checkpoint.go and
+//     checkpoint_reentrant.go (activation checkpointing).
+//   - Printing a CUDA tensor: print_temps.go.
+//
+// # Adding an op
+//
+//  1. Record what PyTorch does: a rule script testdata/pyrules/ops_FAMILY.py
+//     run on the GPU machine with scripts/record_script.py --events (the
+//     manual's "Adding an op" says how to make its figures tell).
+//  2. Declare one OpDef in an init of the family's file, beside the rule:
+//     its names (Function for torch.NAME, Method for Tensor.NAME,
+//     functional() for F.NAME only, InPlace, Dunders), its Params with
+//     PyTorch's defaults, its Memory line, and run (or runTuple, inPlace),
+//     usually a family helper: unary("exp", "ExpBackward0", saveResult, 1).
+//     An op that returns its input itself returns a.Tensor(0), not a new
+//     reference.
+//  3. go test ./engine -run TestOpsGolden -update, and read the diff of
+//     testdata/ops.golden: the new entry, nothing else.
+//  4. Run the rule script through the binary (gpumemrepl run) until it
+//     matches the recording at every statement, then add it to
+//     testdata/python_passing.txt. torch, Tensor, F, help torch and
+//     completion read the entry; nothing else is written by hand.
+package engine
