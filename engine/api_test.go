@@ -32,9 +32,19 @@ func mustTensor(t *testing.T, s *Session, sp TensorSpec) *Tensor {
 // wantErr checks that err says want.
 func wantErr(t *testing.T, what string, err error, want string) {
 	t.Helper()
-	if err == nil || err.Error() != want {
+	if err == nil || pyText(err) != want {
 		t.Errorf("%s: error %v, want %q", what, err, want)
 	}
+}
+
+// pyText is err as Python prints the exception the binding raises for
+// it: "IndexError: index 3 is out of bounds ...".
+func pyText(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind.String() + ": " + err.Error()
+	}
+	return err.Error()
 }
 
 // sixOnCUDA is torch.tensor([[1., 2.], [3., 4.], [5., 6.]], device='cuda').

@@ -100,7 +100,7 @@ func TestConvNotRecordedSaysHowToRecord(t *testing.T) {
 	if err == nil {
 		t.Fatal("an unrecorded convolution ran")
 	}
-	msg := err.Error()
+	msg := pyText(err)
 	if !strings.HasPrefix(msg, "NotImplementedError: F.conv2d of input [3, 5, 7, 9], weight [4, 5, 3, 3], stride [1, 1], padding [1, 1]") {
 		t.Errorf("error %q", msg)
 	}

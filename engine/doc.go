@@ -28,6 +28,10 @@
 //     values the tool knows of a tensor (constants, ranges, small
 //     results), and printing.
 //   - layout.go: the layout an elementwise op's output takes.
+//   - errors.go: Error, the engine's error, whose ErrorKind is the
+//     Python class PyTorch raises at that check
+//     (Errorf(IndexError, ...)); torchpy's pyClasses turns a kind into
+//     its class, and no error's text is read back.
 //
 // # Graph
 //

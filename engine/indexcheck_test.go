@@ -41,7 +41,7 @@ func TestCheckIndexRange(t *testing.T) {
 	wantErr(t, "broadcast indices", s.CheckIndexRange(host, []IndexSpec{rows, cols}), "IndexError: index 9 is out of bounds for dimension 1 with size 4")
 	neg := IndexSpec{Dim: 0, Shape: []int64{2}, Values: []float64{-3, -4}}
 	wantErr(t, "a negative index", s.CheckIndexRange(host, []IndexSpec{neg}), "IndexError: index -4 is out of bounds for dimension 0 with size 3")
-	if err := s.CheckIndexRange(gpu, []IndexSpec{neg}); err == nil || !strings.HasPrefix(err.Error(), "torch.AcceleratorError: index -4 is out of bounds for dimension 0 with size 3 on cuda:0: PyTorch raises nothing at this statement") {
+	if err := s.CheckIndexRange(gpu, []IndexSpec{neg}); err == nil || !strings.HasPrefix(pyText(err), "torch.AcceleratorError: index -4 is out of bounds for dimension 0 with size 3 on cuda:0: PyTorch raises nothing at this statement") {
 		t.Errorf("on the GPU: %v", err)
 	}
 	s.events = nil

@@ -178,7 +178,7 @@ func TestLossErrors(t *testing.T) {
 			a[1] = mustTensor(t, s, TensorSpec{Op: "empty", Shape: c.target, DType: c.dtype, Device: cuda0})
 			before := len(s.History(0))
 			_, err := s.Run(d, a)
-			if err == nil || err.Error() != c.want {
+			if err == nil || pyText(err) != c.want {
 				t.Fatalf("%s: %v, want %s", c.op, err, c.want)
 			}
 			if got := eventsSince(s, before); got != "" {

@@ -59,7 +59,7 @@ func TestPoolErrorsAsRecorded(t *testing.T) {
 	w := window{2, 2, 0, 1}
 	_, err := pooledShape("max_pool2d", x, [2]window{w, w}, false)
 	want := probeError(t, "max2 (16, 8, 1, 1024) float32")
-	if err == nil || err.Error() != want {
+	if err == nil || pyText(err) != want {
 		t.Errorf("error %v, PyTorch's %q", err, want)
 	}
 }

@@ -8,9 +8,7 @@
 package torchpy
 
 import (
-	"errors"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
@@ -151,34 +149,6 @@ func (b *Binding) tensorOf(v eval.Value, what string) (*Tensor, error) {
 		return t, nil
 	}
 	return nil, b.in.Raise(eval.TypeErrorType, "%s(): argument must be Tensor, not %s", what, eval.TypeOf(v).Name)
-}
-
-// pyErr turns an engine error into the Python exception PyTorch raises:
-// "RuntimeError: ..." becomes RuntimeError, the allocator's
-// out-of-memory becomes torch.OutOfMemoryError.
-func (b *Binding) pyErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	var oom *allocator.OutOfMemoryError
-	if errors.As(err, &oom) {
-		return b.in.Raise(OutOfMemoryErrorType, "%s", oom.Error())
-	}
-	msg := err.Error()
-	if cls, rest, ok := strings.Cut(msg, ": "); ok {
-		for _, c := range eval.ExceptionClasses {
-			if c.Name == cls {
-				return b.in.Raise(c, "%s", rest)
-			}
-		}
-		switch cls {
-		case "torch.OutOfMemoryError":
-			return b.in.Raise(OutOfMemoryErrorType, "%s", rest)
-		case "torch.AcceleratorError":
-			return b.in.Raise(AcceleratorErrorType, "%s", rest)
-		}
-	}
-	return b.in.Raise(eval.RuntimeErrorType, "%s", msg)
 }
 
 // notModelled is the error for a part of PyTorch the tool does not
