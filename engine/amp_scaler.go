@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"slices"
 )
 
@@ -74,7 +73,7 @@ func (s *Session) scalars(dev Device, dts ...DType) ([]*Tensor, error) {
 
 // errScaleNone is _check_scale_growth_tracker's assertion.
 func errScaleNone(fn string) error {
-	return errors.New("AssertionError: Attempted " + fn + " but _scale is None.  This may indicate your script did not use scaler.scale(loss or outputs) earlier in the iteration.")
+	return Errorf(AssertionError, "Attempted %s but _scale is None.  This may indicate your script did not use scaler.scale(loss or outputs) earlier in the iteration.", fn)
 }
 
 // state is opt's state in g, made when first asked for.
@@ -101,9 +100,9 @@ func (s *Session) Unscale(g *GradScaler, opt any) error {
 	st := g.state(opt)
 	switch {
 	case st.stepped:
-		return errors.New("RuntimeError: unscale_() is being called after step().")
+		return Errorf(RuntimeError, "unscale_() is being called after step().")
 	case st.foundInf != nil:
-		return errors.New("RuntimeError: unscale_() has already been called on this optimizer since the last update().")
+		return Errorf(RuntimeError, "unscale_() has already been called on this optimizer since the last update().")
 	}
 	dev := g.scale.Device()
 	f64 := DTypes["float64"]
@@ -141,7 +140,7 @@ func (s *Session) ScalerStep(g *GradScaler, opt any, step func() error) error {
 	}
 	st := g.state(opt)
 	if st.stepped {
-		return errors.New("RuntimeError: step() has already been called since the last update().")
+		return Errorf(RuntimeError, "step() has already been called since the last update().")
 	}
 	if st.foundInf == nil {
 		if err := s.Unscale(g, opt); err != nil {
@@ -163,7 +162,7 @@ func (s *Session) ScalerUpdate(g *GradScaler) error {
 	}
 	states := slices.DeleteFunc(g.optimizers, func(st *scalerState) bool { return st.foundInf == nil })
 	if len(states) == 0 {
-		return errors.New("AssertionError: No inf checks were recorded prior to update.")
+		return Errorf(AssertionError, "No inf checks were recorded prior to update.")
 	}
 	g.optimizers = nil
 	for _, st := range states {

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 
@@ -209,7 +208,7 @@ func savedWhat(t *Tensor, from *node) string {
 func checkSaved(n *node) error {
 	for _, sv := range n.saved {
 		if sv.ckpt == nil && sv.st.version != sv.version {
-			return fmt.Errorf("RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: %s is at version %d; expected version %d instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).", sv.what, sv.st.version, sv.version)
+			return Errorf(RuntimeError, "one of the variables needed for gradient computation has been modified by an inplace operation: %s is at version %d; expected version %d instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).", sv.what, sv.st.version, sv.version)
 		}
 	}
 	return nil
@@ -264,9 +263,9 @@ func share(t *Tensor) *Tensor {
 
 // Errors of backward, in PyTorch's words.
 var (
-	errNoGradFn   = errors.New("RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn")
-	errNotScalar  = errors.New("RuntimeError: grad can be implicitly created only for scalar outputs")
-	errSecondPass = errors.New("RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward.")
+	errNoGradFn   = Errorf(RuntimeError, "element 0 of tensors does not require grad and does not have a grad_fn")
+	errNotScalar  = Errorf(RuntimeError, "grad can be implicitly created only for scalar outputs")
+	errSecondPass = Errorf(RuntimeError, "Trying to backward through the graph a second time (or directly access saved tensors after they have already been freed). Saved intermediate values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if you need to access saved tensors after calling backward.")
 )
 
 // backward runs root.backward(retain_graph=retain).
@@ -447,5 +446,5 @@ func (s *Session) ZeroGrad(params []*Tensor, setToNone bool) {
 
 // shapeError is PyTorch's message for factors that do not multiply.
 func shapeError(a, b []int64) error {
-	return fmt.Errorf("RuntimeError: mat1 and mat2 shapes cannot be multiplied (%s and %s)", joinDims(a, "x"), joinDims(b, "x"))
+	return Errorf(RuntimeError, "mat1 and mat2 shapes cannot be multiplied (%s and %s)", joinDims(a, "x"), joinDims(b, "x"))
 }

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"errors"
-	"fmt"
 	"slices"
 )
 
@@ -67,7 +65,7 @@ type checkpoints struct {
 // errStopRecompute ends a recomputation once every holder is filled
 // (PyTorch's _StopRecomputationError); the front end swallows it (see
 // Stopped).
-var errStopRecompute = errors.New("RuntimeError: torch.utils.checkpoint: recomputation stopped (_StopRecomputationError)")
+var errStopRecompute = Errorf(RuntimeError, "torch.utils.checkpoint: recomputation stopped (_StopRecomputationError)")
 
 // BeginCheckpoint starts a non-reentrant region over the function's
 // tensor arguments: from now until EndCheckpoint, nodes keep no saved
@@ -76,7 +74,7 @@ var errStopRecompute = errors.New("RuntimeError: torch.utils.checkpoint: recompu
 // arguments; none with preserve_rng_state=False).
 func (s *Session) BeginCheckpoint(args []*Tensor, rng int) (*Checkpoint, error) {
 	if s.ckpt.forward != nil || s.ckpt.recompute != nil {
-		return nil, errors.New("NotImplementedError: a checkpoint inside a checkpointed function is not modelled by gpumemrepl")
+		return nil, Errorf(NotImplementedError, "a checkpoint inside a checkpointed function is not modelled by gpumemrepl")
 	}
 	states, err := s.rngStates(rng)
 	if err != nil {
@@ -269,7 +267,7 @@ func (c *Checkpoint) unpacking(bw backward) backward {
 				continue
 			}
 			if sv.holder >= len(c.recomputed) || c.recomputed[sv.holder] == nil {
-				return nil, errors.New("NotImplementedError: a second backward through a checkpointed region (retain_graph=True) is not modelled by gpumemrepl")
+				return nil, Errorf(NotImplementedError, "a second backward through a checkpointed region (retain_graph=True) is not modelled by gpumemrepl")
 			}
 			n.saved[i].st, c.recomputed[sv.holder] = c.recomputed[sv.holder], nil
 		}
@@ -292,7 +290,7 @@ func (c *Checkpoint) recomputeOnce(s *Session) error {
 		return nil
 	}
 	if s.ckpt.recompute != nil {
-		return errors.New("NotImplementedError: a checkpointed region recomputed inside another's recomputation is not modelled by gpumemrepl")
+		return Errorf(NotImplementedError, "a checkpointed region recomputed inside another's recomputation is not modelled by gpumemrepl")
 	}
 	c.done = true
 	c.records, c.allocs, c.stopped, c.outs = 0, 0, false, nil
@@ -305,10 +303,10 @@ func (c *Checkpoint) recomputeOnce(s *Session) error {
 		return err
 	}
 	if c.lost {
-		return errors.New("NotImplementedError: recomputing a checkpointed region whose last saving op saves a tensor that is gone by backward is not modelled by gpumemrepl")
+		return Errorf(NotImplementedError, "recomputing a checkpointed region whose last saving op saves a tensor that is gone by backward is not modelled by gpumemrepl")
 	}
 	if len(c.recomputed) != c.holders {
-		return fmt.Errorf("RuntimeError: torch.utils.checkpoint: A different number of tensors was saved during the original forward and recomputation.\nNumber of tensors saved during forward: %d\nNumber of tensors saved during recomputation: %d.", c.holders, len(c.recomputed))
+		return Errorf(RuntimeError, "torch.utils.checkpoint: A different number of tensors was saved during the original forward and recomputation.\nNumber of tensors saved during forward: %d\nNumber of tensors saved during recomputation: %d.", c.holders, len(c.recomputed))
 	}
 	s.event("checkpoint: forward recomputed in backward, %d saved tensors made again", c.holders)
 	return nil

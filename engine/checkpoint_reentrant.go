@@ -1,12 +1,10 @@
 package engine
 
-import "errors"
-
 // CheckpointFunction.backward's errors: under torch.autograd.grad, and
 // when the rerun function's output needs no gradient.
 var (
-	errReentrantGrad = errors.New("RuntimeError: When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or passing an `inputs` parameter to .backward(). To resolve this error, you can either set use_reentrant=False, or call .backward() without passing the `inputs` argument.")
-	errNoOutputGrad  = errors.New("RuntimeError: none of output has requires_grad=True, this checkpoint() is not necessary")
+	errReentrantGrad = Errorf(RuntimeError, "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or passing an `inputs` parameter to .backward(). To resolve this error, you can either set use_reentrant=False, or call .backward() without passing the `inputs` argument.")
+	errNoOutputGrad  = Errorf(RuntimeError, "none of output has requires_grad=True, this checkpoint() is not necessary")
 )
 
 // ReentrantCheckpoint is the reentrant checkpoint's node: out, made by

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"errors"
-	"fmt"
 	"slices"
 )
 
@@ -14,7 +12,7 @@ import (
 
 // errUnused is autograd.grad's error for an input the outputs do not
 // reach, raised after the graph has run.
-var errUnused = errors.New("RuntimeError: One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior.")
+var errUnused = Errorf(RuntimeError, "One of the differentiated Tensors appears to not have been used in the graph. Set allow_unused=True if this is the desired behavior.")
 
 // BackwardWith is t.backward(gradient): gradient (nil: ones, for a
 // scalar) is the seed, used as it is, not copied.
@@ -73,7 +71,7 @@ func (s *Session) runGraph(root, seed *Tensor, inputs []*Tensor, retain bool) ([
 	case seed == nil && root.Numel() != 1:
 		return nil, errNotScalar
 	case seed != nil && !slices.Equal(seed.Shape, root.Shape):
-		return nil, fmt.Errorf("RuntimeError: Mismatch in shape: grad_output[0] has a shape of torch.Size(%s) and output[0] has a shape of torch.Size(%s).", dimList(seed.Shape), dimList(root.Shape))
+		return nil, Errorf(RuntimeError, "Mismatch in shape: grad_output[0] has a shape of torch.Size(%s) and output[0] has a shape of torch.Size(%s).", dimList(seed.Shape), dimList(root.Shape))
 	}
 	if start.leaf != nil && start.refs == 0 {
 		// a leaf's own backward: no graph holds its AccumulateGrad, which
@@ -338,7 +336,7 @@ func (s *Session) runNode(n *node, g *Tensor, needed map[*node]bool) ([]*Tensor,
 }
 
 // errLeafFlag is PyTorch's error for requires_grad_ on a non-leaf.
-var errLeafFlag = errors.New("RuntimeError: you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+var errLeafFlag = Errorf(RuntimeError, "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
 
 // ClearRequiresGrad is t.requires_grad_(False) of a leaf: it takes part
 // in no graph made from now on. A leaf with a .grad, or one a live graph
@@ -351,7 +349,7 @@ func (s *Session) ClearRequiresGrad(t *Tensor) error {
 	case t.slot == nil:
 		return nil
 	case t.slot.grad != nil || t.slot.acc != nil && t.slot.acc.refs > 0:
-		return errors.New("NotImplementedError: requires_grad_(False) of a tensor that has a .grad or is in a live graph is not modelled by gpumemrepl")
+		return Errorf(NotImplementedError, "requires_grad_(False) of a tensor that has a .grad or is in a live graph is not modelled by gpumemrepl")
 	}
 	s.dropSlot(t)
 	return nil

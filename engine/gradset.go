@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 )
 
@@ -11,15 +10,15 @@ import (
 func (s *Session) SetGrad(t, g *Tensor) error {
 	switch {
 	case g.DType != t.DType:
-		return fmt.Errorf("RuntimeError: attempting to assign a gradient with dtype '%s' to a tensor with dtype '%s'. Please ensure that the gradient and the tensor have the same dtype", "torch."+g.DType.Name, "torch."+t.DType.Name)
+		return Errorf(RuntimeError, "attempting to assign a gradient with dtype '%s' to a tensor with dtype '%s'. Please ensure that the gradient and the tensor have the same dtype", "torch."+g.DType.Name, "torch."+t.DType.Name)
 	case g.Device().CUDA != t.Device().CUDA:
-		return fmt.Errorf("RuntimeError: attempting to assign a gradient with device type '%s' to a tensor with device type '%s'. Please ensure that the gradient and the tensor are on the same device", deviceType(g.Device()), deviceType(t.Device()))
+		return Errorf(RuntimeError, "attempting to assign a gradient with device type '%s' to a tensor with device type '%s'. Please ensure that the gradient and the tensor are on the same device", deviceType(g.Device()), deviceType(t.Device()))
 	case g.Device() != t.Device():
-		return fmt.Errorf("RuntimeError: attempting to assign a gradient located on device with index '%d' to a tensor located on device with index '%d'. Please ensure that the gradient and the tensor are on the same device", g.Device().Index, t.Device().Index)
+		return Errorf(RuntimeError, "attempting to assign a gradient located on device with index '%d' to a tensor located on device with index '%d'. Please ensure that the gradient and the tensor are on the same device", g.Device().Index, t.Device().Index)
 	case !slices.Equal(g.Shape, t.Shape):
-		return fmt.Errorf("RuntimeError: attempting to assign a gradient of size '%s' to a tensor of size '%s'. Please ensure that the gradient and the tensor are the same size", dimList(g.Shape), dimList(t.Shape))
+		return Errorf(RuntimeError, "attempting to assign a gradient of size '%s' to a tensor of size '%s'. Please ensure that the gradient and the tensor are the same size", dimList(g.Shape), dimList(t.Shape))
 	case t.slot == nil:
-		return fmt.Errorf("NotImplementedError: assigning .grad to a tensor that does not require grad is not modelled by gpumemrepl")
+		return Errorf(NotImplementedError, "assigning .grad to a tensor that does not require grad is not modelled by gpumemrepl")
 	}
 	old := t.slot.grad
 	t.slot.grad = share(g)

@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"errors"
-	"fmt"
 	"slices"
 )
 
@@ -17,14 +15,14 @@ import (
 
 // errLeafInPlace is PyTorch's error for an in-place op on a leaf that
 // requires grad.
-var errLeafInPlace = errors.New("RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.")
+var errLeafInPlace = Errorf(RuntimeError, "a leaf Variable that requires grad is being used in an in-place operation.")
 
 // inPlaceArith is the in-place variant of the binary op name.
 func inPlaceArith(name string) func(s *Session, a Args) error {
 	return func(s *Session, a Args) error {
 		t, o := a.Tensor(0), a.Tensor(1)
 		if !o.number && !broadcastsTo(o.Shape, t.Shape) {
-			return fmt.Errorf("RuntimeError: output with shape %s doesn't match the broadcast shape", dimList(t.Shape))
+			return Errorf(RuntimeError, "output with shape %s doesn't match the broadcast shape", dimList(t.Shape))
 		}
 		recorded := s.gradEnabled && (t.requiresGrad() || o.requiresGrad())
 		if recorded && t.slot != nil && t.fn == nil {
@@ -91,7 +89,7 @@ func inPlaceUnary(node string, saves, temps int) func(s *Session, a Args) error 
 			return errLeafInPlace
 		}
 		if recorded && saves == saveInput {
-			return fmt.Errorf("NotImplementedError: an in-place op that saves its input for backward (%s) is not modelled by gpumemrepl", node)
+			return Errorf(NotImplementedError, "an in-place op that saves its input for backward (%s) is not modelled by gpumemrepl", node)
 		}
 		s.written(t)
 		if recorded {
@@ -136,7 +134,7 @@ func init() {
 			inPlace: func(s *Session, a Args) error {
 				t, src := a.Tensor(0), a.Tensor(1)
 				if !broadcastsTo(src.Shape, t.Shape) {
-					return fmt.Errorf("RuntimeError: output with shape %s doesn't match the broadcast shape", dimList(t.Shape))
+					return Errorf(RuntimeError, "output with shape %s doesn't match the broadcast shape", dimList(t.Shape))
 				}
 				if s.gradEnabled && src.requiresGrad() {
 					return NotModelledError("Tensor.copy_ of a tensor that requires grad")
