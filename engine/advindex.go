@@ -148,7 +148,7 @@ func (s *Session) indexBy(x *Tensor, dims []int, idxs []*Tensor) (*Tensor, uint6
 		switch at := idx.Device(); {
 		case at == dev, dev.CUDA && !at.CUDA:
 		case !dev.CUDA:
-			return nil, 0, fmt.Errorf("RuntimeError: indices should be either on cpu or on the same device as the indexed tensor (%s)", dev)
+			return nil, 0, Errorf(RuntimeError, "indices should be either on cpu or on the same device as the indexed tensor (%s)", dev)
 		default:
 			_, err := sameDevice(x, idx)
 			return nil, 0, err
@@ -160,7 +160,7 @@ func (s *Session) indexBy(x *Tensor, dims []int, idxs []*Tensor) (*Tensor, uint6
 		return nil, 0, err
 	}
 	if dims[len(dims)-1] >= len(x.Shape) {
-		return nil, 0, fmt.Errorf("IndexError: too many indices for tensor of dimension %d", len(x.Shape))
+		return nil, 0, Errorf(IndexError, "too many indices for tensor of dimension %d", len(x.Shape))
 	}
 	release, err := s.IndexOperands(x, idxs)
 	if err != nil {

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"math"
 	"strings"
 )
@@ -50,7 +49,7 @@ func (s *Session) bitwise(op string, a, b *Tensor) (*Tensor, error) {
 	if out.Device().CUDA {
 		dev = "cuda"
 	}
-	return nil, fmt.Errorf("NotImplementedError: \"%s_%s\" not implemented for '%s'", op, dev, tensorTypes[dt.Name])
+	return nil, Errorf(NotImplementedError, "\"%s_%s\" not implemented for '%s'", op, dev, tensorTypes[dt.Name])
 }
 
 // bitOp is op (bitwise_and, ..., logical_not) of a and b (nil for the
@@ -134,7 +133,7 @@ func inPlaceBits(op string) func(s *Session, a Args) error {
 			o = a.Tensor(1)
 		}
 		if o != nil && !o.number && !broadcastsTo(o.Shape, t.Shape) {
-			return fmt.Errorf("RuntimeError: output with shape %s doesn't match the broadcast shape", dimList(t.Shape))
+			return Errorf(RuntimeError, "output with shape %s doesn't match the broadcast shape", dimList(t.Shape))
 		}
 		if !strings.HasPrefix(op, "logical_") {
 			dt, ok := bitwiseType(t, o)
@@ -142,7 +141,7 @@ func inPlaceBits(op string) func(s *Session, a Args) error {
 				return NotModelledError("Tensor." + op + "_ of a floating tensor")
 			}
 			if kind(dt) > kind(t.DType) {
-				return fmt.Errorf("RuntimeError: result type %s can't be cast to the desired output type %s", tensorTypes[dt.Name], tensorTypes[t.DType.Name])
+				return Errorf(RuntimeError, "result type %s can't be cast to the desired output type %s", tensorTypes[dt.Name], tensorTypes[t.DType.Name])
 			}
 		}
 		vals := bitValues(op, t, o, t)
@@ -166,7 +165,7 @@ func init() {
 			Memory: "new tensor of the broadcast shape (the promoted integer or bool type; floats refused); not recorded by autograd",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				if a.Tensor(0).number && a.Tensor(1).number {
-					return nil, fmt.Errorf("TypeError: a number %s a number is not a tensor", op)
+					return nil, Errorf(TypeError, "a number %s a number is not a tensor", op)
 				}
 				return s.bitwise(name, a.Tensor(0), a.Tensor(1))
 			},
@@ -182,7 +181,7 @@ func init() {
 		&OpDef{Name: "invert", Usage: "~input", Dunders: []Dunder{{Name: "__invert__"}}, Params: []Param{input}, Memory: notMemory,
 			run: func(s *Session, a Args) (*Tensor, error) {
 				if isFloat(a.Tensor(0).DType) {
-					return nil, fmt.Errorf("TypeError: ~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+					return nil, Errorf(TypeError, "~ (operator.invert) is only implemented on integer and Boolean-type tensors")
 				}
 				return s.bitwise("bitwise_not", a.Tensor(0), nil)
 			}})

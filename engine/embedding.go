@@ -42,10 +42,10 @@ const embeddingDirect = 3072
 // int64 indices idx pick.
 func (s *Session) Embedding(idx, w *Tensor) (*Tensor, error) {
 	if idx.DType.Name != "int64" && idx.DType.Name != "int32" {
-		return nil, fmt.Errorf("RuntimeError: Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got %s instead (while checking arguments for embedding)", tensorType(idx)+"Type")
+		return nil, Errorf(RuntimeError, "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got %s instead (while checking arguments for embedding)", tensorType(idx)+"Type")
 	}
 	if len(w.Shape) != 2 {
-		return nil, fmt.Errorf("RuntimeError: 'weight' must be 2-D")
+		return nil, Errorf(RuntimeError, "'weight' must be 2-D")
 	}
 	dev, err := sameDevice(idx, w)
 	if err != nil {

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 )
@@ -36,7 +35,7 @@ func IndexShape(specs []IndexSpec) ([]int64, error) {
 			for j, sp := range specs {
 				names[j] = dimList(sp.Shape)
 			}
-			return nil, fmt.Errorf("IndexError: shape mismatch: indexing tensors could not be broadcast together with shapes %s", strings.Join(names, ", "))
+			return nil, Errorf(IndexError, "shape mismatch: indexing tensors could not be broadcast together with shapes %s", strings.Join(names, ", "))
 		}
 		out = next
 	}
@@ -61,7 +60,7 @@ func ValueShapeError(value, result []int64) error {
 	if fits {
 		return nil
 	}
-	return fmt.Errorf("RuntimeError: shape mismatch: value tensor of shape %s cannot be broadcast to indexing result of shape %s", dimList(v), dimList(result))
+	return Errorf(RuntimeError, "shape mismatch: value tensor of shape %s cannot be broadcast to indexing result of shape %s", dimList(v), dimList(result))
 }
 
 // CheckIndexRange is the error of indices out of range of the
@@ -101,9 +100,9 @@ func (s *Session) CheckIndexRange(x *Tensor, specs []IndexSpec) error {
 				continue
 			}
 			if !x.Device().CUDA {
-				return fmt.Errorf("IndexError: index %d is out of bounds for dimension %d with size %d", v, j, size)
+				return Errorf(IndexError, "index %d is out of bounds for dimension %d with size %d", v, j, size)
 			}
-			return fmt.Errorf("torch.AcceleratorError: index %d is out of bounds for dimension %d with size %d on %s: PyTorch raises nothing at this statement, but its kernel fails a device-side assert, which a later call that waits for the GPU raises as \"AcceleratorError: CUDA error: device-side assert triggered\"; CUDA is unusable in the process after it, so gpumemrepl raises it here", v, j, size, x.Device())
+			return Errorf(AcceleratorError, "index %d is out of bounds for dimension %d with size %d on %s: PyTorch raises nothing at this statement, but its kernel fails a device-side assert, which a later call that waits for the GPU raises as \"AcceleratorError: CUDA error: device-side assert triggered\"; CUDA is unusable in the process after it, so gpumemrepl raises it here", v, j, size, x.Device())
 		}
 	}
 	return nil
@@ -113,11 +112,11 @@ func (s *Session) CheckIndexRange(x *Tensor, specs []IndexSpec) error {
 func checkMaskShape(x, mask *Tensor, at int) error {
 	k := len(mask.Shape)
 	if at+k > len(x.Shape) {
-		return fmt.Errorf("IndexError: too many indices for tensor of dimension %d", len(x.Shape))
+		return Errorf(IndexError, "too many indices for tensor of dimension %d", len(x.Shape))
 	}
 	for d := range k {
 		if mask.Shape[d] != x.Shape[at+d] {
-			return fmt.Errorf("IndexError: The shape of the mask %s at index %d does not match the shape of the indexed tensor %s at index %d", dimList(mask.Shape), d, dimList(x.Shape), at+d)
+			return Errorf(IndexError, "The shape of the mask %s at index %d does not match the shape of the indexed tensor %s at index %d", dimList(mask.Shape), d, dimList(x.Shape), at+d)
 		}
 	}
 	return nil

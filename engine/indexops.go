@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 )
 
@@ -35,10 +34,10 @@ func (s *Session) IndexSelect(x *Tensor, dim int64, index *Tensor) (*Tensor, err
 // on x's device.
 func checkIndex(op string, x, index *Tensor) error {
 	if index.DType.Name != "int64" && index.DType.Name != "int32" {
-		return fmt.Errorf("RuntimeError: %s(): Expected dtype int32/int64 for index but got: %s", op, index.DType.Name)
+		return Errorf(RuntimeError, "%s(): Expected dtype int32/int64 for index but got: %s", op, index.DType.Name)
 	}
 	if len(index.Shape) > 1 {
-		return fmt.Errorf("IndexError: %s(): Index is supposed to be a vector", op)
+		return Errorf(IndexError, "%s(): Index is supposed to be a vector", op)
 	}
 	_, err := sameDevice(x, index)
 	return err

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 )
 
@@ -227,7 +226,7 @@ func (s *Session) selectByMask(x *Tensor, shape, mshape []int64, ms []float64, c
 // (maskedSelectBackward).
 func (s *Session) MaskedSelect(x, mask *Tensor) (*Tensor, error) {
 	if mask.DType.Name != "bool" {
-		return nil, fmt.Errorf("RuntimeError: masked_select: expected BoolTensor for mask")
+		return nil, Errorf(RuntimeError, "masked_select: expected BoolTensor for mask")
 	}
 	dev, shape, err := operands(x, mask)
 	if err != nil {

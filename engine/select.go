@@ -1,7 +1,5 @@
 package engine
 
-import "fmt"
-
 // softmax and log_softmax along a dimension, clamp, where and
 // masked_fill: each a new tensor of its input's shape; what they save and
 // what their backward makes, as recorded (testdata/pyrules/
@@ -26,7 +24,7 @@ func init() {
 			run: func(s *Session, a Args) (*Tensor, error) {
 				x := a.Tensor(0)
 				if a[1] == nil && a[2] == nil {
-					return nil, fmt.Errorf("RuntimeError: torch.clamp: At least one of 'min' or 'max' must not be None")
+					return nil, Errorf(RuntimeError, "torch.clamp: At least one of 'min' or 'max' must not be None")
 				}
 				out, err := s.alloc(x.Shape, x.DType, x.Device())
 				if err != nil {
@@ -44,7 +42,7 @@ func init() {
 			},
 			inPlace: func(s *Session, a Args) error {
 				if a[1] == nil && a[2] == nil {
-					return fmt.Errorf("RuntimeError: torch.clamp: At least one of 'min' or 'max' must not be None")
+					return Errorf(RuntimeError, "torch.clamp: At least one of 'min' or 'max' must not be None")
 				}
 				return s.writeUntracked("clamp_", a.Tensor(0))
 			}},

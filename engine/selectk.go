@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 )
@@ -80,7 +79,7 @@ func init() {
 					return nil, false, err
 				}
 				if n := 1; len(x.Shape) > 0 && (k < 1 || k > int(x.Shape[d])) || len(x.Shape) == 0 && k != n {
-					return nil, false, fmt.Errorf("IndexError: kthvalue(): selected number k out of range for dimension %d", d)
+					return nil, false, Errorf(IndexError, "kthvalue(): selected number k out of range for dimension %d", d)
 				}
 				outs, err := s.selectAlong("kthvalue", x, a.Int(2), a.Bool(3), func(l []float64) float64 { return kthSmallest(l, k) })
 				return outs, true, err

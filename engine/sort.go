@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"math/bits"
 	"slices"
 	"sort"
@@ -92,7 +91,7 @@ func (s *Session) Sort(x *Tensor, dim int64, desc bool) ([]*Tensor, error) {
 		return nil, NotModelledError("torch.sort of a 0-d or bool tensor, or of more than 2^31-1 elements")
 	}
 	if s.gradEnabled && x.requiresGrad() && !isFloat(x.DType) {
-		return nil, fmt.Errorf("RuntimeError: only Tensors of floating point dtype can require gradients")
+		return nil, Errorf(RuntimeError, "only Tensors of floating point dtype can require gradients")
 	}
 	outs, err := s.sortOutputs(x, x.Shape)
 	if err != nil {

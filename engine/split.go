@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 )
 
@@ -31,17 +30,17 @@ func (s *Session) Split(t *Tensor, sizes []int64, dim int64, node string) ([]*Te
 		return nil, err
 	}
 	if len(t.Shape) == 0 {
-		return nil, fmt.Errorf("RuntimeError: split expects at least a 1-dimensional tensor")
+		return nil, Errorf(RuntimeError, "split expects at least a 1-dimensional tensor")
 	}
 	var sum int64
 	for _, n := range sizes {
 		if n < 0 {
-			return nil, fmt.Errorf("RuntimeError: split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=%s", dimList(sizes))
+			return nil, Errorf(RuntimeError, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=%s", dimList(sizes))
 		}
 		sum += n
 	}
 	if sum != t.Shape[d] {
-		return nil, fmt.Errorf("RuntimeError: split_with_sizes expects split_sizes to sum exactly to %d (input tensor's size at dimension %d), but got split_sizes=%s", t.Shape[d], d, dimList(sizes))
+		return nil, Errorf(RuntimeError, "split_with_sizes expects split_sizes to sum exactly to %d (input tensor's size at dimension %d), but got split_sizes=%s", t.Shape[d], d, dimList(sizes))
 	}
 	out := make([]*Tensor, len(sizes))
 	shapes := make([][]int64, len(sizes))
@@ -60,14 +59,14 @@ func (s *Session) Split(t *Tensor, sizes []int64, dim int64, node string) ([]*Te
 // split.
 func (s *Session) Chunk(t *Tensor, chunks, dim int64) ([]*Tensor, error) {
 	if chunks <= 0 {
-		return nil, fmt.Errorf("RuntimeError: chunk expects `chunks` to be greater than 0, got: %d", chunks)
+		return nil, Errorf(RuntimeError, "chunk expects `chunks` to be greater than 0, got: %d", chunks)
 	}
 	d, err := dimIndex(dim, len(t.Shape))
 	if err != nil {
 		return nil, err
 	}
 	if len(t.Shape) == 0 {
-		return nil, fmt.Errorf("RuntimeError: chunk expects at least a 1-dimensional tensor")
+		return nil, Errorf(RuntimeError, "chunk expects at least a 1-dimensional tensor")
 	}
 	return s.Split(t, splitSizes(t.Shape[d], ceilDivInt(t.Shape[d], chunks)), dim, "SplitBackward0")
 }
@@ -79,7 +78,7 @@ func (s *Session) Unbind(t *Tensor, dim int64) ([]*Tensor, error) {
 		return nil, err
 	}
 	if len(t.Shape) == 0 {
-		return nil, fmt.Errorf("IndexError: Dimension specified as 0 but tensor has no dimensions")
+		return nil, Errorf(IndexError, "Dimension specified as 0 but tensor has no dimensions")
 	}
 	st := t.Strides()
 	shape, strides := slices.Delete(slices.Clone(t.Shape), d, d+1), slices.Delete(slices.Clone(st), d, d+1)
@@ -182,11 +181,11 @@ func init() {
 				case err != nil:
 					return nil, err
 				case len(t.Shape) == 0:
-					return nil, fmt.Errorf("RuntimeError: split expects at least a 1-dimensional tensor")
+					return nil, Errorf(RuntimeError, "split expects at least a 1-dimensional tensor")
 				case sizes[0] < 0:
-					return nil, fmt.Errorf("RuntimeError: split expects split_size be non-negative, but got split_size=%d", sizes[0])
+					return nil, Errorf(RuntimeError, "split expects split_size be non-negative, but got split_size=%d", sizes[0])
 				case sizes[0] == 0 && t.Shape[d] != 0:
-					return nil, fmt.Errorf("RuntimeError: split_size can only be 0 if dimension size is 0, but got dimension size of %d", t.Shape[d])
+					return nil, Errorf(RuntimeError, "split_size can only be 0 if dimension size is 0, but got dimension size of %d", t.Shape[d])
 				}
 				return s.Split(t, splitSizes(t.Shape[d], sizes[0]), a.Int(2), "SplitBackward0")
 			})},

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 )
 
@@ -196,7 +195,7 @@ func dimIndex(d int64, n int) (int, error) {
 		return 0, nil
 	}
 	if d < -int64(n) || d >= int64(n) {
-		return 0, fmt.Errorf("IndexError: Dimension out of range (expected to be in range of [%d, %d], but got %d)", -n, n-1, d)
+		return 0, Errorf(IndexError, "Dimension out of range (expected to be in range of [%d, %d], but got %d)", -n, n-1, d)
 	}
 	if d < 0 {
 		d += int64(n)
@@ -286,7 +285,7 @@ func (s *Session) Squeeze(t *Tensor, dims ...int64) (*Tensor, error) {
 // Permute is t.permute(dims): a view with its dimensions reordered.
 func (s *Session) Permute(t *Tensor, dims []int64) (*Tensor, error) {
 	if len(dims) != len(t.Shape) {
-		return nil, fmt.Errorf("RuntimeError: permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = %d is not equal to len(dims) = %d", len(t.Shape), len(dims))
+		return nil, Errorf(RuntimeError, "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = %d is not equal to len(dims) = %d", len(t.Shape), len(dims))
 	}
 	st := t.Strides()
 	shape, strides := make([]int64, len(dims)), make([]int64, len(dims))
@@ -297,7 +296,7 @@ func (s *Session) Permute(t *Tensor, dims []int64) (*Tensor, error) {
 			return nil, err
 		}
 		if seen[d] {
-			return nil, fmt.Errorf("RuntimeError: permute(): duplicate dims are not allowed.")
+			return nil, Errorf(RuntimeError, "permute(): duplicate dims are not allowed.")
 		}
 		seen[d] = true
 		shape[i], strides[i] = t.Shape[d], st[d]
@@ -319,13 +318,13 @@ func (s *Session) NarrowDim(t *Tensor, dim int64, start, length int64) (*Tensor,
 		return nil, err
 	}
 	if len(t.Shape) == 0 {
-		return nil, fmt.Errorf("RuntimeError: narrow() cannot be applied to a 0-dim tensor.")
+		return nil, Errorf(RuntimeError, "narrow() cannot be applied to a 0-dim tensor.")
 	}
 	if start < 0 {
 		start += t.Shape[d]
 	}
 	if start < 0 || length < 0 || start+length > t.Shape[d] {
-		return nil, fmt.Errorf("RuntimeError: start (%d) + length (%d) exceeds dimension size (%d).", start, length, t.Shape[d])
+		return nil, Errorf(RuntimeError, "start (%d) + length (%d) exceeds dimension size (%d).", start, length, t.Shape[d])
 	}
 	v := s.slice(t, d, start, length, 1)
 	s.recordView("SliceBackward0", v, t, true)
@@ -351,11 +350,11 @@ func (s *Session) SelectDim(t *Tensor, dim, i int64) (*Tensor, error) {
 		return nil, err
 	}
 	if len(t.Shape) == 0 {
-		return nil, fmt.Errorf("IndexError: invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+		return nil, Errorf(IndexError, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
 	}
 	n := t.Shape[d]
 	if i < -n || i >= n {
-		return nil, fmt.Errorf("IndexError: index %d is out of bounds for dimension %d with size %d", i, d, n)
+		return nil, Errorf(IndexError, "index %d is out of bounds for dimension %d with size %d", i, d, n)
 	}
 	if i < 0 {
 		i += n
@@ -412,7 +411,7 @@ func init() {
 			run: func(s *Session, a Args) (*Tensor, error) {
 				t := a.Tensor(0)
 				if len(t.Shape) > 2 {
-					return nil, fmt.Errorf("RuntimeError: t() expects a tensor with <= 2 dimensions, but self is %dD", len(t.Shape))
+					return nil, Errorf(RuntimeError, "t() expects a tensor with <= 2 dimensions, but self is %dD", len(t.Shape))
 				}
 				v := s.Transpose(t, 0, max(len(t.Shape)-1, 0)) // a 0-d tensor is its own t()
 				if len(t.Shape) == 2 {

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 )
 
@@ -47,7 +46,7 @@ func (s *Session) Topk(x *Tensor, k, dim int64, largest, sorted bool) ([]*Tensor
 		n, shape[d] = shape[d], k
 	}
 	if k < 0 || k > n {
-		return nil, fmt.Errorf("RuntimeError: selected index k out of range")
+		return nil, Errorf(RuntimeError, "selected index k out of range")
 	}
 	outs, err := s.allocAll(x.Device(), tensorShape{shape, x.DType}, tensorShape{shape, DTypes["int64"]})
 	if err != nil {

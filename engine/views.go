@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"errors"
-	"fmt"
 	"slices"
 )
 
@@ -85,7 +83,7 @@ func (s *Session) View(t *Tensor, shape []int64) (*Tensor, error) {
 	}
 	st, ok := viewStrides(t.Shape, t.Strides(), shape)
 	if !ok {
-		return nil, errors.New("RuntimeError: view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+		return nil, Errorf(RuntimeError, "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
 	}
 	v := restrided(t, shape, st, t.offset)
 	if t.IsContiguous() {
@@ -116,7 +114,7 @@ func reshapeBack(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 // storage).
 func (s *Session) SliceDim(t *Tensor, dim int, start, n, step int64) (*Tensor, error) {
 	if dim >= len(t.Shape) || start < 0 || n < 0 || step < 1 || n > 0 && start+(n-1)*step >= t.Shape[dim] {
-		return nil, fmt.Errorf("RuntimeError: slice of %s out of range", dimList(t.Shape))
+		return nil, Errorf(RuntimeError, "slice of %s out of range", dimList(t.Shape))
 	}
 	v := s.slice(t, dim, start, n, step)
 	s.recordView("SliceBackward0", v, t, true)
@@ -127,7 +125,7 @@ func (s *Session) SliceDim(t *Tensor, dim int, start, n, step int64) (*Tensor, e
 // 1 (and adds leading ones) without memory; -1 keeps a dimension.
 func (s *Session) Expand(t *Tensor, shape []int64) (*Tensor, error) {
 	if len(shape) < len(t.Shape) {
-		return nil, fmt.Errorf("RuntimeError: expand(torch.FloatTensor{%s}, size=%s): the number of sizes provided (%d) must be greater or equal to the number of dimensions in the tensor (%d)", joinDims(t.Shape, ", "), dimList(shape), len(shape), len(t.Shape))
+		return nil, Errorf(RuntimeError, "expand(torch.FloatTensor{%s}, size=%s): the number of sizes provided (%d) must be greater or equal to the number of dimensions in the tensor (%d)", joinDims(t.Shape, ", "), dimList(shape), len(shape), len(t.Shape))
 	}
 	out := slices.Clone(shape)
 	lead := len(shape) - len(t.Shape)
@@ -135,7 +133,7 @@ func (s *Session) Expand(t *Tensor, shape []int64) (*Tensor, error) {
 	for i := range out {
 		if i < lead {
 			if out[i] < 0 {
-				return nil, fmt.Errorf("RuntimeError: The expanded size of the tensor (%d) isn't allowed in a leading, non-existing dimension %d", out[i], i)
+				return nil, Errorf(RuntimeError, "The expanded size of the tensor (%d) isn't allowed in a leading, non-existing dimension %d", out[i], i)
 			}
 			grows = grows || out[i] > 1
 			continue
@@ -147,7 +145,7 @@ func (s *Session) Expand(t *Tensor, shape []int64) (*Tensor, error) {
 		case have == 1:
 			grows = grows || out[i] > 1
 		case out[i] != have:
-			return nil, fmt.Errorf("RuntimeError: The expanded size of the tensor (%d) must match the existing size (%d) at non-singleton dimension %d.  Target sizes: %s.  Tensor sizes: %s", out[i], have, i, dimList(shape), dimList(t.Shape))
+			return nil, Errorf(RuntimeError, "The expanded size of the tensor (%d) must match the existing size (%d) at non-singleton dimension %d.  Target sizes: %s.  Tensor sizes: %s", out[i], have, i, dimList(shape), dimList(t.Shape))
 		}
 	}
 	if err := checkSize(out, t.DType.Size); err != nil {
@@ -201,7 +199,7 @@ func (t *Tensor) DataPtr() uint64 { return t.st.ptr + t.offset*t.DType.Size }
 // slice of the incoming gradient, a view (testdata/pyrules/more_ops.py).
 func (s *Session) Cat(ts []*Tensor, d int64) (*Tensor, error) {
 	if len(ts) == 0 {
-		return nil, errors.New("RuntimeError: torch.cat(): expected a non-empty list of Tensors")
+		return nil, Errorf(RuntimeError, "torch.cat(): expected a non-empty list of Tensors")
 	}
 	first := ts[0]
 	shape := slices.Clone(first.Shape)
@@ -212,11 +210,11 @@ func (s *Session) Cat(ts []*Tensor, d int64) (*Tensor, error) {
 	shape[dim] = 0
 	for i, t := range ts {
 		if len(t.Shape) != len(first.Shape) || t.DType.Name != first.DType.Name {
-			return nil, fmt.Errorf("NotImplementedError: gpumemrepl does not model torch.cat of tensors of other ranks or dtypes yet, so it cannot say what memory it uses")
+			return nil, Errorf(NotImplementedError, "gpumemrepl does not model torch.cat of tensors of other ranks or dtypes yet, so it cannot say what memory it uses")
 		}
 		for d := range t.Shape {
 			if d != dim && t.Shape[d] != first.Shape[d] {
-				return nil, fmt.Errorf("RuntimeError: Sizes of tensors must match except in dimension %d. Expected size %d but got size %d for tensor number %d in the list.", dim, first.Shape[d], t.Shape[d], i)
+				return nil, Errorf(RuntimeError, "Sizes of tensors must match except in dimension %d. Expected size %d but got size %d for tensor number %d in the list.", dim, first.Shape[d], t.Shape[d], i)
 			}
 		}
 		shape[dim] += t.Shape[dim]
@@ -256,7 +254,7 @@ func piecesBackward(dim int) backward {
 // (testdata/pyrules/ops_products.py).
 func (s *Session) Stack(ts []*Tensor, dim int64) (*Tensor, error) {
 	if len(ts) == 0 {
-		return nil, errors.New("RuntimeError: stack expects a non-empty TensorList")
+		return nil, Errorf(RuntimeError, "stack expects a non-empty TensorList")
 	}
 	d, err := dimIndex(dim, len(ts[0].Shape)+1)
 	if err != nil {
@@ -264,7 +262,7 @@ func (s *Session) Stack(ts []*Tensor, dim int64) (*Tensor, error) {
 	}
 	for i, t := range ts {
 		if !slices.Equal(t.Shape, ts[0].Shape) {
-			return nil, fmt.Errorf("RuntimeError: stack expects each tensor to be equal size, but got %s at entry 0 and %s at entry %d", dimList(ts[0].Shape), dimList(t.Shape), i)
+			return nil, Errorf(RuntimeError, "stack expects each tensor to be equal size, but got %s at entry 0 and %s at entry %d", dimList(ts[0].Shape), dimList(t.Shape), i)
 		}
 		if t.DType != ts[0].DType {
 			return nil, NotModelledError("torch.stack of tensors of other dtypes")
@@ -321,7 +319,7 @@ func (s *Session) Flatten(t *Tensor, start, end int64) (*Tensor, error) {
 		return nil, err
 	}
 	if a > b {
-		return nil, errors.New("RuntimeError: flatten() has invalid args: start_dim cannot come after end_dim")
+		return nil, Errorf(RuntimeError, "flatten() has invalid args: start_dim cannot come after end_dim")
 	}
 	if n == 0 {
 		return s.Reshape(t, []int64{1})
