@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 )
 
@@ -18,7 +17,7 @@ import (
 // Addmm is torch.addmm.
 func (s *Session) Addmm(in, a, b *Tensor, beta, alpha float64) (*Tensor, error) {
 	if len(a.Shape) != 2 || len(b.Shape) != 2 {
-		return nil, fmt.Errorf("RuntimeError: mat1 must be a matrix, got %d-D tensor", len(a.Shape))
+		return nil, Errorf(RuntimeError, "mat1 must be a matrix, got %d-D tensor", len(a.Shape))
 	}
 	if a.Shape[1] != b.Shape[0] {
 		return nil, shapeError(a.Shape, b.Shape)

@@ -342,10 +342,10 @@ func (s *Session) cudnnAttention(q, k, v, bias *Tensor, g sdpaShape, grad bool) 
 func (s *Session) checkAttention(q, k, v, mask *Tensor, causal bool) (sdpaShape, error) {
 	n := len(q.Shape)
 	if len(k.Shape) != n || len(v.Shape) != n || !slices.Equal(k.Shape[:n-2], q.Shape[:n-2]) || !slices.Equal(v.Shape[:n-1], k.Shape[:n-1]) || k.Shape[n-1] != q.Shape[n-1] {
-		return sdpaShape{}, fmt.Errorf("RuntimeError: scaled_dot_product_attention: query %s, key %s and value %s do not match", dimList(q.Shape), dimList(k.Shape), dimList(v.Shape))
+		return sdpaShape{}, Errorf(RuntimeError, "scaled_dot_product_attention: query %s, key %s and value %s do not match", dimList(q.Shape), dimList(k.Shape), dimList(v.Shape))
 	}
 	if q.DType != k.DType || q.DType != v.DType {
-		return sdpaShape{}, fmt.Errorf("RuntimeError: Expected query, key, and value to have the same dtype, but got query.dtype: %s key.dtype: %s and value.dtype: %s instead.", q.DType.Name, k.DType.Name, v.DType.Name)
+		return sdpaShape{}, Errorf(RuntimeError, "Expected query, key, and value to have the same dtype, but got query.dtype: %s key.dtype: %s and value.dtype: %s instead.", q.DType.Name, k.DType.Name, v.DType.Name)
 	}
 	dev, err := sameDevice(q, k, v, mask)
 	if err != nil {
@@ -358,7 +358,7 @@ func (s *Session) checkAttention(q, k, v, mask *Tensor, causal bool) (sdpaShape,
 		return sdpaShape{}, NotModelledError("an attn_mask that requires grad (its gradient)")
 	}
 	if causal && mask != nil {
-		return sdpaShape{}, fmt.Errorf("RuntimeError: _scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+		return sdpaShape{}, Errorf(RuntimeError, "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
 	}
 	if n != 4 {
 		return sdpaShape{}, nil

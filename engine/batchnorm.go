@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 )
 
@@ -94,7 +93,7 @@ func lastPow2(n int64) int64 {
 // batchNorm is F.batch_norm(x, mean, vr, w, b, training).
 func (s *Session) batchNorm(x, mean, vr, w, b *Tensor, training bool) (*Tensor, error) {
 	if len(x.Shape) < 2 {
-		return nil, fmt.Errorf("ValueError: Expected 2D or more input (got %dD input)", len(x.Shape))
+		return nil, Errorf(ValueError, "Expected 2D or more input (got %dD input)", len(x.Shape))
 	}
 	c := x.Shape[1]
 	for _, p := range []struct {
@@ -102,7 +101,7 @@ func (s *Session) batchNorm(x, mean, vr, w, b *Tensor, training bool) (*Tensor, 
 		name string
 	}{{mean, "running_mean"}, {vr, "running_var"}, {w, "weight"}, {b, "bias"}} {
 		if p.t != nil && (p.t.number || !slices.Equal(p.t.Shape, []int64{c})) {
-			return nil, fmt.Errorf("RuntimeError: %s should contain %d elements not %d", p.name, c, p.t.Numel())
+			return nil, Errorf(RuntimeError, "%s should contain %d elements not %d", p.name, c, p.t.Numel())
 		}
 	}
 	dev, err := sameDevice(x, mean, vr, w, b)
@@ -110,7 +109,7 @@ func (s *Session) batchNorm(x, mean, vr, w, b *Tensor, training bool) (*Tensor, 
 		return nil, err
 	}
 	if training && x.Numel()/uint64(c) == 1 {
-		return nil, fmt.Errorf("ValueError: Expected more than 1 value per channel when training, got input size torch.Size(%s)", dimList(x.Shape))
+		return nil, Errorf(ValueError, "Expected more than 1 value per channel when training, got input size torch.Size(%s)", dimList(x.Shape))
 	}
 	if err := batchNormModelled(x, mean, vr, w, b, dev); err != nil {
 		return nil, err

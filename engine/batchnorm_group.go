@@ -1,7 +1,5 @@
 package engine
 
-import "fmt"
-
 // Group normalization on the GPU, batch norm's per-sample sibling
 // (testdata/pyrules/cnn_act.py; cnn_probe.txt: 7 shapes, float32 and
 // bfloat16, with and without weights). Forward makes the output, then
@@ -28,14 +26,14 @@ func init() {
 // groupNorm is F.group_norm(x, groups, w, b).
 func (s *Session) groupNorm(x *Tensor, groups int64, w, b *Tensor) (*Tensor, error) {
 	if len(x.Shape) < 2 {
-		return nil, fmt.Errorf("RuntimeError: Expected at least 2 dimensions for input tensor but received %d", len(x.Shape))
+		return nil, Errorf(RuntimeError, "Expected at least 2 dimensions for input tensor but received %d", len(x.Shape))
 	}
 	n, c := x.Shape[0], x.Shape[1]
 	if groups <= 0 || c%groups != 0 {
-		return nil, fmt.Errorf("RuntimeError: Expected number of channels in input to be divisible by num_groups, but got input of shape %s and num_groups=%d", dimList(x.Shape), groups)
+		return nil, Errorf(RuntimeError, "Expected number of channels in input to be divisible by num_groups, but got input of shape %s and num_groups=%d", dimList(x.Shape), groups)
 	}
 	if x.Numel()/uint64(n*groups) == 1 {
-		return nil, fmt.Errorf("ValueError: Expected more than 1 value per channel when training, got input size %s", dimList(x.Shape))
+		return nil, Errorf(ValueError, "Expected more than 1 value per channel when training, got input size %s", dimList(x.Shape))
 	}
 	dev, err := sameDevice(x, w, b)
 	if err != nil {

@@ -1,7 +1,5 @@
 package engine
 
-import "fmt"
-
 // A batched matrix product as PyTorch's CUDA bmm runs it on operands of
 // any layout (aten's baddbmm_out_cuda_impl): its output is new and
 // contiguous, which cuBLAS writes as it is when its last dimension is
@@ -87,7 +85,7 @@ func (s *Session) bmmInto(a, b bmmOperand, dt DType, dev Device) (*Tensor, error
 // then l's, grad @ r.transpose(1, 2), each such a product.
 func (s *Session) cublasBmm(l, r *Tensor) (*Tensor, error) {
 	if l.Shape[0] != r.Shape[0] || l.Shape[2] != r.Shape[1] {
-		return nil, fmt.Errorf("RuntimeError: Expected size for first two dimensions of batch2 tensor to be: [%d, %d] but got: [%d, %d].", l.Shape[0], l.Shape[2], r.Shape[0], r.Shape[1])
+		return nil, Errorf(RuntimeError, "Expected size for first two dimensions of batch2 tensor to be: [%d, %d] but got: [%d, %d].", l.Shape[0], l.Shape[2], r.Shape[0], r.Shape[1])
 	}
 	dev, err := sameDevice(l, r)
 	if err != nil {
@@ -140,10 +138,10 @@ func (s *Session) baddbmm(input, b1, b2 *Tensor) (*Tensor, error) {
 		return nil, NotModelledError("torch.baddbmm of an input that requires grad")
 	}
 	if len(b1.Shape) != 3 || len(b2.Shape) != 3 {
-		return nil, fmt.Errorf("RuntimeError: batch1 must be a 3D tensor")
+		return nil, Errorf(RuntimeError, "batch1 must be a 3D tensor")
 	}
 	if out := []int64{b1.Shape[0], b1.Shape[1], b2.Shape[2]}; !broadcastsTo(input.Shape, out) {
-		return nil, fmt.Errorf("RuntimeError: baddbmm: the input %s does not broadcast to the product's shape %s", dimList(input.Shape), dimList(out))
+		return nil, Errorf(RuntimeError, "baddbmm: the input %s does not broadcast to the product's shape %s", dimList(input.Shape), dimList(out))
 	}
 	if _, err := sameDevice(input, b1, b2); err != nil {
 		return nil, err
@@ -160,7 +158,7 @@ func init() {
 			run: func(s *Session, a Args) (*Tensor, error) {
 				x, y := a.Tensor(0), a.Tensor(1)
 				if len(x.Shape) != 3 || len(y.Shape) != 3 {
-					return nil, fmt.Errorf("RuntimeError: batch1 must be a 3D tensor")
+					return nil, Errorf(RuntimeError, "batch1 must be a 3D tensor")
 				}
 				return s.cublasBmm(x, y)
 			}},

@@ -80,14 +80,14 @@ func convArgs(op string, dims int, a Args) (convParams, error) {
 	}
 	for i := range dims {
 		if p.stride[i] <= 0 {
-			return p, fmt.Errorf("RuntimeError: non-positive stride is not supported")
+			return p, Errorf(RuntimeError, "non-positive stride is not supported")
 		}
 		if p.dilation[i] <= 0 {
-			return p, fmt.Errorf("RuntimeError: dilation should be greater than zero")
+			return p, Errorf(RuntimeError, "dilation should be greater than zero")
 		}
 	}
 	if p.groups <= 0 {
-		return p, fmt.Errorf("RuntimeError: non-positive groups is not supported")
+		return p, Errorf(RuntimeError, "non-positive groups is not supported")
 	}
 	w := a.Tensor(1)
 	switch pad := a[4].(type) {
@@ -97,7 +97,7 @@ func convArgs(op string, dims int, a Args) (convParams, error) {
 		case "valid":
 		case "same":
 			if slices.ContainsFunc(p.stride, func(s int64) bool { return s != 1 }) {
-				return p, fmt.Errorf("RuntimeError: padding='same' is not supported for strided convolutions")
+				return p, Errorf(RuntimeError, "padding='same' is not supported for strided convolutions")
 			}
 			for i := range dims {
 				if len(w.Shape) != dims+2 {
@@ -110,14 +110,14 @@ func convArgs(op string, dims int, a Args) (convParams, error) {
 				p.padding[i] = total / 2
 			}
 		default:
-			return p, fmt.Errorf("RuntimeError: Invalid padding string: '%s'", pad)
+			return p, Errorf(RuntimeError, "Invalid padding string: '%s'", pad)
 		}
 	default:
 		if p.padding, err = spatialInts(op, "padding", intsArg(pad), dims); err != nil {
 			return p, err
 		}
 		if slices.ContainsFunc(p.padding, func(n int64) bool { return n < 0 }) {
-			return p, fmt.Errorf("RuntimeError: negative padding is not supported")
+			return p, Errorf(RuntimeError, "negative padding is not supported")
 		}
 	}
 	return p, nil
@@ -142,7 +142,7 @@ func spatialInts(op, name string, v []int64, dims int) ([]int64, error) {
 	case 1:
 		return slices.Repeat(v, dims), nil
 	}
-	return nil, fmt.Errorf("RuntimeError: expected %s to be a single integer value or a list of %d values to match the convolution dimensions, but got %s=%s", name, dims, name, dimList(v))
+	return nil, Errorf(RuntimeError, "expected %s to be a single integer value or a list of %d values to match the convolution dimensions, but got %s=%s", name, dims, name, dimList(v))
 }
 
 // convShape checks a convolution's tensors as PyTorch does and returns
@@ -152,23 +152,23 @@ func convShape(op string, dims int, x, w, b *Tensor, p convParams) ([]int64, err
 		return nil, NotModelledError(op + " of an unbatched input")
 	}
 	if len(x.Shape) != dims+2 {
-		return nil, fmt.Errorf("RuntimeError: Expected %dD (unbatched) or %dD (batched) input to %s, but got input of size: %s", dims+1, dims+2, op[2:], dimList(x.Shape))
+		return nil, Errorf(RuntimeError, "Expected %dD (unbatched) or %dD (batched) input to %s, but got input of size: %s", dims+1, dims+2, op[2:], dimList(x.Shape))
 	}
 	if len(w.Shape) != dims+2 {
-		return nil, fmt.Errorf("RuntimeError: Expected %d-dimensional input for %d-dimensional weight %s, but got %d-dimensional input of size %s instead", len(w.Shape), len(w.Shape), dimList(w.Shape), len(x.Shape), dimList(x.Shape))
+		return nil, Errorf(RuntimeError, "Expected %d-dimensional input for %d-dimensional weight %s, but got %d-dimensional input of size %s instead", len(w.Shape), len(w.Shape), dimList(w.Shape), len(x.Shape), dimList(x.Shape))
 	}
 	k := w.Shape[0]
 	if k%p.groups != 0 {
-		return nil, fmt.Errorf("RuntimeError: Given groups=%d, expected weight to be divisible by %d at dimension 0, but got weight of size %s instead", p.groups, p.groups, dimList(w.Shape))
+		return nil, Errorf(RuntimeError, "Given groups=%d, expected weight to be divisible by %d at dimension 0, but got weight of size %s instead", p.groups, p.groups, dimList(w.Shape))
 	}
 	if x.Shape[1] != w.Shape[1]*p.groups {
-		return nil, fmt.Errorf("RuntimeError: Given groups=%d, weight of size %s, expected input%s to have %d channels, but got %d channels instead", p.groups, dimList(w.Shape), dimList(x.Shape), w.Shape[1]*p.groups, x.Shape[1])
+		return nil, Errorf(RuntimeError, "Given groups=%d, weight of size %s, expected input%s to have %d channels, but got %d channels instead", p.groups, dimList(w.Shape), dimList(x.Shape), w.Shape[1]*p.groups, x.Shape[1])
 	}
 	if b != nil && (len(b.Shape) != 1 || b.Shape[0] != k) {
-		return nil, fmt.Errorf("RuntimeError: Given weight of size %s, expected bias to be 1-dimensional with %d elements, but got bias of size %s instead", dimList(w.Shape), k, dimList(b.Shape))
+		return nil, Errorf(RuntimeError, "Given weight of size %s, expected bias to be 1-dimensional with %d elements, but got bias of size %s instead", dimList(w.Shape), k, dimList(b.Shape))
 	}
 	if x.DType != w.DType || b != nil && b.DType != w.DType {
-		return nil, fmt.Errorf("RuntimeError: Input type (%s) and weight type (%s) should be the same", tensorType(x), tensorType(w))
+		return nil, Errorf(RuntimeError, "Input type (%s) and weight type (%s) should be the same", tensorType(x), tensorType(w))
 	}
 	shape := []int64{x.Shape[0], k}
 	padded, kernel := make([]string, dims), make([]string, dims)
@@ -181,7 +181,7 @@ func convShape(op string, dims int, x, w, b *Tensor, p convParams) ([]int64, err
 		shape = append(shape, (in-span)/p.stride[i]+1)
 	}
 	if small {
-		return nil, fmt.Errorf("RuntimeError: Calculated padded input size per channel: (%s). Kernel size: (%s). Kernel size can't be greater than actual input size", strings.Join(padded, " x "), strings.Join(kernel, " x "))
+		return nil, Errorf(RuntimeError, "Calculated padded input size per channel: (%s). Kernel size: (%s). Kernel size can't be greater than actual input size", strings.Join(padded, " x "), strings.Join(kernel, " x "))
 	}
 	return shape, nil
 }
@@ -356,7 +356,7 @@ func (s *Session) convReplay(dev Device, events []convEvent, outs []tensorShape)
 		case ev.alloc:
 			st, err := s.newStorage(dev, ev.bytes, false)
 			if err != nil {
-				return fail(fmt.Errorf("NotImplementedError: a convolution's workspace of %d bytes does not fit in what the device has left; cuDNN then tries its next engine, which is not modelled by gpumemrepl", ev.bytes))
+				return fail(Errorf(NotImplementedError, "a convolution's workspace of %d bytes does not fit in what the device has left; cuDNN then tries its next engine, which is not modelled by gpumemrepl", ev.bytes))
 			}
 			temps[ev.id] = st
 		default:

@@ -301,7 +301,7 @@ func (k convKey) probeConfig(bwd ...convBackwardKey) string {
 // notRecorded is the error of a convolution the table does not hold:
 // what, and how to record it.
 func (k convKey) notRecorded(op, what string, bwd ...convBackwardKey) error {
-	return fmt.Errorf("NotImplementedError: %s of input %s, weight %s, stride %s, padding %s, dilation %s, groups %d, bias %s, %s, deterministic=%s%s is not modelled by gpumemrepl: cuDNN's workspace for it was not recorded; record it on a GPU with `python3 scripts/probe_conv.py table conv.jsonl.gz --config '%s'` and set %s=conv.jsonl.gz",
+	return Errorf(NotImplementedError, "%s of input %s, weight %s, stride %s, padding %s, dilation %s, groups %d, bias %s, %s, deterministic=%s%s is not modelled by gpumemrepl: cuDNN's workspace for it was not recorded; record it on a GPU with `python3 scripts/probe_conv.py table conv.jsonl.gz --config '%s'` and set %s=conv.jsonl.gz",
 		op, k.X, k.W, k.Stride, k.Padding, k.Dilation, k.Groups, pyBool(k.Bias), k.DType, pyBool(k.Deterministic), what,
 		k.probeConfig(bwd...), convTableEnv)
 }

@@ -1,7 +1,5 @@
 package engine
 
-import "fmt"
-
 // Dropout, as memory (testdata/pyrules/tfm_dropout.py, recorded on the
 // H200): in training with 0 < p < 1, native_dropout's fused kernel
 // makes a bool mask of the input's shape, then the output; autograd
@@ -95,7 +93,7 @@ func (s *Session) DropoutInPlace(x *Tensor, p float64, training bool) error {
 // dropoutP checks a dropout probability as PyTorch does.
 func dropoutP(p float64) error {
 	if p < 0 || p > 1 {
-		return fmt.Errorf("ValueError: dropout probability has to be between 0 and 1, but got %v", p)
+		return Errorf(ValueError, "dropout probability has to be between 0 and 1, but got %v", p)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 )
 
@@ -68,10 +67,10 @@ func parseEinsum(eq string, ranks []int) (*einsumEquation, error) {
 		case ' ':
 		case '.':
 			if ellSeen {
-				return nil, fmt.Errorf("RuntimeError: einsum(): found '.' for operand %d for which an ellipsis was already found", op)
+				return nil, Errorf(RuntimeError, "einsum(): found '.' for operand %d for which an ellipsis was already found", op)
 			}
 			if i+2 >= len(lhs) || lhs[i+1] != '.' || lhs[i+2] != '.' {
-				return nil, fmt.Errorf("RuntimeError: einsum(): found '.' for operand %d that is not part of any ellipsis", op)
+				return nil, Errorf(RuntimeError, "einsum(): found '.' for operand %d that is not part of any ellipsis", op)
 			}
 			i += 2
 			e.terms[op] = append(e.terms[op], einsumEllipsis)
@@ -79,19 +78,19 @@ func parseEinsum(eq string, ranks []int) (*einsumEquation, error) {
 		case ',':
 			op++
 			if op >= len(ranks) {
-				return nil, fmt.Errorf("RuntimeError: einsum(): fewer operands were provided than specified in the equation")
+				return nil, Errorf(RuntimeError, "einsum(): fewer operands were provided than specified in the equation")
 			}
 			ellSeen = false
 		default:
 			l, ok := einsumLabel(c)
 			if !ok {
-				return nil, fmt.Errorf("RuntimeError: einsum(): invalid subscript given at index %d in the equation string, subscripts must be in [a-zA-Z]", i)
+				return nil, Errorf(RuntimeError, "einsum(): invalid subscript given at index %d in the equation string, subscripts must be in [a-zA-Z]", i)
 			}
 			e.terms[op] = append(e.terms[op], l)
 		}
 	}
 	if op != len(ranks)-1 {
-		return nil, fmt.Errorf("RuntimeError: einsum(): more operands were provided than specified in the equation")
+		return nil, Errorf(RuntimeError, "einsum(): more operands were provided than specified in the equation")
 	}
 	var count [einsumLetters]int
 	for i, term := range e.terms {
@@ -107,9 +106,9 @@ func parseEinsum(eq string, ranks []int) (*einsumEquation, error) {
 		}
 		switch {
 		case ell && labels > ranks[i]:
-			return nil, fmt.Errorf("RuntimeError: einsum(): the number of subscripts in the equation (%d) is more than the number of dimensions (%d) for operand %d", labels, ranks[i], i)
+			return nil, Errorf(RuntimeError, "einsum(): the number of subscripts in the equation (%d) is more than the number of dimensions (%d) for operand %d", labels, ranks[i], i)
 		case !ell && labels != ranks[i]:
-			return nil, fmt.Errorf("RuntimeError: einsum(): the number of subscripts in the equation (%d) does not match the number of dimensions (%d) for operand %d and no ellipsis was given", labels, ranks[i], i)
+			return nil, Errorf(RuntimeError, "einsum(): the number of subscripts in the equation (%d) does not match the number of dimensions (%d) for operand %d and no ellipsis was given", labels, ranks[i], i)
 		}
 	}
 	for l := range e.perm {
@@ -130,10 +129,10 @@ func parseEinsum(eq string, ranks []int) (*einsumEquation, error) {
 		case ' ':
 		case '.':
 			if ellOut {
-				return nil, fmt.Errorf("RuntimeError: einsum(): found '.' for output but an ellipsis (...) was already found")
+				return nil, Errorf(RuntimeError, "einsum(): found '.' for output but an ellipsis (...) was already found")
 			}
 			if i+2 >= len(rhs) || rhs[i+1] != '.' || rhs[i+2] != '.' {
-				return nil, fmt.Errorf("RuntimeError: einsum(): found '.' for output that is not part of any ellipsis (...)")
+				return nil, Errorf(RuntimeError, "einsum(): found '.' for output that is not part of any ellipsis (...)")
 			}
 			i += 2
 			e.ellAt, ellOut = at, true
@@ -141,13 +140,13 @@ func parseEinsum(eq string, ranks []int) (*einsumEquation, error) {
 		default:
 			l, ok := einsumLabel(c)
 			if !ok {
-				return nil, fmt.Errorf("RuntimeError: einsum(): invalid subscript given at index %d in the equation string, subscripts must be in [a-zA-Z]", len(lhs)+2+i)
+				return nil, Errorf(RuntimeError, "einsum(): invalid subscript given at index %d in the equation string, subscripts must be in [a-zA-Z]", len(lhs)+2+i)
 			}
 			switch {
 			case e.perm[l] != -1:
-				return nil, fmt.Errorf("RuntimeError: einsum(): output subscript %c appears more than once in the output", c)
+				return nil, Errorf(RuntimeError, "einsum(): output subscript %c appears more than once in the output", c)
 			case count[l] == 0:
-				return nil, fmt.Errorf("RuntimeError: einsum(): output subscript %c does not appear in the equation for any input operand", c)
+				return nil, Errorf(RuntimeError, "einsum(): output subscript %c does not appear in the equation for any input operand", c)
 			}
 			e.perm[l] = at
 			at++
@@ -181,7 +180,7 @@ func cutArrow(eq string) (lhs, rhs string, explicit bool) {
 // Einsum is torch.einsum(eq, operands...).
 func (s *Session) Einsum(eq string, ts []*Tensor) (*Tensor, error) {
 	if len(ts) == 0 {
-		return nil, fmt.Errorf("RuntimeError: einsum(): must provide at least one operand")
+		return nil, Errorf(RuntimeError, "einsum(): must provide at least one operand")
 	}
 	ranks := make([]int, len(ts))
 	for i, t := range ts {
@@ -260,7 +259,7 @@ func (e *einsumEquation) sizes(ts []*Tensor) ([]int, error) {
 				for j := e.ellDims - n; j < e.ellDims; j++ {
 					if d := t.Shape[dim]; d != 1 {
 						if ell[j] > 1 && ell[j] != d {
-							return nil, fmt.Errorf("RuntimeError: einsum(): dimension %d covered by ellipsis in operand %dhas size %d which does not broadcast with previously seen ellipsis with size %d for the respective dimension", dim, i, d, ell[j])
+							return nil, Errorf(RuntimeError, "einsum(): dimension %d covered by ellipsis in operand %dhas size %d which does not broadcast with previously seen ellipsis with size %d for the respective dimension", dim, i, d, ell[j])
 						}
 						ell[j] = d
 						counts[e.ellAt+j]++
@@ -271,7 +270,7 @@ func (e *einsumEquation) sizes(ts []*Tensor) ([]int, error) {
 			}
 			if prev, ok := seen[l]; ok {
 				if t.Shape[dim] != t.Shape[prev] {
-					return nil, fmt.Errorf("RuntimeError: einsum(): subscript %c is repeated for operand %d but the sizes don't match, %d != %d", einsumLetter(l), i, t.Shape[dim], t.Shape[prev])
+					return nil, Errorf(RuntimeError, "einsum(): subscript %c is repeated for operand %d but the sizes don't match, %d != %d", einsumLetter(l), i, t.Shape[dim], t.Shape[prev])
 				}
 				dim++
 				continue
@@ -279,7 +278,7 @@ func (e *einsumEquation) sizes(ts []*Tensor) ([]int, error) {
 			seen[l] = dim
 			if d := t.Shape[dim]; d != 1 {
 				if size[l] > 1 && size[l] != d {
-					return nil, fmt.Errorf("RuntimeError: einsum(): subscript %c has size %d for operand %d which does not broadcast with previously seen size %d", einsumLetter(l), d, i, size[l])
+					return nil, Errorf(RuntimeError, "einsum(): subscript %c has size %d for operand %d which does not broadcast with previously seen size %d", einsumLetter(l), d, i, size[l])
 				}
 				size[l] = d
 				counts[e.perm[l]]++
@@ -382,7 +381,7 @@ func (s *Session) einsumContract(e *einsumEquation, counts []int, a, b *Tensor) 
 		switch {
 		case sa && sb:
 			if a.Shape[d] != b.Shape[d] {
-				return nil, fmt.Errorf("RuntimeError: non-broadcast dimensions must match")
+				return nil, Errorf(RuntimeError, "non-broadcast dimensions must match")
 			}
 			if counts[d]--; counts[d] == 1 {
 				sum, counts[d] = append(sum, d), 0

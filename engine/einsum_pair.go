@@ -33,7 +33,7 @@ func (s *Session) sumProduct(left, right *Tensor, sum []int) (*Tensor, error) {
 			switch {
 			case sl && sr:
 				if left.Shape[d] != right.Shape[d] {
-					return nil, fmt.Errorf("RuntimeError: non-broadcast dimensions must match")
+					return nil, Errorf(RuntimeError, "non-broadcast dimensions must match")
 				}
 				sumSize *= left.Shape[d]
 			case sl:
@@ -49,7 +49,7 @@ func (s *Session) sumProduct(left, right *Tensor, sum []int) (*Tensor, error) {
 		switch {
 		case sl && sr:
 			if left.Shape[d] != right.Shape[d] {
-				return nil, fmt.Errorf("RuntimeError: non-broadcast dimensions must match")
+				return nil, Errorf(RuntimeError, "non-broadcast dimensions must match")
 			}
 			batch = append(batch, d)
 		case sl:

@@ -110,7 +110,7 @@ func reductionOf(a Args, i int) (int, error) {
 	case "sum":
 		return reduceSum, nil
 	default:
-		return 0, fmt.Errorf("ValueError: %s is not a valid value for reduction", r)
+		return 0, Errorf(ValueError, "%s is not a valid value for reduction", r)
 	}
 }
 
@@ -164,7 +164,7 @@ func (s *Session) mseLoss(x, t *Tensor, red int) (*Tensor, error) {
 // loss, reduced; both freed after the reduction, the loss first.
 func (s *Session) bceWithLogits(x, t *Tensor, red int) (*Tensor, error) {
 	if !slices.Equal(x.Shape, t.Shape) {
-		return nil, fmt.Errorf("ValueError: Target size (torch.Size(%s)) must be the same as input size (torch.Size(%s))", dimList(t.Shape), dimList(x.Shape))
+		return nil, Errorf(ValueError, "Target size (torch.Size(%s)) must be the same as input size (torch.Size(%s))", dimList(t.Shape), dimList(x.Shape))
 	}
 	if err := sameShapes("binary_cross_entropy_with_logits", x, t); err != nil {
 		return nil, err

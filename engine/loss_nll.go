@@ -40,9 +40,9 @@ func (s *Session) nllLoss(x, t, w *Tensor, red int) (*Tensor, error) {
 	}
 	switch {
 	case len(x.Shape) < 1:
-		return nil, fmt.Errorf("ValueError: Expected 1 or more dimensions (got 0)")
+		return nil, Errorf(ValueError, "Expected 1 or more dimensions (got 0)")
 	case len(x.Shape) != 1 && (len(t.Shape) == 0 || x.Shape[0] != t.Shape[0]):
-		return nil, fmt.Errorf("ValueError: Expected input batch_size (%d) to match target batch_size (%d).", x.Shape[0], firstDim(t.Shape))
+		return nil, Errorf(ValueError, "Expected input batch_size (%d) to match target batch_size (%d).", x.Shape[0], firstDim(t.Shape))
 	case t.DType.Name != "int64":
 		return nil, NotModelledError("F.nll_loss of a " + t.DType.Name + " target (class indices are int64)")
 	}
@@ -54,9 +54,9 @@ func (s *Session) nllLoss(x, t, w *Tensor, red int) (*Tensor, error) {
 	}
 	if len(t.Shape) != len(x.Shape)-1 || !slices.Equal(t.Shape[1:], x.Shape[2:]) {
 		if len(x.Shape) == 4 {
-			return nil, fmt.Errorf("RuntimeError: only batches of spatial targets supported (3D tensors) but got targets of size: : %s", dimList(t.Shape))
+			return nil, Errorf(RuntimeError, "only batches of spatial targets supported (3D tensors) but got targets of size: : %s", dimList(t.Shape))
 		}
-		return nil, fmt.Errorf("RuntimeError: Expected target size %s, got %s", dimList(append([]int64{x.Shape[0]}, x.Shape[2:]...)), dimList(t.Shape))
+		return nil, Errorf(RuntimeError, "Expected target size %s, got %s", dimList(append([]int64{x.Shape[0]}, x.Shape[2:]...)), dimList(t.Shape))
 	}
 	if !x.IsContiguous() {
 		return nil, NotModelledError("F.nll_loss of a non-contiguous input of more than two dimensions")
@@ -83,7 +83,7 @@ func (s *Session) nllLoss(x, t, w *Tensor, red int) (*Tensor, error) {
 // broadcast), a dense copy of it, freed after.
 func (s *Session) nllLoss1d(x, t, w *Tensor, red int) (*Tensor, error) {
 	if len(t.Shape) != len(x.Shape)-1 {
-		return nil, fmt.Errorf("RuntimeError: 0D or 1D target tensor expected, multi-target not supported")
+		return nil, Errorf(RuntimeError, "0D or 1D target tensor expected, multi-target not supported")
 	}
 	var out []int64
 	bw := gradPerInput
@@ -131,11 +131,11 @@ func classDim(x *Tensor) int64 {
 // or of probabilities when t is floating and of x's shape.
 func (s *Session) crossEntropy(x, t, w *Tensor, red int, smoothing float64) (*Tensor, error) {
 	if len(x.Shape) == 0 {
-		return nil, fmt.Errorf("ValueError: Expected 1 or more dimensions (got 0)")
+		return nil, Errorf(ValueError, "Expected 1 or more dimensions (got 0)")
 	}
 	probs := slices.Equal(x.Shape, t.Shape)
 	if probs && !isFloat(t.DType) {
-		return nil, fmt.Errorf("RuntimeError: Expected floating point type for target with class probabilities, got %s", tensorTypes[t.DType.Name])
+		return nil, Errorf(RuntimeError, "Expected floating point type for target with class probabilities, got %s", tensorTypes[t.DType.Name])
 	}
 	if probs && len(x.Shape) != 2 {
 		return nil, NotModelledError(fmt.Sprintf("F.cross_entropy of probabilities of a %d-d input", len(x.Shape)))
@@ -145,7 +145,7 @@ func (s *Session) crossEntropy(x, t, w *Tensor, red int, smoothing float64) (*Te
 	}
 	switch {
 	case smoothing < 0 || smoothing > 1:
-		return nil, fmt.Errorf("RuntimeError: label_smoothing must be between 0.0 and 1.0. Got: %g", smoothing)
+		return nil, Errorf(RuntimeError, "label_smoothing must be between 0.0 and 1.0. Got: %g", smoothing)
 	case smoothing > 0 && probs:
 		return nil, NotModelledError("F.cross_entropy of probabilities with label_smoothing")
 	case w != nil && (probs || smoothing > 0):
@@ -308,7 +308,7 @@ func checkWeight(x, w *Tensor, red int) error {
 	classes := x.Shape[classDim(x)]
 	switch {
 	case len(w.Shape) != 1 || w.Shape[0] != classes:
-		return fmt.Errorf("RuntimeError: weight tensor should be defined either for all %d classes or no classes but got weight tensor of shape: %s", classes, dimList(w.Shape))
+		return Errorf(RuntimeError, "weight tensor should be defined either for all %d classes or no classes but got weight tensor of shape: %s", classes, dimList(w.Shape))
 	case len(x.Shape) > 2 || red != reduceMean || w.DType != x.DType || !w.IsContiguous():
 		return NotModelledError("F.nll_loss with weight= other than a dense one of the input's dtype, for a 1-d or 2-d input and reduction='mean'")
 	}

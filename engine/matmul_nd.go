@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 )
 
@@ -174,7 +173,7 @@ func (s *Session) matmulBmm(a, b *Tensor) (*Tensor, error) {
 	}
 	prod := int64(numel(batch))
 	if m1 != m2 {
-		return nil, fmt.Errorf("RuntimeError: Expected size for first two dimensions of batch2 tensor to be: [%d, %d] but got: [%d, %d].", prod, m1, prod, m2)
+		return nil, Errorf(RuntimeError, "Expected size for first two dimensions of batch2 tensor to be: [%d, %d] but got: [%d, %d].", prod, m1, prod, m2)
 	}
 	a3, err := s.batchOf(a, append(slices.Clone(batch), n, m1), []int64{prod, n, m1})
 	if err != nil {

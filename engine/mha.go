@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 )
 
@@ -54,7 +53,7 @@ func (s *Session) NativeMHA(x, key, value *Tensor, embedDim, heads int64, inW, i
 		return nil, NotModelledError("torch._native_multi_head_attention of other than self-attention (one tensor as query, key and value)")
 	}
 	if len(x.Shape) != 3 || x.Shape[2] != embedDim || heads <= 0 || embedDim%heads != 0 {
-		return nil, fmt.Errorf("RuntimeError: _native_multi_head_attention: query %s does not match embed_dim %d and num_head %d", dimList(x.Shape), embedDim, heads)
+		return nil, Errorf(RuntimeError, "_native_multi_head_attention: query %s does not match embed_dim %d and num_head %d", dimList(x.Shape), embedDim, heads)
 	}
 	dev, err := sameDevice(x, inW, inB, outW, outB, mask)
 	if err != nil {

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 )
 
@@ -60,11 +59,11 @@ func (s *Session) LayerNorm(x *Tensor, normalized []int64, w, b *Tensor) (*Tenso
 func normStats(x *Tensor, normalized []int64, params ...*Tensor) ([]int64, error) {
 	axis := len(x.Shape) - len(normalized)
 	if axis < 0 || !slices.Equal(x.Shape[axis:], normalized) {
-		return nil, fmt.Errorf("RuntimeError: Given normalized_shape=%s, expected input with shape [*, %s], but got input of size%s", dimList(normalized), joinDims(normalized, ", "), dimList(x.Shape))
+		return nil, Errorf(RuntimeError, "Given normalized_shape=%s, expected input with shape [*, %s], but got input of size%s", dimList(normalized), joinDims(normalized, ", "), dimList(x.Shape))
 	}
 	for _, p := range params {
 		if p != nil && !slices.Equal(p.Shape, normalized) {
-			return nil, fmt.Errorf("RuntimeError: Expected weight to be of same shape as normalized_shape, but got weight of shape %s and normalized_shape = %s", dimList(p.Shape), dimList(normalized))
+			return nil, Errorf(RuntimeError, "Expected weight to be of same shape as normalized_shape, but got weight of shape %s and normalized_shape = %s", dimList(p.Shape), dimList(normalized))
 		}
 	}
 	dev, err := sameDevice(append([]*Tensor{x}, params...)...)

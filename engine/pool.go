@@ -55,7 +55,7 @@ func init() {
 					return nil, err
 				}
 				if size[0] <= 0 || size[1] <= 0 {
-					return nil, fmt.Errorf("RuntimeError: adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {%d, %d}", size[0], size[1])
+					return nil, Errorf(RuntimeError, "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {%d, %d}", size[0], size[1])
 				}
 				return s.adaptiveAvgPool2d(a.Tensor(0), size)
 			}}),
@@ -108,7 +108,7 @@ func twoInts(name, what string, a Args, i int, def [2]int64) ([2]int64, error) {
 			}
 		}
 	}
-	return def, fmt.Errorf("RuntimeError: %s: %s must either be a single int, or a tuple of two ints", name, what)
+	return def, Errorf(RuntimeError, "%s: %s must either be a single int, or a tuple of two ints", name, what)
 }
 
 // windows reads a pooling's kernel_size, stride (the kernel when None),
@@ -136,10 +136,10 @@ func windows(name string, a Args, dil int) ([2]window, error) {
 	for i := range w {
 		w[i] = window{k[i], st[i], p[i], d[i]}
 		if k[i] <= 0 || st[i] <= 0 || d[i] <= 0 {
-			return w, fmt.Errorf("RuntimeError: %s: kernel_size, stride and dilation must be greater than zero", name)
+			return w, Errorf(RuntimeError, "%s: kernel_size, stride and dilation must be greater than zero", name)
 		}
 		if p[i] < 0 || p[i] > k[i]/2 {
-			return w, fmt.Errorf("RuntimeError: pad should be at most half of effective kernel size, but got pad=%d, kernel_size=%d and dilation=%d", p[i], k[i], d[i])
+			return w, Errorf(RuntimeError, "pad should be at most half of effective kernel size, but got pad=%d, kernel_size=%d and dilation=%d", p[i], k[i], d[i])
 		}
 	}
 	return w, nil
@@ -150,12 +150,12 @@ func windows(name string, a Args, dil int) ([2]window, error) {
 func pooledShape(name string, x *Tensor, w [2]window, ceil bool) ([]int64, error) {
 	r := len(x.Shape)
 	if r != 3 && r != 4 || slices.Contains(x.Shape[r-3:], 0) {
-		return nil, fmt.Errorf("RuntimeError: non-empty 3D or 4D (batch mode) tensor expected for input")
+		return nil, Errorf(RuntimeError, "non-empty 3D or 4D (batch mode) tensor expected for input")
 	}
 	h, wd := x.Shape[r-2], x.Shape[r-1]
 	oh, ow := w[0].pooled(h, ceil), w[1].pooled(wd, ceil)
 	if oh < 1 || ow < 1 {
-		return nil, fmt.Errorf("RuntimeError: Given input size: (%dx%dx%d). Calculated output size: (%dx%dx%d). Output size is too small", x.Shape[r-3], h, wd, x.Shape[r-3], oh, ow)
+		return nil, Errorf(RuntimeError, "Given input size: (%dx%dx%d). Calculated output size: (%dx%dx%d). Output size is too small", x.Shape[r-3], h, wd, x.Shape[r-3], oh, ow)
 	}
 	return append(slices.Clone(x.Shape[:r-2]), oh, ow), nil
 }
@@ -217,7 +217,7 @@ func (s *Session) avgPool2d(x *Tensor, w [2]window, ceil bool) (*Tensor, error) 
 func (s *Session) adaptiveAvgPool2d(x *Tensor, size [2]int64) (*Tensor, error) {
 	r := len(x.Shape)
 	if r != 3 && r != 4 || slices.Contains(x.Shape[r-3:], 0) {
-		return nil, fmt.Errorf("RuntimeError: adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got %s", dimList(x.Shape))
+		return nil, Errorf(RuntimeError, "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got %s", dimList(x.Shape))
 	}
 	if err := poolModelled("F.adaptive_avg_pool2d", x); err != nil {
 		return nil, err
