@@ -125,7 +125,7 @@ func (s *Session) Backward(t *Tensor, retainGraph bool) error {
 // grad.
 func (s *Session) SetRequiresGrad(t *Tensor) error {
 	if t.fn != nil {
-		return fmt.Errorf("RuntimeError: you can only change requires_grad flags of leaf variables.")
+		return Errorf(RuntimeError, "you can only change requires_grad flags of leaf variables.")
 	}
 	if t.slot == nil {
 		t.slot = newGradSlot()

@@ -29,7 +29,7 @@ func (t *Tensor) StorageKey() string { return fmt.Sprintf("storage %p", t.st) }
 // deepcopy made earlier), else on a new copy of t's whole storage.
 func (s *Session) DeepCopy(t, onto *Tensor) (*Tensor, error) {
 	if t.fn != nil {
-		return nil, fmt.Errorf("RuntimeError: Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.  If you were attempting to deepcopy a module, this may be because of a torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
+		return nil, Errorf(RuntimeError, "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.  If you were attempting to deepcopy a module, this may be because of a torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001")
 	}
 	var st *storage
 	if onto != nil {

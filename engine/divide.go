@@ -1,7 +1,5 @@
 package engine
 
-import "fmt"
-
 // True division: a / b makes a new tensor of the broadcast shape, of the
 // operands' promoted dtype (float32 when that is an integer or bool: true
 // division); a number / a tensor is Tensor.__rtruediv__, which PyTorch
@@ -21,7 +19,7 @@ func init() {
 				case a[2] == nil:
 					return s.divide(x, y)
 				case op == "":
-					return nil, fmt.Errorf("RuntimeError: div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '%s'", a.String(2))
+					return nil, Errorf(RuntimeError, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '%s'", a.String(2))
 				case x.number || s.gradEnabled && (x.requiresGrad() || y.requiresGrad()):
 					return nil, NotModelledError("torch.div with rounding_mode of a number by a tensor, or under autograd")
 				}
@@ -35,7 +33,7 @@ func init() {
 func (s *Session) divide(a, b *Tensor) (*Tensor, error) {
 	switch {
 	case a.number && b.number:
-		return nil, fmt.Errorf("TypeError: a number divided by a number is not a tensor")
+		return nil, Errorf(TypeError, "a number divided by a number is not a tensor")
 	case a.number:
 		return s.reciprocalTimes(b)
 	}

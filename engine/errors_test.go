@@ -20,6 +20,7 @@ func TestKindOf(t *testing.T) {
 		{fmt.Errorf("cuda:0: %w", Errorf(ValueError, "bad")), ValueError},
 		{&allocator.OutOfMemoryError{Huge: true}, OutOfMemoryError},
 		{fmt.Errorf("cuda:0: %w", &allocator.OutOfMemoryError{Huge: true}), OutOfMemoryError},
+		{errValueSized("torch.nonzero"), NotImplementedError},
 		{errors.New("no kind"), RuntimeError},
 	} {
 		if got := KindOf(c.err); got != c.want {

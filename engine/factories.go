@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"errors"
-	"fmt"
 	"math"
 	"slices"
 )
@@ -21,7 +19,7 @@ func init() {
 			run: func(s *Session, a Args) (*Tensor, error) {
 				x := a.Tensor(0)
 				if len(x.Shape) < 2 {
-					return nil, fmt.Errorf("RuntimeError: %s: input tensor must have at least 2 dimensions", name)
+					return nil, Errorf(RuntimeError, "%s: input tensor must have at least 2 dimensions", name)
 				}
 				if s.gradEnabled && x.requiresGrad() {
 					return nil, NotModelledError("Tensor." + name + " of a tensor that requires grad")
@@ -109,11 +107,11 @@ func init() {
 				}
 			}
 			if a.Number(2) == 0 {
-				return TensorSpec{}, errors.New("RuntimeError: step must be nonzero")
+				return TensorSpec{}, Errorf(RuntimeError, "step must be nonzero")
 			}
 			n := math.Ceil((end - start) / a.Number(2))
 			if n < 0 || math.IsNaN(n) {
-				return TensorSpec{}, errors.New("RuntimeError: upper bound and larger bound inconsistent with step sign")
+				return TensorSpec{}, Errorf(RuntimeError, "upper bound and larger bound inconsistent with step sign")
 			}
 			var values []float64 // known for a short range, so print shows them
 			for i := 0.0; i < n && n <= maxKnownRange; i++ {
@@ -141,14 +139,14 @@ func init() {
 					m = a.Int(1)
 				}
 				if a.Int(0) < 0 || m < 0 {
-					return TensorSpec{}, fmt.Errorf("RuntimeError: n must be greater or equal to 0, got %d", min(a.Int(0), m))
+					return TensorSpec{}, Errorf(RuntimeError, "n must be greater or equal to 0, got %d", min(a.Int(0), m))
 				}
 				return TensorSpec{Op: "empty", Shape: []int64{a.Int(0), m}, DType: Float32}, nil
 			}),
 		factory("linspace", "new tensor of steps elements (float32)", []Param{{Name: "start", Kind: NumberParam}, {Name: "end", Kind: NumberParam}, integer("steps", "")}, false,
 			func(a Args) (TensorSpec, error) {
 				if a.Int(2) < 0 {
-					return TensorSpec{}, fmt.Errorf("RuntimeError: number of steps must be non-negative")
+					return TensorSpec{}, Errorf(RuntimeError, "number of steps must be non-negative")
 				}
 				return TensorSpec{Op: "empty", Shape: []int64{a.Int(2)}, DType: Float32}, nil
 			}),

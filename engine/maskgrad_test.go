@@ -100,7 +100,7 @@ func TestMaskedSelectBackwardRefusals(t *testing.T) {
 	} {
 		before := len(s.History(0))
 		_, err := c.bw(s, nd, c.grad)
-		wantErr(t, c.want, err, NotModelledError(c.want).Error())
+		wantErr(t, c.want, err, pyText(NotModelledError(c.want)))
 		if after := len(s.History(0)); after != before {
 			t.Errorf("%s: %d allocator events before the refusal", c.want, after-before)
 		}

@@ -53,15 +53,16 @@ func cubSelectScratch(n uint64) uint64 {
 const selectTile = 8448
 
 // valueSizedError is the error for an op whose output's size depends on
-// values the tool does not know.
-type valueSizedError struct{ op string }
+// values the tool does not know: a NotImplementedError.
+type valueSizedError struct{ err error }
 
-func (e valueSizedError) Error() string {
-	return NotModelledError("the size of " + e.op + "'s output, which depends on values the tool does not compute,").Error()
-}
+func (e valueSizedError) Error() string { return e.err.Error() }
+func (e valueSizedError) Unwrap() error { return e.err }
 
 // errValueSized is op's valueSizedError.
-func errValueSized(op string) error { return valueSizedError{op} }
+func errValueSized(op string) error {
+	return valueSizedError{NotModelledError("the size of " + op + "'s output, which depends on values the tool does not compute,")}
+}
 
 // Nonzero is torch.nonzero(x): the int64 indices [count, ndim] of x's
 // nonzero elements, which the tool computes from x's known values.

@@ -1,7 +1,5 @@
 package engine
 
-import "errors"
-
 // The engine's part of nn.Module's conversions (module.to(), .cuda(),
 // .half()...): each tensor is converted to a new one, which a parameter
 // then takes as its data (param.data = new), as Module._apply does
@@ -9,7 +7,7 @@ import "errors"
 
 // errConvertFromGPU refuses what module_convert.py did not record: a
 // GPU tensor converted to another dtype on another device.
-var errConvertFromGPU = errors.New("NotImplementedError: converting a GPU tensor to another device and dtype at once is not modelled by gpumemrepl")
+var errConvertFromGPU = Errorf(NotImplementedError, "converting a GPU tensor to another device and dtype at once is not modelled by gpumemrepl")
 
 // Convert is t.to(dev, dtype) as Module._apply calls it, outside
 // autograd: t itself (another reference) when it already is on dev with

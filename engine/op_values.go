@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"math"
 	"slices"
 )
@@ -258,10 +257,10 @@ func (s *Session) rpow(base float64, x *Tensor) (*Tensor, error) {
 // (zeros, scattered into).
 func (s *Session) Gather(x *Tensor, dim int64, index *Tensor) (*Tensor, error) {
 	if index.DType.Name != "int64" {
-		return nil, fmt.Errorf("RuntimeError: gather(): Expected dtype int64 for index")
+		return nil, Errorf(RuntimeError, "gather(): Expected dtype int64 for index")
 	}
 	if len(index.Shape) != len(x.Shape) {
-		return nil, fmt.Errorf("RuntimeError: Index tensor must have the same number of dimensions as input tensor")
+		return nil, Errorf(RuntimeError, "Index tensor must have the same number of dimensions as input tensor")
 	}
 	if _, err := sameDevice(x, index); err != nil {
 		return nil, err

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
@@ -47,7 +46,7 @@ func init() {
 			run: func(s *Session, a Args) (*Tensor, error) {
 				x, y := a.Tensor(0), a.Tensor(1)
 				if len(x.Shape) != 2 || len(y.Shape) != 2 {
-					return nil, fmt.Errorf("RuntimeError: self must be a matrix")
+					return nil, Errorf(RuntimeError, "self must be a matrix")
 				}
 				return s.matmul(x, y, "")
 			}},
@@ -77,7 +76,7 @@ func init() {
 			run: func(s *Session, a Args) (*Tensor, error) {
 				x, y := a.Tensor(0), a.Tensor(1)
 				if x.number && y.number {
-					return nil, fmt.Errorf("TypeError: a number %s a number is not a tensor", name)
+					return nil, Errorf(TypeError, "a number %s a number is not a tensor", name)
 				}
 				if s.gradEnabled && (y.requiresGrad() || name != "remainder" && x.requiresGrad()) {
 					return nil, NotModelledError("the backward of torch." + name + " other than a tensor's remainder by a number")
@@ -90,7 +89,7 @@ func init() {
 			Memory: "new bool tensor of the broadcast shape; not recorded by autograd",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				if a.Tensor(0).number && a.Tensor(1).number {
-					return nil, fmt.Errorf("TypeError: a number compared with a number is not a tensor")
+					return nil, Errorf(TypeError, "a number compared with a number is not a tensor")
 				}
 				out, err := s.compare(a.Tensor(0), a.Tensor(1))
 				if err == nil {
@@ -111,7 +110,7 @@ func arith(name, memory string, extra ...Param) *OpDef {
 		run: func(s *Session, a Args) (*Tensor, error) {
 			x, y := a.Tensor(0), a.Tensor(1)
 			if x.number && y.number {
-				return nil, fmt.Errorf("TypeError: a number %s a number is not a tensor", name)
+				return nil, Errorf(TypeError, "a number %s a number is not a tensor", name)
 			}
 			return s.binary(name, x, y)
 		},
@@ -176,7 +175,7 @@ func sameDevice(ts ...*Tensor) (Device, error) {
 		}
 		d := t.Device()
 		if dev != nil && *dev != d {
-			return d, fmt.Errorf("RuntimeError: Expected all tensors to be on the same device, but found at least two devices, %s and %s!", *dev, d)
+			return d, Errorf(RuntimeError, "Expected all tensors to be on the same device, but found at least two devices, %s and %s!", *dev, d)
 		}
 		dev = &d
 	}
@@ -668,7 +667,7 @@ func broadcast(a, b *Tensor) ([]int64, error) {
 	}
 	out, i, ok := broadcastShapes(a.Shape, b.Shape)
 	if !ok {
-		return nil, fmt.Errorf("RuntimeError: The size of tensor a (%d) must match the size of tensor b (%d) at non-singleton dimension %d", dimFromEnd(a.Shape, len(out)-1-i), dimFromEnd(b.Shape, len(out)-1-i), i)
+		return nil, Errorf(RuntimeError, "The size of tensor a (%d) must match the size of tensor b (%d) at non-singleton dimension %d", dimFromEnd(a.Shape, len(out)-1-i), dimFromEnd(b.Shape, len(out)-1-i), i)
 	}
 	return out, nil
 }

@@ -315,7 +315,7 @@ func (s *Session) RunInPlace(d *OpDef, a Args) error {
 func (s *Session) checkNumbers(d *OpDef, a Args) error {
 	for i, p := range d.Params {
 		if t := a.Tensor(i); t != nil && t.number && p.Kind != OperandParam {
-			return fmt.Errorf("TypeError: %s(): argument '%s' must be Tensor, not a number", d.Name, p.Name)
+			return Errorf(TypeError, "%s(): argument '%s' must be Tensor, not a number", d.Name, p.Name)
 		}
 	}
 	return nil
@@ -329,7 +329,7 @@ func (s *Session) Op(name string, tensors ...*Tensor) (*Tensor, error) {
 		return nil, fmt.Errorf("unknown operation %q", name)
 	}
 	if len(tensors) > len(d.Params) {
-		return nil, fmt.Errorf("TypeError: %s() takes at most %d arguments (%d given)", name, len(d.Params), len(tensors))
+		return nil, Errorf(TypeError, "%s() takes at most %d arguments (%d given)", name, len(d.Params), len(tensors))
 	}
 	a := make(Args, len(d.Params))
 	for i, p := range d.Params {
@@ -365,7 +365,7 @@ var NotModelled = []string{
 // NotModelledError is the error of a PyTorch name the tool does not
 // model (torch.X or Tensor.X).
 func NotModelledError(name string) error {
-	return fmt.Errorf("NotImplementedError: %s is not modelled by gpumemrepl", name)
+	return Errorf(NotImplementedError, "%s is not modelled by gpumemrepl", name)
 }
 
 // input is the first parameter of nearly every op.

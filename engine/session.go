@@ -475,11 +475,11 @@ func viewShape(numel uint64, want []int64) ([]int64, error) {
 	for i, d := range shape {
 		switch {
 		case d == -1 && infer >= 0:
-			return nil, errors.New("RuntimeError: only one dimension can be inferred")
+			return nil, Errorf(RuntimeError, "only one dimension can be inferred")
 		case d == -1:
 			infer = i
 		case d < 0:
-			return nil, fmt.Errorf("RuntimeError: invalid shape dimension %d", d)
+			return nil, Errorf(RuntimeError, "invalid shape dimension %d", d)
 		default:
 			known *= d
 		}
@@ -487,13 +487,13 @@ func viewShape(numel uint64, want []int64) ([]int64, error) {
 	if n == known || infer >= 0 && known > 0 && n%known == 0 {
 		if infer >= 0 {
 			if known == 0 {
-				return nil, fmt.Errorf("RuntimeError: cannot reshape tensor of 0 elements into shape %s because the unspecified dimension size -1 can be any value and is ambiguous", dimList(want))
+				return nil, Errorf(RuntimeError, "cannot reshape tensor of 0 elements into shape %s because the unspecified dimension size -1 can be any value and is ambiguous", dimList(want))
 			}
 			shape[infer] = n / known
 		}
 		return shape, nil
 	}
-	return nil, fmt.Errorf("RuntimeError: shape '%s' is invalid for input of size %d", dimList(want), n)
+	return nil, Errorf(RuntimeError, "shape '%s' is invalid for input of size %d", dimList(want), n)
 }
 
 func dimList(s []int64) string { return "[" + joinDims(s, ", ") + "]" }

@@ -147,7 +147,7 @@ func checkSize(shape []int64, elem uint64) error {
 	}
 	hi, lo := bits.Mul64(n, elem)
 	if over || hi != 0 || lo > math.MaxInt64 {
-		return fmt.Errorf("RuntimeError: Storage size calculation overflowed with sizes=%s", dimList(shape))
+		return Errorf(RuntimeError, "Storage size calculation overflowed with sizes=%s", dimList(shape))
 	}
 	return nil
 }

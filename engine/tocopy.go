@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"math"
 	"slices"
 )
@@ -26,7 +25,7 @@ func formatStrides(x *Tensor, f MemoryFormat) ([]int64, error) {
 	switch f {
 	case ChannelsLast:
 		if len(x.Shape) != 4 {
-			return nil, fmt.Errorf("RuntimeError: required rank 4 tensor to use channels_last format")
+			return nil, Errorf(RuntimeError, "required rank 4 tensor to use channels_last format")
 		}
 		n := x.Shape
 		c, h, w := max(n[1], 1), max(n[2], 1), max(n[3], 1)
