@@ -1,7 +1,7 @@
 package torchpy
 
 import (
-	"strings"
+	"errors"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
 	"github.com/gpumemrepl/gpumemrepl/python/eval"
@@ -22,25 +22,16 @@ var pyClasses = [...]*eval.Class{
 }
 
 // pyErr raises an engine error as the Python exception PyTorch raises:
-// the class its kind names, its text the message.
+// the class its kind names, its text the message. A Python exception
+// that came back through the engine (raised by a function it called: an
+// optimizer's step, a checkpointed function) goes on unchanged.
 func (b *Binding) pyErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	msg := err.Error()
-	if k := engine.KindOf(err); k != engine.RuntimeError {
-		return b.in.Raise(pyClasses[k], "%s", msg)
+	var ex *eval.Exception
+	if errors.As(err, &ex) {
+		return ex
 	}
-	if cls, rest, ok := strings.Cut(msg, ": "); ok {
-		for _, c := range eval.ExceptionClasses {
-			if c.Name == cls {
-				return b.in.Raise(c, "%s", rest)
-			}
-		}
-		switch cls {
-		case "torch.AcceleratorError":
-			return b.in.Raise(AcceleratorErrorType, "%s", rest)
-		}
-	}
-	return b.in.Raise(eval.RuntimeErrorType, "%s", msg)
+	return b.in.Raise(pyClasses[engine.KindOf(err)], "%s", err.Error())
 }
