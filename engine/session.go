@@ -145,8 +145,9 @@ type Session struct {
 	interrupted atomic.Bool
 }
 
-// errInterrupted is the error of a call stopped by Interrupt (Ctrl-C).
-var errInterrupted = errors.New("KeyboardInterrupt")
+// errInterrupted is the error of a call stopped by Interrupt (Ctrl-C):
+// KeyboardInterrupt, with no message, as Python raises it.
+var errInterrupted = &Error{Kind: KeyboardInterrupt}
 
 // Interrupt stops the running call at its next chunk of host or device
 // work: it fails with KeyboardInterrupt and, like every failing call, leaves
