@@ -246,7 +246,7 @@ func (s *Session) SetAllocConf(conf string) error {
 
 func (s *Session) gpu(i int) (*gpu, error) {
 	if i < 0 || i >= len(s.gpus) {
-		return nil, fmt.Errorf("CUDA error: invalid device ordinal: cuda:%d (this session has %d device(s))", i, len(s.gpus))
+		return nil, Errorf(AcceleratorError, "CUDA error: invalid device ordinal: cuda:%d (this session has %d device(s))", i, len(s.gpus))
 	}
 	return s.gpus[i], nil
 }
