@@ -215,9 +215,11 @@ func opensBlock(body string) bool {
 	if strings.HasPrefix(body, "@") { // a decorator: its def or class follows
 		return true
 	}
+	// one unindented line fails with an IndentationError only for the
+	// body it lacks ("expected an indented block after ...")
 	_, err := syntax.ParseFile("<line>", []byte(body+"\n"), nil)
 	var se *syntax.Error
-	return errors.As(err, &se) && strings.HasPrefix(se.Msg, "expected an indented block")
+	return errors.As(err, &se) && se.Kind == "IndentationError"
 }
 
 // gpumemLine runs one line of a .gpumem script (without its
