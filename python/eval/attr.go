@@ -24,7 +24,21 @@ func (in *Interp) AttrError(obj Value, name string) error {
 	}
 	switch o := obj.(type) {
 	case *ModuleObj:
-		return in.Raise(AttributeErrorType, "module '%s' has no attribute '%s'%s", o.Name, name, note)
+		err := in.Raise(AttributeErrorType, "module '%s' has no attribute '%s'%s", o.Name, name, note)
+		if note == "" {
+			// the traceback's "Did you mean", from the module's names as
+			// CPython 3.12 takes them from dir(module)
+			var cands []string
+			for _, k := range o.Dict.keys() {
+				if s, ok := k.(string); ok {
+					cands = append(cands, s)
+				}
+			}
+			if s := closest(name, cands); s != "" {
+				err.(*Exception).Inst.exc.hint = ". Did you mean: '" + s + "'?"
+			}
+		}
+		return err
 	case *Class:
 		return in.Raise(AttributeErrorType, "type object '%s' has no attribute '%s'%s", o.Name, name, note)
 	}

@@ -119,3 +119,20 @@ func instanceDicts(garbage []Object) map[Object]bool {
 	}
 	return out
 }
+
+// GetObjects is gc.get_objects(): a new list of every object the
+// collector tracks, oldest first (CPython lists them by generation;
+// without automatic collection every object here is in one).
+func (in *Interp) GetObjects() *List {
+	objs := make([]Object, 0, len(in.live))
+	for o := range in.live {
+		objs = append(objs, o)
+	}
+	sort.Slice(objs, func(i, j int) bool { return objs[i].header().seq < objs[j].header().seq })
+	items := make([]Value, len(objs))
+	for i, o := range objs {
+		Incref(o)
+		items[i] = o
+	}
+	return in.NewList(items)
+}

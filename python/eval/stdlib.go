@@ -195,6 +195,9 @@ func (in *Interp) installStdlib() {
 		in.fn(m, "collect", "collect(): free unreachable reference cycles, return how many objects", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 			return int64(in.Collect()), nil
 		})
+		in.fn(m, "get_objects", "get_objects(generation=None): a list of every object the collector tracks", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			return in.GetObjects(), nil
+		})
 		in.fn(m, "disable", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 			in.gcDisabled = true
 			return None, nil
