@@ -52,30 +52,27 @@ func init() {
 		if len(args) != 1 {
 			return nil, in.Raise(eval.TypeErrorType, "a grad mode decorates one function")
 		}
-		fn := args[0]
-		on := g.on
-		w := &eval.Builtin{Name: "decorated", Self: fn, Fn: func(in *eval.Interp, fn eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			b := bindingOf(in)
-			prev := b.S.SetGradEnabled(on)
-			r, err := in.Call(fn, args, kw)
-			b.S.SetGradEnabled(prev)
-			return r, err
-		}}
-		eval.Incref(fn)
-		return eval.Track(in, w), nil
+		return in.Call(bindingOf(in).decorate, []eval.Value{g, args[0]}, nil)
 	}))
 }
 
 // gradModes declares torch's grad modes and torch.autograd in torch.
-func (b *Binding) gradModes(torch *eval.ModuleObj) {
+func (b *Binding) gradModes(torch *eval.ModuleObj) error {
 	b.declareGradModes(torch)
 	b.autocasts(torch) // autocast.go: torch.autocast and torch.amp
 	ag := b.autogradModule(b.in)
 	b.in.AddModule("torch.autograd", ag)
 	torch.Set(b.in, "autograd", ag)
+	gm := b.in.NewModule("torch.autograd.grad_mode")
+	defer b.in.Decref(gm)
+	if err := b.execInto(gm, "<torch.autograd.grad_mode>", gradModeSource); err != nil {
+		return err
+	}
+	b.decorate, _ = gm.Dict.GetStr("_decorate")
 	graph := b.autogradGraphModule(b.in)
 	b.in.AddModule("torch.autograd.graph", graph)
 	ag.Set(b.in, "graph", graph)
+	return nil
 }
 
 // declareGradModes declares no_grad, enable_grad, inference_mode,
@@ -298,7 +295,40 @@ func (b *Binding) setRequiresGrad(t *engine.Tensor, on bool) error {
 	return b.pyErr(b.S.ClearRequiresGrad(t))
 }
 
+// leafOnly is PyTorch's error for `t.requires_grad = on` of a tensor
+// autograd made: any value (requires_grad_ refuses only False).
+func leafOnly(on bool) string {
+	msg := "you can only change requires_grad flags of leaf variables."
+	if !on {
+		msg += " If you want to use a computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+	}
+	return msg
+}
+
 func init() {
+	TensorType.SetAttr("requires_grad", eval.NewProperty(
+		eval.NewBuiltin("requires_grad", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			t, err := self(in, s)
+			if err != nil {
+				return nil, err
+			}
+			return t.T.RequiresGrad(), nil
+		}),
+		// t.requires_grad = on, as requires_grad_(on) of a leaf
+		eval.NewBuiltin("requires_grad", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			t, err := self(in, s)
+			if err != nil {
+				return nil, err
+			}
+			on, ok := args[0].(bool)
+			if !ok {
+				return nil, in.Raise(eval.TypeErrorType, "requires_grad must be a bool")
+			}
+			if !t.T.IsLeaf() {
+				return nil, in.Raise(eval.RuntimeErrorType, "%s", leafOnly(on))
+			}
+			return eval.None, t.b.setRequiresGrad(t.T, on)
+		})))
 	tensorMethod("detach_", "detach_(): leaves the graph in place", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		if err := b.arity("detach_", args, 0); err != nil {
 			return nil, err

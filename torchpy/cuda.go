@@ -157,6 +157,8 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m.Set(in, "memory", mem)
 	in.Decref(mem)
 	b.deviceInfo(m)
+	info, _ := m.Dict.GetStr("mem_get_info")
+	mem.Set(in, "mem_get_info", info)
 	b.cudaExtras(m)
 	b.cudaAmp(m)
 	if err := b.cudaStreams(in, m); err != nil {

@@ -271,32 +271,25 @@ func (b *Binding) moduleRepr(o *eval.Instance) (eval.Value, error) {
 
 // layers declares Linear and GELU (ReLU, with inplace=, is module_cnn.go's).
 func layers() {
-	modMethod(LinearType, "__init__", "Linear(in_features, out_features, bias=True)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+	modMethod(LinearType, "__init__", "Linear(in_features, out_features, bias=True, device=None, dtype=None)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		in := b.in
-		var rest []eval.KeywordArg
-		dev := engine.CPU
-		for _, k := range kw {
-			switch k.Name {
-			case "device":
-				if k.Value == eval.None {
-					break
-				}
-				d, err := b.deviceArg(k.Value)
-				if err != nil {
-					return nil, err
-				}
-				dev = d
-			case "dtype":
-				if d, ok := k.Value.(*DTypeObj); !ok || d.D.Name != "float32" {
-					return nil, b.notModelled("Linear(dtype=...) other than float32")
-				}
-			default:
-				rest = append(rest, k)
-			}
-		}
-		a, err := in.ArgSpec("Linear", args, rest, 2, "in_features", "out_features", "bias")
+		a, err := in.ArgSpec("Linear", args, kw, 2, "in_features", "out_features", "bias", "device", "dtype")
 		if err != nil {
 			return nil, err
+		}
+		dev := engine.CPU
+		if a[3] != nil && a[3] != eval.None {
+			if dev, err = b.deviceArg(a[3]); err != nil {
+				return nil, err
+			}
+		}
+		dt := engine.Float32
+		if a[4] != nil && a[4] != eval.None {
+			d, ok := a[4].(*DTypeObj)
+			if !ok || !d.D.IsFloatingPoint() {
+				return nil, in.Raise(eval.TypeErrorType, "Linear(): dtype must be a floating point torch.dtype")
+			}
+			dt = d.D
 		}
 		nIn, err := in.Index(a[0])
 		if err != nil {
@@ -319,13 +312,13 @@ func layers() {
 		in.PutStr(o.Dict, "in_features", nIn, "")
 		in.PutStr(o.Dict, "out_features", nOut, "")
 		ps := sub(o, "_parameters")
-		w, err := b.S.NewParameter([]int64{nOut, nIn}, dev)
+		w, err := b.S.NewParameterOf([]int64{nOut, nIn}, dt, dev)
 		if err != nil {
 			return nil, b.pyErr(err)
 		}
 		in.PutStr(ps, "weight", b.newParam(w), "")
 		if bias {
-			bt, err := b.S.NewParameter([]int64{nOut}, dev)
+			bt, err := b.S.NewParameterOf([]int64{nOut}, dt, dev)
 			if err != nil {
 				return nil, b.pyErr(err)
 			}
@@ -464,6 +457,7 @@ func (b *Binding) nnModule(in *eval.Interp) (*eval.ModuleObj, error) {
 			return nil, err
 		}
 	}
+	b.nnModuleAliases(in, m)
 	for _, name := range []string{"Conv2d", "Conv1d", "Conv3d", "BatchNorm2d", "LayerNorm", "Embedding", "Dropout", "MaxPool2d", "CrossEntropyLoss", "MSELoss", "LSTM", "Softmax", "TransformerEncoderLayer", "MultiheadAttention"} {
 		if _, declared := m.Dict.GetStr(name); declared {
 			continue

@@ -66,6 +66,22 @@ func (b *Binding) deviceInfo(m *eval.ModuleObj) {
 		p := b.S.Properties(i)
 		return in.NewTuple([]eval.Value{int64(p.Major), int64(p.Minor)}), nil
 	})
+	b.fn(m, "is_bf16_supported", "is_bf16_supported(including_emulation=True)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		a, err := in.ArgSpec("is_bf16_supported", args, kw, 0, "including_emulation")
+		if err != nil {
+			return nil, err
+		}
+		if b.S.DeviceCount() == 0 {
+			return false, nil
+		}
+		emulated, err := b.boolArg(a[0], true)
+		if err != nil {
+			return nil, err
+		}
+		// PyTorch: native from compute capability 8.0; below it, emulated
+		// (a bf16 tensor can be made)
+		return emulated || b.S.Properties(b.S.CurrentDevice()).Major >= 8, nil
+	})
 	b.fn(m, "mem_get_info", "mem_get_info(device=None): (free, total) from the driver, on a real GPU (--device cuda)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		i, err := b.cudaIndex(args, kw)
 		if err != nil {

@@ -107,6 +107,9 @@ type Binding struct {
 	// accWarnOff is set by
 	// torch.autograd.graph.set_warn_on_accumulate_grad_stream_mismatch(False).
 	accWarnOff bool
+	// decorate is grad_mode.py's _decorate(mode, fn): a grad mode's
+	// wrapper of a function it decorates.
+	decorate eval.Value
 }
 
 // label is what an event calls a dying tensor: "" for a temporary
@@ -198,7 +201,6 @@ func init() {
 	property("dtype", func(b *Binding, t *Tensor) (eval.Value, error) { return dtypeObj(t.T.DType), nil })
 	property("device", func(b *Binding, t *Tensor) (eval.Value, error) { return b.deviceObj(t.T.Device()), nil })
 	property("is_cuda", func(b *Binding, t *Tensor) (eval.Value, error) { return t.T.Device().CUDA, nil })
-	property("requires_grad", func(b *Binding, t *Tensor) (eval.Value, error) { return t.T.RequiresGrad(), nil })
 	property("is_leaf", func(b *Binding, t *Tensor) (eval.Value, error) { return t.T.IsLeaf(), nil })
 	property("ndim", func(b *Binding, t *Tensor) (eval.Value, error) { return int64(len(t.T.Shape)), nil })
 	property("nbytes", func(b *Binding, t *Tensor) (eval.Value, error) { return int64(t.T.Bytes()), nil })

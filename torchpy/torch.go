@@ -132,9 +132,11 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		return eval.None, nil
 	})
 	b.opFunctions(m)
-	b.gradModes(m)
+	if err := b.gradModes(m); err != nil {
+		return nil, err
+	}
 	backends := in.NewModule("torch.backends")
-	for _, name := range []string{"cudnn", "cuda", "opt_einsum"} {
+	for _, name := range []string{"cudnn", "cuda", "opt_einsum", "mps"} {
 		sub := in.NewModule("torch.backends." + name)
 		in.AddModule("torch.backends."+name, sub)
 		backends.Set(in, name, sub)
@@ -143,6 +145,14 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 			b.cudnnFlags(in, sub)
 		case "opt_einsum":
 			b.optEinsumFlags(in, sub)
+		case "cuda":
+			b.cudaMatmulFlags(in, sub)
+		case "mps":
+			for _, f := range []string{"is_available", "is_built"} {
+				b.fn(sub, f, f+"(): False, as on a machine without Apple's GPU", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+					return false, nil
+				})
+			}
 		}
 		in.Decref(sub)
 	}
@@ -161,6 +171,9 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		m.Set(in, sub.name, sm)
 	}
 	b.declareRNGStates(m)
+	if err := b.eagerModules(m); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 
@@ -266,6 +279,18 @@ func (b *Binding) optEinsumFlags(in *eval.Interp, m *eval.ModuleObj) {
 		}
 		return f
 	})
+}
+
+// cudaMatmulFlags gives torch.backends.cuda.matmul PyTorch's defaults
+// (TF32 off for matrix products, reduced-precision reductions allowed);
+// none changes memory.
+func (b *Binding) cudaMatmulFlags(in *eval.Interp, m *eval.ModuleObj) {
+	matmul := in.NewModule("torch.backends.cuda.matmul")
+	defer in.Decref(matmul)
+	matmul.Set(in, "allow_tf32", false)
+	matmul.Set(in, "allow_fp16_reduced_precision_reduction", true)
+	matmul.Set(in, "allow_bf16_reduced_precision_reduction", true)
+	m.Set(in, "matmul", matmul)
 }
 
 // cudnnFlags gives torch.backends.cudnn PyTorch's defaults and lets the

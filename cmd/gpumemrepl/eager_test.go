@@ -1,0 +1,145 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runPython runs src as a script through the binary (run --json on the
+// simulated H200) and returns each statement's row by line, and stderr.
+func runPython(t *testing.T, src string) (map[int]pythonStep, map[int]string, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "prog.py")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, _ := run(t, "run", "--json", "--fake-host", "--device", "sim", "--keep-going", path)
+	steps, printed := map[int]pythonStep{}, map[int]string{}
+	for _, l := range strings.Split(out, "\n") {
+		var s pythonStep
+		var o struct {
+			Output string `json:"output"`
+		}
+		if json.Unmarshal([]byte(l), &s) == nil && s.Line > 0 {
+			steps[s.Line] = s
+			_ = json.Unmarshal([]byte(l), &o)
+			printed[s.Line] = o.Output
+		}
+	}
+	return steps, printed, errOut
+}
+
+// TestCompileRunsEagerly: torch.compile of a module gives an
+// OptimizedModule over it (_orig_mod, the state dict's prefix) whose
+// forward allocates what the module's own does, and of a function (as a
+// decorator too, with options) a function that runs it; the note that
+// the figures are eager PyTorch's is written once to stderr.
+func TestCompileRunsEagerly(t *testing.T) {
+	steps, printed, errOut := runPython(t, `import torch
+m = torch.nn.Linear(1024, 1024, device='cuda')
+x = torch.randn(64, 1024, device='cuda')
+y = m(x)
+del y
+c = torch.compile(m)
+print(type(c).__name__, c._orig_mod is m, list(c.state_dict())[0])
+y = c(x)
+del y
+
+
+@torch.compile(mode="max-autotune")
+def f(t):
+    return t * 2
+
+
+print(f(x).shape, f.__name__, torch.compile(f, disable=True) is f)
+`)
+	if got := printed[7]; got != "OptimizedModule True _orig_mod.weight\n" {
+		t.Errorf("line 7 printed %q", got)
+	}
+	if printed[17] != "torch.Size([64, 1024]) f True\n" {
+		t.Errorf("line 17 printed %q", printed[17])
+	}
+	if steps[4].MaxAlloc != steps[8].MaxAlloc || steps[8].Allocated != steps[4].Allocated {
+		t.Errorf("compiled forward: peak %d, allocated after %d; eager %d and %d", steps[8].MaxAlloc, steps[8].Allocated, steps[4].MaxAlloc, steps[4].Allocated)
+	}
+	if n := strings.Count(errOut, "torch.compile runs the model eagerly"); n != 1 {
+		t.Errorf("the note was written %d times: %s", n, errOut)
+	}
+}
+
+// TestEagerModeNames: what model code names beyond tensors runs as in
+// eager PyTorch: torch.jit's decorators and queries, torch.fx.wrap,
+// torch.nn.modules' paths, nn.Linear's positional device and bfloat16
+// dtype, @torch.no_grad() and @torch.inference_mode() on methods,
+// `p.requires_grad = False`, gc.get_objects(), torch.distributed before
+// a process group, and a misspelt torch.cuda name's "Did you mean".
+func TestEagerModeNames(t *testing.T) {
+	steps, printed, errOut := runPython(t, `import torch
+import gc
+import torch.nn as nn
+from torch.nn.modules.batchnorm import _BatchNorm
+
+
+class Net(nn.Module):
+    scale: torch.jit.Final[float]
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(256, 256, True, 'cuda', torch.bfloat16)
+
+    @torch.jit.ignore
+    def skipped(self):
+        return torch.jit.is_scripting() or torch.jit.is_tracing()
+
+    @torch.no_grad()
+    def generate(self, t):
+        return self.fc(t)
+
+    @torch.inference_mode()
+    def infer(self, t):
+        return self.fc(t)
+
+
+net = Net()
+x = torch.randn(8, 256, device='cuda', dtype=torch.bfloat16)
+print(net.skipped(), net.fc.weight.dtype, net.generate(x).requires_grad, net.infer(x).requires_grad)
+print(torch.fx.wrap(len) is len, torch.nn.modules.linear.Linear is nn.Linear, issubclass(nn.BatchNorm2d, _BatchNorm))
+for p in net.parameters():
+    p.requires_grad = False
+print([p.requires_grad for p in net.parameters()], torch.distributed.is_initialized())
+print(sum(1 for o in gc.get_objects() if torch.is_tensor(o) and o.is_cuda))
+(x.float().requires_grad_() * 2).requires_grad = False
+torch.distributed.get_rank()
+torch.cuda.memory_sumary()
+`)
+	want := map[int]string{
+		29: "False torch.bfloat16 False False\n",
+		30: "True True True\n",
+		33: "[False, False] False\n",
+		34: "3\n",
+	}
+	for line, w := range want {
+		if printed[line] != w {
+			t.Errorf("line %d printed %q, want %q", line, printed[line], w)
+		}
+	}
+	// the bfloat16 layer: a 256x256 weight and its bias, 2 bytes each
+	if got := steps[27].Allocated; got != 131072+512 {
+		t.Errorf("Net() allocated %d", got)
+	}
+	for line, e := range map[int]string{
+		35: "RuntimeError: you can only change requires_grad flags of leaf variables. If you want to use a computed variable",
+		36: "ValueError: Default process group has not been initialized",
+		37: "AttributeError: module 'torch.cuda' has no attribute 'memory_sumary'",
+	} {
+		if s := steps[line]; s.Error == nil || !strings.Contains(*s.Error, e) {
+			t.Errorf("line %d: error %v, want %q", line, s.Error, e)
+		}
+	}
+	if !strings.Contains(errOut, "Did you mean: 'memory_summary'?") {
+		t.Errorf("no suggestion for memory_sumary in:\n%s", errOut)
+	}
+}

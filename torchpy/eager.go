@@ -1,0 +1,105 @@
+package torchpy
+
+import (
+	_ "embed"
+	"fmt"
+
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
+)
+
+// What model code names beyond tensors, as eager PyTorch runs it:
+// torch.jit's and torch.fx's decorators and queries (no-ops outside
+// TorchScript and FX tracing), torch.compile and torch.compiler (the
+// model runs eagerly, with compileNote once), torch._dynamo's helpers,
+// torch.finfo and torch.iinfo, torch._assert and torch's constants.
+// Each is written in Python, in the .py file of its module beside this
+// one.
+
+var (
+	//go:embed jit.py
+	jitSource string
+	//go:embed jit_annotations.py
+	jitAnnotationsSource string
+	//go:embed fx.py
+	fxSource string
+	//go:embed compiler.py
+	compilerSource string
+	//go:embed dynamo.py
+	dynamoSource string
+	//go:embed typeinfo.py
+	typeinfoSource string
+	//go:embed distributed.py
+	distributedSource string
+	//go:embed grad_mode.py
+	gradModeSource string
+)
+
+// compileNote is what torch.compile says once a run: the figures that
+// follow are eager PyTorch's, and how a compiled model's differ.
+const compileNote = "gpumemrepl: torch.compile runs the model eagerly here, so the figures are eager PyTorch's, an estimate for compiled code: " +
+	"Inductor fuses elementwise ops (their temporaries are never made), its partitioner saves other activations for backward " +
+	"(recomputing cheap ones), mode='reduce-overhead' keeps CUDA graphs' static buffers in a private pool, and compiling itself " +
+	"(autotuning's benchmark buffers) allocates once\n"
+
+// eagerModules declares torch.jit (with torch.jit.annotations),
+// torch.fx, torch.compiler, torch._dynamo and torch.distributed as
+// modules of torch, and
+// torch.compile, finfo, iinfo, _assert, pi, e, inf and nan in torch
+// itself.
+func (b *Binding) eagerModules(torch *eval.ModuleObj) error {
+	in := b.in
+	noted := false
+	for _, sub := range []struct {
+		parent *eval.ModuleObj
+		name   string
+		src    string
+	}{{torch, "jit", jitSource}, {nil, "jit.annotations", jitAnnotationsSource}, {torch, "fx", fxSource},
+		{torch, "compiler", compilerSource}, {torch, "_dynamo", dynamoSource}, {torch, "distributed", distributedSource}} {
+		m := in.NewModule("torch." + sub.name)
+		if sub.name == "compiler" {
+			b.fn(m, "_compile_note", "", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+				if !noted {
+					noted = true
+					fmt.Fprint(in.Stderr, compileNote)
+				}
+				return eval.None, nil
+			})
+		}
+		if err := b.execInto(m, "<torch."+sub.name+">", sub.src); err != nil {
+			return err
+		}
+		in.AddModule("torch."+sub.name, m)
+		parent, short := sub.parent, sub.name
+		if parent == nil {
+			jit, _ := torch.Dict.GetStr("jit")
+			parent, short = jit.(*eval.ModuleObj), "annotations"
+		}
+		parent.Set(in, short, m)
+		if sub.name == "compiler" {
+			compile, _ := m.Dict.GetStr("compile")
+			torch.Set(in, "compile", compile)
+		}
+		in.Decref(m)
+	}
+	c, _ := torch.Dict.GetStr("_C")
+	b.fn(c.(*eval.ModuleObj), "_get_tracing_state", "_get_tracing_state(): None, as nothing is traced", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return eval.None, nil
+	})
+	info := in.NewModule("torch")
+	defer in.Decref(info)
+	if err := b.execInto(info, "<torch>", typeinfoSource); err != nil {
+		return err
+	}
+	for _, name := range []string{"finfo", "iinfo", "_assert", "pi", "e", "inf", "nan"} {
+		v, _ := info.Dict.GetStr(name)
+		torch.Set(in, name, v)
+	}
+	return nil
+}
+
+// execInto runs Python source src in module m's namespace.
+func (b *Binding) execInto(m *eval.ModuleObj, file, src string) error {
+	fr := b.in.ModuleFrame(file, m.Dict)
+	defer b.in.Release(fr)
+	return b.in.ExecSource(fr, file, src)
+}

@@ -1,0 +1,56 @@
+package torchpy
+
+import (
+	"strings"
+
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
+)
+
+// nnModulePaths are the modules of torch.nn.modules and the classes of
+// torch.nn each holds in PyTorch 2.11, which code also names by these
+// paths (torch.nn.modules.linear.Linear, isinstance(m,
+// torch.nn.modules.batchnorm._BatchNorm)); torch.nn.parameter likewise.
+var nnModulePaths = map[string]string{
+	"modules.module":        "Module",
+	"modules.linear":        "Identity Linear Bilinear",
+	"modules.dropout":       "Dropout Dropout1d Dropout2d Dropout3d AlphaDropout",
+	"modules.sparse":        "Embedding EmbeddingBag",
+	"modules.activation":    "ReLU ReLU6 GELU SiLU Mish Tanh Sigmoid Hardswish Hardsigmoid Hardtanh LeakyReLU ELU Softplus Softmax LogSoftmax MultiheadAttention PReLU GLU",
+	"modules.batchnorm":     "BatchNorm1d BatchNorm2d BatchNorm3d SyncBatchNorm _BatchNorm _NormBase",
+	"modules.instancenorm":  "InstanceNorm1d InstanceNorm2d InstanceNorm3d",
+	"modules.normalization": "LayerNorm GroupNorm RMSNorm LocalResponseNorm",
+	"modules.container":     "Sequential ModuleList ModuleDict ParameterList ParameterDict",
+	"modules.transformer":   "Transformer TransformerEncoder TransformerEncoderLayer TransformerDecoder TransformerDecoderLayer",
+	"modules.conv":          "Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d",
+	"modules.pooling":       "MaxPool1d MaxPool2d MaxPool3d AvgPool1d AvgPool2d AvgPool3d AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveAvgPool3d AdaptiveMaxPool1d AdaptiveMaxPool2d",
+	"modules.loss":          "CrossEntropyLoss NLLLoss MSELoss L1Loss BCELoss BCEWithLogitsLoss SmoothL1Loss HuberLoss KLDivLoss",
+	"modules.flatten":       "Flatten Unflatten",
+	"modules.pixelshuffle":  "PixelShuffle PixelUnshuffle",
+	"modules.upsampling":    "Upsample",
+	"parameter":             "Parameter Buffer",
+}
+
+// nnModuleAliases declares torch.nn.modules and its modules, and
+// torch.nn.parameter, in nn: each holds those of its classes that nn
+// has (a class the tool lacks is absent there as in nn).
+func (b *Binding) nnModuleAliases(in *eval.Interp, nn *eval.ModuleObj) {
+	modules := in.NewModule("torch.nn.modules")
+	defer in.Decref(modules)
+	in.AddModule("torch.nn.modules", modules)
+	nn.Set(in, "modules", modules)
+	for path, names := range nnModulePaths {
+		m := in.NewModule("torch.nn." + path)
+		for _, name := range strings.Fields(names) {
+			if v, ok := nn.Dict.GetStr(name); ok {
+				m.Set(in, name, v)
+			}
+		}
+		in.AddModule("torch.nn."+path, m)
+		parent, short := nn, path
+		if sub, ok := strings.CutPrefix(path, "modules."); ok {
+			parent, short = modules, sub
+		}
+		parent.Set(in, short, m)
+		in.Decref(m)
+	}
+}
