@@ -67,7 +67,9 @@
 //     einsum_pair.go, einsum_path.go.
 //   - Views and copies: strides.go (unsqueeze, squeeze, permute, narrow,
 //     select), views.go (view, reshape, t, expand, cat, stack), split.go,
-//     tocopy.go (to), deepcopy.go.
+//     tocopy.go (to), deepcopy.go, aliases.go (other names of ops: clip,
+//     absolute, divide, swapaxes, concat; expand_as, view_as, type_as,
+//     unflatten, movedim, broadcast_to; new_zeros and the other new_*).
 //   - Factories: factories.go (zeros, ones, empty, full, rand, arange,
 //     the *_like forms, eye, linspace, randint, tril, triu).
 //   - Reductions and selections: reduce.go, reduce_outer.go, selectk.go,

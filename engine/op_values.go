@@ -23,6 +23,22 @@ var unaryFuncs = map[string]func(float64) float64{
 	"sigmoid": func(v float64) float64 { return 1 / (1 + math.Exp(-v)) },
 	"tanh":    math.Tanh,
 	"square":  func(v float64) float64 { return v * v },
+	"sin":     math.Sin,
+	"cos":     math.Cos,
+	"rsqrt":   func(v float64) float64 { return 1 / math.Sqrt(v) },
+	"erf":     math.Erf,
+	"atan":    math.Atan,
+	"log2":    math.Log2,
+	"log10":   math.Log10,
+	"expm1":   math.Expm1,
+	"sign": func(v float64) float64 {
+		if v > 0 {
+			return 1
+		} else if v < 0 {
+			return -1
+		}
+		return v
+	},
 }
 
 // mapValues are out's values, f of each of x's, when x's are known.

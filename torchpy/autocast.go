@@ -139,6 +139,12 @@ func (b *Binding) autocasts(torch *eval.ModuleObj) {
 		}
 		return dtypeObj(b.S.Autocast().DType), nil
 	})
+	b.fn(torch, "get_autocast_gpu_dtype", "get_autocast_gpu_dtype(): get_autocast_dtype('cuda')", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if err := b.arity("get_autocast_gpu_dtype", args, 0); err != nil {
+			return nil, err
+		}
+		return dtypeObj(b.S.Autocast().DType), nil
+	})
 	b.fn(torch, "is_autocast_cache_enabled", "is_autocast_cache_enabled()", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		if err := b.arity("is_autocast_cache_enabled", args, 0); err != nil {
 			return nil, err

@@ -32,6 +32,10 @@ var (
 	distributedSource string
 	//go:embed grad_mode.py
 	gradModeSource string
+	//go:embed as_tensor.py
+	asTensorSource string
+	//go:embed functional.py
+	functionalSource string
 )
 
 // compileNote is what torch.compile says once a run: the figures that
@@ -44,7 +48,9 @@ const compileNote = "gpumemrepl: torch.compile runs the model eagerly here, so t
 // eagerModules declares torch.jit (with torch.jit.annotations),
 // torch.fx, torch.compiler, torch._dynamo and torch.distributed as
 // modules of torch, and
-// torch.compile, finfo, iinfo, _assert, pi, e, inf and nan in torch
+// torch.compile, finfo, iinfo, _assert, as_tensor, the composites of
+// functional.py (meshgrid, outer, hstack, vstack), pi, e, inf and nan in
+// torch
 // itself.
 func (b *Binding) eagerModules(torch *eval.ModuleObj) error {
 	in := b.in
@@ -87,10 +93,12 @@ func (b *Binding) eagerModules(torch *eval.ModuleObj) error {
 	})
 	info := in.NewModule("torch")
 	defer in.Decref(info)
-	if err := b.execInto(info, "<torch>", typeinfoSource); err != nil {
-		return err
+	for _, src := range []string{typeinfoSource, asTensorSource, functionalSource} {
+		if err := b.execInto(info, "<torch>", src); err != nil {
+			return err
+		}
 	}
-	for _, name := range []string{"finfo", "iinfo", "_assert", "pi", "e", "inf", "nan"} {
+	for _, name := range []string{"finfo", "iinfo", "_assert", "pi", "e", "inf", "nan", "as_tensor", "meshgrid", "outer", "ger", "hstack", "vstack"} {
 		v, _ := info.Dict.GetStr(name)
 		torch.Set(in, name, v)
 	}

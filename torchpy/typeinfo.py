@@ -30,7 +30,7 @@ class iinfo:
     def __init__(self, type):
         name = _dtype_name(type)
         if name not in _ints:
-            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle '%s'" % name)
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
         self.bits, signed = _ints[name]
         self.max = (1 << (self.bits - signed)) - 1
         self.min = -(1 << (self.bits - 1)) if signed else 0

@@ -143,3 +143,78 @@ torch.cuda.memory_sumary()
 		t.Errorf("no suggestion for memory_sumary in:\n%s", errOut)
 	}
 }
+
+// TestOtherNamesOfOps: the names PyTorch gives its ops twice (clip,
+// absolute, divide, swapaxes, concat), the ops that are another with
+// another tensor's shape or dtype (expand_as, view_as, reshape_as,
+// type_as), views written another way (unflatten, movedim,
+// broadcast_to), the new_* factories, and the composites outer,
+// meshgrid and hstack run the op they are: its autograd node and its
+// memory.
+func TestOtherNamesOfOps(t *testing.T) {
+	steps, printed, _ := runPython(t, `import torch
+x = torch.rand(512, 1024, device='cuda', requires_grad=True)
+v = torch.rand(1024, device='cuda', requires_grad=True)
+w = torch.rand(768, device='cuda')
+h = torch.zeros(2, device='cuda', dtype=torch.float16)
+print(x.clip(0.1, 0.9).grad_fn.name(), torch.absolute(x).grad_fn.name(), torch.divide(x, 2).grad_fn.name(), x.swapaxes(0, 1).grad_fn.name())
+print(x.unflatten(1, (32, 32)).shape, x.movedim(0, 1).grad_fn.name(), x.view_as(torch.empty(1024, 512)).shape, torch.concat([v, v]).shape)
+print(v.expand_as(x).stride(), torch.broadcast_to(v, (3, 1024)).shape, x.type_as(x) is x, x.type_as(h).dtype)
+z = x.new_zeros((256, 1024))
+f = h.new_full((3,), 2.5)
+print(z.dtype, z.device, z.requires_grad, f, x.new_empty(4, dtype=torch.int64).dtype)
+o = torch.outer(v, w)
+m = torch.meshgrid(v, w, indexing='ij')
+print(o.grad_fn.name(), m[0].shape, m[0].stride(), m[1].stride(), torch.hstack([v, w]).shape)
+`)
+	want := map[int]string{
+		6:  "ClampBackward1 AbsBackward0 DivBackward1 TransposeBackward0\n",
+		7:  "torch.Size([512, 32, 32]) PermuteBackward0 torch.Size([1024, 512]) torch.Size([2048])\n",
+		8:  "(0, 1) torch.Size([3, 1024]) True torch.float16\n",
+		11: "torch.float32 cuda:0 False tensor([2.5000, 2.5000, 2.5000], device='cuda:0', dtype=torch.float16) torch.int64\n",
+		14: "MulBackward0 torch.Size([1024, 768]) (1, 0) (0, 1) torch.Size([1792])\n",
+	}
+	for line, w := range want {
+		if printed[line] != w {
+			t.Errorf("line %d printed %q, want %q", line, printed[line], w)
+		}
+	}
+	for line, grew := range map[int]int64{9: 1 << 20, 12: 1024 * 768 * 4, 13: 0} {
+		if got := steps[line].Allocated - steps[line-1].Allocated; got != grew {
+			t.Errorf("line %d allocated %d more, want %d", line, got, grew)
+		}
+	}
+}
+
+// TestUnrecordedOpsSayEstimated: the one-input ops modelled before
+// their rule script was recorded on the GPU (testdata/pyrules_pending)
+// say in the step that their figures are estimated, and help torch says
+// so of each.
+func TestUnrecordedOpsSayEstimated(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "prog.py")
+	src := "import torch\nx = torch.rand(1024, device='cuda', requires_grad=True)\ny = x.rsqrt()\nz = x.exp()\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ := run(t, "run", "--json", "--fake-host", "--device", "sim", path)
+	rows := map[int]string{}
+	for _, l := range strings.Split(out, "\n") {
+		var r struct {
+			Line   int      `json:"line"`
+			Events []string `json:"events"`
+		}
+		if json.Unmarshal([]byte(l), &r) == nil && r.Line > 0 {
+			rows[r.Line] = strings.Join(r.Events, "; ")
+		}
+	}
+	if !strings.Contains(rows[3], "estimated: torch.rsqrt's memory rule") {
+		t.Errorf("rsqrt's step says %q", rows[3])
+	}
+	if strings.Contains(rows[4], "estimated") {
+		t.Errorf("exp, recorded, says %q", rows[4])
+	}
+	help, _, _ := runStdin(t, "help rsqrt\n")
+	if !strings.Contains(help, "not yet recorded on the GPU") {
+		t.Errorf("help rsqrt: %s", help)
+	}
+}

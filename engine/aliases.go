@@ -1,0 +1,121 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Ops model code calls by another name, and the ops that are another op
+// with another tensor's shape or dtype (expand_as, view_as, reshape_as,
+// type_as) or a view written another way (unflatten, movedim,
+// broadcast_to): each runs the op it is, so its memory and autograd node
+// are that op's (PyTorch's own aliases and composites:
+// testdata/pyrules/ops_repeat_shape.py, ops_trig.py); and new_zeros,
+// new_ones, new_full and new_empty, factories of the input's dtype and
+// device.
+
+// alias is an entry named name that runs op of (looked up when called:
+// the table is complete by then), with of's parameters as written here.
+func alias(name, of string, function, method bool, params ...Param) *OpDef {
+	return &OpDef{Name: name, Function: function, Method: method, Params: append([]Param{input}, params...),
+		Memory: "as " + of,
+		run:    func(s *Session, a Args) (*Tensor, error) { return Ops[of].run(s, a) }}
+}
+
+// asOther is an entry of t.NAME(other) that runs f with other's shape.
+func asOther(name, memory string, f func(s *Session, t *Tensor, shape []int64) (*Tensor, error)) *OpDef {
+	return &OpDef{Name: name, Method: true, Params: []Param{input, {Name: "other", Kind: TensorParam}}, Memory: memory,
+		run: func(s *Session, a Args) (*Tensor, error) { return f(s, a.Tensor(0), slices.Clone(a.Tensor(1).Shape)) }}
+}
+
+func init() {
+	number := func(name string) Param { return Param{Name: name, Kind: NumberParam, Default: "None"} }
+	dim := func(name string) Param { return Param{Name: name, Kind: IntParam} }
+	absolute := alias("absolute", "abs", true, true)
+	absolute.InPlace = "absolute_"
+	absolute.inPlace = func(s *Session, a Args) error { return Ops["abs"].inPlace(s, a) }
+	clip := alias("clip", "clamp", true, true, number("min"), number("max"))
+	clip.InPlace = "clip_"
+	clip.inPlace = func(s *Session, a Args) error { return Ops["clamp"].inPlace(s, a) }
+	concat := func(name string) *OpDef {
+		return &OpDef{Name: name, Function: true, Params: []Param{{Name: "tensors", Kind: TensorsParam}, {Name: "dim", Kind: IntParam, Default: "0"}},
+			Memory: "as cat", run: func(s *Session, a Args) (*Tensor, error) { return Ops["cat"].run(s, a) }}
+	}
+	declare(absolute, clip, concat("concat"), concat("concatenate"),
+		alias("divide", "div", true, true, other, Param{Name: "rounding_mode", Kind: StringParam, Default: "None", KeywordOnly: true}),
+		alias("swapaxes", "transpose", true, true, dim("axis0"), dim("axis1")),
+		alias("swapdims", "transpose", true, true, dim("dim0"), dim("dim1")),
+		asOther("expand_as", "view: expand to other's shape, no memory", func(s *Session, t *Tensor, shape []int64) (*Tensor, error) {
+			return Ops["expand"].run(s, Args{t, shape})
+		}),
+		asOther("view_as", "view: view to other's shape", func(s *Session, t *Tensor, shape []int64) (*Tensor, error) {
+			return s.View(t, shape)
+		}),
+		asOther("reshape_as", "reshape to other's shape: a view where the strides allow one, else a dense copy viewed", func(s *Session, t *Tensor, shape []int64) (*Tensor, error) {
+			return s.Reshape(t, shape)
+		}),
+		&OpDef{Name: "type_as", Method: true, Params: []Param{input, {Name: "other", Kind: TensorParam}},
+			Memory: "the input itself when other has its dtype, else a copy in other's dtype (ToCopyBackward0)",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				if t := a.Tensor(0); t.DType.Name == a.Tensor(1).DType.Name {
+					return t, nil
+				}
+				return s.ToDType(a.Tensor(0), a.Tensor(1).DType)
+			}},
+		&OpDef{Name: "unflatten", Function: true, Method: true, Params: []Param{input, dim("dim"), {Name: "sizes", Kind: DimsParam}},
+			Memory: "view: dimension dim split into sizes (one may be -1)",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				t := a.Tensor(0)
+				d, err := dimIndex(a.Int(1), len(t.Shape))
+				if err != nil {
+					return nil, err
+				}
+				sizes, err := viewShape(uint64(t.Shape[d]), a.Ints(2))
+				if err != nil {
+					return nil, fmt.Errorf("RuntimeError: unflatten: Provided sizes %s don't multiply up to the size of dim %d (%d) in the input tensor", dimList(a.Ints(2)), a.Int(1), t.Shape[d])
+				}
+				return s.View(t, slices.Concat(t.Shape[:d], sizes, t.Shape[d+1:]))
+			}},
+		&OpDef{Name: "movedim", Function: true, Method: true, Params: []Param{input, dim("source"), dim("destination")},
+			Memory: "view: a permutation moving dimension source to destination",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				t := a.Tensor(0)
+				src, err := dimIndex(a.Int(1), len(t.Shape))
+				if err != nil {
+					return nil, err
+				}
+				dst, err := dimIndex(a.Int(2), len(t.Shape))
+				if err != nil {
+					return nil, err
+				}
+				var order []int64
+				for i := range t.Shape {
+					if i != src {
+						order = append(order, int64(i))
+					}
+				}
+				order = slices.Insert(order, dst, int64(src))
+				return s.Permute(t, order)
+			}},
+		&OpDef{Name: "broadcast_to", Function: true, Method: true, Params: []Param{input, {Name: "size", Kind: DimsParam}},
+			Memory: "view: expand, no memory",
+			run:    func(s *Session, a Args) (*Tensor, error) { return Ops["expand"].run(s, a) }},
+	)
+	for _, op := range []string{"zeros", "ones", "empty"} {
+		d := factory("new_"+op, "new tensor of the size, of the input's dtype and device unless dtype=, device=", []Param{input, {Name: "size", Kind: DimsParam}}, false,
+			func(a Args) (TensorSpec, error) {
+				t := a.Tensor(0)
+				return TensorSpec{Op: op, Shape: a.Ints(1), DType: t.DType, Device: t.Device()}, nil
+			})
+		d.Function, d.Method = false, true
+		declare(d)
+	}
+	full := factory("new_full", "new tensor of the size filled with fill_value, of the input's dtype and device unless dtype=, device=",
+		[]Param{input, {Name: "size", Kind: DimsParam}, {Name: "fill_value", Kind: NumberParam}}, false,
+		func(a Args) (TensorSpec, error) {
+			t := a.Tensor(0)
+			return TensorSpec{Op: "full", Shape: a.Ints(1), DType: t.DType, Device: t.Device(), Values: []float64{a.Number(2)}}, nil
+		})
+	full.Function, full.Method = false, true
+	declare(full)
+}

@@ -1,0 +1,18 @@
+#!/bin/sh
+# Records every rule script of testdata/pyrules_pending on the GPU machine
+# in one call, all at once (each its own process), into OUTDIR/NAME.jsonl
+# (scripts/record_script.py --events), with census_python.py's stderr as
+# plain python3 printed it. Run from the repository root:
+#   sh scripts/record_pending.sh OUTDIR
+# Then move each script and its recording into testdata/pyrules, and
+# check them there (testdata/pyrules_pending/README.md).
+set -u
+out=${1:?usage: record_pending.sh OUTDIR}
+mkdir -p "$out"
+export PYTHONUNBUFFERED=1
+for f in testdata/pyrules_pending/*.py; do
+	n=$(basename "$f" .py)
+	timeout 300 python3 scripts/record_script.py --events "$f" "$out/$n.jsonl" >"$out/$n.log" 2>&1 &
+done
+timeout 120 python3 testdata/pyrules_pending/census_python.py >/dev/null 2>"$out/census_python.stderr"
+wait
