@@ -57,7 +57,8 @@
 // they run.
 //
 //   - One-input math: unary.go (relu, exp, pow, floor, ..., and their
-//     in-place forms), select.go (softmax, log_softmax, clamp, where,
+//     in-place forms), activations.go (hardtanh, relu6, hardswish,
+//     hardsigmoid; estimated), select.go (softmax, log_softmax, clamp, where,
 //     masked_fill), random_fill.go, closeness.go (isclose, allclose).
 //   - Two operands: ops.go (add, sub, mul, remainder, comparisons;
 //     broadcasting), divide.go, boolops.go, inplace.go (add_, zero_,
@@ -76,6 +77,8 @@
 //     sort.go, topk.go, radixsort.go.
 //   - Indexing: advindex.go, indexcheck.go, indexops.go, masks.go,
 //     maskgrad.go.
+//   - Resampling: resample.go (F.pad, F.interpolate), repeat.go (repeat,
+//     tile); not yet recorded on the GPU, labelled estimated.
 //   - Layers: conv.go with convtable.go and convtable/ (the recorded
 //     convolutions), batchnorm.go, batchnorm_group.go, pool.go,
 //     norm_layer.go, embedding.go, dropout.go, attention.go,

@@ -90,7 +90,13 @@ func estimated(d *OpDef) *OpDef {
 	d.Memory += " (not yet recorded on the GPU: estimated from PyTorch's formulas)"
 	run := d.run
 	d.run = func(s *Session, a Args) (*Tensor, error) {
-		s.event("estimated: torch.%s's memory rule is PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)", d.Name)
+		name := "torch." + d.Name
+		if !d.Function && !d.Method {
+			name = "F." + d.Name
+		} else if !d.Function {
+			name = "Tensor." + d.Name
+		}
+		s.event("estimated: %s's memory rule is PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)", name)
 		return run(s, a)
 	}
 	return d

@@ -218,3 +218,54 @@ func TestUnrecordedOpsSayEstimated(t *testing.T) {
 		t.Errorf("help rsqrt: %s", help)
 	}
 }
+
+// TestPadInterpolateRepeat: F.pad, F.interpolate (and nn.Upsample),
+// Tensor.repeat and tile, and the activations hardtanh, relu6,
+// hardswish and hardsigmoid (with their modules) make one output of the
+// size PyTorch gives; pad's and interpolate's backward make the input's
+// gradient; repeat's backward and pad's circular mode are refused.
+func TestPadInterpolateRepeat(t *testing.T) {
+	steps, printed, _ := runPython(t, `import torch
+import torch.nn.functional as F
+x = torch.rand(8, 64, 32, 32, device='cuda', requires_grad=True)
+y = F.pad(x, (1, 1, 1, 1))
+print(y.shape, y.grad_fn.name())
+y.sum().backward()
+del y
+z = F.interpolate(x, scale_factor=2, mode='bilinear', align_corners=False)
+print(z.shape, z.grad_fn.name(), torch.nn.Upsample(size=(48, 40))(x).shape)
+del z
+r = x.repeat(2, 1, 1, 1)
+print(r.shape, x.tile((2,)).shape)
+r.sum().backward()
+F.pad(x, (1, 1), mode='circular')
+m = torch.nn.Sequential(torch.nn.ReLU6(), torch.nn.Hardswish(), torch.nn.Hardsigmoid(), torch.nn.Hardtanh(-2.0, 2.0))
+print(m(x).grad_fn.name(), F.relu6(x).grad_fn.name())
+`)
+	want := map[int]string{
+		5:  "torch.Size([8, 64, 34, 34]) ConstantPadNdBackward0\n",
+		9:  "torch.Size([8, 64, 64, 64]) UpsampleBilinear2DBackward0 torch.Size([8, 64, 48, 40])\n",
+		12: "torch.Size([16, 64, 32, 32]) torch.Size([8, 64, 32, 64])\n",
+		16: "HardtanhBackward0 HardtanhBackward0\n",
+	}
+	for line, w := range want {
+		if printed[line] != w {
+			t.Errorf("line %d printed %q, want %q", line, printed[line], w)
+		}
+	}
+	const mib = 1 << 20
+	for line, grew := range map[int]int64{4: 8 * 64 * 34 * 34 * 4, 8: 8 * mib, 11: 4 * mib} {
+		if got := steps[line].Allocated - steps[line-1].Allocated; got != grew {
+			t.Errorf("line %d allocated %d more, want %d", line, got, grew)
+		}
+	}
+	// backward of the pad: x's gradient (2 MiB) stays, the padded output's goes at del
+	if got := steps[6].Allocated - steps[4].Allocated; got != 2*mib {
+		t.Errorf("pad's backward left %d more, want x.grad's 2 MiB", got)
+	}
+	for line, e := range map[int]string{13: "the backward of Tensor.repeat", 14: "F.pad(mode='circular')"} {
+		if s := steps[line]; s.Error == nil || !strings.Contains(*s.Error, e) {
+			t.Errorf("line %d: error %v, want %q", line, s.Error, e)
+		}
+	}
+}

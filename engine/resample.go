@@ -1,0 +1,115 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// F.pad and F.interpolate, the census's most used functions the tool
+// lacked (testdata/pyrules_pending/ops_pad_interpolate.py, written for
+// the GPU machine, not yet recorded there: their steps say "estimated").
+//
+//   - pad, mode 'constant': PyTorch's constant_pad_nd makes the padded
+//     output, fills it and copies the input into its middle: one tensor;
+//     its backward is constant_pad_nd of the gradient by the negated
+//     pads, one tensor of the input's shape. 'reflect' and 'replicate'
+//     make their output the same way; their backward (a zeroed gradient
+//     scattered into) is refused, as is 'circular' (cat's copies).
+//   - interpolate, 'nearest', 'nearest-exact', 'bilinear' and 'linear':
+//     one output of the resampled size; backward makes the input's
+//     gradient, zeroed then scattered into, and a dense copy of a
+//     gradient that is not contiguous, as the poolings' (poolBackward).
+
+func init() {
+	declare(
+		estimated(functional(&OpDef{Name: "pad",
+			Params: []Param{input, intsParam("pad", ""), {Name: "mode", Kind: StringParam, Default: "'constant'"}, numberParam("value", "None")},
+			Memory: "the padded output; 'constant': backward makes one tensor of the input's shape; 'reflect', 'replicate': backward refused",
+			run:    func(s *Session, a Args) (*Tensor, error) { return s.pad(a.Tensor(0), a.Ints(1), a.String(2)) }})),
+		estimated(functional(&OpDef{Name: "interpolate",
+			Params: []Param{input, intsParam("size", "None"), numberParam("scale_factor", "None"), {Name: "mode", Kind: StringParam, Default: "'nearest'"},
+				boolParam("align_corners", "None"), boolParam("recompute_scale_factor", "None"), boolParam("antialias", "False")},
+			Memory: "one output of the resampled size (the input's shape saved); backward makes the input's gradient, then a dense copy of a gradient that is not contiguous, freed after",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				return s.interpolate(a.Tensor(0), a[1], a[2], a.String(3), a.Bool(6))
+			}})),
+	)
+}
+
+// pad is F.pad(x, pads, mode).
+func (s *Session) pad(x *Tensor, pads []int64, mode string) (*Tensor, error) {
+	if len(pads)%2 != 0 || len(pads)/2 > len(x.Shape) {
+		return nil, fmt.Errorf("RuntimeError: Padding length must be divisible by 2 and at most twice the number of dimensions of the input (%d), got %d", len(x.Shape), len(pads))
+	}
+	shape := slices.Clone(x.Shape)
+	for i := 0; i < len(pads)/2; i++ {
+		d := len(shape) - 1 - i
+		shape[d] += pads[2*i] + pads[2*i+1]
+		if shape[d] < 0 {
+			return nil, fmt.Errorf("RuntimeError: The input size %d, plus negative padding %d and %d resulted in a negative output size, which is invalid. Check dimension %d of your input.", x.Shape[d], pads[2*i], pads[2*i+1], d)
+		}
+	}
+	var back backward
+	switch mode {
+	case "constant":
+		back = likeInput(1)
+	case "reflect", "replicate":
+		back = func(*Session, *node, *Tensor) ([]*Tensor, error) {
+			return []*Tensor{nil}, NotModelledError("the backward of F.pad(mode='" + mode + "')")
+		}
+	case "circular":
+		return nil, NotModelledError("F.pad(mode='circular')")
+	default:
+		return nil, fmt.Errorf("NotImplementedError: Unrecognised padding mode %s", mode)
+	}
+	out, err := s.alloc(shape, x.DType, x.Device())
+	if err != nil {
+		return nil, err
+	}
+	node := map[string]string{"constant": "ConstantPadNdBackward0", "reflect": "ReflectionPad2DBackward0", "replicate": "ReplicationPad2DBackward0"}[mode]
+	s.record(node, out, []*Tensor{x}, nil, back)
+	return out, nil
+}
+
+// interpolate is F.interpolate(x, size or scale_factor, mode): the
+// output's size is size, or floor(each spatial size * scale_factor).
+func (s *Session) interpolate(x *Tensor, size, scale any, mode string, antialias bool) (*Tensor, error) {
+	spatial := len(x.Shape) - 2
+	node := map[string]string{"nearest": "UpsampleNearest", "nearest-exact": "UpsampleNearestExact", "linear": "UpsampleLinear", "bilinear": "UpsampleBilinear"}[mode]
+	switch {
+	case spatial < 1 || spatial > 2:
+		return nil, NotModelledError(fmt.Sprintf("F.interpolate of a %d-d input", len(x.Shape)))
+	case node == "" || antialias:
+		return nil, NotModelledError("F.interpolate(mode='" + mode + "', antialias=" + fmt.Sprint(antialias) + ")")
+	case mode == "linear" && spatial != 1 || mode == "bilinear" && spatial != 2:
+		return nil, fmt.Errorf("NotImplementedError: Got %dD input, but %s mode needs %dD input", len(x.Shape), mode, map[string]int{"linear": 3, "bilinear": 4}[mode])
+	case (size == nil) == (scale == nil):
+		return nil, fmt.Errorf("ValueError: either size or scale_factor should be defined")
+	}
+	shape := slices.Clone(x.Shape)
+	for i := range spatial {
+		d := 2 + i
+		switch v := size.(type) {
+		case int64:
+			shape[d] = v
+		case []int64:
+			if len(v) != spatial {
+				return nil, fmt.Errorf("ValueError: Input and output must have the same number of spatial dimensions, but got input with spatial dimensions of %s and output size of %s. Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format.", dimList(x.Shape[2:]), dimList(v))
+			}
+			shape[d] = v[i]
+		default:
+			f, _ := scale.(float64)
+			if n, ok := scale.(int64); ok {
+				f = float64(n)
+			}
+			shape[d] = int64(math.Floor(float64(x.Shape[d]) * f))
+		}
+	}
+	out, err := s.alloc(shape, x.DType, x.Device())
+	if err != nil {
+		return nil, err
+	}
+	s.record(fmt.Sprintf("%s%dDBackward0", node, spatial), out, []*Tensor{x}, nil, poolBackward)
+	return out, nil
+}

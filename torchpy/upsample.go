@@ -1,0 +1,11 @@
+package torchpy
+
+import _ "embed"
+
+// nn.Upsample, Hardtanh, ReLU6, Hardswish and Hardsigmoid, and F.relu_,
+// F.sigmoid and F.tanh (upsample.py).
+
+//go:embed upsample.py
+var upsampleSource string
+
+func init() { layerFamilies = append(layerFamilies, pythonLayers(upsampleSource)) }
