@@ -605,6 +605,10 @@ func init() {
 func (b *Binding) setItem(t *Tensor, key, value eval.Value) error {
 	switch v := value.(type) {
 	case int64, float64, bool:
+	case eval.Unknown: // a number the tool did not compute (losses[k] = loss.item()): written as one
+		if items, _ := keyItems(key); slices.ContainsFunc(items, isIndexItem) {
+			return b.notModelled("writing a number the tool did not compute (" + v.What + ") through an index tensor or a mask")
+		}
 	case *Tensor:
 		if v.T == nil {
 			return b.in.Raise(eval.RuntimeErrorType, "tensor already released")
