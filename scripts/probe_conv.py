@@ -23,7 +23,9 @@ which of input, weight and bias require grad) and an incoming gradient
 ("dense", or "expanded": a broadcast one, as y.sum().backward() gives),
 from a fresh forward each; what gpumemrepl's conv table holds
 (testdata/conv/table.jsonl.gz; gpumemrepl names the --config line of a
-convolution it does not find).
+convolution it does not find). A configuration with "transposed": true
+(and "output_padding") is F.conv_transpose1d/2d/3d's, its weight
+[in, out/groups, ...] (scripts/conv_configs.py lists a program's).
 
 Each configuration runs from an empty cache (empty_cache, peaks reset) and
 writes one JSON line: the shape, the conv backend PyTorch selects, the
@@ -200,6 +202,12 @@ def table_record(cfg):
     fmt = dict(FORMATS)[cfg.get("format", "contiguous")]
     dims = len(cfg["x"]) - 2
     conv = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}[dims]
+    if cfg.get("transposed"):
+        plain = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}[dims]
+        out_pad = cfg.get("output_padding", [0] * dims)
+
+        def conv(x, w, b, stride, padding, dilation, groups):
+            return plain(x, w, b, stride, padding, out_pad, groups, dilation)
     torch.backends.cudnn.deterministic = bool(cfg.get("deterministic", False))
     rec = dict(cfg, dims=dims)
 
@@ -209,7 +217,8 @@ def table_record(cfg):
         w = torch.randn(cfg["w"], device="cuda", dtype=dtype) * 0.05
         if fmt is not torch.contiguous_format:
             x, w = x.contiguous(memory_format=fmt), w.contiguous(memory_format=fmt)
-        b = torch.zeros(cfg["w"][0], device="cuda", dtype=dtype) if cfg.get("bias") else None
+        out_channels = cfg["w"][1] * cfg["groups"] if cfg.get("transposed") else cfg["w"][0]
+        b = torch.zeros(out_channels, device="cuda", dtype=dtype) if cfg.get("bias") else None
         for t, key in ((x, "x"), (w, "w"), (b, "b")):
             if t is not None:
                 t.requires_grad_(key in mask)
