@@ -74,7 +74,7 @@ func TestModelZoo(t *testing.T) {
 // test where the program does not do what running.txt says (listed:
 // run to its end).
 func zooRun(t *testing.T, name, script string, listed bool) string {
-	steps := runPython(script)
+	steps := runScript(script)
 	first := -1
 	for j, s := range steps {
 		if s.Error != nil {
