@@ -238,7 +238,7 @@ func (r *Runner) gpumemLine(p *pyPrompt, body string, pos syntax.Pos) error {
 		return err // FILE:LINE:COL: SyntaxError: ..., as a .py file's
 	}
 	if pos, msg, bad := commandError(mod); bad {
-		return fmt.Errorf("%s:%d:%d: %s", r.File, pos.Line, pos.Col, msg)
+		return &placedError{File: r.File, Pos: pos, Msg: msg}
 	}
 	for _, s := range mod.Body {
 		if err := r.execPy(p.in, p.fr, s); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -50,7 +51,7 @@ func (r *Runner) PyScript(src []byte) (status int) {
 			cur := r.Session.Measure()
 			src := strings.TrimSpace(lines[st.Line-1])
 			if r.JSON {
-				r.writeStepJSON(int(st.Line), int(end.Line), src, cur, tally(all[min(r.seen, len(all)):]), out.String(), "")
+				r.writeStepJSON(int(st.Line), int(end.Line), src, cur, tally(all[min(r.seen, len(all)):]), out.String(), nil)
 			} else {
 				io.WriteString(r.Out, out.String())
 				fmt.Fprintf(r.Out, "%s %s\n", colorName.Sprintf("%3d :", st.Line), src)
@@ -118,7 +119,7 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 		in.Drop(err) // its traceback's frames go, as at python3's exit
 		if r.JSON {  // the step's row, with what it printed before it exited
 			cur, events := r.measureStep()
-			r.writeStepJSON(line, endLine, text, cur, events, out.String(), "")
+			r.writeStepJSON(line, endLine, text, cur, events, out.String(), nil)
 			r.prev = cur
 		} else {
 			io.WriteString(r.Out, out.String())
@@ -131,7 +132,11 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 	// An exception that ends the statement is printed, then dropped
 	// before the step is measured: its traceback's frames (and their
 	// tensors) go, as they would in python3 at the script's end.
-	msg := r.pyErrorText(in, err)
+	failed := r.stepErrorOf(in, err)
+	var msg string
+	if failed != nil {
+		msg = failed.String()
+	}
 	if err != nil {
 		r.endedBy = nil
 		if e, ok := err.(*eval.Exception); ok {
@@ -144,7 +149,7 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 		r.recordStep(fmt.Sprintf("%d: %s", line, firstLine(text)), cur)
 	}
 	if r.JSON {
-		r.writeStepJSON(line, endLine, text, cur, events, out.String(), msg)
+		r.writeStepJSON(line, endLine, text, cur, events, out.String(), failed)
 		if msg != "" {
 			io.WriteString(r.Err, fitLines(msg, r.Err))
 		}
@@ -225,27 +230,62 @@ func (r *Runner) execPy(in *eval.Interp, fr *eval.Frame, s syntax.Stmt) (err err
 	defer func() {
 		if p := recover(); p != nil {
 			st, _ := s.Span()
-			err = fmt.Errorf("%s:%d: internal error: %v (please report this line)", r.File, st.Line, p)
+			err = &placedError{File: r.File, Pos: syntax.Pos{Line: st.Line}, Msg: fmt.Sprintf("internal error: %v (please report this line)", p)}
 		}
 	}()
 	return in.ExecStmt(fr, s)
 }
 
-// pyErrorText is how a failed statement is reported: one line, FILE:
+// stepError is how a failed statement is reported: one line, FILE:
 // LINE:COL: Type: message, then the traceback when it was raised inside
-// a function.
-func (r *Runner) pyErrorText(in *eval.Interp, err error) string {
+// a function; kept as the file it names ("" for none) and the rest.
+type stepError struct{ file, rest string }
+
+func (e *stepError) String() string {
+	if e.file == "" {
+		return e.rest
+	}
+	return e.file + ":" + e.rest
+}
+
+// placedError is a failure at a place of a script that is no Python
+// exception: a short command's error, or an internal one (Col 0: the
+// line alone).
+type placedError struct {
+	File string
+	Pos  syntax.Pos
+	Msg  string
+}
+
+func (e *placedError) Error() string { return e.File + ":" + e.where() + ": " + e.Msg }
+
+func (e *placedError) where() string {
+	if e.Pos.Col == 0 {
+		return strconv.Itoa(int(e.Pos.Line))
+	}
+	return e.Pos.String()
+}
+
+// stepErrorOf is err's report (nil for none), from the parts each kind
+// of error keeps: a Python exception's place, a syntax error's, a
+// placed one's; any other is its text alone.
+func (r *Runner) stepErrorOf(in *eval.Interp, err error) *stepError {
 	if err == nil {
-		return ""
+		return nil
 	}
-	line, inFunc, ok := in.ErrorLine(err)
-	if !ok {
-		return err.Error() + "\n"
+	if file, line, inFunc, ok := in.ErrorLine(err); ok {
+		if inFunc {
+			return &stepError{file, line + "\n" + in.FormatError(err)}
+		}
+		return &stepError{file, line + "\n"}
 	}
-	if inFunc {
-		return line + "\n" + in.FormatError(err)
+	switch e := err.(type) {
+	case *syntax.Error:
+		return &stepError{e.Filename, e.Pos.String() + ": " + e.Kind + ": " + e.Msg + "\n"}
+	case *placedError:
+		return &stepError{e.File, e.where() + ": " + e.Msg + "\n"}
 	}
-	return line + "\n"
+	return &stepError{"", err.Error() + "\n"}
 }
 
 // tally folds repeated events (a loop's, one per iteration) into one

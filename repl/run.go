@@ -89,11 +89,15 @@ type jsonStep struct {
 // writeStepJSON writes one step as a JSON object: its first line and
 // (for a Python statement of several) its last, its text, the figures
 // after it, its events and output, its error (its position in the file
-// and message, "" for none) and how long it took since the step began.
-func (r *Runner) writeStepJSON(lineNo, endLine int, src string, f engine.Figures, events []string, output, errMsg string) {
+// and message, nil for none) and how long it took since the step began.
+func (r *Runner) writeStepJSON(lineNo, endLine int, src string, f engine.Figures, events []string, output string, failed *stepError) {
 	s := jsonStep{Line: lineNo, EndLine: endLine, Source: src, Events: events, Output: output, ElapsedNs: time.Since(r.stepStart).Nanoseconds()}
-	if errMsg != "" { // the row is of this file: its error says where in it
-		msg := strings.TrimPrefix(strings.TrimSuffix(errMsg, "\n"), r.File+":")
+	if failed != nil {
+		msg := failed.String()
+		if failed.file == r.File { // the row is of this file: its error says where in it
+			msg = failed.rest
+		}
+		msg = strings.TrimSuffix(msg, "\n")
 		s.Error = &msg
 	}
 	if f.HostKnown {

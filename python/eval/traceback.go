@@ -189,13 +189,14 @@ func caretAnchors(seg string, module bool) (left, right int, ok bool) {
 	return 0, 0, false
 }
 
-// ErrorLine is an exception as one line, "FILE:LINE:COL: Type: message",
-// placed where it was raised (the innermost frame); ok is false for an
-// error that is not a Python exception.
-func (in *Interp) ErrorLine(err error) (line string, inFunction bool, ok bool) {
+// ErrorLine is an exception as one line, "LINE:COL: Type: message",
+// placed where it was raised in file (the innermost frame; file is ""
+// and the line the message alone for an exception raised nowhere); ok
+// is false for an error that is not a Python exception.
+func (in *Interp) ErrorLine(err error) (file, line string, inFunction bool, ok bool) {
 	e, isExc := err.(*Exception)
 	if !isExc || e.Inst == nil {
-		return "", false, false
+		return "", "", false, false
 	}
 	s := e.Inst.exc
 	name := e.Inst.cls.Name
@@ -208,10 +209,10 @@ func (in *Interp) ErrorLine(err error) (line string, inFunction bool, ok bool) {
 	}
 	msg += s.hint
 	if len(s.tb) == 0 {
-		return msg, false, true
+		return "", msg, false, true
 	}
 	inner := s.tb[0]
-	return fmt.Sprintf("%s:%d:%d: %s", inner.frame.file, inner.start.Line, inner.start.Col, msg), len(s.tb) > 1, true
+	return inner.frame.file, fmt.Sprintf("%d:%d: %s", inner.start.Line, inner.start.Col, msg), len(s.tb) > 1, true
 }
 
 // StackFrame is one frame of the code running: its file, the line it is
