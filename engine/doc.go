@@ -100,7 +100,9 @@
 //     PyTorch's defaults, its Memory line, and run (or runTuple, inPlace),
 //     usually a family helper: unary("exp", "ExpBackward0", saveResult, 1).
 //     An op that returns its input itself returns a.Tensor(0), not a new
-//     reference.
+//     reference. It fails as PyTorch does, with PyTorch's words and class:
+//     Errorf(ValueError, ...) (errors.go); NotModelledError for what the
+//     tool does not model.
 //  3. go test ./engine -run TestOpsGolden -update, and read the diff of
 //     testdata/ops.golden: the new entry, nothing else.
 //  4. Run the rule script through the binary (gpumemrepl run) until it
