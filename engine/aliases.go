@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 )
 
@@ -72,7 +71,7 @@ func init() {
 				}
 				sizes, err := viewShape(uint64(t.Shape[d]), a.Ints(2))
 				if err != nil {
-					return nil, fmt.Errorf("RuntimeError: unflatten: Provided sizes %s don't multiply up to the size of dim %d (%d) in the input tensor", dimList(a.Ints(2)), a.Int(1), t.Shape[d])
+					return nil, Errorf(RuntimeError, "unflatten: Provided sizes %s don't multiply up to the size of dim %d (%d) in the input tensor", dimList(a.Ints(2)), a.Int(1), t.Shape[d])
 				}
 				return s.View(t, slices.Concat(t.Shape[:d], sizes, t.Shape[d+1:]))
 			}},

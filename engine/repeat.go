@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
 )
 
@@ -32,7 +31,7 @@ func init() {
 // repeat is x.repeat(repeats).
 func (s *Session) repeat(x *Tensor, repeats []int64) (*Tensor, error) {
 	if len(repeats) < len(x.Shape) {
-		return nil, fmt.Errorf("RuntimeError: Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+		return nil, Errorf(RuntimeError, "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
 	}
 	shape := slices.Clone(repeats)
 	lead := len(repeats) - len(x.Shape)

@@ -40,14 +40,14 @@ func init() {
 // pad is F.pad(x, pads, mode).
 func (s *Session) pad(x *Tensor, pads []int64, mode string) (*Tensor, error) {
 	if len(pads)%2 != 0 || len(pads)/2 > len(x.Shape) {
-		return nil, fmt.Errorf("RuntimeError: Padding length must be divisible by 2 and at most twice the number of dimensions of the input (%d), got %d", len(x.Shape), len(pads))
+		return nil, Errorf(RuntimeError, "Padding length must be divisible by 2 and at most twice the number of dimensions of the input (%d), got %d", len(x.Shape), len(pads))
 	}
 	shape := slices.Clone(x.Shape)
 	for i := 0; i < len(pads)/2; i++ {
 		d := len(shape) - 1 - i
 		shape[d] += pads[2*i] + pads[2*i+1]
 		if shape[d] < 0 {
-			return nil, fmt.Errorf("RuntimeError: The input size %d, plus negative padding %d and %d resulted in a negative output size, which is invalid. Check dimension %d of your input.", x.Shape[d], pads[2*i], pads[2*i+1], d)
+			return nil, Errorf(RuntimeError, "The input size %d, plus negative padding %d and %d resulted in a negative output size, which is invalid. Check dimension %d of your input.", x.Shape[d], pads[2*i], pads[2*i+1], d)
 		}
 	}
 	var back backward
@@ -61,7 +61,7 @@ func (s *Session) pad(x *Tensor, pads []int64, mode string) (*Tensor, error) {
 	case "circular":
 		return nil, NotModelledError("F.pad(mode='circular')")
 	default:
-		return nil, fmt.Errorf("NotImplementedError: Unrecognised padding mode %s", mode)
+		return nil, Errorf(NotImplementedError, "Unrecognised padding mode %s", mode)
 	}
 	out, err := s.alloc(shape, x.DType, x.Device())
 	if err != nil {
@@ -83,9 +83,9 @@ func (s *Session) interpolate(x *Tensor, size, scale any, mode string, antialias
 	case node == "" || antialias:
 		return nil, NotModelledError("F.interpolate(mode='" + mode + "', antialias=" + fmt.Sprint(antialias) + ")")
 	case mode == "linear" && spatial != 1 || mode == "bilinear" && spatial != 2:
-		return nil, fmt.Errorf("NotImplementedError: Got %dD input, but %s mode needs %dD input", len(x.Shape), mode, map[string]int{"linear": 3, "bilinear": 4}[mode])
+		return nil, Errorf(NotImplementedError, "Got %dD input, but %s mode needs %dD input", len(x.Shape), mode, map[string]int{"linear": 3, "bilinear": 4}[mode])
 	case (size == nil) == (scale == nil):
-		return nil, fmt.Errorf("ValueError: either size or scale_factor should be defined")
+		return nil, Errorf(ValueError, "either size or scale_factor should be defined")
 	}
 	shape := slices.Clone(x.Shape)
 	for i := range spatial {
@@ -95,7 +95,7 @@ func (s *Session) interpolate(x *Tensor, size, scale any, mode string, antialias
 			shape[d] = v
 		case []int64:
 			if len(v) != spatial {
-				return nil, fmt.Errorf("ValueError: Input and output must have the same number of spatial dimensions, but got input with spatial dimensions of %s and output size of %s. Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format.", dimList(x.Shape[2:]), dimList(v))
+				return nil, Errorf(ValueError, "Input and output must have the same number of spatial dimensions, but got input with spatial dimensions of %s and output size of %s. Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format.", dimList(x.Shape[2:]), dimList(v))
 			}
 			shape[d] = v[i]
 		default:
