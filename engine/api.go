@@ -15,11 +15,12 @@ import (
 // its autograd node alive until Release. The front end owns the
 // handles; names, lists and other Python references are its business.
 
-// BeginStep starts a step: the events and output of the last one are
-// cleared. A pending interrupt stays: one that came between the line
+// BeginStep starts a step: the events, estimates and output of the last
+// one are cleared. A pending interrupt stays: one that came between the line
 // being read and its step starting is the step's (ClearInterrupt).
 func (s *Session) BeginStep() {
 	s.events = s.events[:0]
+	s.tiers.beginStep()
 }
 
 // ClearInterrupt forgets a pending interrupt: the prompt calls it as it

@@ -28,6 +28,13 @@
 //     values the tool knows of a tensor (constants, ranges, small
 //     results), and printing.
 //   - layout.go: the layout an elementwise op's output takes.
+//   - tiers.go: exact and estimated figures: an op with no recorded
+//     rule calls Session.estimate, which records an Estimate (the op, its
+//     shapes, why) and lets it go on by a general rule, or under
+//     Options.Strict returns the op's refusal; Tier says whether the
+//     session's figures are exact or rest on its first estimate;
+//     estimated(d) makes a whole entry an estimate (a rule modelled
+//     from PyTorch's formulas, not yet recorded).
 //   - errors.go: Error, the engine's error, whose ErrorKind is the
 //     Python class PyTorch raises at that check
 //     (Errorf(IndexError, ...)); torchpy's pyClasses turns a kind into
@@ -94,7 +101,10 @@
 //  1. Record what PyTorch does: a rule script testdata/pyrules/ops_FAMILY.py
 //     run on the GPU machine with scripts/record_script.py --events (the
 //     manual's "Adding an op" says how to make its figures tell).
-//  2. Declare one OpDef in an init of the family's file, beside the rule:
+//  2. Declare one OpDef in an init of the family's file, beside the rule
+//     (wrapped in estimated(...) while its rule script waits for the GPU,
+//     in testdata/pyrules_pending; an op whose rule covers some arguments
+//     and not others calls s.estimate for those, naming why):
 //     its names (Function for torch.NAME, Method for Tensor.NAME,
 //     functional() for F.NAME only, InPlace, Dunders), its Params with
 //     PyTorch's defaults, its Memory line, and run (or runTuple, inPlace),

@@ -8,6 +8,10 @@ type Figures struct {
 	// in use or cached (part of HostRSS).
 	Pinned  uint64
 	Devices []DeviceFigures
+	// Estimated says the figures rest on an estimate: some op since the
+	// session began followed a general rule instead of a recorded one
+	// (Session.Tier names the first).
+	Estimated bool
 }
 
 // DeviceFigures are one GPU's numbers.
@@ -35,7 +39,7 @@ type DeviceFigures struct {
 
 // Measure reads the figures now.
 func (s *Session) Measure() Figures {
-	f := Figures{}
+	f := Figures{Estimated: !s.tiers.total.Exact()}
 	if s.opts.FakeHost {
 		f.HostRSS, f.HostKnown = s.hostLive+s.pinnedReserved(), true
 	} else {

@@ -78,6 +78,10 @@ type Options struct {
 	// (the GPUs when one is usable, else simulated devices, with a
 	// Notice saying so).
 	Backend string
+	// Strict refuses to estimate: an op with no recorded rule for its
+	// arguments fails, as before the tool could estimate, instead of
+	// going on by a general rule (tiers.go).
+	Strict bool
 }
 
 type gpu struct {
@@ -121,6 +125,7 @@ type Session struct {
 	pinnedWaits map[*host.Block][]pinnedMark
 	events      []string
 	notice      string
+	tiers       tiers // the estimates made, and where the figures stand (tiers.go)
 	// Autograd: whether ops record graphs, the last node's sequence
 	// number, whether backward is running (it has a thread, and so cuBLAS
 	// workspaces, of its own).

@@ -83,25 +83,6 @@ func init() {
 	Ops["relu"].Functional = true
 }
 
-// estimated marks an entry whose rule was not recorded on the GPU: help
-// says so, and each run of it notes in the step that the figures from
-// there are estimated.
-func estimated(d *OpDef) *OpDef {
-	d.Memory += " (not yet recorded on the GPU: estimated from PyTorch's formulas)"
-	run := d.run
-	d.run = func(s *Session, a Args) (*Tensor, error) {
-		name := "torch." + d.Name
-		if !d.Function && !d.Method {
-			name = "F." + d.Name
-		} else if !d.Function {
-			name = "Tensor." + d.Name
-		}
-		s.event("estimated: %s's memory rule is PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)", name)
-		return run(s, a)
-	}
-	return d
-}
-
 // What a one-input op saves for backward.
 const (
 	saveNothing = iota

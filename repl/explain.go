@@ -22,8 +22,8 @@ import (
 // device like the session's (its size, limit and CUDA context), its
 // first out-of-memory error (or its peak) diagnosed, the candidates
 // replayed; the live blocks named by the variables that hold them now
-// and the source line that made them. With asJSON the diagnosis is one
-// JSON object.
+// and the source line that made them; a history that rests on estimates
+// says so first. With asJSON the diagnosis is one JSON object.
 func (r *Runner) explainDevice(p *pyPrompt, dev int, asJSON bool) (string, error) {
 	o, ctx, err := r.Session.ReplaySetup(dev)
 	if err != nil {
@@ -64,14 +64,25 @@ func (r *Runner) explainDevice(p *pyPrompt, dev int, asJSON bool) (string, error
 		return "", err
 	}
 	var b strings.Builder
+	t := r.Session.Tier()
 	if asJSON {
-		j, err := json.Marshal(d)
+		j, err := json.Marshal(struct {
+			*explain.Diagnosis
+			// Estimated says how the history rests on estimates; left
+			// out when it is exact.
+			Estimated string `json:"estimated,omitempty"`
+		}{d, estimatedText(t)})
 		if err != nil {
 			return "", err
 		}
 		b.Write(j)
 		b.WriteByte('\n')
-	} else if err := d.Write(&b); err != nil {
+		return b.String(), nil
+	}
+	if !t.Exact() {
+		b.WriteString(EstimatedMark + " " + EstimatedText(t) + "\n")
+	}
+	if err := d.Write(&b); err != nil {
 		return "", err
 	}
 	return b.String(), nil

@@ -23,6 +23,9 @@ type Fit struct {
 	OOM       *engine.OOMRecord
 	OOMAt     string
 	OOMSource string
+	// Tier says whether the run's figures are exact, or how many
+	// statements estimated and which was first.
+	Tier engine.Tier
 }
 
 // DeviceFit is one device's needs over the whole run: the highest
@@ -77,17 +80,18 @@ func RunScript(src []byte, file string, o engine.Options, atEnd func(*engine.Ses
 
 // FitScript runs a script (as RunScript does) on a fresh simulated
 // session of each preset, devices GPUs of it, under allocConf, and says
-// what it needed on each. An error other than running out of memory
-// stops it: no Fit is made for a program that did not run.
-func FitScript(src []byte, file string, presets []engine.Preset, devices int, allocConf string) ([]Fit, error) {
+// what it needed on each, and whether that is exact (strict: an estimate
+// is an error). An error other than running out of memory stops it: no
+// Fit is made for a program that did not run.
+func FitScript(src []byte, file string, presets []engine.Preset, devices int, allocConf string, strict bool) ([]Fit, error) {
 	lines := eval.SourceLines(src)
 	var fits []Fit
 	for _, p := range presets {
-		s, err := RunScript(src, file, engine.Options{Preset: p, AllocConf: allocConf, Devices: devices, FakeHost: true, Backend: "sim"}, nil)
+		s, err := RunScript(src, file, engine.Options{Preset: p, AllocConf: allocConf, Devices: devices, FakeHost: true, Backend: "sim", Strict: strict}, nil)
 		if err != nil {
 			return nil, fmt.Errorf("on %s: %w", p.Name, err)
 		}
-		f := Fit{GPU: p, OOM: s.FirstOOM()}
+		f := Fit{GPU: p, OOM: s.FirstOOM(), Tier: s.Tier()}
 		now := s.Measure()
 		for i := range devices {
 			a, res := s.LifetimePeaks(i)

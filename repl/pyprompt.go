@@ -160,8 +160,8 @@ func (r *Runner) promptStep(p *pyPrompt, s syntax.Stmt) {
 	}
 	r.Session.BeginStep()
 	err := r.execPy(p.in, p.fr, s)
-	cur := r.Session.Measure()
-	events := tally(r.Session.Events())
+	r.seen = reported{}
+	cur, n := r.measureStep()
 	if err != nil {
 		if _, ok := err.(*eval.Exception); ok {
 			io.WriteString(r.Err, fitLines(p.in.FormatError(err), r.Err))
@@ -173,6 +173,6 @@ func (r *Runner) promptStep(p *pyPrompt, s syntax.Stmt) {
 			fmt.Fprintf(r.Err, "%s %v\n", colorErr.Sprint("error:"), err)
 		}
 	}
-	writeReport(r.Out, r.prev, cur, events)
+	writeReport(r.Out, r.prev, cur, n)
 	r.prev = cur
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/engine"
 	"github.com/gpumemrepl/gpumemrepl/python/eval"
 	"github.com/gpumemrepl/gpumemrepl/python/syntax"
+	"github.com/gpumemrepl/gpumemrepl/repl/command"
 	"github.com/gpumemrepl/gpumemrepl/torchpy"
 )
 
@@ -47,18 +48,16 @@ func (r *Runner) PyScript(src []byte) (status int) {
 			if file != r.File || int(st.Line) > len(lines) {
 				return
 			}
-			all := r.Session.Events()
-			cur := r.Session.Measure()
+			cur, n := r.measureStep()
 			src := strings.TrimSpace(lines[st.Line-1])
 			if r.JSON {
-				r.writeStepJSON(int(st.Line), int(end.Line), src, cur, tally(all[min(r.seen, len(all)):]), out.String(), nil)
+				r.writeStepJSON(int(st.Line), int(end.Line), src, cur, n, out.String(), nil)
 			} else {
 				io.WriteString(r.Out, out.String())
 				fmt.Fprintf(r.Out, "%s %s\n", colorName.Sprintf("%3d :", st.Line), src)
-				writeReport(r.Out, r.prev, cur, tally(all[min(r.seen, len(all)):]))
+				writeReport(r.Out, r.prev, cur, n)
 			}
 			out.Reset()
-			r.seen = len(all)
 			r.prev = cur
 			r.stepStart = time.Now()
 		}
@@ -83,9 +82,13 @@ func (r *Runner) PyScript(src []byte) (status int) {
 	return status
 }
 
-// end ends a script: AtEnd sees the session as the program left it,
-// then the module's objects go.
+// end ends a script: a report whose figures rest on estimates says so
+// at its end, AtEnd sees the session as the program left it, then the
+// module's objects go.
 func (r *Runner) end(in *eval.Interp, p *pyPrompt) {
+	if t := r.Session.Tier(); !t.Exact() && !r.JSON {
+		io.WriteString(r.Out, command.Wrap(EstimatedMark+" "+EstimatedText(t)+" (--strict refuses estimates)\n", widthOf(r.Out), "", "  "))
+	}
 	if r.AtEnd != nil {
 		r.AtEnd()
 	}
@@ -112,14 +115,14 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 	out.Reset()
 	in.Stdout = out
 	r.Session.BeginStep()
-	r.seen = 0
+	r.seen = reported{}
 	r.stepStart = time.Now()
 	err := run()
 	if code, msg, ok := in.ExitStatus(err); ok {
 		in.Drop(err) // its traceback's frames go, as at python3's exit
 		if r.JSON {  // the step's row, with what it printed before it exited
-			cur, events := r.measureStep()
-			r.writeStepJSON(line, endLine, text, cur, events, out.String(), nil)
+			cur, n := r.measureStep()
+			r.writeStepJSON(line, endLine, text, cur, n, out.String(), nil)
 			r.prev = cur
 		} else {
 			io.WriteString(r.Out, out.String())
@@ -144,12 +147,12 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 		}
 		in.Drop(err)
 	}
-	cur, events := r.measureStep()
+	cur, n := r.measureStep()
 	if err == nil {
 		r.recordStep(fmt.Sprintf("%d: %s", line, firstLine(text)), cur)
 	}
 	if r.JSON {
-		r.writeStepJSON(line, endLine, text, cur, events, out.String(), failed)
+		r.writeStepJSON(line, endLine, text, cur, n, out.String(), failed)
 		if msg != "" {
 			io.WriteString(r.Err, fitLines(msg, r.Err))
 		}
@@ -165,7 +168,7 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 		if msg != "" {
 			io.WriteString(r.Err, fitLines(msg, r.Err))
 		} else {
-			writeReport(r.Out, r.prev, cur, events)
+			writeReport(r.Out, r.prev, cur, n)
 		}
 	}
 	r.prev = cur
@@ -178,13 +181,30 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 	return 0, false
 }
 
-// measureStep is the figures after a step and the events it has not
-// reported yet.
-func (r *Runner) measureStep() (engine.Figures, []string) {
+// measureStep is the figures after a step (or a statement of it) and
+// what it did that is not reported yet: its events and estimates, each
+// tallied.
+func (r *Runner) measureStep() (engine.Figures, stepNews) {
 	cur := r.Session.Measure()
-	all := r.Session.Events()
-	return cur, tally(all[min(r.seen, len(all)):])
+	events, estimates := r.Session.Events(), r.Session.StepEstimates()
+	n := stepNews{events: tally(events[min(r.seen.events, len(events)):])}
+	for _, e := range estimates[min(r.seen.estimates, len(estimates)):] {
+		n.estimates = append(n.estimates, e.String())
+	}
+	n.estimates = tally(n.estimates)
+	r.seen = reported{len(events), len(estimates)}
+	return cur, n
 }
+
+// stepNews is what a step did, in words: its events and its estimates
+// (engine.Estimate's String).
+type stepNews struct {
+	events, estimates []string
+}
+
+// reported counts the events and estimates of a step already reported
+// (by a statement's report, with EachStatement).
+type reported struct{ events, estimates int }
 
 // newInterp makes the Python of a script or the prompt over the
 // session: torch declared, Ctrl-C polled, a tensor bound at top level

@@ -68,14 +68,21 @@ func deltaIn(before, after uint64, up, down func(...any) string) string {
 
 // writeReport prints the compact step report: host RSS, then per device
 // in use allocated, reserved and driver-used, each with its change, then
-// what the command created or freed. On a terminal (see widthOf) it fits
+// what the command created or freed, then what it estimated. Figures
+// that rest on an estimate (this step's or an earlier one's) are marked
+// with EstimatedMark before host. On a terminal (see widthOf) it fits
 // the width: a figures line too wide puts each device on its own line,
 // and long lines continue indented.
-func writeReport(w io.Writer, prev, cur engine.Figures, events []string) {
+func writeReport(w io.Writer, prev, cur engine.Figures, n stepNews) {
 	width := widthOf(w)
-	host := "    host n/a"
+	host := "    host "
+	if cur.Estimated {
+		host = "  " + EstimatedMark + " host "
+	}
 	if cur.HostKnown {
-		host = "    host " + size(cur.HostRSS) + hostDelta(prev.HostRSS, cur.HostRSS)
+		host += size(cur.HostRSS) + hostDelta(prev.HostRSS, cur.HostRSS)
+	} else {
+		host += "n/a"
 	}
 	if cur.Pinned > 0 || prev.Pinned > 0 { // the caching host allocator's blocks, part of host
 		host += " (pinned " + size(cur.Pinned) + delta(prev.Pinned, cur.Pinned) + ")"
@@ -100,8 +107,11 @@ func writeReport(w io.Writer, prev, cur engine.Figures, events []string) {
 			b.WriteString(command.Wrap(d+"\n", width, "    ", under))
 		}
 	}
-	if len(events) > 0 {
-		b.WriteString(command.Wrap(strings.Join(events, "; ")+"\n", width, "    ", "      "))
+	if len(n.events) > 0 {
+		b.WriteString(command.Wrap(strings.Join(n.events, "; ")+"\n", width, "    ", "      "))
+	}
+	if len(n.estimates) > 0 {
+		b.WriteString(command.Wrap("estimated: "+strings.Join(n.estimates, "; ")+"\n", width, "    ", "      "))
 	}
 	io.WriteString(w, b.String())
 }

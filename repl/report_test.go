@@ -30,7 +30,7 @@ func TestHostNoiseIsNeutral(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var b strings.Builder
-			writeReport(&b, engine.Figures{HostRSS: tc.from, HostKnown: true}, engine.Figures{HostRSS: tc.to, HostKnown: true}, nil)
+			writeReport(&b, engine.Figures{HostRSS: tc.from, HostKnown: true}, engine.Figures{HostRSS: tc.to, HostKnown: true}, stepNews{})
 			out := b.String()
 			if !strings.Contains(out, tc.want) || strings.Contains(out, "\x1b[") != tc.wantColors {
 				t.Errorf("report %q: want %q, colored %v", out, tc.want, tc.wantColors)
@@ -41,7 +41,7 @@ func TestHostNoiseIsNeutral(t *testing.T) {
 	dev := func(alloc uint64) engine.Figures {
 		return engine.Figures{HostKnown: true, Devices: []engine.DeviceFigures{{Inited: true, Allocated: alloc}}}
 	}
-	writeReport(&b, dev(0), dev(4096), nil)
+	writeReport(&b, dev(0), dev(4096), stepNews{})
 	if !strings.Contains(b.String(), colorUp.Sprint("+4.00 KiB")) {
 		t.Errorf("a 4 KiB device change is not in the growth color: %q", b.String())
 	}

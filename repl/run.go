@@ -30,7 +30,7 @@ type Runner struct {
 	// stopped), before its module's objects go as at interpreter exit.
 	AtEnd     func()
 	prev      engine.Figures
-	seen      int          // events of this step already reported (EachStatement)
+	seen      reported     // what of this step is reported already (EachStatement)
 	stepStart time.Time    // when the step began, for elapsed_ns
 	started   bool         // the prompt has measured its first figures
 	history   plot.History // device 0 after every step, for plot (plotcmd.go)
@@ -81,17 +81,28 @@ type jsonStep struct {
 	Outside    *int64       `json:"outside_allocator_bytes"`
 	Devices    []jsonDevice `json:"devices"`
 	Events     []string     `json:"events,omitempty"`
-	Output     string       `json:"output,omitempty"`
-	Error      *string      `json:"error,omitempty"`
-	ElapsedNs  int64        `json:"elapsed_ns"`
+	// Exact is false where the figures rest on an estimate (left out
+	// where they are exact); Estimates are this step's own, and
+	// FirstEstimate the session's first, which the figures rest on.
+	Exact         *bool    `json:"exact,omitempty"`
+	Estimates     []string `json:"estimates,omitempty"`
+	FirstEstimate string   `json:"first_estimate,omitempty"`
+	Output        string   `json:"output,omitempty"`
+	Error         *string  `json:"error,omitempty"`
+	ElapsedNs     int64    `json:"elapsed_ns"`
 }
 
 // writeStepJSON writes one step as a JSON object: its first line and
 // (for a Python statement of several) its last, its text, the figures
-// after it, its events and output, its error (its position in the file
-// and message, nil for none) and how long it took since the step began.
-func (r *Runner) writeStepJSON(lineNo, endLine int, src string, f engine.Figures, events []string, output string, failed *stepError) {
-	s := jsonStep{Line: lineNo, EndLine: endLine, Source: src, Events: events, Output: output, ElapsedNs: time.Since(r.stepStart).Nanoseconds()}
+// after it and whether they are exact, its events, estimates and
+// output, its error (its position in the file and message, nil for none)
+// and how long it took since the step began.
+func (r *Runner) writeStepJSON(lineNo, endLine int, src string, f engine.Figures, n stepNews, output string, failed *stepError) {
+	s := jsonStep{Line: lineNo, EndLine: endLine, Source: src, Events: n.events, Estimates: n.estimates, Output: output, ElapsedNs: time.Since(r.stepStart).Nanoseconds()}
+	if f.Estimated {
+		s.Exact = new(bool)
+		s.FirstEstimate = FirstEstimate(r.Session.Tier())
+	}
 	if failed != nil {
 		msg := failed.String()
 		if failed.file == r.File { // the row is of this file: its error says where in it

@@ -35,9 +35,10 @@ func checkFits(t *testing.T, out, whole string, width int) {
 	}
 }
 
-// A step report of two devices and several events fits 80 and 40
-// columns, each device on its own line, and is one line of figures and
-// one of events where the output has no width.
+// A step report of two devices, several events and an estimate fits 80
+// and 40 columns, each device on its own line, and is one line of
+// figures, one of events and one of estimates where the output has no
+// width.
 func TestReportFitsWidth(t *testing.T) {
 	was := color.NoColor
 	color.NoColor = false
@@ -48,11 +49,13 @@ func TestReportFitsWidth(t *testing.T) {
 	}
 	prev := engine.Figures{HostKnown: true, HostRSS: gib, Devices: []engine.DeviceFigures{dev(gib, 2*gib), dev(0, 0)}}
 	cur := engine.Figures{HostKnown: true, HostRSS: 2 * gib, Devices: []engine.DeviceFigures{dev(2*gib, 3*gib), dev(gib, gib)}}
-	events := []string{"b: 1024.00 MiB float32 [256, 1024, 1024] on cuda:1", "freed old b (1024.00 MiB on cuda:0)", "the cuBLAS workspace (32.00 MiB on cuda:1)"}
+	events := stepNews{events: []string{"b: 1024.00 MiB float32 [256, 1024, 1024] on cuda:1", "freed old b (1024.00 MiB on cuda:0)", "the cuBLAS workspace (32.00 MiB on cuda:1)"},
+		estimates: []string{"F.conv2d [12, 3, 97, 97] float32 x [64, 3, 7, 7] float32: cuDNN's workspace of an unrecorded configuration"}}
+	cur.Estimated = true
 	var whole bytes.Buffer
 	writeReport(&whole, prev, cur, events)
-	if n := strings.Count(whole.String(), "\n"); n != 2 {
-		t.Fatalf("piped report is %d lines, want 2:\n%s", n, whole.String())
+	if n := strings.Count(whole.String(), "\n"); n != 3 || !strings.HasPrefix(whole.String(), "  ≈ host") {
+		t.Fatalf("piped report is %d lines, want 3, the first marked estimated:\n%s", n, whole.String())
 	}
 	for _, width := range []int{80, 40} {
 		out := &sized{width: width}

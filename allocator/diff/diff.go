@@ -31,6 +31,11 @@ type Run struct {
 	// Notes says what of a snapshot's recording the replay leaves out
 	// or changes (a history that began late, say); empty when nothing.
 	Notes string `json:"notes,omitempty"`
+	// Estimated, for a script's side, says how its figures rest on
+	// estimates (the statements in which an op followed a general rule
+	// instead of a recorded one, and the first); empty when they are
+	// exact, as a recording's always are.
+	Estimated string `json:"estimated,omitempty"`
 
 	PeakAllocated  int64 `json:"peak_allocated_bytes"`
 	FinalAllocated int64 `json:"final_allocated_bytes"`

@@ -28,6 +28,9 @@ func (r Report) WriteText(w io.Writer) error {
 		if side.run.Notes != "" {
 			fmt.Fprintf(&b, "   %s\n", side.run.Notes)
 		}
+		if side.run.Estimated != "" {
+			fmt.Fprintf(&b, "   %s\n", side.run.Estimated)
+		}
 	}
 	b.WriteString("\n")
 	rows := [][]string{{"", "A", "B", "B - A"}}

@@ -30,6 +30,7 @@ func cmdDiff(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&limit, "limit-bytes", "per-process limit in bytes, for both")
 	asJSON := fs.Bool("json", false, "one JSON object")
 	top := fs.Int("top", 10, "the frames shown of each side")
+	strict := fs.Bool("strict", false, "a script's op with no recorded rule is an error instead of an estimate")
 	files, err := parseInterleaved(fs, args)
 	switch {
 	case err != nil:
@@ -49,13 +50,17 @@ func cmdDiff(args []string, stdout, stderr io.Writer) int {
 	}{{&rep.A, confA}, {&rep.B, confB}} {
 		o := trace.Options{AllocConf: configFlag(side.conf), LimitBytes: limit.v}
 		var src diff.Source
+		var tier engine.Tier
 		if isScript(files[i]) {
-			src, o, err = scriptSide(files[i], o)
+			src, o, tier, err = scriptSide(files[i], o, *strict)
 		} else {
 			src, err = openSide(files[i], stderr)
 		}
 		if err == nil {
 			*side.run, err = diff.Measure(src, o, *top)
+		}
+		if !tier.Exact() {
+			side.run.Estimated = repl.EstimatedMark + " " + repl.EstimatedText(tier)
 		}
 		if err != nil {
 			msg := err.Error()
@@ -119,12 +124,13 @@ func isScript(path string) bool {
 // config (else PYTORCH_CUDA_ALLOC_CONF, or the script's own alloc_conf),
 // and makes cuda:0's history its side, through the snapshot the session
 // saves (as snapshot save does): it replays as the session ran, under
-// o's limit when one is given. An out-of-memory error ends the script,
-// as it ends a program; any other error is the side's.
-func scriptSide(path string, o trace.Options) (diff.Source, trace.Options, error) {
+// o's limit when one is given; tier says whether its figures are exact
+// (strict: an estimate is the script's error). An out-of-memory error
+// ends the script, as it ends a program; any other error is the side's.
+func scriptSide(path string, o trace.Options, strict bool) (diff.Source, trace.Options, engine.Tier, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return diff.Source{}, o, err
+		return diff.Source{}, o, engine.Tier{}, err
 	}
 	conf := os.Getenv("PYTORCH_CUDA_ALLOC_CONF")
 	if o.AllocConf != nil {
@@ -132,7 +138,7 @@ func scriptSide(path string, o trace.Options) (diff.Source, trace.Options, error
 	}
 	dir, err := os.MkdirTemp("", "gpumemrepl-diff")
 	if err != nil {
-		return diff.Source{}, o, err
+		return diff.Source{}, o, engine.Tier{}, err
 	}
 	defer os.RemoveAll(dir)
 	// the history as the program left it: not its module's teardown
@@ -146,18 +152,19 @@ func scriptSide(path string, o trace.Options) (diff.Source, trace.Options, error
 		}
 		saveErr = s.SaveSnapshot(saved, 0)
 	}
-	if _, err := repl.RunScript(src, path, engine.Options{Preset: h200, AllocConf: conf, FakeHost: true, Backend: "sim"}, save); err != nil {
-		return diff.Source{}, o, fmt.Errorf("the script failed: %w", err)
+	s, err := repl.RunScript(src, path, engine.Options{Preset: h200, AllocConf: conf, FakeHost: true, Backend: "sim", Strict: strict}, save)
+	if err != nil {
+		return diff.Source{}, o, engine.Tier{}, fmt.Errorf("the script failed: %w", err)
 	}
 	if saveErr != nil {
-		return diff.Source{}, o, saveErr
+		return diff.Source{}, o, engine.Tier{}, saveErr
 	}
 	histories, err := snapshot.Open(saved)
 	if err != nil {
-		return diff.Source{}, o, err
+		return diff.Source{}, o, engine.Tier{}, err
 	}
 	h := histories[0]
 	h.Trace.Path = path
 	o.AllocConf, o.TotalBytes = nil, h200.Total // the script's own config, recorded in the snapshot
-	return diff.Source{Name: path, Trace: h.Trace, Snapshot: h.Replay}, o, nil
+	return diff.Source{Name: path, Trace: h.Trace, Snapshot: h.Replay}, o, s.Tier(), nil
 }

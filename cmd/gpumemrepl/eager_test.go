@@ -188,30 +188,55 @@ print(o.grad_fn.name(), m[0].shape, m[0].stride(), m[1].stride(), torch.hstack([
 
 // TestUnrecordedOpsSayEstimated: the one-input ops modelled before
 // their rule script was recorded on the GPU (testdata/pyrules_pending)
-// say in the step that their figures are estimated, and help torch says
-// so of each.
+// are estimates: their step names the op and its shapes, its row and
+// every later one say exact false and name the first estimate, the text
+// report marks them and ends saying how many statements estimated, and
+// help torch says so of each; under --strict the op is refused.
 func TestUnrecordedOpsSayEstimated(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "prog.py")
-	src := "import torch\nx = torch.rand(1024, device='cuda', requires_grad=True)\ny = x.rsqrt()\nz = x.exp()\n"
+	src := "import torch\nx = torch.rand(1024, device='cuda', requires_grad=True)\nz = x.exp()\ny = x.rsqrt()\nz = x.exp()\n"
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, _, _ := run(t, "run", "--json", "--fake-host", "--device", "sim", path)
-	rows := map[int]string{}
+	type row struct {
+		Line          int      `json:"line"`
+		Exact         *bool    `json:"exact"`
+		Estimates     []string `json:"estimates"`
+		FirstEstimate string   `json:"first_estimate"`
+	}
+	rows := map[int]row{}
 	for _, l := range strings.Split(out, "\n") {
-		var r struct {
-			Line   int      `json:"line"`
-			Events []string `json:"events"`
-		}
+		var r row
 		if json.Unmarshal([]byte(l), &r) == nil && r.Line > 0 {
-			rows[r.Line] = strings.Join(r.Events, "; ")
+			rows[r.Line] = r
 		}
 	}
-	if !strings.Contains(rows[3], "estimated: torch.rsqrt's memory rule") {
-		t.Errorf("rsqrt's step says %q", rows[3])
+	const est = "torch.rsqrt [1024] float32: memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)"
+	if r := rows[3]; r.Exact != nil || r.Estimates != nil || r.FirstEstimate != "" {
+		t.Errorf("exp, recorded, before any estimate: %+v", r)
 	}
-	if strings.Contains(rows[4], "estimated") {
-		t.Errorf("exp, recorded, says %q", rows[4])
+	if r := rows[4]; r.Exact == nil || *r.Exact || len(r.Estimates) != 1 || r.Estimates[0] != est || r.FirstEstimate != path+":4: "+est {
+		t.Errorf("rsqrt's row: %+v", r)
+	}
+	if r := rows[5]; r.Exact == nil || *r.Exact || r.Estimates != nil || r.FirstEstimate != path+":4: "+est {
+		t.Errorf("exp after rsqrt rests on its estimate: %+v", r)
+	}
+	text, _, _ := run(t, "run", "--fake-host", "--device", "sim", "--no-color", path)
+	for _, want := range []string{
+		"  3 > z = x.exp()\n    host",
+		"  4 > y = x.rsqrt()\n  ≈ host",
+		"\n    estimated: " + est + "\n",
+		"  5 > z = x.exp()\n  ≈ host",
+		"\n≈ 1 statement estimated, an op following a general rule where none is recorded on the GPU; every figure from the first estimate on rests on it: " + path + ":4: " + est + " (--strict refuses estimates)\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the report lacks %q:\n%s", want, text)
+		}
+	}
+	out, errOut, code := run(t, "run", "--fake-host", "--device", "sim", "--strict", path)
+	if code != 1 || strings.Contains(out, "rsqrt()\n  ≈") || !strings.Contains(errOut, path+":4:5: NotImplementedError: "+est+": its figures would be estimated, and --strict refuses estimates") {
+		t.Errorf("--strict: exit %d\n%s%s", code, out, errOut)
 	}
 	help, _, _ := runStdin(t, "help rsqrt\n")
 	if !strings.Contains(help, "not yet recorded on the GPU") {

@@ -18,7 +18,8 @@ import (
 )
 
 // cmdFit runs one script on simulated GPUs and prints what it needs on
-// each: gpumemrepl fit [--gpus a,b] [--alloc-conf C] [--devices N] [--json] FILE.
+// each, and whether that is exact: gpumemrepl fit [--gpus a,b]
+// [--alloc-conf C] [--devices N] [--strict] [--json] FILE.
 func cmdFit(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -26,6 +27,7 @@ func cmdFit(args []string, stdout, stderr io.Writer) int {
 	conf := fs.String("alloc-conf", os.Getenv("PYTORCH_CUDA_ALLOC_CONF"), "PYTORCH_CUDA_ALLOC_CONF")
 	devices := fs.Int("devices", 1, "simulated GPUs of each preset")
 	asJSON := fs.Bool("json", false, "one JSON object per GPU")
+	strict := fs.Bool("strict", false, "an op with no recorded rule is an error instead of an estimate")
 	files, err := parseInterleaved(fs, args)
 	if err == nil && len(files) != 1 {
 		err = errors.New("one script to fit")
@@ -43,7 +45,7 @@ func cmdFit(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gpumemrepl: %v\n", err)
 		return 1
 	}
-	fits, err := repl.FitScript(src, files[0], presets, *devices, *conf)
+	fits, err := repl.FitScript(src, files[0], presets, *devices, *conf, *strict)
 	if err != nil {
 		fmt.Fprintf(stderr, "gpumemrepl fit: %v\n", err)
 		return 1
@@ -79,15 +81,15 @@ func fitPresets(list string) ([]engine.Preset, error) {
 	return out, nil
 }
 
-// writeFitTable prints a row per GPU (and device), then each GPU's
-// first out-of-memory error.
+// writeFitTable prints a row per GPU (and device), whether it is exact,
+// then each GPU's first out-of-memory error and what was estimated.
 func writeFitTable(w io.Writer, file, conf string, fits []repl.Fit) {
 	if conf == "" {
 		conf = "unset"
 	}
 	fmt.Fprintf(w, "%s on simulated GPUs (PYTORCH_CUDA_ALLOC_CONF %s); peaks over the whole run:\n", file, conf)
 	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "GPU\tmemory\tpeak allocated\tpeak reserved\treserved + context\tfits")
+	fmt.Fprintln(tw, "GPU\tmemory\tpeak allocated\tpeak reserved\treserved + context\texact\tfits")
 	for _, f := range fits {
 		for i, d := range f.Devices {
 			name := f.GPU.Name
@@ -101,10 +103,15 @@ func writeFitTable(w io.Writer, file, conf string, fits []repl.Fit) {
 					verdict += " at " + f.OOMAt
 				}
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", name, allocator.FormatSize(f.GPU.Total), allocator.FormatSize(d.PeakAllocated), allocator.FormatSize(d.PeakReserved), allocator.FormatSize(d.WithContext), verdict)
+			exact := "yes"
+			if !f.Tier.Exact() {
+				exact = "no " + repl.EstimatedMark
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, allocator.FormatSize(f.GPU.Total), allocator.FormatSize(d.PeakAllocated), allocator.FormatSize(d.PeakReserved), allocator.FormatSize(d.WithContext), exact, verdict)
 		}
 	}
 	tw.Flush()
+	writeFitEstimates(w, fits)
 	for _, f := range fits {
 		if f.OOM == nil {
 			continue
@@ -116,7 +123,29 @@ func writeFitTable(w io.Writer, file, conf string, fits []repl.Fit) {
 		fmt.Fprintf(w, "\n%s, first out of memory at %s\n  torch.OutOfMemoryError: %s\n", f.GPU.Name, where, f.OOM.Message)
 	}
 	fmt.Fprintln(w, "\nThe peaks up to a GPU's first out-of-memory error are what ran before it. Contexts: the\n"+
-		"H200's measured with PyTorch 2.11; the other presets' are taken as the H200's.")
+		"H200's measured with PyTorch 2.11; the other presets' are taken as the H200's. Exact: every\n"+
+		"op followed a rule recorded with PyTorch on the H200 (the other presets run its kernels).")
+}
+
+// writeFitEstimates says, under fit's table, how many statements of
+// each estimated run followed a general rule and which was first; the
+// GPUs whose runs estimated alike share one paragraph.
+func writeFitEstimates(w io.Writer, fits []repl.Fit) {
+	var texts []string
+	gpus := map[string][]string{}
+	for _, f := range fits {
+		if f.Tier.Exact() {
+			continue
+		}
+		text := repl.EstimatedText(f.Tier)
+		if gpus[text] == nil {
+			texts = append(texts, text)
+		}
+		gpus[text] = append(gpus[text], f.GPU.Name)
+	}
+	for _, text := range texts {
+		fmt.Fprintf(w, "\n%s %s: %s\n", repl.EstimatedMark, strings.Join(gpus[text], ", "), text)
+	}
 }
 
 // fitJSON is one GPU device's line of fit --json.
@@ -131,6 +160,11 @@ type fitJSON struct {
 	OOMAt         *string `json:"oom_at"`
 	OOMSource     *string `json:"oom_source"`
 	OOMMessage    *string `json:"oom_message"`
+	// Exact is whether every figure followed recorded rules; otherwise
+	// EstimatedStatements statements estimated, the first FirstEstimate.
+	Exact               bool    `json:"exact"`
+	EstimatedStatements int     `json:"estimated_statements"`
+	FirstEstimate       *string `json:"first_estimate"`
 }
 
 func writeFitJSON(w io.Writer, fits []repl.Fit) {
@@ -139,7 +173,11 @@ func writeFitJSON(w io.Writer, fits []repl.Fit) {
 	for _, f := range fits {
 		for i, d := range f.Devices {
 			oomHere := f.OOM != nil && f.OOM.Device == i
-			row := fitJSON{GPU: f.GPU.Name, Device: i, TotalBytes: f.GPU.Total, PeakAllocated: d.PeakAllocated, PeakReserved: d.PeakReserved, WithContext: d.WithContext, Fits: !oomHere}
+			row := fitJSON{GPU: f.GPU.Name, Device: i, TotalBytes: f.GPU.Total, PeakAllocated: d.PeakAllocated, PeakReserved: d.PeakReserved, WithContext: d.WithContext, Fits: !oomHere,
+				Exact: f.Tier.Exact(), EstimatedStatements: f.Tier.Steps}
+			if first := repl.FirstEstimate(f.Tier); first != "" {
+				row.FirstEstimate = &first
+			}
 			if oomHere {
 				row.OOMAt, row.OOMSource, row.OOMMessage = &f.OOMAt, &f.OOMSource, &f.OOM.Message
 			}

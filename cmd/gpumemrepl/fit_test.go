@@ -46,14 +46,14 @@ func TestFitMatchesRecordedPeaks(t *testing.T) {
 			wantAlloc = max(wantAlloc, s.Devices[0].MaxAllocated)
 			wantReserved = max(wantReserved, s.Devices[0].MaxReserved)
 		}
-		out, errOut, code := run(t, "fit", "--gpus", "h200", "--devices", strconv.Itoa(devices), "--json", script)
+		out, errOut, code := run(t, "fit", "--gpus", "h200", "--devices", strconv.Itoa(devices), "--json", "--strict", script)
 		var got fitJSON
 		if code != 0 || json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &got) != nil {
 			t.Errorf("fit %s: exit %d\n%s%s", name, code, out, errOut)
 			continue
 		}
-		if int64(got.PeakAllocated) != wantAlloc || int64(got.PeakReserved) != wantReserved || !got.Fits {
-			t.Errorf("fit %s: peaks %d and %d (fits %v), PyTorch's %d and %d", name, got.PeakAllocated, got.PeakReserved, got.Fits, wantAlloc, wantReserved)
+		if int64(got.PeakAllocated) != wantAlloc || int64(got.PeakReserved) != wantReserved || !got.Fits || !got.Exact {
+			t.Errorf("fit %s: peaks %d and %d (fits %v, exact %v), PyTorch's %d and %d", name, got.PeakAllocated, got.PeakReserved, got.Fits, got.Exact, wantAlloc, wantReserved)
 		}
 		checked++
 	}
@@ -106,9 +106,9 @@ func TestFitOOMAndErrors(t *testing.T) {
 	}
 	out, errOut, code := run(t, "fit", "--gpus", "h200,a100-40gb,t4", script)
 	for _, want := range []string{
-		"h200       139.80 GiB  25.00 GiB       40.00 GiB      40.60 GiB           yes\n",
-		"a100-40gb  39.39 GiB   16.00 GiB       16.00 GiB      16.60 GiB           no: out of memory at " + script + ":7\n",
-		"t4         14.57 GiB   0 bytes         0 bytes        610.00 MiB          no: out of memory at " + script + ":2\n",
+		"h200       139.80 GiB  25.00 GiB       40.00 GiB      40.60 GiB           yes    yes\n",
+		"a100-40gb  39.39 GiB   16.00 GiB       16.00 GiB      16.60 GiB           yes    no: out of memory at " + script + ":7\n",
+		"t4         14.57 GiB   0 bytes         0 bytes        610.00 MiB          yes    no: out of memory at " + script + ":2\n",
 		"a100-40gb, first out of memory at " + script + ":7: z = torch.empty(6 << 30, device='cuda')\n  torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 24.00 GiB.",
 	} {
 		if code != 0 || !strings.Contains(out, want) {
@@ -138,7 +138,7 @@ func TestFitOOMAndErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errOut, code = run(t, "fit", "--gpus", "t4", "--devices", "2", two)
-	if code != 0 || !strings.Contains(out, "t4 cuda:0  14.57 GiB  512 bytes       2.00 MiB       612.00 MiB          yes\n") || !strings.Contains(out, "t4 cuda:1  14.57 GiB  0 bytes         0 bytes        610.00 MiB          no: out of memory at "+two+":3\n") {
+	if code != 0 || !strings.Contains(out, "t4 cuda:0  14.57 GiB  512 bytes       2.00 MiB       612.00 MiB          yes    yes\n") || !strings.Contains(out, "t4 cuda:1  14.57 GiB  0 bytes         0 bytes        610.00 MiB          yes    no: out of memory at "+two+":3\n") {
 		t.Errorf("two devices: exit %d\n%s%s", code, out, errOut)
 	}
 	if _, errOut, code = run(t, "fit", "--gpus", "k80", script); code != 2 || !strings.Contains(errOut, `unknown preset "k80"`) {

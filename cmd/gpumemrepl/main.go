@@ -130,8 +130,9 @@ Usage:
                                        (each device's history on its own allocator, as FILE cuda:N,
                                        each allocation on its own stream)
   gpumemrepl fit [flags] FILE          will FILE fit? run it on each simulated GPU and print the peak
-                                       allocated and reserved, reserved plus the CUDA context, and
-                                       the first out-of-memory error on each
+                                       allocated and reserved, reserved plus the CUDA context,
+                                       whether they are exact, and the first out-of-memory error on
+                                       each
   gpumemrepl diff [flags] A B          replay two snapshots or traces, or run two scripts (.py,
                                        .gpumem), or one file twice under two configs, and print what
                                        differs: peak and final allocated and reserved, segments,
@@ -151,7 +152,11 @@ REPL and run flags:
   --json               one JSON object per command: line, source, host_rss_bytes,
                        pinned_host_bytes (when some is pinned), allocated_bytes, reserved_bytes,
                        driver_used_bytes, context_bytes, outside_allocator_bytes, devices,
-                       events, output, error, elapsed_ns
+                       events, exact, estimates, first_estimate (the three only where the
+                       figures rest on an estimate: exact false), output, error, elapsed_ns
+  --strict             exact figures or none: an op with no rule recorded on the GPU for its
+                       arguments fails (NotImplementedError, the tool's refusal) instead of
+                       going on by a general rule with its figures marked estimated (≈)
   --keep-going         go on after a failing line
   --each-statement     a Python script: a report (marked ':') after every simple statement
                        it executes, inside loops and functions too (with --json, a row
@@ -210,9 +215,11 @@ stops fit with that error, exit 1):
   --gpus A,B           the presets to try (default: all, largest first)
   --alloc-conf STR     PYTORCH_CUDA_ALLOC_CONF (default: that variable)
   --devices N          simulated GPUs of each preset (default 1)
+  --strict             an op with no recorded rule is the script's error, not an estimate
   --json               one JSON object per GPU and device: gpu, device, total_bytes,
                        peak_allocated_bytes, peak_reserved_bytes, reserved_plus_context_bytes,
-                       fits, oom_at, oom_source, oom_message
+                       fits, oom_at, oom_source, oom_message, exact, estimated_statements,
+                       first_estimate
 
 diff flags (each side is replayed on the simulated device of its recording's size; a script
 runs on a simulated H200 and its history is replayed):
@@ -221,8 +228,9 @@ runs on a simulated H200 and its history is replayed):
   --config-b CONF      the same for B
   --limit-bytes N      per-process limit for both (set_per_process_memory_fraction)
   --top N              the frames listed of each side (default 10; 0: all)
+  --strict             a script's op with no recorded rule is its error, not an estimate
   --json               one JSON object: a and b, each with name, config, ops, notes, peak/final
                        allocated and reserved bytes, segments, fragmentation, device_allocs,
-                       ooms, size_classes, categories and frames (name, count, bytes,
-                       bytes_at_peak)
+                       ooms, estimated (a script's side whose figures rest on estimates),
+                       size_classes, categories and frames (name, count, bytes, bytes_at_peak)
 `

@@ -81,9 +81,14 @@ func recordingOf(name, script string) string {
 }
 
 // runScript runs the script file as pasted on the simulated H200, going
-// on past errors, and gives its --json rows in order.
-func runScript(script string) []pythonStep {
-	out, _ := exec.Command(binary, "run", "--json", "--fake-host", "--device", "sim", "--keep-going", script).Output()
+// on past errors (strict: refusing to estimate), and gives its --json
+// rows in order.
+func runScript(script string, strict bool) []pythonStep {
+	args := []string{"run", "--json", "--fake-host", "--device", "sim", "--keep-going", script}
+	if strict {
+		args = append(args, "--strict")
+	}
+	out, _ := exec.Command(binary, args...).Output()
 	var steps []pythonStep
 	for _, l := range strings.Split(string(out), "\n") {
 		var s pythonStep
@@ -113,7 +118,7 @@ func diffPython(t *testing.T, script, recording string) ([]string, error) {
 		want = append(want, s)
 	}
 	got := map[int]pythonStep{}
-	for _, s := range runScript(script) {
+	for _, s := range runScript(script, true) {
 		got[s.Line] = s
 	}
 	var diffs []string

@@ -19,7 +19,7 @@ import (
 // sessionFlags are the flags of run and of the interactive REPL.
 type sessionFlags struct {
 	json, keepGoing, noColor, fakeHost bool
-	eachStatement                      bool
+	eachStatement, strict              bool
 	preset, allocConf, device          string
 	totalBytes, contextBytes           optUint
 	devices                            int
@@ -31,6 +31,7 @@ func (f *sessionFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.eachStatement, "each-statement", false, "a Python script: a report after every statement executed, in loops and functions too")
 	fs.BoolVar(&f.noColor, "no-color", false, "no color")
 	fs.BoolVar(&f.fakeHost, "fake-host", false, "deterministic host memory (for golden tests)")
+	fs.BoolVar(&f.strict, "strict", false, "refuse an op with no recorded rule instead of estimating its figures")
 	fs.StringVar(&f.preset, "preset", "h200", "simulated GPU")
 	fs.StringVar(&f.allocConf, "alloc-conf", os.Getenv("PYTORCH_CUDA_ALLOC_CONF"), "PYTORCH_CUDA_ALLOC_CONF")
 	fs.StringVar(&f.device, "device", "auto", "auto, sim or cuda")
@@ -70,7 +71,7 @@ func (f *sessionFlags) session(fs *flag.FlagSet, stderr io.Writer) (*engine.Sess
 	default:
 		return nil, fmt.Errorf("--device %s: want auto, sim or cuda", strconv.Quote(f.device))
 	}
-	o := engine.Options{Preset: p, AllocConf: f.allocConf, Devices: f.devices, FakeHost: f.fakeHost, Backend: backend}
+	o := engine.Options{Preset: p, AllocConf: f.allocConf, Devices: f.devices, FakeHost: f.fakeHost, Backend: backend, Strict: f.strict}
 	if f.totalBytes.v != nil {
 		o.TotalBytes = *f.totalBytes.v
 	}

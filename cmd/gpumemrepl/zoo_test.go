@@ -74,7 +74,7 @@ func TestModelZoo(t *testing.T) {
 // test where the program does not do what running.txt says (listed:
 // run to its end).
 func zooRun(t *testing.T, name, script string, listed bool) string {
-	steps := runScript(script)
+	steps := runScript(script, false)
 	first := -1
 	for j, s := range steps {
 		if s.Error != nil {

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// estimatedProgram is a program with one estimate (rsqrt, modelled from
+// PyTorch's formula and not recorded) at line 3, and the estimate as the
+// reports name it.
+const (
+	estimatedProgram = "import torch\nx = torch.rand(1 << 20, device='cuda', requires_grad=True)\ny = x.rsqrt()\nz = x.exp()\n"
+	rsqrtEstimate    = "torch.rsqrt [1048576] float32: memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)"
+)
+
+func writeProgram(t *testing.T, name, src string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestFitSaysWhetherExact: fit's table has an exact column, yes for a
+// program of recorded rules and no ≈ for one that estimated, with a
+// paragraph naming how many statements estimated and the first; --json
+// says exact, estimated_statements and first_estimate; --strict makes
+// the estimate the script's error.
+func TestFitSaysWhetherExact(t *testing.T) {
+	path := writeProgram(t, "est.py", estimatedProgram)
+	out, errOut, code := run(t, "fit", "--gpus", "h200,t4", path)
+	for _, want := range []string{
+		"GPU   memory      peak allocated  peak reserved  reserved + context  exact  fits\n",
+		"h200  139.80 GiB  12.00 MiB       20.00 MiB      630.00 MiB          no ≈   yes\n",
+		"t4    14.57 GiB   12.00 MiB       20.00 MiB      630.00 MiB          no ≈   yes\n",
+		"\n≈ h200, t4: 1 statement estimated, an op following a general rule where none is recorded on the GPU; every figure from the first estimate on rests on it: " + path + ":3: " + rsqrtEstimate + "\n",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d, want %q in\n%s%s", code, want, out, errOut)
+		}
+	}
+	out, _, _ = run(t, "fit", "--gpus", "h200", "--json", path)
+	var got fitJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Exact || got.EstimatedStatements != 1 || got.FirstEstimate == nil || *got.FirstEstimate != path+":3: "+rsqrtEstimate {
+		t.Errorf("fit --json: %v %s", err, out)
+	}
+	out, errOut, code = run(t, "fit", "--gpus", "h200", "--strict", path)
+	if code != 1 || out != "" || !strings.Contains(errOut, "gpumemrepl fit: on h200: "+path+":3:5: NotImplementedError: "+rsqrtEstimate+": its figures would be estimated, and --strict refuses estimates") {
+		t.Errorf("fit --strict: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestDiffAndExplainSayEstimated: a script's side of diff says how its
+// figures rest on estimates (text and --json), and --strict refuses it;
+// explain at the prompt says so of the session's history first.
+func TestDiffAndExplainSayEstimated(t *testing.T) {
+	a := writeProgram(t, "a.py", estimatedProgram)
+	b := writeProgram(t, "b.py", strings.Replace(estimatedProgram, "rsqrt", "exp", 1))
+	note := "≈ 1 statement estimated, an op following a general rule where none is recorded on the GPU; every figure from the first estimate on rests on it: " + a + ":3: " + rsqrtEstimate
+	out, errOut, code := run(t, "diff", a, b)
+	if code != 0 || !strings.Contains(out, "A  "+a+" (default): ") || !strings.Contains(out, "\n   "+note+"\nB  "+b+" (default): ") || strings.Count(out, "≈") != 1 {
+		t.Errorf("diff: exit %d\n%s%s", code, out, errOut)
+	}
+	out, _, _ = run(t, "diff", "--json", a, b)
+	var rep struct {
+		A, B struct {
+			Estimated string `json:"estimated"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.A.Estimated != note || rep.B.Estimated != "" {
+		t.Errorf("diff --json: %v %s", err, out)
+	}
+	if out, errOut, code = run(t, "diff", "--strict", a, b); code != 1 || !strings.Contains(errOut, "--strict refuses estimates") {
+		t.Errorf("diff --strict: exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, _ = runStdin(t, estimatedProgram+"explain\n", "--device", "sim", "--fake-host", "--no-color")
+	if !strings.Contains(out, "  5 > explain\n≈ 1 statement estimated, an op following a general rule where none is recorded on the GPU; every figure from the first estimate on rests on it: <stdin>:3: "+rsqrtEstimate+"\nNo out-of-memory error") {
+		t.Errorf("explain:\n%s%s", out, errOut)
+	}
+}
+
+// TestEachStatementEstimates: with --each-statement, each statement's
+// row carries its own estimates, and the top-level step's row only those
+// not reported by a statement of it yet.
+func TestEachStatementEstimates(t *testing.T) {
+	path := writeProgram(t, "loop.py", "import torch\nx = torch.rand(1024, device='cuda')\nfor i in range(2):\n    y = x.sin()\n    z = x.exp()\n")
+	out, errOut, _ := run(t, "run", "--json", "--fake-host", "--device", "sim", "--each-statement", path)
+	var got []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r struct {
+			Line      int      `json:"line"`
+			Exact     *bool    `json:"exact"`
+			Estimates []string `json:"estimates"`
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		got = append(got, strings.TrimSpace(strings.Join([]string{
+			map[bool]string{true: "exact", false: "≈"}[r.Exact == nil],
+			strings.Join(r.Estimates, "; ")}, " ")))
+	}
+	sin := "≈ torch.sin [1024] float32: memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)"
+	// import, x, then the loop's statements y, z, y, z, then its step
+	want := []string{"exact", "exact", sin, "≈", sin, "≈", "≈"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rows:\n%s\nwant:\n%s\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), errOut)
+	}
+}

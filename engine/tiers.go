@@ -1,0 +1,179 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
+)
+
+// Two tiers of figures. A figure is exact when every op on its path
+// followed a rule recorded with PyTorch on the GPU and compared in tests
+// (testdata/pyrules, the convolution table, the probed scratch ranges);
+// it is estimated when some op followed a general rule instead: a
+// formula from PyTorch's source or declarations not yet recorded, the
+// nearest recorded configuration of a kernel's scratch, a guess at
+// values the tool does not know.
+//
+// Where an op has no recorded rule it calls Session.estimate, which
+// records an Estimate (the op, its shapes, why and from what) and lets
+// the op go on by its general rule; under Options.Strict the same call
+// returns the op's refusal instead, as the tool behaved before it could
+// estimate (golden tests and CI run so). An estimate is sticky: the
+// allocator's state is the whole history, so every figure measured
+// after the first estimate rests on it (Figures.Estimated), and the
+// session names that first one (Tier).
+
+// Estimate is one op's departure from the recorded rules: the op
+// followed a general rule.
+type Estimate struct {
+	// Op is the op as the program calls it ("torch.sin", "F.conv2d",
+	// "print").
+	Op string
+	// Cause is the op's shapes and why its figures are estimated, and
+	// from what: "[12, 3, 96, 96] x [64, 3, 7, 7] stride 2: cuDNN
+	// workspace of an unrecorded configuration, taken from ...".
+	Cause string
+	// Where is the program's statement running it (FILE:LINE, its
+	// innermost frame outside torch); empty when the front end gives no
+	// frames.
+	Where string
+}
+
+// String is the op and its cause, as a step report prints it.
+func (e Estimate) String() string { return e.Op + " " + e.Cause }
+
+// Tier is where a session's figures stand.
+type Tier struct {
+	// Estimates counts the estimates made (an op each time it followed
+	// a general rule), Steps the steps in which some op did.
+	Estimates, Steps int
+	// First is the session's first estimate, on which every later
+	// figure rests; nil while every figure is exact.
+	First *Estimate
+}
+
+// Exact reports whether every figure so far followed recorded rules.
+func (t Tier) Exact() bool { return t.First == nil }
+
+// tiers is a session's record of its estimates.
+type tiers struct {
+	step     []Estimate // this step's, in order (BeginStep clears them)
+	total    Tier
+	stepSeen bool // this step has counted in total.Steps
+}
+
+// Tier is where the session's figures stand: exact, or resting on its
+// first estimate.
+func (s *Session) Tier() Tier { return s.tiers.total }
+
+// StepEstimates are the estimates made since BeginStep, in order.
+func (s *Session) StepEstimates() []Estimate { return append([]Estimate(nil), s.tiers.step...) }
+
+// Strict reports whether the session refuses to estimate
+// (Options.Strict).
+func (s *Session) Strict() bool { return s.opts.Strict }
+
+// estimate is called by an op that goes on by a general rule where no
+// recorded rule covers it: op as the program calls it, the cause
+// (shapes, then why and from what) formatted as fmt does. It records the
+// estimate and returns nil; under Options.Strict it records nothing and
+// returns refusal, the error the op gave before it could estimate (an
+// op that never refused passes nil, and gets a NotImplementedError
+// naming the estimate).
+func (s *Session) estimate(refusal error, op, cause string, args ...any) error {
+	e := Estimate{Op: op, Cause: fmt.Sprintf(cause, args...)}
+	if s.opts.Strict {
+		if refusal == nil {
+			refusal = Errorf(NotImplementedError, "%s: its figures would be estimated, and --strict refuses estimates", e)
+		}
+		return refusal
+	}
+	if s.frames != nil {
+		if f, ok := snapshot.ProgramFrame(s.frames()); ok {
+			e.Where = fmt.Sprintf("%s:%d", f.Filename, f.Line)
+		}
+	}
+	s.tiers.step = append(s.tiers.step, e)
+	t := &s.tiers.total
+	t.Estimates++
+	if !s.tiers.stepSeen {
+		s.tiers.stepSeen = true
+		t.Steps++
+	}
+	if t.First == nil {
+		t.First = &e
+	}
+	return nil
+}
+
+// beginStep starts a step's record of estimates.
+func (t *tiers) beginStep() {
+	t.step = t.step[:0]
+	t.stepSeen = false
+}
+
+// estimated marks an entry whose rule was modelled from PyTorch's
+// formulas and not yet recorded on the GPU (testdata/pyrules_pending):
+// help says so, and every run of it, in place too, is an estimate
+// naming its arguments' shapes (refused under Options.Strict).
+func estimated(d *OpDef) *OpDef {
+	d.Memory += " (not yet recorded on the GPU: estimated from PyTorch's formulas)"
+	name := "torch." + d.Name
+	switch {
+	case !d.Function && !d.Method:
+		name = "F." + d.Name
+	case !d.Function:
+		name = "Tensor." + d.Name
+	}
+	note := func(s *Session, op string, a Args) error {
+		return s.estimate(nil, op, "%s: memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)", argShapes(a))
+	}
+	if run := d.run; run != nil {
+		d.run = func(s *Session, a Args) (*Tensor, error) {
+			if err := note(s, name, a); err != nil {
+				return nil, err
+			}
+			return run(s, a)
+		}
+	}
+	if run := d.runTuple; run != nil {
+		d.runTuple = func(s *Session, a Args) ([]*Tensor, bool, error) {
+			if err := note(s, name, a); err != nil {
+				return nil, false, err
+			}
+			return run(s, a)
+		}
+	}
+	if run := d.inPlace; run != nil {
+		d.inPlace = func(s *Session, a Args) error {
+			if err := note(s, "Tensor."+d.InPlace, a); err != nil {
+				return err
+			}
+			return run(s, a)
+		}
+	}
+	return d
+}
+
+// argShapes are an op's tensor arguments as shape and dtype, "x" between
+// them ("[64, 3, 32, 32] float32 x [64] float32"); a number among them
+// is left out.
+func argShapes(a Args) string {
+	var b []byte
+	add := func(t *Tensor) {
+		if t == nil || t.number {
+			return
+		}
+		if len(b) > 0 {
+			b = append(b, " x "...)
+		}
+		b = append(b, dimList(t.Shape)+" "+t.DType.Name...)
+	}
+	for i := range a {
+		add(a.Tensor(i))
+		for _, t := range a.TensorList(i) {
+			add(t)
+		}
+	}
+	return string(b)
+}
