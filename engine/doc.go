@@ -35,6 +35,12 @@
 //     session's figures are exact or rest on its first estimate;
 //     estimated(d) makes a whole entry an estimate (a rule modelled
 //     from PyTorch's formulas, not yet recorded).
+//   - general.go with opfacts.tsv: the general rule, entries for the
+//     ops PyTorch declares and the table lacks (unary, binary, scan,
+//     random, fill families), from facts scripts/gen_opfacts.py writes
+//     from native_functions.yaml and derivatives.yaml; every run an
+//     estimate. Options.ForceGeneral runs recorded ops by it, to
+//     measure it.
 //   - errors.go: Error, the engine's error, whose ErrorKind is the
 //     Python class PyTorch raises at that check
 //     (Errorf(IndexError, ...)); torchpy's pyClasses turns a kind into

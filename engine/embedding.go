@@ -62,17 +62,47 @@ func (s *Session) Embedding(idx, w *Tensor) (*Tensor, error) {
 // embeddingBackward is embedding_dense_backward's for n indices: the
 // contiguous copy of the gradient (freed at the end), then the weight's
 // gradient. Over embeddingDirect indices it sorts them first, with CUB's
-// temporaries (recorded in tfm_embedding.py, not modelled).
+// temporaries (recorded in tfm_embedding.py, not modelled: estimated).
 func embeddingBackward(indices uint64) backward {
 	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 		if !g.Device().CUDA {
 			return []*Tensor{nil}, NotModelledError("the backward of an embedding on the host")
 		}
 		if indices > embeddingDirect {
-			return []*Tensor{nil}, NotModelledError(fmt.Sprintf("the backward of an embedding of more than %d indices (it sorts them)", embeddingDirect))
+			return embeddingSortedGrad(s, n, g, indices)
 		}
 		return embeddingGrad(s, n, g)
 	}
+}
+
+// embeddingSortedGrad is the weight's gradient over more than
+// embeddingDirect indices, where PyTorch sorts them first: not recorded,
+// so an estimate. The sorted indices and their original places (int64,
+// one each an index) and CUB's radix sort scratch (index_put_'s sort's
+// rule, radixsort.go) are taken to live beside the direct path's
+// tensors, the scratch freed after the sort, the two after the gradient;
+// the kernel's per-segment buffers are left out.
+func embeddingSortedGrad(s *Session, n *node, g *Tensor, indices uint64) ([]*Tensor, error) {
+	rows := uint64(n.inputs[0].shape[0])
+	refusal := NotModelledError(fmt.Sprintf("the backward of an embedding of more than %d indices (it sorts them)", embeddingDirect))
+	if err := s.estimate(refusal, "F.embedding", "backward of %d indices into a %s weight: PyTorch sorts more than %d indices first, not recorded; taken as two int64 tensors of the indices' size and CUB's radix sort scratch (%d bytes, index_put_'s sort's rule) beside the direct path, its per-segment buffers left out",
+		indices, dimList(n.inputs[0].shape), embeddingDirect, radixSortScratch(indices, rows-1)); err != nil {
+		return []*Tensor{nil}, err
+	}
+	int64T := DTypes["int64"]
+	sorted, err := s.allocAll(g.Device(), tensorShape{[]int64{int64(indices)}, int64T}, tensorShape{[]int64{int64(indices)}, int64T})
+	if err != nil {
+		return []*Tensor{nil}, err
+	}
+	defer func() {
+		for _, t := range sorted {
+			s.dropTensor(t)
+		}
+	}()
+	if err := s.scratch(g.Device(), radixSortScratch(indices, rows-1)); err != nil {
+		return []*Tensor{nil}, err
+	}
+	return embeddingGrad(s, n, g)
 }
 
 // embeddingGrad is the weight's gradient of embeddingBackward's direct

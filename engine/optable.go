@@ -280,6 +280,9 @@ func (p Param) DefaultValue() any {
 // itself where the op returns its input (Tensor.to). Under
 // torch.autocast, d's arguments are cast first (autocast.go).
 func (s *Session) Run(d *OpDef, a Args) (*Tensor, error) {
+	if g := s.forcedGeneral(d); g != nil {
+		d = g
+	}
 	ts, err := s.autocastRun(d.Name, a, func(a Args) ([]*Tensor, error) {
 		t, err := d.run(s, a)
 		return []*Tensor{t}, err

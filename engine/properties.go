@@ -28,18 +28,26 @@ func (s *Session) Properties(i int) DeviceProperties { return s.gpus[i].b.proper
 // the driver knows.
 var ErrDriverFigure = errors.New("on a simulated GPU the driver's free memory is not modelled: it depends on which CUDA kernels the driver has loaded (the CUDA context grew from 518 to 742 MiB over the first kernels of a PyTorch 2.11 process on the H200); run with --device cuda on a GPU for the driver's own figure")
 
-// MemGetInfo is torch.cuda.mem_get_info(i) on a real GPU: cuMemGetInfo's
-// free and total bytes, the context made first as PyTorch makes it. On
-// a simulated GPU it is ErrDriverFigure.
+// MemGetInfo is torch.cuda.mem_get_info(i): cuMemGetInfo's free and
+// total bytes, the context made first as PyTorch makes it. On a
+// simulated GPU it is an estimate, the total less reserved memory and
+// the preset's context (Options.Strict: ErrDriverFigure).
 func (s *Session) MemGetInfo(i int) (free, total uint64, err error) {
-	b, ok := s.gpus[i].b.(*cudaBackend)
-	if !ok {
-		return 0, 0, ErrDriverFigure
+	if _, sim := s.gpus[i].b.(*simBackend); sim {
+		if err := s.estimate(ErrDriverFigure, "torch.cuda.mem_get_info", "cuda:%d: the driver's free memory on a simulated GPU, taken as its total less the reserved memory and the preset's CUDA context (a real context grows with the kernels loaded: 518 to 742 MiB over a PyTorch 2.11 process on the H200)", i); err != nil {
+			return 0, 0, err
+		}
 	}
 	if _, err := s.initGPU(i); err != nil {
 		return 0, 0, err
 	}
-	return b.dev.MemGetInfo()
+	switch b := s.gpus[i].b.(type) {
+	case *cudaBackend:
+		return b.dev.MemGetInfo()
+	case *simBackend:
+		return b.dev.MemGetInfo()
+	}
+	return 0, 0, ErrDriverFigure
 }
 
 // CUDAInitialized is torch.cuda.is_initialized(): whether some device's

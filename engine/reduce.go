@@ -222,7 +222,17 @@ func (s *Session) reduceDim(r reduceOp, x *Tensor, dim int64, keep bool) ([]*Ten
 	}
 	innermost := numel(x.Shape[d+1:]) == 1
 	if x.Device().CUDA && (!x.IsContiguous() || innermost && x.Shape[d] > maxInnerReduction || x.Bytes() > 1<<31-1) {
-		return nil, NotModelledError(fmt.Sprintf("torch.%s along a dimension of a tensor that is not contiguous, the innermost of more than %d elements, or over 2 GiB (the kernel's buffer across blocks)", r.name, maxInnerReduction))
+		refusal := NotModelledError(fmt.Sprintf("torch.%s along a dimension of a tensor that is not contiguous, the innermost of more than %d elements, or over 2 GiB (the kernel's buffer across blocks)", r.name, maxInnerReduction))
+		why := "a tensor that is not contiguous"
+		switch {
+		case x.Bytes() > 1<<31-1:
+			why = "a tensor over 2 GiB"
+		case x.IsContiguous():
+			why = fmt.Sprintf("an innermost dimension of more than %d elements", maxInnerReduction)
+		}
+		if err := s.estimate(refusal, "torch."+r.name, "%s along dim %d: reductions of %s were not recorded; taken as the recorded rule of a contiguous tensor whose innermost dimension is at most %d (no buffer across the kernel's blocks, which PyTorch's kernel may add)", argShapes(Args{x}), dim, why, maxInnerReduction); err != nil {
+			return nil, err
+		}
 	}
 	acc := r.acc
 	if r.dimAcc != nil {

@@ -82,6 +82,11 @@ type Options struct {
 	// arguments fails, as before the tool could estimate, instead of
 	// going on by a general rule (tiers.go).
 	Strict bool
+	// ForceGeneral runs the named table ops ("all": every one the
+	// general rule covers) by the general rule instead of their recorded
+	// rules: to measure the general rule's error against the recordings
+	// (general.go). Not for users: cmd sets it from GPUMEMREPL_FORCE_GENERAL.
+	ForceGeneral []string
 }
 
 type gpu struct {

@@ -10,10 +10,11 @@ import (
 
 // The engine's op table as Python: every entry's torch function, Tensor
 // method, in-place method and operators are declared by walking
-// engine.Ops, and their arguments bound to the entry's Params.
+// engine.Ops (and the general rule's entries for the names it lacks),
+// and their arguments bound to the entry's Params.
 
 func init() {
-	for _, d := range engine.OpList() {
+	for _, d := range tableOps() {
 		doc := d.Signature() + ": " + d.Memory
 		if d.Method {
 			method(d.Name, doc, func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
@@ -79,7 +80,7 @@ func (b *Binding) opFunctions(m *eval.ModuleObj) {
 			})
 		}
 	}
-	for _, d := range engine.OpList() {
+	for _, d := range tableOps() {
 		if !d.Function {
 			continue
 		}
@@ -88,6 +89,10 @@ func (b *Binding) opFunctions(m *eval.ModuleObj) {
 		})
 	}
 }
+
+// tableOps are the op table's entries, then the general rule's for the
+// names the table lacks (engine.GeneralOps: estimated at each run).
+func tableOps() []*engine.OpDef { return append(engine.OpList(), engine.GeneralOps()...) }
 
 // opFunctional declares the table's torch.nn.functional functions in
 // module f (over what nn.go declares there).

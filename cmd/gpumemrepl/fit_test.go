@@ -65,7 +65,7 @@ func TestFitMatchesRecordedPeaks(t *testing.T) {
 
 // readRecording reads a record_script.py recording and says whether a
 // statement of it raised.
-func readRecording(t *testing.T, path string) (steps []recordedStep, failed bool) {
+func readRecording(t testing.TB, path string) (steps []recordedStep, failed bool) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {

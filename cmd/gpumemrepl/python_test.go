@@ -46,7 +46,7 @@ type pythonStep struct {
 // training programs of testdata/models (issue 15's MLP, CNN and GPT)
 // and those of the model zoo (testdata/models/zoo) that are recorded
 // (TestModelZoo holds the others to running.txt).
-func pythonRecordings(t *testing.T) map[string]string {
+func pythonRecordings(t testing.TB) map[string]string {
 	out := map[string]string{
 		"seed000": "../../scripts/seed000.py",
 		"seed003": "../../scripts/seed003.py",

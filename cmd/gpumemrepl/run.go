@@ -40,6 +40,11 @@ func (f *sessionFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.devices, "devices", 1, "number of simulated devices")
 }
 
+// forceGeneralEnv names table ops ("all": every one the general rule
+// covers) to run by the general rule instead of their recorded rules, so
+// that the general rule's error is measured against the recordings.
+const forceGeneralEnv = "GPUMEMREPL_FORCE_GENERAL"
+
 // simOnly are the flags that describe a simulated device.
 var simOnly = []string{"preset", "total-bytes", "context-bytes", "devices"}
 
@@ -77,6 +82,9 @@ func (f *sessionFlags) session(fs *flag.FlagSet, stderr io.Writer) (*engine.Sess
 	}
 	if f.contextBytes.v != nil {
 		o.Preset.ContextBytes = *f.contextBytes.v
+	}
+	if v := os.Getenv(forceGeneralEnv); v != "" { // a measurement's switch, not a user's (scripts/honesty.sh)
+		o.ForceGeneral = strings.Split(v, ",")
 	}
 	if f.noColor || os.Getenv("NO_COLOR") != "" {
 		color.NoColor = true

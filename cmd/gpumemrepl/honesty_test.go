@@ -1,0 +1,115 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// BenchmarkHonesty measures the two tiers over every recorded program
+// (a report, not a speed: go test -run X -bench Honesty -benchtime 1x
+// ./cmd/gpumemrepl). It runs each program through the binary as a user
+// would (estimates allowed) and counts its statements that are exact and
+// estimated; for the estimated ones, and for every statement of a second
+// run that forces the general rule on every recorded op it covers
+// (GPUMEMREPL_FORCE_GENERAL=all: the recorded rules set aside), it
+// compares allocated, reserved and their peaks with PyTorch's recording
+// and reports the median and worst relative error of each. The README
+// quotes its figures.
+func BenchmarkHonesty(b *testing.B) {
+	progs := pythonRecordings(b)
+	names := slices.Sorted(func(yield func(string) bool) {
+		for n := range progs {
+			if !yield(n) {
+				return
+			}
+		}
+	})
+	for range b.N {
+		for _, mode := range []struct {
+			name string
+			env  []string
+		}{{"as users run it", nil}, {"general rule forced on every op it covers", []string{forceGeneralEnv + "=all"}}} {
+			var t tally
+			for _, name := range names {
+				want, _ := readRecording(b, recordingOf(name, progs[name]))
+				cmd := exec.Command(binary, "run", "--json", "--fake-host", "--device", "sim", "--keep-going", progs[name])
+				cmd.Env = append(os.Environ(), mode.env...)
+				out, _ := cmd.Output()
+				t.add(name, want, string(out))
+			}
+			t.report(mode.name)
+		}
+	}
+}
+
+// tally is the statements of a run of every recorded program: how many
+// were exact, estimated or failed, and each estimated one's relative
+// errors (allocated, reserved, peak allocated, peak reserved).
+type tally struct {
+	exact, estimated, failed, raised, programs int
+	errs                                       [4][]float64
+	worst                                      [4]string
+}
+
+func (t *tally) add(name string, want []recordedStep, out string) {
+	got := map[int]struct {
+		pythonStep
+		Exact *bool `json:"exact"`
+	}{}
+	for _, l := range strings.Split(out, "\n") {
+		var s struct {
+			pythonStep
+			Exact *bool `json:"exact"`
+		}
+		if json.Unmarshal([]byte(l), &s) == nil && s.Line > 0 {
+			got[s.Line] = s
+		}
+	}
+	t.programs++
+	for _, w := range want {
+		g, ok := got[w.Line]
+		switch {
+		case w.Error != nil || len(w.Devices) == 0:
+			t.raised++ // PyTorch's own error, or no device figures
+			continue
+		case !ok || g.Error != nil:
+			t.failed++
+			continue
+		case g.Exact == nil:
+			t.exact++
+			continue
+		}
+		t.estimated++
+		d := w.Devices[0]
+		for i, pair := range [4][2]int64{{g.Allocated, d.Allocated}, {g.Reserved, d.Reserved}, {g.MaxAlloc, d.MaxAllocated}, {g.MaxReserv, d.MaxReserved}} {
+			e := math.Abs(float64(pair[0]-pair[1])) / math.Max(float64(pair[1]), 1)
+			if len(t.errs[i]) == 0 || e > slices.Max(t.errs[i]) {
+				t.worst[i] = fmt.Sprintf("%s:%d (%d, PyTorch %d)", name, w.Line, pair[0], pair[1])
+			}
+			t.errs[i] = append(t.errs[i], e)
+		}
+	}
+}
+
+func (t *tally) report(mode string) {
+	fmt.Printf("%s: %d programs, %d statements exact, %d estimated, %d failed or refused (and %d that raised in PyTorch too, or have no device figures)\n", mode, t.programs, t.exact, t.estimated, t.failed, t.raised)
+	for i, what := range []string{"allocated", "reserved", "peak allocated", "peak reserved"} {
+		if len(t.errs[i]) == 0 {
+			continue
+		}
+		e := slices.Sorted(slices.Values(t.errs[i]))
+		within := 0
+		for _, x := range e {
+			if x <= 0.02 {
+				within++
+			}
+		}
+		fmt.Printf("  %-15s error median %.2f%%, worst %.1f%% at %s; %d of %d within 2%%\n", what, 100*e[len(e)/2], 100*e[len(e)-1], t.worst[i], within, len(e))
+	}
+}
