@@ -15,4 +15,8 @@ for f in testdata/pyrules_pending/*.py; do
 	timeout 300 python3 scripts/record_script.py --events "$f" "$out/$n.jsonl" >"$out/$n.log" 2>&1 &
 done
 timeout 120 python3 testdata/pyrules_pending/census_python.py >/dev/null 2>"$out/census_python.stderr"
+# PyTorch 2.11's own declarations, for the general rule's facts
+# (testdata/opfacts/README.md: scripts/gen_opfacts.py --excerpt reads them)
+python3 -c 'import os, torchgen; print(os.path.dirname(torchgen.__file__))' >"$out/torchgen.path" 2>&1 &&
+	cp "$(cat "$out/torchgen.path")/packaged/ATen/native/native_functions.yaml" "$(cat "$out/torchgen.path")/packaged/autograd/derivatives.yaml" "$out/"
 wait
