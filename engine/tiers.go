@@ -69,10 +69,6 @@ func (s *Session) Tier() Tier { return s.tiers.total }
 // StepEstimates are the estimates made since BeginStep, in order.
 func (s *Session) StepEstimates() []Estimate { return append([]Estimate(nil), s.tiers.step...) }
 
-// Strict reports whether the session refuses to estimate
-// (Options.Strict).
-func (s *Session) Strict() bool { return s.opts.Strict }
-
 // estimate is called by an op that goes on by a general rule where no
 // recorded rule covers it: op as the program calls it, the cause
 // (shapes, then why and from what) formatted as fmt does. It records the
