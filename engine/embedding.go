@@ -76,33 +76,70 @@ func embeddingBackward(indices uint64) backward {
 }
 
 // embeddingSortedGrad is the weight's gradient over more than
-// embeddingDirect indices, where PyTorch sorts them first: not recorded,
-// so an estimate. The sorted indices and their original places (int64,
-// one each an index) and CUB's radix sort scratch (index_put_'s sort's
-// rule, radixsort.go) are taken to live beside the direct path's
-// tensors, the scratch freed after the sort, the two after the gradient;
-// the kernel's per-segment buffers are left out.
+// embeddingDirect indices, where PyTorch sorts them first: an estimate,
+// as the segments depend on the indices' values. Taken from the events
+// tfm_embedding.py recorded (3073 indices): the sorted indices and their
+// original places (int64, one each an index) with a third freed after
+// CUB's radix sort and its scratch (index_put_'s sort's rule), the
+// gradient, then the kernel's segment buffers, freed at its end: the
+// segment offsets (an index each), two int64 per segment and the partial
+// segments' offsets and sums (an accumulator row each). The segments are
+// taken as min(indices, rows), every distinct row once, and the partial
+// segments as the segments and one per 10 indices (NROWS_PER_THREAD):
+// 1332 where the recording made 1331.
 func embeddingSortedGrad(s *Session, n *node, g *Tensor, indices uint64) ([]*Tensor, error) {
-	rows := uint64(n.inputs[0].shape[0])
+	rows, width := uint64(n.inputs[0].shape[0]), uint64(n.inputs[0].shape[1])
+	segments := min(indices, rows)
+	partials := segments + ceilDiv(indices, 10)
 	refusal := NotModelledError(fmt.Sprintf("the backward of an embedding of more than %d indices (it sorts them)", embeddingDirect))
-	if err := s.estimate(refusal, "F.embedding", "backward of %d indices into a %s weight: PyTorch sorts more than %d indices first, not recorded; taken as two int64 tensors of the indices' size and CUB's radix sort scratch (%d bytes, index_put_'s sort's rule) beside the direct path, its per-segment buffers left out",
-		indices, dimList(n.inputs[0].shape), embeddingDirect, radixSortScratch(indices, rows-1)); err != nil {
+	if err := s.estimate(refusal, "F.embedding", "backward of %d indices into a %s weight: PyTorch sorts more than %d indices and sums them by segments, which depend on their values; taken as every distinct row a segment (%d) and %d partial segments, with CUB's radix sort scratch (%d bytes, index_put_'s sort's rule), after tfm_embedding.py's recording of 3073 indices",
+		indices, dimList(n.inputs[0].shape), embeddingDirect, segments, partials, radixSortScratch(indices, rows-1)); err != nil {
 		return []*Tensor{nil}, err
 	}
-	int64T := DTypes["int64"]
-	sorted, err := s.allocAll(g.Device(), tensorShape{[]int64{int64(indices)}, int64T}, tensorShape{[]int64{int64(indices)}, int64T})
-	if err != nil {
-		return []*Tensor{nil}, err
-	}
+	dev, int64T := g.Device(), DTypes["int64"]
+	ints := func(k uint64) tensorShape { return tensorShape{[]int64{int64(k)}, int64T} }
+	var held []*Tensor
 	defer func() {
-		for _, t := range sorted {
-			s.dropTensor(t)
+		for i := len(held) - 1; i >= 0; i-- {
+			s.dropTensor(held[i])
 		}
 	}()
-	if err := s.scratch(g.Device(), radixSortScratch(indices, rows-1)); err != nil {
+	take := func(ts ...tensorShape) error {
+		got, err := s.allocAll(dev, ts...)
+		held = append(held, got...)
+		return err
+	}
+	// the sort: sorted indices, original places, the range it sorts
+	if err := take(ints(indices), ints(indices)); err != nil {
 		return []*Tensor{nil}, err
 	}
-	return embeddingGrad(s, n, g)
+	if err := s.scratchBeside(dev, ints(indices), radixSortScratch(indices, rows-1)); err != nil {
+		return []*Tensor{nil}, err
+	}
+	grads, err := embeddingGrad(s, n, g)
+	if err != nil {
+		return grads, err
+	}
+	// the kernel's segments, freed as it returns
+	acc := accType(g.DType)
+	err = take(ints(indices), ints(1), ints(segments), ints(segments), ints(1), ints(partials),
+		tensorShape{[]int64{int64(partials), int64(width)}, acc})
+	if err != nil {
+		s.dropTensor(grads[0])
+		return []*Tensor{nil}, err
+	}
+	return grads, nil
+}
+
+// scratchBeside allocates t and a kernel's scratch of n bytes, then
+// frees both, the scratch first.
+func (s *Session) scratchBeside(dev Device, t tensorShape, n uint64) error {
+	ts, err := s.allocAll(dev, t)
+	if err != nil {
+		return err
+	}
+	defer s.dropTensor(ts[0])
+	return s.scratch(dev, n)
 }
 
 // embeddingGrad is the weight's gradient of embeddingBackward's direct
