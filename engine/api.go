@@ -313,6 +313,22 @@ func (s *Session) History(i int) []snapshot.Event { return s.gpus[i].history.Eve
 // Describe says what t is: size, dtype, shape, device and autograd state.
 func (t *Tensor) Describe() string { return describe(t) }
 
+// describe is t in a few words: its size, dtype, shape and device, and
+// where it stands in the graph.
+func describe(t *Tensor) string {
+	d := fmt.Sprintf("%s %s %s on %s", allocator.FormatSize(t.Bytes()), t.DType.Name, dimList(t.Shape), t.Device())
+	switch {
+	case t.fn != nil:
+		d += ", grad_fn=<" + t.fn.name + ">"
+	case t.slot != nil:
+		d += ", requires_grad"
+		if t.slot.grad != nil {
+			d += ", .grad " + allocator.FormatSize(t.slot.grad.Bytes())
+		}
+	}
+	return d
+}
+
 // Repr is print(t): PyTorch's format where the values are known. A
 // CUDA tensor's print takes and frees what PyTorch's formatter does on
 // its GPU (print_temps.go), and fails where that is not modelled or the

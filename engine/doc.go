@@ -7,7 +7,10 @@
 // front end's business (torchpy).
 //
 // The package is one flat package, as go/types is; this comment is its
-// map, by layer from the ground up.
+// map, by layer from the ground up. The core (session.go) names no op
+// family: what a family keeps in a session is a type of the family's
+// own, and the Session holds them all as one field it does not read
+// (families.go).
 //
 // # Core
 //
@@ -15,6 +18,9 @@
 //     Tensor (a view of a storage: shape, strides, offset).
 //   - session.go: Session, Options and the GPU presets; taking and
 //     releasing storages, copies between devices.
+//   - families.go: the families' state a Session holds (autocast's,
+//     checkpointing's, the convolution table, cuBLAS's workspaces, ...)
+//     and the one hook of the core a family needs (each new storage).
 //   - gpu.go: the backend under each CUDA index (the simulated device or
 //     a real one) and what a GPU is made of (preset, properties.go).
 //   - hostmem.go, pinned.go: host tensors' memory (mmap'd, so RSS moves)

@@ -149,6 +149,9 @@ func (s *Session) workspace(dev Device, lt bool) error {
 	if _, ok := s.workspaces[key]; ok {
 		return nil
 	}
+	if s.workspaces == nil {
+		s.workspaces = map[workspaceKey]*storage{}
+	}
 	size := uint64(cublasLtWorkspace)
 	if !lt {
 		size = cublasWorkspace(s.gpus[dev.Index].b.computeMajor())

@@ -140,19 +140,12 @@ type Session struct {
 	// accStreamMismatch is set when a backward handed a leaf's
 	// AccumulateGrad a gradient made on another stream (PyTorch warns).
 	accStreamMismatch bool
-	workspaces        map[workspaceKey]*storage
-	amp               autocast // torch.autocast's setting and cast cache (autocast.go)
-	// ckpt is activation checkpointing's state (checkpoint.go).
-	ckpt checkpoints
-	// convTable is the recorded convolutions, read at the first
-	// (convtable.go); cudnn reads torch.backends.cudnn's flags.
-	convTable convTable
-	cudnn     func() CudnnFlags
-	// einsumPath reads torch.backends.opt_einsum's settings (einsum_path.go).
-	einsumPath func() EinsumPathFlags
 	// interrupted is set by Interrupt, from another goroutine, and
 	// cleared by BeginStep.
 	interrupted atomic.Bool
+	// families is the op families' own state (families.go), which the
+	// core does not read.
+	families
 }
 
 // errInterrupted is the error of a call stopped by Interrupt (Ctrl-C):
@@ -179,7 +172,7 @@ func NewSession(o Options) (*Session, error) {
 	if o.TotalBytes != 0 && o.TotalBytes <= o.Preset.ContextBytes {
 		return nil, fmt.Errorf("a simulated GPU of %d bytes has no room beside its %d-byte CUDA context", o.TotalBytes, o.Preset.ContextBytes)
 	}
-	s := &Session{opts: o, cfg: cfg, gradEnabled: true, workspaces: map[workspaceKey]*storage{}}
+	s := &Session{opts: o, cfg: cfg, gradEnabled: true}
 	var bs []backend
 	switch o.Backend {
 	case "", "sim":
@@ -295,20 +288,6 @@ func (s *Session) event(format string, args ...any) {
 	s.events = append(s.events, fmt.Sprintf(format, args...))
 }
 
-func describe(t *Tensor) string {
-	d := fmt.Sprintf("%s %s %s on %s", allocator.FormatSize(t.Bytes()), t.DType.Name, dimList(t.Shape), t.Device())
-	switch {
-	case t.fn != nil:
-		d += ", grad_fn=<" + t.fn.name + ">"
-	case t.slot != nil:
-		d += ", requires_grad"
-		if t.slot.grad != nil {
-			d += ", .grad " + allocator.FormatSize(t.slot.grad.Bytes())
-		}
-	}
-	return d
-}
-
 // copyTo makes a copy of x on dev.
 func (s *Session) copyTo(x *Tensor, dev Device) (*Tensor, error) {
 	st, err := s.newStorage(dev, x.Bytes(), false)
@@ -400,7 +379,7 @@ func (s *Session) newStorage(dev Device, n uint64, fill bool) (*storage, error) 
 // newStorageOn is newStorage on a CUDA stream (a loaded history's).
 func (s *Session) newStorageOn(dev Device, stream, n uint64, fill bool) (*storage, error) {
 	st := &storage{device: dev, bytes: n, refs: 1, stream: stream}
-	if err := s.checkpointAlloc(st); err != nil {
+	if err := s.storageMade(st); err != nil {
 		return nil, err
 	}
 	if !dev.CUDA {

@@ -151,3 +151,7 @@ func checkSize(shape []int64, elem uint64) error {
 	}
 	return nil
 }
+
+// IsContiguous reports whether t's elements lie densely in order
+// (Tensor.is_contiguous()).
+func (t *Tensor) IsContiguous() bool { return !t.strided && !t.expanded }

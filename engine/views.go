@@ -10,10 +10,6 @@ import (
 // (testdata/pyrules/views.py), view() refuses it as PyTorch does when its
 // strides do not allow, and ops read it without a copy.
 
-// IsContiguous reports whether t's elements lie densely in order
-// (Tensor.is_contiguous()).
-func (t *Tensor) IsContiguous() bool { return !t.strided && !t.expanded }
-
 // Transpose is t.transpose(d0, d1) (t.t() for a matrix): a view with the
 // two dimensions swapped, not contiguous unless one of them has at most
 // one element.

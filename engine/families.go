@@ -1,0 +1,26 @@
+package engine
+
+// families is what the op families keep in a session, each in a type
+// its family declares: the session's core (session.go) holds it whole
+// and reads none of it. A family that needs state adds its field here.
+type families struct {
+	// amp is torch.autocast's setting and cast cache (autocast.go).
+	amp autocast
+	// ckpt is activation checkpointing's state (checkpoint.go).
+	ckpt checkpoints
+	// convTable is the recorded convolutions, read at the first
+	// (convtable.go); cudnn reads torch.backends.cudnn's flags (conv.go).
+	convTable convTable
+	cudnn     func() CudnnFlags
+	// einsumPath reads torch.backends.opt_einsum's settings (einsum_path.go).
+	einsumPath func() EinsumPathFlags
+	// workspaces are the cuBLAS and cuBLASLt workspaces made so far
+	// (ops.go), kept for the rest of the session.
+	workspaces map[workspaceKey]*storage
+}
+
+// storageMade is called for each new storage before it is taken: the
+// families that watch allocations see it. Activation checkpointing
+// notes what a region's forward makes and stops a recomputation where
+// it has made what backward needs (checkpoint.go).
+func (s *Session) storageMade(st *storage) error { return s.checkpointAlloc(st) }
