@@ -92,6 +92,9 @@ type OpDef struct {
 	// ReturnType, for an op whose tuple is a named one, is its name in
 	// torch.return_types ("max": values, indices).
 	ReturnType string
+	// Detached is an op whose output shares its input's storage without
+	// being a view of it (detach: its _base is None).
+	Detached bool
 	// run runs the op: its output, a new reference, or a.Tensor(0)
 	// itself (no new reference) where the op returns its input, as
 	// Tensor.to may.
@@ -231,6 +234,8 @@ func (d *OpDef) Signature() string {
 	case !d.Method:
 		name = "Tensor." + d.InPlace
 		parts = parts[1:] // the tensor written is self
+	default:
+		parts = parts[1:] // a method's input is self
 	}
 	return name + "(" + strings.Join(parts, ", ") + ")"
 }
@@ -264,6 +269,8 @@ func (p Param) DefaultValue() any {
 		return nil
 	case "True", "False":
 		return p.Default == "True"
+	case "torch.preserve_format", "torch.contiguous_format", "torch.channels_last":
+		return map[string]MemoryFormat{"torch.preserve_format": PreserveFormat, "torch.contiguous_format": ContiguousFormat, "torch.channels_last": ChannelsLast}[p.Default]
 	}
 	if q, ok := strings.CutPrefix(p.Default, "'"); ok {
 		return strings.TrimSuffix(q, "'")

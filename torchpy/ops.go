@@ -146,6 +146,9 @@ func (b *Binding) call(d *engine.OpDef, args []eval.Value, kw []eval.KeywordArg)
 		eval.Incref(t)
 		return t, nil
 	}
+	if d.Detached {
+		return b.wrap(r), nil
+	}
 	return b.result(b.wrap(r), args), nil
 }
 
