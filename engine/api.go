@@ -91,17 +91,6 @@ func (s *Session) To(t *Tensor, dev Device) (*Tensor, error) {
 	return s.copyTo(t, dev)
 }
 
-// Clone is t.clone(): a copy on t's device, laid out as t is when t is
-// dense in another order (a permuted view: memory_format=preserve),
-// else contiguous.
-func (s *Session) Clone(t *Tensor) (*Tensor, error) {
-	c, err := s.copyTo(t, t.Device())
-	if err == nil && t.strided && dense(t.Shape, t.Strides()) {
-		c.strides, c.strided = t.Strides(), true
-	}
-	return c, err
-}
-
 // Detach is t.detach(): t's storage without its graph.
 func (s *Session) Detach(t *Tensor) *Tensor {
 	d := share(t)

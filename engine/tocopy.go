@@ -196,7 +196,56 @@ func roundToEven(v float64, mantissa, minExp int, maxFinite float64) float64 {
 	return r
 }
 
+// memoryFormat is the memory_format=None of the conversions (as
+// preserve_format).
+var memoryFormat = Param{Name: "memory_format", Kind: MemoryFormatParam, Default: "None", KeywordOnly: true}
+
+// conversions are the Tensor methods that are to(dtype): float(),
+// half(), ...
+var conversions = []struct{ name, dtype string }{
+	{"bfloat16", "bfloat16"}, {"bool", "bool"}, {"double", "float64"}, {"float", "float32"},
+	{"half", "float16"}, {"int", "int32"}, {"long", "int64"},
+}
+
 func init() {
+	declare(&OpDef{Name: "clone", Function: true, Method: true, Params: []Param{input, memoryFormat},
+		Memory: "new tensor on the input's device, laid out as the input where that is dense (a permuted view), else contiguous",
+		run: func(s *Session, a Args) (*Tensor, error) {
+			if f, _ := a[1].(MemoryFormat); f != PreserveFormat {
+				return nil, NotModelledError("Tensor.clone with a memory_format other than torch.preserve_format")
+			}
+			return s.Clone(a.Tensor(0))
+		}})
+	declare(&OpDef{Name: "cpu", Method: true, Params: []Param{input, memoryFormat},
+		Memory: "itself when on the host already, else as to('cpu'): a new host tensor",
+		run: func(s *Session, a Args) (*Tensor, error) {
+			x := a.Tensor(0)
+			f, _ := a[1].(MemoryFormat)
+			return s.ToCopy(x, CPU, x.DType, false, false, f)
+		}})
+	declare(&OpDef{Name: "cuda", Method: true,
+		Params: []Param{input, {Name: "device", Kind: DeviceParam, Default: "None"}, {Name: "non_blocking", Kind: BoolParam, Default: "False"}, memoryFormat},
+		Memory: "itself when on that GPU already (the current one unless given), else as to(device): a new tensor there",
+		run: func(s *Session, a Args) (*Tensor, error) {
+			x := a.Tensor(0)
+			dev := a.Device(1, Device{CUDA: true, Index: s.CurrentDevice()})
+			f, _ := a[3].(MemoryFormat)
+			y, err := s.ToCopy(x, dev, x.DType, false, false, f)
+			if err == nil && a.Bool(2) {
+				s.CopiedAsync(x, dev)
+			}
+			return y, err
+		}})
+	for _, c := range conversions {
+		dt := DTypes[c.dtype]
+		declare(&OpDef{Name: c.name, Method: true, Params: []Param{input, memoryFormat},
+			Memory: "itself when " + c.dtype + " already, else as to(torch." + c.dtype + "): a new tensor",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				x := a.Tensor(0)
+				f, _ := a[1].(MemoryFormat)
+				return s.ToCopy(x, x.Device(), dt, false, false, f)
+			}})
+	}
 	declare(&OpDef{Name: "to", Method: true,
 		Params: []Param{input, {Name: "device", Kind: DeviceParam, Default: "None"}, {Name: "dtype", Kind: DTypeParam, Default: "None"},
 			{Name: "non_blocking", Kind: BoolParam, Default: "False"}, {Name: "copy", Kind: BoolParam, Default: "False"},
@@ -208,4 +257,15 @@ func init() {
 			f, _ := a[5].(MemoryFormat)
 			return s.ToCopy(x, a.Device(1, x.Device()), a.DType(2, x.DType), a.Bool(3), a.Bool(4), f)
 		}})
+}
+
+// Clone is t.clone(): a copy on t's device, laid out as t is when t is
+// dense in another order (a permuted view: memory_format=preserve),
+// else contiguous.
+func (s *Session) Clone(t *Tensor) (*Tensor, error) {
+	c, err := s.copyTo(t, t.Device())
+	if err == nil && t.strided && dense(t.Shape, t.Strides()) {
+		c.strides, c.strided = t.Strides(), true
+	}
+	return c, err
 }

@@ -1,6 +1,10 @@
 package torchpy
 
-import "github.com/gpumemrepl/gpumemrepl/python/eval"
+import (
+	"slices"
+
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
+)
 
 // overloads pick among an op's PyTorch signatures, as PyTorch's argument
 // parser does, by rewriting the Python arguments (a method's receiver
@@ -20,5 +24,26 @@ var overloads = map[string]func(b *Binding, args []eval.Value, kw []eval.Keyword
 			return rest, kw, nil
 		}
 		return args, kw, nil
+	},
+	// Tensor.cuda() is cuda(device=the current device): named, so that
+	// the binding reads PYTORCH_CUDA_ALLOC_CONF before CUDA starts, as
+	// for any device argument
+	"cuda": func(b *Binding, args []eval.Value, kw []eval.KeywordArg) ([]eval.Value, []eval.KeywordArg, error) {
+		current := int64(b.S.CurrentDevice())
+		if len(args) > 1 {
+			if args[1] == eval.None {
+				args = append([]eval.Value{args[0], current}, args[2:]...)
+			}
+			return args, kw, nil
+		}
+		for i, k := range kw {
+			if k.Name == "device" {
+				if k.Value == eval.None {
+					kw = append(slices.Clone(kw[:i]), append([]eval.KeywordArg{{Name: "device", Value: current}}, kw[i+1:]...)...)
+				}
+				return args, kw, nil
+			}
+		}
+		return append(args, current), kw, nil
 	},
 }

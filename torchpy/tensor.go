@@ -358,43 +358,6 @@ func init() {
 	tensorMethod("detach", "detach()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return b.wrap(b.S.Detach(t.T)), nil
 	})
-	tensorMethod("clone", "clone()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		c, err := b.S.Clone(t.T)
-		if err != nil {
-			return nil, b.pyErr(err)
-		}
-		return b.wrap(c), nil
-	})
-	tensorMethod("cuda", "cuda(device=None, non_blocking=False)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		a, err := b.in.ArgSpec("cuda", args, kw, 0, "device", "non_blocking")
-		if err != nil {
-			return nil, err
-		}
-		dev := engine.Device{CUDA: true, Index: b.S.CurrentDevice()}
-		if a[0] != nil && a[0] != eval.None {
-			if dev, err = b.deviceArg(a[0]); err != nil {
-				return nil, err
-			}
-		}
-		r, err := b.to(t, dev)
-		if err == nil && a[1] != nil {
-			if nb, terr := b.in.Truth(a[1]); terr != nil {
-				b.in.Decref(r)
-				return nil, terr
-			} else if nb {
-				b.S.CopiedAsync(t.T, dev)
-			}
-		}
-		return r, err
-	})
-	tensorMethod("cpu", "cpu()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		return b.to(t, engine.CPU)
-	})
-	for name, dt := range map[string]string{"float": "float32", "half": "float16", "double": "float64", "long": "int64", "int": "int32", "bfloat16": "bfloat16", "bool": "bool"} {
-		tensorMethod(name, name+"()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			return b.toDType(t, engine.DTypes[dt])
-		})
-	}
 	property("T", func(b *Binding, t *Tensor) (eval.Value, error) {
 		if len(t.T.Shape) != 2 {
 			return nil, b.notModelled("Tensor.T of other than a matrix")
@@ -482,14 +445,6 @@ func (b *Binding) op(name string, xs ...*engine.Tensor) (eval.Value, error) {
 	return b.wrap(r), nil
 }
 
-// to is t.to(dev): t itself when it is there already.
-func (b *Binding) to(t *Tensor, dev engine.Device) (eval.Value, error) {
-	if err := b.cudaStarts(dev); err != nil {
-		return nil, err
-	}
-	return b.toCopy(t, dev, t.T.DType, false)
-}
-
 // toCopy is t.to(dev, d, non_blocking): t itself, or the copy
 // engine.ToCopy makes.
 func (b *Binding) toCopy(t *Tensor, dev engine.Device, d engine.DType, nonBlocking bool) (eval.Value, error) {
@@ -502,12 +457,6 @@ func (b *Binding) toCopy(t *Tensor, dev engine.Device, d engine.DType, nonBlocki
 		return t, nil
 	}
 	return b.wrap(c), nil
-}
-
-// toDType is t.to(dtype): t itself when it has that dtype, else a
-// converted copy.
-func (b *Binding) toDType(t *Tensor, d engine.DType) (eval.Value, error) {
-	return b.toCopy(t, t.T.Device(), d, false)
 }
 
 // dim is a dimension argument, negative ones counted from the end.
