@@ -23,6 +23,22 @@ func (s *Session) Transpose(t *Tensor, d0, d1 int) *Tensor {
 	return restrided(t, shape, st, t.offset)
 }
 
+func init() {
+	declare(&OpDef{Name: "contiguous", Method: true,
+		Params: []Param{input, {Name: "memory_format", Kind: MemoryFormatParam, Default: "torch.contiguous_format", KeywordOnly: true}},
+		Memory: "itself when contiguous, else a dense copy on its device; under autograd the copy is CloneBackward0, whose backward passes the gradient on",
+		run: func(s *Session, a Args) (*Tensor, error) {
+			x := a.Tensor(0)
+			if f, _ := a[1].(MemoryFormat); f != ContiguousFormat {
+				return nil, NotModelledError("Tensor.contiguous with a memory_format other than torch.contiguous_format")
+			}
+			if x.IsContiguous() {
+				return x, nil
+			}
+			return s.Contiguous(x)
+		}})
+}
+
 // Contiguous is t.contiguous(): t itself (another reference) when it is
 // contiguous, else a dense copy on its device; under autograd the copy
 // is CloneBackward0, whose backward passes the gradient on.

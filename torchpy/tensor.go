@@ -377,17 +377,6 @@ func init() {
 	property("H", func(b *Binding, t *Tensor) (eval.Value, error) {
 		return b.matrixTranspose(t, "H", "matrices (2-D tensors)", -2)
 	})
-	tensorMethod("contiguous", "contiguous(): itself, or a dense copy", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		if t.T.IsContiguous() {
-			eval.Incref(t)
-			return t, nil
-		}
-		c, err := b.S.Contiguous(t.T)
-		if err != nil {
-			return nil, b.pyErr(err)
-		}
-		return b.wrap(c), nil
-	})
 	tensorMethod("is_floating_point", "is_floating_point()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return t.T.DType.IsFloatingPoint(), nil
 	})
