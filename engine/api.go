@@ -91,15 +91,6 @@ func (s *Session) To(t *Tensor, dev Device) (*Tensor, error) {
 	return s.copyTo(t, dev)
 }
 
-// Detach is t.detach(): t's storage without its graph.
-func (s *Session) Detach(t *Tensor) *Tensor {
-	d := share(t)
-	s.unref(d.fn)
-	d.fn = nil
-	s.dropSlot(d)
-	return d
-}
-
 // Scalar stands for a Python number among an op's arguments.
 func Scalar() *Tensor { return &Tensor{number: true} }
 

@@ -355,6 +355,15 @@ func (s *Session) ClearRequiresGrad(t *Tensor) error {
 	return nil
 }
 
+// Detach is t.detach(): t's storage without its graph.
+func (s *Session) Detach(t *Tensor) *Tensor {
+	d := share(t)
+	s.unref(d.fn)
+	d.fn = nil
+	s.dropSlot(d)
+	return d
+}
+
 // DetachInPlace is t.detach_(): t leaves its graph (its reference to the
 // node that made it goes, which may free the graph) and requires no grad.
 func (s *Session) DetachInPlace(t *Tensor) error {
@@ -365,4 +374,11 @@ func (s *Session) DetachInPlace(t *Tensor) error {
 	t.fn = nil
 	s.unref(n)
 	return nil
+}
+
+func init() {
+	declare(&OpDef{Name: "detach", Function: true, Method: true, InPlace: "detach_", Params: []Param{input}, Detached: true,
+		Memory:  "the input's storage, outside the graph (no view: _base is None); in place, the input leaves its graph, which may free it",
+		run:     func(s *Session, a Args) (*Tensor, error) { return s.Detach(a.Tensor(0)), nil },
+		inPlace: func(s *Session, a Args) error { return s.DetachInPlace(a.Tensor(0)) }})
 }

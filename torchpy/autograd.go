@@ -329,14 +329,4 @@ func init() {
 			}
 			return eval.None, t.b.setRequiresGrad(t.T, on)
 		})))
-	tensorMethod("detach_", "detach_(): leaves the graph in place", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		if err := b.arity("detach_", args, 0); err != nil {
-			return nil, err
-		}
-		if err := b.S.DetachInPlace(t.T); err != nil {
-			return nil, b.pyErr(err)
-		}
-		eval.Incref(t)
-		return t, nil
-	})
 }

@@ -355,9 +355,6 @@ func init() {
 	})
 	tensorMethod("backward", "backward(gradient=None, retain_graph=None)", (*Binding).tensorBackward)
 	tensorMethod("requires_grad_", "requires_grad_(requires_grad=True)", (*Binding).requiresGrad)
-	tensorMethod("detach", "detach()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		return b.wrap(b.S.Detach(t.T)), nil
-	})
 	property("T", func(b *Binding, t *Tensor) (eval.Value, error) {
 		if len(t.T.Shape) != 2 {
 			return nil, b.notModelled("Tensor.T of other than a matrix")
