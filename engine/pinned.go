@@ -74,6 +74,17 @@ type pinnedMark struct {
 	point  uint64
 }
 
+func init() {
+	declare(&OpDef{Name: "pin_memory", Method: true, Params: []Param{input},
+		Memory: "itself when pinned already, else a copy in pinned host memory (the caching host allocator's power-of-two blocks)",
+		run: func(s *Session, a Args) (*Tensor, error) {
+			if x := a.Tensor(0); !x.IsPinned() {
+				return s.PinMemory(x)
+			}
+			return a.Tensor(0), nil
+		}})
+}
+
 // PinMemory is t.pin_memory() of a CPU tensor that is not pinned: a copy
 // of it in pinned memory.
 func (s *Session) PinMemory(t *Tensor) (*Tensor, error) {

@@ -3,19 +3,6 @@ package torchpy
 import "github.com/gpumemrepl/gpumemrepl/python/eval"
 
 func init() {
-	method("pin_memory", "pin_memory(): a copy in pinned host memory (the caching host allocator's power-of-two blocks); a pinned tensor itself", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		t := s.(*Tensor)
-		if t.T.IsPinned() {
-			eval.Incref(t)
-			return t, nil
-		}
-		b := bindingOf(in)
-		p, err := b.S.PinMemory(t.T)
-		if err != nil {
-			return nil, b.pyErr(err)
-		}
-		return b.wrap(p), nil
-	})
 	method("is_pinned", "is_pinned(device=None): whether the tensor is in pinned host memory", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		if _, err := in.ArgSpec("is_pinned", args, kw, 0, "device"); err != nil {
 			return nil, err
