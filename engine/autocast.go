@@ -126,13 +126,6 @@ func (s *Session) ClearAutocastCache() {
 	}
 }
 
-// autocastOp is autocastRun for a run that returns no tensors to it
-// (Linear keeps its own output).
-func (s *Session) autocastOp(name string, args Args, run func(Args) error) error {
-	_, err := s.autocastRun(name, args, func(a Args) ([]*Tensor, error) { return nil, run(a) })
-	return err
-}
-
 // autocastRun runs op name under autocast's policy: with its arguments
 // cast (the casts dropped once it returns, those saved or cached kept)
 // and the ops it runs inside not cast again: run gets args, or a copy

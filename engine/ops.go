@@ -188,15 +188,17 @@ func sameDevice(ts ...*Tensor) (Device, error) {
 	return *dev, nil
 }
 
+func init() {
+	declare(functional(&OpDef{Name: "linear", Params: []Param{input, {Name: "weight", Kind: TensorParam}, optTensor("bias")},
+		Memory: "x @ weight.t() (+ bias): addmm with a bias, mm without, the weight's transpose a view; an input of 3 or more dimensions folded into rows (a view; a dense copy when not contiguous, the bias then added in place); the cuBLAS workspace on first use (cuBLASLt's too with a bias, unless a weight dimension is 1); saves what each gradient needs",
+		run:    func(s *Session, a Args) (*Tensor, error) { return s.linear(a.Tensor(0), a.Tensor(1), a.Tensor(2)) }}))
+}
+
 // Linear is F.linear(x, w, b), nn.Linear's forward: x @ w.t() (+ b),
 // addmm with a bias, mm without (b nil); under torch.autocast, of its
 // arguments cast to the region's dtype (autocast.go).
-func (s *Session) Linear(x, w, b *Tensor) (out *Tensor, err error) {
-	err = s.autocastOp("linear", Args{x, w, b}, func(a Args) (err error) {
-		out, err = s.linear(a.Tensor(0), a.Tensor(1), a.Tensor(2))
-		return err
-	})
-	return out, err
+func (s *Session) Linear(x, w, b *Tensor) (*Tensor, error) {
+	return s.Run(Ops["linear"], Args{x, w, b})
 }
 
 func (s *Session) linear(x, w, b *Tensor) (*Tensor, error) {

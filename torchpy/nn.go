@@ -473,33 +473,6 @@ func (b *Binding) nnModule(in *eval.Interp) (*eval.ModuleObj, error) {
 // (opFunctional) and those written here.
 func (b *Binding) functionalModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m := in.NewModule("torch.nn.functional")
-	b.fn(m, "linear", "linear(input, weight, bias=None)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		a, err := in.ArgSpec("linear", args, kw, 2, "input", "weight", "bias")
-		if err != nil {
-			return nil, err
-		}
-		x, err := b.tensorOf(a[0], "linear")
-		if err != nil {
-			return nil, err
-		}
-		w, err := b.tensorOf(a[1], "linear")
-		if err != nil {
-			return nil, err
-		}
-		var bias *engine.Tensor
-		if a[2] != nil && a[2] != eval.None {
-			bt, err := b.tensorOf(a[2], "linear")
-			if err != nil {
-				return nil, err
-			}
-			bias = bt.T
-		}
-		y, err := b.S.Linear(x.T, w.T, bias)
-		if err != nil {
-			return nil, b.pyErr(err)
-		}
-		return b.wrap(y), nil
-	})
 	b.opFunctional(m)
 	return m, nil
 }
