@@ -130,5 +130,9 @@
 //  4. Run the rule script through the binary (gpumemrepl run) until it
 //     matches the recording at every statement, then add it to
 //     testdata/python_passing.txt. torch, Tensor, F, help torch and
-//     completion read the entry; nothing else is written by hand.
+//     completion read the entry; nothing else is written by hand, but
+//     for an op PyTorch's argument parser takes in several signatures
+//     (to(dtype), to(other)): an overload in torchpy/overloads.go
+//     rewrites them into the entry's. Autocast's policies name ops by
+//     their table names (autocast.go).
 package engine
