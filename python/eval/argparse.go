@@ -1,5 +1,10 @@
 package eval
 
+// argparseModule is argparse, run from its Python source.
+func argparseModule(in *Interp) (*ModuleObj, error) {
+	return in.pythonModule("argparse", argparseSource)
+}
+
 // argparseSource is argparse, written in Python: the common
 // ArgumentParser surface a training script uses (optional and
 // positional arguments; the store, store_true, store_false,

@@ -673,73 +673,66 @@ func (in *Interp) anyAll(v Value, any bool) (Value, error) {
 // errStop ends a forEach early.
 var errStop = &Exception{}
 
-// sortList is list.sort(key=, reverse=): a stable sort by <.
-func (in *Interp) sortList(l *List, kw []KeywordArg) error {
-	a, err := in.ArgSpec("sort", nil, kw, 0, "key", "reverse")
-	if err != nil {
-		return err
-	}
-	keys := make([]Value, len(l.items))
-	for i, v := range l.items {
-		if a[0] != nil && a[0] != None {
-			k, err := in.call(a[0], []Value{v}, nil)
-			if err != nil {
-				in.decrefAll(keys[:i])
-				return err
+// powMod is pow(base, exp, mod) of ints: a negative exponent takes the
+// inverse modulo mod, as CPython 3.8 and later do.
+func (in *Interp) powMod(base, exp, mod Value) (Value, error) {
+	b, ok1 := bigInt(plain(base, "__index__"))
+	e, ok2 := bigInt(plain(exp, "__index__"))
+	m, ok3 := bigInt(plain(mod, "__index__"))
+	if !ok1 || !ok2 || !ok3 {
+		for _, v := range []Value{base, exp, mod} {
+			if !isNumber(plain(v)) {
+				return nil, in.typeError("unsupported operand type(s) for ** or pow(): '%s', '%s', '%s'", TypeOf(base).Name, TypeOf(exp).Name, TypeOf(mod).Name)
 			}
-			keys[i] = k
-		} else {
-			keys[i] = newRef(v)
 		}
+		return nil, in.typeError("pow() 3rd argument not allowed unless all arguments are integers")
 	}
-	defer in.decrefAll(keys)
-	rev := false
-	if a[1] != nil {
-		if rev, err = in.Truth(a[1]); err != nil {
-			return err
-		}
+	if m.Sign() == 0 {
+		return nil, in.Raise(ValueErrorType, "pow() 3rd argument cannot be 0")
 	}
-	idx := make([]int, len(keys))
-	for i := range idx {
-		idx[i] = i
+	am := new(big.Int).Abs(m)
+	if e.Sign() < 0 {
+		inv := new(big.Int).ModInverse(new(big.Int).Mod(b, am), am)
+		if inv == nil {
+			return nil, in.Raise(ValueErrorType, "base is not invertible for the given modulus")
+		}
+		b, e = inv, new(big.Int).Neg(e)
 	}
-	var cmpErr error
-	less := func(x, y Value) bool {
-		if cmpErr != nil {
-			return false
-		}
-		r, err := in.Compare(ltOp, x, y)
-		if err != nil {
-			cmpErr = err
-			return false
-		}
-		t, err := in.Truth(r)
-		in.Decref(r)
-		if err != nil {
-			cmpErr = err
-		}
-		return t
+	r := new(big.Int).Exp(b, e, am)
+	if m.Sign() < 0 && r.Sign() != 0 {
+		r.Add(r, m) // the result takes the modulus's sign
 	}
-	slices.SortStableFunc(idx, func(i, j int) int {
-		x, y := keys[i], keys[j]
-		if rev {
-			x, y = y, x
-		}
-		if less(x, y) {
-			return -1
-		}
-		if less(y, x) {
-			return 1
-		}
-		return 0
-	})
-	if cmpErr != nil {
-		return cmpErr
+	return normInt(r), nil
+}
+
+// intTextBuiltins are the builtins bin, oct and hex.
+func intTextBuiltins() []*Builtin {
+	var out []*Builtin
+	for name, base := range map[string]int{"bin": 2, "oct": 8, "hex": 16} {
+		prefix := map[int]string{2: "0b", 8: "0o", 16: "0x"}[base]
+		b := NewBuiltin(name, name+"(number)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			if err := in.fixedArgs(name, args, kw, 1, 1); err != nil {
+				return nil, err
+			}
+			n, ok := bigInt(plain(args[0], "__index__"))
+			if !ok {
+				if f := TypeOf(args[0]).lookup("__index__"); f != nil {
+					i, err := in.Index(args[0])
+					if err != nil {
+						return nil, err
+					}
+					n = big.NewInt(i)
+				} else {
+					return nil, in.typeError("'%s' object cannot be interpreted as an integer", TypeOf(args[0]).Name)
+				}
+			}
+			sign := ""
+			if n.Sign() < 0 {
+				sign = "-"
+			}
+			return sign + prefix + new(big.Int).Abs(n).Text(base), nil
+		})
+		out = append(out, b)
 	}
-	out := make([]Value, len(idx))
-	for i, j := range idx {
-		out[i] = l.items[j]
-	}
-	l.items = out
-	return nil
+	return out
 }

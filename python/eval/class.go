@@ -262,3 +262,16 @@ func (o *Instance) Attr(name string) (Value, bool) {
 	}
 	return o.Dict.getStr(name)
 }
+
+// method declares a method of a built-in class.
+func method(c *Class, name string, fn GoFunc) { c.SetMethod(NewBuiltin(name, "", fn)) }
+
+// newInstanceWith makes an instance of a Go-declared class with
+// attributes (borrowed values).
+func (in *Interp) newInstanceWith(cls *Class, attrs ...any) *Instance {
+	o := in.newInstance(cls)
+	for i := 0; i+1 < len(attrs); i += 2 {
+		in.SetStr(o.Dict, attrs[i].(string), attrs[i+1])
+	}
+	return o
+}

@@ -1,12 +1,10 @@
 package eval
 
-import "github.com/gpumemrepl/gpumemrepl/python/syntax"
-
-// collectionsModule is collections: deque (Go, stdlib3.go) and, written
+// collectionsModule is collections: deque (Go, deque.go) and, written
 // in Python over the built-in types' subclasses, OrderedDict,
 // defaultdict, Counter and namedtuple, with CPython's reprs, missing-key
 // behaviour, ordering and errors.
-func (*Interp) collectionsModule(in *Interp) (*ModuleObj, error) {
+func collectionsModule(in *Interp) (*ModuleObj, error) {
 	m := in.NewModule("collections")
 	m.Set(in, "deque", dequeType)
 	in.fn(m, "_caller_module", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
@@ -29,7 +27,6 @@ def _copy_or(self, other):
     new = self.copy()
     new.update(other)
     return new
-
 
 class OrderedDict(dict):
     def __repr__(self):
@@ -77,7 +74,6 @@ class OrderedDict(dict):
         self.update(other)
         return self
 
-
 class defaultdict(dict):
     def __init__(self, default_factory=None, *args, **kwargs):
         if default_factory is not None and not callable(default_factory):
@@ -108,7 +104,6 @@ class defaultdict(dict):
         new = type(self)(self.default_factory, other)
         new.update(self)
         return new
-
 
 class Counter(dict):
     def __init__(self, iterable=None, /, **kwds):
@@ -190,7 +185,6 @@ class Counter(dict):
             return NotImplemented
         return self._keep((k, min(self[k], other[k])) for k in self)
 
-
 def namedtuple(typename, field_names, *, rename=False, defaults=None, module=None):
     if isinstance(field_names, str):
         field_names = field_names.replace(',', ' ').split()
@@ -263,110 +257,3 @@ def namedtuple(typename, field_names, *, rename=False, defaults=None, module=Non
     _Tuple.__module__ = _caller_module() if module is None else module
     return _Tuple
 `
-
-// The rest of deque's methods: repr, rotate, extend, extendleft,
-// reverse, count, remove, index, copy, maxlen and equality.
-func init() {
-	dq := func(name string, min, max int, fn func(in *Interp, d *deque, args []Value) (Value, error)) {
-		method(dequeType, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs(name, args, kw, min, max); err != nil {
-				return nil, err
-			}
-			return fn(in, self.(*deque), args)
-		})
-	}
-	dq("__repr__", 0, 0, func(in *Interp, d *deque, args []Value) (Value, error) {
-		s, err := in.reprItems("deque([", d.items, "]")
-		if err != nil {
-			return nil, err
-		}
-		if d.maxlen >= 0 {
-			return s + ", maxlen=" + itoa(d.maxlen) + ")", nil
-		}
-		return s + ")", nil
-	})
-	dq("rotate", 0, 1, func(in *Interp, d *deque, args []Value) (Value, error) {
-		n := int64(1)
-		if len(args) == 1 {
-			var err error
-			if n, err = in.Index(args[0]); err != nil {
-				return nil, err
-			}
-		}
-		if k := int64(len(d.items)); k > 0 {
-			n = ((n % k) + k) % k
-			d.items = append(d.items[k-n:], d.items[:k-n]...)[:k:k]
-		}
-		return None, nil
-	})
-	for name, left := range map[string]bool{"extend": false, "extendleft": true} {
-		dq(name, 1, 1, func(in *Interp, d *deque, args []Value) (Value, error) {
-			items, err := in.collect(args[0])
-			if err != nil {
-				return nil, err
-			}
-			for _, v := range items {
-				in.dequePush(d, v, left)
-			}
-			in.decrefAll(items)
-			return None, nil
-		})
-	}
-	dq("reverse", 0, 0, func(in *Interp, d *deque, args []Value) (Value, error) {
-		for i, j := 0, len(d.items)-1; i < j; i, j = i+1, j-1 {
-			d.items[i], d.items[j] = d.items[j], d.items[i]
-		}
-		return None, nil
-	})
-	// find is the index of the first item equal to v, or -1
-	find := func(in *Interp, d *deque, v Value) (int, error) {
-		for i, x := range d.items {
-			if eq, err := in.Equal(x, v); err != nil || eq {
-				return i, err
-			}
-		}
-		return -1, nil
-	}
-	dq("count", 1, 1, func(in *Interp, d *deque, args []Value) (Value, error) { return in.countEqual(d.items, args[0]) })
-	dq("index", 1, 1, func(in *Interp, d *deque, args []Value) (Value, error) {
-		i, err := find(in, d, args[0])
-		if err == nil && i < 0 {
-			err = in.Raise(ValueErrorType, "%s is not in deque", in.ReprOf(args[0]))
-		}
-		return int64(i), err
-	})
-	dq("remove", 1, 1, func(in *Interp, d *deque, args []Value) (Value, error) {
-		i, err := find(in, d, args[0])
-		if err == nil && i < 0 {
-			err = in.Raise(ValueErrorType, "deque.remove(x): x not in deque")
-		}
-		if err != nil {
-			return nil, err
-		}
-		v := d.items[i]
-		d.items = append(d.items[:i], d.items[i+1:]...)
-		in.Decref(v)
-		return None, nil
-	})
-	dq("copy", 0, 0, func(in *Interp, d *deque, args []Value) (Value, error) {
-		c := &deque{maxlen: d.maxlen}
-		in.track(c)
-		for _, v := range d.items {
-			in.dequePush(c, v, false)
-		}
-		return c, nil
-	})
-	dq("__eq__", 1, 1, func(in *Interp, d *deque, args []Value) (Value, error) {
-		o, ok := args[0].(*deque)
-		if !ok {
-			return NotImplemented, nil
-		}
-		return in.compareSeq(syntax.Eq, d.items, o.items)
-	})
-	dequeType.SetAttr("maxlen", NewProperty(NewBuiltin("maxlen", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if d := self.(*deque); d.maxlen >= 0 {
-			return d.maxlen, nil
-		}
-		return None, nil
-	}), nil))
-}

@@ -18,7 +18,7 @@ type Copier interface {
 // is made with cls.__new__ and given its __dict__ (copied) or
 // __setstate__. An embedded object the embedder does not copy (no
 // Copier, or ok false) is refused as not modelled.
-func (*Interp) copyModule(in *Interp) (*ModuleObj, error) {
+func copyModule(in *Interp) (*ModuleObj, error) {
 	m := in.NewModule("copy")
 	native := func(name string, deep bool) {
 		in.fn(m, name, "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {

@@ -1,5 +1,10 @@
 package eval
 
+// dataclassesModule is dataclasses, run from its Python source.
+func dataclassesModule(in *Interp) (*ModuleObj, error) {
+	return in.pythonModule("dataclasses", dataclassesSource)
+}
+
 // dataclassesSource is dataclasses, written in Python over the class
 // machinery: @dataclass reads the class's __annotations__ in order (a
 // base's fields first), keeps each default as the class attribute (a

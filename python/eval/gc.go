@@ -136,3 +136,27 @@ func (in *Interp) GetObjects() *List {
 	}
 	return in.NewList(items)
 }
+
+// gcModule is gc: collect, get_objects, and the collector switched off
+// and on.
+func gcModule(in *Interp) (*ModuleObj, error) {
+	m := in.NewModule("gc")
+	in.fn(m, "collect", "collect(): free unreachable reference cycles, return how many objects", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		return int64(in.Collect()), nil
+	})
+	in.fn(m, "get_objects", "get_objects(generation=None): a list of every object the collector tracks", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		return in.GetObjects(), nil
+	})
+	in.fn(m, "disable", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		in.gcDisabled = true
+		return None, nil
+	})
+	in.fn(m, "enable", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		in.gcDisabled = false
+		return None, nil
+	})
+	in.fn(m, "isenabled", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		return !in.gcDisabled, nil
+	})
+	return m, nil
+}

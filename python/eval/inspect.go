@@ -8,7 +8,7 @@ import "github.com/gpumemrepl/gpumemrepl/python/syntax"
 // a class's from its __init__ less self, and a class of the tool's own
 // whose __init__ is Go from its __signature_params__: (name, kind) or
 // (name, kind, default) tuples, kinds as inspect numbers them.
-func (in *Interp) inspectModule(*Interp) (*ModuleObj, error) {
+func inspectModule(in *Interp) (*ModuleObj, error) {
 	m := in.NewModule("inspect")
 	in.fn(m, "_function_params", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 		f, ok := args[0].(*Function)

@@ -8,7 +8,7 @@ import (
 // loggingModule is logging: its Python source (loggingSource) over two
 // Go functions that read the running frames, _caller (findCaller's
 // answer) and _call_stack (the program's part of the stack).
-func (*Interp) loggingModule(in *Interp) (*ModuleObj, error) {
+func loggingModule(in *Interp) (*ModuleObj, error) {
 	m := in.NewModule("logging")
 	in.fn(m, "_caller", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 		if err := in.fixedArgs("_caller", args, kw, 1, 1); err != nil {

@@ -1,29 +1,11 @@
 package eval
 
-import (
-	"os"
-)
+import "os"
 
-// osMore adds to os its path module (os.path: posixpath's string
-// functions, and exists, isfile and isdir asked of this machine's
-// files), getcwd, and the calls that would change files, refused as
-// open is.
-func (in *Interp) osMore(m *ModuleObj) error {
-	in.fn(m, "getcwd", "getcwd()", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("getcwd", args, kw, 0, 0); err != nil {
-			return nil, err
-		}
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, in.Raise(OSErrorType, "%s", err.Error())
-		}
-		return wd, nil
-	})
-	for _, name := range []string{"makedirs", "mkdir", "remove", "unlink", "rmdir", "rename", "replace", "listdir", "scandir", "walk", "chdir", "system"} {
-		in.fn(m, name, name+"(...): not modelled", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-			return nil, in.Raise(NotImplementedErrType, "os.%s is not modelled by gpumemrepl (scripts touch no files)", name)
-		})
-	}
+// posixpathModule is os.path: posixpath's string functions (Python,
+// posixpathSource), and exists, isfile and isdir asked of this
+// machine's files.
+func posixpathModule(in *Interp) (*ModuleObj, error) {
 	p := in.NewModule("posixpath")
 	stat := func(name string, ok func(os.FileInfo) bool) {
 		in.fn(p, name, name+"(path)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
@@ -41,12 +23,7 @@ func (in *Interp) osMore(m *ModuleObj) error {
 	stat("exists", func(os.FileInfo) bool { return true })
 	stat("isfile", func(fi os.FileInfo) bool { return fi.Mode().IsRegular() })
 	stat("isdir", func(fi os.FileInfo) bool { return fi.IsDir() })
-	if _, err := in.execModule(p, posixpathSource); err != nil {
-		return err
-	}
-	m.Set(in, "path", p)
-	in.modules["os.path"] = p // import os.path finds it; the table keeps p's first reference
-	return nil
+	return in.execModule(p, posixpathSource)
 }
 
 // posixpathSource is os.path's string functions, in Python, as

@@ -326,3 +326,55 @@ func (in *Interp) viewIntersect(a, b Value) (Value, bool, error) {
 	}
 	return r, true, nil
 }
+
+// set's methods that change it: add, discard, remove, update, clear,
+// pop.
+func init() {
+	s := SetType
+	method(s, "add", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("set.add", args, kw, 1, 1); err != nil {
+			return nil, err
+		}
+		return None, in.setAdd(self.(*Set), args[0])
+	})
+	method(s, "discard", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("set.discard", args, kw, 1, 1); err != nil {
+			return nil, err
+		}
+		_, err := in.dictDel(self.(*Set).d, args[0])
+		return None, err
+	})
+	method(s, "remove", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("set.remove", args, kw, 1, 1); err != nil {
+			return nil, err
+		}
+		ok, err := in.dictDel(self.(*Set).d, args[0])
+		if err == nil && !ok {
+			err = in.raiseInst(in.NewException(KeyErrorType, args[0]))
+		}
+		return None, err
+	})
+	method(s, "update", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		for _, a := range args {
+			if err := in.forEach(a, func(v Value) error { return in.setAdd(self.(*Set), v) }); err != nil {
+				return nil, err
+			}
+		}
+		return None, nil
+	})
+	method(s, "clear", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		self.(*Set).d.Clear(in)
+		return None, nil
+	})
+	method(SetType, "pop", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		d := self.(*Set).d
+		for _, e := range d.entries {
+			if !e.del {
+				k := newRef(e.key)
+				d.remove(in, e.k)
+				return k, nil
+			}
+		}
+		return nil, in.Raise(KeyErrorType, "pop from an empty set")
+	})
+}

@@ -355,3 +355,8 @@ func init() {
 	}
 	baseExcRepr = BaseExceptionType.Dict.entries[BaseExceptionType.Dict.index[hashKey{kind: keyStr, s: "__repr__"}]].val.(*Builtin)
 }
+
+func itoa(n int64) string {
+	s, _ := pyformat.IntString(bigOf(n))
+	return s
+}

@@ -256,3 +256,67 @@ func moduleOperatorAnchors(r []rune, from, to int) (left, right int) {
 	}
 	return left, right
 }
+
+// tracebackModule is traceback: extract_tb, clear_frames, format_exc,
+// format_exception and print_exc.
+func tracebackModule(in *Interp) (*ModuleObj, error) {
+	m := in.NewModule("traceback")
+	in.fn(m, "extract_tb", "extract_tb(tb): the traceback's entries", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if len(args) != 1 {
+			return nil, in.typeError("extract_tb() takes one traceback")
+		}
+		var items []Value
+		if tb, ok := args[0].(*tracebackObj); ok {
+			for i := len(tb.frames) - 1; i >= 0; i-- {
+				items = append(items, tb.frames[i].name)
+			}
+		}
+		return in.NewList(items), nil
+	})
+	in.fn(m, "clear_frames", "clear_frames(tb): clear the locals of the traceback's frames", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if len(args) != 1 {
+			return nil, in.typeError("clear_frames() takes one traceback")
+		}
+		if tb, ok := args[0].(*tracebackObj); ok {
+			for _, f := range tb.frames {
+				if f != in.frame && f.gen == nil && !f.toplevel {
+					locals := f.locals
+					f.locals = make([]Value, len(locals))
+					for _, v := range locals {
+						if v != nil {
+							in.Decref(v)
+						}
+					}
+				}
+			}
+		}
+		return None, nil
+	})
+	in.fn(m, "format_exc", "format_exc(): the exception being handled, as a traceback", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if n := len(in.handling); n > 0 {
+			return in.formatException(in.handling[n-1], true), nil
+		}
+		return "NoneType: None\n", nil
+	})
+	in.fn(m, "format_exception", "format_exception(exc) or (type, value, tb): the exception's traceback, as a list of strings", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("format_exception", args, kw, 1, 3); err != nil {
+			return nil, err
+		}
+		v := args[0]
+		if len(args) > 1 {
+			v = args[1]
+		}
+		e, ok := v.(*Instance)
+		if !ok || !isException(e.cls) {
+			return nil, in.typeError("format_exception() expects an exception")
+		}
+		return in.NewList([]Value{in.formatException(e, true)}), nil
+	})
+	in.fn(m, "print_exc", "print_exc(): print the exception being handled", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if n := len(in.handling); n > 0 {
+			_, _ = in.Stderr.Write([]byte(in.formatException(in.handling[n-1], true)))
+		}
+		return None, nil
+	})
+	return m, nil
+}

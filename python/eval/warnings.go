@@ -188,7 +188,7 @@ func (in *Interp) addWarnFilter(action, message string, category *Class, appendL
 // warningsModule is warnings: warn, filterwarnings, simplefilter,
 // resetwarnings and catch_warnings (without record=True) over Warn's
 // filters.
-func (*Interp) warningsModule(in *Interp) (*ModuleObj, error) {
+func warningsModule(in *Interp) (*ModuleObj, error) {
 	m := in.NewModule("warnings")
 	in.fn(m, "warn", "warn(message, category=UserWarning, stacklevel=1)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 		a, err := in.ArgSpec("warn", args, kw, 1, "message", "category", "stacklevel", "source")

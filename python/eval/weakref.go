@@ -117,7 +117,7 @@ func init() {
 	}), nil))
 }
 
-func (*Interp) weakrefModule(in *Interp) (*ModuleObj, error) {
+func weakrefModule(in *Interp) (*ModuleObj, error) {
 	m := in.NewModule("weakref")
 	m.Set(in, "ReferenceType", weakRefType)
 	mk := func(obj Value, cb Value, fin bool, args []Value) (Value, error) {

@@ -1,5 +1,8 @@
 package eval
 
+// jsonModule is json, run from its Python source.
+func jsonModule(in *Interp) (*ModuleObj, error) { return in.pythonModule("json", jsonSource) }
+
 // jsonSource is json, written in Python: dumps and dump with CPython's
 // output byte for byte (separators, indent, sort_keys, ensure_ascii,
 // allow_nan, default, skipkeys; float reprs, Infinity and NaN), and

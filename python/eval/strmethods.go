@@ -8,28 +8,12 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/python/pyformat"
 )
 
-// method declares a method of a built-in class.
-func method(c *Class, name string, fn GoFunc) { c.SetMethod(NewBuiltin(name, "", fn)) }
-
-// strArg is argument i as a str, or a TypeError.
-func (in *Interp) strArg(fn string, args []Value, i int) (string, error) {
-	if i >= len(args) {
-		return "", in.typeError("%s() missing argument %d", fn, i+1)
-	}
-	s, ok := asStr(args[i])
-	if !ok {
-		return "", in.typeError("%s() argument %d must be str, not %s", fn, i+1, TypeOf(args[i]).Name)
-	}
-	return s, nil
-}
-
 func init() {
 	strMethods()
-	listMethods()
-	dictMethods()
-	setMethods()
 }
 
+// strMethods declares str's methods of case, stripping, splitting,
+// joining, finding, padding and formatting.
 func strMethods() {
 	s := StrType
 	simple := func(name string, f func(string) string) {
@@ -363,25 +347,251 @@ func strMethods() {
 	})
 }
 
-// countEqual is how many of items equal v (list.count, deque.count).
-func (in *Interp) countEqual(items []Value, v Value) (Value, error) {
-	n := int64(0)
-	for _, x := range items {
-		eq, err := in.Equal(x, v)
+// The rest of str's methods: removeprefix, removesuffix, expandtabs,
+// translate, casefold, swapcase and the is* tests.
+func init() {
+	s := StrType
+	affix := func(name string, cut func(x, p string) (string, bool)) {
+		method(s, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+			if err := in.fixedArgs(name, args, kw, 1, 1); err != nil {
+				return nil, err
+			}
+			p, ok := asStr(args[0])
+			if !ok {
+				return nil, in.typeError("%s() argument must be str, not %s", name, TypeOf(args[0]).Name)
+			}
+			r, _ := cut(self.(string), p)
+			return r, nil
+		})
+	}
+	affix("removeprefix", strings.CutPrefix)
+	affix("removesuffix", strings.CutSuffix)
+	method(s, "expandtabs", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		a, err := in.ArgSpec("expandtabs", args, kw, 0, "tabsize")
 		if err != nil {
 			return nil, err
 		}
-		if eq {
-			n++
+		size := int64(8)
+		if a[0] != nil {
+			if size, err = in.Index(a[0]); err != nil {
+				return nil, err
+			}
 		}
+		var b strings.Builder
+		col := int64(0)
+		for _, r := range self.(string) {
+			switch r {
+			case '\t':
+				if size > 0 {
+					n := size - col%size
+					b.WriteString(strings.Repeat(" ", int(n)))
+					col += n
+				}
+			case '\n', '\r':
+				b.WriteRune(r)
+				col = 0
+			default:
+				b.WriteRune(r)
+				col++
+			}
+		}
+		return b.String(), nil
+	})
+	method(s, "translate", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("str.translate", args, kw, 1, 1); err != nil {
+			return nil, err
+		}
+		var b strings.Builder
+		for _, r := range self.(string) {
+			v, err := in.GetItem(args[0], int64(r))
+			if err != nil {
+				if Matches(err, LookupErrorType) {
+					in.Drop(err)
+					b.WriteRune(r)
+					continue
+				}
+				return nil, err
+			}
+			switch x := plain(v).(type) {
+			case NoneType:
+			case string:
+				b.WriteString(x)
+			case int64:
+				b.WriteRune(rune(x))
+			default:
+				in.Decref(v)
+				return nil, in.typeError("character mapping must return integer, None or str")
+			}
+			in.Decref(v)
+		}
+		return b.String(), nil
+	})
+	simple := func(name string, f func(string) string) {
+		method(s, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+			if err := in.fixedArgs("str."+name, args, kw, 0, 0); err != nil {
+				return nil, err
+			}
+			return f(self.(string)), nil
+		})
 	}
-	return n, nil
+	simple("casefold", func(x string) string { return strings.ReplaceAll(strings.ToLower(x), "ß", "ss") })
+	simple("swapcase", func(x string) string {
+		return strings.Map(func(r rune) rune {
+			if unicode.IsUpper(r) {
+				return unicode.ToLower(r)
+			}
+			return unicode.ToUpper(r)
+		}, x)
+	})
+	test := func(name string, f func(string) bool) {
+		method(s, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+			if err := in.fixedArgs("str."+name, args, kw, 0, 0); err != nil {
+				return nil, err
+			}
+			return f(self.(string)), nil
+		})
+	}
+	// cased is whether x has a cased character and none of the case
+	// other says
+	cased := func(x string, other func(rune) bool) bool {
+		found := false
+		for _, r := range x {
+			if other(r) || unicode.IsTitle(r) {
+				return false
+			}
+			found = found || unicode.IsUpper(r) || unicode.IsLower(r)
+		}
+		return found
+	}
+	test("isupper", func(x string) bool { return cased(x, unicode.IsLower) })
+	test("islower", func(x string) bool { return cased(x, unicode.IsUpper) })
+	every := func(x string, f func(rune) bool) bool {
+		for _, r := range x {
+			if !f(r) {
+				return false
+			}
+		}
+		return x != ""
+	}
+	test("isalnum", func(x string) bool {
+		return every(x, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) })
+	})
+	test("isnumeric", func(x string) bool { return every(x, unicode.IsNumber) })
+	test("isdecimal", func(x string) bool { return every(x, func(r rune) bool { return unicode.Is(unicode.Nd, r) }) })
+	test("isidentifier", func(x string) bool {
+		for i, r := range x {
+			if !(r == '_' || unicode.IsLetter(r) || i > 0 && (unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) || unicode.Is(unicode.Pc, r))) {
+				return false
+			}
+		}
+		return x != ""
+	})
+	test("istitle", func(x string) bool {
+		prevCased, any := false, false
+		for _, r := range x {
+			switch {
+			case unicode.IsUpper(r) || unicode.IsTitle(r):
+				if prevCased {
+					return false
+				}
+				prevCased, any = true, true
+			case unicode.IsLower(r):
+				if !prevCased {
+					return false
+				}
+				prevCased, any = true, true
+			default:
+				prevCased = false
+			}
+		}
+		return any
+	})
 }
 
-func itoa(n int64) string {
-	s, _ := pyformat.IntString(bigOf(n))
-	return s
+// strArg is argument i as a str, or a TypeError.
+func (in *Interp) strArg(fn string, args []Value, i int) (string, error) {
+	if i >= len(args) {
+		return "", in.typeError("%s() missing argument %d", fn, i+1)
+	}
+	s, ok := asStr(args[i])
+	if !ok {
+		return "", in.typeError("%s() argument %d must be str, not %s", fn, i+1, TypeOf(args[i]).Name)
+	}
+	return s, nil
 }
+
+// findArgs checks the arguments of str.find, index, count, startswith
+// and their kin: sub[, start[, end]], as CPython's PyArg_ParseTuple
+// words a wrong count.
+func (in *Interp) findArgs(name string, args []Value, kw []KeywordArg) error {
+	if err := in.noKw("str."+name, kw); err != nil {
+		return err
+	}
+	switch {
+	case len(args) < 1:
+		return in.typeError("%s() takes at least 1 argument (%d given)", name, len(args))
+	case len(args) > 3:
+		return in.typeError("%s() takes at most 3 arguments (%d given)", name, len(args))
+	}
+	return nil
+}
+
+// mustStr is v as a str, or CPython's "must be str" TypeError.
+func (in *Interp) mustStr(v Value) (string, error) {
+	s, ok := asStr(v)
+	if !ok {
+		return "", in.typeError("must be str, not %s", TypeOf(v).Name)
+	}
+	return s, nil
+}
+
+// splitLines is str.splitlines: lines end at \n, \r, \r\n and the other
+// line boundaries CPython knows; keep keeps each line's ending.
+func splitLines(s string, keep bool) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch r {
+		case '\n', '\r', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+			end := i + n
+			if r == '\r' && end < len(s) && s[end] == '\n' {
+				end++
+			}
+			if keep {
+				out = append(out, s[start:end])
+			} else {
+				out = append(out, s[start:i])
+			}
+			start, i = end, end
+			continue
+		}
+		i += n
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+// digitRanges are the characters besides the decimal digits (Nd) whose
+// Unicode numeric type is Digit, which str.isdigit accepts: super- and
+// subscripts, circled and parenthesised digits, Ethiopic digits.
+var digitRanges = &unicode.RangeTable{
+	R16: []unicode.Range16{
+		{Lo: 0x00b2, Hi: 0x00b3, Stride: 1}, {Lo: 0x00b9, Hi: 0x00b9, Stride: 1},
+		{Lo: 0x1369, Hi: 0x1371, Stride: 1}, {Lo: 0x19da, Hi: 0x19da, Stride: 1},
+		{Lo: 0x2070, Hi: 0x2070, Stride: 1}, {Lo: 0x2074, Hi: 0x2079, Stride: 1},
+		{Lo: 0x2080, Hi: 0x2089, Stride: 1}, {Lo: 0x2460, Hi: 0x2468, Stride: 1},
+		{Lo: 0x2474, Hi: 0x247c, Stride: 1}, {Lo: 0x2488, Hi: 0x2490, Stride: 1},
+		{Lo: 0x24ea, Hi: 0x24ea, Stride: 1}, {Lo: 0x24f5, Hi: 0x24fd, Stride: 1},
+		{Lo: 0x24ff, Hi: 0x24ff, Stride: 1}, {Lo: 0x2776, Hi: 0x277e, Stride: 1},
+		{Lo: 0x2780, Hi: 0x2788, Stride: 1}, {Lo: 0x278a, Hi: 0x2792, Stride: 1},
+	},
+}
+
+// isDigitChar is str.isdigit's test of one character.
+func isDigitChar(r rune) bool { return unicode.IsDigit(r) || unicode.Is(digitRanges, r) }
 
 // splitFieldsN splits on whitespace at most n times, from the left or
 // the right, as str.split()/rsplit() with maxsplit.
@@ -511,292 +721,6 @@ func (in *Interp) strFormat(tmpl string, args []Value, kw []KeywordArg) (Value, 
 	}
 	b.WriteString(s)
 	return b.String(), nil
-}
-
-func listMethods() {
-	l := ListType
-	method(l, "append", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("list.append", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		self.(*List).Append(args[0])
-		return None, nil
-	})
-	method(l, "extend", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("list.extend", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		items, err := in.collect(args[0])
-		if err != nil {
-			return nil, err
-		}
-		s := self.(*List)
-		s.items = append(s.items, items...)
-		return None, nil
-	})
-	method(l, "insert", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("insert", args, kw, 2, 2); err != nil {
-			return nil, err
-		}
-		s := self.(*List)
-		i, err := in.Index(args[0])
-		if err != nil {
-			return nil, err
-		}
-		n := int64(len(s.items))
-		if i < 0 {
-			i = max(i+n, 0)
-		}
-		i = min(i, n)
-		s.items = append(s.items, nil)
-		copy(s.items[i+1:], s.items[i:])
-		s.items[i] = newRef(args[1])
-		return None, nil
-	})
-	method(l, "pop", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("pop", args, kw, 0, 1); err != nil {
-			return nil, err
-		}
-		s := self.(*List)
-		if len(s.items) == 0 {
-			return nil, in.Raise(IndexErrorType, "pop from empty list")
-		}
-		i := int64(len(s.items) - 1)
-		if len(args) == 1 {
-			var err error
-			if i, err = in.seqIndex(args[0], int64(len(s.items)), "pop"); err != nil {
-				if Matches(err, IndexErrorType) {
-					in.Drop(err)
-					return nil, in.Raise(IndexErrorType, "pop index out of range")
-				}
-				return nil, err
-			}
-		}
-		v := s.items[i]
-		s.items = append(s.items[:i], s.items[i+1:]...)
-		return v, nil
-	})
-	method(l, "remove", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("list.remove", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		s := self.(*List)
-		for i, x := range s.items {
-			eq, err := in.Equal(x, args[0])
-			if err != nil {
-				return nil, err
-			}
-			if eq {
-				s.items = append(s.items[:i], s.items[i+1:]...)
-				in.Decref(x)
-				return None, nil
-			}
-		}
-		return nil, in.Raise(ValueErrorType, "list.remove(x): x not in list")
-	})
-	method(l, "index", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("index", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		for i, x := range self.(*List).items {
-			eq, err := in.Equal(x, args[0])
-			if err != nil {
-				return nil, err
-			}
-			if eq {
-				return int64(i), nil
-			}
-		}
-		return nil, in.Raise(ValueErrorType, "%s is not in list", in.ReprOf(args[0]))
-	})
-	method(l, "count", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("count", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		return in.countEqual(self.(*List).items, args[0])
-	})
-	method(l, "clear", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("clear", args, kw, 0, 0); err != nil {
-			return nil, err
-		}
-		self.(*List).Clear(in)
-		return None, nil
-	})
-	method(l, "copy", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		items, _ := in.collect(self)
-		return in.NewList(items), nil
-	})
-	method(l, "reverse", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		items := self.(*List).items
-		for i, j := 0, len(items)-1; i < j; i, j = i+1, j-1 {
-			items[i], items[j] = items[j], items[i]
-		}
-		return None, nil
-	})
-	method(l, "sort", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if len(args) > 0 {
-			return nil, in.typeError("sort() takes no positional arguments")
-		}
-		return None, in.sortList(self.(*List), kw)
-	})
-	for _, name := range []string{"index", "count"} {
-		fn, _ := l.Dict.getStr(name)
-		b := fn.(*Builtin)
-		method(TupleType, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			t := self.(*Tuple)
-			tmp := &List{items: t.items}
-			return b.Fn(in, tmp, args, kw)
-		})
-	}
-}
-
-func dictMethods() {
-	d := DictType
-	method(d, "get", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("get", args, kw, 1, 2); err != nil {
-			return nil, err
-		}
-		v, ok, err := in.dictGet(self.(*Dict), args[0])
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			return newRef(v), nil
-		}
-		if len(args) == 2 {
-			return newRef(args[1]), nil
-		}
-		return None, nil
-	})
-	views := map[string]viewKind{"keys": viewKeys, "values": viewValues, "items": viewItems}
-	for name, kind := range views {
-		method(d, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs(name, args, kw, 0, 0); err != nil {
-				return nil, err
-			}
-			return in.newView(self.(*Dict), kind), nil
-		})
-	}
-	for _, c := range []*Class{dictKeysType, dictValuesType, dictItemsType} {
-		method(c, "__len__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			return int64(self.(*dictView).d.n), nil
-		})
-	}
-	method(d, "pop", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("pop", args, kw, 1, 2); err != nil {
-			return nil, err
-		}
-		s := self.(*Dict)
-		v, ok, err := in.dictGet(s, args[0])
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			if len(args) == 2 {
-				return newRef(args[1]), nil
-			}
-			return nil, in.raiseInst(in.NewException(KeyErrorType, args[0]))
-		}
-		Incref(v)
-		if _, err := in.dictDel(s, args[0]); err != nil {
-			in.Decref(v)
-			return nil, err
-		}
-		return v, nil
-	})
-	method(d, "popitem", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		s := self.(*Dict)
-		for i := len(s.entries) - 1; i >= 0; i-- {
-			e := s.entries[i]
-			if e.del {
-				continue
-			}
-			t := in.NewTuple([]Value{newRef(e.key), newRef(e.val)})
-			s.remove(in, e.k)
-			return t, nil
-		}
-		return nil, in.Raise(KeyErrorType, "popitem(): dictionary is empty")
-	})
-	method(d, "setdefault", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("setdefault", args, kw, 1, 2); err != nil {
-			return nil, err
-		}
-		s := self.(*Dict)
-		v, ok, err := in.dictGet(s, args[0])
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			return newRef(v), nil
-		}
-		var def Value = None
-		if len(args) == 2 {
-			def = args[1]
-		}
-		if err := in.dictSet(s, args[0], def); err != nil {
-			return nil, err
-		}
-		return newRef(def), nil
-	})
-	method(d, "update", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		s := self.(*Dict)
-		if len(args) == 1 {
-			if err := in.dictUpdate(s, args[0]); err != nil {
-				return nil, err
-			}
-		}
-		for _, k := range kw {
-			in.SetStr(s, k.Name, k.Value)
-		}
-		return None, nil
-	})
-	method(d, "clear", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		self.(*Dict).Clear(in)
-		return None, nil
-	})
-	method(d, "copy", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		c := in.NewDict()
-		return c, in.dictUpdate(c, self)
-	})
-}
-
-func setMethods() {
-	s := SetType
-	method(s, "add", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("set.add", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		return None, in.setAdd(self.(*Set), args[0])
-	})
-	method(s, "discard", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("set.discard", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		_, err := in.dictDel(self.(*Set).d, args[0])
-		return None, err
-	})
-	method(s, "remove", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("set.remove", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		ok, err := in.dictDel(self.(*Set).d, args[0])
-		if err == nil && !ok {
-			err = in.raiseInst(in.NewException(KeyErrorType, args[0]))
-		}
-		return None, err
-	})
-	method(s, "update", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		for _, a := range args {
-			if err := in.forEach(a, func(v Value) error { return in.setAdd(self.(*Set), v) }); err != nil {
-				return nil, err
-			}
-		}
-		return None, nil
-	})
-	method(s, "clear", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		self.(*Set).d.Clear(in)
-		return None, nil
-	})
 }
 
 // strWindow is s[start:end] for a str method's optional start and end

@@ -1,0 +1,136 @@
+package eval
+
+// genCMType is what a @contextlib.contextmanager function returns;
+// nullCMType is contextlib.nullcontext.
+var (
+	genCMType  = NewClass("_GeneratorContextManager", "contextlib")
+	nullCMType = NewClass("nullcontext", "contextlib")
+)
+
+// The context managers contextmanager and nullcontext make.
+func init() {
+	for _, c := range []*Class{genCMType, nullCMType} {
+		c.Native = false
+	}
+	method(genCMType, "__enter__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		g, _ := self.(*Instance).Dict.getStr("gen")
+		v, ok, err := in.Next(g)
+		if err == nil && !ok {
+			return nil, in.Raise(RuntimeErrorType, "generator didn't yield")
+		}
+		return v, err
+	})
+	method(genCMType, "__exit__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		gv, _ := self.(*Instance).Dict.getStr("gen")
+		g := gv.(*Generator)
+		if len(args) == 3 && args[1] != None {
+			exc := args[1].(*Instance)
+			_, done, err := in.genSend(g, genMsg{err: &Exception{Inst: newRef(exc).(*Instance)}})
+			if err != nil {
+				if e, ok := err.(*Exception); ok && e.Inst == exc {
+					in.Drop(err)
+					return false, nil
+				}
+				return nil, err
+			}
+			if !done {
+				return nil, in.Raise(RuntimeErrorType, "generator didn't stop after throw()")
+			}
+			return true, nil
+		}
+		v, done, err := in.genSend(g, genMsg{v: None})
+		if err != nil {
+			return nil, err
+		}
+		if !done {
+			in.Decref(v)
+			return nil, in.Raise(RuntimeErrorType, "generator didn't stop")
+		}
+		return false, nil
+	})
+	method(nullCMType, "__enter__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		v, _ := self.(*Instance).Dict.getStr("enter_result")
+		return newRef(v), nil
+	})
+	method(nullCMType, "__exit__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		return false, nil
+	})
+}
+
+// contextlibModule is contextlib: contextmanager and nullcontext in Go,
+// the rest in Python (contextlibSource).
+func contextlibModule(in *Interp) (*ModuleObj, error) {
+	m := in.NewModule("contextlib")
+	in.fn(m, "contextmanager", "contextmanager(func)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("contextmanager", args, kw, 1, 1); err != nil {
+			return nil, err
+		}
+		fn := args[0]
+		b := &Builtin{Name: "helper", Self: newRef(fn), Fn: func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+			g, err := in.call(self, args, kw)
+			if err != nil {
+				return nil, err
+			}
+			o := in.newInstanceWith(genCMType, "gen", g)
+			in.Decref(g)
+			return o, nil
+		}}
+		in.track(b)
+		return b, nil
+	})
+	in.fn(m, "nullcontext", "nullcontext(enter_result=None)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		var v Value = None
+		if len(args) > 0 {
+			v = args[0]
+		}
+		return in.newInstanceWith(nullCMType, "enter_result", v), nil
+	})
+	return in.execModule(m, contextlibSource)
+}
+
+// contextlibSource is the rest of contextlib, in Python: suppress,
+// closing, redirect_stdout and redirect_stderr.
+const contextlibSource = `
+class suppress:
+    def __init__(self, *exceptions):
+        self._exceptions = exceptions
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, exctype, excinst, exctb):
+        return exctype is not None and issubclass(exctype, self._exceptions)
+
+
+class closing:
+    def __init__(self, thing):
+        self.thing = thing
+
+    def __enter__(self):
+        return self.thing
+
+    def __exit__(self, *exc_info):
+        self.thing.close()
+
+
+class redirect_stdout:
+    _stream = 'stdout'
+
+    def __init__(self, new_target):
+        self._new_target = new_target
+        self._old_targets = []
+
+    def __enter__(self):
+        import sys
+        self._old_targets.append(getattr(sys, self._stream))
+        setattr(sys, self._stream, self._new_target)
+        return self._new_target
+
+    def __exit__(self, exctype, excinst, exctb):
+        import sys
+        setattr(sys, self._stream, self._old_targets.pop())
+
+
+class redirect_stderr(redirect_stdout):
+    _stream = 'stderr'
+`

@@ -1,0 +1,324 @@
+package eval
+
+import "strings"
+
+// partialType is functools.partial.
+var partialType = NewClass("partial", "functools")
+
+// lruCache is functools.lru_cache's wrapper: it keeps each result it
+// returns (a reference) until maxsize newer ones push it out.
+type lruCache struct {
+	Header
+	fn           Value
+	cache        *Dict
+	maxsize      int64 // -1: unbounded
+	hits, misses int64
+}
+
+var lruType = NewClass("_lru_cache_wrapper", "functools")
+
+// cacheInfoType is functools' CacheInfo, the named tuple cache_info()
+// returns: (hits, misses, maxsize, currsize).
+var cacheInfoType = NewClass("CacheInfo", "functools", TupleType)
+
+var cacheInfoFields = []string{"hits", "misses", "maxsize", "currsize"}
+
+func (l *lruCache) Type() *Class { return lruType }
+
+func (l *lruCache) Traverse(visit func(Value)) {
+	visit(l.fn)
+	visit(l.cache)
+}
+
+func (l *lruCache) Clear(in *Interp) {
+	f, c := l.fn, l.cache
+	l.fn, l.cache = None, nil
+	in.Decref(f)
+	if c != nil {
+		in.Decref(c)
+	}
+}
+
+// cachedProperty is functools.cached_property: computed on first
+// access and stored in the instance's __dict__.
+type cachedProperty struct {
+	Header
+	fn   Value
+	name string
+}
+
+var cachedPropertyType = NewClass("cached_property", "functools")
+
+func (p *cachedProperty) Type() *Class { return cachedPropertyType }
+
+func (p *cachedProperty) Traverse(visit func(Value)) { visit(p.fn) }
+
+func (p *cachedProperty) Clear(in *Interp) {
+	f := p.fn
+	p.fn = None
+	in.Decref(f)
+}
+
+// The methods of partial, of lru_cache's wrapper and its CacheInfo, and
+// cached_property's __set_name__.
+func init() {
+	partialType.Native = false
+	method(partialType, "__call__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		d := self.(*Instance).Dict
+		fn, _ := d.getStr("func")
+		pre, _ := d.getStr("args")
+		kwd, _ := d.getStr("keywords")
+		all := append(append([]Value(nil), pre.(*Tuple).items...), args...)
+		var kws []KeywordArg
+		kwd.(*Dict).Items(func(k, v Value) bool {
+			if Kwarg(kw, k.(string)) == nil {
+				kws = append(kws, KeywordArg{Name: k.(string), Value: v})
+			}
+			return true
+		})
+		return in.call(fn, all, append(kws, kw...))
+	})
+	method(lruType, "__call__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		l := self.(*lruCache)
+		if len(kw) > 0 {
+			return nil, in.Raise(NotImplementedErrType, "this tool's lru_cache takes positional arguments only")
+		}
+		items := make([]Value, len(args))
+		for i, a := range args {
+			items[i] = newRef(a)
+		}
+		key := in.NewTuple(items)
+		defer in.Decref(key)
+		if v, ok, err := in.dictGet(l.cache, key); err != nil || ok {
+			if ok {
+				l.hits++
+				// most recently used goes last
+				Incref(v)
+				if _, err := in.dictDel(l.cache, key); err != nil {
+					in.Decref(v)
+					return nil, err
+				}
+				err = in.dictSet(l.cache, key, v)
+				return v, err
+			}
+			return nil, err
+		}
+		l.misses++
+		r, err := in.call(l.fn, args, nil)
+		if err != nil {
+			return nil, err
+		}
+		if l.maxsize != 0 {
+			if err := in.dictSet(l.cache, key, r); err != nil {
+				in.Decref(r)
+				return nil, err
+			}
+			for l.maxsize > 0 && int64(l.cache.n) > l.maxsize {
+				for _, e := range l.cache.entries {
+					if !e.del {
+						l.cache.remove(in, e.k)
+						break
+					}
+				}
+			}
+		}
+		return r, nil
+	})
+	method(lruType, "cache_clear", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		l := self.(*lruCache)
+		l.cache.Clear(in)
+		l.hits, l.misses = 0, 0
+		return None, nil
+	})
+	method(lruType, "cache_info", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		l := self.(*lruCache)
+		var maxsize Value = l.maxsize
+		if l.maxsize < 0 {
+			maxsize = None
+		}
+		return in.NewTupleOf(cacheInfoType, []Value{l.hits, l.misses, maxsize, int64(l.cache.n)}), nil
+	})
+	for i, name := range cacheInfoFields {
+		cacheInfoType.SetAttr(name, NewProperty(NewBuiltin(name, "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+			v := self.(*Tuple).items[i]
+			Incref(v)
+			return v, nil
+		}), nil))
+	}
+	method(cacheInfoType, "__repr__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		parts := make([]string, len(cacheInfoFields))
+		for i, name := range cacheInfoFields {
+			parts[i] = name + "=" + in.ReprOf(self.(*Tuple).items[i])
+		}
+		return "CacheInfo(" + strings.Join(parts, ", ") + ")", nil
+	})
+	method(cachedPropertyType, "__set_name__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if len(args) == 2 {
+			self.(*cachedProperty).name, _ = args[1].(string)
+		}
+		return None, nil
+	})
+}
+
+// functoolsModule is functools: partial, reduce, lru_cache, cache,
+// cached_property, update_wrapper and wraps.
+func functoolsModule(in *Interp) (*ModuleObj, error) {
+	m := in.NewModule("functools")
+	in.fn(m, "partial", "partial(func, *args, **keywords)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if len(args) == 0 {
+			return nil, in.typeError("type 'partial' takes at least one argument")
+		}
+		pre := make([]Value, 0, len(args)-1)
+		for _, a := range args[1:] {
+			pre = append(pre, newRef(a))
+		}
+		t := in.NewTuple(pre)
+		d := in.NewDict()
+		for _, k := range kw {
+			in.SetStr(d, k.Name, k.Value)
+		}
+		o := in.newInstanceWith(partialType, "func", args[0], "args", t, "keywords", d)
+		in.Decref(t)
+		in.Decref(d)
+		return o, nil
+	})
+	in.fn(m, "reduce", "reduce(function, iterable[, initial])", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("reduce", args, kw, 2, 3); err != nil {
+			return nil, err
+		}
+		var acc Value
+		if len(args) == 3 {
+			acc = newRef(args[2])
+		}
+		err := in.forEach(args[1], func(v Value) error {
+			if acc == nil {
+				acc = newRef(v)
+				return nil
+			}
+			r, err := in.call(args[0], []Value{acc, v}, nil)
+			in.Decref(acc)
+			acc = r
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if acc == nil {
+			return nil, in.typeError("reduce() of empty iterable with no initial value")
+		}
+		return acc, nil
+	})
+	in.fn(m, "lru_cache", "lru_cache(maxsize=128): a decorator keeping results", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		maxsize := int64(128)
+		mk := func(fn Value) Value {
+			l := &lruCache{fn: newRef(fn), cache: in.NewDict(), maxsize: maxsize}
+			in.track(l)
+			return l
+		}
+		if len(args) == 1 {
+			switch a := args[0].(type) {
+			case *Function, *Builtin, *Method:
+				return mk(a), nil
+			case NoneType:
+				maxsize = -1
+			default:
+				n, err := in.Index(a)
+				if err != nil {
+					return nil, err
+				}
+				maxsize = n
+			}
+		}
+		if v := Kwarg(kw, "maxsize"); v != nil {
+			if v == None {
+				maxsize = -1
+			} else {
+				n, err := in.Index(v)
+				if err != nil {
+					return nil, err
+				}
+				maxsize = n
+			}
+		}
+		deco := &Builtin{Name: "decorating_function", Fn: func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			if len(args) != 1 {
+				return nil, in.typeError("decorator takes one function")
+			}
+			return mk(args[0]), nil
+		}}
+		in.track(deco)
+		return deco, nil
+	})
+	in.fn(m, "cache", "cache(fn): an unbounded lru_cache", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if len(args) != 1 {
+			return nil, in.typeError("cache() takes one function")
+		}
+		l := &lruCache{fn: newRef(args[0]), cache: in.NewDict(), maxsize: -1}
+		in.track(l)
+		return l, nil
+	})
+	in.fn(m, "cached_property", "cached_property(fn)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if len(args) != 1 {
+			return nil, in.typeError("cached_property() takes one function")
+		}
+		p := &cachedProperty{fn: newRef(args[0])}
+		if f, ok := args[0].(*Function); ok {
+			p.name = f.Name
+		}
+		in.track(p)
+		return p, nil
+	})
+	update := func(in *Interp, wrapper, wrapped Value) error {
+		// update_wrapper: the wrapped function's names and docstring,
+		// its __dict__, and __wrapped__
+		for _, name := range []string{"__module__", "__name__", "__qualname__", "__doc__"} {
+			v, err := in.GetAttr(wrapped, name)
+			if err != nil {
+				if !Matches(err, AttributeErrorType) {
+					return err
+				}
+				in.Drop(err)
+				continue
+			}
+			err = in.SetAttr(wrapper, name, v)
+			in.Decref(v)
+			if err != nil {
+				return err
+			}
+		}
+		if f, ok := wrapped.(*Function); ok && f.dict != nil {
+			var err error
+			f.dict.Items(func(k, v Value) bool {
+				if s, ok := k.(string); ok {
+					err = in.SetAttr(wrapper, s, v)
+				}
+				return err == nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return in.SetAttr(wrapper, "__wrapped__", wrapped)
+	}
+	in.fn(m, "update_wrapper", "update_wrapper(wrapper, wrapped)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("update_wrapper", args, kw, 2, 2); err != nil {
+			return nil, err
+		}
+		return newRef(args[0]), update(in, args[0], args[1])
+	})
+	in.fn(m, "wraps", "wraps(wrapped): a decorator that gives its function the wrapped one's names and docstring", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("wraps", args, kw, 1, 1); err != nil {
+			return nil, err
+		}
+		wrapped := newRef(args[0])
+		d := &Builtin{Name: "wraps", Self: wrapped, Fn: func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+			if err := in.fixedArgs("wraps", args, kw, 1, 1); err != nil {
+				return nil, err
+			}
+			return newRef(args[0]), update(in, args[0], self)
+		}}
+		in.track(d)
+		return d, nil
+	})
+	return m, nil
+}

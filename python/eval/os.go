@@ -1,0 +1,55 @@
+package eval
+
+import (
+	"os"
+	"strings"
+)
+
+// osModule is os: PYTORCH_* environment variables, getenv, getcwd,
+// os.path, and the calls that would change files, refused as open is.
+func osModule(in *Interp) (*ModuleObj, error) {
+	m := in.NewModule("os")
+	env := in.NewDict()
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "PYTORCH_") {
+			in.SetStr(env, k, v)
+		}
+	}
+	m.Set(in, "environ", env)
+	in.Decref(env)
+	in.fn(m, "getenv", "getenv(key, default=None)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("getenv", args, kw, 1, 2); err != nil {
+			return nil, err
+		}
+		if v, ok, err := in.dictGet(env, args[0]); err != nil || ok {
+			return newRef(v), err
+		}
+		if len(args) == 2 {
+			return newRef(args[1]), nil
+		}
+		return None, nil
+	})
+	m.Set(in, "sep", "/")
+	in.fn(m, "getcwd", "getcwd()", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs("getcwd", args, kw, 0, 0); err != nil {
+			return nil, err
+		}
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, in.Raise(OSErrorType, "%s", err.Error())
+		}
+		return wd, nil
+	})
+	for _, name := range []string{"makedirs", "mkdir", "remove", "unlink", "rmdir", "rename", "replace", "listdir", "scandir", "walk", "chdir", "system"} {
+		in.fn(m, name, name+"(...): not modelled", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			return nil, in.Raise(NotImplementedErrType, "os.%s is not modelled by gpumemrepl (scripts touch no files)", name)
+		})
+	}
+	p, err := posixpathModule(in)
+	if err != nil {
+		return m, err
+	}
+	m.Set(in, "path", p)
+	in.modules["os.path"] = p // import os.path finds it; the table keeps p's first reference
+	return m, nil
+}
