@@ -15,7 +15,7 @@ import (
 // programs listed raise nothing uncaught and write to stdout only (one
 // that writes to stderr keeps it in a sink of its own).
 func TestPythonSemantics(t *testing.T) {
-	for _, name := range []string{"builtin_subclass", "set_algebra", "str_methods", "json_hooks", "log_records", "dataclass_more", "stdlib_more", "context_errors", "builtin_hostile", "os_path", "small_modules", "builtins_more"} {
+	for _, name := range []string{"builtin_subclass", "set_algebra", "str_methods", "json_hooks", "log_records", "dataclass_defaults", "ml_idioms", "context_errors", "builtin_hostile", "os_path", "small_modules", "builtin_functions"} {
 		t.Run(name, func(t *testing.T) {
 			dir, err := filepath.Abs("../../python/eval/testdata")
 			if err != nil {
