@@ -3,6 +3,7 @@ package repl
 import (
 	"bufio"
 	"bytes"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -15,16 +16,9 @@ import (
 
 // gpumemNames are the short names a .gpumem script may use beside
 // torch's own, as scripts/record_script.py defines them for PyTorch.
-const gpumemNames = `import torch
-F = torch.nn.functional
-Linear = torch.nn.Linear
-Sequential = torch.nn.Sequential
-ReLU = torch.nn.ReLU
-GELU = torch.nn.GELU
-SGD = torch.optim.SGD
-Adam = torch.optim.Adam
-AdamW = torch.optim.AdamW
-`
+//
+//go:embed gpumem_names.py
+var gpumemNames string
 
 // GpumemScript runs a .gpumem script, or input piped in, as a session
 // transcript: every line that is not blank or a comment is one step, in

@@ -1,5 +1,7 @@
 package torchpy
 
+import _ "embed"
+
 // nn.Conv1d, Conv2d and Conv3d, written in Python over nn.Module as
 // PyTorch writes them: the weight then the bias (one Parameter each),
 // forward F.convNd (engine/conv.go: the table of recorded cuDNN
@@ -7,82 +9,5 @@ package torchpy
 
 func init() { layerFamilies = append(layerFamilies, pythonLayers(convSource)) }
 
-const convSource = `
-def _ntuple(v, n):
-    # an int repeated n times, or the sequence as a tuple
-    if isinstance(v, (list, tuple)):
-        return tuple(v)
-    return (v,) * n
-
-
-class _ConvNd(Module):
-    # a subclass's _n is its number of spatial dimensions
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
-                 padding_mode='zeros', device=None, dtype=None):
-        super().__init__()
-        import torch
-        n = self._n
-        if groups <= 0:
-            raise ValueError('groups must be a positive integer')
-        if in_channels % groups != 0:
-            raise ValueError('in_channels must be divisible by groups')
-        if out_channels % groups != 0:
-            raise ValueError('out_channels must be divisible by groups')
-        if isinstance(padding, str):
-            if padding not in ('valid', 'same'):
-                raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
-            if padding == 'same' and any(s != 1 for s in _ntuple(stride, n)):
-                raise ValueError("padding='same' is not supported for strided convolutions")
-        else:
-            padding = _ntuple(padding, n)
-        if padding_mode not in ('zeros', 'reflect', 'replicate', 'circular'):
-            raise ValueError(f"padding_mode must be one of ['zeros', 'reflect', 'replicate', 'circular'], but got padding_mode='{padding_mode}'")
-        if padding_mode != 'zeros':
-            raise NotImplementedError(f"{type(self).__name__}(padding_mode='{padding_mode}') is not modelled by gpumemrepl")
-        self.in_channels = in_channels
-        self.out_channels = out_channels
-        self.kernel_size = _ntuple(kernel_size, n)
-        self.stride = _ntuple(stride, n)
-        self.padding = padding
-        self.dilation = _ntuple(dilation, n)
-        self.transposed = False
-        self.output_padding = (0,) * n
-        self.groups = groups
-        self.padding_mode = padding_mode
-        self.weight = Parameter(torch.randn((out_channels, in_channels // groups) + self.kernel_size, device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(torch.randn(out_channels, device=device, dtype=dtype))
-        else:
-            self.register_parameter('bias', None)
-
-    def extra_repr(self):
-        s = f'{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}'
-        if self.padding != (0,) * len(self.kernel_size):
-            s += f', padding={self.padding}'
-        if self.dilation != (1,) * len(self.dilation):
-            s += f', dilation={self.dilation}'
-        if self.groups != 1:
-            s += f', groups={self.groups}'
-        if self.bias is None:
-            s += ', bias=False'
-        return s
-
-    def forward(self, input):
-        conv = (functional.conv1d, functional.conv2d, functional.conv3d)[self._n - 1]
-        return conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
-
-
-class Conv1d(_ConvNd):
-    """Conv1d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode='zeros'): weight then bias; forward F.conv1d (cuDNN's, from the table of recorded configurations)."""
-    _n = 1
-
-
-class Conv2d(_ConvNd):
-    """Conv2d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode='zeros'): weight then bias; forward F.conv2d (cuDNN's, from the table of recorded configurations)."""
-    _n = 2
-
-
-class Conv3d(_ConvNd):
-    """Conv3d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True, padding_mode='zeros'): weight then bias; forward F.conv3d (cuDNN's, from the table of recorded configurations)."""
-    _n = 3
-`
+//go:embed lib/nn_conv.py
+var convSource string

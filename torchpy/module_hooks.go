@@ -1,6 +1,9 @@
 package torchpy
 
-import "github.com/gpumemrepl/gpumemrepl/python/eval"
+import (
+	_ "embed"
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
+)
 
 // Forward hooks: module(*args) runs each forward pre-hook(module, args)
 // (a result that is not None replaces args; one that is not a tuple is
@@ -126,19 +129,5 @@ func (b *Binding) callModule(o *eval.Instance, args []eval.Value, kw []eval.Keyw
 	return out, nil
 }
 
-const hookSource = `
-class RemovableHandle:
-    def __init__(self, hooks, id):
-        self.hooks = hooks
-        self.id = id
-
-    def remove(self):
-        if self.id in self.hooks:
-            del self.hooks[self.id]
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *args):
-        self.remove()
-`
+//go:embed lib/nn_hooks.py
+var hookSource string

@@ -1,5 +1,7 @@
 package torchpy
 
+import _ "embed"
+
 // The transformer layers, written in Python over nn.Module as PyTorch
 // writes them: Embedding, LayerNorm, RMSNorm and Dropout make their parameters
 // as PyTorch's constructors do (on the host unless device=) and call
@@ -8,110 +10,5 @@ package torchpy
 
 func init() { layerFamilies = append(layerFamilies, pythonLayers(transformerSource)) }
 
-const transformerSource = `
-def _refuse(what):
-    raise NotImplementedError(what + ' is not modelled by gpumemrepl')
-
-
-class Embedding(Module):
-    """Embedding(num_embeddings, embedding_dim, padding_idx=None): F.embedding; forward one new tensor, the indices saved; backward the weight's gradient."""
-
-    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
-                 scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
-        super().__init__()
-        if max_norm is not None or scale_grad_by_freq or sparse or _weight is not None:
-            _refuse('Embedding(max_norm=, scale_grad_by_freq=, sparse=, _weight=)')
-        import torch
-        if padding_idx is not None:
-            if padding_idx < 0:
-                padding_idx = num_embeddings + padding_idx
-            if not 0 <= padding_idx < num_embeddings:
-                raise AssertionError('Padding_idx must be within num_embeddings')
-        self.num_embeddings = num_embeddings
-        self.embedding_dim = embedding_dim
-        self.padding_idx = padding_idx
-        self.max_norm = max_norm
-        self.norm_type = norm_type
-        self.scale_grad_by_freq = scale_grad_by_freq
-        self.weight = Parameter(torch.randn(num_embeddings, embedding_dim, device=device, dtype=dtype), requires_grad=not _freeze)
-        self.sparse = sparse
-
-    def forward(self, input):
-        return functional.embedding(input, self.weight, self.padding_idx)
-
-    def extra_repr(self):
-        s = f'{self.num_embeddings}, {self.embedding_dim}'
-        if self.padding_idx is not None:
-            s += f', padding_idx={self.padding_idx}'
-        return s
-
-
-def _norm_init(self, normalized_shape, eps, elementwise_affine, device, dtype):
-    import torch
-    if isinstance(normalized_shape, int):
-        normalized_shape = (normalized_shape,)
-    self.normalized_shape = tuple(normalized_shape)
-    self.eps = eps
-    self.elementwise_affine = elementwise_affine
-    if elementwise_affine:
-        self.weight = Parameter(torch.ones(self.normalized_shape, device=device, dtype=dtype))
-    else:
-        self.register_parameter('weight', None)
-
-
-def _norm_repr(self):
-    return f'{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}'
-
-
-class LayerNorm(Module):
-    """LayerNorm(normalized_shape, eps=1e-05, elementwise_affine=True, bias=True): F.layer_norm; the output, then mean and rstd saved; backward the input's, weight's, bias's gradients."""
-
-    def __init__(self, normalized_shape, eps=1e-05, elementwise_affine=True, bias=True, device=None, dtype=None):
-        super().__init__()
-        _norm_init(self, normalized_shape, eps, elementwise_affine, device, dtype)
-        if elementwise_affine and bias:
-            import torch
-            self.bias = Parameter(torch.zeros(self.normalized_shape, device=device, dtype=dtype))
-        else:
-            self.register_parameter('bias', None)
-
-    def forward(self, input):
-        return functional.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
-
-    extra_repr = _norm_repr
-
-
-class RMSNorm(Module):
-    """RMSNorm(normalized_shape, eps=None, elementwise_affine=True): F.rms_norm; the output, then rstd saved; backward the input's and weight's gradients."""
-
-    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
-        super().__init__()
-        _norm_init(self, normalized_shape, eps, elementwise_affine, device, dtype)
-
-    def forward(self, x):
-        return functional.rms_norm(x, self.normalized_shape, self.weight, self.eps)
-
-    extra_repr = _norm_repr
-
-
-class Dropout(Module):
-    """Dropout(p=0.5, inplace=False): F.dropout; in training the output and a bool mask (saved); in eval the input itself."""
-
-    def __init__(self, p=0.5, inplace=False):
-        super().__init__()
-        if p < 0 or p > 1:
-            raise ValueError(f'dropout probability has to be between 0 and 1, but got {p}')
-        self.p = p
-        self.inplace = inplace
-
-    def forward(self, input):
-        if not self.training or self.p == 0:
-            return input
-        if self.inplace:
-            functional.dropout(input, self.p, True, True)
-            return input
-        return functional.dropout(input, self.p, True)
-
-    def extra_repr(self):
-        return f'p={self.p}, inplace={self.inplace}'
-`
+//go:embed lib/nn_transformer.py
+var transformerSource string

@@ -1,5 +1,7 @@
 package eval
 
+import _ "embed"
+
 // genCMType is what a @contextlib.contextmanager function returns;
 // nullCMType is contextlib.nullcontext.
 var (
@@ -90,47 +92,6 @@ func contextlibModule(in *Interp) (*ModuleObj, error) {
 
 // contextlibSource is the rest of contextlib, in Python: suppress,
 // closing, redirect_stdout and redirect_stderr.
-const contextlibSource = `
-class suppress:
-    def __init__(self, *exceptions):
-        self._exceptions = exceptions
-
-    def __enter__(self):
-        pass
-
-    def __exit__(self, exctype, excinst, exctb):
-        return exctype is not None and issubclass(exctype, self._exceptions)
-
-
-class closing:
-    def __init__(self, thing):
-        self.thing = thing
-
-    def __enter__(self):
-        return self.thing
-
-    def __exit__(self, *exc_info):
-        self.thing.close()
-
-
-class redirect_stdout:
-    _stream = 'stdout'
-
-    def __init__(self, new_target):
-        self._new_target = new_target
-        self._old_targets = []
-
-    def __enter__(self):
-        import sys
-        self._old_targets.append(getattr(sys, self._stream))
-        setattr(sys, self._stream, self._new_target)
-        return self._new_target
-
-    def __exit__(self, exctype, excinst, exctb):
-        import sys
-        setattr(sys, self._stream, self._old_targets.pop())
-
-
-class redirect_stderr(redirect_stdout):
-    _stream = 'stderr'
-`
+//
+//go:embed lib/contextlib.py
+var contextlibSource string

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	_ "embed"
 	"fmt"
 	"io"
 	"os"
@@ -288,20 +289,6 @@ func warningsModule(in *Interp) (*ModuleObj, error) {
 
 // catchWarningsSource is warnings.catch_warnings: the filters are put
 // back as they were when the block ends.
-const catchWarningsSource = `
-class catch_warnings:
-    def __init__(self, *, record=False, module=None, action=None, category=Warning, lineno=0, append=False):
-        if record:
-            raise NotImplementedError('catch_warnings(record=True) is not modelled by gpumemrepl')
-        self._action = action
-        self._category = category
-
-    def __enter__(self):
-        _save_filters()
-        if self._action is not None:
-            simplefilter(self._action, self._category)
-
-    def __exit__(self, *exc):
-        _restore_filters()
-        return False
-`
+//
+//go:embed lib/warnings.py
+var catchWarningsSource string

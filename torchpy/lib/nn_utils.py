@@ -1,0 +1,35 @@
+# torch.nn.utils, as gpumemrepl runs it (embedded by nninit.go).
+def _grads(parameters):
+    import torch
+    if isinstance(parameters, torch.Tensor):
+        parameters = [parameters]
+    return [p.grad for p in parameters if p.grad is not None]
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    import torch
+    grads = _grads(parameters)
+    max_norm = float(max_norm)
+    norm_type = float(norm_type)
+    if len(grads) == 0:
+        return torch.tensor(0.0)
+    if error_if_nonfinite:
+        raise NotImplementedError('clip_grad_norm_(error_if_nonfinite=True) is not modelled by gpumemrepl: '
+                                  'it branches on the norm, a value the tool does not compute')
+    return _clip_grad_norm(grads, norm_type, foreach is not False and all(g.is_cuda for g in grads))
+
+
+def clip_grad_value_(parameters, clip_value, foreach=None):
+    import torch
+    clip_value = float(clip_value)
+    with torch.no_grad():
+        for g in _grads(parameters):
+            g.clamp_(-clip_value, clip_value)
+
+
+def parameters_to_vector(parameters):
+    raise NotImplementedError('torch.nn.utils.parameters_to_vector is not modelled by gpumemrepl')
+
+
+def vector_to_parameters(vec, parameters):
+    raise NotImplementedError('torch.nn.utils.vector_to_parameters is not modelled by gpumemrepl')
