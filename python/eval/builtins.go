@@ -14,580 +14,660 @@ import (
 // borrowed; the result is owned.
 type GoFunc = func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error)
 
-// installBuiltins fills the builtins namespace.
+// builtinClasses are the built-in types the builtins namespace names.
+var builtinClasses = []*Class{ObjectType, TypeType, BoolType, IntType, FloatType, StrType, BytesType, ListType,
+	TupleType, DictType, SetType, FrozenSetType, RangeType, SliceType, PropertyType, ClassMethodType,
+	StaticMethodType, SuperType}
+
+// builtinFuncs are the builtin functions, by name.
+var builtinFuncs = []struct {
+	name, doc string
+	fn        GoFunc
+}{
+	{"abs", "abs(x)", builtinAbs},
+	{"all", "all(iterable)", builtinAll},
+	{"any", "any(iterable)", builtinAny},
+	{"bin", "bin(number)", intText("bin", 2)},
+	{"callable", "callable(obj)", builtinCallable},
+	{"chr", "chr(i)", builtinChr},
+	{"delattr", "delattr(obj, name)", builtinDelattr},
+	{"divmod", "divmod(a, b)", builtinDivmod},
+	{"enumerate", "enumerate(iterable, start=0)", builtinEnumerate},
+	{"filter", "filter(func, iterable)", builtinFilter},
+	{"format", "format(value, spec='')", builtinFormat},
+	{"getattr", "getattr(obj, name[, default])", builtinGetattr},
+	{"globals", "globals()", builtinGlobals},
+	{"hasattr", "hasattr(obj, name)", builtinHasattr},
+	{"hash", "hash(obj)", builtinHash},
+	{"hex", "hex(number)", intText("hex", 16)},
+	{"id", "id(obj)", builtinID},
+	{"input", "input(...)", builtinInput},
+	{"isinstance", "isinstance(obj, cls)", builtinIsinstance},
+	{"issubclass", "issubclass(cls, base)", builtinIssubclass},
+	{"iter", "iter(obj)", builtinIter},
+	{"len", "len(obj)", builtinLen},
+	{"map", "map(func, iterable)", builtinMap},
+	{"max", "max(iterable, *, key=None, default=...)", minMax("max", 1)},
+	{"min", "min(iterable, *, key=None, default=...)", minMax("min", -1)},
+	{"next", "next(iterator[, default])", builtinNext},
+	{"oct", "oct(number)", intText("oct", 8)},
+	{"open", "open(...)", builtinOpen},
+	{"ord", "ord(c)", builtinOrd},
+	{"pow", "pow(base, exp, mod=None)", builtinPow},
+	{"print", "print(*values, sep=' ', end='\\n', file=None, flush=False)", builtinPrint},
+	{"repr", "repr(obj)", builtinRepr},
+	{"reversed", "reversed(seq)", builtinReversed},
+	{"round", "round(number, ndigits=None)", builtinRound},
+	{"setattr", "setattr(obj, name, value)", builtinSetattr},
+	{"sorted", "sorted(iterable, *, key=None, reverse=False)", builtinSorted},
+	{"sum", "sum(iterable, start=0)", builtinSum},
+	{"vars", "vars(obj)", builtinVars},
+	{"zip", "zip(*iterables, strict=False)", builtinZip},
+}
+
+// installBuiltins fills the builtins namespace: the types, the
+// exceptions, the constants and the functions.
 func (in *Interp) installBuiltins() {
-	def := func(name, doc string, fn GoFunc) {
-		in.builtins.put(in, hashKey{kind: keyStr, s: name}, name, NewBuiltin(name, doc, fn))
-	}
 	set := func(name string, v Value) { in.SetStr(in.builtins, name, v) }
-	for _, c := range []*Class{ObjectType, TypeType, BoolType, IntType, FloatType, StrType, BytesType, ListType,
-		TupleType, DictType, SetType, FrozenSetType, RangeType, SliceType, PropertyType, ClassMethodType,
-		StaticMethodType, SuperType} {
+	for _, c := range builtinClasses {
 		set(c.Name, c)
 	}
 	for _, c := range ExceptionClasses {
 		set(c.Name, c)
 	}
-	for _, b := range intTextBuiltins() {
-		set(b.Name, b)
-	}
 	set("NotImplemented", NotImplemented)
 	set("Ellipsis", EllipsisType{})
 	set("__name__", "builtins")
+	for _, f := range builtinFuncs {
+		in.builtins.put(in, hashKey{kind: keyStr, s: f.name}, f.name, NewBuiltin(f.name, f.doc, f.fn))
+	}
+}
 
-	def("print", "print(*values, sep=' ', end='\\n', file=None, flush=False)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		sep, end := " ", "\n"
-		var out Value
-		for _, k := range kw {
-			switch k.Name {
-			case "sep", "end":
-				s, ok := k.Value.(string)
-				if !ok && k.Value != None {
-					return nil, in.typeError("%s must be None or a string, not %s", k.Name, TypeOf(k.Value).Name)
-				}
-				if ok && k.Name == "sep" {
-					sep = s
-				} else if ok {
-					end = s
-				}
-			case "file":
-				if k.Value != None {
-					out = k.Value
-				}
-			case "flush":
-			default:
-				return nil, in.typeError("'%s' is an invalid keyword argument for print()", k.Name)
-			}
-		}
-		parts := make([]string, len(args))
-		for i, a := range args {
-			s, err := in.Str(a)
+// minMax is min (want -1) or max (want 1): of an iterable or of the
+// arguments, by key, or default for an empty iterable.
+func minMax(name string, want int) GoFunc {
+	return func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		key, def := Kwarg(kw, "key"), Kwarg(kw, "default")
+		var items []Value
+		var err error
+		if len(args) == 1 {
+			items, err = in.collect(args[0])
 			if err != nil {
 				return nil, err
 			}
-			parts[i] = s
-		}
-		if out == nil {
-			out = in.sysStream("stdout")
-		}
-		if o, ok := out.(*Instance); ok && o.cls != stdoutType && o.cls != stderrType {
-			// a file object of the program's gets each piece, as
-			// CPython's print writes them
-			for i, p := range parts {
-				if i > 0 {
-					if err := in.writeStream(out, sep, in.Stdout); err != nil {
-						return nil, err
-					}
-				}
-				if err := in.writeStream(out, p, in.Stdout); err != nil {
-					return nil, err
-				}
+		} else if len(args) > 1 {
+			for _, a := range args {
+				items = append(items, newRef(a))
 			}
-			return None, in.writeStream(out, end, in.Stdout)
+		} else {
+			return nil, in.typeError("%s expected at least 1 argument, got 0", name)
 		}
-		return None, in.writeStream(out, strings.Join(parts, sep)+end, in.Stdout)
-	})
-	def("len", "len(obj)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("len", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		n, err := in.Len(args[0])
-		return n, err
-	})
-	def("repr", "repr(obj)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("repr", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		return in.Repr(args[0])
-	})
-	def("format", "format(value, spec='')", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("format", args, kw, 1, 2); err != nil {
-			return nil, err
-		}
-		spec := ""
-		if len(args) == 2 {
-			spec, _ = args[1].(string)
-		}
-		return in.Format(args[0], spec)
-	})
-	def("isinstance", "isinstance(obj, cls)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("isinstance", args, kw, 2, 2); err != nil {
-			return nil, err
-		}
-		if c, ok := args[1].(*Class); ok && c.InstanceCheck != nil {
-			return c.InstanceCheck(args[0]), nil
-		}
-		return in.isSub(TypeOf(args[0]), args[1], "isinstance")
-	})
-	def("issubclass", "issubclass(cls, base)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("issubclass", args, kw, 2, 2); err != nil {
-			return nil, err
-		}
-		c, ok := args[0].(*Class)
-		if !ok {
-			return nil, in.typeError("issubclass() arg 1 must be a class")
-		}
-		return in.isSub(c, args[1], "issubclass")
-	})
-	def("hasattr", "hasattr(obj, name)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("hasattr", args, kw, 2, 2); err != nil {
-			return nil, err
-		}
-		name, ok := args[1].(string)
-		if !ok {
-			return nil, in.typeError("attribute name must be string, not '%s'", TypeOf(args[1]).Name)
-		}
-		v, err := in.GetAttr(args[0], name)
-		if err != nil {
-			if Matches(err, AttributeErrorType) {
-				in.Drop(err)
-				return false, nil
+		defer in.decrefAll(items)
+		if len(items) == 0 {
+			if def != nil {
+				return newRef(def), nil
 			}
-			return nil, err
+			return nil, in.Raise(ValueErrorType, "%s() arg is an empty sequence", name)
 		}
-		in.Decref(v)
-		return true, nil
-	})
-	def("getattr", "getattr(obj, name[, default])", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("getattr", args, kw, 2, 3); err != nil {
-			return nil, err
-		}
-		name, ok := args[1].(string)
-		if !ok {
-			return nil, in.typeError("attribute name must be string, not '%s'", TypeOf(args[1]).Name)
-		}
-		v, err := in.GetAttr(args[0], name)
-		if err != nil && len(args) == 3 && Matches(err, AttributeErrorType) {
-			in.Drop(err)
-			return newRef(args[2]), nil
-		}
-		return v, err
-	})
-	def("setattr", "setattr(obj, name, value)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("setattr", args, kw, 3, 3); err != nil {
-			return nil, err
-		}
-		name, ok := args[1].(string)
-		if !ok {
-			return nil, in.typeError("attribute name must be string, not '%s'", TypeOf(args[1]).Name)
-		}
-		return None, in.SetAttr(args[0], name, args[2])
-	})
-	def("delattr", "delattr(obj, name)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("delattr", args, kw, 2, 2); err != nil {
-			return nil, err
-		}
-		name, ok := args[1].(string)
-		if !ok {
-			return nil, in.typeError("attribute name must be string, not '%s'", TypeOf(args[1]).Name)
-		}
-		return None, in.DelAttr(args[0], name)
-	})
-	def("id", "id(obj)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("id", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		if o, ok := args[0].(Object); ok {
-			in.addr(o)
-			return 0x7f0000000000 + in.ids[o]*16, nil
-		}
-		return int64(0x7e0000000000), nil
-	})
-	def("hash", "hash(obj)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("hash", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		k, err := in.keyOf(args[0])
-		if err != nil {
-			return nil, err
-		}
-		return k.i, nil
-	})
-	def("callable", "callable(obj)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("callable", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		switch args[0].(type) {
-		case *Function, *Builtin, *Method, *Class:
-			return true, nil
-		}
-		return TypeOf(args[0]).lookup("__call__") != nil, nil
-	})
-	def("iter", "iter(obj)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("iter", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		return in.Iter(args[0])
-	})
-	def("next", "next(iterator[, default])", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("next", args, kw, 1, 2); err != nil {
-			return nil, err
-		}
-		v, ok, err := in.Next(args[0])
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			if len(args) == 2 {
-				return newRef(args[1]), nil
+		best, bestKey := items[0], Value(nil)
+		keyOf := func(v Value) (Value, error) {
+			if key == nil || key == None {
+				return newRef(v), nil
 			}
-			return nil, in.raiseInst(in.NewException(StopIterationType))
+			return in.call(key, []Value{v}, nil)
 		}
-		return v, nil
-	})
-	def("abs", "abs(x)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("abs", args, kw, 1, 1); err != nil {
+		if bestKey, err = keyOf(best); err != nil {
 			return nil, err
 		}
-		switch x := plain(args[0], "__abs__").(type) {
-		case float64:
-			return math.Abs(x), nil
-		case Unknown:
-			return x, nil
-		}
-		if b, ok := bigInt(plain(args[0], "__abs__")); ok {
-			return normInt(new(big.Int).Abs(b)), nil
-		}
-		if f := TypeOf(args[0]).lookup("__abs__"); f != nil {
-			return in.callWithSelf(f, args[0], nil, nil)
-		}
-		return nil, in.typeError("bad operand type for abs(): '%s'", TypeOf(args[0]).Name)
-	})
-	def("round", "round(number, ndigits=None)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		a, err := in.ArgSpec("round", args, kw, 1, "number", "ndigits")
-		if err != nil {
-			return nil, err
-		}
-		switch x := plain(a[0], "__round__").(type) {
-		case Unknown:
-			return x, nil
-		case float64:
-			if a[1] == nil || a[1] == None {
-				r, err := pyformat.RoundInt(x)
-				if err != nil {
-					return nil, in.pyErr(err)
-				}
-				return normInt(r), nil
-			}
-			n, err := in.Index(a[1])
+		for _, v := range items[1:] {
+			k, err := keyOf(v)
 			if err != nil {
+				in.Decref(bestKey)
 				return nil, err
 			}
-			r, err := pyformat.Round(x, int(n))
-			return r, in.pyErr(err)
-		}
-		if b, ok := bigInt(plain(a[0], "__round__")); ok {
-			return normInt(b), nil
-		}
-		if f := TypeOf(a[0]).lookup("__round__"); f != nil {
-			return in.callWithSelf(f, a[0], nil, nil)
-		}
-		return nil, in.typeError("type %s doesn't define __round__ method", TypeOf(a[0]).Name)
-	})
-	def("divmod", "divmod(a, b)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("divmod", args, kw, 2, 2); err != nil {
-			return nil, err
-		}
-		q, err := in.BinOp(floorDivOp, args[0], args[1], false)
-		if err != nil {
-			return nil, err
-		}
-		m, err := in.BinOp(modOp, args[0], args[1], false)
-		if err != nil {
-			in.Decref(q)
-			return nil, err
-		}
-		return in.NewTuple([]Value{q, m}), nil
-	})
-	def("pow", "pow(base, exp, mod=None)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		a, err := in.ArgSpec("pow", args, kw, 2, "base", "exp", "mod")
-		if err != nil {
-			return nil, err
-		}
-		if a[2] == nil || a[2] == None {
-			return in.BinOp(powOp, a[0], a[1], false)
-		}
-		return in.powMod(a[0], a[1], a[2])
-	})
-	def("chr", "chr(i)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("chr", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		i, err := in.Index(args[0])
-		if err != nil {
-			return nil, err
-		}
-		if i < 0 || i > 0x10ffff {
-			return nil, in.Raise(ValueErrorType, "chr() arg not in range(0x110000)")
-		}
-		return string(rune(i)), nil
-	})
-	def("ord", "ord(c)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("ord", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		s, ok := args[0].(string)
-		r := []rune(s)
-		if !ok || len(r) != 1 {
-			return nil, in.typeError("ord() expected a character")
-		}
-		return int64(r[0]), nil
-	})
-	def("sum", "sum(iterable, start=0)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		a, err := in.ArgSpec("sum", args, kw, 1, "iterable", "start")
-		if err != nil {
-			return nil, err
-		}
-		var acc Value = int64(0)
-		if a[1] != nil {
-			acc = newRef(a[1])
-		}
-		err = in.forEach(a[0], func(v Value) error {
-			r, err := in.BinOp(addOp, acc, v, false)
-			in.Decref(acc)
-			acc = r
+			op := gtOp
+			if want < 0 {
+				op = ltOp
+			}
+			r, err := in.Compare(op, k, bestKey)
 			if err != nil {
-				acc = nil
+				in.Decref(k)
+				in.Decref(bestKey)
+				return nil, err
 			}
-			return err
-		})
-		if err != nil {
-			if acc != nil {
-				in.Decref(acc)
+			t, err := in.Truth(r)
+			in.Decref(r)
+			if err != nil {
+				in.Decref(k)
+				in.Decref(bestKey)
+				return nil, err
 			}
-			return nil, err
-		}
-		return acc, nil
-	})
-	minMax := func(name string, want int) GoFunc {
-		return func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-			key, def := Kwarg(kw, "key"), Kwarg(kw, "default")
-			var items []Value
-			var err error
-			if len(args) == 1 {
-				items, err = in.collect(args[0])
-				if err != nil {
-					return nil, err
-				}
-			} else if len(args) > 1 {
-				for _, a := range args {
-					items = append(items, newRef(a))
-				}
+			if t {
+				in.Decref(bestKey)
+				best, bestKey = v, k
 			} else {
-				return nil, in.typeError("%s expected at least 1 argument, got 0", name)
+				in.Decref(k)
 			}
-			defer in.decrefAll(items)
-			if len(items) == 0 {
-				if def != nil {
-					return newRef(def), nil
-				}
-				return nil, in.Raise(ValueErrorType, "%s() arg is an empty sequence", name)
-			}
-			best, bestKey := items[0], Value(nil)
-			keyOf := func(v Value) (Value, error) {
-				if key == nil || key == None {
-					return newRef(v), nil
-				}
-				return in.call(key, []Value{v}, nil)
-			}
-			if bestKey, err = keyOf(best); err != nil {
-				return nil, err
-			}
-			for _, v := range items[1:] {
-				k, err := keyOf(v)
-				if err != nil {
-					in.Decref(bestKey)
-					return nil, err
-				}
-				op := gtOp
-				if want < 0 {
-					op = ltOp
-				}
-				r, err := in.Compare(op, k, bestKey)
-				if err != nil {
-					in.Decref(k)
-					in.Decref(bestKey)
-					return nil, err
-				}
-				t, err := in.Truth(r)
-				in.Decref(r)
-				if err != nil {
-					in.Decref(k)
-					in.Decref(bestKey)
-					return nil, err
-				}
-				if t {
-					in.Decref(bestKey)
-					best, bestKey = v, k
-				} else {
-					in.Decref(k)
-				}
-			}
-			in.Decref(bestKey)
-			return newRef(best), nil
+		}
+		in.Decref(bestKey)
+		return newRef(best), nil
+	}
+}
+
+func builtinAbs(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.fixedArgs("abs", args, kw, 1, 1); err != nil {
+		return nil, err
+	}
+	switch x := plain(args[0], "__abs__").(type) {
+	case float64:
+		return math.Abs(x), nil
+	case Unknown:
+		return x, nil
+	}
+	if b, ok := bigInt(plain(args[0], "__abs__")); ok {
+		return normInt(new(big.Int).Abs(b)), nil
+	}
+	if f := TypeOf(args[0]).lookup("__abs__"); f != nil {
+		return in.callWithSelf(f, args[0], nil, nil)
+	}
+	return nil, in.typeError("bad operand type for abs(): '%s'", TypeOf(args[0]).Name)
+}
+
+func builtinAll(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.fixedArgs("all", args, kw, 1, 1); err != nil {
+		return nil, err
+	}
+	return in.anyAll(args[0], false)
+}
+
+func builtinAny(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.fixedArgs("any", args, kw, 1, 1); err != nil {
+		return nil, err
+	}
+	return in.anyAll(args[0], true)
+}
+
+func builtinCallable(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.fixedArgs("callable", args, kw, 1, 1); err != nil {
+		return nil, err
+	}
+	switch args[0].(type) {
+	case *Function, *Builtin, *Method, *Class:
+		return true, nil
+	}
+	return TypeOf(args[0]).lookup("__call__") != nil, nil
+}
+
+func builtinChr(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.fixedArgs("chr", args, kw, 1, 1); err != nil {
+		return nil, err
+	}
+	i, err := in.Index(args[0])
+	if err != nil {
+		return nil, err
+	}
+	if i < 0 || i > 0x10ffff {
+		return nil, in.Raise(ValueErrorType, "chr() arg not in range(0x110000)")
+	}
+	return string(rune(i)), nil
+}
+
+func builtinDelattr(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.fixedArgs("delattr", args, kw, 2, 2); err != nil {
+		return nil, err
+	}
+	name, ok := args[1].(string)
+	if !ok {
+		return nil, in.typeError("attribute name must be string, not '%s'", TypeOf(args[1]).Name)
+	}
+	return None, in.DelAttr(args[0], name)
+}
+
+func builtinDivmod(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.fixedArgs("divmod", args, kw, 2, 2); err != nil {
+		return nil, err
+	}
+	q, err := in.BinOp(floorDivOp, args[0], args[1], false)
+	if err != nil {
+		return nil, err
+	}
+	m, err := in.BinOp(modOp, args[0], args[1], false)
+	if err != nil {
+		in.Decref(q)
+		return nil, err
+	}
+	return in.NewTuple([]Value{q, m}), nil
+}
+
+func builtinEnumerate(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	a, err := in.ArgSpec("enumerate", args, kw, 1, "iterable", "start")
+	if err != nil {
+		return nil, err
+	}
+	var n int64
+	if a[1] != nil {
+		if n, err = in.Index(a[1]); err != nil {
+			return nil, err
 		}
 	}
-	def("min", "min(iterable, *, key=None, default=...)", minMax("min", -1))
-	def("max", "max(iterable, *, key=None, default=...)", minMax("max", 1))
-	def("any", "any(iterable)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("any", args, kw, 1, 1); err != nil {
-			return nil, err
+	src, err := in.Iter(a[0])
+	if err != nil {
+		return nil, err
+	}
+	it := in.newIter(src, func(in *Interp, it *iterObj) (Value, bool, error) {
+		if it.src == nil {
+			return nil, false, nil
 		}
-		return in.anyAll(args[0], true)
+		v, ok, err := in.Next(it.src)
+		if err != nil || !ok {
+			return nil, false, err
+		}
+		it.i++
+		return in.NewTuple([]Value{n + it.i - 1, v}), true, nil
 	})
-	def("all", "all(iterable)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("all", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		return in.anyAll(args[0], false)
-	})
-	def("sorted", "sorted(iterable, *, key=None, reverse=False)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if len(args) != 1 {
-			return nil, in.typeError("sorted expected 1 argument, got %d", len(args))
-		}
-		items, err := in.collect(args[0])
-		if err != nil {
-			return nil, err
-		}
-		l := in.NewList(items)
-		if err := in.sortList(l, kw); err != nil {
-			in.Decref(l)
-			return nil, err
-		}
-		return l, nil
-	})
-	def("reversed", "reversed(seq)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("reversed", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		if r, ok := args[0].(*Range); ok {
-			n := r.Len()
-			return in.Iter(&Range{Start: r.Start + (n-1)*r.Step, Stop: r.Start - r.Step, Step: -r.Step})
-		}
-		items, err := in.collect(args[0])
-		if err != nil {
-			return nil, err
-		}
-		slices.Reverse(items)
-		t := in.NewList(items)
-		it, err := in.Iter(t)
-		in.Decref(t)
-		return it, err
-	})
-	def("enumerate", "enumerate(iterable, start=0)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		a, err := in.ArgSpec("enumerate", args, kw, 1, "iterable", "start")
-		if err != nil {
-			return nil, err
-		}
-		var n int64
-		if a[1] != nil {
-			if n, err = in.Index(a[1]); err != nil {
-				return nil, err
-			}
-		}
-		src, err := in.Iter(a[0])
-		if err != nil {
-			return nil, err
-		}
-		it := in.newIter(src, func(in *Interp, it *iterObj) (Value, bool, error) {
-			if it.src == nil {
-				return nil, false, nil
-			}
-			v, ok, err := in.Next(it.src)
-			if err != nil || !ok {
-				return nil, false, err
-			}
-			it.i++
-			return in.NewTuple([]Value{n + it.i - 1, v}), true, nil
-		})
-		in.Decref(src)
-		return it, nil
-	})
-	def("zip", "zip(*iterables, strict=False)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		var its []Value
-		for _, a := range args {
-			it, err := in.Iter(a)
-			if err != nil {
-				in.decrefAll(its)
-				return nil, err
-			}
-			its = append(its, it)
-		}
-		t := in.NewTuple(its)
-		z := in.newIter(t, func(in *Interp, it *iterObj) (Value, bool, error) {
-			src, _ := it.src.(*Tuple)
-			if src == nil || len(src.items) == 0 {
-				return nil, false, nil
-			}
-			out := make([]Value, 0, len(src.items))
-			for _, s := range src.items {
-				v, ok, err := in.Next(s)
-				if err != nil || !ok {
-					in.decrefAll(out)
-					it.Clear(in)
-					return nil, false, err
-				}
-				out = append(out, v)
-			}
-			return in.NewTuple(out), true, nil
-		})
-		in.Decref(t)
-		return z, nil
-	})
-	def("map", "map(func, iterable)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		return in.overIterable("map", args, kw, func(in *Interp, fn, src Value) (Value, bool, error) {
+	in.Decref(src)
+	return it, nil
+}
+
+func builtinFilter(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	return in.overIterable("filter", args, kw, func(in *Interp, fn, src Value) (Value, bool, error) {
+		for {
 			v, ok, err := in.Next(src)
 			if err != nil || !ok {
 				return nil, false, err
 			}
-			r, err := in.call(fn, []Value{v}, nil)
-			in.Decref(v)
-			return r, err == nil, err
-		})
-	})
-	def("filter", "filter(func, iterable)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		return in.overIterable("filter", args, kw, func(in *Interp, fn, src Value) (Value, bool, error) {
-			for {
-				v, ok, err := in.Next(src)
-				if err != nil || !ok {
+			keep := v
+			if fn != None {
+				r, err := in.call(fn, []Value{v}, nil)
+				if err != nil {
+					in.Decref(v)
 					return nil, false, err
 				}
-				keep := v
-				if fn != None {
-					r, err := in.call(fn, []Value{v}, nil)
-					if err != nil {
-						in.Decref(v)
-						return nil, false, err
-					}
-					keep = r
-				}
-				t, err := in.Truth(keep)
-				if keep != v {
-					in.Decref(keep)
-				}
-				if err != nil || t {
-					return v, err == nil, err
-				}
-				in.Decref(v)
+				keep = r
 			}
-		})
+			t, err := in.Truth(keep)
+			if keep != v {
+				in.Decref(keep)
+			}
+			if err != nil || t {
+				return v, err == nil, err
+			}
+			in.Decref(v)
+		}
 	})
-	def("vars", "vars(obj)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("vars", args, kw, 1, 1); err != nil {
+}
+
+func builtinFormat(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.fixedArgs("format", args, kw, 1, 2); err != nil {
+		return nil, err
+	}
+	spec := ""
+	if len(args) == 2 {
+		spec, _ = args[1].(string)
+	}
+	return in.Format(args[0], spec)
+}
+
+func builtinGetattr(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.fixedArgs("getattr", args, kw, 2, 3); err != nil {
+		return nil, err
+	}
+	name, ok := args[1].(string)
+	if !ok {
+		return nil, in.typeError("attribute name must be string, not '%s'", TypeOf(args[1]).Name)
+	}
+	v, err := in.GetAttr(args[0], name)
+	if err != nil && len(args) == 3 && Matches(err, AttributeErrorType) {
+		in.Drop(err)
+		return newRef(args[2]), nil
+	}
+	return v, err
+}
+
+func builtinGlobals(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	return newRef(in.frame.globals), nil
+}
+
+func builtinHasattr(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.fixedArgs("hasattr", args, kw, 2, 2); err != nil {
+		return nil, err
+	}
+	name, ok := args[1].(string)
+	if !ok {
+		return nil, in.typeError("attribute name must be string, not '%s'", TypeOf(args[1]).Name)
+	}
+	v, err := in.GetAttr(args[0], name)
+	if err != nil {
+		if Matches(err, AttributeErrorType) {
+			in.Drop(err)
+			return false, nil
+		}
+		return nil, err
+	}
+	in.Decref(v)
+	return true, nil
+}
+
+func builtinHash(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.fixedArgs("hash", args, kw, 1, 1); err != nil {
+		return nil, err
+	}
+	k, err := in.keyOf(args[0])
+	if err != nil {
+		return nil, err
+	}
+	return k.i, nil
+}
+
+func builtinID(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.fixedArgs("id", args, kw, 1, 1); err != nil {
+		return nil, err
+	}
+	if o, ok := args[0].(Object); ok {
+		in.addr(o)
+		return 0x7f0000000000 + in.ids[o]*16, nil
+	}
+	return int64(0x7e0000000000), nil
+}
+
+func builtinInput(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	return nil, in.Raise(NotImplementedErrType, "this tool does not read input() from a script")
+}
+
+func builtinIsinstance(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.fixedArgs("isinstance", args, kw, 2, 2); err != nil {
+		return nil, err
+	}
+	if c, ok := args[1].(*Class); ok && c.InstanceCheck != nil {
+		return c.InstanceCheck(args[0]), nil
+	}
+	return in.isSub(TypeOf(args[0]), args[1], "isinstance")
+}
+
+func builtinIssubclass(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.fixedArgs("issubclass", args, kw, 2, 2); err != nil {
+		return nil, err
+	}
+	c, ok := args[0].(*Class)
+	if !ok {
+		return nil, in.typeError("issubclass() arg 1 must be a class")
+	}
+	return in.isSub(c, args[1], "issubclass")
+}
+
+func builtinIter(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.fixedArgs("iter", args, kw, 1, 1); err != nil {
+		return nil, err
+	}
+	return in.Iter(args[0])
+}
+
+func builtinLen(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.fixedArgs("len", args, kw, 1, 1); err != nil {
+		return nil, err
+	}
+	n, err := in.Len(args[0])
+	return n, err
+}
+
+func builtinMap(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	return in.overIterable("map", args, kw, func(in *Interp, fn, src Value) (Value, bool, error) {
+		v, ok, err := in.Next(src)
+		if err != nil || !ok {
+			return nil, false, err
+		}
+		r, err := in.call(fn, []Value{v}, nil)
+		in.Decref(v)
+		return r, err == nil, err
+	})
+}
+
+func builtinNext(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.fixedArgs("next", args, kw, 1, 2); err != nil {
+		return nil, err
+	}
+	v, ok, err := in.Next(args[0])
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		if len(args) == 2 {
+			return newRef(args[1]), nil
+		}
+		return nil, in.raiseInst(in.NewException(StopIterationType))
+	}
+	return v, nil
+}
+
+func builtinOpen(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	return nil, in.Raise(NotImplementedErrType, "this tool does not model files: open() is not available")
+}
+
+func builtinOrd(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.fixedArgs("ord", args, kw, 1, 1); err != nil {
+		return nil, err
+	}
+	s, ok := args[0].(string)
+	r := []rune(s)
+	if !ok || len(r) != 1 {
+		return nil, in.typeError("ord() expected a character")
+	}
+	return int64(r[0]), nil
+}
+
+func builtinPow(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	a, err := in.ArgSpec("pow", args, kw, 2, "base", "exp", "mod")
+	if err != nil {
+		return nil, err
+	}
+	if a[2] == nil || a[2] == None {
+		return in.BinOp(powOp, a[0], a[1], false)
+	}
+	return in.powMod(a[0], a[1], a[2])
+}
+
+func builtinPrint(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	sep, end := " ", "\n"
+	var out Value
+	for _, k := range kw {
+		switch k.Name {
+		case "sep", "end":
+			s, ok := k.Value.(string)
+			if !ok && k.Value != None {
+				return nil, in.typeError("%s must be None or a string, not %s", k.Name, TypeOf(k.Value).Name)
+			}
+			if ok && k.Name == "sep" {
+				sep = s
+			} else if ok {
+				end = s
+			}
+		case "file":
+			if k.Value != None {
+				out = k.Value
+			}
+		case "flush":
+		default:
+			return nil, in.typeError("'%s' is an invalid keyword argument for print()", k.Name)
+		}
+	}
+	parts := make([]string, len(args))
+	for i, a := range args {
+		s, err := in.Str(a)
+		if err != nil {
 			return nil, err
 		}
-		return in.GetAttr(args[0], "__dict__")
-	})
-	def("globals", "globals()", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		return newRef(in.frame.globals), nil
-	})
-	def("open", "open(...)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		return nil, in.Raise(NotImplementedErrType, "this tool does not model files: open() is not available")
-	})
-	def("input", "input(...)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		return nil, in.Raise(NotImplementedErrType, "this tool does not read input() from a script")
-	})
+		parts[i] = s
+	}
+	if out == nil {
+		out = in.sysStream("stdout")
+	}
+	if o, ok := out.(*Instance); ok && o.cls != stdoutType && o.cls != stderrType {
+		// a file object of the program's gets each piece, as
+		// CPython's print writes them
+		for i, p := range parts {
+			if i > 0 {
+				if err := in.writeStream(out, sep, in.Stdout); err != nil {
+					return nil, err
+				}
+			}
+			if err := in.writeStream(out, p, in.Stdout); err != nil {
+				return nil, err
+			}
+		}
+		return None, in.writeStream(out, end, in.Stdout)
+	}
+	return None, in.writeStream(out, strings.Join(parts, sep)+end, in.Stdout)
+}
 
+func builtinRepr(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.fixedArgs("repr", args, kw, 1, 1); err != nil {
+		return nil, err
+	}
+	return in.Repr(args[0])
+}
+
+func builtinReversed(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.fixedArgs("reversed", args, kw, 1, 1); err != nil {
+		return nil, err
+	}
+	if r, ok := args[0].(*Range); ok {
+		n := r.Len()
+		return in.Iter(&Range{Start: r.Start + (n-1)*r.Step, Stop: r.Start - r.Step, Step: -r.Step})
+	}
+	items, err := in.collect(args[0])
+	if err != nil {
+		return nil, err
+	}
+	slices.Reverse(items)
+	t := in.NewList(items)
+	it, err := in.Iter(t)
+	in.Decref(t)
+	return it, err
+}
+
+func builtinRound(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	a, err := in.ArgSpec("round", args, kw, 1, "number", "ndigits")
+	if err != nil {
+		return nil, err
+	}
+	switch x := plain(a[0], "__round__").(type) {
+	case Unknown:
+		return x, nil
+	case float64:
+		if a[1] == nil || a[1] == None {
+			r, err := pyformat.RoundInt(x)
+			if err != nil {
+				return nil, in.pyErr(err)
+			}
+			return normInt(r), nil
+		}
+		n, err := in.Index(a[1])
+		if err != nil {
+			return nil, err
+		}
+		r, err := pyformat.Round(x, int(n))
+		return r, in.pyErr(err)
+	}
+	if b, ok := bigInt(plain(a[0], "__round__")); ok {
+		return normInt(b), nil
+	}
+	if f := TypeOf(a[0]).lookup("__round__"); f != nil {
+		return in.callWithSelf(f, a[0], nil, nil)
+	}
+	return nil, in.typeError("type %s doesn't define __round__ method", TypeOf(a[0]).Name)
+}
+
+func builtinSetattr(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.fixedArgs("setattr", args, kw, 3, 3); err != nil {
+		return nil, err
+	}
+	name, ok := args[1].(string)
+	if !ok {
+		return nil, in.typeError("attribute name must be string, not '%s'", TypeOf(args[1]).Name)
+	}
+	return None, in.SetAttr(args[0], name, args[2])
+}
+
+func builtinSorted(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	if len(args) != 1 {
+		return nil, in.typeError("sorted expected 1 argument, got %d", len(args))
+	}
+	items, err := in.collect(args[0])
+	if err != nil {
+		return nil, err
+	}
+	l := in.NewList(items)
+	if err := in.sortList(l, kw); err != nil {
+		in.Decref(l)
+		return nil, err
+	}
+	return l, nil
+}
+
+func builtinSum(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	a, err := in.ArgSpec("sum", args, kw, 1, "iterable", "start")
+	if err != nil {
+		return nil, err
+	}
+	var acc Value = int64(0)
+	if a[1] != nil {
+		acc = newRef(a[1])
+	}
+	err = in.forEach(a[0], func(v Value) error {
+		r, err := in.BinOp(addOp, acc, v, false)
+		in.Decref(acc)
+		acc = r
+		if err != nil {
+			acc = nil
+		}
+		return err
+	})
+	if err != nil {
+		if acc != nil {
+			in.Decref(acc)
+		}
+		return nil, err
+	}
+	return acc, nil
+}
+
+func builtinVars(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.fixedArgs("vars", args, kw, 1, 1); err != nil {
+		return nil, err
+	}
+	return in.GetAttr(args[0], "__dict__")
+}
+
+func builtinZip(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	var its []Value
+	for _, a := range args {
+		it, err := in.Iter(a)
+		if err != nil {
+			in.decrefAll(its)
+			return nil, err
+		}
+		its = append(its, it)
+	}
+	t := in.NewTuple(its)
+	z := in.newIter(t, func(in *Interp, it *iterObj) (Value, bool, error) {
+		src, _ := it.src.(*Tuple)
+		if src == nil || len(src.items) == 0 {
+			return nil, false, nil
+		}
+		out := make([]Value, 0, len(src.items))
+		for _, s := range src.items {
+			v, ok, err := in.Next(s)
+			if err != nil || !ok {
+				in.decrefAll(out)
+				it.Clear(in)
+				return nil, false, err
+			}
+			out = append(out, v)
+		}
+		return in.NewTuple(out), true, nil
+	})
+	in.Decref(t)
+	return z, nil
 }
 
 // overIterable makes the iterator of map(fn, iterable) or filter: it
@@ -705,34 +785,30 @@ func (in *Interp) powMod(base, exp, mod Value) (Value, error) {
 	return normInt(r), nil
 }
 
-// intTextBuiltins are the builtins bin, oct and hex.
-func intTextBuiltins() []*Builtin {
-	var out []*Builtin
-	for name, base := range map[string]int{"bin": 2, "oct": 8, "hex": 16} {
-		prefix := map[int]string{2: "0b", 8: "0o", 16: "0x"}[base]
-		b := NewBuiltin(name, name+"(number)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs(name, args, kw, 1, 1); err != nil {
-				return nil, err
-			}
-			n, ok := bigInt(plain(args[0], "__index__"))
-			if !ok {
-				if f := TypeOf(args[0]).lookup("__index__"); f != nil {
-					i, err := in.Index(args[0])
-					if err != nil {
-						return nil, err
-					}
-					n = big.NewInt(i)
-				} else {
-					return nil, in.typeError("'%s' object cannot be interpreted as an integer", TypeOf(args[0]).Name)
+// intText is bin, oct or hex: an int as text in base (2, 8, 16), with
+// Python's prefix.
+func intText(name string, base int) GoFunc {
+	prefix := map[int]string{2: "0b", 8: "0o", 16: "0x"}[base]
+	return func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.fixedArgs(name, args, kw, 1, 1); err != nil {
+			return nil, err
+		}
+		n, ok := bigInt(plain(args[0], "__index__"))
+		if !ok {
+			if f := TypeOf(args[0]).lookup("__index__"); f != nil {
+				i, err := in.Index(args[0])
+				if err != nil {
+					return nil, err
 				}
+				n = big.NewInt(i)
+			} else {
+				return nil, in.typeError("'%s' object cannot be interpreted as an integer", TypeOf(args[0]).Name)
 			}
-			sign := ""
-			if n.Sign() < 0 {
-				sign = "-"
-			}
-			return sign + prefix + new(big.Int).Abs(n).Text(base), nil
-		})
-		out = append(out, b)
+		}
+		sign := ""
+		if n.Sign() < 0 {
+			sign = "-"
+		}
+		return sign + prefix + new(big.Int).Abs(n).Text(base), nil
 	}
-	return out
 }
