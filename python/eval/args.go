@@ -36,24 +36,6 @@ func (in *Interp) ArgSpec(fn string, args []Value, kw []KeywordArg, required int
 	return out, nil
 }
 
-// Kwarg finds a keyword argument (borrowed), or nil.
-func Kwarg(kw []KeywordArg, name string) Value {
-	for _, k := range kw {
-		if k.Name == name {
-			return k.Value
-		}
-	}
-	return nil
-}
-
-// noKw is the error for keywords passed to a function taking none.
-func (in *Interp) noKw(fn string, kw []KeywordArg) error {
-	if len(kw) > 0 {
-		return in.typeError("%s() takes no keyword arguments", fn)
-	}
-	return nil
-}
-
 // fixedArgs checks a count of positional arguments, without keywords.
 func (in *Interp) fixedArgs(fn string, args []Value, kw []KeywordArg, min, max int) error {
 	if err := in.noKw(fn, kw); err != nil {

@@ -155,55 +155,56 @@ func minMax(name string, want int) GoFunc {
 }
 
 func builtinAbs(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	if err := in.fixedArgs("abs", args, kw, 1, 1); err != nil {
+	var x Value
+	if err := in.UnpackArgs("abs", args, kw, "x", &x, "/"); err != nil {
 		return nil, err
 	}
-	switch x := plain(args[0], "__abs__").(type) {
+	switch p := plain(x, "__abs__").(type) {
 	case float64:
-		return math.Abs(x), nil
+		return math.Abs(p), nil
 	case Unknown:
-		return x, nil
+		return p, nil
 	}
-	if b, ok := bigInt(plain(args[0], "__abs__")); ok {
+	if b, ok := bigInt(plain(x, "__abs__")); ok {
 		return normInt(new(big.Int).Abs(b)), nil
 	}
-	if f := TypeOf(args[0]).lookup("__abs__"); f != nil {
-		return in.callWithSelf(f, args[0], nil, nil)
+	if f := TypeOf(x).lookup("__abs__"); f != nil {
+		return in.callWithSelf(f, x, nil, nil)
 	}
-	return nil, in.typeError("bad operand type for abs(): '%s'", TypeOf(args[0]).Name)
+	return nil, in.typeError("bad operand type for abs(): '%s'", TypeOf(x).Name)
 }
 
 func builtinAll(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	if err := in.fixedArgs("all", args, kw, 1, 1); err != nil {
+	var it Value
+	if err := in.UnpackArgs("all", args, kw, "iterable", &it, "/"); err != nil {
 		return nil, err
 	}
-	return in.anyAll(args[0], false)
+	return in.anyAll(it, false)
 }
 
 func builtinAny(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	if err := in.fixedArgs("any", args, kw, 1, 1); err != nil {
+	var it Value
+	if err := in.UnpackArgs("any", args, kw, "iterable", &it, "/"); err != nil {
 		return nil, err
 	}
-	return in.anyAll(args[0], true)
+	return in.anyAll(it, true)
 }
 
 func builtinCallable(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	if err := in.fixedArgs("callable", args, kw, 1, 1); err != nil {
+	var obj Value
+	if err := in.UnpackArgs("callable", args, kw, "obj", &obj, "/"); err != nil {
 		return nil, err
 	}
-	switch args[0].(type) {
+	switch obj.(type) {
 	case *Function, *Builtin, *Method, *Class:
 		return true, nil
 	}
-	return TypeOf(args[0]).lookup("__call__") != nil, nil
+	return TypeOf(obj).lookup("__call__") != nil, nil
 }
 
 func builtinChr(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	if err := in.fixedArgs("chr", args, kw, 1, 1); err != nil {
-		return nil, err
-	}
-	i, err := in.Index(args[0])
-	if err != nil {
+	var i int64
+	if err := in.UnpackArgs("chr", args, kw, "i", &i, "/"); err != nil {
 		return nil, err
 	}
 	if i < 0 || i > 0x10ffff {
@@ -213,25 +214,27 @@ func builtinChr(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, erro
 }
 
 func builtinDelattr(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	if err := in.fixedArgs("delattr", args, kw, 2, 2); err != nil {
+	var obj, name Value
+	if err := in.UnpackArgs("delattr", args, kw, "obj", &obj, "name", &name, "/"); err != nil {
 		return nil, err
 	}
-	name, ok := args[1].(string)
-	if !ok {
-		return nil, in.typeError("attribute name must be string, not '%s'", TypeOf(args[1]).Name)
-	}
-	return None, in.DelAttr(args[0], name)
-}
-
-func builtinDivmod(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	if err := in.fixedArgs("divmod", args, kw, 2, 2); err != nil {
-		return nil, err
-	}
-	q, err := in.BinOp(floorDivOp, args[0], args[1], false)
+	s, err := in.attrName(name)
 	if err != nil {
 		return nil, err
 	}
-	m, err := in.BinOp(modOp, args[0], args[1], false)
+	return None, in.DelAttr(obj, s)
+}
+
+func builtinDivmod(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	var x, y Value
+	if err := in.UnpackArgs("divmod", args, kw, "x", &x, "y", &y, "/"); err != nil {
+		return nil, err
+	}
+	q, err := in.BinOp(floorDivOp, x, y, false)
+	if err != nil {
+		return nil, err
+	}
+	m, err := in.BinOp(modOp, x, y, false)
 	if err != nil {
 		in.Decref(q)
 		return nil, err
@@ -240,17 +243,12 @@ func builtinDivmod(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, e
 }
 
 func builtinEnumerate(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	a, err := in.ArgSpec("enumerate", args, kw, 1, "iterable", "start")
-	if err != nil {
+	var iterable Value
+	var n int64
+	if err := in.unpackExpected("enumerate", args, kw, "iterable", &iterable, "start?", &n); err != nil {
 		return nil, err
 	}
-	var n int64
-	if a[1] != nil {
-		if n, err = in.Index(a[1]); err != nil {
-			return nil, err
-		}
-	}
-	src, err := in.Iter(a[0])
+	src, err := in.Iter(iterable)
 	if err != nil {
 		return nil, err
 	}
@@ -270,9 +268,13 @@ func builtinEnumerate(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value
 }
 
 func builtinFilter(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	return in.overIterable("filter", args, kw, func(in *Interp, fn, src Value) (Value, bool, error) {
+	var fn, iterable Value
+	if err := in.unpackExpected("filter", args, kw, "function", &fn, "iterable", &iterable, "/"); err != nil {
+		return nil, err
+	}
+	return in.overIterables(fn, []Value{iterable}, func(in *Interp, fn Value, srcs []Value) (Value, bool, error) {
 		for {
-			v, ok, err := in.Next(src)
+			v, ok, err := in.Next(srcs[0])
 			if err != nil || !ok {
 				return nil, false, err
 			}
@@ -298,45 +300,48 @@ func builtinFilter(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, e
 }
 
 func builtinFormat(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	if err := in.fixedArgs("format", args, kw, 1, 2); err != nil {
+	var v Value
+	spec := ""
+	if err := in.UnpackArgs("format", args, kw, "value", &v, "format_spec?", &spec, "/"); err != nil {
 		return nil, err
 	}
-	spec := ""
-	if len(args) == 2 {
-		spec, _ = args[1].(string)
-	}
-	return in.Format(args[0], spec)
+	return in.Format(v, spec)
 }
 
 func builtinGetattr(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	if err := in.fixedArgs("getattr", args, kw, 2, 3); err != nil {
+	var obj, name, def Value
+	if err := in.UnpackArgs("getattr", args, kw, "object", &obj, "name", &name, "default?", &def, "/"); err != nil {
 		return nil, err
 	}
-	name, ok := args[1].(string)
-	if !ok {
-		return nil, in.typeError("attribute name must be string, not '%s'", TypeOf(args[1]).Name)
+	s, err := in.attrName(name)
+	if err != nil {
+		return nil, err
 	}
-	v, err := in.GetAttr(args[0], name)
-	if err != nil && len(args) == 3 && Matches(err, AttributeErrorType) {
+	v, err := in.GetAttr(obj, s)
+	if err != nil && def != nil && Matches(err, AttributeErrorType) {
 		in.Drop(err)
-		return newRef(args[2]), nil
+		return newRef(def), nil
 	}
 	return v, err
 }
 
 func builtinGlobals(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.UnpackArgs("globals", args, kw); err != nil {
+		return nil, err
+	}
 	return newRef(in.frame.globals), nil
 }
 
 func builtinHasattr(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	if err := in.fixedArgs("hasattr", args, kw, 2, 2); err != nil {
+	var obj, name Value
+	if err := in.UnpackArgs("hasattr", args, kw, "obj", &obj, "name", &name, "/"); err != nil {
 		return nil, err
 	}
-	name, ok := args[1].(string)
-	if !ok {
-		return nil, in.typeError("attribute name must be string, not '%s'", TypeOf(args[1]).Name)
+	s, err := in.attrName(name)
+	if err != nil {
+		return nil, err
 	}
-	v, err := in.GetAttr(args[0], name)
+	v, err := in.GetAttr(obj, s)
 	if err != nil {
 		if Matches(err, AttributeErrorType) {
 			in.Drop(err)
@@ -349,10 +354,11 @@ func builtinHasattr(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, 
 }
 
 func builtinHash(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	if err := in.fixedArgs("hash", args, kw, 1, 1); err != nil {
+	var obj Value
+	if err := in.UnpackArgs("hash", args, kw, "obj", &obj, "/"); err != nil {
 		return nil, err
 	}
-	k, err := in.keyOf(args[0])
+	k, err := in.keyOf(obj)
 	if err != nil {
 		return nil, err
 	}
@@ -360,10 +366,11 @@ func builtinHash(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, err
 }
 
 func builtinID(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	if err := in.fixedArgs("id", args, kw, 1, 1); err != nil {
+	var obj Value
+	if err := in.UnpackArgs("id", args, kw, "obj", &obj, "/"); err != nil {
 		return nil, err
 	}
-	if o, ok := args[0].(Object); ok {
+	if o, ok := obj.(Object); ok {
 		in.addr(o)
 		return 0x7f0000000000 + in.ids[o]*16, nil
 	}
@@ -375,64 +382,105 @@ func builtinInput(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, er
 }
 
 func builtinIsinstance(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	if err := in.fixedArgs("isinstance", args, kw, 2, 2); err != nil {
+	var obj, cls Value
+	if err := in.UnpackArgs("isinstance", args, kw, "obj", &obj, "class_or_tuple", &cls, "/"); err != nil {
 		return nil, err
 	}
-	if c, ok := args[1].(*Class); ok && c.InstanceCheck != nil {
-		return c.InstanceCheck(args[0]), nil
+	if c, ok := cls.(*Class); ok && c.InstanceCheck != nil {
+		return c.InstanceCheck(obj), nil
 	}
-	return in.isSub(TypeOf(args[0]), args[1], "isinstance")
+	return in.isSub(TypeOf(obj), cls, "isinstance")
 }
 
 func builtinIssubclass(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	if err := in.fixedArgs("issubclass", args, kw, 2, 2); err != nil {
+	var cls, spec Value
+	if err := in.UnpackArgs("issubclass", args, kw, "cls", &cls, "class_or_tuple", &spec, "/"); err != nil {
 		return nil, err
 	}
-	c, ok := args[0].(*Class)
+	c, ok := cls.(*Class)
 	if !ok {
 		return nil, in.typeError("issubclass() arg 1 must be a class")
 	}
-	return in.isSub(c, args[1], "issubclass")
+	return in.isSub(c, spec, "issubclass")
 }
 
+// builtinIter is iter(iterable), or iter(callable, sentinel): an iterator
+// calling callable until it returns sentinel.
 func builtinIter(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	if err := in.fixedArgs("iter", args, kw, 1, 1); err != nil {
+	var obj, sentinel Value
+	if err := in.UnpackArgs("iter", args, kw, "object", &obj, "sentinel?", &sentinel, "/"); err != nil {
 		return nil, err
 	}
-	return in.Iter(args[0])
+	if sentinel == nil {
+		return in.Iter(obj)
+	}
+	pair := in.NewTuple([]Value{newRef(obj), newRef(sentinel)})
+	it := in.newIter(pair, func(in *Interp, it *iterObj) (Value, bool, error) {
+		p, _ := it.src.(*Tuple)
+		if p == nil {
+			return nil, false, nil
+		}
+		v, err := in.call(p.items[0], nil, nil)
+		if err != nil {
+			return nil, false, err
+		}
+		end, err := in.Equal(v, p.items[1])
+		if err != nil || end {
+			in.Decref(v)
+			it.Clear(in)
+			return nil, false, err
+		}
+		return v, true, nil
+	})
+	in.Decref(pair)
+	return it, nil
 }
 
 func builtinLen(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	if err := in.fixedArgs("len", args, kw, 1, 1); err != nil {
+	var obj Value
+	if err := in.UnpackArgs("len", args, kw, "obj", &obj, "/"); err != nil {
 		return nil, err
 	}
-	n, err := in.Len(args[0])
-	return n, err
+	return in.Len(obj)
 }
 
+// builtinMap is map(func, iterable, ...): func called with an item of
+// each iterable, until one is exhausted.
 func builtinMap(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	return in.overIterable("map", args, kw, func(in *Interp, fn, src Value) (Value, bool, error) {
-		v, ok, err := in.Next(src)
-		if err != nil || !ok {
-			return nil, false, err
+	if err := in.noKw("map", kw); err != nil {
+		return nil, err
+	}
+	if len(args) < 2 {
+		return nil, in.typeError("map() must have at least two arguments.")
+	}
+	return in.overIterables(args[0], args[1:], func(in *Interp, fn Value, srcs []Value) (Value, bool, error) {
+		vals := make([]Value, 0, len(srcs))
+		for _, src := range srcs {
+			v, ok, err := in.Next(src)
+			if err != nil || !ok {
+				in.decrefAll(vals)
+				return nil, false, err
+			}
+			vals = append(vals, v)
 		}
-		r, err := in.call(fn, []Value{v}, nil)
-		in.Decref(v)
+		r, err := in.call(fn, vals, nil)
+		in.decrefAll(vals)
 		return r, err == nil, err
 	})
 }
 
 func builtinNext(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	if err := in.fixedArgs("next", args, kw, 1, 2); err != nil {
+	var it, def Value
+	if err := in.UnpackArgs("next", args, kw, "iterator", &it, "default?", &def, "/"); err != nil {
 		return nil, err
 	}
-	v, ok, err := in.Next(args[0])
+	v, ok, err := in.Next(it)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		if len(args) == 2 {
-			return newRef(args[1]), nil
+		if def != nil {
+			return newRef(def), nil
 		}
 		return nil, in.raiseInst(in.NewException(StopIterationType))
 	}
@@ -444,26 +492,30 @@ func builtinOpen(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, err
 }
 
 func builtinOrd(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	if err := in.fixedArgs("ord", args, kw, 1, 1); err != nil {
+	var c Value
+	if err := in.UnpackArgs("ord", args, kw, "c", &c, "/"); err != nil {
 		return nil, err
 	}
-	s, ok := args[0].(string)
+	s, ok := asStr(c)
+	if !ok {
+		return nil, in.typeError("ord() expected string of length 1, but %s found", TypeOf(c).Name)
+	}
 	r := []rune(s)
-	if !ok || len(r) != 1 {
-		return nil, in.typeError("ord() expected a character")
+	if len(r) != 1 {
+		return nil, in.typeError("ord() expected a character, but string of length %d found", len(r))
 	}
 	return int64(r[0]), nil
 }
 
 func builtinPow(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	a, err := in.ArgSpec("pow", args, kw, 2, "base", "exp", "mod")
-	if err != nil {
+	var base, exp, mod Value
+	if err := in.UnpackArgs("pow", args, kw, "base", &base, "exp", &exp, "mod?", &mod); err != nil {
 		return nil, err
 	}
-	if a[2] == nil || a[2] == None {
-		return in.BinOp(powOp, a[0], a[1], false)
+	if mod == nil || mod == None {
+		return in.BinOp(powOp, base, exp, false)
 	}
-	return in.powMod(a[0], a[1], a[2])
+	return in.powMod(base, exp, mod)
 }
 
 func builtinPrint(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
@@ -520,21 +572,23 @@ func builtinPrint(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, er
 }
 
 func builtinRepr(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	if err := in.fixedArgs("repr", args, kw, 1, 1); err != nil {
+	var obj Value
+	if err := in.UnpackArgs("repr", args, kw, "obj", &obj, "/"); err != nil {
 		return nil, err
 	}
-	return in.Repr(args[0])
+	return in.Repr(obj)
 }
 
 func builtinReversed(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	if err := in.fixedArgs("reversed", args, kw, 1, 1); err != nil {
+	var seq Value
+	if err := in.unpackExpected("reversed", args, kw, "sequence", &seq, "/"); err != nil {
 		return nil, err
 	}
-	if r, ok := args[0].(*Range); ok {
+	if r, ok := seq.(*Range); ok {
 		n := r.Len()
 		return in.Iter(&Range{Start: r.Start + (n-1)*r.Step, Stop: r.Start - r.Step, Step: -r.Step})
 	}
-	items, err := in.collect(args[0])
+	items, err := in.collect(seq)
 	if err != nil {
 		return nil, err
 	}
@@ -546,58 +600,60 @@ func builtinReversed(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value,
 }
 
 func builtinRound(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	a, err := in.ArgSpec("round", args, kw, 1, "number", "ndigits")
-	if err != nil {
+	var number, ndigits Value
+	if err := in.UnpackArgs("round", args, kw, "number", &number, "ndigits?", &ndigits); err != nil {
 		return nil, err
 	}
-	switch x := plain(a[0], "__round__").(type) {
+	switch x := plain(number, "__round__").(type) {
 	case Unknown:
 		return x, nil
 	case float64:
-		if a[1] == nil || a[1] == None {
+		if ndigits == nil || ndigits == None {
 			r, err := pyformat.RoundInt(x)
 			if err != nil {
 				return nil, in.pyErr(err)
 			}
 			return normInt(r), nil
 		}
-		n, err := in.Index(a[1])
+		n, err := in.Index(ndigits)
 		if err != nil {
 			return nil, err
 		}
 		r, err := pyformat.Round(x, int(n))
 		return r, in.pyErr(err)
 	}
-	if b, ok := bigInt(plain(a[0], "__round__")); ok {
+	if b, ok := bigInt(plain(number, "__round__")); ok {
 		return normInt(b), nil
 	}
-	if f := TypeOf(a[0]).lookup("__round__"); f != nil {
-		return in.callWithSelf(f, a[0], nil, nil)
+	if f := TypeOf(number).lookup("__round__"); f != nil {
+		return in.callWithSelf(f, number, nil, nil)
 	}
-	return nil, in.typeError("type %s doesn't define __round__ method", TypeOf(a[0]).Name)
+	return nil, in.typeError("type %s doesn't define __round__ method", TypeOf(number).Name)
 }
 
 func builtinSetattr(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	if err := in.fixedArgs("setattr", args, kw, 3, 3); err != nil {
+	var obj, name, v Value
+	if err := in.UnpackArgs("setattr", args, kw, "obj", &obj, "name", &name, "value", &v, "/"); err != nil {
 		return nil, err
 	}
-	name, ok := args[1].(string)
-	if !ok {
-		return nil, in.typeError("attribute name must be string, not '%s'", TypeOf(args[1]).Name)
+	s, err := in.attrName(name)
+	if err != nil {
+		return nil, err
 	}
-	return None, in.SetAttr(args[0], name, args[2])
+	return None, in.SetAttr(obj, s, v)
 }
 
 func builtinSorted(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	if len(args) != 1 {
-		return nil, in.typeError("sorted expected 1 argument, got %d", len(args))
+	var iterable Value
+	if err := in.unpackExpected("sorted", args, nil, "iterable", &iterable, "/"); err != nil {
+		return nil, err
 	}
-	items, err := in.collect(args[0])
+	items, err := in.collect(iterable)
 	if err != nil {
 		return nil, err
 	}
 	l := in.NewList(items)
-	if err := in.sortList(l, kw); err != nil {
+	if err := in.sortList(l, nil, kw); err != nil {
 		in.Decref(l)
 		return nil, err
 	}
@@ -605,15 +661,13 @@ func builtinSorted(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, e
 }
 
 func builtinSum(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	a, err := in.ArgSpec("sum", args, kw, 1, "iterable", "start")
-	if err != nil {
+	var iterable Value
+	var acc Value = int64(0)
+	if err := in.UnpackArgs("sum", args, kw, "iterable", &iterable, "/", "start?", &acc); err != nil {
 		return nil, err
 	}
-	var acc Value = int64(0)
-	if a[1] != nil {
-		acc = newRef(a[1])
-	}
-	err = in.forEach(a[0], func(v Value) error {
+	acc = newRef(acc)
+	err := in.forEach(iterable, func(v Value) error {
 		r, err := in.BinOp(addOp, acc, v, false)
 		in.Decref(acc)
 		acc = r
@@ -631,14 +685,25 @@ func builtinSum(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, erro
 	return acc, nil
 }
 
+// builtinVars is vars(obj): its __dict__. vars() without an argument (the
+// caller's locals) is not modelled.
 func builtinVars(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	if err := in.fixedArgs("vars", args, kw, 1, 1); err != nil {
+	var obj Value
+	if err := in.UnpackArgs("vars", args, kw, "object?", &obj, "/"); err != nil {
 		return nil, err
 	}
-	return in.GetAttr(args[0], "__dict__")
+	if obj == nil {
+		return nil, in.Raise(NotImplementedErrType, "vars() without an argument is not modelled by gpumemrepl")
+	}
+	return in.GetAttr(obj, "__dict__")
 }
 
 func builtinZip(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	for _, k := range kw {
+		if k.Name != "strict" {
+			return nil, in.typeError("'%s' is an invalid keyword argument for zip()", k.Name)
+		}
+	}
 	var its []Value
 	for _, a := range args {
 		it, err := in.Iter(a)
@@ -670,25 +735,27 @@ func builtinZip(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, erro
 	return z, nil
 }
 
-// overIterable makes the iterator of map(fn, iterable) or filter: it
-// holds fn and iterable's iterator; step gives the next value.
-func (in *Interp) overIterable(name string, args []Value, kw []KeywordArg, step func(in *Interp, fn, src Value) (Value, bool, error)) (Value, error) {
-	if err := in.fixedArgs(name, args, kw, 2, 2); err != nil {
-		return nil, err
+// overIterables makes the iterator of map or filter: it holds fn and
+// an iterator of each iterable; step gives the next value.
+func (in *Interp) overIterables(fn Value, iterables []Value, step func(in *Interp, fn Value, srcs []Value) (Value, bool, error)) (Value, error) {
+	held := []Value{newRef(fn)}
+	for _, x := range iterables {
+		src, err := in.Iter(x)
+		if err != nil {
+			in.decrefAll(held)
+			return nil, err
+		}
+		held = append(held, src)
 	}
-	src, err := in.Iter(args[1])
-	if err != nil {
-		return nil, err
-	}
-	pair := in.NewTuple([]Value{newRef(args[0]), src})
-	m := in.newIter(pair, func(in *Interp, it *iterObj) (Value, bool, error) {
+	t := in.NewTuple(held)
+	m := in.newIter(t, func(in *Interp, it *iterObj) (Value, bool, error) {
 		p, _ := it.src.(*Tuple)
 		if p == nil {
 			return nil, false, nil
 		}
-		return step(in, p.items[0], p.items[1])
+		return step(in, p.items[0], p.items[1:])
 	})
-	in.Decref(pair)
+	in.Decref(t)
 	return m, nil
 }
 
@@ -790,20 +857,17 @@ func (in *Interp) powMod(base, exp, mod Value) (Value, error) {
 func intText(name string, base int) GoFunc {
 	prefix := map[int]string{2: "0b", 8: "0o", 16: "0x"}[base]
 	return func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs(name, args, kw, 1, 1); err != nil {
+		var number Value
+		if err := in.UnpackArgs(name, args, kw, "number", &number, "/"); err != nil {
 			return nil, err
 		}
-		n, ok := bigInt(plain(args[0], "__index__"))
+		n, ok := bigInt(plain(number, "__index__"))
 		if !ok {
-			if f := TypeOf(args[0]).lookup("__index__"); f != nil {
-				i, err := in.Index(args[0])
-				if err != nil {
-					return nil, err
-				}
-				n = big.NewInt(i)
-			} else {
-				return nil, in.typeError("'%s' object cannot be interpreted as an integer", TypeOf(args[0]).Name)
+			i, err := in.Index(number)
+			if err != nil {
+				return nil, err
 			}
+			n = big.NewInt(i)
 		}
 		sign := ""
 		if n.Sign() < 0 {
@@ -811,4 +875,14 @@ func intText(name string, base int) GoFunc {
 		}
 		return sign + prefix + new(big.Int).Abs(n).Text(base), nil
 	}
+}
+
+// attrName is the name argument of getattr, setattr, hasattr and
+// delattr: a str, or CPython's TypeError.
+func (in *Interp) attrName(v Value) (string, error) {
+	s, ok := asStr(v)
+	if !ok {
+		return "", in.typeError("attribute name must be string, not '%s'", TypeOf(v).Name)
+	}
+	return s, nil
 }

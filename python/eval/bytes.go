@@ -9,22 +9,11 @@ import (
 // Latin-1, strict, replacing or ignoring what does not decode.
 func init() {
 	method(BytesType, "decode", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		a, err := in.ArgSpec("decode", args, kw, 0, "encoding", "errors")
-		if err != nil {
+		encoding, errors := "utf-8", "strict"
+		if err := in.UnpackArgs("decode", args, kw, "encoding?", &encoding, "errors?", &errors); err != nil {
 			return nil, err
 		}
-		names := []string{"utf-8", "strict"}
-		for i, v := range a {
-			if v == nil {
-				continue
-			}
-			s, ok := asStr(v)
-			if !ok {
-				return nil, in.typeError("decode() argument '%s' must be str, not %s", []string{"encoding", "errors"}[i], TypeOf(v).Name)
-			}
-			names[i] = s
-		}
-		return in.decodeBytes(string(self.(Bytes)), names[0], names[1])
+		return in.decodeBytes(string(self.(Bytes)), encoding, errors)
 	})
 }
 

@@ -2,155 +2,216 @@ package eval
 
 import "slices"
 
-// list's methods, and tuple's index and count
-// (list's, over the tuple's items).
+// listMethodTable are list's methods, by name.
+var listMethodTable = []struct {
+	name string
+	fn   GoFunc
+}{
+	{"append", listAppend},
+	{"clear", listClear},
+	{"copy", listCopy},
+	{"count", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		return in.seqCount("list", self.(*List).items, args, kw)
+	}},
+	{"extend", listExtend},
+	{"index", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		return in.seqIndexOf("list", self.(*List).items, args, kw)
+	}},
+	{"insert", listInsert},
+	{"pop", listPop},
+	{"remove", listRemove},
+	{"reverse", listReverse},
+	{"sort", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		return None, in.sortList(self.(*List), args, kw)
+	}},
+}
+
 func init() {
-	l := ListType
-	method(l, "append", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("list.append", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		self.(*List).Append(args[0])
-		return None, nil
+	for _, m := range listMethodTable {
+		method(ListType, m.name, m.fn)
+	}
+	method(TupleType, "count", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		return in.seqCount("tuple", self.(*Tuple).items, args, kw)
 	})
-	method(l, "extend", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("list.extend", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		items, err := in.collect(args[0])
+	method(TupleType, "index", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		return in.seqIndexOf("tuple", self.(*Tuple).items, args, kw)
+	})
+}
+
+func listAppend(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+	var v Value
+	if err := in.UnpackArgs("list.append", args, kw, "object", &v, "/"); err != nil {
+		return nil, err
+	}
+	self.(*List).Append(v)
+	return None, nil
+}
+
+func listExtend(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+	var iterable Value
+	if err := in.UnpackArgs("list.extend", args, kw, "iterable", &iterable, "/"); err != nil {
+		return nil, err
+	}
+	items, err := in.collect(iterable)
+	if err != nil {
+		return nil, err
+	}
+	s := self.(*List)
+	s.items = append(s.items, items...)
+	return None, nil
+}
+
+func listInsert(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+	var i int64
+	var v Value
+	if err := in.UnpackArgs("list.insert", args, kw, "index", &i, "object", &v, "/"); err != nil {
+		return nil, err
+	}
+	s := self.(*List)
+	n := int64(len(s.items))
+	if i < 0 {
+		i = max(i+n, 0)
+	}
+	i = min(i, n)
+	s.items = append(s.items, nil)
+	copy(s.items[i+1:], s.items[i:])
+	s.items[i] = newRef(v)
+	return None, nil
+}
+
+func listPop(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+	i := int64(-1)
+	if err := in.UnpackArgs("list.pop", args, kw, "index?", &i, "/"); err != nil {
+		return nil, err
+	}
+	s := self.(*List)
+	n := int64(len(s.items))
+	if n == 0 {
+		return nil, in.Raise(IndexErrorType, "pop from empty list")
+	}
+	if i < 0 {
+		i += n
+	}
+	if i < 0 || i >= n {
+		return nil, in.Raise(IndexErrorType, "pop index out of range")
+	}
+	v := s.items[i]
+	s.items = append(s.items[:i], s.items[i+1:]...)
+	return v, nil
+}
+
+func listRemove(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+	var v Value
+	if err := in.UnpackArgs("list.remove", args, kw, "value", &v, "/"); err != nil {
+		return nil, err
+	}
+	s := self.(*List)
+	for i, x := range s.items {
+		eq, err := in.Equal(x, v)
 		if err != nil {
 			return nil, err
 		}
-		s := self.(*List)
-		s.items = append(s.items, items...)
-		return None, nil
-	})
-	method(l, "insert", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("insert", args, kw, 2, 2); err != nil {
-			return nil, err
+		if eq {
+			s.items = append(s.items[:i], s.items[i+1:]...)
+			in.Decref(x)
+			return None, nil
 		}
-		s := self.(*List)
-		i, err := in.Index(args[0])
+	}
+	return nil, in.Raise(ValueErrorType, "list.remove(x): x not in list")
+}
+
+func listClear(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.UnpackArgs("list.clear", args, kw); err != nil {
+		return nil, err
+	}
+	self.(*List).Clear(in)
+	return None, nil
+}
+
+func listCopy(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.UnpackArgs("list.copy", args, kw); err != nil {
+		return nil, err
+	}
+	items, _ := in.collect(self)
+	return in.NewList(items), nil
+}
+
+func listReverse(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.UnpackArgs("list.reverse", args, kw); err != nil {
+		return nil, err
+	}
+	slices.Reverse(self.(*List).items)
+	return None, nil
+}
+
+// seqCount is list.count or tuple.count (typ names the type).
+func (in *Interp) seqCount(typ string, items []Value, args []Value, kw []KeywordArg) (Value, error) {
+	var v Value
+	if err := in.UnpackArgs(typ+".count", args, kw, "value", &v, "/"); err != nil {
+		return nil, err
+	}
+	return in.countEqual(items, v)
+}
+
+// seqIndexOf is list.index or tuple.index: the first place in
+// items[start:stop] of an item equal to value.
+func (in *Interp) seqIndexOf(typ string, items []Value, args []Value, kw []KeywordArg) (Value, error) {
+	var v, startArg, stopArg Value
+	if err := in.UnpackArgs(typ+".index", args, kw, "value", &v, "start?", &startArg, "stop?", &stopArg, "/"); err != nil {
+		return nil, err
+	}
+	n := int64(len(items))
+	bound := func(a Value, def int64) (int64, error) {
+		if a == nil {
+			return def, nil
+		}
+		i, err := in.Index(a)
+		if Matches(err, TypeErrorType) {
+			in.Drop(err)
+			err = in.typeError("slice indices must be integers or have an __index__ method")
+		}
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
-		n := int64(len(s.items))
 		if i < 0 {
 			i = max(i+n, 0)
 		}
-		i = min(i, n)
-		s.items = append(s.items, nil)
-		copy(s.items[i+1:], s.items[i:])
-		s.items[i] = newRef(args[1])
-		return None, nil
-	})
-	method(l, "pop", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("pop", args, kw, 0, 1); err != nil {
-			return nil, err
-		}
-		s := self.(*List)
-		if len(s.items) == 0 {
-			return nil, in.Raise(IndexErrorType, "pop from empty list")
-		}
-		i := int64(len(s.items) - 1)
-		if len(args) == 1 {
-			var err error
-			if i, err = in.seqIndex(args[0], int64(len(s.items)), "pop"); err != nil {
-				if Matches(err, IndexErrorType) {
-					in.Drop(err)
-					return nil, in.Raise(IndexErrorType, "pop index out of range")
-				}
-				return nil, err
-			}
-		}
-		v := s.items[i]
-		s.items = append(s.items[:i], s.items[i+1:]...)
-		return v, nil
-	})
-	method(l, "remove", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("list.remove", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		s := self.(*List)
-		for i, x := range s.items {
-			eq, err := in.Equal(x, args[0])
-			if err != nil {
-				return nil, err
-			}
-			if eq {
-				s.items = append(s.items[:i], s.items[i+1:]...)
-				in.Decref(x)
-				return None, nil
-			}
-		}
-		return nil, in.Raise(ValueErrorType, "list.remove(x): x not in list")
-	})
-	method(l, "index", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("index", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		for i, x := range self.(*List).items {
-			eq, err := in.Equal(x, args[0])
-			if err != nil {
-				return nil, err
-			}
-			if eq {
-				return int64(i), nil
-			}
-		}
-		return nil, in.Raise(ValueErrorType, "%s is not in list", in.ReprOf(args[0]))
-	})
-	method(l, "count", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("count", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		return in.countEqual(self.(*List).items, args[0])
-	})
-	method(l, "clear", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("clear", args, kw, 0, 0); err != nil {
-			return nil, err
-		}
-		self.(*List).Clear(in)
-		return None, nil
-	})
-	method(l, "copy", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		items, _ := in.collect(self)
-		return in.NewList(items), nil
-	})
-	method(l, "reverse", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		items := self.(*List).items
-		for i, j := 0, len(items)-1; i < j; i, j = i+1, j-1 {
-			items[i], items[j] = items[j], items[i]
-		}
-		return None, nil
-	})
-	method(l, "sort", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if len(args) > 0 {
-			return nil, in.typeError("sort() takes no positional arguments")
-		}
-		return None, in.sortList(self.(*List), kw)
-	})
-	for _, name := range []string{"index", "count"} {
-		fn, _ := l.Dict.getStr(name)
-		b := fn.(*Builtin)
-		method(TupleType, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			t := self.(*Tuple)
-			tmp := &List{items: t.items}
-			return b.Fn(in, tmp, args, kw)
-		})
+		return min(i, n), nil
 	}
+	start, err := bound(startArg, 0)
+	if err != nil {
+		return nil, err
+	}
+	stop, err := bound(stopArg, n)
+	if err != nil {
+		return nil, err
+	}
+	for i := start; i < stop; i++ {
+		eq, err := in.Equal(items[i], v)
+		if err != nil {
+			return nil, err
+		}
+		if eq {
+			return i, nil
+		}
+	}
+	if typ == "tuple" {
+		return nil, in.Raise(ValueErrorType, "tuple.index(x): x not in tuple")
+	}
+	return nil, in.Raise(ValueErrorType, "%s is not in list", in.ReprOf(v))
 }
 
 // sortList is list.sort(key=, reverse=): a stable sort by <.
-func (in *Interp) sortList(l *List, kw []KeywordArg) error {
-	a, err := in.ArgSpec("sort", nil, kw, 0, "key", "reverse")
-	if err != nil {
+func (in *Interp) sortList(l *List, args []Value, kw []KeywordArg) error {
+	var key Value = None
+	var reverse int64
+	if err := in.UnpackArgs("list.sort", args, kw, "*", "key?", &key, "reverse?", &reverse); err != nil {
 		return err
 	}
 	keys := make([]Value, len(l.items))
 	for i, v := range l.items {
-		if a[0] != nil && a[0] != None {
-			k, err := in.call(a[0], []Value{v}, nil)
+		if key != None {
+			k, err := in.call(key, []Value{v}, nil)
 			if err != nil {
 				in.decrefAll(keys[:i])
 				return err
@@ -161,12 +222,7 @@ func (in *Interp) sortList(l *List, kw []KeywordArg) error {
 		}
 	}
 	defer in.decrefAll(keys)
-	rev := false
-	if a[1] != nil {
-		if rev, err = in.Truth(a[1]); err != nil {
-			return err
-		}
-	}
+	rev := reverse != 0
 	idx := make([]int, len(keys))
 	for i := range idx {
 		idx[i] = i

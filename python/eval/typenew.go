@@ -22,256 +22,304 @@ const (
 
 // The constructors of the built-in types: int(x), list(x)...
 func init() {
-	IntType.New = func(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
-		a, err := in.ArgSpec("int", args, kw, 0, "x", "base")
-		if err != nil {
-			return nil, err
-		}
-		if a[0] == nil {
-			return int64(0), nil
-		}
-		return in.toInt(a[0], a[1])
+	IntType.New = newInt
+	BoolType.New = newBool
+	FloatType.New = newFloat
+	StrType.New = newStr
+	ListType.New = newList
+	TupleType.New = newTuple
+	DictType.New = newDict
+	SetType.New = newSetOf(false)
+	FrozenSetType.New = newSetOf(true)
+	RangeType.New = newRange
+	SliceType.New = newSlice
+	ObjectType.New = newObject
+	TypeType.New = newType
+	PropertyType.New = newProperty
+	PropertyType.SetMethod(NewBuiltin("setter", "", propertySetter))
+	StaticMethodType.New = newMethodWrapper(false)
+	ClassMethodType.New = newMethodWrapper(true)
+	SuperType.New = newSuper
+}
+
+func newInt(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
+	var x, base Value
+	if err := in.UnpackArgs("int", args, kw, "x?", &x, "/", "base?", &base); err != nil {
+		return nil, err
 	}
-	BoolType.New = func(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("bool", args, kw, 0, 1); err != nil {
-			return nil, err
-		}
-		if len(args) == 0 {
-			return false, nil
-		}
-		return in.Truth(args[0])
+	if x == nil {
+		return int64(0), nil
 	}
-	FloatType.New = func(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("float", args, kw, 0, 1); err != nil {
-			return nil, err
-		}
-		if len(args) == 0 {
-			return 0.0, nil
-		}
-		switch x := plain(args[0], "__float__").(type) {
-		case float64, Unknown:
-			return x, nil
-		case string:
-			f, err := pyformat.ParseFloat(x)
-			return f, in.pyErr(err)
-		}
-		if b, ok := bigInt(plain(args[0], "__float__")); ok {
-			f, err := pyformat.IntToFloat(b)
-			return f, in.pyErr(err)
-		}
-		if f := TypeOf(args[0]).lookup("__float__"); f != nil {
-			return in.callWithSelf(f, args[0], nil, nil)
-		}
-		return nil, in.typeError("float() argument must be a string or a real number, not '%s'", TypeOf(args[0]).Name)
+	return in.toInt(x, base)
+}
+
+func newBool(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
+	t := false
+	err := in.unpackExpected("bool", args, kw, "x?", &t, "/")
+	return t, err
+}
+
+func newFloat(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
+	var x Value
+	if err := in.unpackExpected("float", args, kw, "x?", &x, "/"); err != nil {
+		return nil, err
 	}
-	StrType.New = func(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
-		a, err := in.ArgSpec("str", args, kw, 0, "object")
-		if err != nil {
-			return nil, err
-		}
-		if a[0] == nil {
-			return "", nil
-		}
-		return in.Str(a[0])
+	if x == nil {
+		return 0.0, nil
 	}
-	ListType.New = func(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("list", args, kw, 0, 1); err != nil {
-			return nil, err
-		}
-		if len(args) == 0 {
-			return in.NewList(nil), nil
-		}
-		items, err := in.collect(args[0])
-		if err != nil {
-			return nil, err
-		}
-		return in.NewList(items), nil
+	switch x := plain(x, "__float__").(type) {
+	case float64, Unknown:
+		return x, nil
+	case string:
+		f, err := pyformat.ParseFloat(x)
+		return f, in.pyErr(err)
 	}
-	TupleType.New = func(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("tuple", args, kw, 0, 1); err != nil {
-			return nil, err
-		}
-		if len(args) == 0 {
-			return in.NewTuple(nil), nil
-		}
-		if t, ok := args[0].(*Tuple); ok && t.cls == nil {
-			return newRef(t), nil
-		}
-		items, err := in.collect(args[0])
-		if err != nil {
-			return nil, err
-		}
-		return in.NewTuple(items), nil
+	if b, ok := bigInt(plain(x, "__float__")); ok {
+		f, err := pyformat.IntToFloat(b)
+		return f, in.pyErr(err)
 	}
-	DictType.New = func(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
-		if len(args) > 1 {
-			return nil, in.typeError("dict expected at most 1 argument, got %d", len(args))
+	if f := TypeOf(x).lookup("__float__"); f != nil {
+		return in.callWithSelf(f, x, nil, nil)
+	}
+	return nil, in.typeError("float() argument must be a string or a real number, not '%s'", TypeOf(x).Name)
+}
+
+func newStr(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
+	var obj Value
+	encoding, errors := "", ""
+	if err := in.UnpackArgs("str", args, kw, "object?", &obj, "encoding?", &encoding, "errors?", &errors); err != nil {
+		return nil, err
+	}
+	if obj == nil {
+		return "", nil
+	}
+	if encoding == "" && errors == "" && len(args) < 2 && Kwarg(kw, "encoding") == nil && Kwarg(kw, "errors") == nil {
+		return in.Str(obj)
+	}
+	// str(b, encoding, errors) is b.decode(encoding, errors)
+	switch b := obj.(type) {
+	case Bytes:
+		if encoding == "" {
+			encoding = "utf-8"
 		}
-		d := in.NewDict()
-		if len(args) == 1 {
-			if err := in.dictUpdate(d, args[0]); err != nil {
-				in.Decref(d)
+		if errors == "" {
+			errors = "strict"
+		}
+		return in.decodeBytes(string(b), encoding, errors)
+	case string:
+		return nil, in.typeError("decoding str is not supported")
+	}
+	return nil, in.typeError("decoding to str: need a bytes-like object, %s found", TypeOf(obj).Name)
+}
+
+func newList(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
+	var iterable Value
+	if err := in.unpackExpected("list", args, kw, "iterable?", &iterable, "/"); err != nil {
+		return nil, err
+	}
+	if iterable == nil {
+		return in.NewList(nil), nil
+	}
+	items, err := in.collect(iterable)
+	if err != nil {
+		return nil, err
+	}
+	return in.NewList(items), nil
+}
+
+func newTuple(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
+	var iterable Value
+	if err := in.unpackExpected("tuple", args, kw, "iterable?", &iterable, "/"); err != nil {
+		return nil, err
+	}
+	if iterable == nil {
+		return in.NewTuple(nil), nil
+	}
+	if t, ok := iterable.(*Tuple); ok && t.cls == nil {
+		return newRef(t), nil
+	}
+	items, err := in.collect(iterable)
+	if err != nil {
+		return nil, err
+	}
+	return in.NewTuple(items), nil
+}
+
+func newDict(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
+	var other Value
+	if err := in.unpackExpected("dict", args, nil, "other?", &other, "/"); err != nil {
+		return nil, err
+	}
+	d := in.NewDict()
+	if other != nil {
+		if err := in.dictUpdate(d, other); err != nil {
+			in.Decref(d)
+			return nil, err
+		}
+	}
+	for _, k := range kw {
+		in.SetStr(d, k.Name, k.Value)
+	}
+	return d, nil
+}
+
+// newSetOf is set() or frozenset() (frozen).
+func newSetOf(frozen bool) func(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
+	name := "set"
+	if frozen {
+		name = "frozenset"
+	}
+	return func(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
+		var iterable Value
+		if err := in.unpackExpected(name, args, kw, "iterable?", &iterable, "/"); err != nil {
+			return nil, err
+		}
+		s := in.newSet()
+		s.frozen = frozen
+		if iterable != nil {
+			if err := in.forEach(iterable, func(v Value) error { return in.setAdd(s, v) }); err != nil {
+				in.Decref(s)
 				return nil, err
 			}
 		}
-		for _, k := range kw {
-			in.SetStr(d, k.Name, k.Value)
-		}
-		return d, nil
-	}
-	setNew := func(frozen bool) func(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
-		return func(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs("set", args, kw, 0, 1); err != nil {
-				return nil, err
-			}
-			s := in.newSet()
-			s.frozen = frozen
-			if len(args) == 1 {
-				if err := in.forEach(args[0], func(v Value) error { return in.setAdd(s, v) }); err != nil {
-					in.Decref(s)
-					return nil, err
-				}
-			}
-			return s, nil
-		}
-	}
-	SetType.New = setNew(false)
-	FrozenSetType.New = setNew(true)
-	RangeType.New = func(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("range", args, kw, 1, 3); err != nil {
-			return nil, err
-		}
-		n := make([]int64, len(args))
-		for i, a := range args {
-			v, err := in.Index(a)
-			if err != nil {
-				return nil, err
-			}
-			n[i] = v
-		}
-		r := &Range{Step: 1}
-		switch len(n) {
-		case 1:
-			r.Stop = n[0]
-		default:
-			r.Start, r.Stop = n[0], n[1]
-			if len(n) == 3 {
-				if n[2] == 0 {
-					return nil, in.Raise(ValueErrorType, "range() arg 3 must not be zero")
-				}
-				r.Step = n[2]
-			}
-		}
-		return r, nil
-	}
-	SliceType.New = func(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("slice", args, kw, 1, 3); err != nil {
-			return nil, err
-		}
-		s := &SliceObj{Start: None, Stop: None, Step: None}
-		switch len(args) {
-		case 1:
-			s.Stop = newRef(args[0])
-		default:
-			s.Start, s.Stop = newRef(args[0]), newRef(args[1])
-			if len(args) == 3 {
-				s.Step = newRef(args[2])
-			}
-		}
-		in.track(s)
 		return s, nil
 	}
-	ObjectType.New = func(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("object", args, kw, 0, 0); err != nil {
+}
+
+func newRange(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
+	var n [3]int64
+	if err := in.unpackExpected("range", args, kw, "start", &n[0], "stop?", &n[1], "step?", &n[2], "/"); err != nil {
+		return nil, err
+	}
+	switch len(args) {
+	case 1:
+		return &Range{Stop: n[0], Step: 1}, nil
+	case 2:
+		return &Range{Start: n[0], Stop: n[1], Step: 1}, nil
+	}
+	if n[2] == 0 {
+		return nil, in.Raise(ValueErrorType, "range() arg 3 must not be zero")
+	}
+	return &Range{Start: n[0], Stop: n[1], Step: n[2]}, nil
+}
+
+func newSlice(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
+	var a [3]Value
+	if err := in.unpackExpected("slice", args, kw, "start", &a[0], "stop?", &a[1], "step?", &a[2], "/"); err != nil {
+		return nil, err
+	}
+	s := &SliceObj{Start: None, Stop: newRef(a[0]), Step: None}
+	if len(args) > 1 {
+		s.Start, s.Stop = newRef(a[0]), newRef(a[1])
+	}
+	if len(args) > 2 {
+		s.Step = newRef(a[2])
+	}
+	in.track(s)
+	return s, nil
+}
+
+func newObject(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
+	if len(args) > 0 || len(kw) > 0 {
+		return nil, in.typeError("object() takes no arguments")
+	}
+	o := &Instance{cls: ObjectType}
+	in.track(o)
+	return o, nil
+}
+
+func newType(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
+	if len(args) == 1 {
+		return newRef(TypeOf(args[0])), nil
+	}
+	return nil, in.Raise(NotImplementedErrType, "this tool makes classes with the class statement, not type(name, bases, dict)")
+}
+
+func newProperty(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
+	var get, set, del, doc Value
+	if err := in.UnpackArgs("property", args, kw, "fget?", &get, "fset?", &set, "fdel?", &del, "doc?", &doc); err != nil {
+		return nil, err
+	}
+	p := &Property{}
+	if get != nil && get != None {
+		p.Get = newRef(get)
+	}
+	if set != nil && set != None {
+		p.Set = newRef(set)
+	}
+	in.track(p)
+	return p, nil
+}
+
+// propertySetter is property.setter(f): a property with f as its setter.
+func propertySetter(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+	var set Value
+	if err := in.UnpackArgs("property.setter", args, kw, "fset", &set, "/"); err != nil {
+		return nil, err
+	}
+	old := self.(*Property)
+	p := &Property{Set: newRef(set)}
+	if old.Get != nil {
+		p.Get = newRef(old.Get)
+	}
+	in.track(p)
+	return p, nil
+}
+
+// newMethodWrapper is staticmethod(f) or classmethod(f) (class).
+func newMethodWrapper(class bool) func(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
+	name := "staticmethod"
+	if class {
+		name = "classmethod"
+	}
+	return func(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
+		var fn Value
+		if err := in.unpackExpected(name, args, kw, "function", &fn, "/"); err != nil {
 			return nil, err
 		}
-		o := &Instance{cls: ObjectType}
-		in.track(o)
-		return o, nil
+		w := &wrapper{fn: newRef(fn), class: class}
+		in.track(w)
+		return w, nil
 	}
-	TypeType.New = func(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
-		if len(args) == 1 {
-			return newRef(TypeOf(args[0])), nil
+}
+
+func newSuper(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
+	var cls *Class
+	var self Value
+	switch len(args) {
+	case 2:
+		c, ok := args[0].(*Class)
+		if !ok {
+			return nil, in.typeError("super() argument 1 must be a type, not %s", TypeOf(args[0]).Name)
 		}
-		return nil, in.Raise(NotImplementedErrType, "this tool makes classes with the class statement, not type(name, bases, dict)")
+		cls, self = c, args[1]
+	case 0:
+		fr := in.frame
+		if fr == nil || fr.code == nil || fr.fn == nil || len(fr.fn.params.Args)+len(fr.fn.params.Posonlyargs) == 0 {
+			return nil, in.Raise(RuntimeErrorType, "super(): no arguments")
+		}
+		i, ok := fr.code.free["__class__"]
+		if !ok {
+			return nil, in.Raise(RuntimeErrorType, "super(): __class__ cell not found")
+		}
+		c, ok := fr.closure[i].V.(*Class)
+		if !ok {
+			return nil, in.Raise(RuntimeErrorType, "super(): empty __class__ cell")
+		}
+		self = fr.locals[0]
+		if cell, ok := self.(*Cell); ok && fr.code.cells[fr.code.scope.Locals[0]] {
+			self = cell.V
+		}
+		if self == nil {
+			return nil, in.Raise(RuntimeErrorType, "super(): arg[0] deleted")
+		}
+		cls = c
+	default:
+		return nil, in.typeError("super() takes 0 or 2 arguments")
 	}
-	PropertyType.New = func(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
-		a, err := in.ArgSpec("property", args, kw, 0, "fget", "fset", "fdel", "doc")
-		if err != nil {
-			return nil, err
-		}
-		p := &Property{}
-		if a[0] != nil && a[0] != None {
-			p.Get = newRef(a[0])
-		}
-		if a[1] != nil && a[1] != None {
-			p.Set = newRef(a[1])
-		}
-		in.track(p)
-		return p, nil
-	}
-	PropertyType.SetMethod(NewBuiltin("setter", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("setter", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		old := self.(*Property)
-		p := &Property{Set: newRef(args[0])}
-		if old.Get != nil {
-			p.Get = newRef(old.Get)
-		}
-		in.track(p)
-		return p, nil
-	}))
-	wrap := func(class bool) func(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
-		return func(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs("staticmethod", args, kw, 1, 1); err != nil {
-				return nil, err
-			}
-			w := &wrapper{fn: newRef(args[0]), class: class}
-			in.track(w)
-			return w, nil
-		}
-	}
-	StaticMethodType.New = wrap(false)
-	ClassMethodType.New = wrap(true)
-	SuperType.New = func(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
-		var cls *Class
-		var self Value
-		switch len(args) {
-		case 2:
-			c, ok := args[0].(*Class)
-			if !ok {
-				return nil, in.typeError("super() argument 1 must be a type, not %s", TypeOf(args[0]).Name)
-			}
-			cls, self = c, args[1]
-		case 0:
-			fr := in.frame
-			if fr == nil || fr.code == nil || fr.fn == nil || len(fr.fn.params.Args)+len(fr.fn.params.Posonlyargs) == 0 {
-				return nil, in.Raise(RuntimeErrorType, "super(): no arguments")
-			}
-			i, ok := fr.code.free["__class__"]
-			if !ok {
-				return nil, in.Raise(RuntimeErrorType, "super(): __class__ cell not found")
-			}
-			c, ok := fr.closure[i].V.(*Class)
-			if !ok {
-				return nil, in.Raise(RuntimeErrorType, "super(): empty __class__ cell")
-			}
-			self = fr.locals[0]
-			if cell, ok := self.(*Cell); ok && fr.code.cells[fr.code.scope.Locals[0]] {
-				self = cell.V
-			}
-			if self == nil {
-				return nil, in.Raise(RuntimeErrorType, "super(): arg[0] deleted")
-			}
-			cls = c
-		default:
-			return nil, in.typeError("super() takes 0 or 2 arguments")
-		}
-		s := &Super{Class: newRef(cls).(*Class), Self: newRef(self)}
-		in.track(s)
-		return s, nil
-	}
+	s := &Super{Class: newRef(cls).(*Class), Self: newRef(self)}
+	in.track(s)
+	return s, nil
 }
 
 // toInt is int(x[, base]).
