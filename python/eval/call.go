@@ -359,7 +359,11 @@ func init() {
 			}
 			return nil, in.typeError("%s.__init_subclass__() takes no keyword arguments", name)
 		}
-		return None, in.fixedArgs("__init_subclass__", args, nil, 0, 0)
+		name := "object"
+		if c, ok := self.(*Class); ok {
+			name = c.Name
+		}
+		return None, in.UnpackArgs(name+".__init_subclass__", args, nil)
 	})}
 	initSub.refs = 1 << 30
 	initSub.fn.(*Builtin).Method = true

@@ -64,10 +64,10 @@ func init() {
 func contextlibModule(in *Interp) (*ModuleObj, error) {
 	m := in.NewModule("contextlib")
 	in.fn(m, "contextmanager", "contextmanager(func)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("contextmanager", args, kw, 1, 1); err != nil {
+		var fn Value
+		if err := in.UnpackDefArgs("contextmanager", args, kw, "func", &fn); err != nil {
 			return nil, err
 		}
-		fn := args[0]
 		b := &Builtin{Name: "helper", Self: newRef(fn), Fn: func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
 			g, err := in.call(self, args, kw)
 			if err != nil {

@@ -24,7 +24,8 @@ func copyModule(in *Interp) (*ModuleObj, error) {
 	m := in.NewModule("copy")
 	native := func(name string, deep bool) {
 		in.fn(m, name, "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs(name, args, kw, 2, 2); err != nil {
+			var x, memo Value
+			if err := in.UnpackArgs(name, args, kw, "x", &x, "memo", &memo, "/"); err != nil {
 				return nil, err
 			}
 			c, ok := in.Embedder.(Copier)
@@ -35,13 +36,13 @@ func copyModule(in *Interp) (*ModuleObj, error) {
 			var done bool
 			var err error
 			if deep {
-				memo, isDict := args[1].(*Dict)
+				memo, isDict := memo.(*Dict)
 				if !isDict {
 					return nil, in.typeError("memo must be a dict")
 				}
-				v, done, err = c.DeepCopy(in, args[0], memo)
+				v, done, err = c.DeepCopy(in, x, memo)
 			} else {
-				v, done, err = c.ShallowCopy(in, args[0])
+				v, done, err = c.ShallowCopy(in, x)
 			}
 			if err != nil || done {
 				return v, err
@@ -50,10 +51,11 @@ func copyModule(in *Interp) (*ModuleObj, error) {
 		})
 	}
 	in.fn(m, "_value", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("_value", args, kw, 1, 1); err != nil {
+		var x Value
+		if err := in.UnpackArgs("_value", args, kw, "x", &x, "/"); err != nil {
 			return nil, err
 		}
-		if o, ok := args[0].(*Instance); ok && o.base != nil {
+		if o, ok := x.(*Instance); ok && o.base != nil {
 			return newRef(o.base), nil
 		}
 		return None, nil

@@ -1,6 +1,10 @@
 package eval
 
-import "github.com/gpumemrepl/gpumemrepl/python/syntax"
+import (
+	"slices"
+
+	"github.com/gpumemrepl/gpumemrepl/python/syntax"
+)
 
 // deque is collections.deque: a list that may drop its oldest items
 // (maxlen).
@@ -48,66 +52,47 @@ func (in *Interp) dequePush(d *deque, v Value, left bool) {
 	}
 }
 
-// The constructor and the basic methods: append, appendleft, pop,
-// popleft, clear, len, iteration and indexing.
-func init() {
-	dequeType.New = func(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
-		a, err := in.ArgSpec("deque", args, kw, 0, "iterable", "maxlen")
+// dequeMethods are deque's methods: those of no argument (one is nil),
+// and of one (a METH_O method, whose argument is one's).
+var dequeMethods = []struct {
+	name string
+	one  bool
+	fn   func(in *Interp, d *deque, one Value) (Value, error)
+}{
+	{"append", true, func(in *Interp, d *deque, v Value) (Value, error) { in.dequePush(d, v, false); return None, nil }},
+	{"appendleft", true, func(in *Interp, d *deque, v Value) (Value, error) { in.dequePush(d, v, true); return None, nil }},
+	{"clear", false, func(in *Interp, d *deque, _ Value) (Value, error) { d.Clear(in); return None, nil }},
+	{"copy", false, dequeCopy},
+	{"count", true, func(in *Interp, d *deque, v Value) (Value, error) { return in.countEqual(d.items, v) }},
+	{"extend", true, func(in *Interp, d *deque, v Value) (Value, error) { return None, in.dequeExtend(d, v, false) }},
+	{"extendleft", true, func(in *Interp, d *deque, v Value) (Value, error) { return None, in.dequeExtend(d, v, true) }},
+	{"pop", false, func(in *Interp, d *deque, _ Value) (Value, error) { return in.dequePop(d, false) }},
+	{"popleft", false, func(in *Interp, d *deque, _ Value) (Value, error) { return in.dequePop(d, true) }},
+	{"remove", true, dequeRemove},
+	{"reverse", false, func(in *Interp, d *deque, _ Value) (Value, error) { slices.Reverse(d.items); return None, nil }},
+}
+
+// dequeSlots are deque's slots called by name (d.__len__()).
+var dequeSlots = []struct {
+	name string
+	args int
+	fn   func(in *Interp, d *deque, args []Value) (Value, error)
+}{
+	{"__eq__", 1, func(in *Interp, d *deque, args []Value) (Value, error) {
+		o, ok := args[0].(*deque)
+		if !ok {
+			return NotImplemented, nil
+		}
+		return in.compareSeq(syntax.Eq, d.items, o.items)
+	}},
+	{"__getitem__", 1, func(in *Interp, d *deque, args []Value) (Value, error) {
+		i, err := in.seqIndex(args[0], int64(len(d.items)), "deque")
 		if err != nil {
 			return nil, err
 		}
-		d := &deque{maxlen: -1}
-		if a[1] != nil && a[1] != None {
-			if d.maxlen, err = in.Index(a[1]); err != nil {
-				return nil, err
-			}
-			if d.maxlen < 0 {
-				return nil, in.Raise(ValueErrorType, "maxlen must be non-negative")
-			}
-		}
-		in.track(d)
-		if a[0] != nil {
-			if err := in.forEach(a[0], func(v Value) error { in.dequePush(d, v, false); return nil }); err != nil {
-				in.Decref(d)
-				return nil, err
-			}
-		}
-		return d, nil
-	}
-	dq := func(name string, fn func(in *Interp, d *deque, args []Value) (Value, error)) {
-		method(dequeType, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			return fn(in, self.(*deque), args)
-		})
-	}
-	for name, left := range map[string]bool{"append": false, "appendleft": true} {
-		dq(name, func(in *Interp, d *deque, args []Value) (Value, error) {
-			if len(args) != 1 {
-				return nil, in.typeError("%s() takes exactly one argument (%d given)", name, len(args))
-			}
-			in.dequePush(d, args[0], left)
-			return None, nil
-		})
-	}
-	for name, left := range map[string]bool{"pop": false, "popleft": true} {
-		dq(name, func(in *Interp, d *deque, args []Value) (Value, error) {
-			if len(d.items) == 0 {
-				return nil, in.Raise(IndexErrorType, "pop from an empty deque")
-			}
-			var v Value
-			if left {
-				v, d.items = d.items[0], d.items[1:]
-			} else {
-				v, d.items = d.items[len(d.items)-1], d.items[:len(d.items)-1]
-			}
-			return v, nil
-		})
-	}
-	dq("clear", func(in *Interp, d *deque, args []Value) (Value, error) {
-		d.Clear(in)
-		return None, nil
-	})
-	dq("__len__", func(in *Interp, d *deque, args []Value) (Value, error) { return int64(len(d.items)), nil })
-	dq("__iter__", func(in *Interp, d *deque, args []Value) (Value, error) {
+		return newRef(d.items[i]), nil
+	}},
+	{"__iter__", 0, func(in *Interp, d *deque, args []Value) (Value, error) {
 		items := make([]Value, len(d.items))
 		for i, v := range d.items {
 			items[i] = newRef(v)
@@ -116,31 +101,9 @@ func init() {
 		it, err := in.Iter(l)
 		in.Decref(l)
 		return it, err
-	})
-	dq("__getitem__", func(in *Interp, d *deque, args []Value) (Value, error) {
-		if len(args) != 1 {
-			return nil, in.typeError("__getitem__ expected 1 argument, got %d", len(args))
-		}
-		i, err := in.seqIndex(args[0], int64(len(d.items)), "deque")
-		if err != nil {
-			return nil, err
-		}
-		return newRef(d.items[i]), nil
-	})
-}
-
-// The rest of deque's methods: repr, rotate, extend, extendleft,
-// reverse, count, remove, index, copy, maxlen and equality.
-func init() {
-	dq := func(name string, min, max int, fn func(in *Interp, d *deque, args []Value) (Value, error)) {
-		method(dequeType, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs(name, args, kw, min, max); err != nil {
-				return nil, err
-			}
-			return fn(in, self.(*deque), args)
-		})
-	}
-	dq("__repr__", 0, 0, func(in *Interp, d *deque, args []Value) (Value, error) {
+	}},
+	{"__len__", 0, func(in *Interp, d *deque, args []Value) (Value, error) { return int64(len(d.items)), nil }},
+	{"__repr__", 0, func(in *Interp, d *deque, args []Value) (Value, error) {
 		s, err := in.reprItems("deque([", d.items, "]")
 		if err != nil {
 			return nil, err
@@ -149,89 +112,164 @@ func init() {
 			return s + ", maxlen=" + itoa(d.maxlen) + ")", nil
 		}
 		return s + ")", nil
-	})
-	dq("rotate", 0, 1, func(in *Interp, d *deque, args []Value) (Value, error) {
-		n := int64(1)
-		if len(args) == 1 {
+	}},
+}
+
+func init() {
+	dequeType.New = newDeque
+	for _, m := range dequeMethods {
+		qual := "deque." + m.name
+		method(dequeType, m.name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+			var one Value
 			var err error
-			if n, err = in.Index(args[0]); err != nil {
-				return nil, err
+			if m.one {
+				err = in.UnpackArgs(qual, args, kw, "x", &one, "/")
+			} else {
+				err = in.UnpackArgs(qual, args, kw)
 			}
-		}
-		if k := int64(len(d.items)); k > 0 {
-			n = ((n % k) + k) % k
-			d.items = append(d.items[k-n:], d.items[:k-n]...)[:k:k]
-		}
-		return None, nil
-	})
-	for name, left := range map[string]bool{"extend": false, "extendleft": true} {
-		dq(name, 1, 1, func(in *Interp, d *deque, args []Value) (Value, error) {
-			items, err := in.collect(args[0])
 			if err != nil {
 				return nil, err
 			}
-			for _, v := range items {
-				in.dequePush(d, v, left)
-			}
-			in.decrefAll(items)
-			return None, nil
+			return m.fn(in, self.(*deque), one)
 		})
 	}
-	dq("reverse", 0, 0, func(in *Interp, d *deque, args []Value) (Value, error) {
-		for i, j := 0, len(d.items)-1; i < j; i, j = i+1, j-1 {
-			d.items[i], d.items[j] = d.items[j], d.items[i]
-		}
-		return None, nil
-	})
-	// find is the index of the first item equal to v, or -1
-	find := func(in *Interp, d *deque, v Value) (int, error) {
-		for i, x := range d.items {
-			if eq, err := in.Equal(x, v); err != nil || eq {
-				return i, err
+	for _, m := range dequeSlots {
+		method(dequeType, m.name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+			if err := in.slotArgs(m.name, args, kw, m.args); err != nil {
+				return nil, err
 			}
-		}
-		return -1, nil
+			return m.fn(in, self.(*deque), args)
+		})
 	}
-	dq("count", 1, 1, func(in *Interp, d *deque, args []Value) (Value, error) { return in.countEqual(d.items, args[0]) })
-	dq("index", 1, 1, func(in *Interp, d *deque, args []Value) (Value, error) {
-		i, err := find(in, d, args[0])
-		if err == nil && i < 0 {
-			err = in.Raise(ValueErrorType, "%s is not in deque", in.ReprOf(args[0]))
-		}
-		return int64(i), err
-	})
-	dq("remove", 1, 1, func(in *Interp, d *deque, args []Value) (Value, error) {
-		i, err := find(in, d, args[0])
-		if err == nil && i < 0 {
-			err = in.Raise(ValueErrorType, "deque.remove(x): x not in deque")
-		}
-		if err != nil {
-			return nil, err
-		}
-		v := d.items[i]
-		d.items = append(d.items[:i], d.items[i+1:]...)
-		in.Decref(v)
-		return None, nil
-	})
-	dq("copy", 0, 0, func(in *Interp, d *deque, args []Value) (Value, error) {
-		c := &deque{maxlen: d.maxlen}
-		in.track(c)
-		for _, v := range d.items {
-			in.dequePush(c, v, false)
-		}
-		return c, nil
-	})
-	dq("__eq__", 1, 1, func(in *Interp, d *deque, args []Value) (Value, error) {
-		o, ok := args[0].(*deque)
-		if !ok {
-			return NotImplemented, nil
-		}
-		return in.compareSeq(syntax.Eq, d.items, o.items)
-	})
+	method(dequeType, "rotate", dequeRotate)
+	method(dequeType, "index", dequeIndex)
 	dequeType.SetAttr("maxlen", NewProperty(NewBuiltin("maxlen", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
 		if d := self.(*deque); d.maxlen >= 0 {
 			return d.maxlen, nil
 		}
 		return None, nil
 	}), nil))
+}
+
+// newDeque is deque(iterable=(), maxlen=None).
+func newDeque(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
+	var iterable, maxlen Value
+	if err := in.UnpackArgs("deque", args, kw, "iterable?", &iterable, "maxlen?", &maxlen); err != nil {
+		return nil, err
+	}
+	d := &deque{maxlen: -1}
+	if maxlen != nil && maxlen != None {
+		var err error
+		if d.maxlen, err = in.Index(maxlen); err != nil {
+			return nil, err
+		}
+		if d.maxlen < 0 {
+			return nil, in.Raise(ValueErrorType, "maxlen must be non-negative")
+		}
+	}
+	in.track(d)
+	if iterable != nil {
+		if err := in.forEach(iterable, func(v Value) error { in.dequePush(d, v, false); return nil }); err != nil {
+			in.Decref(d)
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// dequePop is pop or popleft (left).
+func (in *Interp) dequePop(d *deque, left bool) (Value, error) {
+	if len(d.items) == 0 {
+		return nil, in.Raise(IndexErrorType, "pop from an empty deque")
+	}
+	var v Value
+	if left {
+		v, d.items = d.items[0], d.items[1:]
+	} else {
+		v, d.items = d.items[len(d.items)-1], d.items[:len(d.items)-1]
+	}
+	return v, nil
+}
+
+// dequeExtend is extend or extendleft (left).
+func (in *Interp) dequeExtend(d *deque, iterable Value, left bool) error {
+	items, err := in.collect(iterable)
+	if err != nil {
+		return err
+	}
+	for _, v := range items {
+		in.dequePush(d, v, left)
+	}
+	in.decrefAll(items)
+	return nil
+}
+
+func dequeCopy(in *Interp, d *deque, _ Value) (Value, error) {
+	c := &deque{maxlen: d.maxlen}
+	in.track(c)
+	for _, v := range d.items {
+		in.dequePush(c, v, false)
+	}
+	return c, nil
+}
+
+// dequeFind is the index of d's first item equal to v, or -1.
+func (in *Interp) dequeFind(d *deque, v Value) (int, error) {
+	for i, x := range d.items {
+		if eq, err := in.Equal(x, v); err != nil || eq {
+			return i, err
+		}
+	}
+	return -1, nil
+}
+
+func dequeRemove(in *Interp, d *deque, v Value) (Value, error) {
+	i, err := in.dequeFind(d, v)
+	if err == nil && i < 0 {
+		err = in.Raise(ValueErrorType, "deque.remove(x): x not in deque")
+	}
+	if err != nil {
+		return nil, err
+	}
+	x := d.items[i]
+	d.items = append(d.items[:i], d.items[i+1:]...)
+	in.Decref(x)
+	return None, nil
+}
+
+// dequeRotate is deque.rotate(n=1), whose count CPython checks by hand
+// under its qualified name.
+func dequeRotate(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.noKw("deque.rotate", kw); err != nil {
+		return nil, err
+	}
+	if len(args) > 1 {
+		return nil, in.typeError("deque.rotate expected at most 1 argument, got %d", len(args))
+	}
+	n := int64(1)
+	if len(args) == 1 {
+		var err error
+		if n, err = in.Index(args[0]); err != nil {
+			return nil, err
+		}
+	}
+	d := self.(*deque)
+	if k := int64(len(d.items)); k > 0 {
+		n = ((n % k) + k) % k
+		d.items = append(d.items[k-n:], d.items[:k-n]...)[:k:k]
+	}
+	return None, nil
+}
+
+// dequeIndex is deque.index(x): start and stop are not modelled.
+func dequeIndex(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+	var v Value
+	if err := in.UnpackArgs("deque.index", args, kw, "x", &v, "/"); err != nil {
+		return nil, err
+	}
+	i, err := in.dequeFind(self.(*deque), v)
+	if err == nil && i < 0 {
+		err = in.Raise(ValueErrorType, "%s is not in deque", in.ReprOf(v))
+	}
+	return int64(i), err
 }

@@ -183,19 +183,19 @@ func functoolsModule(in *Interp) (*ModuleObj, error) {
 		return o, nil
 	})
 	in.fn(m, "reduce", "reduce(function, iterable[, initial])", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("reduce", args, kw, 2, 3); err != nil {
+		var fn, iterable, acc Value
+		if err := in.UnpackArgs("reduce", args, kw, "function", &fn, "iterable", &iterable, "initial?", &acc, "/"); err != nil {
 			return nil, err
 		}
-		var acc Value
-		if len(args) == 3 {
-			acc = newRef(args[2])
+		if acc != nil {
+			acc = newRef(acc)
 		}
-		err := in.forEach(args[1], func(v Value) error {
+		err := in.forEach(iterable, func(v Value) error {
 			if acc == nil {
 				acc = newRef(v)
 				return nil
 			}
-			r, err := in.call(args[0], []Value{acc, v}, nil)
+			r, err := in.call(fn, []Value{acc, v}, nil)
 			in.Decref(acc)
 			acc = r
 			return err
@@ -250,10 +250,11 @@ func functoolsModule(in *Interp) (*ModuleObj, error) {
 		return deco, nil
 	})
 	in.fn(m, "cache", "cache(fn): an unbounded lru_cache", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if len(args) != 1 {
-			return nil, in.typeError("cache() takes one function")
+		var fn Value
+		if err := in.UnpackDefArgs("cache", args, kw, "user_function", &fn); err != nil {
+			return nil, err
 		}
-		l := &lruCache{fn: newRef(args[0]), cache: in.NewDict(), maxsize: -1}
+		l := &lruCache{fn: newRef(fn), cache: in.NewDict(), maxsize: -1}
 		in.track(l)
 		return l, nil
 	})
@@ -301,21 +302,23 @@ func functoolsModule(in *Interp) (*ModuleObj, error) {
 		return in.SetAttr(wrapper, "__wrapped__", wrapped)
 	}
 	in.fn(m, "update_wrapper", "update_wrapper(wrapper, wrapped)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("update_wrapper", args, kw, 2, 2); err != nil {
+		var wrapper, wrapped Value
+		if err := in.UnpackDefArgs("update_wrapper", args, kw, "wrapper", &wrapper, "wrapped", &wrapped); err != nil {
 			return nil, err
 		}
-		return newRef(args[0]), update(in, args[0], args[1])
+		return newRef(wrapper), update(in, wrapper, wrapped)
 	})
 	in.fn(m, "wraps", "wraps(wrapped): a decorator that gives its function the wrapped one's names and docstring", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("wraps", args, kw, 1, 1); err != nil {
+		var wrapped Value
+		if err := in.UnpackDefArgs("wraps", args, kw, "wrapped", &wrapped); err != nil {
 			return nil, err
 		}
-		wrapped := newRef(args[0])
-		d := &Builtin{Name: "wraps", Self: wrapped, Fn: func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs("wraps", args, kw, 1, 1); err != nil {
+		d := &Builtin{Name: "wraps", Self: newRef(wrapped), Fn: func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+			var wrapper Value
+			if err := in.UnpackDefArgs("update_wrapper", args, kw, "wrapper", &wrapper); err != nil {
 				return nil, err
 			}
-			return newRef(args[0]), update(in, args[0], self)
+			return newRef(wrapper), update(in, wrapper, self)
 		}}
 		in.track(d)
 		return d, nil

@@ -239,10 +239,11 @@ func (in *Interp) genClose(g *Generator) error {
 
 func init() {
 	GeneratorType.SetMethod(NewBuiltin("send", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if len(args) != 1 {
-			return nil, in.typeError("send() takes exactly one argument (%d given)", len(args))
+		var sent Value
+		if err := in.UnpackArgs("generator.send", args, kw, "value", &sent, "/"); err != nil {
+			return nil, err
 		}
-		v, done, err := in.genSend(self.(*Generator), genMsg{v: args[0]})
+		v, done, err := in.genSend(self.(*Generator), genMsg{v: sent})
 		if err != nil {
 			return nil, err
 		}

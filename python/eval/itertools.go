@@ -7,32 +7,43 @@ import _ "embed"
 func itertoolsModule(in *Interp) (*ModuleObj, error) {
 	m := in.NewModule("itertools")
 	in.fn(m, "count", "count(start=0, step=1)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		a, err := in.ArgSpec("count", args, kw, 0, "start", "step")
-		if err != nil {
+		var start, step Value = int64(0), int64(1)
+		if err := in.UnpackArgs("count", args, kw, "start?", &start, "step?", &step); err != nil {
 			return nil, err
 		}
-		var start, step int64 = 0, 1
-		if a[0] != nil {
-			if start, err = in.Index(a[0]); err != nil {
-				return nil, err
+		for _, v := range []Value{start, step} {
+			if !isNumber(plain(v)) {
+				return nil, in.typeError("a number is required")
 			}
 		}
-		if a[1] != nil {
-			if step, err = in.Index(a[1]); err != nil {
-				return nil, err
+		// the next value and the step, held by the iterator
+		state := in.NewList([]Value{newRef(start), newRef(step)})
+		it := in.newIter(state, func(in *Interp, it *iterObj) (Value, bool, error) {
+			st, _ := it.src.(*List)
+			if st == nil {
+				return nil, false, nil
 			}
-		}
-		return in.newIter(None, func(in *Interp, it *iterObj) (Value, bool, error) {
-			it.i++
-			return start + (it.i-1)*step, true, nil
-		}), nil
+			v := st.items[0]
+			next, err := in.BinOp(addOp, v, st.items[1], false)
+			if err != nil {
+				return nil, false, err
+			}
+			st.items[0] = next
+			return v, true, nil
+		})
+		in.Decref(state)
+		return it, nil
 	})
 	in.fn(m, "islice", "islice(iterable, stop) or islice(iterable, start, stop[, step])", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("islice", args, kw, 2, 4); err != nil {
+		// islice(iterable, stop) or islice(iterable, start, stop[, step]):
+		// the bounds are b[:len(args)-1]
+		var iterable Value
+		var b [3]Value
+		if err := in.UnpackArgs("islice", args, kw, "iterable", &iterable, "start", &b[0], "stop?", &b[1], "step?", &b[2], "/"); err != nil {
 			return nil, err
 		}
 		bounds := make([]int64, 0, 3)
-		for _, a := range args[1:] {
+		for _, a := range b[:len(args)-1] {
 			if a == None {
 				bounds = append(bounds, -1)
 				continue
@@ -50,7 +61,7 @@ func itertoolsModule(in *Interp) (*ModuleObj, error) {
 		if len(bounds) > 2 {
 			step = bounds[2]
 		}
-		src, err := in.Iter(args[0])
+		src, err := in.Iter(iterable)
 		if err != nil {
 			return nil, err
 		}

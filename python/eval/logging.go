@@ -12,11 +12,8 @@ import (
 func loggingModule(in *Interp) (*ModuleObj, error) {
 	m := in.NewModule("logging")
 	in.fn(m, "_caller", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("_caller", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		level, err := in.Index(args[0])
-		if err != nil {
+		var level int64
+		if err := in.UnpackArgs("_caller", args, kw, "level", &level, "/"); err != nil {
 			return nil, err
 		}
 		// out of logging's frames, then level-1 more of the program's;

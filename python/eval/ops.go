@@ -743,7 +743,10 @@ var objectEq *Builtin
 
 func init() {
 	objectEq = NewBuiltin("__eq__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if len(args) == 1 && same(self, args[0]) {
+		if err := in.slotArgs("__eq__", args, kw, 1); err != nil {
+			return nil, err
+		}
+		if same(self, args[0]) {
 			return true, nil
 		}
 		return NotImplemented, nil
@@ -752,7 +755,7 @@ func init() {
 	// object.__hash__, found as an attribute (type(x).__hash__); hash()
 	// and dict keys use keyOf directly
 	ObjectType.SetMethod(NewBuiltin("__hash__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("__hash__", args, kw, 0, 0); err != nil {
+		if err := in.slotArgs("__hash__", args, kw, 0); err != nil {
 			return nil, err
 		}
 		k, err := in.keyOf(self)

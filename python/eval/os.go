@@ -18,20 +18,19 @@ func osModule(in *Interp) (*ModuleObj, error) {
 	m.Set(in, "environ", env)
 	in.Decref(env)
 	in.fn(m, "getenv", "getenv(key, default=None)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("getenv", args, kw, 1, 2); err != nil {
+		var key Value
+		var def Value = None
+		if err := in.UnpackDefArgs("getenv", args, kw, "key", &key, "default?", &def); err != nil {
 			return nil, err
 		}
-		if v, ok, err := in.dictGet(env, args[0]); err != nil || ok {
+		if v, ok, err := in.dictGet(env, key); err != nil || ok {
 			return newRef(v), err
 		}
-		if len(args) == 2 {
-			return newRef(args[1]), nil
-		}
-		return None, nil
+		return newRef(def), nil
 	})
 	m.Set(in, "sep", "/")
 	in.fn(m, "getcwd", "getcwd()", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("getcwd", args, kw, 0, 0); err != nil {
+		if err := in.UnpackArgs("posix.getcwd", args, kw); err != nil {
 			return nil, err
 		}
 		wd, err := os.Getwd()

@@ -12,10 +12,11 @@ func posixpathModule(in *Interp) (*ModuleObj, error) {
 	p := in.NewModule("posixpath")
 	stat := func(name string, ok func(os.FileInfo) bool) {
 		in.fn(p, name, name+"(path)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs(name, args, kw, 1, 1); err != nil {
+			var p Value
+			if err := in.UnpackDefArgs(name, args, kw, "path", &p); err != nil {
 				return nil, err
 			}
-			path, isStr := asStr(args[0])
+			path, isStr := asStr(p)
 			if !isStr {
 				return false, nil
 			}

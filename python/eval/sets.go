@@ -166,10 +166,14 @@ func init() {
 		// op is a method giving a new set: of any number of iterables, or
 		// (symmetric_difference) of one
 		op := func(name string, bop syntax.BinOpKind, one bool) {
+			qual := c.Name + "." + name
 			method(c, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-				err := in.noKw(name, kw)
-				if one && err == nil {
-					err = in.fixedArgs(name, args, nil, 1, 1)
+				var err error
+				if one {
+					var other Value
+					err = in.UnpackArgs(qual, args, kw, "other", &other, "/")
+				} else {
+					err = in.noKw(qual, kw)
 				}
 				if err != nil {
 					return nil, err
@@ -188,11 +192,13 @@ func init() {
 		op("difference", syntax.Sub, false)
 		op("symmetric_difference", syntax.BitXor, true)
 		rel := func(name string, f func(in *Interp, s, other *Set) (bool, error)) {
+			qual := c.Name + "." + name
 			method(c, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-				if err := in.fixedArgs(name, args, kw, 1, 1); err != nil {
+				var o Value
+				if err := in.UnpackArgs(qual, args, kw, "other", &o, "/"); err != nil {
 					return nil, err
 				}
-				other, err := in.setFrom(args[0])
+				other, err := in.setFrom(o)
 				if err != nil {
 					return nil, err
 				}
@@ -203,8 +209,9 @@ func init() {
 		rel("issubset", func(in *Interp, s, other *Set) (bool, error) { return in.setWithin(s, other) })
 		rel("issuperset", func(in *Interp, s, other *Set) (bool, error) { return in.setWithin(other, s) })
 		rel("isdisjoint", func(in *Interp, s, other *Set) (bool, error) { return in.setsDisjoint(s, other) })
+		copyName := c.Name + ".copy"
 		method(c, "copy", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs("copy", args, kw, 0, 0); err != nil {
+			if err := in.UnpackArgs(copyName, args, kw); err != nil {
 				return nil, err
 			}
 			s := self.(*Set)
@@ -213,7 +220,14 @@ func init() {
 	}
 	update := func(name string, bop syntax.BinOpKind) {
 		method(SetType, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.noKw(name, kw); err != nil {
+			var err error
+			if bop == syntax.BitXor {
+				var other Value
+				err = in.UnpackArgs("set."+name, args, kw, "other", &other, "/")
+			} else {
+				err = in.noKw("set."+name, kw)
+			}
+			if err != nil {
 				return nil, err
 			}
 			return None, in.setUpdateAll(self.(*Set), bop, args)
@@ -222,27 +236,14 @@ func init() {
 	update("intersection_update", syntax.BitAnd)
 	update("difference_update", syntax.Sub)
 	update("symmetric_difference_update", syntax.BitXor)
-	method(SetType, "pop", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("pop", args, kw, 0, 0); err != nil {
-			return nil, err
-		}
-		s := self.(*Set)
-		for _, e := range s.d.entries {
-			if !e.del {
-				v := newRef(e.key)
-				s.d.remove(in, e.k)
-				return v, nil
-			}
-		}
-		return nil, in.Raise(KeyErrorType, "pop from an empty set")
-	})
 	method(dictKeysType, "isdisjoint", viewIsDisjoint)
 	method(dictItemsType, "isdisjoint", viewIsDisjoint)
 }
 
 // viewIsDisjoint is dict_keys.isdisjoint(other) and dict_items'.
 func viewIsDisjoint(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-	if err := in.fixedArgs("isdisjoint", args, kw, 1, 1); err != nil {
+	var o Value
+	if err := in.UnpackArgs(TypeOf(self).Name+".isdisjoint", args, kw, "other", &o, "/"); err != nil {
 		return nil, err
 	}
 	s, err := in.setFrom(self)
@@ -250,7 +251,7 @@ func viewIsDisjoint(in *Interp, self Value, args []Value, kw []KeywordArg) (Valu
 		return nil, err
 	}
 	defer in.Decref(s)
-	other, err := in.setFrom(args[0])
+	other, err := in.setFrom(o)
 	if err != nil {
 		return nil, err
 	}
@@ -330,31 +331,36 @@ func (in *Interp) viewIntersect(a, b Value) (Value, bool, error) {
 // set's methods that change it: add, discard, remove, update, clear,
 // pop.
 func init() {
-	s := SetType
-	method(s, "add", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("set.add", args, kw, 1, 1); err != nil {
+	method(SetType, "add", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		var v Value
+		if err := in.UnpackArgs("set.add", args, kw, "object", &v, "/"); err != nil {
 			return nil, err
 		}
-		return None, in.setAdd(self.(*Set), args[0])
+		return None, in.setAdd(self.(*Set), v)
 	})
-	method(s, "discard", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("set.discard", args, kw, 1, 1); err != nil {
+	method(SetType, "discard", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		var v Value
+		if err := in.UnpackArgs("set.discard", args, kw, "object", &v, "/"); err != nil {
 			return nil, err
 		}
-		_, err := in.dictDel(self.(*Set).d, args[0])
+		_, err := in.dictDel(self.(*Set).d, v)
 		return None, err
 	})
-	method(s, "remove", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("set.remove", args, kw, 1, 1); err != nil {
+	method(SetType, "remove", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		var v Value
+		if err := in.UnpackArgs("set.remove", args, kw, "object", &v, "/"); err != nil {
 			return nil, err
 		}
-		ok, err := in.dictDel(self.(*Set).d, args[0])
+		ok, err := in.dictDel(self.(*Set).d, v)
 		if err == nil && !ok {
-			err = in.raiseInst(in.NewException(KeyErrorType, args[0]))
+			err = in.raiseInst(in.NewException(KeyErrorType, v))
 		}
 		return None, err
 	})
-	method(s, "update", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+	method(SetType, "update", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.noKw("set.update", kw); err != nil {
+			return nil, err
+		}
 		for _, a := range args {
 			if err := in.forEach(a, func(v Value) error { return in.setAdd(self.(*Set), v) }); err != nil {
 				return nil, err
@@ -362,11 +368,17 @@ func init() {
 		}
 		return None, nil
 	})
-	method(s, "clear", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+	method(SetType, "clear", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.UnpackArgs("set.clear", args, kw); err != nil {
+			return nil, err
+		}
 		self.(*Set).d.Clear(in)
 		return None, nil
 	})
 	method(SetType, "pop", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.UnpackArgs("set.pop", args, kw); err != nil {
+			return nil, err
+		}
 		d := self.(*Set).d
 		for _, e := range d.entries {
 			if !e.del {

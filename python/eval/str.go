@@ -345,7 +345,15 @@ func init() {
 		return in.Repr(self)
 	})
 	objectFormat = NewBuiltin("__format__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if len(args) == 1 && args[0] != "" {
+		owner := "object" // the built-in types' own __format__ bear their name
+		if c := TypeOf(self); c.Native {
+			owner = c.Name
+		}
+		var spec string
+		if err := in.UnpackArgs(owner+".__format__", args, kw, "format_spec", &spec, "/"); err != nil {
+			return nil, err
+		}
+		if spec != "" {
 			return nil, in.typeError("unsupported format string passed to %s.__format__", TypeOf(self).Name)
 		}
 		return in.Str(self)

@@ -8,464 +8,89 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/python/pyformat"
 )
 
-func init() {
-	strMethods()
-}
-
-// strMethods declares str's methods of case, stripping, splitting,
-// joining, finding, padding and formatting.
-func strMethods() {
-	s := StrType
-	simple := func(name string, f func(string) string) {
-		method(s, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs("str."+name, args, kw, 0, 0); err != nil {
-				return nil, err
-			}
-			return f(self.(string)), nil
-		})
-	}
-	simple("upper", strings.ToUpper)
-	simple("lower", strings.ToLower)
-	simple("title", func(x string) string {
-		prev := false
-		return strings.Map(func(r rune) rune {
-			out := unicode.ToLower(r)
-			if !prev {
-				out = unicode.ToTitle(r)
-			}
-			prev = unicode.IsLetter(r)
-			return out
-		}, x)
-	})
-	simple("capitalize", func(x string) string {
-		if x == "" {
-			return x
-		}
-		r := []rune(strings.ToLower(x))
-		r[0] = unicode.ToUpper(r[0])
-		return string(r)
-	})
-	pred := func(name string, f func(rune) bool) {
-		method(s, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs("str."+name, args, kw, 0, 0); err != nil {
-				return nil, err
-			}
-			x := self.(string)
-			if x == "" {
-				return false, nil
-			}
-			for _, r := range x {
-				if !f(r) {
-					return false, nil
-				}
-			}
-			return true, nil
-		})
-	}
-	pred("isdigit", isDigitChar)
-	pred("isalpha", unicode.IsLetter)
-	pred("isspace", unicode.IsSpace)
-	strip := func(name string, f func(string, string) string, ws func(string) string) {
-		method(s, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs(name, args, kw, 0, 1); err != nil {
-				return nil, err
-			}
-			if len(args) == 0 || args[0] == None {
-				return ws(self.(string)), nil
-			}
-			chars, ok := asStr(args[0])
-			if !ok {
-				return nil, in.typeError("%s arg must be None or str", name)
-			}
-			return f(self.(string), chars), nil
-		})
-	}
-	strip("strip", strings.Trim, strings.TrimSpace)
-	strip("lstrip", strings.TrimLeft, func(x string) string { return strings.TrimLeftFunc(x, unicode.IsSpace) })
-	strip("rstrip", strings.TrimRight, func(x string) string { return strings.TrimRightFunc(x, unicode.IsSpace) })
-	method(s, "join", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("join", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		var parts []string
-		i := 0
-		err := in.forEach(args[0], func(v Value) error {
-			p, ok := asStr(v)
-			if !ok {
-				return in.typeError("sequence item %d: expected str instance, %s found", i, TypeOf(v).Name)
-			}
-			parts = append(parts, p)
-			i++
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		return strings.Join(parts, self.(string)), nil
-	})
-	split := func(name string, right bool) {
-		method(s, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			a, err := in.ArgSpec(name, args, kw, 0, "sep", "maxsplit")
-			if err != nil {
-				return nil, err
-			}
-			x := self.(string)
-			n := int64(-1)
-			if a[1] != nil {
-				if n, err = in.Index(a[1]); err != nil {
-					return nil, err
-				}
-			}
-			var parts []string
-			if a[0] == nil || a[0] == None {
-				parts = strings.Fields(x)
-				if n >= 0 && int64(len(parts)) > n+1 {
-					parts = splitFieldsN(x, int(n), right)
-				}
-			} else {
-				sep, ok := asStr(a[0])
-				if !ok {
-					return nil, in.typeError("must be str or None, not %s", TypeOf(a[0]).Name)
-				}
-				if sep == "" {
-					return nil, in.Raise(ValueErrorType, "empty separator")
-				}
-				if n < 0 {
-					parts = strings.Split(x, sep)
-				} else if right {
-					parts = rsplitN(x, sep, int(n))
-				} else {
-					parts = strings.SplitN(x, sep, int(n)+1)
-				}
-			}
-			items := make([]Value, len(parts))
-			for i, p := range parts {
-				items[i] = p
-			}
-			return in.NewList(items), nil
-		})
-	}
-	split("split", false)
-	split("rsplit", true)
-	partition := func(name string, cut func(x, sep string) (before, after string, found bool)) {
-		method(s, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs(name, args, kw, 1, 1); err != nil {
-				return nil, err
-			}
-			sep, err := in.mustStr(args[0])
-			if err != nil {
-				return nil, err
-			}
-			if sep == "" {
-				return nil, in.Raise(ValueErrorType, "empty separator")
-			}
-			before, after, found := cut(self.(string), sep)
-			if !found {
-				return in.NewTuple([]Value{before, "", after}), nil
-			}
-			return in.NewTuple([]Value{before, sep, after}), nil
-		})
-	}
-	partition("partition", strings.Cut)
-	partition("rpartition", func(x, sep string) (string, string, bool) {
-		i := strings.LastIndex(x, sep)
-		if i < 0 {
-			return "", x, false // rpartition puts a missing separator's string last
-		}
-		return x[:i], x[i+len(sep):], true
-	})
-	method(s, "splitlines", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		a, err := in.ArgSpec("splitlines", args, kw, 0, "keepends")
-		if err != nil {
-			return nil, err
-		}
-		keep := false
-		if a[0] != nil {
-			if keep, err = in.Truth(a[0]); err != nil {
-				return nil, err
-			}
-		}
-		lines := splitLines(self.(string), keep)
-		items := make([]Value, len(lines))
-		for i, l := range lines {
-			items[i] = l
-		}
-		return in.NewList(items), nil
-	})
-	method(s, "replace", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("replace", args, kw, 2, 3); err != nil {
-			return nil, err
-		}
-		old, err := in.strArg("replace", args, 0)
-		if err != nil {
-			return nil, err
-		}
-		nw, err := in.strArg("replace", args, 1)
-		if err != nil {
-			return nil, err
-		}
-		n := int64(-1)
-		if len(args) == 3 {
-			if n, err = in.Index(args[2]); err != nil {
-				return nil, err
-			}
-		}
-		return strings.Replace(self.(string), old, nw, int(n)), nil
-	})
-	affix := func(name string, f func(string, string) bool) {
-		method(s, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.findArgs(name, args, kw); err != nil {
-				return nil, err
-			}
-			x, _, past, err := in.strWindow(self.(string), args[1:])
-			if err != nil || past {
-				return false, err
-			}
-			if t, ok := args[0].(*Tuple); ok {
-				for _, p := range t.items {
-					q, ok := asStr(p)
-					if !ok {
-						return nil, in.typeError("tuple for %s must only contain str, not %s", name, TypeOf(p).Name)
-					}
-					if f(x, q) {
-						return true, nil
-					}
-				}
-				return false, nil
-			}
-			p, ok := asStr(args[0])
-			if !ok {
-				return nil, in.typeError("%s first arg must be str or a tuple of str, not %s", name, TypeOf(args[0]).Name)
-			}
-			return f(x, p), nil
-		})
-	}
-	affix("startswith", strings.HasPrefix)
-	affix("endswith", strings.HasSuffix)
-	find := func(name string, f func(string, string) int, raise bool) {
-		method(s, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.findArgs(name, args, kw); err != nil {
-				return nil, err
-			}
-			sub, err := in.mustStr(args[0])
-			if err != nil {
-				return nil, err
-			}
-			x, from, past, err := in.strWindow(self.(string), args[1:])
-			i := -1
-			if err == nil && !past {
-				i = f(x, sub)
-			}
-			if err != nil || i < 0 {
-				if err == nil && raise {
-					err = in.Raise(ValueErrorType, "substring not found")
-				}
-				return int64(-1), err
-			}
-			if _, ascii := in.charsOf(self.(string)); ascii {
-				return int64(from + i), nil
-			}
-			return int64(from + len([]rune(x[:i]))), nil
-		})
-	}
-	find("find", strings.Index, false)
-	find("rfind", strings.LastIndex, false)
-	find("index", strings.Index, true)
-	find("rindex", strings.LastIndex, true)
-	method(s, "count", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.findArgs("count", args, kw); err != nil {
-			return nil, err
-		}
-		sub, err := in.mustStr(args[0])
-		if err != nil {
-			return nil, err
-		}
-		x, _, past, err := in.strWindow(self.(string), args[1:])
-		if err != nil || past {
-			return int64(0), err
-		}
-		return int64(strings.Count(x, sub)), nil
-	})
-	pad := func(name string, align string) {
-		method(s, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs(name, args, kw, 1, 2); err != nil {
-				return nil, err
-			}
-			w, err := in.Index(args[0])
-			if err != nil {
-				return nil, err
-			}
-			fill := " "
-			if len(args) == 2 {
-				var ok bool
-				if fill, ok = asStr(args[1]); !ok {
-					return nil, in.typeError("The fill character must be a unicode character, not %s", TypeOf(args[1]).Name)
-				}
-				if utf8.RuneCountInString(fill) != 1 {
-					return nil, in.typeError("The fill character must be exactly one character long")
-				}
-			}
-			out, err := pyformat.FormatStr(self.(string), fill+align+itoa(w))
-			return out, in.pyErr(err)
-		})
-	}
-	pad("ljust", "<")
-	pad("rjust", ">")
-	pad("center", "^")
-	method(s, "zfill", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("zfill", args, kw, 1, 1); err != nil {
-			return nil, err
-		}
-		w, err := in.Index(args[0])
-		if err != nil {
-			return nil, err
-		}
-		x := self.(string)
-		sign := ""
-		if x != "" && (x[0] == '-' || x[0] == '+') {
-			sign, x = x[:1], x[1:]
-		}
-		for int64(len([]rune(x))+len(sign)) < w {
-			x = "0" + x
-		}
-		return sign + x, nil
-	})
-	method(s, "format", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+// strMethodTable are str's methods, by name.
+var strMethodTable = []struct {
+	name string
+	fn   GoFunc
+}{
+	{"capitalize", strTransform("capitalize", strCapitalize)},
+	{"casefold", strTransform("casefold", func(x string) string { return strings.ReplaceAll(strings.ToLower(x), "ß", "ss") })},
+	{"center", strPad("center", "^")},
+	{"count", strCount},
+	{"encode", strEncode},
+	{"endswith", strAffix("endswith", strings.HasSuffix)},
+	{"expandtabs", strExpandTabs},
+	{"find", strFind("find", strings.Index, false)},
+	{"format", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
 		return in.strFormat(self.(string), args, kw)
-	})
-	method(s, "encode", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		a, err := in.ArgSpec("encode", args, kw, 0, "encoding", "errors")
-		if err != nil {
-			return nil, err
-		}
-		for i, name := range []string{"encoding", "errors"} {
-			if _, ok := asStr(a[i]); a[i] != nil && !ok {
-				return nil, in.typeError("encode() argument '%s' must be str, not %s", name, TypeOf(a[i]).Name)
-			}
-		}
-		return Bytes(self.(string)), nil
-	})
+	}},
+	{"index", strFind("index", strings.Index, true)},
+	{"isalnum", strTest("isalnum", allRunes(func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }))},
+	{"isalpha", strTest("isalpha", allRunes(unicode.IsLetter))},
+	{"isdecimal", strTest("isdecimal", allRunes(func(r rune) bool { return unicode.Is(unicode.Nd, r) }))},
+	{"isdigit", strTest("isdigit", allRunes(isDigitChar))},
+	{"isidentifier", strTest("isidentifier", isIdentifier)},
+	{"islower", strTest("islower", func(x string) bool { return cased(x, unicode.IsUpper) })},
+	{"isnumeric", strTest("isnumeric", allRunes(unicode.IsNumber))},
+	{"isspace", strTest("isspace", allRunes(unicode.IsSpace))},
+	{"istitle", strTest("istitle", isTitle)},
+	{"isupper", strTest("isupper", func(x string) bool { return cased(x, unicode.IsLower) })},
+	{"join", strJoin},
+	{"ljust", strPad("ljust", "<")},
+	{"lower", strTransform("lower", strings.ToLower)},
+	{"lstrip", strStrip("lstrip", strings.TrimLeft, func(x string) string { return strings.TrimLeftFunc(x, unicode.IsSpace) })},
+	{"partition", strPartition("partition", strings.Cut)},
+	{"removeprefix", strRemoveAffix("removeprefix", strings.CutPrefix)},
+	{"removesuffix", strRemoveAffix("removesuffix", strings.CutSuffix)},
+	{"replace", strReplace},
+	{"rfind", strFind("rfind", strings.LastIndex, false)},
+	{"rindex", strFind("rindex", strings.LastIndex, true)},
+	{"rjust", strPad("rjust", ">")},
+	{"rpartition", strPartition("rpartition", lastCut)},
+	{"rsplit", strSplit("rsplit", true)},
+	{"rstrip", strStrip("rstrip", strings.TrimRight, func(x string) string { return strings.TrimRightFunc(x, unicode.IsSpace) })},
+	{"split", strSplit("split", false)},
+	{"splitlines", strSplitLines},
+	{"startswith", strAffix("startswith", strings.HasPrefix)},
+	{"strip", strStrip("strip", strings.Trim, strings.TrimSpace)},
+	{"swapcase", strTransform("swapcase", strSwapCase)},
+	{"title", strTransform("title", strTitle)},
+	{"translate", strTranslate},
+	{"upper", strTransform("upper", strings.ToUpper)},
+	{"zfill", strZfill},
 }
 
-// The rest of str's methods: removeprefix, removesuffix, expandtabs,
-// translate, casefold, swapcase and the is* tests.
 func init() {
-	s := StrType
-	affix := func(name string, cut func(x, p string) (string, bool)) {
-		method(s, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs(name, args, kw, 1, 1); err != nil {
-				return nil, err
-			}
-			p, ok := asStr(args[0])
-			if !ok {
-				return nil, in.typeError("%s() argument must be str, not %s", name, TypeOf(args[0]).Name)
-			}
-			r, _ := cut(self.(string), p)
-			return r, nil
-		})
+	for _, m := range strMethodTable {
+		method(StrType, m.name, m.fn)
 	}
-	affix("removeprefix", strings.CutPrefix)
-	affix("removesuffix", strings.CutSuffix)
-	method(s, "expandtabs", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		a, err := in.ArgSpec("expandtabs", args, kw, 0, "tabsize")
-		if err != nil {
+}
+
+// strTransform is a method that makes a new str of the old: upper,
+// lower, title...
+func strTransform(name string, f func(string) string) GoFunc {
+	return func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.UnpackArgs("str."+name, args, kw); err != nil {
 			return nil, err
 		}
-		size := int64(8)
-		if a[0] != nil {
-			if size, err = in.Index(a[0]); err != nil {
-				return nil, err
-			}
-		}
-		var b strings.Builder
-		col := int64(0)
-		for _, r := range self.(string) {
-			switch r {
-			case '\t':
-				if size > 0 {
-					n := size - col%size
-					b.WriteString(strings.Repeat(" ", int(n)))
-					col += n
-				}
-			case '\n', '\r':
-				b.WriteRune(r)
-				col = 0
-			default:
-				b.WriteRune(r)
-				col++
-			}
-		}
-		return b.String(), nil
-	})
-	method(s, "translate", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("str.translate", args, kw, 1, 1); err != nil {
+		return f(self.(string)), nil
+	}
+}
+
+// strTest is a method that tests the str: isdigit, isupper...
+func strTest(name string, f func(string) bool) GoFunc {
+	return func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.UnpackArgs("str."+name, args, kw); err != nil {
 			return nil, err
 		}
-		var b strings.Builder
-		for _, r := range self.(string) {
-			v, err := in.GetItem(args[0], int64(r))
-			if err != nil {
-				if Matches(err, LookupErrorType) {
-					in.Drop(err)
-					b.WriteRune(r)
-					continue
-				}
-				return nil, err
-			}
-			switch x := plain(v).(type) {
-			case NoneType:
-			case string:
-				b.WriteString(x)
-			case int64:
-				b.WriteRune(rune(x))
-			default:
-				in.Decref(v)
-				return nil, in.typeError("character mapping must return integer, None or str")
-			}
-			in.Decref(v)
-		}
-		return b.String(), nil
-	})
-	simple := func(name string, f func(string) string) {
-		method(s, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs("str."+name, args, kw, 0, 0); err != nil {
-				return nil, err
-			}
-			return f(self.(string)), nil
-		})
+		return f(self.(string)), nil
 	}
-	simple("casefold", func(x string) string { return strings.ReplaceAll(strings.ToLower(x), "ß", "ss") })
-	simple("swapcase", func(x string) string {
-		return strings.Map(func(r rune) rune {
-			if unicode.IsUpper(r) {
-				return unicode.ToLower(r)
-			}
-			return unicode.ToUpper(r)
-		}, x)
-	})
-	test := func(name string, f func(string) bool) {
-		method(s, name, func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs("str."+name, args, kw, 0, 0); err != nil {
-				return nil, err
-			}
-			return f(self.(string)), nil
-		})
-	}
-	// cased is whether x has a cased character and none of the case
-	// other says
-	cased := func(x string, other func(rune) bool) bool {
-		found := false
-		for _, r := range x {
-			if other(r) || unicode.IsTitle(r) {
-				return false
-			}
-			found = found || unicode.IsUpper(r) || unicode.IsLower(r)
-		}
-		return found
-	}
-	test("isupper", func(x string) bool { return cased(x, unicode.IsLower) })
-	test("islower", func(x string) bool { return cased(x, unicode.IsUpper) })
-	every := func(x string, f func(rune) bool) bool {
+}
+
+// allRunes is the test that x is not empty and f holds of each of its
+// characters.
+func allRunes(f func(rune) bool) func(x string) bool {
+	return func(x string) bool {
 		for _, r := range x {
 			if !f(r) {
 				return false
@@ -473,51 +98,409 @@ func init() {
 		}
 		return x != ""
 	}
-	test("isalnum", func(x string) bool {
-		return every(x, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) })
-	})
-	test("isnumeric", func(x string) bool { return every(x, unicode.IsNumber) })
-	test("isdecimal", func(x string) bool { return every(x, func(r rune) bool { return unicode.Is(unicode.Nd, r) }) })
-	test("isidentifier", func(x string) bool {
-		for i, r := range x {
-			if !(r == '_' || unicode.IsLetter(r) || i > 0 && (unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) || unicode.Is(unicode.Pc, r))) {
-				return false
-			}
-		}
-		return x != ""
-	})
-	test("istitle", func(x string) bool {
-		prevCased, any := false, false
-		for _, r := range x {
-			switch {
-			case unicode.IsUpper(r) || unicode.IsTitle(r):
-				if prevCased {
-					return false
-				}
-				prevCased, any = true, true
-			case unicode.IsLower(r):
-				if !prevCased {
-					return false
-				}
-				prevCased, any = true, true
-			default:
-				prevCased = false
-			}
-		}
-		return any
-	})
 }
 
-// strArg is argument i as a str, or a TypeError.
-func (in *Interp) strArg(fn string, args []Value, i int) (string, error) {
-	if i >= len(args) {
-		return "", in.typeError("%s() missing argument %d", fn, i+1)
+// cased is whether x has a cased character and none of the case other
+// says (isupper, islower).
+func cased(x string, other func(rune) bool) bool {
+	found := false
+	for _, r := range x {
+		if other(r) || unicode.IsTitle(r) {
+			return false
+		}
+		found = found || unicode.IsUpper(r) || unicode.IsLower(r)
 	}
-	s, ok := asStr(args[i])
-	if !ok {
-		return "", in.typeError("%s() argument %d must be str, not %s", fn, i+1, TypeOf(args[i]).Name)
+	return found
+}
+
+// isIdentifier is str.isidentifier.
+func isIdentifier(x string) bool {
+	for i, r := range x {
+		if !(r == '_' || unicode.IsLetter(r) || i > 0 && (unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) || unicode.Is(unicode.Pc, r))) {
+			return false
+		}
 	}
-	return s, nil
+	return x != ""
+}
+
+// isTitle is str.istitle: uppercase letters only after uncased
+// characters, lowercase ones only after cased ones, and one cased.
+func isTitle(x string) bool {
+	prevCased, any := false, false
+	for _, r := range x {
+		switch {
+		case unicode.IsUpper(r) || unicode.IsTitle(r):
+			if prevCased {
+				return false
+			}
+			prevCased, any = true, true
+		case unicode.IsLower(r):
+			if !prevCased {
+				return false
+			}
+			prevCased, any = true, true
+		default:
+			prevCased = false
+		}
+	}
+	return any
+}
+
+// strTitle is str.title: each run of letters capitalized.
+func strTitle(x string) string {
+	prev := false
+	return strings.Map(func(r rune) rune {
+		out := unicode.ToLower(r)
+		if !prev {
+			out = unicode.ToTitle(r)
+		}
+		prev = unicode.IsLetter(r)
+		return out
+	}, x)
+}
+
+// strCapitalize is str.capitalize.
+func strCapitalize(x string) string {
+	if x == "" {
+		return x
+	}
+	r := []rune(strings.ToLower(x))
+	r[0] = unicode.ToUpper(r[0])
+	return string(r)
+}
+
+// strSwapCase is str.swapcase.
+func strSwapCase(x string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsUpper(r) {
+			return unicode.ToLower(r)
+		}
+		return unicode.ToUpper(r)
+	}, x)
+}
+
+// strStrip is strip, lstrip or rstrip: of chars, or of whitespace.
+func strStrip(name string, f func(string, string) string, ws func(string) string) GoFunc {
+	return func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		var chars Value = None
+		if err := in.UnpackArgs("str."+name, args, kw, "chars?", &chars, "/"); err != nil {
+			return nil, err
+		}
+		if chars == None {
+			return ws(self.(string)), nil
+		}
+		c, ok := asStr(chars)
+		if !ok {
+			return nil, in.typeError("%s arg must be None or str", name)
+		}
+		return f(self.(string), c), nil
+	}
+}
+
+func strJoin(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+	var iterable Value
+	if err := in.UnpackArgs("str.join", args, kw, "iterable", &iterable, "/"); err != nil {
+		return nil, err
+	}
+	var parts []string
+	i := 0
+	err := in.forEach(iterable, func(v Value) error {
+		p, ok := asStr(v)
+		if !ok {
+			return in.typeError("sequence item %d: expected str instance, %s found", i, TypeOf(v).Name)
+		}
+		parts = append(parts, p)
+		i++
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return strings.Join(parts, self.(string)), nil
+}
+
+// strSplit is split or rsplit (right).
+func strSplit(name string, right bool) GoFunc {
+	return func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		var sep Value = None
+		n := int64(-1)
+		if err := in.UnpackArgs("str."+name, args, kw, "sep?", &sep, "maxsplit?", &n); err != nil {
+			return nil, err
+		}
+		x := self.(string)
+		var parts []string
+		if sep == None {
+			parts = strings.Fields(x)
+			if n >= 0 && int64(len(parts)) > n+1 {
+				parts = splitFieldsN(x, int(n), right)
+			}
+		} else {
+			s, ok := asStr(sep)
+			if !ok {
+				return nil, in.typeError("must be str or None, not %s", TypeOf(sep).Name)
+			}
+			if s == "" {
+				return nil, in.Raise(ValueErrorType, "empty separator")
+			}
+			if n < 0 {
+				parts = strings.Split(x, s)
+			} else if right {
+				parts = rsplitN(x, s, int(n))
+			} else {
+				parts = strings.SplitN(x, s, int(n)+1)
+			}
+		}
+		items := make([]Value, len(parts))
+		for i, p := range parts {
+			items[i] = p
+		}
+		return in.NewList(items), nil
+	}
+}
+
+// strPartition is partition or rpartition (cut finding the separator).
+func strPartition(name string, cut func(x, sep string) (before, after string, found bool)) GoFunc {
+	return func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		var sepArg Value
+		if err := in.UnpackArgs("str."+name, args, kw, "sep", &sepArg, "/"); err != nil {
+			return nil, err
+		}
+		sep, err := in.mustStr(sepArg)
+		if err != nil {
+			return nil, err
+		}
+		if sep == "" {
+			return nil, in.Raise(ValueErrorType, "empty separator")
+		}
+		before, after, found := cut(self.(string), sep)
+		if !found {
+			return in.NewTuple([]Value{before, "", after}), nil
+		}
+		return in.NewTuple([]Value{before, sep, after}), nil
+	}
+}
+
+// lastCut is rpartition's cut: at the last sep; a missing separator
+// puts the string last.
+func lastCut(x, sep string) (string, string, bool) {
+	i := strings.LastIndex(x, sep)
+	if i < 0 {
+		return "", x, false
+	}
+	return x[:i], x[i+len(sep):], true
+}
+
+func strSplitLines(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+	var keep int64
+	if err := in.UnpackArgs("str.splitlines", args, kw, "keepends?", &keep); err != nil {
+		return nil, err
+	}
+	lines := splitLines(self.(string), keep != 0)
+	items := make([]Value, len(lines))
+	for i, l := range lines {
+		items[i] = l
+	}
+	return in.NewList(items), nil
+}
+
+func strReplace(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+	var old, nw string
+	n := int64(-1)
+	if err := in.UnpackArgs("str.replace", args, kw, "old", &old, "new", &nw, "count?", &n, "/"); err != nil {
+		return nil, err
+	}
+	return strings.Replace(self.(string), old, nw, int(n)), nil
+}
+
+// strAffix is startswith or endswith: of a str or a tuple of them,
+// within the optional start and end.
+func strAffix(name string, f func(string, string) bool) GoFunc {
+	return func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.findArgs(name, args, kw); err != nil {
+			return nil, err
+		}
+		x, _, past, err := in.strWindow(self.(string), args[1:])
+		if err != nil || past {
+			return false, err
+		}
+		if t, ok := args[0].(*Tuple); ok {
+			for _, p := range t.items {
+				q, ok := asStr(p)
+				if !ok {
+					return nil, in.typeError("tuple for %s must only contain str, not %s", name, TypeOf(p).Name)
+				}
+				if f(x, q) {
+					return true, nil
+				}
+			}
+			return false, nil
+		}
+		p, ok := asStr(args[0])
+		if !ok {
+			return nil, in.typeError("%s first arg must be str or a tuple of str, not %s", name, TypeOf(args[0]).Name)
+		}
+		return f(x, p), nil
+	}
+}
+
+// strFind is find, rfind, index or rindex (raise: a ValueError when
+// the substring is not there).
+func strFind(name string, f func(string, string) int, raise bool) GoFunc {
+	return func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.findArgs(name, args, kw); err != nil {
+			return nil, err
+		}
+		sub, err := in.mustStr(args[0])
+		if err != nil {
+			return nil, err
+		}
+		x, from, past, err := in.strWindow(self.(string), args[1:])
+		i := -1
+		if err == nil && !past {
+			i = f(x, sub)
+		}
+		if err != nil || i < 0 {
+			if err == nil && raise {
+				err = in.Raise(ValueErrorType, "substring not found")
+			}
+			return int64(-1), err
+		}
+		if _, ascii := in.charsOf(self.(string)); ascii {
+			return int64(from + i), nil
+		}
+		return int64(from + len([]rune(x[:i]))), nil
+	}
+}
+
+func strCount(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+	if err := in.findArgs("count", args, kw); err != nil {
+		return nil, err
+	}
+	sub, err := in.mustStr(args[0])
+	if err != nil {
+		return nil, err
+	}
+	x, _, past, err := in.strWindow(self.(string), args[1:])
+	if err != nil || past {
+		return int64(0), err
+	}
+	return int64(strings.Count(x, sub)), nil
+}
+
+// strPad is ljust, rjust or center (align as a format spec aligns).
+func strPad(name string, align string) GoFunc {
+	return func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		var w int64
+		var fillArg Value
+		if err := in.UnpackArgs("str."+name, args, kw, "width", &w, "fillchar?", &fillArg, "/"); err != nil {
+			return nil, err
+		}
+		fill := " "
+		if fillArg != nil {
+			var ok bool
+			if fill, ok = asStr(fillArg); !ok {
+				return nil, in.typeError("The fill character must be a unicode character, not %s", TypeOf(fillArg).Name)
+			}
+			if utf8.RuneCountInString(fill) != 1 {
+				return nil, in.typeError("The fill character must be exactly one character long")
+			}
+		}
+		out, err := pyformat.FormatStr(self.(string), fill+align+itoa(w))
+		return out, in.pyErr(err)
+	}
+}
+
+func strZfill(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+	var w int64
+	if err := in.UnpackArgs("str.zfill", args, kw, "width", &w, "/"); err != nil {
+		return nil, err
+	}
+	x := self.(string)
+	sign := ""
+	if x != "" && (x[0] == '-' || x[0] == '+') {
+		sign, x = x[:1], x[1:]
+	}
+	for int64(len([]rune(x))+len(sign)) < w {
+		x = "0" + x
+	}
+	return sign + x, nil
+}
+
+func strEncode(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+	encoding, errors := "utf-8", "strict"
+	if err := in.UnpackArgs("str.encode", args, kw, "encoding?", &encoding, "errors?", &errors); err != nil {
+		return nil, err
+	}
+	return Bytes(self.(string)), nil
+}
+
+// strRemoveAffix is removeprefix or removesuffix.
+func strRemoveAffix(name string, cut func(x, p string) (string, bool)) GoFunc {
+	return func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		var p string
+		if err := in.UnpackArgs("str."+name, args, kw, "affix", &p, "/"); err != nil {
+			return nil, err
+		}
+		r, _ := cut(self.(string), p)
+		return r, nil
+	}
+}
+
+func strExpandTabs(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+	size := int64(8)
+	if err := in.UnpackArgs("str.expandtabs", args, kw, "tabsize?", &size); err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	col := int64(0)
+	for _, r := range self.(string) {
+		switch r {
+		case '\t':
+			if size > 0 {
+				n := size - col%size
+				b.WriteString(strings.Repeat(" ", int(n)))
+				col += n
+			}
+		case '\n', '\r':
+			b.WriteRune(r)
+			col = 0
+		default:
+			b.WriteRune(r)
+			col++
+		}
+	}
+	return b.String(), nil
+}
+
+func strTranslate(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+	var table Value
+	if err := in.UnpackArgs("str.translate", args, kw, "table", &table, "/"); err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	for _, r := range self.(string) {
+		v, err := in.GetItem(table, int64(r))
+		if err != nil {
+			if Matches(err, LookupErrorType) {
+				in.Drop(err)
+				b.WriteRune(r)
+				continue
+			}
+			return nil, err
+		}
+		switch x := plain(v).(type) {
+		case NoneType:
+		case string:
+			b.WriteString(x)
+		case int64:
+			b.WriteRune(rune(x))
+		default:
+			in.Decref(v)
+			return nil, in.typeError("character mapping must return integer, None or str")
+		}
+		in.Decref(v)
+	}
+	return b.String(), nil
 }
 
 // findArgs checks the arguments of str.find, index, count, startswith

@@ -157,15 +157,21 @@ func (in *Interp) callBuiltinOn(b *Builtin, self Value, args []Value, kw []Keywo
 func init() {
 	cmp := func(op syntax.CmpOpKind) GoFunc {
 		return func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs(op.Symbol(), args, kw, 1, 1); err != nil {
+			if err := in.slotArgs(cmpDunders[op][0], args, kw, 1); err != nil {
 				return nil, err
 			}
 			return in.Compare(op, self, args[0])
 		}
 	}
 	bin := func(op syntax.BinOpKind, reflected, inplace bool) GoFunc {
+		name := dunders[op][0]
+		if reflected {
+			name = dunders[op][1]
+		} else if inplace {
+			name = dunders[op][2]
+		}
 		return func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs(op.Symbol(), args, kw, 1, 1); err != nil {
+			if err := in.slotArgs(name, args, kw, 1); err != nil {
 				return nil, err
 			}
 			a, b := self, args[0]
@@ -181,7 +187,7 @@ func init() {
 	}
 	unary := func(name string, f func(in *Interp, self Value) (Value, error)) GoFunc {
 		return func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs(name, args, kw, 0, 0); err != nil {
+			if err := in.slotArgs(name, args, kw, 0); err != nil {
 				return nil, err
 			}
 			return f(in, self)
@@ -198,8 +204,8 @@ func init() {
 			return k.i, err
 		}),
 		"__format__": func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			spec, err := in.strArg("__format__", args, 0)
-			if err != nil {
+			var spec string
+			if err := in.UnpackArgs(TypeOf(self).Name+".__format__", args, kw, "format_spec", &spec, "/"); err != nil {
 				return nil, err
 			}
 			return in.Format(self, spec)
@@ -212,13 +218,13 @@ func init() {
 		"__len__":  unary("__len__", func(in *Interp, self Value) (Value, error) { return in.Len(self) }),
 		"__iter__": unary("__iter__", func(in *Interp, self Value) (Value, error) { return in.Iter(self) }),
 		"__contains__": func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs("__contains__", args, kw, 1, 1); err != nil {
+			if err := in.slotArgs("__contains__", args, kw, 1); err != nil {
 				return nil, err
 			}
 			return in.Contains(self, args[0])
 		},
 		"__getitem__": func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs("__getitem__", args, kw, 1, 1); err != nil {
+			if err := in.UnpackArgs(TypeOf(self).Name+".__getitem__", args, kw, "key", new(Value), "/"); err != nil {
 				return nil, err
 			}
 			return in.GetItem(self, args[0])
@@ -228,13 +234,13 @@ func init() {
 	}
 	mutable := map[string]GoFunc{
 		"__setitem__": func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs("__setitem__", args, kw, 2, 2); err != nil {
+			if err := in.slotArgs("__setitem__", args, kw, 2); err != nil {
 				return nil, err
 			}
 			return None, in.SetItem(self, args[0], args[1])
 		},
 		"__delitem__": func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.fixedArgs("__delitem__", args, kw, 1, 1); err != nil {
+			if err := in.slotArgs("__delitem__", args, kw, 1); err != nil {
 				return nil, err
 			}
 			return None, in.DelItem(self, args[0])
@@ -284,7 +290,7 @@ func init() {
 	strMod.Method, strMod.Owner = true, StrType
 	nativeMethods[StrType]["__mod__"] = strMod
 	dictGetItem = NewBuiltin("__getitem__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("__getitem__", args, kw, 1, 1); err != nil {
+		if err := in.UnpackArgs("dict.__getitem__", args, kw, "key", new(Value), "/"); err != nil {
 			return nil, err
 		}
 		if o, ok := self.(*Instance); ok && o.base != nil {
@@ -354,11 +360,11 @@ var dictGetItem *Builtin
 func nativeInit(name string, fill func(in *Interp, self Value, args []Value, kw []KeywordArg) error) *Builtin {
 	owner := map[string]*Class{"list": ListType, "dict": DictType, "set": SetType}[name]
 	b := NewBuiltin("__init__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		pkw := kw
 		if name == "dict" {
-			if len(args) > 1 {
-				return nil, in.typeError("dict expected at most 1 argument, got %d", len(args))
-			}
-		} else if err := in.fixedArgs(name, args, kw, 0, 1); err != nil {
+			pkw = nil // dict's keywords are its items
+		}
+		if err := in.unpackExpected(name, args, pkw, "iterable?", new(Value), "/"); err != nil {
 			return nil, err
 		}
 		return None, fill(in, self, args, kw)

@@ -13,8 +13,8 @@ func init() {
 	for _, c := range []*Class{stdoutType, stderrType} {
 		c.Native = false
 		method(c, "write", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-			s, err := in.strArg("write", args, 0)
-			if err != nil {
+			var s string
+			if err := in.UnpackArgs("TextIOWrapper.write", args, kw, "s", &s, "/"); err != nil {
 				return nil, err
 			}
 			out := in.Stdout
@@ -56,16 +56,17 @@ func sysModule(in *Interp) (*ModuleObj, error) {
 	m.Set(in, "version_info", vi)
 	in.Decref(vi)
 	in.fn(m, "getrefcount", "getrefcount(obj): the object's reference count, the argument's included", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("getrefcount", args, kw, 1, 1); err != nil {
+		var obj Value
+		if err := in.UnpackArgs("sys.getrefcount", args, kw, "object", &obj, "/"); err != nil {
 			return nil, err
 		}
-		if o, ok := args[0].(Object); ok {
+		if o, ok := obj.(Object); ok {
 			return int64(o.header().refs), nil
 		}
 		return int64(1 << 30), nil
 	})
 	in.fn(m, "exc_info", "exc_info(): the exception being handled, as (type, value, traceback)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("exc_info", args, kw, 0, 0); err != nil {
+		if err := in.UnpackArgs("sys.exc_info", args, kw); err != nil {
 			return nil, err
 		}
 		if len(in.handling) == 0 {
@@ -83,13 +84,14 @@ func sysModule(in *Interp) (*ModuleObj, error) {
 		return int64(recursionLimit), nil
 	})
 	in.fn(m, "exit", "exit(code=None): raises SystemExit(code)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("exit", args, kw, 0, 1); err != nil {
+		var status Value = None
+		if err := in.UnpackArgs("sys.exit", args, kw, "status?", &status, "/"); err != nil {
 			return nil, err
 		}
-		if len(args) == 1 && args[0] == None {
-			args = nil // CPython raises SystemExit() for sys.exit(None)
+		if status == None {
+			return nil, in.raiseInst(in.NewException(SystemExitType)) // CPython raises SystemExit() for sys.exit(None)
 		}
-		return nil, in.raiseInst(in.NewException(SystemExitType, args...))
+		return nil, in.raiseInst(in.NewException(SystemExitType, status))
 	})
 	return m, nil
 }

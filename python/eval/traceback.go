@@ -262,11 +262,12 @@ func moduleOperatorAnchors(r []rune, from, to int) (left, right int) {
 func tracebackModule(in *Interp) (*ModuleObj, error) {
 	m := in.NewModule("traceback")
 	in.fn(m, "extract_tb", "extract_tb(tb): the traceback's entries", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if len(args) != 1 {
-			return nil, in.typeError("extract_tb() takes one traceback")
+		var tbArg, limit Value
+		if err := in.UnpackDefArgs("extract_tb", args, kw, "tb", &tbArg, "limit?", &limit); err != nil {
+			return nil, err
 		}
 		var items []Value
-		if tb, ok := args[0].(*tracebackObj); ok {
+		if tb, ok := tbArg.(*tracebackObj); ok {
 			for i := len(tb.frames) - 1; i >= 0; i-- {
 				items = append(items, tb.frames[i].name)
 			}
@@ -274,10 +275,11 @@ func tracebackModule(in *Interp) (*ModuleObj, error) {
 		return in.NewList(items), nil
 	})
 	in.fn(m, "clear_frames", "clear_frames(tb): clear the locals of the traceback's frames", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if len(args) != 1 {
-			return nil, in.typeError("clear_frames() takes one traceback")
+		var tbArg Value
+		if err := in.UnpackDefArgs("clear_frames", args, kw, "tb", &tbArg); err != nil {
+			return nil, err
 		}
-		if tb, ok := args[0].(*tracebackObj); ok {
+		if tb, ok := tbArg.(*tracebackObj); ok {
 			for _, f := range tb.frames {
 				if f != in.frame && f.gen == nil && !f.toplevel {
 					locals := f.locals
@@ -299,12 +301,13 @@ func tracebackModule(in *Interp) (*ModuleObj, error) {
 		return "NoneType: None\n", nil
 	})
 	in.fn(m, "format_exception", "format_exception(exc) or (type, value, tb): the exception's traceback, as a list of strings", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("format_exception", args, kw, 1, 3); err != nil {
+		var exc, value, tb, limit, chain Value
+		if err := in.UnpackDefArgs("format_exception", args, kw, "exc", &exc, "/", "value?", &value, "tb?", &tb, "limit?", &limit, "chain?", &chain); err != nil {
 			return nil, err
 		}
-		v := args[0]
-		if len(args) > 1 {
-			v = args[1]
+		v := exc
+		if value != nil {
+			v = value // the old form: (type, value, tb)
 		}
 		e, ok := v.(*Instance)
 		if !ok || !isException(e.cls) {

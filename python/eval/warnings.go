@@ -192,70 +192,60 @@ func (in *Interp) addWarnFilter(action, message string, category *Class, appendL
 func warningsModule(in *Interp) (*ModuleObj, error) {
 	m := in.NewModule("warnings")
 	in.fn(m, "warn", "warn(message, category=UserWarning, stacklevel=1)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		a, err := in.ArgSpec("warn", args, kw, 1, "message", "category", "stacklevel", "source")
-		if err != nil {
+		var message, cat, source Value
+		level := int64(1)
+		if err := in.UnpackArgs("warn", args, kw, "message", &message, "category?", &cat, "stacklevel?", &level, "source?", &source); err != nil {
 			return nil, err
 		}
 		category, msg := UserWarningType, ""
-		if o, ok := a[0].(*Instance); ok && o.cls.IsSubclass(WarningType) {
+		var err error
+		if o, ok := message.(*Instance); ok && o.cls.IsSubclass(WarningType) {
 			category, msg = o.cls, in.excStr(o)
-		} else if msg, err = in.Str(a[0]); err != nil {
+		} else if msg, err = in.Str(message); err != nil {
 			return nil, err
 		}
-		if c, ok := a[1].(*Class); ok {
+		if c, ok := cat.(*Class); ok {
 			if !c.IsSubclass(WarningType) {
 				return nil, in.typeError("category must be a Warning subclass, not '%s'", c.Name)
 			}
 			category = c
-		} else if a[1] != nil && a[1] != None {
-			return nil, in.typeError("category must be a Warning subclass, not '%s'", TypeOf(a[1]).Name)
-		}
-		level := int64(1)
-		if a[2] != nil {
-			if level, err = in.Index(a[2]); err != nil {
-				return nil, err
-			}
+		} else if cat != nil && cat != None {
+			return nil, in.typeError("category must be a Warning subclass, not '%s'", TypeOf(cat).Name)
 		}
 		return None, in.Warn(category, msg, int(level))
 	})
 	filter := func(name string, withMessage bool) {
 		in.fn(m, name, "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-			names := []string{"action", "category", "lineno", "append"}
+			var actionArg, messageArg, cat, module, lineno, appendArg Value
+			var err error
 			if withMessage {
-				names = []string{"action", "message", "category", "module", "lineno", "append"}
+				err = in.UnpackDefArgs(name, args, kw, "action", &actionArg, "message?", &messageArg, "category?", &cat, "module?", &module, "lineno?", &lineno, "append?", &appendArg)
+			} else {
+				err = in.UnpackDefArgs(name, args, kw, "action", &actionArg, "category?", &cat, "lineno?", &lineno, "append?", &appendArg)
 			}
-			a, err := in.ArgSpec(name, args, kw, 1, names...)
 			if err != nil {
 				return nil, err
 			}
-			get := func(n string) Value {
-				for i, x := range names {
-					if x == n {
-						return a[i]
-					}
-				}
-				return nil
-			}
-			action, err := in.Str(a[0])
+			action, err := in.Str(actionArg)
 			if err != nil {
 				return nil, err
 			}
 			message := ""
-			if v := get("message"); v != nil {
-				if message, err = in.Str(v); err != nil {
+			if messageArg != nil {
+				if message, err = in.Str(messageArg); err != nil {
 					return nil, err
 				}
 			}
-			if v := get("module"); v != nil && v != "" {
+			if module != nil && module != "" {
 				return nil, in.Raise(NotImplementedErrType, "%s(module=...) is not modelled by gpumemrepl", name)
 			}
 			category := WarningType
-			if c, ok := get("category").(*Class); ok {
+			if c, ok := cat.(*Class); ok {
 				category = c
 			}
 			last := false
-			if v := get("append"); v != nil {
-				if last, err = in.Truth(v); err != nil {
+			if appendArg != nil {
+				if last, err = in.Truth(appendArg); err != nil {
 					return nil, err
 				}
 			}

@@ -147,14 +147,11 @@ func weakrefModule(in *Interp) (*ModuleObj, error) {
 		return w, nil
 	}
 	in.fn(m, "ref", "ref(object[, callback])", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.fixedArgs("ref", args, kw, 1, 2); err != nil {
+		var obj, cb Value
+		if err := in.unpackExpected("__new__", args, kw, "object", &obj, "callback?", &cb, "/"); err != nil {
 			return nil, err
 		}
-		var cb Value
-		if len(args) == 2 {
-			cb = args[1]
-		}
-		return mk(args[0], cb, false, nil)
+		return mk(obj, cb, false, nil)
 	})
 	in.fn(m, "finalize", "finalize(obj, func, *args)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 		if len(args) < 2 || len(kw) > 0 {
