@@ -35,25 +35,3 @@ func (in *Interp) ArgSpec(fn string, args []Value, kw []KeywordArg, required int
 	}
 	return out, nil
 }
-
-// fixedArgs checks a count of positional arguments, without keywords.
-func (in *Interp) fixedArgs(fn string, args []Value, kw []KeywordArg, min, max int) error {
-	if err := in.noKw(fn, kw); err != nil {
-		return err
-	}
-	switch {
-	case min == max && len(args) != min:
-		if min == 0 {
-			return in.typeError("%s() takes no arguments (%d given)", fn, len(args))
-		}
-		if min == 1 {
-			return in.typeError("%s() takes exactly one argument (%d given)", fn, len(args))
-		}
-		return in.typeError("%s expected %d arguments, got %d", fn, min, len(args))
-	case len(args) < min:
-		return in.typeError("%s expected at least %d argument%s, got %d", fn, min, plural(min), len(args))
-	case len(args) > max:
-		return in.typeError("%s expected at most %d argument%s, got %d", fn, max, plural(max), len(args))
-	}
-	return nil
-}

@@ -215,6 +215,9 @@ func (in *Interp) genericSetAttr(obj Value, name string, v Value) error {
 		if name == "__dict__" {
 			return in.setInstanceDict(o, v)
 		}
+		if o.Dict == nil { // object(), which has no __dict__
+			return in.Raise(AttributeErrorType, "'%s' object has no attribute '%s'", o.cls.Name, name)
+		}
 		d = o.Dict
 	case *Class:
 		if o.Native {
@@ -298,19 +301,19 @@ var objectSetattr, objectDelattr *Builtin
 
 func init() {
 	objectSetattr = NewBuiltin("__setattr__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if len(args) != 2 {
-			return nil, in.typeError("__setattr__ expected 2 arguments, got %d", len(args))
+		if err := in.slotArgs("__setattr__", args, kw, 2); err != nil {
+			return nil, err
 		}
-		name, ok := args[0].(string)
-		if !ok {
-			return nil, in.typeError("attribute name must be string, not '%s'", TypeOf(args[0]).Name)
+		name, err := in.attrName(args[0])
+		if err != nil {
+			return nil, err
 		}
 		return None, in.genericSetAttr(self, name, args[1])
 	})
 	ObjectType.SetMethod(objectSetattr)
 	objectDelattr = NewBuiltin("__delattr__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if len(args) != 1 {
-			return nil, in.typeError("__delattr__ expected 1 argument, got %d", len(args))
+		if err := in.slotArgs("__delattr__", args, kw, 1); err != nil {
+			return nil, err
 		}
 		name, ok := args[0].(string)
 		if !ok {

@@ -368,7 +368,7 @@ func (in *Interp) methodOf(obj Value, name string) Value {
 	default:
 		return nil
 	}
-	if inst, ok := obj.(*Instance); ok {
+	if inst, ok := obj.(*Instance); ok && inst.Dict != nil {
 		if _, shadow := inst.Dict.getStr(name); shadow {
 			return nil
 		}
