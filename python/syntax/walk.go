@@ -25,8 +25,19 @@ func children(n any) []any {
 		}
 	}
 	switch n := n.(type) {
-	case *Module:
-		addStmts(add, n.Body)
+	case Stmt:
+		stmtChildren(n, add)
+	case Expr:
+		exprNodeChildren(n, add)
+	default:
+		helperChildren(n, add)
+	}
+	return out
+}
+
+// stmtChildren adds a statement's children.
+func stmtChildren(n Stmt, add func(...any)) {
+	switch n := n.(type) {
 	case *FunctionDef:
 		add(n.Args)
 		addStmts(add, n.Body)
@@ -88,6 +99,12 @@ func children(n any) []any {
 		}
 	case *ExprStmt:
 		add(n.Value)
+	}
+}
+
+// exprNodeChildren adds an expression's children.
+func exprNodeChildren(n Expr, add func(...any)) {
+	switch n := n.(type) {
 	case *BoolOp:
 		addExprs(add, n.Values)
 	case *NamedExpr:
@@ -147,6 +164,15 @@ func children(n any) []any {
 		addExprs(add, n.Elts)
 	case *Slice:
 		add(n.Lower, n.Upper, n.Step)
+	}
+}
+
+// helperChildren adds the children of a module or of a helper node
+// (*Arguments, *Arg, *Keyword, *WithItem, *ExceptHandler, *Comprehension).
+func helperChildren(n any, add func(...any)) {
+	switch n := n.(type) {
+	case *Module:
+		addStmts(add, n.Body)
 	case *Arguments:
 		for _, a := range append(append([]*Arg{}, n.Posonlyargs...), n.Args...) {
 			add(a)
@@ -171,9 +197,7 @@ func children(n any) []any {
 		add(n.Target, n.Iter)
 		addExprs(add, n.Ifs)
 	}
-	return out
 }
-
 func addStmts(add func(...any), ss []Stmt) {
 	for _, s := range ss {
 		add(s)
