@@ -1,3 +1,13 @@
+// Tests of the caching allocator. Its oracle is PyTorch 2.11's
+// CUDACachingAllocator as recorded on the H200: the traces of
+// testdata/truth/traces and testdata/traces, replayed op by op with every
+// memory_stats() key compared (allocator/trace's TestConformance, and
+// gpumemrepl replay --check in .ci/run), and the snapshots of real
+// training runs (testdata/models, testdata/truth/workloads) that
+// allocator/snapshot replays. Here: PyTorch 2.11's own texts for
+// PYTORCH_CUDA_ALLOC_CONF's errors, the OOM message and memory_summary()
+// (testdata/summary_alloc1000.golden), as scripts/probe_torch.py asked
+// them of PyTorch, and the allocator's invariants.
 package allocator
 
 import (

@@ -1,3 +1,10 @@
+// Tests of the engine's Go API. The oracle of every memory rule is
+// PyTorch 2.11 on the H200: the programs of testdata/pyrules and their
+// recordings (NAME.jsonl beside each, by scripts/record_script.py),
+// compared statement by statement through the binary (cmd/gpumemrepl's
+// TestPythonAsPasted over testdata/python_passing.txt) and event by event
+// (torchpy's *_events_test.go); the probes' tables (testdata/pyrules/*.txt)
+// for the kernels' workspaces.
 package engine
 
 import (

@@ -1,3 +1,8 @@
+// Tests of the runners and the step report. The figures they print come
+// from the engine, whose oracle is PyTorch on the H200 (testdata/pyrules,
+// checked statement by statement through the binary by cmd/gpumemrepl's
+// TestPythonAsPasted); here, the report's layout and the runners' steps
+// as the manual describes them.
 package repl
 
 import (

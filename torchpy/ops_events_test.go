@@ -1,3 +1,9 @@
+// Tests of the torch binding. The oracle is PyTorch 2.11 on the H200: the
+// programs of testdata/pyrules recorded with --events, whose allocations
+// and frees the binding must make in PyTorch's order, printing what
+// PyTorch printed (TestOpRulesEventsAndPrints); testdata/python_passing.txt
+// lists those that must match at every statement through the binary
+// (cmd/gpumemrepl's TestPythonAsPasted).
 package torchpy_test
 
 import (

@@ -1,3 +1,6 @@
+// Tests of two runs compared. The oracle is scripts/record_diff.py's
+// recordings on the H200 (testdata/diff: gpt_train under two configs, and
+// pytorch#123548's loop with PyTorch's figures after every cycle).
 package diff
 
 import (

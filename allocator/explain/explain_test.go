@@ -1,3 +1,8 @@
+// Tests of an OOM explained with a fix. No recording is the oracle here:
+// the histories are built by hand (some as scripts/oom_*.gpumem make
+// them) and replayed by the allocator, whose own oracle is the recorded
+// traces (see package allocator's tests); the tests check the cause
+// found and that the fix proposed, replayed, fits.
 package explain
 
 import (

@@ -1,3 +1,8 @@
+// Tests of the pinned host allocator. The oracle is PyTorch's recording
+// of pinned allocations, frees, reuses, non-blocking copies and
+// empty_cache (testdata/host/host.jsonl, by scripts/record_host.py):
+// TestRecordedHostAllocator compares host_memory_stats() after every
+// step.
 package host
 
 import (

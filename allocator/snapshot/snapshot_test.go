@@ -1,3 +1,7 @@
+// Tests of PyTorch memory snapshots. The oracle is the snapshots PyTorch
+// 2.11 wrote on the H200 (testdata/models/*.pickle,
+// testdata/truth/workloads; gpumemrepl replay --check in .ci/run replays
+// each), and for what-if replays scripts/record_whatif.py's recordings.
 package snapshot
 
 import (

@@ -1,3 +1,7 @@
+// Tests of trace files. The oracle is the traces recorded from PyTorch
+// 2.11 (testdata/truth/traces, testdata/traces): TestConformance replays
+// each and compares every memory_stats() key PyTorch reported after every
+// op, the OOM texts and the layouts.
 package trace
 
 import (

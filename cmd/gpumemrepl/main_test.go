@@ -1,3 +1,10 @@
+// Tests through the built binary, as a user runs it. The oracles are
+// PyTorch 2.11 on the H200 and CPython: the programs of testdata/pyrules
+// and their recordings (TestPythonAsPasted: every program of
+// testdata/python_passing.txt matches PyTorch's allocated and reserved
+// bytes at every statement), the golden transcripts of testdata/golden,
+// python/eval's CPython goldens (TestPythonSemantics), and the recorded
+// traces and snapshots (replay --check).
 package main
 
 import (

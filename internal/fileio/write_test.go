@@ -1,3 +1,5 @@
+// Tests of files written whole or not at all. The oracle is the file
+// system (a rename over the old file), not a recording.
 package fileio
 
 import (

@@ -1,9 +1,12 @@
 package eval
 
-// ArgSpec checks a Go function's arguments as CPython's argument
-// clinic does: at most len(names) of them, positionally or by keyword,
-// the first required of them needed. It returns them in names order,
-// nil where absent (borrowed).
+// ArgSpec checks the arguments of a Go function of the embedder (torchpy's
+// PyTorch functions): at most len(names) of them, positionally or by
+// keyword, the first required of them needed. It returns them in names
+// order, nil where absent (borrowed). Its words are Argument Clinic's
+// for a count and a def's for an unknown keyword; PyTorch's own argument
+// parser words its errors otherwise, which is not modelled. The
+// evaluator's own functions use UnpackArgs.
 func (in *Interp) ArgSpec(fn string, args []Value, kw []KeywordArg, required int, names ...string) ([]Value, error) {
 	if len(args) > len(names) {
 		if len(names) == 0 {

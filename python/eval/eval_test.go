@@ -1,3 +1,8 @@
+// Tests of the evaluator. The oracle is CPython 3.11: testdata/NAME.out is
+// what python3 printed for testdata/NAME.py (scripts/eval_golden.sh;
+// call_args.out is CPython 3.12.3's, from the GPU machine), compared byte
+// for byte by TestPrograms; cmd/gpumemrepl's TestPythonSemantics runs some
+// of the programs through the binary.
 package eval_test
 
 import (

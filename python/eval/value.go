@@ -12,6 +12,17 @@
 // else is an Object, whose Header holds its count. The torch module and
 // its types are declared by another package through this one's API
 // (Class, Builtin, Module).
+//
+// Where things live: the evaluator proper in expr.go, exec.go, call.go,
+// frame.go, ops.go, attr.go and items.go; the built-in functions in
+// builtins.go (builtinFuncs, one named function each) and the types'
+// constructors in typenew.go; a type's methods in a file of its own
+// (strmethods.go, listmethods.go, dictmethods.go, sets.go, deque.go);
+// each standard module in a file named for it (sys.go, math.go,
+// itertools.go, ...), listed in modules.go; the parts of modules written
+// in Python in lib/NAME.py, embedded. A Go function reads its arguments
+// with UnpackArgs (unpack.go), which declares its parameters once and
+// fails with CPython's own words; testdata/arg_errors.py holds CPython's.
 package eval
 
 import (

@@ -1,3 +1,7 @@
+// Tests of the tokenizer and parser. The oracle is CPython's ast module:
+// TestCPythonCorpus parses the standard library with this package and
+// with ast (testdata/astdump.py) and compares the trees, node by node,
+// positions included; errors are compared with compile()'s.
 package syntax
 
 import (

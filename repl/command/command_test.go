@@ -1,3 +1,6 @@
+// Tests of the short command form. Its oracle is the manual and help
+// (every entry reads back); a command does what the Python line it
+// becomes does (see package repl).
 package command
 
 import (

@@ -1,3 +1,7 @@
+// Tests of the HTML page of plot. No recording is the oracle: the page is
+// checked for what it draws (a band per allocation, stacked as PyTorch's
+// memory_viz stacks them) and that it reaches for nothing outside itself;
+// cmd/gpumemrepl opens it in chromium.
 package plot
 
 import (

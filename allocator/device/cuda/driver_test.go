@@ -1,3 +1,7 @@
+// Tests of the real GPU through libcuda.so.1. The oracle is the CUDA
+// driver itself: the device tests run on the GPU machine
+// (GPUMEMREPL_REQUIRE_GPU=1 makes a missing GPU a failure there) and skip
+// elsewhere; the struct layouts are checked against cuda.h's.
 package cuda
 
 import (

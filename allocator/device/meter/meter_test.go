@@ -1,3 +1,5 @@
+// Tests of the NVML readings. The oracle is NVML on the GPU machine;
+// without one, only the errors are checked here.
 package meter
 
 import (

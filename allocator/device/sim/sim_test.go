@@ -1,3 +1,7 @@
+// Tests of the simulated GPU. Its oracle is the H200's CUDA driver: the
+// addresses it gave (testdata/driver_addresses.json) and the segments
+// PyTorch 2.11 made there (testdata/segments, recorded by
+// scripts/record_script.py; TestPlacementInPyTorch).
 package sim
 
 import (
