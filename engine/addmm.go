@@ -5,7 +5,7 @@ import (
 )
 
 // torch.addmm(input, mat1, mat2, beta=1, alpha=1)
-// (testdata/pyrules/ops_arith_more.py): a new matrix; the cuBLAS
+// (testdata/pyrules/ops_floordiv_addmm.py): a new matrix; the cuBLAS
 // workspace on first use, and cuBLASLt's too when input is a bias (one
 // dimension, mat2's columns) added as is (beta and alpha 1), as
 // F.linear's addmm; a full input is copied into the output, no more

@@ -19,7 +19,7 @@ import (
 // and a range, each as large as the index, and CUB's scratch
 // (indexSortScratch, radixsort.go); all but the zeros freed, newest
 // first, the flattened index last (ops_index_grad.py,
-// ops_index_grad_more.py); indices apart add a contiguous copy of the
+// ops_index_grad_dense.py); indices apart add a contiguous copy of the
 // zeros after the gradient's (index_mixed.py). Indices on the host
 // of a CUDA x, and a bool mask there, are copied over (IndexTensor,
 // HostMaskIndex). What PyTorch refuses is checked in indexcheck.go.
@@ -229,7 +229,7 @@ func (s *Session) dropInOrder(ts []*Tensor) {
 // [count, mask dims], x indexed by its columns there, the copy freed
 // after the output; IndexBackward0 keeps the mask, and its backward is
 // that of host indices of count elements, one a mask dimension
-// (index_host.py, index_host_more.py, index_broadcast.py).
+// (index_host.py, index_host_two.py, index_broadcast.py).
 func (s *Session) HostMaskIndex(x, mask *Tensor) (*Tensor, error) {
 	cols, err := s.hostMaskColumns(x, mask, 0, "x[mask]")
 	if err != nil {
@@ -282,7 +282,7 @@ func (s *Session) hostMaskColumns(x, mask *Tensor, at int, op string) ([]*Tensor
 // HostMaskAssign is x[mask] = value for a CUDA x and a bool mask on the
 // host: index_put_, not masked_fill_: a Python number (value nil) made
 // a 0-d tensor of x's dtype, the mask's nonzero taken on the host and
-// copied over, then both freed, newest first (index_host_more.py). A
+// copied over, then both freed, newest first (index_host_two.py). A
 // value that does not broadcast to [count, x's other dimensions...] is
 // PyTorch's shape mismatch, once the copy exists.
 func (s *Session) HostMaskAssign(x, mask, value *Tensor) error {
@@ -410,7 +410,7 @@ func (s *Session) indexPutTemps(g *Tensor, n uint64, host []bool, expanded, copi
 // elements, host[i] when the i-th is on the host: for each in order, on
 // the GPU its wrapped copy, then that times its dimension's stride, the
 // copy freed; from the host one copy of what the host computed; from the
-// second on, that added into the first's and freed (index_host_more.py).
+// second on, that added into the first's and freed (index_host_two.py).
 func (s *Session) linearIndex(dev Device, n uint64, host []bool) (*storage, error) {
 	var flat *storage
 	for i, h := range host {

@@ -293,7 +293,7 @@ var halfToFloatNodes = map[string]string{"softmax": "SoftmaxBackward0", "log_sof
 
 // halfToFloat runs softmax, log_softmax, cumsum or norm of a float16 t
 // into float32 as PyTorch's kernels do it (amp_ops.jsonl,
-// amp_more.jsonl): the float32 output (and norm's reduction
+// amp_reductions.jsonl): the float32 output (and norm's reduction
 // temporaries); cumsum then copies t to float32 for its kernel (freed at
 // once). Their backward makes t's gradient in t's dtype: softmax's and
 // log_softmax's then a float32 temporary of its shape (saving the
@@ -363,7 +363,7 @@ func (s *Session) readAsFloat32(t *Tensor) *Tensor {
 // crossEntropyRun is F.cross_entropy under autocast. PyTorch's composite
 // calls log_softmax with the input's own dtype (which autocast leaves)
 // and then nll_loss, a float32 op, which casts the log-probabilities of
-// a lower-precision input to float32 (amp_more.jsonl: the bfloat16
+// a lower-precision input to float32 (amp_reductions.jsonl: the bfloat16
 // log-probabilities, their float32 cast, the loss and total_weight).
 // The engine's cross_entropy runs its log_softmax through the op table
 // and its nll_loss directly, so that log_softmax runs as it is and

@@ -187,7 +187,7 @@ func TestGradScalerTensors(t *testing.T) {
 	s.FreeGradScaler(g)
 }
 
-// TestAutocastHalfToFloat replays amp_more.jsonl's float16 softmax
+// TestAutocastHalfToFloat replays amp_reductions.jsonl's float16 softmax
 // under float16 autocast: the float32 output alone (no cast of the
 // input), then in backward the input's float16 gradient and a float32
 // temporary of its shape.
@@ -220,7 +220,7 @@ func TestAutocastHalfToFloat(t *testing.T) {
 	}
 }
 
-// TestAutocastCrossEntropy replays amp_more.jsonl's F.cross_entropy of
+// TestAutocastCrossEntropy replays amp_reductions.jsonl's F.cross_entropy of
 // bfloat16 logits under bf16 autocast: the bfloat16 log-probabilities,
 // nll_loss's float32 cast of them, then the loss and total_weight.
 func TestAutocastCrossEntropy(t *testing.T) {

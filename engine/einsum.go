@@ -5,7 +5,7 @@ import (
 )
 
 // torch.einsum as aten computes it (testdata/pyrules/ops_einsum.py,
-// ops_einsum_more.py, ops_einsum_forms.py): each operand's dimensions
+// ops_einsum_contractions.py, ops_einsum_forms.py): each operand's dimensions
 // are laid out as the output's letters, then the contracted ones, each
 // a view (a letter twice in one term a diagonal, then a permute; a
 // letter the operand lacks an unsqueeze; then a permute); one operand's

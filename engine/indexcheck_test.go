@@ -7,7 +7,7 @@ import (
 
 // TestValueShapeError: a value broadcasts to the indexing result once
 // its leading 1s are dropped, and the error names what is left
-// (index_errors.py, index_errors_more.py).
+// (index_errors.py, index_errors_broadcast.py).
 func TestValueShapeError(t *testing.T) {
 	for _, c := range []struct {
 		value, result []int64

@@ -5,7 +5,7 @@ import (
 )
 
 // index_select, index_add, and the in-place index and scatter writes
-// (testdata/pyrules/ops_index_grad.py, ops_index_grad_more.py):
+// (testdata/pyrules/ops_index_grad.py, ops_index_grad_dense.py):
 // index_select makes a new dense tensor, its dimension dim as long as
 // the index, and saves the index; its backward (index_add_ into zeros)
 // makes one tensor of the input's shape and nothing else. index_add_,

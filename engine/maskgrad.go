@@ -4,7 +4,7 @@ import "fmt"
 
 // The backward of indexing by a bool mask and of masked_select on the
 // GPU, as PyTorch 2.11 runs them (testdata/pyrules/ops_mask_grad.py,
-// ops_mask_grad_more.py, recorded with their allocator events on the
+// ops_mask_grad_shapes.py, recorded with their allocator events on the
 // H200).
 //
 // x[mask] is IndexBackward0, which saves the mask: its backward makes

@@ -245,7 +245,7 @@ func (s *Session) MaskedSelect(x, mask *Tensor) (*Tensor, error) {
 	}
 	// the mask expanded to shape is a view that is not contiguous, which
 	// nonzero and masked_scatter_ copy dense, unless only dimensions of
-	// size 1 were added (ops_mask_grad_more.py line 108; a mask whose
+	// size 1 were added (ops_mask_grad_shapes.py line 108; a mask whose
 	// values the tool knows is contiguous)
 	copied := numel(mask.Shape) != numel(shape)
 	out, err := s.selectByMask(x, shape, shape, ms, copied)

@@ -244,7 +244,7 @@ func numberOf(v any) (float64, bool) {
 // rpow is base ** x for a Python number base (PowBackward2): a new
 // tensor, after the number is wrapped as an 8-byte tensor on x's device
 // and freed; saves the result; backward makes grad * result (a
-// temporary), then the gradient (testdata/pyrules/ops_arith_more.py).
+// temporary), then the gradient (testdata/pyrules/ops_floordiv_addmm.py).
 func (s *Session) rpow(base float64, x *Tensor) (*Tensor, error) {
 	dt := x.DType
 	if !isFloat(dt) && base != math.Trunc(base) {

@@ -32,7 +32,7 @@ import (
 //     mat1's, mat2's, then the bias's; mv's makes the matrix's, an outer
 //     product of the gradient and the vector (elementwise: no workspace,
 //     no copy), then the vector's (testdata/pyrules/products.py and
-//     products_more.py).
+//     products_mv_bmm.py).
 
 // matmul and mm as table entries.
 func init() {

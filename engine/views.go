@@ -179,7 +179,7 @@ func (s *Session) Expand(t *Tensor, shape []int64) (*Tensor, error) {
 // dtype, else a copy converted on its device (values converted where
 // known), laid out as t when t's elements are dense (a transposed view); autograd records it as ToCopyBackward0, which saves nothing
 // and converts the gradient back (castBackward, engine/autocast.go;
-// testdata/pyrules/amp_more.py).
+// testdata/pyrules/amp_reductions.py).
 func (s *Session) ToDType(t *Tensor, dt DType) (*Tensor, error) {
 	if t.DType.Name == dt.Name {
 		return share(t), nil

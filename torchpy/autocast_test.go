@@ -23,7 +23,7 @@ import (
 // which the driver placed around a library the host mapped and its own
 // allocations (testdata/segments/README.md).
 func TestAutocastEventsInOrder(t *testing.T) {
-	for _, name := range []string{"amp_linear", "amp_ops", "amp_more"} {
+	for _, name := range []string{"amp_linear", "amp_ops", "amp_reductions"} {
 		t.Run(name, func(t *testing.T) {
 			s, _ := runRule(t, name)
 			var got []event
@@ -69,7 +69,7 @@ func freesAsSets(evs []event) []event {
 // dtypes, settings and scales PyTorch printed (torch.is_autocast_enabled,
 // torch.get_autocast_dtype, GradScaler.get_scale, outputs' dtypes).
 func TestAutocastPrintsWhatPyTorchPrinted(t *testing.T) {
-	for _, name := range []string{"amp_linear", "amp_ops", "amp_scaler", "amp_more"} {
+	for _, name := range []string{"amp_linear", "amp_ops", "amp_scaler", "amp_reductions"} {
 		t.Run(name, func(t *testing.T) {
 			_, printed := runRule(t, name)
 			checkPrinted(t, printed, filepath.Join("..", "testdata", "pyrules", name+".jsonl"))

@@ -108,7 +108,7 @@ func runScript(t *testing.T, script string) (*engine.Session, map[int]string) {
 // and released (the recordings' allocator events, not only each
 // statement's totals).
 func TestAllocatorEventsInOrder(t *testing.T) {
-	for _, name := range []string{"optim_sgd", "optim_adam", "optim_groups", "optim_maximize", "autograd_api", "autograd_more", "module_api"} {
+	for _, name := range []string{"optim_sgd", "optim_adam", "optim_groups", "optim_maximize", "autograd_api", "autograd_grad_nonleaf", "module_api"} {
 		t.Run(name, func(t *testing.T) {
 			s, _ := runRule(t, name)
 			checkEvents(t, s, filepath.Join("..", "testdata", "pyrules", name+".jsonl"))
@@ -174,7 +174,7 @@ func checkEvents(t *testing.T, s *engine.Session, path string) {
 // schedulers' learning rates, state keys, requires_grad flags, names of
 // parameters and modules...).
 func TestRulesPrintWhatPyTorchPrinted(t *testing.T) {
-	for _, name := range []string{"optim_sgd", "optim_adam", "optim_groups", "optim_maximize", "optim_train", "autograd_api", "autograd_more", "module_api", "module_convert", "ops_values", "ops_arith_values", "ops_legacy", "ops_arith_more"} {
+	for _, name := range []string{"optim_sgd", "optim_adam", "optim_groups", "optim_maximize", "optim_train", "autograd_api", "autograd_grad_nonleaf", "module_api", "module_convert", "ops_values", "ops_arith_values", "ops_legacy", "ops_floordiv_addmm"} {
 		t.Run(name, func(t *testing.T) {
 			_, printed := runRule(t, name)
 			checkPrinted(t, printed, filepath.Join("..", "testdata", "pyrules", name+".jsonl"))
@@ -266,9 +266,9 @@ func recordedRows(t *testing.T, path string) []recordedRow {
 // gradient passed twice by add, view's and t's gradients in both orders,
 // a weight's gradients through linear (TBackward0's views) and mm, a 3-d
 // input's through linear's fold, a leaf's view gradient stolen, a cast
-// weight under autocast); pyrules/autograd_buffer_more: broadcast
+// weight under autocast); pyrules/autograd_buffer_views: broadcast
 // operands' sums, cat's pieces, residuals around linears, einsum, and
 // when a gradient added into another goes (with its node's others).
 func TestInputBufferEvents(t *testing.T) {
-	checkRules(t, "autograd_buffer", "autograd_buffer_more")
+	checkRules(t, "autograd_buffer", "autograd_buffer_views")
 }

@@ -68,9 +68,9 @@ func recordedErrors(t *testing.T, path string) []string {
 // dense copy, CUB's scan scratch by the mask's size, the gradient's
 // dense copy, then sum_to a broadcast input's shape) allocate and free
 // what PyTorch's did on the H200, in its order, and print what it
-// printed (pyrules/ops_mask_grad, ops_mask_grad_more), a mask of 2305
+// printed (pyrules/ops_mask_grad, ops_mask_grad_shapes), a mask of 2305
 // true elements (line 124, CUB's sort of several tiles) too;
 // masked_select's node keeps its input (line 96 prints PyTorch's figure).
 func TestMaskUnderAutograd(t *testing.T) {
-	checkRules(t, "ops_mask_grad", "ops_mask_grad_more")
+	checkRules(t, "ops_mask_grad", "ops_mask_grad_shapes")
 }

@@ -13,7 +13,7 @@ import (
 
 // TestHostIndexRules: a CUDA tensor read through index tensors or a
 // bool mask on the host, and written through a host mask (pyrules/
-// index_host, index_host_more, index_host_mask_grad), allocates and
+// index_host, index_host_two, index_host_mask_grad), allocates and
 // frees what PyTorch's did on the H200, in its order (each host index
 // copied to the GPU, the output, the copies freed; a mask's nonzero
 // copied whole; under autograd the host index kept, and backward's
@@ -24,7 +24,7 @@ func TestHostIndexRules(t *testing.T) {
 	for _, c := range []struct {
 		name        string
 		notComputed int
-	}{{"index_host", 32}, {"index_host_more", 37}, {"index_host_mask_grad", 0}} {
+	}{{"index_host", 32}, {"index_host_two", 37}, {"index_host_mask_grad", 0}} {
 		t.Run(c.name, func(t *testing.T) {
 			s, printed := runRule(t, c.name)
 			path := filepath.Join("..", "testdata", "pyrules", c.name+".jsonl")
@@ -44,21 +44,21 @@ func TestHostIndexRules(t *testing.T) {
 }
 
 // TestIndexErrors: what PyTorch refuses in advanced indexing (pyrules/
-// index_errors, index_errors_more, index_broadcast) is refused at the
+// index_errors, index_errors_broadcast, index_broadcast) is refused at the
 // same statements with the same exception and message, after the same
 // allocations (a list index made on the GPU, a number's 0-d tensor, a
 // host index copied there, a mask's nonzero, before a shape mismatch),
 // the lists freed in the key's order; and indices of different shapes,
 // read, written and differentiated, allocate and free what PyTorch's
 // did (each index not of the broadcast shape expanded and copied, a
-// host index's copy let go once expanded). index_errors_more's last statement reads a CUDA tensor out of
+// host index's copy let go once expanded). index_errors_broadcast's last statement reads a CUDA tensor out of
 // range, where PyTorch raises nothing: the tool does
 // (TestIndexOutOfRangeOnGPU), and allocates nothing there.
 func TestIndexErrors(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		last int // the statement where PyTorch's device assert starts, 0: none
-	}{{"index_errors", 0}, {"index_errors_more", 22}, {"index_broadcast", 0}, {"index_mixed", 0}} {
+	}{{"index_errors", 0}, {"index_errors_broadcast", 22}, {"index_broadcast", 0}, {"index_mixed", 0}} {
 		t.Run(c.name, func(t *testing.T) {
 			s, printed := runRule(t, c.name)
 			path := filepath.Join("..", "testdata", "pyrules", c.name+".jsonl")

@@ -18,7 +18,7 @@ import (
 // tensor of t's dtype; the indices made ready on t's device (a host
 // index copied over, indices of different shapes expanded:
 // engine.IndexOperands); then those go, the number's tensor, the lists'
-// in order (index_errors_more.py, index_broadcast.py). The key's ints,
+// in order (index_errors_broadcast.py, index_broadcast.py). The key's ints,
 // slices and None are views of t, written where they are; the indexing
 // result's shape is engine.AdvancedShape's (index_mixed.py). t[idx] += v
 // reads t[idx] first (a copy), adds in place and writes it back through

@@ -63,12 +63,12 @@ func TestIndexingNodesAndCopies(t *testing.T) {
 // index tensors, a list, along a later dimension; index_select and its
 // backward; index_add_, index_copy_, scatter_, scatter_add_ in place;
 // index_add out of place (testdata/pyrules/ops_index_grad.py,
-// ops_index_grad_more.py); and the backward of index tensors and masks
+// ops_index_grad_dense.py); and the backward of index tensors and masks
 // whose sort takes several tiles (index_sort_large.py, up to 5,000,000
 // indices and 25-bit keys): PyTorch's allocations in its order, and
 // every line prints what PyTorch printed.
 func TestIndexBackward(t *testing.T) {
-	checkRules(t, "ops_index_grad_more", "ops_index_grad", "index_sort_large")
+	checkRules(t, "ops_index_grad_dense", "ops_index_grad", "index_sort_large")
 }
 
 // checkEventsBefore is checkEvents of the recording's statements before
@@ -95,14 +95,14 @@ func checkEventsBefore(t *testing.T, s *engine.Session, path string, line int) {
 // operand, implicit outputs, ellipses, several contracted letters,
 // elementwise products and three operands print what PyTorch printed,
 // their allocations, peaks and output layouts included
-// (testdata/pyrules/ops_einsum_more.py); summing an innermost run of
+// (testdata/pyrules/ops_einsum_contractions.py); summing an innermost run of
 // more than 1024 elements ('bij->b', 'bhqd->bh') is refused, as the
 // reductions are, and prints nothing (line 64 then measures a backward
 // that did not run; line 76 prints CPU values the tool does not compute).
 func TestEinsumMoreForms(t *testing.T) {
-	_, printed := runRule(t, "ops_einsum_more")
+	_, printed := runRule(t, "ops_einsum_contractions")
 	refused, after := []int{42, 61}, []int{64, 76}
-	for line, want := range recordedOutput(t, filepath.Join("..", "testdata", "pyrules", "ops_einsum_more.jsonl")) {
+	for line, want := range recordedOutput(t, filepath.Join("..", "testdata", "pyrules", "ops_einsum_contractions.jsonl")) {
 		got := printed[line]
 		switch {
 		case slices.Contains(refused, line):
