@@ -255,6 +255,21 @@ func (u *unpickler) line() (string, error) {
 // step runs one opcode.
 func (u *unpickler) step(op byte) error {
 	switch op {
+	case 'h', 'j', 'g', 0x94, 'q', 'r', 'p':
+		return u.memoOp(op)
+	case 0x8c, 'X', 0x8d, 'U', 'T', 'C', 'B', 0x8e, 0x96:
+		return u.textOp(op)
+	case 'K', 'M', 'J', 0x8a, 0x8b, 'I', 'L', 'G', 'F', 'N', 0x88, 0x89:
+		return u.numberOp(op)
+	case '(', '}', ']', ')', 'd', 'l', 't', 0x85, 0x86, 0x87, 'a', 'e', 's', 'u', '0', '1', '2':
+		return u.stackOp(op)
+	}
+	return u.controlOp(op)
+}
+
+// memoOp runs an opcode of the memo: GET and PUT in their forms, MEMOIZE.
+func (u *unpickler) memoOp(op byte) error {
+	switch op {
 	case 'h': // BINGET
 		b, err := u.arg(1)
 		if err != nil {
@@ -293,6 +308,13 @@ func (u *unpickler) step(op byte) error {
 			return err
 		}
 		return u.put(uint64(n))
+	}
+	return u.unknownOp(op)
+}
+
+// textOp runs an opcode that pushes a str or bytes.
+func (u *unpickler) textOp(op byte) error {
+	switch op {
 	case 0x8c: // SHORT_BINUNICODE
 		return u.str(1)
 	case 'X': // BINUNICODE
@@ -309,6 +331,13 @@ func (u *unpickler) step(op byte) error {
 		return u.bytes(4)
 	case 0x8e, 0x96: // BINBYTES8, BYTEARRAY8
 		return u.bytes(8)
+	}
+	return u.unknownOp(op)
+}
+
+// numberOp runs an opcode that pushes a number, None or a boolean.
+func (u *unpickler) numberOp(op byte) error {
+	switch op {
 	case 'K': // BININT1
 		b, err := u.arg(1)
 		if err != nil {
@@ -365,6 +394,15 @@ func (u *unpickler) step(op byte) error {
 		return u.pushObj(true)
 	case 0x89: // NEWFALSE
 		return u.pushObj(false)
+	}
+	return u.unknownOp(op)
+}
+
+// stackOp runs an opcode that builds a container on the stack, or
+// moves the stack: MARK, the empty containers, TUPLE, APPEND, SETITEM
+// and their kin, POP and DUP.
+func (u *unpickler) stackOp(op byte) error {
+	switch op {
 	case '(': // MARK
 		u.marks = append(u.marks, len(u.stack))
 		if n := len(u.stack); n > 0 {
@@ -437,6 +475,15 @@ func (u *unpickler) step(op byte) error {
 			b.refs++
 		}
 		return u.push(top)
+	}
+	return u.unknownOp(op)
+}
+
+// controlOp runs the opcodes of the stream itself (PROTO, FRAME, STOP),
+// and refuses those that call, build or import objects, sets, and
+// protocol 0 text.
+func (u *unpickler) controlOp(op byte) error {
+	switch op {
 	case 0x80: // PROTO
 		b, err := u.arg(1)
 		if err != nil {
@@ -460,6 +507,11 @@ func (u *unpickler) step(op byte) error {
 	case 'S', 'V': // STRING, UNICODE: quoted text
 		return u.fail("a protocol 0 text string (opcode %s); snapshots are written in protocol 2 or later", opName(op))
 	}
+	return u.unknownOp(op)
+}
+
+// unknownOp is the error for a byte that is no opcode.
+func (u *unpickler) unknownOp(op byte) error {
 	return u.fail("unknown opcode 0x%02x (not a pickle, or a damaged one)", op)
 }
 
