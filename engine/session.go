@@ -448,7 +448,7 @@ func (s *Session) release(st *storage) bool {
 		}
 	} else if st.pinned != nil {
 		s.releasePinned(st)
-	} else {
+	} else if !st.mapped {
 		if st.host != nil {
 			st.host.free()
 		}

@@ -60,8 +60,11 @@ type storage struct {
 	stream uint64      // the CUDA stream it was allocated on (CUDA)
 	host   *hostBuf    // host memory (CPU)
 	pinned *host.Block // its block of pinned host memory (a pinned CPU storage)
-	refs   int         // tensors that use it
-	saved  int         // of refs, those of autograd's saved tensors
+	// mapped marks a host storage that is a file's pages (torch.load
+	// with mmap=True): no memory of the process's own.
+	mapped bool
+	refs   int // tensors that use it
+	saved  int // of refs, those of autograd's saved tensors
 	// version counts the in-place writes to it (PyTorch's version
 	// counter, which a tensor's views share).
 	version int

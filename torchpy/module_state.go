@@ -69,7 +69,7 @@ func stateDicts(m *eval.Class) {
 		if err != nil {
 			return nil, err
 		}
-		sd, ok := a[0].(*eval.Dict)
+		sd, ok := eval.DictOf(a[0])
 		if !ok {
 			return nil, b.in.Raise(eval.TypeErrorType, "Expected state_dict to be dict-like, got %s.", b.in.TypeName(a[0]))
 		}

@@ -171,6 +171,7 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		m.Set(in, sub.name, sm)
 	}
 	b.declareRNGStates(m)
+	b.serialization(m)
 	if err := b.eagerModules(m); err != nil {
 		return nil, err
 	}

@@ -107,6 +107,9 @@ type unpickler struct {
 	// eventItems that had any, and lastStrings their keys and values.
 	lastFields  *fields
 	lastStrings []string
+	// objects, when set, are the classes, calls and persistent
+	// references read beyond plain data (ReadObjects); nil for a snapshot.
+	objects *objectRules
 }
 
 // pickleError is an error at a pickle offset.
@@ -499,8 +502,16 @@ func (u *unpickler) controlOp(op byte) error {
 	case '.': // STOP
 		return errStop
 	case 'c', 0x93: // GLOBAL, STACK_GLOBAL
+		if u.objects != nil {
+			return u.global(op)
+		}
 		return u.refuseClass(op)
-	case 'R', 'b', 'i', 'o', 0x81, 0x92, 'P', 'Q', 0x82, 0x83, 0x84, 0x97, 0x98:
+	case 'R', 'b', 'Q': // REDUCE, BUILD, BINPERSID
+		if u.objects != nil {
+			return u.objectOp(op)
+		}
+		return u.fail("refused: the pickle calls or builds an object (opcode %s); only plain data (dicts, lists, tuples, strings, numbers, None, booleans) is read", opName(op))
+	case 'i', 'o', 0x81, 0x92, 'P', 0x82, 0x83, 0x84, 0x97, 0x98:
 		return u.fail("refused: the pickle calls or builds an object (opcode %s); only plain data (dicts, lists, tuples, strings, numbers, None, booleans) is read", opName(op))
 	case 0x8f, 0x90, 0x91: // EMPTY_SET, ADDITEMS, FROZENSET
 		return u.fail("refused: the pickle holds a set; a snapshot has none")
@@ -856,6 +867,10 @@ func typeName(s slot) string {
 		return "dict"
 	case tuple:
 		return "tuple"
+	case Global:
+		return "class"
+	case *call, *persistent:
+		return "object"
 	}
 	return fmt.Sprintf("%T", s.v)
 }

@@ -566,15 +566,20 @@ func exported(v any) any {
 	case pyBytes:
 		return []byte(v)
 	case *bigInt:
-		be := make([]byte, len(v.le))
-		for i, b := range v.le {
-			be[len(be)-1-i] = b
-		}
-		n := new(big.Int).SetBytes(be)
-		if len(be) > 0 && be[0]&0x80 != 0 { // two's complement: negative
-			n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(8*len(be))))
-		}
-		return n
+		return v.value()
 	}
 	return v
+}
+
+// value is the integer.
+func (b *bigInt) value() *big.Int {
+	be := make([]byte, len(b.le))
+	for i, c := range b.le {
+		be[len(be)-1-i] = c
+	}
+	n := new(big.Int).SetBytes(be)
+	if len(be) > 0 && be[0]&0x80 != 0 { // two's complement: negative
+		n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(8*len(be))))
+	}
+	return n
 }

@@ -463,3 +463,13 @@ func asStr(v Value) (string, bool) {
 	s, ok := plain(v).(string)
 	return s, ok
 }
+
+// DictOf is v as a dict: v itself, or the dict under an instance of a
+// dict subclass (collections.OrderedDict, a class Config(dict)).
+func DictOf(v Value) (*Dict, bool) {
+	if o, ok := v.(*Instance); ok && o.base != nil {
+		v = o.base
+	}
+	d, ok := v.(*Dict)
+	return d, ok
+}
