@@ -30,6 +30,9 @@
 //   - api.go, measure.go, peaks.go, timeline.go, load.go, replaysetup.go,
 //     typename.go: the Go API the REPL and the binding call: figures
 //     after a step, lifetime peaks, a device's history, a loaded trace.
+//   - serialization.go: checkpoints torch.save wrote, read without
+//     their tensors' data, and their tensors made where torch.load puts
+//     them.
 //   - knownvalues.go, print.go, arith_values.go, op_values.go: the
 //     values the tool knows of a tensor (constants, ranges, small
 //     results), and printing.
