@@ -23,8 +23,9 @@
 //     and the one hook of the core a family needs (each new storage).
 //   - gpu.go: the backend under each CUDA index (the simulated device or
 //     a real one) and what a GPU is made of (preset, properties.go).
-//   - hostmem.go, pinned.go: host tensors' memory (mmap'd, so RSS moves)
-//     and the caching host allocator of pinned memory.
+//   - hostmem.go, hostbudget.go, pinned.go: host tensors' memory
+//     (mmap'd, so RSS moves; counted, not allocated, past the host
+//     budget) and the caching host allocator of pinned memory.
 //   - streams.go: CUDA streams and events as the caching allocator sees
 //     them.
 //   - api.go, measure.go, peaks.go, timeline.go, load.go, replaysetup.go,

@@ -43,9 +43,9 @@ type opFact struct {
 	signature              string // derivatives.yaml's
 }
 
-// families says, for a step's estimate, how each family sizes its
+// generalFamilies says, for a step's estimate, how each family sizes its
 // output.
-var families = map[string]string{
+var generalFamilies = map[string]string{
 	"unary":  "an output of the input's shape and dtype",
 	"binary": "an output of the broadcast shape and promoted dtype",
 	"scan":   "an output of the input's shape",
@@ -153,11 +153,11 @@ func (f *opFact) params() ([]Param, bool) {
 // opDef is the fact's entry: nil for a signature the engine cannot bind.
 func (f *opFact) opDef() *OpDef {
 	ps, ok := f.params()
-	if !ok || families[f.family] == "" {
+	if !ok || generalFamilies[f.family] == "" {
 		return nil
 	}
 	d := &OpDef{Name: f.name, Function: f.function, Method: f.method, Params: ps,
-		Memory: "estimated by the general rule (" + f.family + " ops: " + families[f.family] + "; PyTorch's declarations, not recorded on the GPU)"}
+		Memory: "estimated by the general rule (" + f.family + " ops: " + generalFamilies[f.family] + "; PyTorch's declarations, not recorded on the GPU)"}
 	if f.family == "fill" {
 		d.Name, d.Function, d.Method, d.InPlace = strings.TrimSuffix(f.name, "_"), false, false, f.name
 		d.inPlace = func(s *Session, a Args) error {
@@ -203,7 +203,7 @@ func (s *Session) generalEstimate(f *opFact, op string, a Args) error {
 		saved = strings.Join(f.saves, " and ")
 	}
 	return s.estimate(nil, op, "%s: no rule recorded on the GPU; the general rule of %s ops from PyTorch's declarations: %s, its backward (%s) saving %s and making the gradient alone",
-		argShapes(a), f.family, families[f.family], f.node, saved)
+		argShapes(a), f.family, generalFamilies[f.family], f.node, saved)
 }
 
 // runGeneral runs f's family rule on a (the estimate already made).

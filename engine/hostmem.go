@@ -101,11 +101,7 @@ const memInfoEnv = "GPUMEMREPL_MEMINFO"
 // /proc/meminfo's MemAvailable less the margin above (0 when the margin
 // is more); false when meminfo cannot be read.
 func memAvailable() (uint64, bool) {
-	path := "/proc/meminfo"
-	if p := os.Getenv(memInfoEnv); p != "" {
-		path = p
-	}
-	total, avail, ok := readMemInfo(path)
+	total, avail, ok := readMemInfo(memInfoPath())
 	if !ok {
 		return 0, false
 	}
@@ -114,6 +110,14 @@ func memAvailable() (uint64, bool) {
 		return 0, true
 	}
 	return avail - margin, true
+}
+
+// memInfoPath is /proc/meminfo, or the file memInfoEnv names.
+func memInfoPath() string {
+	if p := os.Getenv(memInfoEnv); p != "" {
+		return p
+	}
+	return "/proc/meminfo"
 }
 
 // readMemInfo reads MemTotal and MemAvailable, in bytes, from a file in

@@ -6,8 +6,11 @@ type Figures struct {
 	HostKnown bool
 	// Pinned is the pinned host memory the caching host allocator holds,
 	// in use or cached (part of HostRSS).
-	Pinned  uint64
-	Devices []DeviceFigures
+	Pinned uint64
+	// HostCounted is the bytes of live host tensors past the host
+	// budget: counted, not allocated (not part of HostRSS).
+	HostCounted uint64
+	Devices     []DeviceFigures
 	// Estimated says the figures rest on an estimate: some op since the
 	// session began followed a general rule instead of a recorded one
 	// (Session.Tier names the first).
@@ -40,6 +43,10 @@ type DeviceFigures struct {
 // Measure reads the figures now.
 func (s *Session) Measure() Figures {
 	f := Figures{Estimated: !s.tiers.total.Exact()}
+	if !s.opts.FakeHost {
+		s.settleHost()
+		f.HostCounted = s.host.counted
+	}
 	if s.opts.FakeHost {
 		f.HostRSS, f.HostKnown = s.hostLive+s.pinnedReserved(), true
 	} else {

@@ -73,6 +73,14 @@ type Options struct {
 	// and reports RSS as the bytes of live host tensors: the documented
 	// deterministic mode for golden tests.
 	FakeHost bool
+	// HostBudget is how many bytes of live host tensors are real memory
+	// of this process at the end of a step (0: DefaultHostBudget); past
+	// it they are counted, not allocated (hostbudget.go).
+	HostBudget uint64
+	// HostTotal is the simulated machine's host memory: a host tensor
+	// that would take live host tensors past it fails with PyTorch's
+	// DefaultCPUAllocator error (0: this machine's MemTotal).
+	HostTotal uint64
 	// Backend is where CUDA tensors live: "sim" (the default), "cuda"
 	// (the GPUs of this machine, an error when there are none) or "auto"
 	// (the GPUs when one is usable, else simulated devices, with a
@@ -120,6 +128,7 @@ type Session struct {
 	current  int             // torch.cuda.current_device()
 	peers    map[[2]int]bool // (from, to) device pairs whose first copy has run
 	hostLive uint64          // bytes of live host storages
+	host     hostBudget      // which of them are real memory (hostbudget.go)
 	// pinned is the caching host allocator (made at the first pinned
 	// tensor), and pinnedBufs the host memory of its blocks.
 	pinned     *host.Allocator
@@ -173,6 +182,7 @@ func NewSession(o Options) (*Session, error) {
 		return nil, fmt.Errorf("a simulated GPU of %d bytes has no room beside its %d-byte CUDA context", o.TotalBytes, o.Preset.ContextBytes)
 	}
 	s := &Session{opts: o, cfg: cfg, gradEnabled: true}
+	s.host = newHostBudget(o.HostBudget, o.HostTotal)
 	var bs []backend
 	switch o.Backend {
 	case "", "sim":
@@ -335,12 +345,15 @@ func (s *Session) copyBytes(dst, src *storage, off, n uint64) error {
 		return s.chunked(n, func(o, end uint64) error { return b.copyIn(dst.ptr+o, src.host.mem[off+o:off+end]) })
 	case src.device.CUDA:
 		if dst.host == nil {
+			s.host.written(dst)
 			return nil
 		}
 		b := s.gpus[src.device.Index].b
 		return s.chunked(n, func(o, end uint64) error { return b.copyOut(dst.host.mem[o:end], src.ptr+off+o) })
 	case dst.host != nil && src.host != nil:
 		return s.chunked(n, func(o, end uint64) error { copy(dst.host.mem[o:end], src.host.mem[off+o:off+end]); return nil })
+	case dst.host == nil:
+		s.host.written(dst)
 	}
 	return nil
 }
@@ -383,17 +396,14 @@ func (s *Session) newStorageOn(dev Device, stream, n uint64, fill bool) (*storag
 		return nil, err
 	}
 	if !dev.CUDA {
-		if avail, ok := memAvailable(); ok && n > avail {
+		if s.hostLive+n > s.host.total || s.hostLive+n < n {
 			return nil, &hostAllocError{bytes: n}
 		}
-		if !s.opts.FakeHost {
-			h, err := s.newHostBuf(n, fill)
-			if err != nil {
-				return nil, err
-			}
-			st.host = h
-		}
 		s.hostLive += n
+		s.host.grew(s.hostLive)
+		if !s.opts.FakeHost {
+			s.host.add(st, fill)
+		}
 		return st, nil
 	}
 	g, err := s.initGPU(dev.Index)
@@ -451,6 +461,8 @@ func (s *Session) release(st *storage) bool {
 	} else if !st.mapped {
 		if st.host != nil {
 			st.host.free()
+		} else {
+			s.host.drop(st)
 		}
 		s.hostLive -= st.bytes
 	}

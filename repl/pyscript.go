@@ -92,6 +92,7 @@ func (r *Runner) end(in *eval.Interp, p *pyPrompt) {
 	if r.AtEnd != nil {
 		r.AtEnd()
 	}
+	r.hostSummary()
 	in.Release(p.fr)
 }
 

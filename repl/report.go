@@ -87,6 +87,9 @@ func writeReport(w io.Writer, prev, cur engine.Figures, n stepNews) {
 	if cur.Pinned > 0 || prev.Pinned > 0 { // the caching host allocator's blocks, part of host
 		host += " (pinned " + size(cur.Pinned) + delta(prev.Pinned, cur.Pinned) + ")"
 	}
+	if cur.HostCounted > 0 || prev.HostCounted > 0 { // host tensors past the budget, not part of host
+		host += " (" + size(cur.HostCounted) + delta(prev.HostCounted, cur.HostCounted) + " counted)"
+	}
 	var devs []string
 	for i, d := range cur.Devices {
 		p := engine.DeviceFigures{}
@@ -131,4 +134,13 @@ func deviceFigures(i int, p, d engine.DeviceFigures) string {
 		s += fmt.Sprintf(" (%s outside the allocator)", signedSize(d.Outside))
 	}
 	return s
+}
+
+// hostSummary says, at the end of a run whose host tensors went past
+// the host budget, how much host memory the program needed.
+func (r *Runner) hostSummary() {
+	s := r.Session
+	if peak, budget := s.HostPeak(), s.HostBudget(); peak > budget && !r.JSON {
+		fmt.Fprintf(r.Out, "host: the program's host tensors peaked at %s (what PyTorch would take of this machine's memory); past the %s budget (--host-budget) they were counted, not allocated\n", size(peak), size(budget))
+	}
 }

@@ -67,20 +67,21 @@ type jsonDevice struct {
 }
 
 type jsonStep struct {
-	Line       int          `json:"line"`
-	EndLine    int          `json:"end_line,omitempty"`
-	Source     string       `json:"source"`
-	HostRSS    *uint64      `json:"host_rss_bytes"`
-	PinnedHost uint64       `json:"pinned_host_bytes,omitempty"`
-	Allocated  uint64       `json:"allocated_bytes"`
-	Reserved   uint64       `json:"reserved_bytes"`
-	MaxAlloc   uint64       `json:"max_allocated_bytes"`
-	MaxReserve uint64       `json:"max_reserved_bytes"`
-	DriverUsed *uint64      `json:"driver_used_bytes"`
-	Context    *uint64      `json:"context_bytes"`
-	Outside    *int64       `json:"outside_allocator_bytes"`
-	Devices    []jsonDevice `json:"devices"`
-	Events     []string     `json:"events,omitempty"`
+	Line        int          `json:"line"`
+	EndLine     int          `json:"end_line,omitempty"`
+	Source      string       `json:"source"`
+	HostRSS     *uint64      `json:"host_rss_bytes"`
+	PinnedHost  uint64       `json:"pinned_host_bytes,omitempty"`
+	HostCounted uint64       `json:"host_counted_bytes,omitempty"`
+	Allocated   uint64       `json:"allocated_bytes"`
+	Reserved    uint64       `json:"reserved_bytes"`
+	MaxAlloc    uint64       `json:"max_allocated_bytes"`
+	MaxReserve  uint64       `json:"max_reserved_bytes"`
+	DriverUsed  *uint64      `json:"driver_used_bytes"`
+	Context     *uint64      `json:"context_bytes"`
+	Outside     *int64       `json:"outside_allocator_bytes"`
+	Devices     []jsonDevice `json:"devices"`
+	Events      []string     `json:"events,omitempty"`
 	// Exact is false where the figures rest on an estimate (left out
 	// where they are exact); Estimates are this step's own, and
 	// FirstEstimate the session's first, which the figures rest on.
@@ -115,6 +116,7 @@ func (r *Runner) writeStepJSON(lineNo, endLine int, src string, f engine.Figures
 		s.HostRSS = &f.HostRSS
 	}
 	s.PinnedHost = f.Pinned
+	s.HostCounted = f.HostCounted
 	for i, d := range f.Devices {
 		jd := jsonDevice{Device: fmt.Sprintf("cuda:%d", i), Allocated: d.Allocated, Reserved: d.Reserved, MaxAlloc: d.MaxAllocated, MaxReserve: d.MaxReserved}
 		if d.Inited && d.DriverKnown {

@@ -133,6 +133,31 @@ func (o *optUint) Get() any {
 	return *o.v
 }
 
+// optSize is a byte-count flag that takes a unit: 64G, 512M, 2GiB (in
+// powers of 1024), or plain bytes.
+type optSize struct{ optUint }
+
+func (o *optSize) Set(s string) error {
+	num, mult := s, uint64(1)
+	for i, u := range []string{"K", "M", "G", "T"} {
+		for _, suf := range []string{u + "iB", u} {
+			if n, ok := strings.CutSuffix(s, suf); ok && n != "" {
+				num, mult = n, 1<<(10*(i+1))
+			}
+		}
+		if mult > 1 {
+			break
+		}
+	}
+	n, err := strconv.ParseUint(num, 10, 64)
+	if err != nil || n > math.MaxInt64/mult {
+		return fmt.Errorf("want a size: bytes, or a whole number of K, M, G or T (powers of 1024: 64G) up to 2^63-1 bytes")
+	}
+	n *= mult
+	o.v = &n
+	return nil
+}
+
 // splitCompare takes --compare out of args: `--compare CONF...` takes the
 // words up to the next flag or trace file name, and `--compare=CONF` one.
 // A word that names an existing file is refused: it is ambiguous between

@@ -174,6 +174,10 @@ REPL and run flags:
   --no-color           no color (also NO_COLOR, or output that is not a terminal)
   --fake-host          deterministic mode for golden tests: no real host memory;
                        "host" is the bytes of live cpu tensors
+  --host-budget SIZE   live cpu tensors are real memory up to SIZE (64G, 512M; default a
+                       quarter of this machine's memory, at most 4G); past it, counted
+  --host-total SIZE    the simulated machine's host memory (default this machine's):
+                       past it, PyTorch's DefaultCPUAllocator error
 
 replay flags (the flags that decide the output -- --check, --time, --json, --compare --
 do not go with each other, nor with --export, --plot or --summary; those three go together):

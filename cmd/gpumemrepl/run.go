@@ -22,6 +22,7 @@ type sessionFlags struct {
 	eachStatement, strict              bool
 	preset, allocConf, device          string
 	totalBytes, contextBytes           optUint
+	hostBudget, hostTotal              optSize
 	devices                            int
 }
 
@@ -38,6 +39,8 @@ func (f *sessionFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.totalBytes, "total-bytes", "simulated device size in bytes")
 	fs.Var(&f.contextBytes, "context-bytes", "simulated CUDA context size in bytes")
 	fs.IntVar(&f.devices, "devices", 1, "number of simulated devices")
+	fs.Var(&f.hostBudget, "host-budget", "real host memory for host tensors, past it counted")
+	fs.Var(&f.hostTotal, "host-total", "the simulated machine's host memory")
 }
 
 // forceGeneralEnv names table ops ("all": every one the general rule
@@ -76,7 +79,8 @@ func (f *sessionFlags) session(fs *flag.FlagSet, stderr io.Writer) (*engine.Sess
 	default:
 		return nil, fmt.Errorf("--device %s: want auto, sim or cuda", strconv.Quote(f.device))
 	}
-	o := engine.Options{Preset: p, AllocConf: f.allocConf, Devices: f.devices, FakeHost: f.fakeHost, Backend: backend, Strict: f.strict}
+	o := engine.Options{Preset: p, AllocConf: f.allocConf, Devices: f.devices, FakeHost: f.fakeHost, Backend: backend, Strict: f.strict,
+		HostBudget: f.hostBudget.Get().(uint64), HostTotal: f.hostTotal.Get().(uint64)}
 	if f.totalBytes.v != nil {
 		o.TotalBytes = *f.totalBytes.v
 	}
