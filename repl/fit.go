@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
@@ -44,28 +45,28 @@ type scriptError struct {
 
 func (e *scriptError) Error() string { return strings.TrimRight(e.Msg, "\n") }
 
-// RunScript runs a script (src, named file: Python when file ends in
-// .py, else the command form) on a fresh session made with o, its output
-// discarded, and returns the session after it (its module's objects
-// gone, as at interpreter exit); atEnd, when set, sees the session as
+// RunScript runs a program (Python when its file ends in .py, else the
+// command form) on a fresh session made with o, its output discarded,
+// and returns the session after it (its module's objects gone, as at
+// interpreter exit); atEnd, when set, sees the session as
 // the program left it, before that. A script that ends by running out
 // of memory has run: its session's FirstOOM says where. Any other error
 // that ends it is an error of its own (or the session's own error).
-func RunScript(src []byte, file string, o engine.Options, atEnd func(*engine.Session)) (*engine.Session, error) {
+func RunScript(prog Program, o engine.Options, atEnd func(*engine.Session)) (*engine.Session, error) {
 	s, err := engine.NewSession(o)
 	if err != nil {
 		return nil, err
 	}
 	var errs bytes.Buffer
-	r := &Runner{Session: s, Out: io.Discard, Err: &errs, File: file}
+	r := &Runner{Session: s, Out: io.Discard, Err: &errs, File: prog.File, Args: prog.Args}
 	if atEnd != nil {
 		r.AtEnd = func() { atEnd(s) }
 	}
 	var status int
-	if IsPython(file) {
-		status = r.PyScript(src)
+	if IsPython(prog.File) {
+		status = r.PyScript(prog.Src)
 	} else {
-		status = r.GpumemScript(bytes.NewReader(src))
+		status = r.GpumemScript(bytes.NewReader(prog.Src))
 	}
 	endedByOOM := r.endedBy != nil && r.endedBy.IsSubclass(torchpy.OutOfMemoryErrorType)
 	if status != 0 && (s.FirstOOM() == nil || !endedByOOM) {
@@ -78,39 +79,145 @@ func RunScript(src []byte, file string, o engine.Options, atEnd func(*engine.Ses
 	return s, nil
 }
 
-// FitScript runs a script (as RunScript does) on a fresh simulated
-// session of each preset, devices GPUs of it, under allocConf, and says
-// what it needed on each, and whether that is exact (strict: an estimate
-// is an error). An error other than running out of memory stops it: no
-// Fit is made for a program that did not run.
-func FitScript(src []byte, file string, presets []engine.Preset, devices int, allocConf string, strict bool) ([]Fit, error) {
-	lines := eval.SourceLines(src)
+// Program is a script to fit: its source, its file name, and the
+// arguments it is run with (sys.argv[1:]).
+type Program struct {
+	Src  []byte
+	File string
+	Args []string
+}
+
+// FitOptions are the simulated GPUs a program is fitted on: devices of
+// each preset, under allocConf, and the simulated host's memory
+// (HostTotal; 0 for this machine's); Strict makes an estimate an error
+// instead.
+type FitOptions struct {
+	Presets   []engine.Preset
+	Devices   int
+	AllocConf string
+	HostTotal uint64
+	Strict    bool
+}
+
+// FitScript runs a program (as RunScript does) on a fresh simulated
+// session of each preset and says what it needed on each, and whether
+// that is exact. An error
+// other than running out of memory stops it: no Fit is made for a
+// program that did not run.
+func FitScript(prog Program, o FitOptions) ([]Fit, error) {
 	var fits []Fit
-	for _, p := range presets {
-		s, err := RunScript(src, file, engine.Options{Preset: p, AllocConf: allocConf, Devices: devices, FakeHost: true, Backend: "sim", Strict: strict}, nil)
+	for _, p := range o.Presets {
+		f, err := fitOn(prog, o, p)
 		if err != nil {
-			return nil, fmt.Errorf("on %s: %w", p.Name, err)
-		}
-		f := Fit{GPU: p, OOM: s.FirstOOM(), Tier: s.Tier()}
-		now := s.Measure()
-		for i := range devices {
-			a, res := s.LifetimePeaks(i)
-			d := DeviceFit{PeakAllocated: a, PeakReserved: res}
-			if now.Devices[i].Inited {
-				d.WithContext = res + now.Devices[i].Context
-			}
-			f.Devices = append(f.Devices, d)
-		}
-		if f.OOM != nil {
-			for _, fr := range f.OOM.Frames {
-				if fr.Filename == file && fr.Line >= 1 && fr.Line <= len(lines) {
-					f.OOMAt = fmt.Sprintf("%s:%d", file, fr.Line)
-					f.OOMSource = strings.TrimSpace(lines[fr.Line-1])
-					break
-				}
-			}
+			return nil, err
 		}
 		fits = append(fits, f)
 	}
 	return fits, nil
+}
+
+// fitOn runs a program on one preset.
+func fitOn(prog Program, o FitOptions, p engine.Preset) (Fit, error) {
+	s, err := RunScript(prog, engine.Options{Preset: p, AllocConf: o.AllocConf, Devices: o.Devices, FakeHost: true, Backend: "sim", HostTotal: o.HostTotal, Strict: o.Strict}, nil)
+	if err != nil {
+		return Fit{}, fmt.Errorf("on %s: %w", p.Name, err)
+	}
+	f := Fit{GPU: p, OOM: s.FirstOOM(), Tier: s.Tier()}
+	now := s.Measure()
+	for i := range o.Devices {
+		a, res := s.LifetimePeaks(i)
+		d := DeviceFit{PeakAllocated: a, PeakReserved: res}
+		if now.Devices[i].Inited {
+			d.WithContext = res + now.Devices[i].Context
+		}
+		f.Devices = append(f.Devices, d)
+	}
+	if f.OOM != nil {
+		lines := eval.SourceLines(prog.Src)
+		for _, fr := range f.OOM.Frames {
+			if fr.Filename == prog.File && fr.Line >= 1 && fr.Line <= len(lines) {
+				f.OOMAt = fmt.Sprintf("%s:%d", prog.File, fr.Line)
+				f.OOMSource = strings.TrimSpace(lines[fr.Line-1])
+				break
+			}
+		}
+	}
+	return f, nil
+}
+
+// Sweep is, on one GPU, the largest value of a script's argument with
+// which it runs without running out of memory, and the value after it.
+type Sweep struct {
+	GPU engine.Preset
+	// Best is the largest value that fits (0 and Fits false when none
+	// of the range does), and At its run; Next is the value after it
+	// (0 when Best is the range's end) and NextAt its run, which ran
+	// out of memory.
+	Best, Next int64
+	Fits       bool
+	At, NextAt Fit
+	Runs       int // the simulated runs it took
+}
+
+// SweepScript finds, on each preset, the largest value of the script's
+// argument --name in [lo, hi] with which it fits, by bisection over
+// simulated runs (a value fits when the program runs without an
+// out-of-memory error; more of the argument is taken to need no less
+// memory). Each run passes --name VALUE after the program's own
+// arguments. onRun, when set, is told each run as it starts.
+func SweepScript(prog Program, o FitOptions, name string, lo, hi int64, onRun func(gpu string, value int64)) ([]Sweep, error) {
+	var out []Sweep
+	for _, p := range o.Presets {
+		sw := Sweep{GPU: p}
+		try := func(v int64) (Fit, error) {
+			sw.Runs++
+			if onRun != nil {
+				onRun(p.Name, v)
+			}
+			run := prog
+			run.Args = append(append([]string(nil), prog.Args...), "--"+name, strconv.FormatInt(v, 10))
+			f, err := fitOn(run, o, p)
+			if err != nil {
+				return f, fmt.Errorf("--%s %d: %w", name, v, err)
+			}
+			return f, nil
+		}
+		f, err := try(lo)
+		if err != nil {
+			return nil, err
+		}
+		if f.OOM == nil {
+			sw.Best, sw.Fits, sw.At = lo, true, f
+			good, bad := lo, hi+1 // good fits; bad does not (hi+1: not tried)
+			if hi > lo {
+				if f, err = try(hi); err != nil {
+					return nil, err
+				}
+				if f.OOM == nil {
+					good, sw.At = hi, f
+				} else {
+					bad, sw.NextAt = hi, f
+				}
+			}
+			for bad-good > 1 && bad <= hi {
+				mid := good + (bad-good)/2
+				if f, err = try(mid); err != nil {
+					return nil, err
+				}
+				if f.OOM == nil {
+					good, sw.At = mid, f
+				} else {
+					bad, sw.NextAt = mid, f
+				}
+			}
+			sw.Best = good
+			if bad <= hi {
+				sw.Next = bad
+			}
+		} else {
+			sw.Next, sw.NextAt = lo, f
+		}
+		out = append(out, sw)
+	}
+	return out, nil
 }

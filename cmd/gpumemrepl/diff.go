@@ -152,7 +152,7 @@ func scriptSide(path string, o trace.Options, strict bool) (diff.Source, trace.O
 		}
 		saveErr = s.SaveSnapshot(saved, 0)
 	}
-	s, err := repl.RunScript(src, path, engine.Options{Preset: h200, AllocConf: conf, FakeHost: true, Backend: "sim", Strict: strict}, save)
+	s, err := repl.RunScript(repl.Program{Src: src, File: path}, engine.Options{Preset: h200, AllocConf: conf, FakeHost: true, Backend: "sim", Strict: strict}, save)
 	if err != nil {
 		return diff.Source{}, o, engine.Tier{}, fmt.Errorf("the script failed: %w", err)
 	}

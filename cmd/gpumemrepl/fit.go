@@ -18,8 +18,9 @@ import (
 )
 
 // cmdFit runs one script on simulated GPUs and prints what it needs on
-// each, and whether that is exact: gpumemrepl fit [--gpus a,b]
-// [--alloc-conf C] [--devices N] [--strict] [--json] FILE.
+// each, and whether that is exact: gpumemrepl fit [flags] FILE [-- ARG...],
+// or with --sweep NAME=LO..HI the largest value of the script's --NAME
+// that fits.
 func cmdFit(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -28,13 +29,25 @@ func cmdFit(args []string, stdout, stderr io.Writer) int {
 	devices := fs.Int("devices", 1, "simulated GPUs of each preset")
 	asJSON := fs.Bool("json", false, "one JSON object per GPU")
 	strict := fs.Bool("strict", false, "an op with no recorded rule is an error instead of an estimate")
+	sweep := fs.String("sweep", "", "NAME=LO..HI: the largest value of the script's --NAME that fits")
+	quiet := fs.Bool("quiet", false, "no progress line")
+	var hostTotal optSize
+	fs.Var(&hostTotal, "host-total", "the simulated machine's host memory")
 	files, err := parseInterleaved(fs, args)
-	if err == nil && len(files) != 1 {
-		err = errors.New("one script to fit")
+	switch {
+	case err != nil:
+	case len(files) == 0:
+		err = errors.New("no script to fit")
+	case len(files) > 1 && !repl.IsPython(files[0]):
+		err = errors.New("one script to fit (a .py script takes arguments, after --)")
 	}
 	var presets []engine.Preset
 	if err == nil {
 		presets, err = fitPresets(*gpus)
+	}
+	var sw sweepSpec
+	if err == nil && *sweep != "" {
+		sw, err = parseSweep(*sweep)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "gpumemrepl fit: %v (see gpumemrepl help)\n", err)
@@ -45,7 +58,12 @@ func cmdFit(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gpumemrepl: %v\n", err)
 		return 1
 	}
-	fits, err := repl.FitScript(src, files[0], presets, *devices, *conf, *strict)
+	prog := repl.Program{Src: src, File: files[0], Args: files[1:]}
+	o := repl.FitOptions{Presets: presets, Devices: *devices, AllocConf: *conf, HostTotal: hostTotal.Get().(uint64), Strict: *strict}
+	if *sweep != "" {
+		return runSweep(prog, o, sw, *asJSON, newProgress(stderr, *quiet), stdout, stderr)
+	}
+	fits, err := repl.FitScript(prog, o)
 	if err != nil {
 		fmt.Fprintf(stderr, "gpumemrepl fit: %v\n", err)
 		return 1

@@ -129,10 +129,12 @@ Usage:
                                        snapshots (_dump_snapshot's .pickle, or its .json flattening)
                                        (each device's history on its own allocator, as FILE cuda:N,
                                        each allocation on its own stream)
-  gpumemrepl fit [flags] FILE          will FILE fit? run it on each simulated GPU and print the peak
-                                       allocated and reserved, reserved plus the CUDA context,
-                                       whether they are exact, and the first out-of-memory error on
-                                       each
+  gpumemrepl fit [flags] FILE [-- ARG...]
+                                       will FILE fit? run it (with its arguments) on each simulated
+                                       GPU and print the peak allocated and reserved, reserved plus
+                                       the CUDA context, whether they are exact, and the first
+                                       out-of-memory error on each; with --sweep NAME=LO..HI, the
+                                       largest --NAME that fits each
   gpumemrepl diff [flags] A B          replay two snapshots or traces, or run two scripts (.py,
                                        .gpumem), or one file twice under two configs, and print what
                                        differs: peak and final allocated and reserved, segments,
@@ -224,6 +226,15 @@ stops fit with that error, exit 1):
                        peak_allocated_bytes, peak_reserved_bytes, reserved_plus_context_bytes,
                        fits, oom_at, oom_source, oom_message, exact, estimated_statements,
                        first_estimate
+  --sweep NAME=LO..HI  the largest value of the script's argument --NAME in LO..HI with which
+                       it runs without running out of memory, on each GPU, by bisection over
+                       simulated runs (--NAME VALUE is passed after the script's own
+                       arguments): one row per GPU with the peaks at that value and at the
+                       next, which runs out (with --json: gpu, total_bytes, argument, best,
+                       peak_allocated_bytes, peak_reserved_bytes, next,
+                       next_peak_reserved_bytes, next_oom_at, next_oom_message, runs)
+  --host-total SIZE    the simulated machine's host memory (see the REPL's --host-total)
+  --quiet              no progress line (shown on a terminal for a sweep over a second)
 
 diff flags (each side is replayed on the simulated device of its recording's size; a script
 runs on a simulated H200 and its history is replayed):

@@ -128,7 +128,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 			if *noEmptyCache {
 				t.DropEmptyCache()
 			}
-			opts.Progress = bar.hook(t.Path)
+			opts.Progress = replayHook(bar, t.Path)
 			switch {
 			case *explainIt:
 				err = explainOne(out, t, snap, opts, recorded.v != nil, *asJSON)
@@ -145,7 +145,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 			default:
 				err = replayOutputs(out, t, snap, opts, *export, *plotPath, *summary)
 			}
-			bar.done()
+			bar.Done()
 		}
 		if err != nil {
 			out.Flush()

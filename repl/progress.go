@@ -1,0 +1,95 @@
+package repl
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/chzyer/readline"
+)
+
+// Progress is a line on a terminal that says what a long run is doing:
+// drawn once its task has run a second, redrawn as it goes, cleared
+// when it ends. It may be drawn from another goroutine than the run's.
+type Progress struct {
+	w     io.Writer
+	mu    sync.Mutex
+	name  string
+	start time.Time
+	shown bool
+	stop  chan struct{} // ends the ticker of Tick, when one runs
+}
+
+// NewProgress is a progress line on w, or nil when w is not a terminal
+// or quiet is set (every method of a nil Progress does nothing).
+func NewProgress(w io.Writer, quiet bool) *Progress {
+	f, ok := w.(*os.File)
+	if quiet || !ok || !readline.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	return &Progress{w: w}
+}
+
+// Begin starts a task named name: nothing is drawn for its first second.
+func (p *Progress) Begin(name string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.name, p.start = name, time.Now()
+	p.mu.Unlock()
+}
+
+// Show draws the line with text, once the task has run a second.
+func (p *Progress) Show(text string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if time.Since(p.start) < time.Second {
+		return
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s %s", p.name, text)
+	p.shown = true
+}
+
+// Tick shows, four times a second until Done, how long the task has
+// run.
+func (p *Progress) Tick() {
+	if p == nil {
+		return
+	}
+	p.stop = make(chan struct{})
+	go func(stop chan struct{}) {
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				p.Show(fmt.Sprintf("running %.1f s", time.Since(p.start).Seconds()))
+			}
+		}
+	}(p.stop)
+}
+
+// Done ends the task: the ticker stops and the line is cleared.
+func (p *Progress) Done() {
+	if p == nil {
+		return
+	}
+	if p.stop != nil {
+		close(p.stop)
+		p.stop = nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.shown = false
+	}
+}
