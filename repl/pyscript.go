@@ -118,7 +118,10 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 	r.Session.BeginStep()
 	r.seen = reported{}
 	r.stepStart = time.Now()
+	r.Progress.Begin(fmt.Sprintf("%s:%d:", r.File, line))
+	r.Progress.Tick()
 	err := run()
+	r.Progress.Done()
 	if code, msg, ok := in.ExitStatus(err); ok {
 		in.Drop(err) // its traceback's frames go, as at python3's exit
 		if r.JSON {  // the step's row, with what it printed before it exited

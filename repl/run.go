@@ -28,7 +28,10 @@ type Runner struct {
 	Args []string
 	// AtEnd, when set, runs when a script has run its last step (or
 	// stopped), before its module's objects go as at interpreter exit.
-	AtEnd     func()
+	AtEnd func()
+	// Progress, when set, says on the terminal which step is running
+	// once one runs over a second.
+	Progress  *Progress
 	prev      engine.Figures
 	seen      reported     // what of this step is reported already (EachStatement)
 	stepStart time.Time    // when the step began, for elapsed_ns

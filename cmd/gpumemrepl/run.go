@@ -133,6 +133,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		defer f.Close()
 		in, r.File, r.Args = f, files[0], files[1:]
+		r.Progress = repl.NewProgress(stderr, false)
 		if repl.IsPython(r.File) {
 			src, err := io.ReadAll(f)
 			if err != nil {
