@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
@@ -351,9 +353,35 @@ func (s *Session) Interrupted() bool { return s.interrupted.Load() }
 // does.
 func (s *Session) RecordFrames(f func() []snapshot.Frame) { s.frames = f }
 
-// stamp gives the history the stack of the code running now.
+// stamp gives the history the stack of the code running now; the
+// events of one stack share one Stack (a loop's allocations are many,
+// its stacks few).
 func (s *Session) stamp(g *gpu) {
-	if s.frames != nil {
-		g.history.Frames = snapshot.NewStack(s.frames()...)
+	if s.frames == nil {
+		return
 	}
+	fr := s.frames()
+	if slices.Equal(fr, s.lastFrames) {
+		g.history.Frames = s.lastStack
+		return
+	}
+	var key strings.Builder
+	for _, f := range fr {
+		key.WriteString(f.Filename)
+		key.WriteByte(0)
+		key.WriteString(strconv.Itoa(f.Line))
+		key.WriteByte(0)
+		key.WriteString(f.Name)
+		key.WriteByte(0)
+	}
+	st, ok := s.stacks[key.String()]
+	if !ok {
+		if s.stacks == nil {
+			s.stacks = map[string]snapshot.Stack{}
+		}
+		st = snapshot.NewStack(fr...)
+		s.stacks[key.String()] = st
+	}
+	s.lastFrames, s.lastStack = fr, st
+	g.history.Frames = st
 }

@@ -31,6 +31,9 @@
 //   - api.go, measure.go, peaks.go, timeline.go, load.go, replaysetup.go,
 //     typename.go: the Go API the REPL and the binding call: figures
 //     after a step, lifetime peaks, a device's history, a loaded trace.
+//   - defaults.go: the default dtype and device factories and modules
+//     take (torch.set_default_dtype, set_default_device, torch.device
+//     blocks).
 //   - serialization.go: checkpoints torch.save wrote, read without
 //     their tensors' data, and their tensors made where torch.load puts
 //     them.

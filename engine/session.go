@@ -120,15 +120,21 @@ type Session struct {
 	// frames, when set, gives the stack of the code running (file,
 	// line, function, innermost first) for each allocation and free
 	// the history records.
-	frames   func() []snapshot.Frame
-	firstOOM *OOMRecord // the session's first out-of-memory error (FirstOOM)
-	opts     Options
-	cfg      allocator.Config
-	gpus     []*gpu
-	current  int             // torch.cuda.current_device()
-	peers    map[[2]int]bool // (from, to) device pairs whose first copy has run
-	hostLive uint64          // bytes of live host storages
-	host     hostBudget      // which of them are real memory (hostbudget.go)
+	frames func() []snapshot.Frame
+	// stacks are the history's stacks, one each (stamp), and lastFrames
+	// and lastStack the one stamp gave last.
+	stacks     map[string]snapshot.Stack
+	lastFrames []snapshot.Frame
+	lastStack  snapshot.Stack
+	firstOOM   *OOMRecord // the session's first out-of-memory error (FirstOOM)
+	opts       Options
+	cfg        allocator.Config
+	gpus       []*gpu
+	current    int             // torch.cuda.current_device()
+	peers      map[[2]int]bool // (from, to) device pairs whose first copy has run
+	hostLive   uint64          // bytes of live host storages
+	host       hostBudget      // which of them are real memory (hostbudget.go)
+	defaults   defaults        // the default dtype and device (defaults.go)
 	// pinned is the caching host allocator (made at the first pinned
 	// tensor), and pinnedBufs the host memory of its blocks.
 	pinned     *host.Allocator
@@ -183,6 +189,7 @@ func NewSession(o Options) (*Session, error) {
 	}
 	s := &Session{opts: o, cfg: cfg, gradEnabled: true}
 	s.host = newHostBudget(o.HostBudget, o.HostTotal)
+	s.defaults = defaults{dtype: Float32, device: CPU}
 	var bs []backend
 	switch o.Backend {
 	case "", "sim":

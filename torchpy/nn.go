@@ -277,13 +277,12 @@ func layers() {
 		if err != nil {
 			return nil, err
 		}
-		dev := engine.CPU
+		dev, dt := b.S.DefaultDevice(), b.S.DefaultDType()
 		if a[3] != nil && a[3] != eval.None {
 			if dev, err = b.deviceArg(a[3]); err != nil {
 				return nil, err
 			}
 		}
-		dt := engine.Float32
 		if a[4] != nil && a[4] != eval.None {
 			d, ok := a[4].(*DTypeObj)
 			if !ok || !d.D.IsFloatingPoint() {

@@ -110,6 +110,9 @@ type Binding struct {
 	// decorate is grad_mode.py's _decorate(mode, fn): a grad mode's
 	// wrapper of a function it decorates.
 	decorate eval.Value
+	// deviceBlocks are the default devices that torch.device blocks
+	// entered replaced, innermost last (defaults.go).
+	deviceBlocks []engine.Device
 }
 
 // label is what an event calls a dying tensor: "" for a temporary

@@ -172,6 +172,7 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	}
 	b.declareRNGStates(m)
 	b.serialization(m)
+	b.defaults(m)
 	if err := b.eagerModules(m); err != nil {
 		return nil, err
 	}
