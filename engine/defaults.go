@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"strings"
 )
 
@@ -20,7 +19,7 @@ func (s *Session) DefaultDType() DType { return s.defaults.dtype }
 // SetDefaultDType is torch.set_default_dtype(d): a floating type only.
 func (s *Session) SetDefaultDType(d DType) error {
 	if !isFloat(d) {
-		return errors.New("TypeError: only floating-point types are supported as the default type")
+		return Errorf(TypeError, "only floating-point types are supported as the default type")
 	}
 	s.defaults.dtype = d
 	return nil

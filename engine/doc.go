@@ -31,12 +31,14 @@
 //   - api.go, measure.go, peaks.go, timeline.go, load.go, replaysetup.go,
 //     typename.go: the Go API the REPL and the binding call: figures
 //     after a step, lifetime peaks, a device's history, a loaded trace.
+//   - meta.go: the meta device (shapes and dtypes, no memory).
 //   - defaults.go: the default dtype and device factories and modules
 //     take (torch.set_default_dtype, set_default_device, torch.device
 //     blocks).
 //   - serialization.go: checkpoints torch.save wrote, read without
 //     their tensors' data, and their tensors made where torch.load puts
-//     them.
+//     them; serialization_save.go and ziprecords.go: torch.save's file,
+//     as PyTorch's writer lays it out.
 //   - knownvalues.go, print.go, arith_values.go, op_values.go: the
 //     values the tool knows of a tensor (constants, ranges, small
 //     results), and printing.

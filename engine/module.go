@@ -1,5 +1,7 @@
 package engine
 
+import "slices"
+
 // The engine's part of nn.Module's conversions (module.to(), .cuda(),
 // .half()...): each tensor is converted to a new one, which a parameter
 // then takes as its data (param.data = new), as Module._apply does
@@ -50,11 +52,28 @@ func (s *Session) SetData(t, src *Tensor) {
 // ConvertParameter converts p in place (p.data = p.to(...)), then its
 // .grad the same way, each new tensor made before the old one goes.
 func (s *Session) ConvertParameter(p *Tensor, dev Device, dt func(DType) DType) error {
+	return s.replaceData(p, func(t *Tensor) (*Tensor, error) { return s.Convert(t, dev, dt(t.DType)) })
+}
+
+// EmptyParameter gives p, then its .grad, new memory on dev, not
+// initialised (p.data = torch.empty_like(p, device=dev): Module.to_empty).
+func (s *Session) EmptyParameter(p *Tensor, dev Device) error {
+	return s.replaceData(p, func(t *Tensor) (*Tensor, error) { return s.EmptyLike(t, dev) })
+}
+
+// EmptyLike is torch.empty_like(t, device=dev).
+func (s *Session) EmptyLike(t *Tensor, dev Device) (*Tensor, error) {
+	return s.NewTensor(TensorSpec{Op: "empty", Shape: slices.Clone(t.Shape), DType: t.DType, Device: dev})
+}
+
+// replaceData sets p's data, then its .grad's, to what made gives for
+// each, the new tensor made before the old one goes.
+func (s *Session) replaceData(p *Tensor, made func(*Tensor) (*Tensor, error)) error {
 	for _, t := range []*Tensor{p, gradOf(p)} {
 		if t == nil {
 			continue
 		}
-		c, err := s.Convert(t, dev, dt(t.DType))
+		c, err := made(t)
 		if err != nil {
 			return err
 		}

@@ -49,6 +49,9 @@ const (
 
 // repr is print(t) in PyTorch's format.
 func repr(t *Tensor) string {
+	if t.IsMeta() {
+		return metaRepr(t)
+	}
 	n := t.Numel()
 	if n == 0 && !t.number {
 		return emptyRepr(t)
@@ -140,20 +143,35 @@ func emptyRepr(t *Tensor) string {
 		s += fmt.Sprintf(", device='%s'", d)
 	}
 	if len(t.Shape) != 1 {
-		dims := make([]string, len(t.Shape))
-		for i, d := range t.Shape {
-			dims[i] = fmt.Sprint(d)
-		}
-		tuple := strings.Join(dims, ", ")
-		if len(dims) == 1 {
-			tuple += ","
-		}
-		s += ", size=(" + tuple + ")"
+		s += ", size=" + sizeTuple(t.Shape)
 	}
 	if t.DType.Name != "float32" {
 		s += ", dtype=torch." + t.DType.Name
 	}
 	return s + gradSuffix(t) + ")"
+}
+
+// metaRepr is PyTorch's print of a meta tensor: no values, its size
+// always, a dtype that is not the default.
+func metaRepr(t *Tensor) string {
+	s := "tensor(..., device='meta', size=" + sizeTuple(t.Shape)
+	if t.DType.Name != "float32" {
+		s += ", dtype=torch." + t.DType.Name
+	}
+	return s + gradSuffix(t) + ")"
+}
+
+// sizeTuple is a shape as a Python tuple: (3,) for one dimension.
+func sizeTuple(shape []int64) string {
+	dims := make([]string, len(shape))
+	for i, d := range shape {
+		dims[i] = fmt.Sprint(d)
+	}
+	tuple := strings.Join(dims, ", ")
+	if len(dims) == 1 {
+		tuple += ","
+	}
+	return "(" + tuple + ")"
 }
 
 // gradSuffix is what a print says of autograd: the node that made the

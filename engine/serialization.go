@@ -348,7 +348,7 @@ func (l *SavedLoader) Tensor(t *SavedTensor, dev Device) (*Tensor, error) {
 	st, ok := l.storages[t.Key]
 	if !ok {
 		if dev.CUDA && dev.Index >= len(l.s.gpus) {
-			return nil, fmt.Errorf("RuntimeError: Attempting to deserialize object on CUDA device %d but torch.cuda.device_count() is %d. Please use torch.load with map_location to map your storages to an existing device.", dev.Index, len(l.s.gpus))
+			return nil, Errorf(RuntimeError, "Attempting to deserialize object on CUDA device %d but torch.cuda.device_count() is %d. Please use torch.load with map_location to map your storages to an existing device.", dev.Index, len(l.s.gpus))
 		}
 		n := t.StorageElems * t.DType.Size
 		var err error

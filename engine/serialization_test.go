@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -154,4 +155,20 @@ func TestReadSavedRefuses(t *testing.T) {
 	if err != nil || describeSaved(f.Root) != "T(0 float32 cpu n=4 off=1 [3] [1])" {
 		t.Errorf("the last 3 of 4 elements: %v, %v", describeSaved(f.Root), err)
 	}
+}
+
+// FuzzReadSaved: whatever the bytes, reading a checkpoint returns a
+// value or an error, never a panic; seeded with PyTorch's checkpoints.
+func FuzzReadSaved(f *testing.F) {
+	for _, name := range []string{"tensor", "views", "mixed", "parameter", "list", "linear_cuda", "train_state", "legacy"} {
+		b, err := os.ReadFile("../testdata/checkpoints/" + name + ".pt")
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r := bytes.NewReader(b)
+		ReadSaved(r, r.Size()) //nolint:errcheck // only a panic fails
+	})
 }

@@ -335,9 +335,14 @@ func elementValues(x *Tensor) knownValues {
 }
 
 // copyBytes copies n bytes of src from byte off into dst, wherever each
-// is, in chunks, so that an interrupt stops it.
+// is, in chunks, so that an interrupt stops it. A meta storage has no
+// bytes to give; into one, nothing is copied.
 func (s *Session) copyBytes(dst, src *storage, off, n uint64) error {
 	switch {
+	case src.device.Meta && !dst.device.Meta:
+		return ErrNoData
+	case dst.device.Meta:
+		return nil
 	case dst.device.CUDA && src.device.CUDA:
 		to, from := s.gpus[dst.device.Index].b, s.gpus[src.device.Index].b
 		if err := s.peer(src.device, dst.device); err != nil {
@@ -402,6 +407,9 @@ func (s *Session) newStorageOn(dev Device, stream, n uint64, fill bool) (*storag
 	if err := s.storageMade(st); err != nil {
 		return nil, err
 	}
+	if dev.Meta { // shapes and dtypes only: no memory anywhere
+		return st, nil
+	}
 	if !dev.CUDA {
 		if s.hostLive+n > s.host.total || s.hostLive+n < n {
 			return nil, &hostAllocError{bytes: n}
@@ -465,7 +473,7 @@ func (s *Session) release(st *storage) bool {
 		}
 	} else if st.pinned != nil {
 		s.releasePinned(st)
-	} else if !st.mapped {
+	} else if !st.mapped && !st.device.Meta {
 		if st.host != nil {
 			st.host.free()
 		} else {

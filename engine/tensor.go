@@ -40,13 +40,22 @@ var boolDType = DTypes["bool"]
 type Device struct {
 	CUDA  bool
 	Index int
+	// Meta is the meta device: tensors with a shape and a dtype and no
+	// memory anywhere (meta.go).
+	Meta bool
 }
 
 // CPU is the host.
 var CPU = Device{}
 
+// MetaDevice is torch.device('meta').
+var MetaDevice = Device{Meta: true}
+
 func (d Device) String() string {
-	if !d.CUDA {
+	switch {
+	case d.Meta:
+		return "meta"
+	case !d.CUDA:
 		return "cpu"
 	}
 	return fmt.Sprintf("cuda:%d", d.Index)

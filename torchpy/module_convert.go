@@ -1,6 +1,8 @@
 package torchpy
 
 import (
+	"errors"
+
 	"github.com/gpumemrepl/gpumemrepl/engine"
 	"github.com/gpumemrepl/gpumemrepl/python/eval"
 )
@@ -10,6 +12,9 @@ import (
 type conversion struct {
 	dev *engine.Device
 	dt  *engine.DType
+	// empty makes each tensor new and uninitialised on dev instead
+	// (Module.to_empty: torch.empty_like(t, device=dev)).
+	empty bool
 }
 
 func floating(dt engine.DType) bool {
@@ -48,10 +53,17 @@ func (b *Binding) convert(o *eval.Instance, c conversion) error {
 		ps.Items(func(_, v eval.Value) bool {
 			if t, ok := v.(*Tensor); ok {
 				dev, dt := c.target(t.T)
-				err = b.S.ConvertParameter(t.T, dev, dt)
+				if c.empty {
+					err = b.S.EmptyParameter(t.T, dev)
+				} else {
+					err = b.S.ConvertParameter(t.T, dev, dt)
+				}
 			}
 			return err == nil
 		})
+		if errors.Is(err, engine.ErrNoData) {
+			return b.in.Raise(eval.NotImplementedErrType, "Cannot copy out of meta tensor; no data! Please use torch.nn.Module.to_empty() instead of torch.nn.Module.to() when moving module from meta to a different device.")
+		}
 		if err != nil {
 			return b.pyErr(err)
 		}
@@ -70,7 +82,13 @@ func (b *Binding) convert(o *eval.Instance, c conversion) error {
 	})
 	for i, t := range bufs {
 		dev, dt := c.target(t.T)
-		n, err := b.S.Convert(t.T, dev, dt(t.T.DType))
+		var n *engine.Tensor
+		var err error
+		if c.empty {
+			n, err = b.S.EmptyLike(t.T, dev)
+		} else {
+			n, err = b.S.Convert(t.T, dev, dt(t.T.DType))
+		}
 		if err != nil {
 			return b.pyErr(err)
 		}
@@ -152,6 +170,20 @@ func conversions(m *eval.Class) {
 			}
 		}
 		return conversion{dev: &d}, nil
+	})
+	declare("to_empty", func(b *Binding, args []eval.Value, kw []eval.KeywordArg) (conversion, error) {
+		a, err := b.in.ArgSpec("to_empty", args, kw, 1, "device", "recurse")
+		if err != nil {
+			return conversion{}, err
+		}
+		if recurse, err := b.boolArg(a[1], true); err != nil || !recurse {
+			if err == nil {
+				err = b.notModelled("Module.to_empty(recurse=False)")
+			}
+			return conversion{}, err
+		}
+		d, err := b.deviceArg(a[0])
+		return conversion{dev: &d, empty: true}, err
 	})
 	declare("cpu", func(b *Binding, args []eval.Value, kw []eval.KeywordArg) (conversion, error) {
 		d := engine.CPU

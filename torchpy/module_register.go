@@ -6,6 +6,10 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/python/eval"
 )
 
+// nativeRegisterParameter is Module.register_parameter as declared
+// here: a module whose class finds another was patched (registerParam).
+var nativeRegisterParameter eval.Value
+
 // nonPersistent is the registry of buffers state_dict leaves out
 // (PyTorch's _non_persistent_buffers_set; a dict of names here).
 const nonPersistent = "_non_persistent_buffers_set"
@@ -107,6 +111,7 @@ func registration(m *eval.Class) {
 		b.put(o, "_parameters", name, a[1])
 		return eval.None, nil
 	})
+	nativeRegisterParameter = m.Lookup("register_parameter")
 	for _, method := range []string{"add_module", "register_module"} {
 		modMethod(m, method, method+"(name, module)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			a, err := b.in.ArgSpec(method, args, kw, 2, "name", "module")

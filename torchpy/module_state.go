@@ -7,14 +7,23 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/python/eval"
 )
 
+// stateEntry is one tensor of state_dict(): its key, and the registry
+// (_parameters or _buffers) and name it is held under.
+type stateEntry struct {
+	namedMember
+	reg   *eval.Dict
+	key   string
+	param bool
+}
+
 // stateEntries are the tensors state_dict() lists, by key, in PyTorch's
 // order: a module's own parameters, its persistent buffers, then each
 // child's entries under the child's name (duplicates kept).
-func stateEntries(o *eval.Instance, prefix string, out []namedMember) []namedMember {
+func stateEntries(o *eval.Instance, prefix string, out []stateEntry) []stateEntry {
 	if ps := sub(o, "_parameters"); ps != nil {
 		ps.Items(func(k, v eval.Value) bool {
 			if t, ok := v.(*Tensor); ok {
-				out = append(out, namedMember{prefix + k.(string), t})
+				out = append(out, stateEntry{namedMember{prefix + k.(string), t}, ps, k.(string), true})
 			}
 			return true
 		})
@@ -23,7 +32,7 @@ func stateEntries(o *eval.Instance, prefix string, out []namedMember) []namedMem
 	if bs := sub(o, "_buffers"); bs != nil {
 		bs.Items(func(k, v eval.Value) bool {
 			if t, ok := v.(*Tensor); ok && (np == nil || !hasKey(np, k.(string))) {
-				out = append(out, namedMember{prefix + k.(string), t})
+				out = append(out, stateEntry{namedMember{prefix + k.(string), t}, bs, k.(string), false})
 			}
 			return true
 		})
@@ -77,20 +86,21 @@ func stateDicts(m *eval.Class) {
 		if err != nil {
 			return nil, err
 		}
-		if assign, err := b.boolArg(a[2], false); err != nil || assign {
-			if err == nil {
-				err = b.notModelled("load_state_dict(assign=True)")
-			}
+		assign, err := b.boolArg(a[2], false)
+		if err != nil {
 			return nil, err
 		}
-		return b.loadStateDict(o, sd, strict)
+		return b.loadStateDict(o, sd, strict, assign)
 	})
 }
 
 // loadStateDict copies each entry of sd into the module's tensor of the
 // same key (param.copy_(input) under no_grad: in place, across devices
-// and dtypes with no new GPU memory), and returns _IncompatibleKeys.
-func (b *Binding) loadStateDict(o *eval.Instance, sd *eval.Dict, strict bool) (eval.Value, error) {
+// and dtypes with no new GPU memory; into a meta tensor, nothing), or
+// with assign makes it the module's (a parameter a Parameter over the
+// entry's storage, requiring grad as the one it replaces), and returns
+// _IncompatibleKeys.
+func (b *Binding) loadStateDict(o *eval.Instance, sd *eval.Dict, strict, assign bool) (eval.Value, error) {
 	in := b.in
 	var missing, unexpected, mismatched []string
 	expected := map[string]bool{}
@@ -107,6 +117,10 @@ func (b *Binding) loadStateDict(o *eval.Instance, sd *eval.Dict, strict bool) (e
 		}
 		if !sameShape(src.T, e.t.T) {
 			mismatched = append(mismatched, "size mismatch for "+e.name+": copying a param with shape "+b.sizeRepr(src.T)+" from checkpoint, the shape in current model is "+b.sizeRepr(e.t.T)+".")
+			continue
+		}
+		if assign {
+			b.assignEntry(e, src)
 			continue
 		}
 		was := b.S.SetGradEnabled(false)
@@ -143,6 +157,24 @@ func (b *Binding) loadStateDict(o *eval.Instance, sd *eval.Dict, strict bool) (e
 	in.Decref(mk)
 	in.Decref(un)
 	return r, err
+}
+
+// assignEntry makes src the module's tensor of entry e (setattr): for a
+// parameter, src itself when it is a Parameter, else a new Parameter
+// over its storage; its requires_grad that of the parameter it replaces.
+func (b *Binding) assignEntry(e stateEntry, src *Tensor) {
+	v := src
+	grad := e.t.T.RequiresGrad()
+	switch {
+	case e.param && !src.param:
+		v = b.newParam(b.S.Detach(src.T))
+	default:
+		eval.Incref(v)
+	}
+	if e.param && grad {
+		b.S.SetRequiresGrad(v.T) //nolint:errcheck // a detached tensor or a Parameter is a leaf
+	}
+	b.in.PutStr(e.reg, e.key, v, "old ."+e.key)
 }
 
 func sameShape(a, b *engine.Tensor) bool {

@@ -116,6 +116,22 @@ func (b *Binding) newParam(t *engine.Tensor) *Tensor {
 	return p
 }
 
+// registerParam puts p, a reference it takes over, among o's parameters
+// as name, as self.name = p does: through register_parameter when the
+// program has replaced Module's (accelerate's init_empty_weights does).
+func (b *Binding) registerParam(o *eval.Instance, name string, p *Tensor) error {
+	if f := o.Type().Lookup("register_parameter"); f != nil && f != nativeRegisterParameter {
+		r, err := b.in.CallMethod(o, "register_parameter", name, p)
+		b.in.Decref(p)
+		if err == nil {
+			b.in.Decref(r)
+		}
+		return err
+	}
+	b.in.PutStr(sub(o, "_parameters"), name, p, "old ."+name)
+	return nil
+}
+
 func init() {
 	m := ModuleType
 	modMethod(m, "__init__", "Module()", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
@@ -142,7 +158,9 @@ func init() {
 				in.DelStr(ms, name)
 			}
 			eval.Incref(v)
-			in.PutStr(ps, name, v, "old ."+name)
+			if err := b.registerParam(o, name, t); err != nil {
+				return nil, err
+			}
 		case isMod:
 			if ms == nil {
 				return nil, in.Raise(eval.AttributeErrorType, "cannot assign module before Module.__init__() call")
@@ -315,13 +333,17 @@ func layers() {
 		if err != nil {
 			return nil, b.pyErr(err)
 		}
-		in.PutStr(ps, "weight", b.newParam(w), "")
+		if err := b.registerParam(o, "weight", b.newParam(w)); err != nil {
+			return nil, err
+		}
 		if bias {
 			bt, err := b.S.NewParameterOf([]int64{nOut}, dt, dev)
 			if err != nil {
 				return nil, b.pyErr(err)
 			}
-			in.PutStr(ps, "bias", b.newParam(bt), "")
+			if err := b.registerParam(o, "bias", b.newParam(bt)); err != nil {
+				return nil, err
+			}
 		} else {
 			in.PutStr(ps, "bias", eval.None, "")
 		}

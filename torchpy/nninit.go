@@ -22,7 +22,8 @@ var initSource string
 // utilsModule is torch.nn.utils: clip_grad_norm_ (the gradients' norms
 // and the clip coefficient as PyTorch makes them: engine.ClipGradNorm)
 // and clip_grad_value_ (in-place clamps, no memory), both under
-// no_grad; parameters_to_vector and vector_to_parameters say they are
+// no_grad; skip_init (the module made on the meta device, then
+// to_empty); parameters_to_vector and vector_to_parameters say they are
 // not modelled.
 func (b *Binding) utilsModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m := in.NewModule("torch.nn.utils")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -115,19 +116,18 @@ func TestLoadBigCheckpoint(t *testing.T) {
 }
 
 // TestLoadRecordedCheckpoints runs ckpt_load.py, torch.load of the
-// checkpoints PyTorch saved in every form the tool models: up to its
-// model built on the meta device (line 54), each allocation and free
-// is PyTorch's, in order, and each statement prints what it printed.
+// checkpoints PyTorch saved in every form the tool models, into a model
+// built on the meta device too, and torch.save of CUDA tensors: each
+// allocation and free is PyTorch's, in order, and each statement prints
+// what it printed (the path in PyTorch's mmap error is where the
+// recorder ran the script).
 func TestLoadRecordedCheckpoints(t *testing.T) {
 	s, printed := runRule(t, "ckpt_load")
 	path := filepath.Join("..", "testdata", "pyrules", "ckpt_load.jsonl")
-	got, want := eventsBefore(t, s, path, 54)
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("events before line 54:\n%v\nPyTorch's:\n%v", got, want)
-	}
+	checkEvents(t, s, path)
 	for line, out := range recordedOutput(t, path) {
-		if line < 54 && printed[line] != out {
-			t.Errorf("line %d printed %q, PyTorch %q", line, printed[line], out)
+		if want := strings.ReplaceAll(out, ".dev/bigmodels/", "../"); printed[line] != want {
+			t.Errorf("line %d printed %q, PyTorch %q", line, printed[line], want)
 		}
 	}
 }

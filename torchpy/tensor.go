@@ -204,6 +204,7 @@ func init() {
 	property("dtype", func(b *Binding, t *Tensor) (eval.Value, error) { return dtypeObj(t.T.DType), nil })
 	property("device", func(b *Binding, t *Tensor) (eval.Value, error) { return b.deviceObj(t.T.Device()), nil })
 	property("is_cuda", func(b *Binding, t *Tensor) (eval.Value, error) { return t.T.Device().CUDA, nil })
+	property("is_meta", func(b *Binding, t *Tensor) (eval.Value, error) { return t.T.IsMeta(), nil })
 	property("is_leaf", func(b *Binding, t *Tensor) (eval.Value, error) { return t.T.IsLeaf(), nil })
 	property("ndim", func(b *Binding, t *Tensor) (eval.Value, error) { return int64(len(t.T.Shape)), nil })
 	property("nbytes", func(b *Binding, t *Tensor) (eval.Value, error) { return int64(t.T.Bytes()), nil })

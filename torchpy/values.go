@@ -75,7 +75,7 @@ func init() {
 	DeviceType.SetMethod(eval.NewBuiltin("__repr__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		d := s.(*DeviceObj)
 		if !d.D.CUDA {
-			return "device(type='cpu')", nil
+			return "device(type='" + d.D.String() + "')", nil
 		}
 		if !d.indexed {
 			return "device(type='cuda')", nil
@@ -90,10 +90,10 @@ func init() {
 		return d.D.String(), nil
 	}))
 	DeviceType.SetAttr("type", eval.NewProperty(eval.NewBuiltin("type", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		if s.(*DeviceObj).D.CUDA {
-			return "cuda", nil
+		if d := s.(*DeviceObj).D; !d.CUDA {
+			return d.String(), nil
 		}
-		return "cpu", nil
+		return "cuda", nil
 	}), nil))
 	DeviceType.SetAttr("index", eval.NewProperty(eval.NewBuiltin("index", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		d := s.(*DeviceObj)
@@ -200,6 +200,8 @@ func (b *Binding) parseDevice(v eval.Value) (engine.Device, error) {
 				}
 				d.Index = i
 			}
+		case "meta":
+			d = engine.MetaDevice
 		default:
 			return d, b.in.Raise(eval.RuntimeErrorType, "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device string: %s", x)
 		}

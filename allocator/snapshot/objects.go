@@ -1,9 +1,12 @@
 package snapshot
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
+	"slices"
 )
 
 // A pickle of objects, read for a caller that knows some classes by name
@@ -280,4 +283,143 @@ func (r *objectRules) export(v any, done map[any]any, depth int) (any, error) {
 		return out, err
 	}
 	return nil, errors.New("a value of no kind a pickle of objects holds") // not reached: the reader makes none
+}
+
+// Str is a string written as CPython writes a string object of its own
+// (memoized, and fetched where the same Str is written again), not
+// fetched where an equal string was written before: torch.save's
+// storage keys and CUDA locations are new objects each time.
+type Str struct{ S string }
+
+// WriteObjects writes v as a protocol 2 pickle, opcode for opcode as
+// CPython's pickler writes the same objects: every str, tuple, list,
+// dict, class and call memoized, a value met again fetched (a string by
+// value, a *Str, list, dict or call by identity), containers in batches
+// of 1000. v holds what ReadObjects returns, and *Str.
+func WriteObjects(w io.Writer, v any) error {
+	e := newEncoder(w)
+	e.proto2 = true
+	e.b(0x80, 2) // PROTO 2
+	e.value(v, 0)
+	e.b('.')
+	if e.err != nil {
+		return e.err
+	}
+	return e.w.Flush()
+}
+
+// object writes one of ReadObjects' kinds; false for another kind.
+func (e *encoder) object(v any, depth int) bool {
+	switch x := v.(type) {
+	case Tuple:
+		e.tuple(tuple(x), depth)
+	case *Str:
+		if i, ok := e.memo[x]; ok {
+			e.get(i)
+			return true
+		}
+		e.text(x.S)
+		e.memo[x] = e.memoize()
+	case Global:
+		if i, ok := e.memo[x]; ok {
+			e.get(i)
+			return true
+		}
+		e.b('c')
+		e.b([]byte(x.Module + "\n" + x.Name + "\n")...)
+		e.memo[x] = e.memoize()
+	case *PersistentID:
+		e.value(x.ID, depth+1)
+		e.b('Q') // BINPERSID
+	case *List:
+		e.shared(x, depth, func() {
+			e.emptyList()
+			e.memo[x] = e.memoize()
+			e.batches(len(x.Items), func(i int) { e.value(x.Items[i], depth+1) })
+		})
+	case *Dict:
+		e.shared(x, depth, func() {
+			if x.Ordered {
+				e.value(Global{"collections", "OrderedDict"}, depth+1)
+				e.b(')', 'R') // EMPTY_TUPLE, REDUCE
+			} else {
+				e.emptyDict()
+			}
+			e.memo[x] = e.memoize()
+			items := make([]item, len(x.Items))
+			for i, p := range x.Items {
+				items[i] = item{p.Key, p.Value}
+			}
+			e.setItems(items, depth)
+			e.build(x.State, depth)
+		})
+	case *Call:
+		e.shared(x, depth, func() {
+			e.value(x.Fn, depth+1)
+			e.tuple(tuple(x.Args), depth)
+			e.b('R') // REDUCE
+			e.memo[x] = e.memoize()
+			e.build(x.State, depth)
+		})
+	default:
+		return false
+	}
+	return true
+}
+
+// shared writes a container or call once (write); met again, it is
+// fetched from the memo.
+func (e *encoder) shared(v any, depth int, write func()) {
+	if i, ok := e.memo[v]; ok {
+		e.get(i)
+		return
+	}
+	if e.writing[v] {
+		if e.err == nil {
+			e.err = fmt.Errorf("pickle: a list or dict contains itself")
+		}
+		return
+	}
+	e.writing[v] = true
+	defer delete(e.writing, v)
+	write()
+}
+
+// build writes BUILD of state, when there is one.
+func (e *encoder) build(state any, depth int) {
+	if state != nil {
+		e.value(state, depth+1)
+		e.b('b')
+	}
+}
+
+// bigLE is n in the fewest little-endian two's complement bytes, as
+// CPython's pickler writes a LONG1 (or LONG4).
+func bigLE(n *big.Int) []byte {
+	size := n.BitLen()/8 + 1
+	m := new(big.Int).Set(n)
+	if n.Sign() < 0 {
+		m.Add(m, new(big.Int).Lsh(big.NewInt(1), uint(8*size)))
+	}
+	be := m.FillBytes(make([]byte, size))
+	slices.Reverse(be)
+	if n.Sign() < 0 && size > 1 && be[size-1] == 0xff && be[size-2]&0x80 != 0 {
+		be = be[:size-1]
+	}
+	return be
+}
+
+// shortestLE is v in the fewest little-endian two's complement bytes,
+// as CPython's pickler writes a LONG1.
+func shortestLE(v int64) []byte {
+	b := binary.LittleEndian.AppendUint64(nil, uint64(v))
+	for len(b) > 1 {
+		last, prev := b[len(b)-1], b[len(b)-2]
+		if last == 0 && prev&0x80 == 0 || last == 0xff && prev&0x80 != 0 {
+			b = b[:len(b)-1]
+			continue
+		}
+		break
+	}
+	return b
 }

@@ -273,6 +273,11 @@ const batchSize = 1000
 // after the EMPTY_LIST already written.
 func (e *encoder) batches(n int, item func(i int)) {
 	for from := 0; from < n; from += batchSize {
+		if e.proto2 && n-from == 1 {
+			item(from)
+			e.b('a') // APPEND
+			return
+		}
 		e.mark()
 		for i := from; i < min(n, from+batchSize); i++ {
 			item(i)
@@ -303,6 +308,10 @@ type encoder struct {
 	next    uint32
 	writing map[any]bool // containers being written: one met again contains itself
 	scratch [10]byte
+	// proto2 writes protocol 2 as CPython's pickler does (WriteObjects):
+	// BINPUT memo, BINUNICODE, BININT2, the shortest LONG1, tuples
+	// memoized, a batch of one item without its MARK.
+	proto2 bool
 }
 
 func newEncoder(w io.Writer) *encoder {
@@ -321,7 +330,16 @@ func (e *encoder) emptyList() { e.b(']') }
 
 // memoize stores the value just written as the next memo entry.
 func (e *encoder) memoize() uint32 {
-	e.b(0x94)
+	switch {
+	case !e.proto2:
+		e.b(0x94) // MEMOIZE
+	case e.next < 256:
+		e.b('q', byte(e.next)) // BINPUT
+	default:
+		e.scratch[0] = 'r' // LONG_BINPUT
+		binary.LittleEndian.PutUint32(e.scratch[1:], e.next)
+		e.b(e.scratch[:5]...)
+	}
 	e.next++
 	return e.next - 1
 }
@@ -368,6 +386,8 @@ func (e *encoder) value(v any, depth int) {
 		e.int(int64(v))
 	case *bigInt:
 		e.long(v.le, false)
+	case *big.Int:
+		e.long(bigLE(v), false)
 	case float64:
 		e.scratch[0] = 'G'
 		binary.BigEndian.PutUint64(e.scratch[1:], math.Float64bits(v))
@@ -383,6 +403,9 @@ func (e *encoder) value(v any, depth int) {
 	case *list, *dict:
 		e.container(v, depth)
 	default:
+		if e.object(v, depth) {
+			return
+		}
 		if e.err == nil {
 			e.err = fmt.Errorf("pickle: cannot write a %T", v)
 		}
@@ -399,6 +422,9 @@ func (e *encoder) tuple(t tuple, depth int) {
 			e.value(x, depth+1)
 		}
 		e.b(0x84 + byte(len(t))) // TUPLE1..3
+		if e.proto2 {
+			e.memoize()
+		}
 		return
 	}
 	e.mark()
@@ -406,38 +432,42 @@ func (e *encoder) tuple(t tuple, depth int) {
 		e.value(x, depth+1)
 	}
 	e.b('t')
+	if e.proto2 {
+		e.memoize()
+	}
 }
 
 // container writes a list or dict once; again, it is fetched.
 func (e *encoder) container(v any, depth int) {
-	if i, ok := e.memo[v]; ok {
-		e.get(i)
-		return
-	}
-	if e.writing[v] {
-		if e.err == nil {
-			e.err = fmt.Errorf("pickle: a list or dict contains itself")
+	e.shared(v, depth, func() {
+		switch c := v.(type) {
+		case *list:
+			e.emptyList()
+			e.memo[v] = e.memoize()
+			e.batches(len(c.items), func(i int) { e.value(c.items[i], depth+1) })
+		case *dict:
+			e.emptyDict()
+			e.memo[v] = e.memoize()
+			e.setItems(c.items, depth)
 		}
-		return
-	}
-	e.writing[v] = true
-	defer delete(e.writing, v)
-	switch c := v.(type) {
-	case *list:
-		e.emptyList()
-		e.memo[v] = e.memoize()
-		e.batches(len(c.items), func(i int) { e.value(c.items[i], depth+1) })
-	case *dict:
-		e.emptyDict()
-		e.memo[v] = e.memoize()
-		for from := 0; from < len(c.items); from += batchSize {
-			e.mark()
-			for _, it := range c.items[from:min(len(c.items), from+batchSize)] {
-				e.value(it.key, depth+1)
-				e.value(it.value, depth+1)
-			}
-			e.b('u')
+	})
+}
+
+// setItems writes a dict's items, in batches, after the dict.
+func (e *encoder) setItems(items []item, depth int) {
+	for from := 0; from < len(items); from += batchSize {
+		if e.proto2 && len(items)-from == 1 {
+			e.value(items[from].key, depth+1)
+			e.value(items[from].value, depth+1)
+			e.b('s') // SETITEM
+			return
 		}
+		e.mark()
+		for _, it := range items[from:min(len(items), from+batchSize)] {
+			e.value(it.key, depth+1)
+			e.value(it.value, depth+1)
+		}
+		e.b('u')
 	}
 }
 
@@ -448,8 +478,21 @@ func (e *encoder) str(s string) {
 		e.get(i)
 		return
 	}
-	e.counted(0x8c, 'X', []byte(s))
+	e.text(s)
 	e.strs[s] = e.memoize()
+}
+
+// text writes a string's opcode: SHORT_BINUNICODE where it fits, or in
+// protocol 2 BINUNICODE always.
+func (e *encoder) text(s string) {
+	if e.proto2 {
+		e.scratch[0] = 'X'
+		binary.LittleEndian.PutUint32(e.scratch[1:], uint32(len(s)))
+		e.b(e.scratch[:5]...)
+		e.b([]byte(s)...)
+		return
+	}
+	e.counted(0x8c, 'X', []byte(s))
 }
 
 // counted writes bytes after their length: short (one byte of length)
@@ -470,6 +513,10 @@ func (e *encoder) int(v int64) {
 	switch {
 	case v >= 0 && v < 256:
 		e.b('K', byte(v))
+	case e.proto2 && v >= 0 && v < 1<<16:
+		e.b('M', byte(v), byte(v>>8)) // BININT2
+	case e.proto2 && (v < math.MinInt32 || v > math.MaxInt32):
+		e.long(shortestLE(v), false)
 	case v >= math.MinInt32 && v <= math.MaxInt32:
 		e.scratch[0] = 'J'
 		binary.LittleEndian.PutUint32(e.scratch[1:], uint32(int32(v)))

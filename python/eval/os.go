@@ -29,6 +29,7 @@ func osModule(in *Interp) (*ModuleObj, error) {
 		return newRef(def), nil
 	})
 	m.Set(in, "sep", "/")
+	m.Set(in, "devnull", "/dev/null")
 	in.fn(m, "getcwd", "getcwd()", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 		if err := in.UnpackArgs("posix.getcwd", args, kw); err != nil {
 			return nil, err

@@ -27,6 +27,15 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
             g.clamp_(-clip_value, clip_value)
 
 
+def skip_init(module_cls, *args, **kwargs):
+    import torch
+    if not issubclass(module_cls, torch.nn.Module):
+        raise RuntimeError(f'Expected a Module; got {module_cls}')
+    final_device = kwargs.pop('device', 'cpu')
+    kwargs['device'] = 'meta'
+    return module_cls(*args, **kwargs).to_empty(device=final_device)
+
+
 def parameters_to_vector(parameters):
     raise NotImplementedError('torch.nn.utils.parameters_to_vector is not modelled by gpumemrepl')
 
