@@ -97,6 +97,9 @@ type FitOptions struct {
 	AllocConf string
 	HostTotal uint64
 	Strict    bool
+	// OnRun, when set, is told each run as it starts: the GPU, and the
+	// value of a sweep's argument (0 outside a sweep).
+	OnRun func(gpu string, value int64)
 }
 
 // FitScript runs a program (as RunScript does) on a fresh simulated
@@ -107,6 +110,9 @@ type FitOptions struct {
 func FitScript(prog Program, o FitOptions) ([]Fit, error) {
 	var fits []Fit
 	for _, p := range o.Presets {
+		if o.OnRun != nil {
+			o.OnRun(p.Name, 0)
+		}
 		f, err := fitOn(prog, o, p)
 		if err != nil {
 			return nil, err
@@ -164,15 +170,15 @@ type Sweep struct {
 // simulated runs (a value fits when the program runs without an
 // out-of-memory error; more of the argument is taken to need no less
 // memory). Each run passes --name VALUE after the program's own
-// arguments. onRun, when set, is told each run as it starts.
-func SweepScript(prog Program, o FitOptions, name string, lo, hi int64, onRun func(gpu string, value int64)) ([]Sweep, error) {
+// arguments.
+func SweepScript(prog Program, o FitOptions, name string, lo, hi int64) ([]Sweep, error) {
 	var out []Sweep
 	for _, p := range o.Presets {
 		sw := Sweep{GPU: p}
 		try := func(v int64) (Fit, error) {
 			sw.Runs++
-			if onRun != nil {
-				onRun(p.Name, v)
+			if o.OnRun != nil {
+				o.OnRun(p.Name, v)
 			}
 			run := prog
 			run.Args = append(append([]string(nil), prog.Args...), "--"+name, strconv.FormatInt(v, 10))

@@ -60,10 +60,24 @@ func cmdFit(args []string, stdout, stderr io.Writer) int {
 	}
 	prog := repl.Program{Src: src, File: files[0], Args: files[1:]}
 	o := repl.FitOptions{Presets: presets, Devices: *devices, AllocConf: *conf, HostTotal: hostTotal.Get().(uint64), Strict: *strict}
+	p := newProgress(stderr, *quiet)
+	if p != nil {
+		p.Begin("fit:")
+		runs := 0
+		o.OnRun = func(gpu string, v int64) {
+			runs++
+			if *sweep != "" {
+				p.Show(fmt.Sprintf("run %d, %s with --%s %d", runs, gpu, sw.name, v))
+			} else {
+				p.Show(fmt.Sprintf("run %d of %d, %s", runs, len(presets), gpu))
+			}
+		}
+	}
 	if *sweep != "" {
-		return runSweep(prog, o, sw, *asJSON, newProgress(stderr, *quiet), stdout, stderr)
+		return runSweep(prog, o, sw, *asJSON, p, stdout, stderr)
 	}
 	fits, err := repl.FitScript(prog, o)
+	p.Done()
 	if err != nil {
 		fmt.Fprintf(stderr, "gpumemrepl fit: %v\n", err)
 		return 1

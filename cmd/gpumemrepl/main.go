@@ -234,7 +234,7 @@ stops fit with that error, exit 1):
                        peak_allocated_bytes, peak_reserved_bytes, next,
                        next_peak_reserved_bytes, next_oom_at, next_oom_message, runs)
   --host-total SIZE    the simulated machine's host memory (see the REPL's --host-total)
-  --quiet              no progress line (shown on a terminal for a sweep over a second)
+  --quiet              no progress line (shown on a terminal once fit runs over a second)
 
 diff flags (each side is replayed on the simulated device of its recording's size; a script
 runs on a simulated H200 and its history is replayed):

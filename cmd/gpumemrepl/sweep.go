@@ -39,12 +39,7 @@ func parseSweep(s string) (sweepSpec, error) {
 
 // runSweep runs fit --sweep and prints its table (or JSON).
 func runSweep(prog repl.Program, o repl.FitOptions, sw sweepSpec, asJSON bool, p *repl.Progress, stdout, stderr io.Writer) int {
-	p.Begin("fit --sweep:")
-	runs := 0
-	res, err := repl.SweepScript(prog, o, sw.name, sw.lo, sw.hi, func(gpu string, v int64) {
-		runs++
-		p.Show(fmt.Sprintf("run %d, %s with --%s %d", runs, gpu, sw.name, v))
-	})
+	res, err := repl.SweepScript(prog, o, sw.name, sw.lo, sw.hi)
 	p.Done()
 	if err != nil {
 		fmt.Fprintf(stderr, "gpumemrepl fit: %v\n", err)

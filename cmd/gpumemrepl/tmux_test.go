@@ -168,3 +168,27 @@ func TestInteractiveInterrupt(t *testing.T) {
 	term.waitFor("b: 40 bytes float32 [10] on cpu")
 	term.quit()
 }
+
+// TestProgressLine: on a terminal, a script's step that runs over a
+// second shows which line runs and for how long, and the line is gone
+// when the step ends.
+func TestProgressLine(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: apt-get install tmux")
+	}
+	script := writeScript(t, "long.py", "import torch\nfor i in range(150000):\n    x = torch.zeros(1, device='cuda')\nprint('loop done')\n")
+	term := &terminal{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock"), home: t.TempDir()}
+	term.tmux("new-session", "-d", "-x", "200", "-y", "50", "sh", "-c", binary+" --device sim --fake-host --no-color "+script+"; sleep 60")
+	t.Cleanup(func() { exec.Command("tmux", "-S", term.sock, "kill-server").Run() })
+	s := term.waitFor(script + ":2: running")
+	if strings.Contains(s, "loop done") {
+		t.Fatalf("the progress line came after the step:\n%s", s)
+	}
+	for deadline := time.Now().Add(2 * time.Minute); !strings.Contains(s, "loop done") && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+		s = term.screen()
+	}
+	if !strings.Contains(s, "loop done") || strings.Contains(s, "running") {
+		t.Errorf("the progress line stayed after the step:\n%s", s)
+	}
+}
