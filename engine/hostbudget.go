@@ -98,14 +98,16 @@ func (s *Session) settleHost() {
 	h := &s.host
 	if len(h.pending) > 0 && s.hostLive <= h.budget {
 		interrupted := false
+		avail, known := memAvailable() // read once: each storage taken comes off it
 		for st, p := range h.pending {
 			if interrupted {
 				h.pending[st] = pendingHost{kept: true}
 				continue
 			}
-			if avail, ok := memAvailable(); p.kept || ok && st.bytes > avail {
+			if p.kept || known && st.bytes > avail {
 				continue
 			}
+			avail -= min(avail, st.bytes)
 			buf, err := s.newHostBuf(st.bytes, p.written)
 			if err == errInterrupted {
 				interrupted = true
