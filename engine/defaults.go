@@ -1,9 +1,5 @@
 package engine
 
-import (
-	"strings"
-)
-
 // The defaults a factory and a module's constructor take when not given
 // dtype= or device= (torch.set_default_dtype, torch.set_default_device
 // and torch.device as a context manager): PyTorch keeps them per
@@ -39,10 +35,10 @@ func (s *Session) SetDefaultDevice(d Device) Device {
 
 // defaulted is a factory's spec with the session's defaults where the
 // call gave none: the device, and the dtype where the factory's own is
-// the default floating type (not a *_like factory's, which is its
-// input's).
-func (s *Session) defaulted(name string, sp TensorSpec) TensorSpec {
-	if strings.HasSuffix(name, "_like") {
+// the default floating type; a factory of an input (the *_like and
+// new_* forms) takes the input's instead.
+func (s *Session) defaulted(params []Param, sp TensorSpec) TensorSpec {
+	if len(params) > 0 && params[0].Name == input.Name {
 		return sp
 	}
 	if sp.DType == Float32 {

@@ -57,7 +57,7 @@ func factory(name, memory string, params []Param, pin bool, spec func(a Args) (T
 			if err != nil {
 				return nil, err
 			}
-			sp = s.defaulted(name, sp)
+			sp = s.defaulted(params, sp)
 			k := len(params)
 			sp.DType, sp.Device, sp.RequiresGrad = a.DType(k, sp.DType), a.Device(k+1, sp.Device), a.Bool(k+2)
 			sp.Pinned = pin && a.Bool(k+3)
