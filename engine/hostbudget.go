@@ -121,7 +121,7 @@ func (s *Session) settleHost() {
 			h.drop(st)
 		}
 		if interrupted {
-			s.event("KeyboardInterrupt: %s of host tensors left counted, not resident", allocator.FormatSize(h.counted))
+			s.event("writing host memory was interrupted (KeyboardInterrupt): %s of host tensors left counted, not resident", allocator.FormatSize(h.counted))
 		}
 	}
 	if h.stepPeak > h.budget && !h.told {
