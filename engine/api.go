@@ -23,6 +23,7 @@ import (
 func (s *Session) BeginStep() {
 	s.events = s.events[:0]
 	s.tiers.beginStep()
+	s.beginStepPeaks()
 }
 
 // ClearInterrupt forgets a pending interrupt: the prompt calls it as it

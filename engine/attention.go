@@ -278,6 +278,7 @@ func matchingStrides(like, shape []int64) []int64 {
 func (s *Session) scratch(dev Device, n uint64) error {
 	ws, err := s.alloc([]int64{int64(n)}, DTypes["uint8"], dev)
 	if err == nil {
+		ws.st.role = roleWorkspace
 		s.dropTensor(ws)
 	}
 	return err

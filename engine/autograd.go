@@ -153,6 +153,9 @@ func (s *Session) record(name string, out *Tensor, inputs, save []*Tensor, bw ba
 	for _, t := range save {
 		t.st.refs++
 		t.st.saved++
+		if t.st.savedBy == "" {
+			t.st.savedBy = name
+		}
 		from := t.fn
 		if t == out {
 			from = n
@@ -402,6 +405,7 @@ func (s *Session) accumulateGrad(slot *gradSlot, g *Tensor) error {
 	if unshared(g) {
 		g.fn = nil
 		slot.grad = g
+		g.st.role = roleGrad
 		return nil
 	}
 	c, err := s.alloc(g.Shape, g.DType, g.Device())
@@ -410,6 +414,7 @@ func (s *Session) accumulateGrad(slot *gradSlot, g *Tensor) error {
 	}
 	s.dropTensor(g)
 	slot.grad = c
+	c.st.role = roleGrad
 	return nil
 }
 

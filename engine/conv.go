@@ -358,6 +358,7 @@ func (s *Session) convReplay(dev Device, events []convEvent, outs []tensorShape)
 			if err != nil {
 				return fail(Errorf(NotImplementedError, "a convolution's workspace of %d bytes does not fit in what the device has left; cuDNN then tries its next engine, which is not modelled by gpumemrepl", ev.bytes))
 			}
+			st.role = roleWorkspace
 			temps[ev.id] = st
 		default:
 			s.release(temps[ev.id])

@@ -160,6 +160,7 @@ func (s *Session) workspace(dev Device, lt bool) error {
 	if err != nil {
 		return err
 	}
+	st.role = roleWorkspace
 	s.workspaces[key] = st
 	what := "cuBLAS"
 	if lt {
@@ -737,8 +738,10 @@ func (s *Session) reductionTemps(x *Tensor, acc uint64) error {
 		if err != nil {
 			return err
 		}
+		buf.role = roleWorkspace
 		sem, err := s.newStorage(dev, 4, false)
 		if err == nil {
+			sem.role = roleWorkspace
 			s.release(sem)
 		}
 		s.release(buf)

@@ -129,6 +129,7 @@ func (s *Session) newState(o *Optimizer, p *Tensor, names ...string) error {
 			}
 			return err
 		}
+		t.st.role = roleOptimizer
 		st.Names = append(st.Names, name)
 		st.Tensors = append(st.Tensors, t)
 	}

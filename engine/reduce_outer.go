@@ -83,6 +83,7 @@ func (s *Session) outerReductionTemps(x *Tensor, d int, acc uint64) error {
 	if err != nil {
 		return err
 	}
+	b.role = roleWorkspace
 	defer s.release(b)
 	m, err := s.newStorage(x.Device(), sem, false)
 	if err != nil {

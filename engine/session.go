@@ -113,6 +113,10 @@ type gpu struct {
 	oomSeen  bool
 	oomLimit *uint64
 	streams  streamState // its streams and events (streams.go)
+	// live is the engine's storages on the device by address, and watch
+	// its peaks (holdings.go).
+	live  map[uint64]*storage
+	watch peakWatch
 }
 
 // Session is one REPL session's state.
@@ -126,7 +130,8 @@ type Session struct {
 	stacks     map[string]snapshot.Stack
 	lastFrames []snapshot.Frame
 	lastStack  snapshot.Stack
-	firstOOM   *OOMRecord // the session's first out-of-memory error (FirstOOM)
+	namer      func(visit func(name string, t *Tensor)) // NameTensors
+	firstOOM   *OOMRecord                               // the session's first out-of-memory error (FirstOOM)
 	opts       Options
 	cfg        allocator.Config
 	gpus       []*gpu
@@ -438,7 +443,12 @@ func (s *Session) newStorageOn(dev Device, stream, n uint64, fill bool) (*storag
 	}
 	g.history.Add("alloc", p, n)
 	g.streams.point(stream)
-	st.ptr = p
+	st.ptr, st.made = p, len(g.history.Events)-1
+	if g.live == nil {
+		g.live = map[uint64]*storage{}
+	}
+	g.live[p] = st
+	s.notePeak(g)
 	if fill && n > 0 {
 		if err := g.b.zero(p, n); err != nil {
 			s.release(st)
@@ -461,6 +471,8 @@ func (s *Session) release(st *storage) bool {
 	if st.device.CUDA {
 		if st.bytes > 0 {
 			g := s.gpus[st.device.Index]
+			s.settle(g, st.device.Index)
+			delete(g.live, st.ptr)
 			g.history.Stream = st.stream
 			s.stamp(g)
 			g.history.Add("free_requested", st.ptr, st.bytes)

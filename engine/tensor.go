@@ -78,6 +78,12 @@ type storage struct {
 	// counter, which a tensor's views share).
 	version int
 	vals    knownValues
+	// made is the index of its alloc event in its device's history;
+	// role is what the engine made it for, savedBy the autograd node
+	// that first saved it (holdings.go).
+	made    int
+	role    role
+	savedBy string
 }
 
 // Tensor is one reference to a tensor (a TensorImpl, in PyTorch's

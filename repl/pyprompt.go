@@ -20,6 +20,13 @@ type pyPrompt struct {
 	b   *torchpy.Binding
 	fr  *eval.Frame
 	buf []string // the lines of a statement not complete yet
+	// typed counts the lines typed: <stdin>'s line numbers go on from
+	// entry to entry, as a file's would.
+	typed int
+	// entry is the lines of the statements running and first the line
+	// number of its first.
+	entry []string
+	first int
 	// last is the last exception that reached the prompt: kept, as
 	// CPython keeps sys.last_value, so the frames it passed through (and
 	// their tensors) live until the next one.
@@ -121,15 +128,18 @@ func (r *Runner) commandStmt(p *pyPrompt, text string, pos syntax.Pos) error {
 // statement a step.
 func (r *Runner) pyInput(p *pyPrompt, line string) (more bool) {
 	p.buf = append(p.buf, line)
+	p.typed++
+	first := p.typed - len(p.buf) + 1
 	src := strings.Join(p.buf, "\n") + "\n"
-	mod, err := syntax.ParseInteractive("<stdin>", []byte(src), &syntax.Options{IsCommand: r.isBlockCommand})
+	mod, err := syntax.ParseInteractive("<stdin>", []byte(src), &syntax.Options{IsCommand: r.isBlockCommand, At: syntax.Pos{Line: int32(first), Col: 1}})
 	if errors.Is(err, syntax.ErrIncomplete) {
 		return true
 	}
+	p.entry, p.first = p.buf, first
 	p.buf = nil
 	if err == nil {
 		if pos, msg, bad := commandError(mod); bad {
-			l := strings.Split(src, "\n")[min(int(pos.Line), len(strings.Split(src, "\n")))-1]
+			l := strings.Split(src, "\n")[min(max(int(pos.Line)-first+1, 1), len(strings.Split(src, "\n")))-1]
 			fmt.Fprintf(r.Err, "    %s\n    %s%s\n", l, strings.Repeat(" ", caretOffset(l, int(pos.Col))), colorErr.Sprint("^"))
 			fmt.Fprintf(r.Err, "%s %s\n", colorErr.Sprint("error:"), msg)
 			return false
@@ -137,8 +147,8 @@ func (r *Runner) pyInput(p *pyPrompt, line string) (more bool) {
 	}
 	if err != nil {
 		var se *syntax.Error
-		if errors.As(err, &se) && int(se.Pos.Line) >= 1 && int(se.Pos.Line) <= len(strings.Split(src, "\n")) {
-			l := strings.Split(src, "\n")[se.Pos.Line-1]
+		if errors.As(err, &se) && int(se.Pos.Line)-first >= 0 && int(se.Pos.Line)-first < len(strings.Split(src, "\n")) {
+			l := strings.Split(src, "\n")[int(se.Pos.Line)-first]
 			fmt.Fprintf(r.Err, "    %s\n    %s%s\n", l, strings.Repeat(" ", caretOffset(l, int(se.Pos.Col))), colorErr.Sprint("^"))
 			fmt.Fprintf(r.Err, "%s %s: %s\n", colorErr.Sprint("error:"), se.Kind, se.Msg)
 		} else {
@@ -160,8 +170,16 @@ func (r *Runner) promptStep(p *pyPrompt, s syntax.Stmt) {
 	}
 	r.Session.BeginStep()
 	err := r.execPy(p.in, p.fr, s)
+	r.Session.EndStep()
 	r.seen = reported{}
 	cur, n := r.measureStep()
+	n.events = append(r.stepPeakEvents(cur), n.events...)
+	if err == nil {
+		st, _ := s.Span()
+		label := fmt.Sprintf("%d: %s", st.Line, p.entry[min(max(int(st.Line)-p.first, 0), len(p.entry)-1)])
+		r.recordStep(label, cur)
+		r.notePeakStep(label)
+	}
 	if err != nil {
 		if _, ok := err.(*eval.Exception); ok {
 			io.WriteString(r.Err, fitLines(p.in.FormatError(err), r.Err))

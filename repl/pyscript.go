@@ -86,6 +86,19 @@ func (r *Runner) PyScript(src []byte) (status int) {
 // at its end, AtEnd sees the session as the program left it, then the
 // module's objects go.
 func (r *Runner) end(in *eval.Interp, p *pyPrompt) {
+	r.Session.EndStep()
+	switch {
+	case r.Peak && r.JSON:
+		if b, ok, _ := r.peakBreakdown(0, false); ok {
+			writePeakJSON(r.Out, b)
+		}
+	case r.Peak:
+		if b, ok, _ := r.peakBreakdown(0, false); ok {
+			writeBreakdown(r.Out, b, widthOf(r.Out))
+		}
+	case !r.JSON:
+		r.writeRunPeak()
+	}
 	if t := r.Session.Tier(); !t.Exact() && !r.JSON {
 		io.WriteString(r.Out, command.Wrap(EstimatedMark+" "+EstimatedText(t)+" (--strict refuses estimates)\n", widthOf(r.Out), "", "  "))
 	}
@@ -104,6 +117,7 @@ func (r *Runner) newModulePrompt(in *eval.Interp, b *torchpy.Binding, file strin
 	in.Decref(g)
 	in.Hooks.Command = func(text string, pos syntax.Pos) error { return r.commandStmt(p, text, pos) }
 	r.installTool(p)
+	r.nameTensors(p)
 	return p
 }
 
@@ -151,9 +165,13 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 		}
 		in.Drop(err)
 	}
+	r.Session.EndStep()
 	cur, n := r.measureStep()
+	n.events = append(r.stepPeakEvents(cur), n.events...)
 	if err == nil {
-		r.recordStep(fmt.Sprintf("%d: %s", line, firstLine(text)), cur)
+		label := fmt.Sprintf("%d: %s", line, firstLine(text))
+		r.recordStep(label, cur)
+		r.notePeakStep(label)
 	}
 	if r.JSON {
 		r.writeStepJSON(line, endLine, text, cur, n, out.String(), failed)

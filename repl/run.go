@@ -37,6 +37,11 @@ type Runner struct {
 	stepStart time.Time    // when the step began, for elapsed_ns
 	started   bool         // the prompt has measured its first figures
 	history   plot.History // device 0 after every step, for plot (plotcmd.go)
+	// Peak, at a script's end, explains cuda:0's whole-run peak (peak.go);
+	// runPeak is the peak so far and peakStep the step that reached it.
+	Peak     bool
+	runPeak  uint64
+	peakStep string
 	// endedBy is the class of the exception the last failed step raised
 	// (nil for an error that is not a Python exception).
 	endedBy *eval.Class

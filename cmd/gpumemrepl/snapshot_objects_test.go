@@ -58,7 +58,7 @@ for e in s['device_traces'][0]:
 	}
 	var got []string
 	for _, l := range strings.Split(string(out), "\n") {
-		if l != "" && !strings.HasPrefix(l, " ") && !strings.Contains(l, " > ") {
+		if l != "" && !strings.HasPrefix(l, " ") && !strings.Contains(l, " > ") && !strings.HasPrefix(l, "whole-run peak:") {
 			got = append(got, l)
 		}
 	}
