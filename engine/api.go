@@ -75,6 +75,7 @@ func (s *Session) NewTensor(sp TensorSpec) (*Tensor, error) {
 	st.vals = createValues(sp.Op, sp.Values)
 	if sp.RequiresGrad {
 		t.slot = newGradSlot()
+		st.role = roleParam
 	}
 	return t, nil
 }
@@ -113,6 +114,7 @@ func (s *Session) SetRequiresGrad(t *Tensor) error {
 	}
 	if t.slot == nil {
 		t.slot = newGradSlot()
+		t.st.role = roleParam
 	}
 	return nil
 }

@@ -41,6 +41,7 @@ const (
 	roleWorkspace      // a library's workspace or a kernel's scratch
 	roleOptimizer      // an optimizer's state
 	roleGrad           // a leaf's .grad
+	roleParam          // a leaf that requires grad
 )
 
 // Holding is one live block of a device.
@@ -84,6 +85,10 @@ type peakWatch struct {
 	// when the front end settles the step.
 	pending bool
 	atPeak  *Holdings
+	// freed is, by the index of its alloc event, what each freed
+	// storage was for as far as the engine knows (sticky), plus one: 0
+	// for an event that is no freed storage's alloc.
+	freed []uint8
 }
 
 // NameTensors sets how the front end names the tensors its program can
@@ -259,4 +264,53 @@ func category(st *storage, nm names) Category {
 		return CatNamed
 	}
 	return CatTemporaries
+}
+
+// noteFreed keeps what a freed storage was for.
+func (w *peakWatch) noteFreed(st *storage) {
+	if st.made >= len(w.freed) {
+		w.freed = append(w.freed, make([]uint8, st.made+1-len(w.freed))...)
+	}
+	w.freed[st.made] = uint8(sticky(st)) + 1
+}
+
+// sticky is what the engine alone knows st was for: what it made it
+// for, or that autograd saved it; CatTemporaries for anything else.
+func sticky(st *storage) Category {
+	switch {
+	case st.role == roleWorkspace:
+		return CatWorkspaces
+	case st.role == roleParam:
+		return CatParameters
+	case st.role == roleGrad:
+		return CatGradients
+	case st.role == roleOptimizer:
+		return CatOptimizer
+	case st.savedBy != "":
+		return CatActivations
+	}
+	return CatTemporaries
+}
+
+// AllocCategories are, for each alloc event of History(dev) (by index),
+// what the engine alone knows its storage was for: made as a parameter,
+// a .grad, an optimizer's state or a workspace, or saved by autograd at
+// some time; CatTemporaries otherwise (the front end's names tell a
+// named tensor apart, PeakHoldings at the peak). ok is false for an
+// index that is no alloc of the engine's.
+func (s *Session) AllocCategories(dev int) func(ev int) (Category, bool) {
+	g := s.gpus[dev]
+	live := map[int]*storage{}
+	for _, st := range g.live {
+		live[st.made] = st
+	}
+	return func(ev int) (Category, bool) {
+		if st, ok := live[ev]; ok {
+			return sticky(st), true
+		}
+		if ev >= 0 && ev < len(g.watch.freed) && g.watch.freed[ev] > 0 {
+			return Category(g.watch.freed[ev] - 1), true
+		}
+		return 0, false
+	}
 }

@@ -45,6 +45,9 @@ func (s *Session) SetData(t, src *Tensor) {
 	fn, slot := t.fn, t.slot
 	*t = *src
 	t.fn, t.slot = fn, slot
+	if slot != nil {
+		t.st.role = roleParam
+	}
 	t.st.refs++
 	s.release(old)
 }

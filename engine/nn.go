@@ -17,5 +17,6 @@ func (s *Session) NewParameterOf(shape []int64, dt DType, dev Device) (*Tensor, 
 		return nil, err
 	}
 	t.st = st
+	st.role = roleParam
 	return t, nil
 }

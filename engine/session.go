@@ -473,6 +473,7 @@ func (s *Session) release(st *storage) bool {
 			g := s.gpus[st.device.Index]
 			s.settle(g, st.device.Index)
 			delete(g.live, st.ptr)
+			g.watch.noteFreed(st)
 			g.history.Stream = st.stream
 			s.stamp(g)
 			g.history.Add("free_requested", st.ptr, st.bytes)

@@ -174,11 +174,11 @@ func (r *Runner) promptStep(p *pyPrompt, s syntax.Stmt) {
 	r.seen = reported{}
 	cur, n := r.measureStep()
 	n.events = append(r.stepPeakEvents(cur), n.events...)
+	st, _ := s.Span()
+	label := fmt.Sprintf("%d: %s", st.Line, p.entry[min(max(int(st.Line)-p.first, 0), len(p.entry)-1)])
+	r.notePeakStep(label)
 	if err == nil {
-		st, _ := s.Span()
-		label := fmt.Sprintf("%d: %s", st.Line, p.entry[min(max(int(st.Line)-p.first, 0), len(p.entry)-1)])
 		r.recordStep(label, cur)
-		r.notePeakStep(label)
 	}
 	if err != nil {
 		if _, ok := err.(*eval.Exception); ok {

@@ -99,6 +99,13 @@ func (r *Runner) end(in *eval.Interp, p *pyPrompt) {
 	case !r.JSON:
 		r.writeRunPeak()
 	}
+	if r.PlotPath != "" {
+		if err := r.plotTo(r.PlotPath); err != nil {
+			fmt.Fprintf(r.Err, "gpumemrepl: plot: %v\n", err)
+		} else if !r.JSON {
+			fmt.Fprintf(r.Out, "wrote %s: %d steps\n", r.PlotPath, r.history.Steps())
+		}
+	}
 	if t := r.Session.Tier(); !t.Exact() && !r.JSON {
 		io.WriteString(r.Out, command.Wrap(EstimatedMark+" "+EstimatedText(t)+" (--strict refuses estimates)\n", widthOf(r.Out), "", "  "))
 	}
@@ -168,10 +175,10 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 	r.Session.EndStep()
 	cur, n := r.measureStep()
 	n.events = append(r.stepPeakEvents(cur), n.events...)
+	label := fmt.Sprintf("%d: %s", line, firstLine(text))
+	r.notePeakStep(label)
 	if err == nil {
-		label := fmt.Sprintf("%d: %s", line, firstLine(text))
 		r.recordStep(label, cur)
-		r.notePeakStep(label)
 	}
 	if r.JSON {
 		r.writeStepJSON(line, endLine, text, cur, n, out.String(), failed)

@@ -39,7 +39,10 @@ type Runner struct {
 	history   plot.History // device 0 after every step, for plot (plotcmd.go)
 	// Peak, at a script's end, explains cuda:0's whole-run peak (peak.go);
 	// runPeak is the peak so far and peakStep the step that reached it.
-	Peak     bool
+	Peak bool
+	// PlotPath, when set, is where a script's page is written at its
+	// end (run --plot).
+	PlotPath string
 	runPeak  uint64
 	peakStep string
 	// endedBy is the class of the exception the last failed step raised

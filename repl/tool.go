@@ -125,6 +125,28 @@ func (r *Runner) installTool(p *pyPrompt) {
 		io.WriteString(in.Stdout, fitLines(text, r.Out))
 		return eval.None, nil
 	})
+	fn("peak", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		i, err := gpu(args[:1])
+		if err != nil {
+			return nil, err
+		}
+		now, _ := args[1].(bool)
+		asJSON, _ := args[2].(bool)
+		r.Session.EndStep()
+		bd, ok, err := r.peakBreakdown(i, now)
+		if err != nil {
+			return nil, b.Error(err)
+		}
+		switch {
+		case !ok:
+			fmt.Fprintf(in.Stdout, "cuda:%d has allocated nothing yet\n", i)
+		case asJSON:
+			writePeakJSON(in.Stdout, bd)
+		default:
+			writeBreakdown(in.Stdout, bd, widthOf(r.Out))
+		}
+		return eval.None, nil
+	})
 	fn("help", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		topic := ""
 		if len(args) > 0 {

@@ -11,7 +11,8 @@ torch.profiler._memory_profiler needs to sort memory into categories),
 and writes OUTDIR/NAME.profile.json.gz, one JSON object:
 
 - "allocations": cuda:0's allocator events as the profiler saw them, in
-  the order they happened: [time_ns, allocation_id, size, total_allocated],
+  the order they happened: [time_ns, allocation_id, size, total_allocated,
+  ptr],
   size negative for a free (the requested bytes, PyTorch's alloc_size),
   total_allocated the allocator's allocated bytes after the event (block
   sizes: torch.cuda.memory_allocated);
@@ -23,9 +24,11 @@ and writes OUTDIR/NAME.profile.json.gz, one JSON object:
   gives none);
 - "max_allocated": torch.cuda.max_memory_allocated() at the end.
 
-Nothing is worked out here: scripts/profiler_at_peak.py (no torch
-needed) reads these files and says what each category holds at the
-peak, which testdata/profiler/ keeps.
+Nothing is worked out here: the peak is the allocation event with the
+most total_allocated, and what each category holds there is the
+timeline's entries up to its time; the allocations match gpumemrepl's
+in order (the training programs' events match PyTorch's one for one).
+Not run yet: no GPU machine was lent to the session that wrote it.
 
 --dry-run checks the arguments and writes, for each script, the file's
 name it would write, without torch.

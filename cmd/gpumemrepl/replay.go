@@ -181,7 +181,7 @@ func replayOutputs(w io.Writer, t *trace.Trace, snap *snapshot.Replay, o trace.O
 		}
 	}
 	if plotPath != "" {
-		if err := plotReplay(w, t, o, plotPath); err != nil {
+		if err := plotReplay(w, t, snap, o, plotPath); err != nil {
 			return err
 		}
 	}

@@ -20,7 +20,7 @@ import (
 type sessionFlags struct {
 	json, keepGoing, noColor, fakeHost bool
 	eachStatement, strict, peak        bool
-	preset, allocConf, device          string
+	preset, allocConf, device, plot    string
 	totalBytes, contextBytes           optUint
 	hostBudget, hostTotal              optSize
 	devices                            int
@@ -30,6 +30,7 @@ func (f *sessionFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.json, "json", false, "one JSON object per command")
 	fs.BoolVar(&f.keepGoing, "keep-going", false, "go on after a failing line")
 	fs.BoolVar(&f.eachStatement, "each-statement", false, "a Python script: a report after every statement executed, in loops and functions too")
+	fs.StringVar(&f.plot, "plot", "", "at the end, write the session's HTML page (as plot FILE at the prompt)")
 	fs.BoolVar(&f.peak, "peak", false, "at the end, cuda:0's whole-run peak explained: by category, source line and name, and the largest holders (with --json, one JSON object)")
 	fs.BoolVar(&f.noColor, "no-color", false, "no color")
 	fs.BoolVar(&f.fakeHost, "fake-host", false, "deterministic host memory (for golden tests)")
@@ -121,7 +122,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gpumemrepl: %v\n", err)
 		return 2
 	}
-	r := &repl.Runner{Session: s, Out: stdout, Err: stderr, JSON: sf.json, KeepGoing: sf.keepGoing, EachStatement: sf.eachStatement, Peak: sf.peak, File: "<stdin>"}
+	r := &repl.Runner{Session: s, Out: stdout, Err: stderr, JSON: sf.json, KeepGoing: sf.keepGoing, EachStatement: sf.eachStatement, Peak: sf.peak, PlotPath: sf.plot, File: "<stdin>"}
 	if f, ok := stdin.(*os.File); ok && len(files) == 0 && readline.IsTerminal(int(f.Fd())) {
 		return r.Interactive()
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
 	"github.com/gpumemrepl/gpumemrepl/internal/fileio"
+	"github.com/gpumemrepl/gpumemrepl/repl"
 	"github.com/gpumemrepl/gpumemrepl/repl/plot"
 )
 
@@ -223,9 +224,11 @@ func snapshotProblems(stderr io.Writer, path string, problems []snapshot.Problem
 	return nil
 }
 
-// plotReplay replays t and writes the HTML page of allocated and reserved
-// after every op, with the segments at the end.
-func plotReplay(w io.Writer, t *trace.Trace, o trace.Options, path string) error {
+// plotReplay replays t and writes its HTML page: allocated and reserved
+// after every op, each allocation over its ops (from a snapshot, with
+// its stack, and what it was for as far as the stack tells), the
+// segments at the end.
+func plotReplay(w io.Writer, t *trace.Trace, snap *snapshot.Replay, o trace.Options, path string) error {
 	a, err := trace.Setup(t, o)
 	if err != nil {
 		return err
@@ -242,13 +245,18 @@ func plotReplay(w io.Writer, t *trace.Trace, o trace.Options, path string) error
 			label += " (out of memory)"
 		}
 		st := a.Stats()
-		steps = append(steps, plot.Step{Label: label, Allocated: uint64(st.AllocatedBytes[0].Current), Reserved: uint64(st.ReservedBytes[0].Current)})
+		steps = append(steps, plot.Step{Label: label, Allocated: uint64(st.AllocatedBytes[0].Current), Reserved: uint64(st.ReservedBytes[0].Current), Mark: i + 1})
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	err = plot.Save(path, plot.Page{Title: "gpumemrepl replay " + t.Path, Steps: steps, Segments: a.Snapshot(), SegmentsAt: "after the last op"})
+	p := plot.Page{Title: "gpumemrepl replay " + t.Path, Steps: steps, Events: len(t.Ops), Segments: a.Snapshot(), SegmentsAt: "after the last op", Categories: repl.FrameCategories}
+	p.Allocs = repl.ReplayAllocs(t, snap)
+	if snap != nil {
+		p.Note = "A snapshot says no category: each allocation's is told from its stack (made under torch/optim, or under autograd's backward), an estimate."
+	}
+	err = plot.Save(path, p)
 	if err == nil {
 		fmt.Fprintf(w, "%s: %d ops plotted to %s\n", t.Path, len(t.Ops), path)
 	}

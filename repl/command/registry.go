@@ -251,6 +251,26 @@ func readExplain(l *line) (string, error) {
 	return tool("explain", dev, asJSON), nil
 }
 
+func readPeak(l *line) (string, error) {
+	dev, now, asJSON := "None", "False", "False"
+	for l.more() {
+		w := l.next()
+		switch w.text {
+		case "json":
+			asJSON = "True"
+		case "now":
+			now = "True"
+		default:
+			g, err := gpu(w)
+			if err != nil {
+				return "", l.errAt(w.col, "usage: peak [now] [DEVICE] [json]")
+			}
+			dev = g
+		}
+	}
+	return tool("peak", dev, now, asJSON), nil
+}
+
 func readHelp(l *line) (string, error) {
 	w, ok := l.rest()
 	if !ok {
@@ -293,8 +313,9 @@ var Registry = []Spec{
 	{Name: "print", Usage: "print X | print(X)", Summary: "X as PyTorch prints it, where its values are known: zeros, ones, full and torch.tensor values, through copies and views; others print as not computed", read: readPrint},
 	{Name: "snapshot", Usage: "snapshot save FILE.pickle [DEVICE] | torch.cuda.memory._dump_snapshot('FILE.pickle')", Summary: "write the device's memory snapshot and its whole history (every allocation, free and segment event of this session) in PyTorch's format, for pytorch.org/memory_viz or gpumemrepl replay", read: readSnapshot},
 	{Name: "load", Usage: "load FILE [until N] [as NAME]", Summary: "replay a trace or a PyTorch snapshot (.pickle) into the session (its first N ops; a snapshot's history of cuda:N on cuda:N, or on cuda:0 when it is the file's only one and the session has no cuda:N); its blocks live at the end stay allocated, held by NAME (default trace), so you can go on from a real run's state; del NAME frees them", read: readLoad},
-	{Name: "plot", Usage: "plot FILE.html", Summary: "write a self-contained HTML page: allocated, reserved and driver-used over this session's steps (hover a point for its command) and cuda:0's segments now", read: readPlot},
+	{Name: "plot", Usage: "plot FILE.html", Summary: "write a self-contained HTML page of cuda:0 (opens from disk, nothing fetched): the active-memory timeline with every allocation a band, stacked and coloured by category (hover for its name, size, line and stack; click to pin; drag to zoom), reserved over it, the segments over time, the step list (click a step for the state after it), the segments now and the peak explained. gpumemrepl run --plot FILE.html and replay --plot write it too", read: readPlot},
 	{Name: "explain", Usage: "explain [DEVICE] [json]", Summary: "after an out-of-memory error (or at the peak, when there was none): why, and what avoids it. The device's history is replayed under the session's settings; the cause is told (the live tensors exceed what the device can give, with the largest holders by name and line; fragmentation, with the free blocks and the segments live blocks pin; memory cached on another stream; the per-process fraction); then the whole history is replayed under each candidate, smallest change first (empty_cache() before the failing statement, expandable_segments:True, a max_split_size_mb sweep, garbage_collection_threshold, two of them, the next larger GPU) with each one's peak reserved and first OOM, and the first that avoids the error is the fix, or it says that no setting does and by how much the live tensors exceed the device. json: the diagnosis as one JSON object", read: readExplain, bare: true},
+	{Name: "peak", Usage: "peak [now] [DEVICE] [json]", Summary: "what the device held at the session's peak of allocated memory (now: at this moment), explained: by category (parameters, gradients, optimizer state, activations saved for backward with the node that saved them, inputs, other named tensors, temporaries, kernel workspaces, and the cache with its fragmentation), by source line and by name (model.fc1.weight, AdamW state exp_avg of model.fc1.weight, h in forward), and the largest holders with what would free each; the categories add up to the allocated bytes exactly. json: one JSON object. gpumemrepl run --peak FILE prints it at a script's end", read: readPeak, bare: true},
 	{Name: "gpus", Usage: "gpus", Summary: "the session's GPUs: name, total memory and, on a real GPU, what NVML says is used and by which processes (n/a without NVML)", read: noArgs("gpus", ToolModule+".gpus()"), bare: true},
 	{Name: "view", Usage: "NAME = X[i] | X.view(2, -1) | X.reshape(...)", Summary: "a view: shares X's storage and keeps it alive, no new memory", Topic: true},
 	{Name: "streams", Usage: "S = torch.cuda.Stream(); with torch.cuda.stream(S): ... | X.record_stream(S) | torch.cuda.synchronize()", Summary: "CUDA streams and events: what is allocated while a stream is current (torch.cuda.stream(S), set_stream) is its block, which serves that stream only until empty_cache (each stream its own cuBLAS and cuBLASLt workspaces); Stream(priority=0 to -3) hands out PyTorch's pool of 32 streams per priority round robin; current_stream, default_stream, wait_stream, wait_event, record_event, Event(enable_timing=...).record/wait/synchronize, non_blocking copies on the current stream. X.record_stream(S): X's block, once freed, is active but not allocated until S's work queued before the free is done, and the next malloc after that reuses it. The tool runs no kernels, so work counts as done only once the program waits for it (torch.cuda.synchronize(), S.synchronize(), an event's synchronize, empty_cache), as on the GPU behind a long kernel; behind a short one the GPU is often done sooner (PyTorch then reuses the block where the tool still waits). with S: ... makes S current too (nested, or entered again); StreamContext, device_of, stream_id. backward and autograd.grad run each op on its forward op's stream (gradients, temporaries and the autograd thread's cuBLAS workspace there), a leaf's gradient on the stream of its first forward use; a gradient crossing to another stream is record_stream'ed to it, a second one summed on the taking op's stream. empty_cache frees the large then the small pool's segments by stream (the driver's handle order of a fresh process), size and address. A graph on several devices using side streams, ExternalStream, query() of work not waited for and elapsed_time raise NotImplementedError. cuda_stream numbers are the tool's (0 is the default stream's, as in PyTorch; 1-128 in the driver's handle order); memory_snapshot and _dump_snapshot carry each block's stream", Topic: true},

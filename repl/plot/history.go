@@ -68,6 +68,7 @@ func merge(a, b Point) Point {
 		peak.Label = b.Peak.Label
 	}
 	peak.Allocated = max(a.Peak.Allocated, b.Peak.Allocated)
+	peak.Peak = max(a.Peak.Peak, b.Peak.Peak)
 	peak.Reserved = max(a.Peak.Reserved, b.Peak.Reserved)
 	peak.Driver = max(a.Peak.Driver, b.Peak.Driver)
 	peak.HasDriver = a.Peak.HasDriver || b.Peak.HasDriver

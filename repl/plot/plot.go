@@ -1,12 +1,21 @@
-// Package plot writes a self-contained HTML page (no network, no script)
-// of a session's or a replay's memory: allocated, reserved and
-// driver-used over the steps, each step's command on hover; a per-tensor
-// timeline, each allocation a band over the steps it lived through, as
-// memory_viz's Active Memory Timeline; and the device's segments and
-// blocks at one step.
+// Package plot writes a self-contained HTML page (no network: its
+// script, style and data are inside) of a session's or a replay's
+// memory, as memory_viz draws a snapshot and more: the active-memory
+// timeline with each allocation a band, stacked in the order made and
+// coloured by category, with its name, size, source line and stack on
+// hover (click to pin); allocated and reserved over it; the segments
+// over time; the steps beside it (click one for the state after it);
+// zoom on a range of time; and the peak explained. A history of any
+// length draws at once: the largest allocations are drawn one by one
+// and the others summed by category at each of a bounded number of
+// columns, which the page says.
 package plot
 
 import (
+	"cmp"
+	"container/heap"
+	_ "embed"
+	"encoding/json"
 	"fmt"
 	"html"
 	"io"
@@ -21,45 +30,121 @@ import (
 type Step struct {
 	Label     string // the command or op
 	Allocated uint64
+	Peak      uint64 // the most allocated during the step (0: Allocated)
 	Reserved  uint64
 	Driver    uint64
 	HasDriver bool
 	// Mark is where the device's allocation record stood after the step
-	// (its length): it places the timeline's Bands among the steps.
+	// (its length): it places the steps on the time axis.
 	Mark int
+}
+
+// Alloc is one allocation of the record.
+type Alloc struct {
+	Addr, Size uint64
+	// Made and Freed are the positions of its allocation and its free in
+	// the record; Freed is negative while it lives.
+	Made, Freed int
+	Category    int // an index into Page.Categories
+	// Name says what holds it (empty: unnamed); Where is its source
+	// line and Stack its frames, innermost first, one a line.
+	Name, Where, Stack string
+}
+
+// Span is one segment of the record, from its allocation to its free.
+type Span struct {
+	Addr, Size  uint64
+	Made, Freed int // Freed negative while it lives
+	Stream      uint64
 }
 
 // Page is what the page shows.
 type Page struct {
 	Title string
 	// History is the steps, kept compactly (a session's); when it is
-	// nil, Steps are (a replay's ops).
+	// nil, Steps are.
 	History History
 	Steps   []Step
-	// Bands are the per-tensor timeline's allocations, in the order
-	// made, and Rest, at each of History's points, the bytes of the
-	// allocations not among them that are live after its last step.
-	// With neither there is no timeline.
-	Bands      []Band
-	Rest       []uint64
+	// Events is the length of the record, the time axis.
+	Events int
+	// Allocs are the record's allocations, in the order made; Spans its
+	// segments. Categories name Alloc.Category, with Note saying how they
+	// were told.
+	Allocs     []Alloc
+	Spans      []Span
+	Categories []string
+	Note       string
+	// Segments are the device's segments at the end (SegmentsAt says
+	// when that is).
 	Segments   []allocator.SegmentInfo
-	SegmentsAt string // which step the segments are of
+	SegmentsAt string
+	// Breakdown is the peak explained (marshalled as JSON), or nil.
+	Breakdown any
 }
 
-// Chart geometry, in SVG units.
-const (
-	width, height       = 1100.0, 380.0
-	left, right, top    = 90.0, 20.0, 20.0
-	bottom              = 40.0
-	colorAllocated      = "#1f77b4"
-	colorReserved       = "#ff7f0e"
-	colorDriver         = "#7f7f7f"
-	segmentRow, barSpan = 18.0, 900.0
-)
+// MaxBands is how many allocations the timeline draws one by one (the
+// largest; ties: the longer lived); the others are summed by category.
+const MaxBands = 2500
+
+// columns is how many sums of the allocations not drawn one by one the
+// page holds: at each, the instant of its stretch of time where they
+// were largest.
+const columns = 1500
+
+//go:embed page.js
+var script string
+
+//go:embed page.css
+var style string
 
 // Save writes the page to a file, whole or not at all (see fileio).
 func Save(path string, p Page) error {
 	return fileio.Write(path, func(w io.Writer) error { return Write(w, p) })
+}
+
+// data is the page's JSON: what page.js draws.
+type data struct {
+	Title      string        `json:"title"`
+	Events     int           `json:"events"`
+	Allocs     int           `json:"allocs"` // in the record
+	Steps      []jsonStep    `json:"steps"`
+	StepSpan   int           `json:"step_span"` // steps a point covers
+	Strings    []string      `json:"strings"`
+	Bands      [][]int64     `json:"bands"` // [addr, size, made, freed, category, name, where, stack] (strings by index)
+	Rest       restData      `json:"rest"`
+	Spans      [][]int64     `json:"spans"` // [addr, size, made, freed, stream]
+	Categories []string      `json:"categories"`
+	Note       string        `json:"note,omitempty"`
+	Segments   []jsonSegment `json:"segments"`
+	SegmentsAt string        `json:"segments_at"`
+	Breakdown  any           `json:"breakdown,omitempty"`
+}
+
+type jsonStep struct {
+	First     int     `json:"first"`
+	Count     int     `json:"count"`
+	Label     string  `json:"label"`
+	Allocated uint64  `json:"allocated"` // after the last step
+	Reserved  uint64  `json:"reserved"`
+	Peak      uint64  `json:"peak"` // most allocated after any of its steps
+	Driver    *uint64 `json:"driver,omitempty"`
+	Mark      int     `json:"mark"`
+}
+
+// restData is the allocations not drawn one by one: at each column,
+// its time and the bytes of each category.
+type restData struct {
+	Count int        `json:"count"`
+	At    []int      `json:"at"`
+	Bytes [][]uint64 `json:"bytes"` // per column, per category
+}
+
+type jsonSegment struct {
+	Addr   uint64      `json:"addr"`
+	Size   uint64      `json:"size"`
+	Small  bool        `json:"small"`
+	Stream uint64      `json:"stream"`
+	Blocks [][3]uint64 `json:"blocks"` // [offset, size, state: 0 free, 1 allocated, 2 pending]
 }
 
 // Write writes the page.
@@ -70,179 +155,191 @@ func Write(w io.Writer, p Page) error {
 			h.Add(s)
 		}
 	}
+	d := data{Title: p.Title, Events: p.Events, Allocs: len(p.Allocs), Categories: p.Categories, Note: p.Note, SegmentsAt: p.SegmentsAt, Breakdown: p.Breakdown, Steps: []jsonStep{}, Bands: [][]int64{}, Spans: [][]int64{}, Segments: []jsonSegment{}}
+	if d.Events == 0 && len(h) > 0 {
+		d.Events = h[len(h)-1].Mark
+	}
+	if len(h) > 0 {
+		d.StepSpan = h[0].Count
+	}
+	for _, pt := range h {
+		s := jsonStep{First: pt.First, Count: pt.Count, Label: pt.Peak.Label, Allocated: pt.Last.Allocated, Reserved: pt.Last.Reserved, Peak: max(pt.Peak.Peak, pt.Peak.Allocated), Mark: pt.Mark}
+		if pt.Last.HasDriver {
+			v := pt.Last.Driver
+			s.Driver = &v
+		}
+		d.Steps = append(d.Steps, s)
+	}
+	strs := map[string]int{}
+	intern := func(s string) int64 {
+		if s == "" {
+			return -1
+		}
+		i, ok := strs[s]
+		if !ok {
+			i = len(d.Strings)
+			strs[s] = i
+			d.Strings = append(d.Strings, s)
+		}
+		return int64(i)
+	}
+	kept := keep(p.Allocs, MaxBands)
+	for i, a := range p.Allocs {
+		if kept[i] {
+			d.Bands = append(d.Bands, []int64{int64(a.Addr), int64(a.Size), int64(a.Made), int64(a.Freed), int64(a.Category), intern(a.Name), intern(a.Where), intern(a.Stack)})
+		}
+	}
+	d.Rest = sumRest(p.Allocs, kept, d.Events, len(p.Categories))
+	for _, s := range p.Spans {
+		d.Spans = append(d.Spans, []int64{int64(s.Addr), int64(s.Size), int64(s.Made), int64(s.Freed), int64(s.Stream)})
+	}
+	for _, s := range p.Segments {
+		js := jsonSegment{Addr: s.Address, Size: s.TotalSize, Small: s.Small, Stream: s.Stream}
+		for _, b := range s.Blocks {
+			state := uint64(0)
+			switch b.State {
+			case allocator.StateAllocated:
+				state = 1
+			case allocator.StatePendingFree:
+				state = 2
+			}
+			js.Blocks = append(js.Blocks, [3]uint64{b.Address - s.Address, b.Size, state})
+		}
+		d.Segments = append(d.Segments, js)
+	}
+	j, err := json.Marshal(d) // escapes <, > and &: safe inside <script>
+	if err != nil {
+		return err
+	}
+	title := html.EscapeString(p.Title)
 	var b strings.Builder
 	fmt.Fprintf(&b, `<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>%s</title>
-<style>body{font:14px sans-serif;margin:20px;color:#222}h1{font-size:18px}h2{font-size:16px;margin-top:28px}
-.legend span{margin-right:18px}.sw{display:inline-block;width:14px;height:4px;vertical-align:middle;margin-right:5px}
-svg text{font:11px sans-serif;fill:#444}svg text.band{fill:#fff;pointer-events:none}</style></head><body>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>%s</title>
+<style>%s</style></head><body>
 <h1>%s</h1>
-`, html.EscapeString(p.Title), html.EscapeString(p.Title))
-	fmt.Fprintf(&b, "<p>%d steps", h.Steps())
-	if len(h) > 0 && h[0].Count > 1 {
-		fmt.Fprintf(&b, " (%d points drawn, each the peak of %d steps)", len(h), h[0].Count)
-	}
-	b.WriteString(".</p>\n<h2>Memory after each step</h2>\n")
-	b.WriteString(`<div class="legend"><span><i class="sw" style="background:` + colorAllocated + `"></i>allocated</span><span><i class="sw" style="background:` + colorReserved + `"></i>reserved</span>`)
-	if hasDriver(h) {
-		b.WriteString(`<span><i class="sw" style="background:` + colorDriver + `"></i>driver-used</span>`)
-	}
-	b.WriteString("<span>hover a point for its step</span></div>\n")
-	chart(&b, h)
-	if len(p.Bands) > 0 || anyBytes(p.Rest) {
-		b.WriteString("<h2>Active allocations over the steps</h2>\n")
-		rest := make([]uint64, len(h)) // one total a point, whatever was given
-		copy(rest, p.Rest)
-		timeline(&b, h, p.Bands, rest)
-	}
-	if len(p.Segments) > 0 {
-		fmt.Fprintf(&b, "<h2>Segments %s</h2>\n", html.EscapeString(p.SegmentsAt))
-		segmentMap(&b, p.Segments)
-	}
-	b.WriteString("</body></html>\n")
-	_, err := io.WriteString(w, b.String())
+<div id="summary"></div>
+<div id="app"><div id="steps-pane"><h2>Steps</h2><ol id="steps"></ol></div>
+<div id="main"><div id="toolbar"></div><div id="legend"></div>
+<h2>Active memory over time</h2><p class="hint">Each band is one allocation, stacked in the order made, coloured by what it is for; the orange line is reserved memory. Hover for its name, size, line and stack; click to pin it; drag across to zoom.</p>
+<canvas id="timeline"></canvas>
+<h2>Segments over time</h2><canvas id="segtime"></canvas>
+<div id="detail"></div>
+<h2 id="segments-title">Segments</h2><canvas id="segmap"></canvas>
+<div id="breakdown"></div></div></div>
+<div id="tip"></div>
+<script id="data" type="application/json">%s</script>
+<script>%s</script>
+</body></html>
+`, title, style, title, j, script)
+	_, err = io.WriteString(w, b.String())
 	return err
 }
 
-func hasDriver(h History) bool {
-	return slices.ContainsFunc(h, func(p Point) bool { return p.Peak.HasDriver })
-}
-
-// stepAxis maps steps to x: step n's figures are drawn at n, the left
-// edge is before the first step.
-type stepAxis struct{ steps int }
-
-func (a stepAxis) x(step float64) float64 {
-	return left + step/float64(max(a.steps, 1))*(width-left-right)
-}
-
-// roundSteps are the spacings of step numbers, times a power of ten.
-var roundSteps = [...]int{1, 2, 5}
-
-// ticks draws the step numbers under a chart whose base line is at y:
-// at most ten, at round numbers.
-func (a stepAxis) ticks(b *strings.Builder, y float64) {
-	every := 1
-	for pow, i := 1, 1; a.steps/every > 10; i++ {
-		if i == len(roundSteps) {
-			i, pow = 0, pow*10
+// keep marks the limit largest allocations (ties: the longer lived,
+// then the earlier).
+func keep(allocs []Alloc, limit int) []bool {
+	kept := make([]bool, len(allocs))
+	if len(allocs) <= limit {
+		for i := range kept {
+			kept[i] = true
 		}
-		every = roundSteps[i] * pow
+		return kept
 	}
-	for n := every; n <= a.steps; n += every {
-		x := a.x(float64(n))
-		fmt.Fprintf(b, `<line x1="%.1f" y1="%.0f" x2="%.1f" y2="%.0f" stroke="#999"/><text x="%.1f" y="%.0f" text-anchor="middle">%d</text>`+"\n", x, y, x, y+4, x, y+15, n)
+	h := &largest{allocs: allocs}
+	for i := range allocs {
+		heap.Push(h, i)
+		if h.Len() > limit {
+			heap.Pop(h)
+		}
 	}
-	fmt.Fprintf(b, `<text x="%.0f" y="%.0f" text-anchor="middle">step</text>`+"\n", (left+width-right)/2, y+32)
+	for _, i := range h.idx {
+		kept[i] = true
+	}
+	return kept
 }
 
-// chart draws the three lines over the steps, with axes: each point at
-// its last step, at its peak.
-func chart(b *strings.Builder, h History) {
-	var top64 uint64
-	for _, p := range h {
-		top64 = max(top64, p.Peak.Reserved, p.Peak.Allocated, p.Peak.Driver)
+// largest is a min-heap of allocation indexes: its root is the first to
+// give way to a larger one.
+type largest struct {
+	allocs []Alloc
+	idx    []int
+}
+
+func (h *largest) Len() int { return len(h.idx) }
+func (h *largest) Less(i, j int) bool {
+	a, b := h.allocs[h.idx[i]], h.allocs[h.idx[j]]
+	if a.Size != b.Size {
+		return a.Size < b.Size
 	}
-	ax := stepAxis{h.Steps()}
-	x := func(p Point) float64 { return ax.x(float64(p.First + p.Count - 1)) }
-	openSVG(b, "chart", height+20)
-	y := axes(b, ax, top64, height)
-	line := func(color string, dashed bool, v func(Step) (uint64, bool)) {
-		var pts []string
-		for _, p := range h {
-			if val, ok := v(p.Peak); ok {
-				pts = append(pts, fmt.Sprintf("%.1f,%.1f", x(p), y(val)))
+	if la, lb := lifespan(a), lifespan(b); la != lb {
+		return la < lb
+	}
+	return a.Made > b.Made
+}
+func (h *largest) Swap(i, j int) { h.idx[i], h.idx[j] = h.idx[j], h.idx[i] }
+func (h *largest) Push(x any)    { h.idx = append(h.idx, x.(int)) }
+func (h *largest) Pop() any {
+	x := h.idx[len(h.idx)-1]
+	h.idx = h.idx[:len(h.idx)-1]
+	return x
+}
+
+func lifespan(a Alloc) int {
+	if a.Freed < 0 {
+		return int(^uint(0) >> 1)
+	}
+	return a.Freed - a.Made
+}
+
+// sumRest sums the allocations not kept, by category, at columns
+// instants: in each stretch of events, the one where their total is
+// largest (so no peak of theirs is lost).
+func sumRest(allocs []Alloc, kept []bool, events, cats int) restData {
+	r := restData{At: []int{}, Bytes: [][]uint64{}}
+	type change struct {
+		t    int
+		size int64
+		cat  int
+	}
+	var changes []change
+	for i, a := range allocs {
+		if kept[i] {
+			continue
+		}
+		r.Count++
+		changes = append(changes, change{a.Made, int64(a.Size), a.Category})
+		if a.Freed >= 0 {
+			changes = append(changes, change{a.Freed, -int64(a.Size), a.Category})
+		}
+	}
+	if r.Count == 0 || events == 0 {
+		return r
+	}
+	slices.SortStableFunc(changes, func(a, b change) int { return cmp.Compare(a.t, b.t) })
+	per := max((events+columns-1)/columns, 1)
+	cur := make([]int64, max(cats, 1))
+	var total int64
+	best, bestAt := int64(-1), 0
+	var bestBytes []uint64
+	next := 0
+	for t := range events {
+		for ; next < len(changes) && changes[next].t <= t; next++ {
+			c := changes[next]
+			cur[c.cat] += c.size
+			total += c.size
+		}
+		if total > best {
+			best, bestAt = total, t
+			bestBytes = make([]uint64, len(cur))
+			for i, v := range cur {
+				bestBytes[i] = uint64(v)
 			}
 		}
-		if len(pts) == 0 {
-			return
-		}
-		dash := ""
-		if dashed {
-			dash = ` stroke-dasharray="6 4"`
-		}
-		fmt.Fprintf(b, `<polyline fill="none" stroke="%s" stroke-width="2"%s points="%s"/>`+"\n", color, dash, strings.Join(pts, " "))
-	}
-	line(colorDriver, true, func(s Step) (uint64, bool) { return s.Driver, s.HasDriver })
-	line(colorReserved, false, func(s Step) (uint64, bool) { return s.Reserved, true })
-	line(colorAllocated, false, func(s Step) (uint64, bool) { return s.Allocated, true })
-	for _, p := range h {
-		fmt.Fprintf(b, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s" fill-opacity="0.01"><title>%s</title></circle>`+"\n", x(p), y(p.Peak.Reserved), colorReserved, html.EscapeString(pointTip(p)))
-	}
-	b.WriteString("</svg>\n")
-}
-
-// pointTip is a point's hover text: its step (or steps, their peaks
-// and the figures after the last) and figures.
-func pointTip(p Point) string {
-	figures := func(s Step) string {
-		t := fmt.Sprintf("allocated %s, reserved %s", allocator.FormatSize(s.Allocated), allocator.FormatSize(s.Reserved))
-		if s.HasDriver {
-			t += ", driver " + allocator.FormatSize(s.Driver)
-		}
-		return t
-	}
-	if p.Count == 1 {
-		return fmt.Sprintf("step %d: %s\n%s", p.First, p.Peak.Label, figures(p.Peak))
-	}
-	return fmt.Sprintf("%s, most reserved at %s\npeak %s\nafter step %d: %s", stepsOf(p), p.Peak.Label, figures(p.Peak), p.First+p.Count-1, figures(p.Last))
-}
-
-// openSVG starts an SVG of the chart's width.
-func openSVG(b *strings.Builder, id string, h float64) {
-	fmt.Fprintf(b, `<svg id="%s" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" xmlns="http://www.w3.org/2000/svg">`+"\n", id, width, h, width, h)
-}
-
-// axes draws a chart's axes over the steps and up to top64 bytes, with
-// the step numbers and gridlines at a power of two of bytes (at most
-// six), and returns where bytes go on it.
-func axes(b *strings.Builder, ax stepAxis, top64 uint64, chartHeight float64) func(uint64) float64 {
-	top64 = max(top64, 1)
-	base := chartHeight - bottom
-	y := func(v uint64) float64 { return base - float64(v)/float64(top64)*(base-top) }
-	fmt.Fprintf(b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#999"/>`, left, base, width-right, base)
-	fmt.Fprintf(b, `<line x1="%.0f" y1="%.0f" x2="%.0f" y2="%.0f" stroke="#999"/>`+"\n", left, top, left, base)
-	grid := uint64(1)
-	for grid*5 < top64 {
-		grid *= 2
-	}
-	for v := uint64(0); v <= top64; v += grid {
-		fmt.Fprintf(b, `<text x="%.0f" y="%.1f" text-anchor="end">%s</text><line x1="%.0f" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#eee"/>`+"\n",
-			left-6, y(v)+4, allocator.FormatSize(v), left, y(v), width-right, y(v))
-		if v > top64-grid {
-			break // the next would pass 2^64
+		if (t+1)%per == 0 || t == events-1 {
+			r.At = append(r.At, bestAt)
+			r.Bytes = append(r.Bytes, bestBytes)
+			best = -1
 		}
 	}
-	ax.ticks(b, base)
-	return y
-}
-
-// segmentMap draws each segment as a bar of its blocks: allocated blue,
-// cached (free) light.
-func segmentMap(b *strings.Builder, segs []allocator.SegmentInfo) {
-	var biggest uint64 = 1
-	for _, s := range segs {
-		biggest = max(biggest, s.TotalSize)
-	}
-	h := segmentRow*float64(len(segs)) + 10
-	fmt.Fprintf(b, `<svg id="segments" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" xmlns="http://www.w3.org/2000/svg">`+"\n", left+barSpan+120, h, left+barSpan+120, h)
-	for i, s := range segs {
-		yy := float64(i) * segmentRow
-		pool := "large"
-		if s.Small {
-			pool = "small"
-		}
-		fmt.Fprintf(b, `<text x="%.0f" y="%.1f" text-anchor="end">%s %s</text>`+"\n", left-6, yy+12, pool, allocator.FormatSize(s.TotalSize))
-		for _, blk := range s.Blocks {
-			x0 := left + float64(blk.Address-s.Address)/float64(biggest)*barSpan
-			wd := max(float64(blk.Size)/float64(biggest)*barSpan, 0.5)
-			fill := "#dbe9f6"
-			if blk.State == allocator.StateAllocated {
-				fill = colorAllocated
-			}
-			fmt.Fprintf(b, `<rect x="%.2f" y="%.1f" width="%.2f" height="%.0f" fill="%s" stroke="#fff" stroke-width="0.5"><title>%s %s at +%d</title></rect>`+"\n",
-				x0, yy+2, wd, segmentRow-4, fill, html.EscapeString(blk.State), allocator.FormatSize(blk.Size), blk.Address-s.Address)
-		}
-	}
-	b.WriteString("</svg>\n")
+	return r
 }
