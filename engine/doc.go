@@ -28,7 +28,7 @@
 //     budget) and the caching host allocator of pinned memory.
 //   - streams.go: CUDA streams and events as the caching allocator sees
 //     them.
-//   - api.go, measure.go, peaks.go, timeline.go, load.go, replaysetup.go,
+//   - api.go, measure.go, peaks.go, load.go, replaysetup.go,
 //     typename.go: the Go API the REPL and the binding call: figures
 //     after a step, lifetime peaks, a device's history, a loaded trace.
 //   - meta.go: the meta device (shapes and dtypes, no memory).
@@ -39,6 +39,9 @@
 //     their tensors' data, and their tensors made where torch.load puts
 //     them; serialization_save.go and ziprecords.go: torch.save's file,
 //     as PyTorch's writer lays it out.
+//   - holdings.go: what a device holds at its peak or now, each block in
+//     one category (parameters, gradients, optimizer state, saved
+//     activations, ...), named by the front end; each step's peak.
 //   - knownvalues.go, print.go, arith_values.go, op_values.go: the
 //     values the tool knows of a tensor (constants, ranges, small
 //     results), and printing.
