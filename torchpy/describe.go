@@ -2,6 +2,7 @@ package torchpy
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
@@ -23,7 +24,7 @@ func (b *Binding) Describe(v eval.Value) (string, bool) {
 				b.S.Release(g)
 			}
 		}
-		d := fmt.Sprintf("%s: %s of parameters", b.oneLine(o, map[*eval.Instance]bool{}), allocator.FormatSize(bytes))
+		d := fmt.Sprintf("%s: %s of parameters", b.summary(o), allocator.FormatSize(bytes))
 		if len(ps) > 0 {
 			d += " on " + ps[0].T.Device().String()
 		}
@@ -36,6 +37,37 @@ func (b *Binding) Describe(v eval.Value) (string, bool) {
 		return fmt.Sprintf("%s over %d parameters", o.cls.Name, o.numParams()), true
 	}
 	return "", false
+}
+
+// maxRepr is the longest module repr a step's note shows whole.
+const maxRepr = 160
+
+// summary is a module's repr on one line when it is short; else its
+// class and how many submodules of each class it holds, most first:
+// "GPT with 27 submodules (Linear ×9, LayerNorm ×5, ...)".
+func (b *Binding) summary(o *eval.Instance) string {
+	if r := b.oneLine(o, map[*eval.Instance]bool{}); len(r) <= maxRepr {
+		return r
+	}
+	count := map[string]int{}
+	var order []string
+	mods := namedModules(o, "", map[*eval.Instance]bool{}, nil)[1:]
+	for _, m := range mods {
+		n := m.m.Type().Name
+		if count[n] == 0 {
+			order = append(order, n)
+		}
+		count[n]++
+	}
+	sort.SliceStable(order, func(i, j int) bool { return count[order[i]] > count[order[j]] })
+	parts := make([]string, len(order))
+	for i, n := range order {
+		parts[i] = fmt.Sprintf("%s ×%d", n, count[n])
+	}
+	if len(parts) > 6 {
+		parts = append(parts[:6], "...")
+	}
+	return fmt.Sprintf("%s with %d submodules (%s)", o.Type().Name, len(mods), strings.Join(parts, ", "))
 }
 
 // oneLine is a module's repr on one line: Name(extra, child, ...); a
