@@ -45,3 +45,22 @@ func TestFileRunsAsRun(t *testing.T) {
 		t.Errorf("gpumemrepl FILE: exit %d, %s\nstdout:\n%s\nwant:\n%s", code, errOut, out, want)
 	}
 }
+
+// help NAME gives that command's usage and flags, not the others'.
+func TestHelpPerCommand(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string]string{"run": "REPL and run flags:", "replay": "replay flags", "fit": "fit flags", "diff": "diff flags"} {
+		out, _, code := run(t, "help", name)
+		if code != 0 || !strings.Contains(out, "  gpumemrepl "+name) && name != "run" || !strings.Contains(out, want) {
+			t.Errorf("help %s: exit %d:\n%s", name, code, out)
+		}
+		for other, section := range map[string]string{"run": "REPL and run flags:", "replay": "replay flags", "fit": "fit flags", "diff": "diff flags"} {
+			if other != name && strings.Contains(out, section) {
+				t.Errorf("help %s has %q", name, section)
+			}
+		}
+	}
+	if out, _, _ := run(t, "help", "run"); !strings.Contains(out, "--peak") || !strings.Contains(out, "--plot FILE.html") {
+		t.Errorf("help run has no --peak or --plot:\n%s", out)
+	}
+}

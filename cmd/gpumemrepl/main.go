@@ -31,12 +31,14 @@ func doMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case len(args) == 0:
 		return cmdRun(args, stdin, stdout, stderr)
 	case args[0] == "help":
-		fmt.Fprint(stdout, usage)
 		if len(args) > 1 {
-			if !slices.Contains(subcommands, args[1]) { // the usage above is a subcommand's help
-				fmt.Fprint(stdout, command.Help(args[1]))
+			if slices.Contains(subcommands, args[1]) {
+				fmt.Fprint(stdout, subcommandHelp(args[1]))
+			} else {
+				fmt.Fprint(stdout, usage, command.Help(args[1]))
 			}
 		} else {
+			fmt.Fprint(stdout, usage)
 			fmt.Fprint(stdout, "\n"+command.Help(""))
 		}
 		return 0
@@ -64,6 +66,38 @@ func doMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	// gpumemrepl [flags] [FILE] runs FILE as python FILE would
 	return cmdRun(args, stdin, stdout, stderr)
+}
+
+// subcommandHelp is help NAME: the usage lines of subcommand name and
+// its flags, as the whole usage text has them.
+func subcommandHelp(name string) string {
+	var b strings.Builder
+	lines := strings.Split(usage, "\n")
+	for i, l := range lines {
+		if !strings.HasPrefix(l, "  gpumemrepl "+name) && !(name == "run" && strings.HasPrefix(l, "  gpumemrepl [flags]")) {
+			continue
+		}
+		b.WriteString(l + "\n")
+		for _, more := range lines[i+1:] {
+			if !strings.HasPrefix(more, strings.Repeat(" ", 10)) {
+				break
+			}
+			b.WriteString(more + "\n")
+		}
+	}
+	head := name + " flags"
+	if name == "run" {
+		head = "REPL and run flags"
+	}
+	for _, sec := range strings.Split(usage, "\n\n") {
+		if strings.HasPrefix(sec, head) {
+			b.WriteString("\n" + strings.TrimRight(sec, "\n") + "\n")
+		}
+	}
+	if name == "help" {
+		b.WriteString("\n" + command.Help(""))
+	}
+	return b.String()
 }
 
 // helpAsked reports whether a flag asks for help (before any "--").
@@ -160,6 +194,10 @@ REPL and run flags:
                        arguments fails (NotImplementedError, the tool's refusal) instead of
                        going on by a general rule with its figures marked estimated (≈)
   --keep-going         go on after a failing line
+  --peak               at a script's end, cuda:0's whole-run peak explained: by category,
+                       source line and name, the largest holders and what frees each
+                       (with --json, one JSON object {"breakdown": ...} after the rows)
+  --plot FILE.html     at a script's end, the session's HTML page (as plot at the prompt)
   --each-statement     a Python script: a report (marked ':') after every simple statement
                        it executes, inside loops and functions too (with --json, a row
                        each), before the report of the top-level statement
