@@ -70,6 +70,12 @@ func TestFrameNameIsTheProgramsInnermost(t *testing.T) {
 	if got, want := frameName(frames[:1]), "functional.py:2935 layer_norm"; got != want {
 		t.Errorf("frameName of torch's frames only = %q, want %q", got, want)
 	}
+	// the script's own lines match across two versions of it
+	a := []snapshot.Frame{frames[0], fr("/home/me/a.py", 41, "step"), fr("/home/me/a.py", 60, "<module>")}
+	b := []snapshot.Frame{frames[0], fr("/tmp/b.py", 41, "step"), fr("/tmp/b.py", 62, "<module>")}
+	if frameName(a) != frameName(b) || frameName(a) != "line 41 step" {
+		t.Errorf("frameName of a.py's and b.py's line 41 in step: %q and %q, want both %q", frameName(a), frameName(b), "line 41 step")
+	}
 }
 
 // The bytes at the peak are those live when the requested bytes first
@@ -101,8 +107,8 @@ func TestGroupBytesAtPeak(t *testing.T) {
 	if len(cats) != 2 || cats[0] != wantCats[0] || cats[1] != wantCats[1] {
 		t.Errorf("categories = %+v, want %+v", cats, wantCats)
 	}
-	if len(frames) != 1 || frames[0].Name != "model.py:3 forward" {
-		t.Errorf("top frame = %+v, want model.py:3 forward alone", frames)
+	if len(frames) != 1 || frames[0].Name != "line 3 forward" {
+		t.Errorf("top frame = %+v, want line 3 forward alone", frames)
 	}
 }
 
@@ -114,7 +120,7 @@ func TestGroupWithoutStacks(t *testing.T) {
 	// a script's own frames name lines, not what was made there
 	line := snapshot.NewStack(fr("/home/me/run.py", 3, "<module>"))
 	_, cats, frames = group([]snapshot.Event{{Action: "alloc", Addr: 1, Size: 100, Frames: line}}, 0)
-	if cats != nil || len(frames) != 1 || frames[0].Name != "run.py:3 <module>" {
+	if cats != nil || len(frames) != 1 || frames[0].Name != "line 3 <module>" {
 		t.Errorf("a script's stacks: categories %v, frames %v; want none, and its line", cats, frames)
 	}
 }

@@ -152,7 +152,10 @@ func group(events []snapshot.Event, top int) (classes, categories, frames []Grou
 }
 
 // frameName is the innermost frame of the program's own code (the
-// innermost of all when every frame is torch's), as file:line function.
+// innermost of all when every frame is torch's), as file:line function;
+// a frame of the script itself (the outermost frame's file) as "line N
+// function", so that two versions of a script (a.py, b.py) match by
+// function and line.
 func frameName(frames []snapshot.Frame) string {
 	if len(frames) == 0 {
 		return noStack
@@ -160,6 +163,9 @@ func frameName(frames []snapshot.Frame) string {
 	f, ok := snapshot.ProgramFrame(frames)
 	if !ok {
 		f = frames[0]
+	}
+	if ok && len(frames) > 0 && f.Filename == frames[len(frames)-1].Filename {
+		return fmt.Sprintf("line %d %s", f.Line, f.Name)
 	}
 	return fmt.Sprintf("%s:%d %s", path.Base(f.Filename), f.Line, f.Name)
 }
