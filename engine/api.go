@@ -9,7 +9,6 @@ import (
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
-	"github.com/gpumemrepl/gpumemrepl/internal/fileio"
 )
 
 // The engine's Go API. A *Tensor handed out by these methods is one
@@ -261,7 +260,7 @@ func (s *Session) SaveSnapshot(path string, dev int) error {
 	if err != nil {
 		return err
 	}
-	if err := fileio.WritePath(path, f.Save); err != nil {
+	if err := f.Save(path, nil); err != nil {
 		return err
 	}
 	s.event("wrote %s: %d segments, %d events of cuda:%d's history (open it at pytorch.org/memory_viz)", path, len(f.Segments), len(f.Events), dev)

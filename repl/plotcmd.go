@@ -40,7 +40,7 @@ func (r *Runner) plotTo(path string) error {
 	}
 	p.Allocs, p.Spans = r.sessionAllocs(events)
 	p.Note = "What a block is for is exact for the blocks live at the peak (the program's names then); for the others, what the engine made it for (a parameter, a .grad, an optimizer's state, a workspace) or that autograd saved it, else a temporary when it lived within one step and a named tensor when longer."
-	return plot.Save(path, p)
+	return plot.Save(path, nil, p)
 }
 
 // sessionAllocs are cuda:0's allocations and segments from its history,

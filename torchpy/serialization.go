@@ -109,7 +109,7 @@ func (b *Binding) save(in *eval.Interp, args []eval.Value, kw []eval.KeywordArg)
 		}
 		return eval.None, nil
 	}
-	err = fileio.Write(path, write)
+	err = fileio.Write(path, nil, write)
 	var pe *fs.PathError
 	switch {
 	case errors.As(err, &pe):

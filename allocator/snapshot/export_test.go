@@ -43,7 +43,7 @@ func TestExportKeepsWhatItRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	second := filepath.Join(dir, "second.pickle")
-	if err := f.Save(second); err != nil {
+	if err := f.Save(second, nil); err != nil {
 		t.Fatal(err)
 	}
 	back, err := Load(second)

@@ -8,10 +8,10 @@ import (
 	"io"
 	"math"
 	"math/big"
-	"os"
 	"slices"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
+	"github.com/gpumemrepl/gpumemrepl/internal/fileio"
 )
 
 // File is a snapshot file to write: one device's segments now and its
@@ -35,20 +35,13 @@ type File struct {
 // Save writes a snapshot of one device's segments now and its recorded
 // events.
 func Save(path string, device int, segs []allocator.SegmentInfo, events []Event, allocConf string) error {
-	return (&File{Device: device, Segments: segs, Events: events, AllocConf: allocConf}).Save(path)
+	return (&File{Device: device, Segments: segs, Events: events, AllocConf: allocConf}).Save(path, nil)
 }
 
-// Save writes the file at path.
-func (f *File) Save(path string) error {
-	out, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	err = f.Write(out)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	return err
+// Save writes the file at path, as fileio.Write does ("-" is stdout
+// where stdout is not nil).
+func (f *File) Save(path string, stdout io.Writer) error {
+	return fileio.Write(path, stdout, f.Write)
 }
 
 // Write writes the file's pickle to w.

@@ -55,6 +55,18 @@ func refuseConflicts(fs *flag.FlagSet, comparing bool, files int) error {
 			return fmt.Errorf("--%s writes one trace's replay: give one file, not %d", o, files)
 		}
 	}
+	toStdout := 0
+	for _, o := range outputFlags {
+		if given[o] && fs.Lookup(o).Value.String() == "-" {
+			toStdout++
+			if given["summary"] {
+				return fmt.Errorf("--%s - writes standard output, where --summary prints its table", o)
+			}
+		}
+	}
+	if toStdout > 1 {
+		return errors.New("--export - and --plot - would both write standard output: give one a file")
+	}
 	return nil
 }
 

@@ -241,8 +241,9 @@ do not go with each other, nor with --export, --plot or --summary; those three g
   --export FILE        write the replay as a PyTorch snapshot (.pickle, for memory_viz)
   --plot FILE          write an HTML page: allocated and reserved after every op, the
                        segments at the end
-                       (output files are written whole, through a temporary file renamed
-                       over FILE: a failed write leaves the old file; a symlink is replaced)
+                       (FILE - is standard output; a regular file is written whole, through
+                       a temporary file renamed over it: a failed write leaves the old file;
+                       a device or FIFO is written in place; a symlink is followed)
   --device sim|cuda    the simulated device (default) or GPU 0 through the CUDA driver
   --quiet              no progress bar (shown on a terminal for replays over a second)
   --alloc-conf STR     PYTORCH_CUDA_ALLOC_CONF to use instead of the trace's

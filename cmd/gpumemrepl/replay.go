@@ -91,7 +91,6 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		cmp.Keys = strings.Split(*keys, ",")
 	}
 	out := bufio.NewWriter(stdout)
-	defer out.Flush()
 	bar := newProgress(stderr, *quiet)
 	status := 0
 	for _, f := range files {
@@ -143,7 +142,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 			case *asJSON:
 				err = jsonOne(out, t, opts)
 			default:
-				err = replayOutputs(out, t, snap, opts, *export, *plotPath, *summary)
+				err = replayOutputs(output{out, stderr}, t, snap, opts, *export, *plotPath, *summary)
 			}
 			bar.Done()
 		}
@@ -152,6 +151,10 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "%s: %v\n", f, err)
 			status = max(status, exitStatus(err))
 		}
+	}
+	if err := out.Flush(); err != nil {
+		fmt.Fprintf(stderr, "gpumemrepl replay: %v\n", err)
+		status = max(status, 1)
 	}
 	return status
 }
@@ -174,7 +177,7 @@ func openReplay(f string, traceLimit *uint64) ([]snapshot.Opened, error) {
 // replayOutputs writes the files asked for (a snapshot, a page), each
 // from its own replay, then prints the summary line when no file was
 // asked for or with table, memory_summary()'s table too.
-func replayOutputs(w io.Writer, t *trace.Trace, snap *snapshot.Replay, o trace.Options, export, plotPath string, table bool) error {
+func replayOutputs(w output, t *trace.Trace, snap *snapshot.Replay, o trace.Options, export, plotPath string, table bool) error {
 	if export != "" {
 		if err := exportSnapshot(w, t, snap, o, export); err != nil {
 			return err
@@ -186,9 +189,29 @@ func replayOutputs(w io.Writer, t *trace.Trace, snap *snapshot.Replay, o trace.O
 		}
 	}
 	if export == "" && plotPath == "" || table {
-		return summaryOne(w, t, o, table)
+		return summaryOne(w.stdout, t, o, table)
 	}
 	return nil
+}
+
+// output is where replay's files go: "-" names stdout, and the line
+// that says a file was written then goes to stderr.
+type output struct{ stdout, stderr io.Writer }
+
+// noteFor is where to say that path was written.
+func (o output) noteFor(path string) io.Writer {
+	if path == "-" {
+		return o.stderr
+	}
+	return o.stdout
+}
+
+// name is path as the note names it.
+func (o output) name(path string) string {
+	if path == "-" {
+		return "standard output"
+	}
+	return path
 }
 
 var errMismatch = errors.New("mismatch")

@@ -9,7 +9,6 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
-	"github.com/gpumemrepl/gpumemrepl/internal/fileio"
 	"github.com/gpumemrepl/gpumemrepl/repl"
 	"github.com/gpumemrepl/gpumemrepl/repl/plot"
 )
@@ -186,7 +185,7 @@ func compareConfigs(w io.Writer, t *trace.Trace, notes string, o trace.Options, 
 // snapshot: the device trace (allocations, frees, segment events) and
 // the segments at the end; from a snapshot (snap), with its stacks,
 // times and every field the replay does not model.
-func exportSnapshot(w io.Writer, t *trace.Trace, snap *snapshot.Replay, o trace.Options, path string) error {
+func exportSnapshot(w output, t *trace.Trace, snap *snapshot.Replay, o trace.Options, path string) error {
 	var file *snapshot.File
 	if snap != nil {
 		var err error
@@ -200,10 +199,10 @@ func exportSnapshot(w io.Writer, t *trace.Trace, snap *snapshot.Replay, o trace.
 		}
 		file = &snapshot.File{Device: t.Device, Segments: segs, Events: events, AllocConf: o.Conf(t)}
 	}
-	if err := fileio.WritePath(path, file.Save); err != nil {
+	if err := file.Save(path, w.stdout); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%s: %d ops, %d events and %d segments written to %s\n", t.Path, len(t.Ops), len(file.Events), len(file.Segments), path)
+	fmt.Fprintf(w.noteFor(path), "%s: %d ops, %d events and %d segments written to %s\n", t.Path, len(t.Ops), len(file.Events), len(file.Segments), w.name(path))
 	return nil
 }
 
@@ -228,7 +227,7 @@ func snapshotProblems(stderr io.Writer, path string, problems []snapshot.Problem
 // after every op, each allocation over its ops (from a snapshot, with
 // its stack, and what it was for as far as the stack tells), the
 // segments at the end.
-func plotReplay(w io.Writer, t *trace.Trace, snap *snapshot.Replay, o trace.Options, path string) error {
+func plotReplay(w output, t *trace.Trace, snap *snapshot.Replay, o trace.Options, path string) error {
 	a, err := trace.Setup(t, o)
 	if err != nil {
 		return err
@@ -256,9 +255,9 @@ func plotReplay(w io.Writer, t *trace.Trace, snap *snapshot.Replay, o trace.Opti
 	if snap != nil {
 		p.Note = "A snapshot says no category: each allocation's is told from its stack (made under torch/optim, or under autograd's backward), an estimate."
 	}
-	err = plot.Save(path, p)
+	err = plot.Save(path, w.stdout, p)
 	if err == nil {
-		fmt.Fprintf(w, "%s: %d ops plotted to %s\n", t.Path, len(t.Ops), path)
+		fmt.Fprintf(w.noteFor(path), "%s: %d ops plotted to %s\n", t.Path, len(t.Ops), w.name(path))
 	}
 	return err
 }

@@ -97,9 +97,10 @@ var script string
 //go:embed page.css
 var style string
 
-// Save writes the page to a file, whole or not at all (see fileio).
-func Save(path string, p Page) error {
-	return fileio.Write(path, func(w io.Writer) error { return Write(w, p) })
+// Save writes the page to path as fileio.Write does ("-" is stdout
+// where stdout is not nil).
+func Save(path string, stdout io.Writer, p Page) error {
+	return fileio.Write(path, stdout, func(w io.Writer) error { return Write(w, p) })
 }
 
 // data is the page's JSON: what page.js draws.
