@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/gpumemrepl/gpumemrepl/internal/fileio"
 )
 
 // The table of recorded convolutions (testdata/conv/README.md): what
@@ -128,7 +130,7 @@ func (s *Session) convTables() (convTable, error) {
 		if path == "" {
 			continue
 		}
-		f, err := os.Open(path)
+		f, err := fileio.Open(path, fileio.MaxTable, "table")
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", convTableEnv, err)
 		}

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/gpumemrepl/gpumemrepl/internal/fileio"
 	"github.com/gpumemrepl/gpumemrepl/python/eval"
 	"github.com/gpumemrepl/gpumemrepl/python/syntax"
 	"github.com/gpumemrepl/gpumemrepl/repl/command"
@@ -73,13 +75,13 @@ func (r *Runner) GpumemScript(src io.Reader) (status int) {
 		}))
 	}
 	r.prev = r.Session.Measure()
-	rd := &lineReader{r: bufio.NewReader(src)}
+	rd := &lineReader{r: bufio.NewReaderSize(src, 64<<10), file: r.File}
 	var out bytes.Buffer
 	for {
 		n, text, rerr := rd.next()
 		if rerr != nil {
 			if !errors.Is(rerr, io.EOF) {
-				fmt.Fprintf(r.Err, "%s:%d: %v\n", r.File, n, rerr)
+				r.readError(n, rerr)
 				return 1
 			}
 			return status
@@ -96,7 +98,7 @@ func (r *Runner) GpumemScript(src io.Reader) (status int) {
 		if opensBlock(body) {
 			body, text, end, rerr = rd.block(body, indent)
 			if rerr != nil && !errors.Is(rerr, io.EOF) {
-				fmt.Fprintf(r.Err, "%s:%d: %v\n", r.File, end+1, rerr)
+				r.readError(end+1, rerr)
 				return 1
 			}
 		}
@@ -115,27 +117,65 @@ func (r *Runner) GpumemScript(src io.Reader) (status int) {
 	}
 }
 
+// readError reports an error reading the script at line n: one that
+// says its own place (a NUL byte's, a bound's) as it is.
+func (r *Runner) readError(n int, err error) {
+	var se *syntax.Error
+	var tl *fileio.TooLargeError
+	if errors.As(err, &se) || errors.As(err, &tl) {
+		fmt.Fprintln(r.Err, err)
+		return
+	}
+	fmt.Fprintf(r.Err, "%s:%d: %v\n", r.File, n, err)
+}
+
 // lineReader reads a script's lines, numbered, with one line of
 // look-ahead (a block ends at the first line that is not inside it).
 type lineReader struct {
 	r       *bufio.Reader
 	n       int // the number of the last line read
 	pending *string
+	file    string // for errors
 }
 
-// next is the next line (without its line ending) and its number.
+// next is the next line (without its line ending) and its number. A
+// NUL byte is refused as it arrives, as CPython refuses it in a source
+// file: /dev/zero is one endless line of them.
 func (l *lineReader) next() (int, string, error) {
 	if l.pending != nil {
 		t := *l.pending
 		l.pending = nil
 		return l.n, t, nil
 	}
-	raw, err := l.r.ReadString('\n')
-	if err != nil && raw == "" {
-		return l.n + 1, "", err
+	// a long line is kept as the buffer's pieces, joined once it ends:
+	// one that never ends (up to the script's bound) costs its length,
+	// not the garbage of a slice grown to it
+	var parts [][]byte
+	runes := 0
+	for {
+		chunk, err := l.r.ReadSlice('\n')
+		if i := bytes.IndexByte(chunk, 0); i >= 0 {
+			col := runes + utf8.RuneCount(chunk[:i]) + 1
+			return l.n + 1, "", &syntax.Error{Filename: l.file, Kind: "SyntaxError", Pos: syntax.Pos{Line: int32(l.n + 1), Col: int32(col)}, Msg: "source code cannot contain null bytes"}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			parts = append(parts, bytes.Clone(chunk))
+			runes += utf8.RuneCount(chunk)
+			continue
+		}
+		if err != nil && len(chunk) == 0 && len(parts) == 0 {
+			return l.n + 1, "", err
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return l.n + 1, "", err
+		}
+		l.n++
+		line := string(chunk)
+		if len(parts) > 0 {
+			line = string(bytes.Join(append(parts, chunk), nil))
+		}
+		return l.n, strings.TrimRight(line, "\r\n"), nil
 	}
-	l.n++
-	return l.n, strings.TrimRight(raw, "\r\n"), nil
 }
 
 // block reads the body of a compound statement whose header (without

@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/gpumemrepl/gpumemrepl/internal/fileio"
 )
 
 // input is a file's bytes as they are read, gunzipped when they are
@@ -25,18 +26,15 @@ type input struct {
 // errTooLarge is a file beyond Limits.MaxBytes.
 var errTooLarge = errors.New("too large")
 
-// openInput opens path for reading at most limit bytes (after
-// inflating).
-func openInput(path string, limit int64) (*input, *os.File, error) {
-	f, err := os.Open(path)
+// openInput opens path, a what, for reading at most limit bytes (after
+// inflating, and of the file itself: a larger regular file is refused
+// before it is read).
+func openInput(path string, limit int64, what string) (*input, *fileio.File, error) {
+	f, err := fileio.Open(path, limit, what)
 	if err != nil {
 		return nil, nil, err
 	}
-	size := int64(-1)
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		size = st.Size()
-	}
-	in, err := newInput(f, size, limit)
+	in, err := newInput(f, f.Size, limit)
 	if err != nil {
 		f.Close()
 		return nil, nil, err

@@ -12,7 +12,7 @@ import (
 // first tried as an ops trace. It reads only the keys and skips what
 // comes before.
 func isFlattening(path string, limits Limits) bool {
-	in, f, err := openInput(path, limits.MaxBytes)
+	in, f, err := openInput(path, limits.MaxBytes, "snapshot")
 	if err != nil {
 		return false
 	}

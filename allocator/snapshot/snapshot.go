@@ -161,7 +161,7 @@ func LoadAllWithin(path string, limits Limits) ([]*Snapshot, error) {
 // loadHistories is LoadAllWithin leaving the histories as read, their
 // Events not made: for Prepare alone.
 func loadHistories(path string, limits Limits) ([]*Snapshot, error) {
-	in, f, err := openInput(path, limits.MaxBytes)
+	in, f, err := openInput(path, limits.MaxBytes, "snapshot")
 	if err != nil {
 		return nil, pathError(path, err, limits)
 	}
@@ -197,7 +197,8 @@ func (s *Snapshot) makeEvents() {
 	}
 }
 
-// pathError is an error opening path: the os error names it already.
+// pathError is an error opening path: the os error names it already,
+// as does fileio's for a file beyond the limit.
 func pathError(path string, err error, limits Limits) error {
 	if errors.Is(err, errTooLarge) {
 		return fmt.Errorf("%s: %w", path, limitError(err, limits))
@@ -324,7 +325,7 @@ const (
 // sniff tells a pickle (its PROTO opcode, protocol 2 or later) from
 // JSON (an object), inflating gzip first.
 func sniff(path string, limits Limits) (fileKind, error) {
-	in, f, err := openInput(path, limits.MaxBytes)
+	in, f, err := openInput(path, limits.MaxBytes, "trace or snapshot")
 	if err != nil {
 		return 0, pathError(path, err, limits)
 	}

@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/gpumemrepl/gpumemrepl/internal/fileio"
 )
 
 // Limits bound the bytes a trace file may make the loader read: a trace
@@ -41,7 +42,7 @@ var ErrNotJSON = errors.New("not a JSON object")
 // gzip's (told by its first bytes, not its name), counted against the
 // limit.
 type source struct {
-	f      *os.File
+	f      *fileio.File
 	file   *bufio.Reader // the file's own bytes
 	zr     *gzip.Reader  // nil for plain JSON
 	json   *bufio.Reader // what the decoder reads
@@ -62,8 +63,11 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	if c.n >= c.limit {
 		// One more byte tells a file of exactly limit bytes from a larger one.
 		var one [1]byte
-		if m, _ := c.r.Read(one[:]); m == 0 {
-			return 0, io.EOF
+		if m, err := c.r.Read(one[:]); m == 0 {
+			if err == nil {
+				err = io.EOF
+			}
+			return 0, err // the file's own bound (fileio's) may end it too
 		}
 		return 0, fmt.Errorf("%w: more than %d bytes of JSON (%s); --trace-limit-bytes raises the limit", ErrTooLarge, c.limit, c.why)
 	}
@@ -75,15 +79,17 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // openSource opens path within l.
 func openSource(path string, l Limits) (*source, error) {
-	f, err := os.Open(path)
+	// the file itself is no larger than the JSON it may hold
+	f, err := fileio.Open(path, l.MaxBytes, "trace")
+	var tl *fileio.TooLargeError
+	if errors.As(err, &tl) {
+		return nil, fmt.Errorf("%w: %d bytes, more than %d bytes of JSON (the most a trace may hold); --trace-limit-bytes raises the limit", ErrTooLarge, tl.Size, tl.Limit)
+	}
 	if err != nil {
 		return nil, err
 	}
 	s := &source{f: f, file: bufio.NewReaderSize(f, 64<<10)}
-	size := int64(-1)
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		size = st.Size()
-	}
+	size := f.Size
 	limit, why := l.MaxBytes, "the most a trace may hold"
 	var r io.Reader = s.file
 	if head, err := s.file.Peek(2); err == nil && head[0] == 0x1f && head[1] == 0x8b {

@@ -15,6 +15,7 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
 	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/internal/fileio"
 	"github.com/gpumemrepl/gpumemrepl/repl"
 )
 
@@ -128,7 +129,7 @@ func isScript(path string) bool {
 // (strict: an estimate is the script's error). An out-of-memory error
 // ends the script, as it ends a program; any other error is the side's.
 func scriptSide(path string, o trace.Options, strict bool) (diff.Source, trace.Options, engine.Tier, error) {
-	src, err := os.ReadFile(path)
+	src, err := fileio.Read(path, fileio.MaxScript, "script")
 	if err != nil {
 		return diff.Source{}, o, engine.Tier{}, err
 	}

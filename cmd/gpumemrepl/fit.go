@@ -14,6 +14,7 @@ import (
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/internal/fileio"
 	"github.com/gpumemrepl/gpumemrepl/repl"
 )
 
@@ -53,7 +54,7 @@ func cmdFit(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gpumemrepl fit: %v (see gpumemrepl help)\n", err)
 		return 2
 	}
-	src, err := os.ReadFile(files[0])
+	src, err := fileio.Read(files[0], fileio.MaxScript, "script")
 	if err != nil {
 		fmt.Fprintf(stderr, "gpumemrepl: %v\n", err)
 		return 1

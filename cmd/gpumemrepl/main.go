@@ -158,7 +158,9 @@ Usage:
                                        Ctrl-C drops the line or interrupts a running command
   gpumemrepl [flags] FILE              run FILE, as python FILE would (the same as run FILE)
   gpumemrepl [flags] FILE.py -- ARG... a Python script with its arguments (sys.argv; argparse)
-  gpumemrepl run [flags] FILE.gpumem   run a script; an error stops it with FILE:LINE:COL (exit 1)
+  gpumemrepl run [flags] FILE.gpumem   run a script; an error stops it with FILE:LINE:COL (exit 1);
+                                       a script holds at most 64 MiB (a trace 1 GiB of JSON, a
+                                       snapshot 4 GiB), refused by its size before it is read
   gpumemrepl replay [flags] TRACE...   replay allocator traces (.json, .json.gz) or PyTorch memory
                                        snapshots (_dump_snapshot's .pickle, or its .json flattening)
                                        (each device's history on its own allocator, as FILE cuda:N,

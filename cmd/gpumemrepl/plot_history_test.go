@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,52 +35,62 @@ func plotLongScript(t *testing.T, n int) (string, int64) {
 	if err := os.WriteFile(script, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// Through a runner, this test binary started afresh: a child forked
-	// from the test process itself reports the test process's peak RSS
-	// (os/exec's vfork shares its memory until exec, and Linux keeps
-	// that high-water mark across exec), which grows with the other tests.
+	// a tight collector target: garbage, not the history, must not
+	// decide the peak
+	errOut, code, rss := runPeakRSS(t, nil, []string{"GOGC=25"}, "run", "--fake-host", "--no-color", "--device", "sim", script)
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, errOut)
+	}
+	out, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), rss
+}
+
+// runPeakRSS runs the binary with args (stdin its input, env added to
+// the environment) and returns its stderr, its exit status and its peak
+// RSS in bytes. It runs through a runner, this test binary started
+// afresh: a child forked from the test process itself reports the test
+// process's peak RSS (os/exec's vfork shares its memory until exec, and
+// Linux keeps that high-water mark across exec), which grows with the
+// other tests.
+func runPeakRSS(t *testing.T, stdin io.Reader, env []string, args ...string) (string, int, int64) {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(self, binary, "run", "--fake-host", "--no-color", "--device", "sim", script)
-	// a tight collector target: garbage, not the history, must not
-	// decide the peak
-	cmd.Env = append(os.Environ(), peakRSSRunner+"=1", "GOGC=25")
+	cmd := exec.Command(self, append([]string{binary}, args...)...)
+	cmd.Env = append(append(os.Environ(), peakRSSRunner+"=1"), env...)
 	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("run: %v\n%s", err, stderr.String())
-	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &stdout, &stderr
+	cmd.Run() //nolint:errcheck // the exit status is the runner's answer
 	var childKB, runnerKB int64
 	if _, err := fmt.Sscan(stdout.String(), &childKB, &runnerKB); err != nil {
-		t.Fatalf("the runner printed %q: %v", stdout.String(), err)
+		t.Fatalf("the runner printed %q: %v; stderr %s", stdout.String(), err, stderr.String())
 	}
 	// (the runner is this test binary, chromedp and all, so the child's
 	// figure may be the smaller: it is read from wait4, the child's own)
 	if runnerKB == 0 || childKB < 8<<10 {
 		t.Fatalf("peak RSS %d KiB (the runner's %d KiB): not a gpumemrepl run's", childKB, runnerKB)
 	}
-	out, err := os.ReadFile(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(out), childKB * 1024
+	return stderr.String(), cmd.ProcessState.ExitCode(), childKB * 1024
 }
 
 // peakRSSRunner, set in the environment, makes this test binary a
 // runner (runMeasured) instead of the tests.
 const peakRSSRunner = "GPUMEMREPL_TEST_PEAK_RSS_RUNNER"
 
-// runMeasured runs args[0] with the rest of args, its output discarded
-// but for its stderr, then prints its peak RSS and the runner's own, in
+// runMeasured runs args[0] with the rest of args, on the runner's stdin,
+// its output discarded but for its stderr, then prints its peak RSS and the runner's own, in
 // KiB; it returns the command's exit status.
 func runMeasured(args []string) int {
 	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
+	cmd.Stdin, cmd.Stderr = os.Stdin, os.Stderr
+	if err := cmd.Run(); cmd.ProcessState == nil {
 		fmt.Fprintln(os.Stderr, err)
-		return 1
+		return 125
 	}
 	status, err := os.ReadFile("/proc/self/status")
 	if err != nil {
@@ -93,7 +104,7 @@ func runMeasured(args []string) int {
 		}
 	}
 	fmt.Println(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss, own)
-	return 0
+	return cmd.ProcessState.ExitCode()
 }
 
 // pageData is the JSON a page draws.

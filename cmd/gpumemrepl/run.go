@@ -13,6 +13,7 @@ import (
 	"github.com/fatih/color"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/internal/fileio"
 	"github.com/gpumemrepl/gpumemrepl/repl"
 )
 
@@ -126,9 +127,9 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if f, ok := stdin.(*os.File); ok && len(files) == 0 && readline.IsTerminal(int(f.Fd())) {
 		return r.Interactive()
 	}
-	in := stdin
+	var in io.Reader = &fileio.Limited{R: stdin, Path: "<stdin>", Limit: fileio.MaxScript, What: "script"}
 	if len(files) > 0 {
-		f, err := os.Open(files[0])
+		f, err := fileio.Open(files[0], fileio.MaxScript, "script")
 		if err != nil {
 			fmt.Fprintf(stderr, "gpumemrepl: %v\n", err)
 			return 1
@@ -137,7 +138,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		in, r.File, r.Args = f, files[0], files[1:]
 		r.Progress = repl.NewProgress(stderr, false)
 		if repl.IsPython(r.File) {
-			src, err := io.ReadAll(f)
+			src, err := f.ReadAll()
 			if err != nil {
 				fmt.Fprintf(stderr, "gpumemrepl: %v\n", err)
 				return 1

@@ -4,10 +4,11 @@ import (
 	_ "embed"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/gpumemrepl/gpumemrepl/internal/fileio"
 )
 
 // warnFilter is one entry of warnings.filters: an action for the
@@ -150,7 +151,7 @@ func (in *Interp) writeStream(f Value, s string, std io.Writer) error {
 func (in *Interp) sourceLine(file string, n int) string {
 	lines, ok := in.sources[file]
 	if !ok {
-		if data, err := os.ReadFile(file); err == nil {
+		if data, err := fileio.Read(file, fileio.MaxScript, "script"); err == nil {
 			lines = SourceLines(data)
 			in.sources[file] = lines
 		}

@@ -15,6 +15,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -45,26 +46,9 @@ func Paths(t testing.TB) ([]Case, *Reader) {
 	t.Helper()
 	dir := t.TempDir()
 	p := func(name string) string { return filepath.Join(dir, name) }
-	for _, n := range []struct {
-		name         string
-		mode         uint32
-		major, minor uint32
-	}{
-		{"null", syscall.S_IFCHR | 0o666, 1, 3},
-		{"full", syscall.S_IFCHR | 0o666, 1, 7},
-		{"block", syscall.S_IFBLK | 0o660, 7, 200}, // a loop device's number: never opened
-	} {
-		if err := syscall.Mknod(p(n.name), n.mode, mkdev(n.major, n.minor)); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("mknod %s: %v (CI runs as root, where mknod works)", n.name, err)
-			}
-			t.Skipf("mknod %s: %v: device nodes need root", n.name, err)
-		}
-		// mknod's mode is less the umask: set the one asked for
-		if err := os.Chmod(p(n.name), fs.FileMode(n.mode&0o777)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	Node(t, p("null"), syscall.S_IFCHR|0o666, 1, 3)
+	Node(t, p("full"), syscall.S_IFCHR|0o666, 1, 7)
+	Node(t, p("block"), syscall.S_IFBLK|0o660, 7, 200) // a loop device's number: never opened
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -110,6 +94,54 @@ func Paths(t testing.TB) ([]Case, *Reader) {
 		{Name: "missing directory", Path: p("missing/out"), Fails: true, Error: "no such file or directory"},
 		{Name: "path through a file", Path: p("regular/out"), Fails: true, Error: "not a directory"},
 	}, fifo
+}
+
+// Node makes a device node at path (mode, with its type bits, and Linux's
+// major and minor numbers: 1, 3 is /dev/null, 1, 5 /dev/zero, 1, 7
+// /dev/full). It fails the test where mknod is refused and the CI
+// variable is set (CI runs as root), and skips it, saying why,
+// elsewhere.
+func Node(t testing.TB, path string, mode, major, minor uint32) {
+	t.Helper()
+	if err := syscall.Mknod(path, mode, mkdev(major, minor)); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("mknod %s: %v (CI runs as root, where mknod works)", path, err)
+		}
+		t.Skipf("mknod %s: %v: device nodes need root", path, err)
+	}
+	// mknod's mode is less the umask: set the one asked for
+	if err := os.Chmod(path, fs.FileMode(mode&0o777)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Endless makes a FIFO at path and writes line to it over and over
+// until its reader closes it: an input that never ends.
+func Endless(t testing.TB, path, line string) {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// read and write, so the open waits for no reader and the reader
+	// never sees an end; closing it ends a write that waits
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		chunk := []byte(strings.Repeat(line, max(1, 64<<10/max(1, len(line)))))
+		for {
+			if _, err := f.Write(chunk); err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		f.Close()
+		<-done
+	})
 }
 
 // mkdev is Linux's device number of major and minor.
