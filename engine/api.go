@@ -23,6 +23,7 @@ func (s *Session) BeginStep() {
 	s.events = s.events[:0]
 	s.tiers.beginStep()
 	s.beginStepPeaks()
+	s.hooksNoted = false
 }
 
 // ClearInterrupt forgets a pending interrupt: the prompt calls it as it
@@ -327,6 +328,10 @@ func (s *Session) Repr(t *Tensor) (string, error) {
 // SharesStorage reports whether another tensor holds t's storage (a
 // view; the references of tensors saved for backward do not count).
 func (t *Tensor) SharesStorage() bool { return t.st.refs-t.st.saved > 1 }
+
+// Version is t's version counter: the in-place writes to its storage
+// (Tensor._version).
+func (t *Tensor) Version() int { return t.st.version }
 
 // SameStorage reports whether t and u are over one storage.
 func (t *Tensor) SameStorage(u *Tensor) bool { return t.st == u.st }

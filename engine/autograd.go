@@ -41,6 +41,10 @@ type node struct {
 	// context holds (a custom Function's ctx: the reentrant
 	// checkpoint's function and arguments); nil for most nodes.
 	dropped func()
+	// fn is a custom Function's call (customfn.go): its context, and
+	// its backward unpacks the saved tensors itself when it reads
+	// ctx.saved_tensors; nil for every other node.
+	fn *FunctionCall
 }
 
 // edge leads from a node to the node of one of its inputs.
@@ -61,6 +65,14 @@ type savedTensor struct {
 	what    string // PyTorch's description, for the error
 	ckpt    *Checkpoint
 	holder  int // its place among the region's holders
+	// like is the tensor saved, outside autograd: the shape, dtype and
+	// layout over st that unpacking makes again (a custom Function's
+	// ctx.saved_tensors).
+	like Tensor
+	// hooks, when saved-tensor hooks packed it, are those hooks and
+	// packed what pack returned; st is then nil.
+	hooks  SavedHooks
+	packed any
 }
 
 // gradSlot is a leaf tensor's .grad, shared by every reference to the leaf.
@@ -105,18 +117,43 @@ func (t *Tensor) requiresGrad() bool { return t.fn != nil || t.slot != nil }
 // record attaches a node to out when grad mode is on and an input
 // requires grad; save lists the tensors its backward keeps.
 func (s *Session) record(name string, out *Tensor, inputs, save []*Tensor, bw backward) {
+	if !needsGraph(s, inputs) {
+		return
+	}
+	n := s.newNode(name, out, inputs, bw)
+	n.refs = 1
+	if c := s.ckpt.forward; c != nil {
+		c.pack(n, out, inputs, save)
+		out.fn = n
+		return
+	}
+	s.saveFor(n, out, save)
+	if c := s.ckpt.recompute; c != nil {
+		c.repack(out, save)
+	}
+	out.fn = n
+}
+
+// needsGraph reports whether an op on inputs records a node: grad mode
+// is on and one of them requires grad.
+func needsGraph(s *Session, inputs []*Tensor) bool {
 	if !s.gradEnabled {
-		return
+		return false
 	}
-	needed := false
 	for _, in := range inputs {
-		needed = needed || (in != nil && in.requiresGrad())
+		if in != nil && in.requiresGrad() {
+			return true
+		}
 	}
-	if !needed {
-		return
-	}
+	return false
+}
+
+// newNode makes a node named name, of output out, with an edge to each
+// input's node (a leaf's AccumulateGrad, made when none is alive); no
+// tensor refers to it yet.
+func (s *Session) newNode(name string, out *Tensor, inputs []*Tensor, bw backward) *node {
 	s.seq++
-	n := &node{name: name, seq: s.seq, refs: 1, bw: bw, out: out.Shape, dtype: out.DType, device: out.Device(), stream: s.currentStream(out.Device())}
+	n := &node{name: name, seq: s.seq, bw: bw, out: out.Shape, dtype: out.DType, device: out.Device(), stream: s.currentStream(out.Device())}
 	for _, in := range inputs {
 		e := edge{}
 		if in != nil {
@@ -145,27 +182,37 @@ func (s *Session) record(name string, out *Tensor, inputs, save []*Tensor, bw ba
 		}
 		n.inputs = append(n.inputs, e)
 	}
-	if c := s.ckpt.forward; c != nil {
-		c.pack(n, out, inputs, save)
-		out.fn = n
-		return
+	return n
+}
+
+// saveFor keeps save for n's backward (out is n's output, as the
+// version error names it): a reference to each storage, or, under
+// saved-tensor hooks (savedhooks.go), what the pack hook made of it. A
+// recomputation of a checkpointed region saves plainly: PyTorch runs it
+// under the checkpoint's own hooks.
+func (s *Session) saveFor(n *node, out *Tensor, save []*Tensor) {
+	hooks := s.savedHooks()
+	if s.ckpt.recompute != nil {
+		hooks = nil
 	}
 	for _, t := range save {
-		t.st.refs++
-		t.st.saved++
-		if t.st.savedBy == "" {
-			t.st.savedBy = name
-		}
 		from := t.fn
 		if t == out {
 			from = n
 		}
-		n.saved = append(n.saved, savedTensor{st: t.st, version: t.st.version, what: savedWhat(t, from)})
+		sv := savedTensor{version: t.st.version, what: savedWhat(t, from), like: plain(t)}
+		if hooks != nil && !t.number && s.pack(n, &sv, hooks, t) {
+			n.saved = append(n.saved, sv)
+			continue
+		}
+		t.st.refs++
+		t.st.saved++
+		if t.st.savedBy == "" {
+			t.st.savedBy = n.name
+		}
+		sv.st = t.st
+		n.saved = append(n.saved, sv)
 	}
-	if c := s.ckpt.recompute; c != nil {
-		c.repack(out, save)
-	}
-	out.fn = n
 }
 
 // unref drops one reference to n; the last releases its saved tensors
@@ -188,6 +235,11 @@ func (s *Session) unref(n *node) {
 		return
 	}
 	s.releaseSaved(n)
+	if c := n.fn; c != nil && c.Dropped != nil { // a custom Function's context goes with its node
+		d := c.Dropped
+		c.Dropped = nil
+		d()
+	}
 	// PyTorch's deleteNode gathers a node's next functions onto a stack
 	// and takes the last first: the inputs' graphs go last input first
 	// (ops_matmul_nd.py's del of two leaves after their product's)
@@ -210,7 +262,7 @@ func savedWhat(t *Tensor, from *node) string {
 // backward must not have been modified in place since.
 func checkSaved(n *node) error {
 	for _, sv := range n.saved {
-		if sv.ckpt == nil && sv.st.version != sv.version {
+		if sv.st != nil && sv.ckpt == nil && sv.st.version != sv.version { // hooks keep no version (SavedVariable::unpack)
 			return Errorf(RuntimeError, "one of the variables needed for gradient computation has been modified by an inplace operation: %s is at version %d; expected version %d instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, with torch.autograd.set_detect_anomaly(True).", sv.what, sv.st.version, sv.version)
 		}
 	}
@@ -224,11 +276,13 @@ func (s *Session) releaseSaved(n *node) {
 		f()
 	}
 	for _, sv := range n.saved {
-		if sv.ckpt != nil {
-			continue
+		switch {
+		case sv.hooks != nil:
+			sv.hooks.Drop(sv.packed)
+		case sv.ckpt == nil:
+			sv.st.saved--
+			s.release(sv.st)
 		}
-		sv.st.saved--
-		s.release(sv.st)
 	}
 	n.saved = nil
 }

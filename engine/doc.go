@@ -70,6 +70,10 @@
 //   - gradapi.go, gradnode.go, gradset.go: backward(gradient),
 //     torch.autograd.grad, grad_fn as Python sees it, t.grad = g.
 //   - gradstreams.go: backward across CUDA streams.
+//   - customfn.go: custom autograd Functions (torch.autograd.Function):
+//     the node of a call, what its context keeps, ctx.saved_tensors.
+//   - savedhooks.go: saved-tensor hooks (saved_tensors_hooks,
+//     save_on_cpu): what a node keeps when a hook packs what it saves.
 //
 // # The op table
 //

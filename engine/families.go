@@ -17,6 +17,13 @@ type families struct {
 	// workspaces are the cuBLAS and cuBLASLt workspaces made so far
 	// (ops.go), kept for the rest of the session.
 	workspaces map[workspaceKey]*storage
+	// hooks are the saved-tensor hooks installed, innermost last;
+	// hookErr is the error a pack hook raised in the running op, and
+	// hooksNoted is set once this step's estimate of them is made
+	// (savedhooks.go).
+	hooks      []SavedHooks
+	hookErr    error
+	hooksNoted bool
 }
 
 // storageMade is called for each new storage before it is taken: the

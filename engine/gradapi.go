@@ -249,7 +249,9 @@ func (s *Session) evaluate(n *node, g *Tensor, deps map[*node]int, buffers map[*
 	if err != nil || !runs {
 		return nil, err
 	}
-	if err := checkSaved(n); err != nil || n.released {
+	if err := checkSaved(n); n.fn == nil && (err != nil || n.released) {
+		// a custom Function's backward checks its saved tensors only as
+		// it reads them (ctx.saved_tensors)
 		s.dropTensor(g)
 		if err == nil {
 			err = errSecondPass
@@ -313,11 +315,19 @@ func (s *Session) runNode(n *node, g *Tensor, needed map[*node]bool) ([]*Tensor,
 			}
 		}
 	}
+	var unpacked []*Tensor
+	if n.fn == nil {
+		var err error
+		if unpacked, err = s.unpackHooked(n); err != nil {
+			return nil, err
+		}
+	}
 	keep := make([]*node, len(masked))
 	for j, i := range masked {
 		keep[j], n.inputs[i].to = n.inputs[i].to, nil
 	}
 	grads, err := n.bw(s, n, g)
+	dropAll(s, unpacked) // the tensors unpacked go as the backward returns
 	if err == nil {
 		err = s.sumToInputs(n, grads)
 	}

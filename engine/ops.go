@@ -570,7 +570,7 @@ func (s *Session) binary(op string, a, b *Tensor) (*Tensor, error) {
 	if a.number || b.number {
 		// the number is saved as a 0-d host tensor: no memory, but a
 		// second backward through the node fails once it is freed
-		save = append(save, &Tensor{DType: Float32, st: &storage{}})
+		save = append(save, &Tensor{DType: Float32, st: &storage{}, number: true}) // a wrapped number: saved-tensor hooks skip it
 	}
 	s.record("MulBackward0", out, []*Tensor{tensorOrNil(a), tensorOrNil(b)}, save, mulGrads(a, b))
 	return out, nil

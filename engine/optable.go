@@ -294,10 +294,26 @@ func (s *Session) Run(d *OpDef, a Args) (*Tensor, error) {
 		t, err := d.run(s, a)
 		return []*Tensor{t}, err
 	})
-	if err != nil {
+	if err = s.hookFailed(ts, a, err); err != nil {
 		return nil, err
 	}
 	return ts[0], nil
+}
+
+// hookFailed is an op's error, or the error a saved-tensor pack hook
+// raised while it ran, which fails the op: its outputs (not its input
+// itself, returned) are let go.
+func (s *Session) hookFailed(outs []*Tensor, a Args, err error) error {
+	herr := s.TakeHookError()
+	if err != nil || herr == nil {
+		return err
+	}
+	for _, t := range outs {
+		if t != nil && (len(a) == 0 || t != a.Tensor(0)) {
+			s.dropTensor(t)
+		}
+	}
+	return herr
 }
 
 // Tuple reports whether d may return a tuple of tensors (RunTuple).
@@ -310,7 +326,10 @@ func (s *Session) RunTuple(d *OpDef, a Args) (outs []*Tensor, tuple bool, err er
 		ts, tuple, err = d.runTuple(s, a)
 		return ts, err
 	})
-	return outs, tuple, err
+	if err = s.hookFailed(outs, a, err); err != nil {
+		return nil, false, err
+	}
+	return outs, tuple, nil
 }
 
 // RunInPlace runs d's in-place variant on a.Tensor(0), which it writes.
@@ -318,7 +337,7 @@ func (s *Session) RunInPlace(d *OpDef, a Args) error {
 	if d.inPlace == nil {
 		return NotModelledError("Tensor." + d.Name + "_")
 	}
-	return d.inPlace(s, a)
+	return s.hookFailed(nil, a, d.inPlace(s, a))
 }
 
 // checkNumbers refuses a Python number where the op needs a tensor.

@@ -69,10 +69,13 @@ func (b *Binding) gradModes(torch *eval.ModuleObj) error {
 		return err
 	}
 	b.decorate, _ = gm.Dict.GetStr("_decorate")
-	graph := b.autogradGraphModule(b.in)
+	graph, err := b.autogradGraphModule(b.in)
+	if err != nil {
+		return err
+	}
 	b.in.AddModule("torch.autograd.graph", graph)
 	ag.Set(b.in, "graph", graph)
-	return nil
+	return b.functionModule(ag)
 }
 
 // declareGradModes declares no_grad, enable_grad, inference_mode,

@@ -3,11 +3,10 @@ package torchpy
 import "github.com/gpumemrepl/gpumemrepl/python/eval"
 
 // autogradGraphModule is torch.autograd.graph: the Node class of grad_fn
-// objects and the switch of the AccumulateGrad stream warning
-// (testdata/pyrules/streams_warn_off.py). Its saved-tensor hooks move
-// saved tensors between devices by Python callbacks, which the tool does
-// not model: they are refused plainly when called.
-func (b *Binding) autogradGraphModule(in *eval.Interp) *eval.ModuleObj {
+// objects, the switch of the AccumulateGrad stream warning
+// (testdata/pyrules/streams_warn_off.py), and the saved-tensor hooks
+// (autograd_graph.py; autograd_function.go runs them).
+func (b *Binding) autogradGraphModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m := in.NewModule("torch.autograd.graph")
 	m.Set(in, "Node", gradFnType)
 	b.fn(m, "set_warn_on_accumulate_grad_stream_mismatch", "set_warn_on_accumulate_grad_stream_mismatch(enabled): whether backward warns when a leaf's AccumulateGrad takes a gradient made on another stream", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
@@ -22,10 +21,11 @@ func (b *Binding) autogradGraphModule(in *eval.Interp) *eval.ModuleObj {
 		b.accWarnOff = !on
 		return eval.None, nil
 	})
-	for _, name := range []string{"save_on_cpu", "saved_tensors_hooks", "disable_saved_tensors_hooks", "register_multi_grad_hook", "allow_mutation_on_saved_tensors"} {
+	for _, name := range []string{"register_multi_grad_hook", "allow_mutation_on_saved_tensors"} {
 		b.fn(m, name, name+"(...): not modelled", func(in *eval.Interp, _ eval.Value, _ []eval.Value, _ []eval.KeywordArg) (eval.Value, error) {
 			return nil, b.notModelled("torch.autograd.graph." + name)
 		})
 	}
-	return m
+	b.savedHooksFunctions(m)
+	return m, b.execInto(m, "<torch.autograd.graph>", autogradGraphSource)
 }

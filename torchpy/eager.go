@@ -49,7 +49,8 @@ const compileNote = "gpumemrepl: torch.compile runs the model eagerly here, so t
 // torch.fx, torch.compiler, torch._dynamo and torch.distributed as
 // modules of torch, and
 // torch.compile, finfo, iinfo, _assert, as_tensor, the composites of
-// functional.py (meshgrid, outer, hstack, vstack), pi, e, inf and nan in
+// functional.py (meshgrid, outer, hstack, vstack), layout and strided,
+// pi, e, inf and nan in
 // torch
 // itself.
 func (b *Binding) eagerModules(torch *eval.ModuleObj) error {
@@ -93,15 +94,17 @@ func (b *Binding) eagerModules(torch *eval.ModuleObj) error {
 	})
 	info := in.NewModule("torch")
 	defer in.Decref(info)
-	for _, src := range []string{typeinfoSource, asTensorSource, functionalSource} {
+	for _, src := range []string{typeinfoSource, asTensorSource, functionalSource, layoutSource} {
 		if err := b.execInto(info, "<torch>", src); err != nil {
 			return err
 		}
 	}
-	for _, name := range []string{"finfo", "iinfo", "_assert", "pi", "e", "inf", "nan", "as_tensor", "meshgrid", "outer", "ger", "hstack", "vstack"} {
+	for _, name := range []string{"finfo", "iinfo", "_assert", "pi", "e", "inf", "nan", "as_tensor", "meshgrid", "outer", "ger", "hstack", "vstack", "layout", "strided", "sparse_coo"} {
 		v, _ := info.Dict.GetStr(name)
 		torch.Set(in, name, v)
 	}
+	b.strided, _ = info.Dict.GetStr("strided")
+	eval.Incref(b.strided)
 	return nil
 }
 

@@ -292,17 +292,6 @@ func TestAccumulateGradStreamWarningOff(t *testing.T) {
 	}
 }
 
-// TestSavedTensorsHooksRefused: torch.autograd.graph's saved-tensor
-// hooks move saved tensors by Python callbacks the tool does not model:
-// it says so at the call, not with an AttributeError.
-func TestSavedTensorsHooksRefused(t *testing.T) {
-	src := "import torch\nwith torch.autograd.graph.save_on_cpu(pin_memory=True):\n    pass\n"
-	want := "error: 2:6: NotImplementedError: gpumemrepl does not model torch.autograd.graph.save_on_cpu yet, so it cannot say what memory it uses\n"
-	if got := runSource(t, 1, src); got != want {
-		t.Errorf("printed %q, want %q", got, want)
-	}
-}
-
 // TestStreamContextOfAnotherDevice: with s1: for a stream of cuda:1
 // makes cuda:1 the current device inside and restores cuda:0 and both
 // devices' streams after (torch.Stream.__enter__ and __exit__), and

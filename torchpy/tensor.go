@@ -113,6 +113,15 @@ type Binding struct {
 	// deviceBlocks are the default devices that torch.device blocks
 	// entered replaced, innermost last (defaults.go).
 	deviceBlocks []engine.Device
+	// fnNodes are the custom Functions' contexts whose nodes live
+	// (autograd_function.go); the saved-tensor hooks installed,
+	// innermost last (savedHooks), and hooksOff, when set,
+	// disable_saved_tensors_hooks' message.
+	fnNodes    map[*eval.Instance]*fnContext
+	savedHooks []*pyHooks
+	hooksOff   *string
+	// strided is torch.strided, every tensor's layout.
+	strided eval.Value
 }
 
 // label is what an event calls a dying tensor: "" for a temporary
@@ -206,6 +215,7 @@ func init() {
 	property("is_cuda", func(b *Binding, t *Tensor) (eval.Value, error) { return t.T.Device().CUDA, nil })
 	property("is_meta", func(b *Binding, t *Tensor) (eval.Value, error) { return t.T.IsMeta(), nil })
 	property("is_leaf", func(b *Binding, t *Tensor) (eval.Value, error) { return t.T.IsLeaf(), nil })
+	property("_version", func(b *Binding, t *Tensor) (eval.Value, error) { return int64(t.T.Version()), nil })
 	property("ndim", func(b *Binding, t *Tensor) (eval.Value, error) { return int64(len(t.T.Shape)), nil })
 	property("nbytes", func(b *Binding, t *Tensor) (eval.Value, error) { return int64(t.T.Bytes()), nil })
 	property("data", func(b *Binding, t *Tensor) (eval.Value, error) { return b.wrap(b.S.Detach(t.T)), nil })
@@ -493,6 +503,10 @@ type gradFn struct {
 func (b *Binding) gradFnOf(node *engine.GradNode) eval.Value {
 	if node == nil {
 		return eval.None
+	}
+	if ctx, ok := node.Object().(eval.Value); ok { // a custom Function's node is its context
+		eval.Incref(ctx)
+		return ctx
 	}
 	return eval.Track(b.in, &gradFn{node: node, b: b})
 }

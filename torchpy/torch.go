@@ -10,7 +10,7 @@ import (
 
 // Install declares torch and its submodules in in, over session s.
 func Install(in *eval.Interp, s *engine.Session) *Binding {
-	b := &Binding{S: s, in: in}
+	b := &Binding{S: s, in: in, fnNodes: map[*eval.Instance]*fnContext{}}
 	in.Embedder = b
 	in.Hooks.MissingAttr = missingAttr
 	in.RegisterModule("torch", b.torchModule)
