@@ -26,6 +26,17 @@ func (s *Session) BeginStep() {
 	s.hooksNoted = false
 }
 
+// warn is an op's warning, as PyTorch's TORCH_WARN gives it (a
+// UserWarning): the front end issues it after the op (TakeWarnings).
+func (s *Session) warn(msg string) { s.warnings = append(s.warnings, msg) }
+
+// TakeWarnings are the warnings ops gave since the last call, in order.
+func (s *Session) TakeWarnings() []string {
+	w := s.warnings
+	s.warnings = nil
+	return w
+}
+
 // ClearInterrupt forgets a pending interrupt: the prompt calls it as it
 // starts to read a line, so that one from the last command does not
 // stop the next.

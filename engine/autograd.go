@@ -446,7 +446,7 @@ func (s *Session) addToInput(buffers map[*node]*Tensor, e edge, g *Tensor) (kept
 // unshared reports whether t can be written in place (and a leaf's
 // .grad be t itself): dense and in order, and its storage held by t
 // alone.
-func unshared(t *Tensor) bool { return !t.expanded && !t.strided && t.st.refs == 1 }
+func unshared(t *Tensor) bool { return !t.expanded && !t.strided && (t.st.refs == 1 || t.sole) }
 
 // accumulateGrad is AccumulateGrad: the first gradient of a leaf is
 // stolen when nothing else holds it (else copied); later ones are added

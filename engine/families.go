@@ -24,6 +24,8 @@ type families struct {
 	hooks      []SavedHooks
 	hookErr    error
 	hooksNoted bool
+	// rnn is cuDNN's RNN state (rnn.go).
+	rnn rnnStates
 }
 
 // storageMade is called for each new storage before it is taken: the

@@ -64,6 +64,9 @@ func inputNode(t *Tensor) *node {
 // A node runs again after a backward freed its saved tensors only if it
 // saved none (PyTorch fails when a freed tensor is unpacked).
 func (s *Session) runGraph(root, seed *Tensor, inputs []*Tensor, retain bool) ([]*Tensor, error) {
+	was := s.retaining
+	s.retaining = retain
+	defer func() { s.retaining = was }()
 	start := rootNode(root)
 	switch {
 	case start == nil:

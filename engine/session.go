@@ -166,6 +166,11 @@ type Session struct {
 	// families is the op families' own state (families.go), which the
 	// core does not read.
 	families
+	// retaining is set while a backward keeps its graph (retain_graph);
+	// warnings are what ops warned since the front end last took them
+	// (TakeWarnings).
+	retaining bool
+	warnings  []string
 }
 
 // errInterrupted is the error of a call stopped by Interrupt (Ctrl-C):

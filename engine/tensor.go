@@ -106,7 +106,11 @@ type Tensor struct {
 	// forward or in backward): PyTorch's view keeps its base, and the
 	// base holds the storage too, so autograd never adds a gradient into
 	// it in place.
-	view   bool
+	view bool
+	// sole marks a view that nothing but its holder refers to, though
+	// other views share its storage (the weight gradients of a cuDNN
+	// RNN, views of one buffer): AccumulateGrad keeps it as the .grad.
+	sole   bool
 	number bool // Scalar(): a Python number among an op's arguments (no storage)
 	// num is a number's value when numKnown (ScalarOf); numFloat says it
 	// was a Python float, numBool a Python bool.

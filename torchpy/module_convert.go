@@ -41,8 +41,25 @@ func (c conversion) target(t *engine.Tensor) (engine.Device, func(engine.DType) 
 
 // convert is Module._apply(fn): the children's trees first, then the
 // module's parameters (each one's data replaced, then its .grad's), then
-// its buffers (each replaced in _buffers by the converted one).
+// its buffers (each replaced in _buffers by the converted one); a
+// recurrent layer then flattens its weights again (RNNBase._apply ends
+// with _init_flat_weights).
 func (b *Binding) convert(o *eval.Instance, c conversion) error {
+	if err := b.convertTensors(o, c); err != nil {
+		return err
+	}
+	if o.Type().Lookup("_init_flat_weights") == nil {
+		return nil
+	}
+	r, err := b.in.CallMethod(o, "_init_flat_weights")
+	if err == nil {
+		b.in.Decref(r)
+	}
+	return err
+}
+
+// convertTensors is convert of the module's tree and its own tensors.
+func (b *Binding) convertTensors(o *eval.Instance, c conversion) error {
 	for _, ch := range children(o) {
 		if err := b.convert(ch.m, c); err != nil {
 			return err

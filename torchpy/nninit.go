@@ -43,7 +43,17 @@ func (b *Binding) utilsModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	})
 	fr := in.ModuleFrame("<torch.nn.utils>", m.Dict)
 	defer in.Release(fr)
-	return m, in.ExecSource(fr, "<torch.nn.utils>", utilsSource)
+	if err := in.ExecSource(fr, "<torch.nn.utils>", utilsSource); err != nil {
+		return nil, err
+	}
+	r := in.NewModule("torch.nn.utils.rnn")
+	defer in.Decref(r)
+	if err := b.execInto(r, "<torch.nn.utils.rnn>", rnnUtilsSource); err != nil {
+		return nil, err
+	}
+	in.AddModule("torch.nn.utils.rnn", r)
+	m.Set(in, "rnn", r)
+	return m, nil
 }
 
 //go:embed lib/nn_utils.py

@@ -120,6 +120,9 @@ func (b *Binding) call(d *engine.OpDef, args []eval.Value, kw []eval.KeywordArg)
 	}
 	if d.Tuple() {
 		ts, isTuple, err := b.S.RunTuple(d, a)
+		if err == nil {
+			err = b.opWarnings()
+		}
 		if err != nil {
 			return nil, b.pyErr(err)
 		}
@@ -139,6 +142,9 @@ func (b *Binding) call(d *engine.OpDef, args []eval.Value, kw []eval.KeywordArg)
 		return b.in.NewTuple(items), nil
 	}
 	r, err := b.S.Run(d, a)
+	if err == nil {
+		err = b.opWarnings()
+	}
 	if err != nil {
 		return nil, b.pyErr(err)
 	}
@@ -150,6 +156,17 @@ func (b *Binding) call(d *engine.OpDef, args []eval.Value, kw []eval.KeywordArg)
 		return b.wrap(r), nil
 	}
 	return b.result(b.wrap(r), args), nil
+}
+
+// opWarnings issues what the op warned, as PyTorch's TORCH_WARN does:
+// a UserWarning each, at the Python line that called it.
+func (b *Binding) opWarnings() error {
+	for _, w := range b.S.TakeWarnings() {
+		if err := b.in.Warn(eval.UserWarningType, w, 1); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // result is an op's new output r: a view of its first argument where it

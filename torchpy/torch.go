@@ -128,7 +128,8 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		_, ok := args[0].(*Tensor)
 		return ok, nil
 	})
-	b.fn(m, "manual_seed", "manual_seed(seed): values are not computed, so this changes nothing", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+	b.fn(m, "manual_seed", "manual_seed(seed): values are not computed; a cuDNN RNN with dropout makes its dropout state again after it", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		b.S.SeedCUDA()
 		return eval.None, nil
 	})
 	b.opFunctions(m)
@@ -295,9 +296,9 @@ func (b *Binding) cudaMatmulFlags(in *eval.Interp, m *eval.ModuleObj) {
 	m.Set(in, "matmul", matmul)
 }
 
-// cudnnFlags gives torch.backends.cudnn PyTorch's defaults and lets the
-// session read benchmark, deterministic and enabled from it at each
-// convolution.
+// cudnnFlags gives torch.backends.cudnn PyTorch's defaults and
+// is_acceptable, and lets the session read benchmark, deterministic and
+// enabled from it at each convolution and RNN.
 func (b *Binding) cudnnFlags(in *eval.Interp, m *eval.ModuleObj) {
 	for _, name := range []string{"benchmark", "deterministic"} {
 		m.Set(in, name, false)
@@ -312,6 +313,22 @@ func (b *Binding) cudnnFlags(in *eval.Interp, m *eval.ModuleObj) {
 		t, err := in.Truth(v)
 		return err == nil && t
 	}
+	b.fn(m, "is_acceptable", "is_acceptable(tensor): whether cuDNN takes it (enabled, a CUDA tensor of float16, float32 or float64)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if err := b.arity("is_acceptable", args, 1); err != nil {
+			return nil, err
+		}
+		t, err := b.tensorOf(args[0], "is_acceptable")
+		if err != nil {
+			return nil, err
+		}
+		switch t.T.DType.Name {
+		case "float16", "float32", "float64":
+			v, set := m.Dict.GetStr("enabled")
+			on, err := in.Truth(v)
+			return t.T.Device().CUDA && (!set || err == nil && on), nil
+		}
+		return false, nil
+	})
 	b.S.SetCudnnFlags(func() engine.CudnnFlags {
 		v, set := m.Dict.GetStr("enabled")
 		off, err := in.Truth(v)

@@ -1,0 +1,578 @@
+package engine
+
+import (
+	"slices"
+)
+
+// Recurrent layers on cuDNN (nn.RNN, nn.LSTM, nn.GRU), as memory, as
+// PyTorch 2.11's native/cudnn/RNN.cpp runs them through cuDNN 9's v8 API.
+//
+// Weights: _cudnn_rnn_flatten_weight (flatten_parameters, at a module's
+// first move to the GPU and after every .to()) makes one zeroed buffer
+// the size of cuDNN's weight space, copies each parameter into its place
+// and sets the parameter to a view of it there (set_): each old storage
+// goes as its parameter moves, in parameter order. A call whose
+// parameters are not views of one such buffer, in its layout, copies
+// them into a new one for that call (with PyTorch's UserWarning) and the
+// graph keeps it.
+//
+// Forward (_cudnn_rnn): a dense copy of the input when it is not
+// contiguous in [steps, batch, features] (batch_first's transpose), the
+// output, h_n, c_n (LSTM), cuDNN's workspace, then, when the module is
+// training, the reserve space (whatever grad mode says: under no_grad it
+// is made and freed); the workspace, then the input's copy, go before it
+// returns, and batch_first's output is the [steps, batch] one transposed
+// in place. With dropout between layers, the first training call makes
+// the device's dropout state (a CUDA int64 seed, made and freed, then the
+// state itself), which stays for the process, made again after
+// torch.manual_seed. The node (CudnnRnnBackward0; outputs: output, h_n,
+// c_n) saves the input, the weights, h_0, c_0, the dropout state, the
+// output, the reserve space and the weight buffer: the reserve lives with
+// the graph.
+//
+// Backward: zeros for each of output, h_n and c_n that got no gradient
+// (a copy of the reserve first under retain_graph, which backward
+// writes); then the data pass: dense copies of the input and of each
+// gradient that is not contiguous, the input's gradient, h_0's and c_0's
+// and a workspace, freed with the copies; then, when a weight needs
+// one, the weight pass: a zeroed buffer of the weight space and a
+// workspace. With biases each weight's gradient is a view of that buffer
+// (AccumulateGrad keeps the view, so every .grad holds the one buffer);
+// without, each is copied out and the buffer goes. The zeros go last;
+// a gradient no input needed goes at once.
+//
+// cuDNN's sizes are estimated (rnn_cudnn.go): every call is labelled so.
+// Refused: an RNN outside cuDNN (on the host, in bfloat16, with cuDNN
+// disabled), which PyTorch runs with its own kernels.
+
+// rnnStates is the session's cuDNN RNN state: the dropout state each
+// device keeps (get_dropout_state's cache), and which must be made again
+// after the generator was seeded.
+type rnnStates struct {
+	dropout map[int]*storage
+	reseed  map[int]bool
+}
+
+// weightFormatWarning is PyTorch's warning for a call whose weights are
+// not views of one buffer in cuDNN's layout.
+const weightFormatWarning = "RNN module weights are not part of single contiguous chunk of memory. This means they need to be compacted at every call, possibly greatly increasing memory usage. To compact weights again call flatten_parameters()."
+
+func init() {
+	ints := func(names ...string) []Param {
+		ps := make([]Param, len(names))
+		for i, n := range names {
+			ps[i] = Param{Name: n, Kind: IntParam}
+		}
+		return ps
+	}
+	flatten := &OpDef{Name: "_cudnn_rnn_flatten_weight", Function: true,
+		Params: slices.Concat([]Param{{Name: "weight_arr", Kind: TensorsParam}}, ints("weight_stride0", "input_size", "mode", "hidden_size", "proj_size", "num_layers"),
+			[]Param{{Name: "batch_first", Kind: BoolParam}, {Name: "bidirectional", Kind: BoolParam}}),
+		Memory: "one zeroed buffer of cuDNN's weight space; each weight set to a view of it, its old storage freed (estimated until recorded)",
+		run: func(s *Session, a Args) (*Tensor, error) {
+			return s.flattenRNN(a.TensorList(0), a.Int(1), rnnShape{mode: rnnMode(a.Int(3)), input: a.Int(2), hidden: a.Int(4), proj: a.Int(5), layers: a.Int(6), bidir: a.Bool(8)})
+		}}
+	declare(flatten, rnnOp("lstm", rnnLSTM), rnnOp("gru", rnnGRU), rnnOp("rnn_tanh", rnnTanh), rnnOp("rnn_relu", rnnRelu))
+}
+
+// rnnOp is torch.lstm, gru, rnn_tanh or rnn_relu: the layer on cuDNN.
+// The packed overload (data, batch_sizes, hx, ...) is bound to this
+// signature with batch_sizes= by the front end.
+func rnnOp(name string, mode rnnMode) *OpDef {
+	hx := Param{Name: "hx", Kind: TensorParam}
+	outs := "output, h_n"
+	if mode == rnnLSTM {
+		hx.Kind = TensorsParam
+		outs = "output, h_n, c_n"
+	}
+	return &OpDef{Name: name, Function: true,
+		Params: []Param{input, hx, {Name: "params", Kind: TensorsParam}, {Name: "has_biases", Kind: BoolParam}, {Name: "num_layers", Kind: IntParam},
+			{Name: "dropout", Kind: NumberParam}, {Name: "train", Kind: BoolParam}, {Name: "bidirectional", Kind: BoolParam},
+			{Name: "batch_first", Kind: BoolParam, Default: "False"}, {Name: "batch_sizes", Kind: TensorParam, Default: "None", KeywordOnly: true}},
+		Usage: "torch." + name + "(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first) | torch." + name +
+			"(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)",
+		Memory: outs + ", cuDNN's workspace (freed) and, training, its reserve space, which the graph keeps; backward makes the gradients, a buffer of the weights' and two workspaces (estimated until recorded)",
+		runTuple: func(s *Session, a Args) ([]*Tensor, bool, error) {
+			outs, err := s.runRNN("torch."+name, mode, a)
+			return outs, true, err
+		}}
+}
+
+// cudnnDType reports whether cuDNN runs an RNN of dt
+// (cudnn_is_acceptable: float16, float32, float64).
+func cudnnDType(dt DType) bool {
+	switch dt.Name {
+	case "float16", "float32", "float64":
+		return true
+	}
+	return false
+}
+
+// notCudnn refuses an RNN PyTorch runs with its own kernels.
+func (s *Session) notCudnn(op string, t *Tensor) error {
+	if !t.Device().CUDA || !cudnnDType(t.DType) || s.cudnnFlags().Disabled {
+		return Errorf(NotImplementedError, "%s of a %s tensor on %s (cuDNN disabled: %v) runs PyTorch's own kernels, outside cuDNN: not modelled by gpumemrepl", op, t.DType.Name, t.Device(), s.cudnnFlags().Disabled)
+	}
+	return nil
+}
+
+// paramPlace is where weight j of a layer's weights (stride0 of them)
+// lies among the layer's places in cuDNN's weight space: in order,
+// except that with a projection and no biases the third is the
+// projection.
+func paramPlace(j, stride0 int64, proj int64) int64 {
+	if proj > 0 && stride0 == 3 && j == 2 {
+		return 4
+	}
+	return j
+}
+
+// zeros is a new zeroed tensor.
+func (s *Session) zeros(shape []int64, dt DType, dev Device) (*Tensor, error) {
+	t := &Tensor{Shape: shape, DType: dt}
+	st, err := s.newStorage(dev, t.Bytes(), true)
+	if err != nil {
+		return nil, err
+	}
+	t.st = st
+	return t, nil
+}
+
+// flattenRNN is _cudnn_rnn_flatten_weight: the buffer, each weight set to
+// its view of it.
+func (s *Session) flattenRNN(ws []*Tensor, stride0 int64, shape rnnShape) (*Tensor, error) {
+	if len(ws) == 0 {
+		return nil, Errorf(RuntimeError, "_cudnn_rnn_flatten_weight: cannot flatten empty weight list")
+	}
+	if err := s.notCudnn("torch._cudnn_rnn_flatten_weight", ws[0]); err != nil {
+		return nil, err
+	}
+	shape.dtype = ws[0].DType
+	layout, total := shape.layout()
+	if stride0 <= 0 || int64(len(ws)) != int64(len(layout))*stride0 {
+		return nil, Errorf(RuntimeError, "_cudnn_rnn_flatten_weight: %d weights for %d layers and directions of %d each", len(ws), len(layout), stride0)
+	}
+	if err := s.estimate(nil, "torch._cudnn_rnn_flatten_weight", "%s input %d hidden %d layers %d %s: cuDNN's weight space (%d elements) estimated as every layer's matrices and both biases end to end, not yet recorded on the GPU (scripts/probe_rnn.py)", rnnNames[shape.mode], shape.input, shape.hidden, shape.layers, shape.dtype.Name, total); err != nil {
+		return nil, err
+	}
+	flat, err := s.zeros([]int64{total}, shape.dtype, ws[0].Device())
+	if err != nil {
+		return nil, err
+	}
+	for i, w := range ws {
+		p := layout[int64(i)/stride0][paramPlace(int64(i)%stride0, stride0, shape.proj)]
+		if w.Numel() != numel(p.shape) {
+			s.dropTensor(flat)
+			return nil, Errorf(RuntimeError, "shape '%s' is invalid for input of size %d", dimList(w.Shape), numel(p.shape))
+		}
+		v := restrided(flat, w.Shape, denseStrides(w.Shape), uint64(p.offset))
+		v.view = false // set_: the weight is no view
+		s.SetData(w, v)
+		s.dropTensor(v)
+	}
+	return flat, nil
+}
+
+// flat reports whether params are views of one buffer at their places in
+// cuDNN's layout (try_get_weight_buf), so a call can use it as it is.
+func flat(params []*Tensor, stride0, proj int64, layout [][]rnnParam, total int64) bool {
+	st, dt := params[0].st, params[0].DType
+	if st.bytes/dt.Size < uint64(total) {
+		return false
+	}
+	for i, p := range params {
+		place := layout[int64(i)/stride0][paramPlace(int64(i)%stride0, stride0, proj)]
+		if p.st != st || p.DType != dt || p.offset != uint64(place.offset) {
+			return false
+		}
+	}
+	return params[len(params)-1].IsContiguous()
+}
+
+// runRNN is one call of torch.lstm, gru, rnn_tanh or rnn_relu on cuDNN.
+func (s *Session) runRNN(op string, mode rnnMode, a Args) ([]*Tensor, error) {
+	x := a.Tensor(0)
+	var hx, cx *Tensor
+	if mode == rnnLSTM {
+		h := a.TensorList(1)
+		if len(h) != 2 {
+			return nil, Errorf(RuntimeError, "lstm expects two hidden states")
+		}
+		hx, cx = h[0], h[1]
+	} else {
+		hx = a.Tensor(1)
+	}
+	params := a.TensorList(2)
+	hasBiases, batchFirst := a.Bool(3), a.Bool(8)
+	call := rnnCall{rnnShape: rnnShape{mode: mode, layers: a.Int(4), bidir: a.Bool(7), dtype: x.DType, hidden: hx.Shape[len(hx.Shape)-1]}, train: a.Bool(6), dropout: a.Number(5)}
+	if err := s.notCudnn(op, x); err != nil {
+		return nil, err
+	}
+	if a.Tensor(9) != nil {
+		return nil, NotModelledError(op + " of a packed sequence")
+	}
+	if len(x.Shape) != 3 || len(hx.Shape) != 3 {
+		return nil, Errorf(RuntimeError, "%s: input and hidden states must have 3 dimensions, got %d and %d", op, len(x.Shape), len(hx.Shape))
+	}
+	call.seq, call.batch, call.input = x.Shape[0], x.Shape[1], x.Shape[2]
+	if batchFirst {
+		call.seq, call.batch = call.batch, call.seq
+	}
+	if cx != nil && cx.Shape[2] != hx.Shape[2] {
+		call.hidden, call.proj = cx.Shape[2], hx.Shape[2]
+	}
+	stride0 := int64(2)
+	if hasBiases {
+		stride0 = 4
+	}
+	if call.proj > 0 {
+		stride0++
+	}
+	layout, total := call.layout()
+	if int64(len(params)) != int64(len(layout))*stride0 {
+		return nil, Errorf(RuntimeError, "%s: %d weights for %d layers and directions of %d each", op, len(params), len(layout), stride0)
+	}
+	if err := s.estimateRNN(op, call); err != nil {
+		return nil, err
+	}
+	var dropState *storage
+	if call.train && call.dropout > 0 {
+		var err error
+		if dropState, err = s.rnnDropoutState(x.Device()); err != nil {
+			return nil, err
+		}
+	}
+	f := &rnnForward{call: call, op: op, batchFirst: batchFirst, stride0: stride0, layout: layout, total: total}
+	outs, err := f.run(s, x, hx, cx, params, flat(params, stride0, call.proj, layout, total))
+	if err != nil {
+		return nil, err
+	}
+	out, hy, cy, reserve, wbuf := outs[0], outs[1], outs[2], outs[3], outs[4]
+	if batchFirst { // output.transpose_(0, 1)
+		transposeInPlace(out)
+	}
+	inputs := slices.Concat([]*Tensor{x}, params, []*Tensor{hx})
+	if cx != nil {
+		inputs = append(inputs, cx)
+	}
+	if needsGraph(s, inputs) {
+		var drop *Tensor
+		if dropState != nil {
+			drop = &Tensor{Shape: []int64{int64(dropState.bytes)}, DType: DTypes["uint8"], st: dropState}
+		}
+		save := slices.Concat(nonNil(cx, drop, hx, x), params, []*Tensor{out, reserve, wbuf})
+		f.hx, f.cx, f.x, f.out = plain(hx), cx, plain(x), plain(out)
+		s.record("CudnnRnnBackward0", out, inputs, save, f.backward)
+		s.dropSlot(hy)
+		hy.fn, hy.out = out.fn, 1
+		cy.fn, cy.out = out.fn, 2
+		out.fn.refs += 2
+		out.fn.grads = make([]*Tensor, 3)
+	}
+	s.dropTensor(reserve)
+	s.dropTensor(wbuf)
+	if mode != rnnLSTM {
+		s.dropTensor(cy)
+		return []*Tensor{out, hy}, nil
+	}
+	return []*Tensor{out, hy, cy}, nil
+}
+
+// transposeInPlace is t.transpose_(0, 1).
+func transposeInPlace(t *Tensor) {
+	st := t.Strides()
+	t.Shape = slices.Clone(t.Shape)
+	t.Shape[0], t.Shape[1] = t.Shape[1], t.Shape[0]
+	st[0], st[1] = st[1], st[0]
+	t.strides, t.strided = st, !contiguous(t.Shape, st)
+}
+
+// rnnForward is one call's configuration, which its backward needs.
+type rnnForward struct {
+	call       rnnCall
+	op         string
+	batchFirst bool
+	stride0    int64
+	layout     [][]rnnParam
+	total      int64
+	// what the call's tensors were (for the zeros and the gradients'
+	// shapes); cx is nil for a layer without a cell state
+	x, hx, out Tensor
+	cx         *Tensor
+}
+
+// run allocates the call's tensors in PyTorch's order: output, h_n, c_n
+// (an empty one but for LSTM), the reserve space (empty in inference)
+// and the weight buffer, new references each; the workspace and the
+// input's copy are freed before it returns.
+func (f *rnnForward) run(s *Session, x, hx, cx *Tensor, params []*Tensor, isFlat bool) ([]*Tensor, error) {
+	c := f.call
+	var made []*Tensor
+	fail := func(err error) ([]*Tensor, error) {
+		dropAll(s, made)
+		return nil, err
+	}
+	var xCopy *Tensor
+	if f.batchFirst || !x.IsContiguous() { // x = input.contiguous() of the [steps, batch] view
+		t, err := s.alloc([]int64{c.seq, c.batch, c.input}, x.DType, x.Device())
+		if err != nil {
+			return nil, err
+		}
+		xCopy = t
+	}
+	defer func() {
+		if xCopy != nil {
+			s.dropTensor(xCopy)
+		}
+	}()
+	shapes := []tensorShape{{[]int64{c.seq, c.batch, c.out() * c.dirs()}, x.DType}, {[]int64{c.layers * c.dirs(), c.batch, c.out()}, hx.DType}, {[]int64{0}, hx.DType}}
+	if cx != nil {
+		shapes[2] = tensorShape{[]int64{c.layers * c.dirs(), c.batch, c.hidden}, cx.DType}
+	}
+	ts, err := s.allocAll(x.Device(), shapes...)
+	if err != nil {
+		return nil, err
+	}
+	made = append(made, ts...)
+	var wbuf *Tensor
+	if isFlat {
+		wbuf = restrided(params[0], []int64{f.total}, []int64{1}, 0)
+	} else {
+		s.warn(weightFormatWarning)
+		if wbuf, err = s.zeros([]int64{f.total}, x.DType, x.Device()); err != nil {
+			return fail(err)
+		}
+	}
+	made = append(made, wbuf)
+	ws, err := s.alloc([]int64{int64(c.workspace())}, DTypes["uint8"], x.Device())
+	if err != nil {
+		return fail(err)
+	}
+	reserve, err := s.alloc([]int64{int64(c.reserve())}, DTypes["uint8"], x.Device())
+	s.dropTensor(ws)
+	if err != nil {
+		return fail(err)
+	}
+	return []*Tensor{ts[0], ts[1], ts[2], reserve, wbuf}, nil
+}
+
+// backward is CudnnRnnBackward0: _cudnn_rnn_backward's passes, the
+// gradients for the inputs in the node's order (input, each weight, h_0,
+// c_0), those no input needs freed at once.
+func (f *rnnForward) backward(s *Session, n *node, _ *Tensor) ([]*Tensor, error) {
+	c := f.call
+	grads := n.grads
+	n.grads = make([]*Tensor, len(grads))
+	defer dropAll(s, nonNil(grads...))
+	if !c.train {
+		return nil, Errorf(RuntimeError, "cudnn RNN backward can only be called in training mode")
+	}
+	dev := f.x.Device()
+	var late []*Tensor // freed once the backward's passes are done, zeros last-made first
+	defer func() { dropAll(s, late) }()
+	if s.retaining { // retain_variables ? result3.clone() : result3
+		clone, err := s.alloc([]int64{int64(c.reserve())}, DTypes["uint8"], dev)
+		if err != nil {
+			return nil, err
+		}
+		late = append(late, clone)
+	}
+	likes := []*Tensor{&f.out, &f.hx, f.cx}
+	var zeros []*Tensor
+	for i, like := range likes {
+		if like == nil || grads[i] != nil {
+			continue
+		}
+		z, err := s.zeros(slices.Clone(like.Shape), like.DType, dev)
+		if err != nil {
+			dropAll(s, zeros)
+			return nil, err
+		}
+		zeros, grads[i] = append(zeros, z), z
+	}
+	slices.Reverse(zeros)
+	late = append(zeros, late...)
+	dx, dhx, dcx, err := f.dataPass(s, grads)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Tensor, len(n.inputs))
+	out[0], out[len(f.layout)*int(f.stride0)+1] = dx, dhx
+	if f.cx != nil {
+		out[len(out)-1] = dcx
+	}
+	weights := slices.ContainsFunc(n.inputs[1:len(f.layout)*int(f.stride0)+1], func(e edge) bool { return e.to != nil })
+	if weights {
+		dws, err := f.weightPass(s, n)
+		if err != nil {
+			dropAll(s, nonNil(out...))
+			return nil, err
+		}
+		copy(out[1:], dws)
+	}
+	dropAll(s, late)
+	late = nil
+	for i, e := range n.inputs { // the tuple's gradients no input needs go as apply returns
+		if e.to == nil && out[i] != nil {
+			s.dropTensor(out[i])
+			out[i] = nil
+		}
+	}
+	return out, nil
+}
+
+// dataPass is _cudnn_rnn_backward_input: the input's gradient and h_0's
+// and c_0's, with the dense copies and the workspace it frees.
+func (f *rnnForward) dataPass(s *Session, grads []*Tensor) (dx, dhx, dcx *Tensor, err error) {
+	c, dev := f.call, f.x.Device()
+	var temps []*Tensor // freed at its end, last made first
+	defer func() {
+		slices.Reverse(temps)
+		dropAll(s, temps)
+	}()
+	copies := []struct {
+		need  bool
+		shape []int64
+		dt    DType
+	}{
+		{f.batchFirst || !f.x.IsContiguous(), []int64{c.seq, c.batch, c.input}, f.x.DType},
+		{f.batchFirst || !grads[0].IsContiguous(), []int64{c.seq, c.batch, c.out() * c.dirs()}, grads[0].DType},
+	}
+	for _, cp := range copies {
+		if cp.need {
+			t, err := s.alloc(cp.shape, cp.dt, dev)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			temps = append(temps, t)
+		}
+	}
+	if dx, err = s.alloc([]int64{c.seq, c.batch, c.input}, f.x.DType, dev); err != nil {
+		return nil, nil, nil, err
+	}
+	fail := func(err error) (*Tensor, *Tensor, *Tensor, error) {
+		dropAll(s, nonNil(dx, dhx, dcx))
+		return nil, nil, nil, err
+	}
+	for i, g := range grads[1:] {
+		if g != nil && !g.IsContiguous() && (i == 0 || f.cx != nil) {
+			t, err := s.alloc(slices.Clone(g.Shape), g.DType, dev)
+			if err != nil {
+				return fail(err)
+			}
+			temps = append(temps, t)
+		}
+	}
+	if dhx, err = s.alloc(slices.Clone(f.hx.Shape), f.hx.DType, dev); err != nil {
+		return fail(err)
+	}
+	if f.cx != nil {
+		if dcx, err = s.alloc(slices.Clone(f.cx.Shape), f.cx.DType, dev); err != nil {
+			return fail(err)
+		}
+	}
+	ws, err := s.alloc([]int64{int64(c.workspace())}, DTypes["uint8"], dev)
+	if err != nil {
+		return fail(err)
+	}
+	temps = append(temps, ws)
+	if f.batchFirst { // dx.transpose_(0, 1)
+		transposeInPlace(dx)
+	}
+	return dx, dhx, dcx, nil
+}
+
+// weightPass is _cudnn_rnn_backward_weight: a zeroed buffer of the
+// weight space and a workspace; each weight's gradient a view of the
+// buffer (with biases) or a copy out of it.
+func (f *rnnForward) weightPass(s *Session, n *node) ([]*Tensor, error) {
+	c, dev := f.call, f.x.Device()
+	var xCopy *Tensor
+	if f.batchFirst || !f.x.IsContiguous() {
+		t, err := s.alloc([]int64{c.seq, c.batch, c.input}, f.x.DType, dev)
+		if err != nil {
+			return nil, err
+		}
+		xCopy = t
+	}
+	defer func() {
+		if xCopy != nil {
+			s.dropTensor(xCopy)
+		}
+	}()
+	dw, err := s.zeros([]int64{f.total}, f.x.DType, dev)
+	if err != nil {
+		return nil, err
+	}
+	defer s.dropTensor(dw)
+	ws, err := s.alloc([]int64{int64(c.workspace())}, DTypes["uint8"], dev)
+	if err != nil {
+		return nil, err
+	}
+	defer s.dropTensor(ws)
+	views := f.stride0 == 4 || f.stride0 == 5 // get_parameters' stride (with biases) is the weights'
+	var out []*Tensor
+	for i, e := range n.inputs[1 : len(f.layout)*int(f.stride0)+1] {
+		shape := slices.Clone(e.shape)
+		if !views {
+			g, err := s.alloc(shape, e.dtype, dev)
+			if err != nil {
+				dropAll(s, out)
+				return nil, err
+			}
+			out = append(out, g)
+			continue
+		}
+		p := f.layout[int64(i)/f.stride0][paramPlace(int64(i)%f.stride0, f.stride0, c.proj)]
+		v := restrided(dw, shape, denseStrides(shape), uint64(p.offset))
+		v.sole = true
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// rnnDropoutState is the device's cuDNN dropout state, made at the first
+// training call with dropout, and again after the generator was seeded:
+// a CUDA int64 seed drawn from the generator and read back (made and
+// freed), then the state, the old one freed after it.
+func (s *Session) rnnDropoutState(dev Device) (*storage, error) {
+	old := s.rnn.dropout[dev.Index]
+	if old != nil && !s.rnn.reseed[dev.Index] {
+		return old, nil
+	}
+	g, err := s.initGPU(dev.Index)
+	if err != nil {
+		return nil, err
+	}
+	sms, threads := g.b.grid()
+	size := dropoutStateBytes(sms, threads)
+	if err := s.estimate(nil, "cuDNN's dropout state", "%d multiprocessors: %d bytes, estimated as a 48-byte generator state per resident thread; not yet recorded on the GPU (scripts/probe_rnn.py)", sms, size); err != nil {
+		return nil, err
+	}
+	seed, err := s.newStorage(dev, 8, false)
+	if err != nil {
+		return nil, err
+	}
+	s.release(seed)
+	st, err := s.newStorage(dev, size, false)
+	if err != nil {
+		return nil, err
+	}
+	if s.rnn.dropout == nil {
+		s.rnn.dropout, s.rnn.reseed = map[int]*storage{}, map[int]bool{}
+	}
+	s.rnn.dropout[dev.Index], s.rnn.reseed[dev.Index] = st, false
+	if old != nil {
+		s.release(old)
+	}
+	return st, nil
+}
+
+// SeedCUDA is torch.manual_seed or torch.cuda.manual_seed(_all) reaching
+// the CUDA generators: the next training RNN call with dropout makes its
+// dropout state again.
+func (s *Session) SeedCUDA() {
+	for i := range s.rnn.dropout {
+		s.rnn.reseed[i] = true
+	}
+}

@@ -1,0 +1,172 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator"
+)
+
+// What cuDNN asks of the caching allocator for a recurrent layer: its
+// weight space (the one buffer PyTorch flattens the parameters into),
+// the workspace of each call, the reserve space a training forward
+// leaves for backward, and the dropout state. cuDNN computes them
+// inside cudnnGetRNNWeightSpaceSize, cudnnGetRNNTempSpaceSizes and
+// cudnnDropoutGetStatesSize; none has been recorded on the GPU yet
+// (scripts/probe_rnn.py records a grid of them in one call), so each is
+// estimated here by what the algorithm keeps, and every call that uses
+// one is labelled so.
+
+// rnnMode is cuDNN's RNN mode, numbered as PyTorch passes it
+// (torch.backends.cudnn.rnn.get_cudnn_mode).
+type rnnMode int64
+
+// The modes.
+const (
+	rnnRelu rnnMode = iota
+	rnnTanh
+	rnnLSTM
+	rnnGRU
+)
+
+// gates are the matrices per weight: 4 for LSTM, 3 for GRU, 1 else.
+func (m rnnMode) gates() int64 {
+	switch m {
+	case rnnLSTM:
+		return 4
+	case rnnGRU:
+		return 3
+	}
+	return 1
+}
+
+// rnnNames are the modes' modules, as the estimates name them.
+var rnnNames = map[rnnMode]string{rnnRelu: "RNN_RELU", rnnTanh: "RNN_TANH", rnnLSTM: "LSTM", rnnGRU: "GRU"}
+
+// rnnShape is a recurrent layer's configuration: what its weight space
+// depends on.
+type rnnShape struct {
+	mode                        rnnMode
+	input, hidden, proj, layers int64
+	bidir                       bool
+	dtype                       DType
+}
+
+// dirs is the number of directions.
+func (r rnnShape) dirs() int64 {
+	if r.bidir {
+		return 2
+	}
+	return 1
+}
+
+// out is the size of a step's output per direction: proj_size when set.
+func (r rnnShape) out() int64 {
+	if r.proj > 0 {
+		return r.proj
+	}
+	return r.hidden
+}
+
+// rnnParam is one parameter's place in the weight space.
+type rnnParam struct {
+	offset int64 // in elements
+	shape  []int64
+}
+
+// layout is cuDNN's weight space, as get_parameters walks it: for each
+// layer and direction (layer 0 forward, layer 0 reverse, layer 1, ...)
+// the input-hidden matrices, the hidden-hidden ones, both biases (there
+// whether the module has them or not: PyTorch asks for double bias) and
+// the projection, each group of gates one tensor; and its size in
+// elements. Estimated: packed without padding between them.
+func (r rnnShape) layout() ([][]rnnParam, int64) {
+	g := r.mode.gates() * r.hidden
+	var all [][]rnnParam
+	off := int64(0)
+	for l := range r.layers * r.dirs() {
+		in := r.input
+		if l >= r.dirs() {
+			in = r.out() * r.dirs()
+		}
+		shapes := [][]int64{{g, in}, {g, r.out()}, {g}, {g}}
+		if r.proj > 0 {
+			shapes = append(shapes, []int64{r.proj, r.hidden})
+		}
+		var ps []rnnParam
+		for _, s := range shapes {
+			ps = append(ps, rnnParam{off, s})
+			off += int64(numel(s))
+		}
+		all = append(all, ps)
+	}
+	return all, off
+}
+
+// rnnCall is one call of the layer: its shape, and its input's.
+type rnnCall struct {
+	rnnShape
+	seq, batch int64 // steps, and the batch of the first step
+	train      bool
+	dropout    float64
+}
+
+// steps are the rows the call computes: every step's whole batch (a
+// packed input's shorter steps taken at the first step's batch).
+func (c rnnCall) steps() uint64 { return uint64(c.seq * c.batch) }
+
+// workspace is the estimate of cuDNN's workspace for the call: the
+// input-to-hidden products of every step of a layer, both directions
+// (gates × hidden per row), and in inference the two layers' outputs
+// it ping-pongs between (the reserve holds them when training).
+func (c rnnCall) workspace() uint64 {
+	n := c.steps() * uint64(c.mode.gates()*c.hidden*c.dirs())
+	if !c.train && c.layers > 1 {
+		n += 2 * c.steps() * uint64(c.out()*c.dirs())
+	}
+	return n * c.dtype.Size
+}
+
+// reserve is the estimate of the reserve space a training call leaves
+// for backward: for every layer and direction and step, the gates'
+// activations, the cell state (LSTM), the layer's output and, for a GRU,
+// the hidden-hidden product its reset gate scales; and the dropout
+// masks between layers.
+func (c rnnCall) reserve() uint64 {
+	if !c.train {
+		return 0
+	}
+	per := c.mode.gates()*c.hidden + c.out()
+	switch c.mode {
+	case rnnLSTM, rnnGRU:
+		per += c.hidden
+	}
+	n := c.steps() * uint64(c.layers*c.dirs()*per)
+	if c.dropout > 0 && c.layers > 1 {
+		n += c.steps() * uint64((c.layers-1)*c.out()*c.dirs())
+	}
+	return n * c.dtype.Size
+}
+
+// String is the call as an estimate names it.
+func (c rnnCall) String() string {
+	dir := ""
+	if c.bidir {
+		dir = " bidirectional"
+	}
+	return fmt.Sprintf("%s input %d hidden %d layers %d%s %s, %d steps of batch %d", rnnNames[c.mode], c.input, c.hidden, c.layers, dir, c.dtype.Name, c.seq, c.batch)
+}
+
+// estimateRNN labels a call's figures estimated: its workspace and
+// reserve space are cuDNN's, not recorded.
+func (s *Session) estimateRNN(op string, c rnnCall) error {
+	reserve := "none (inference)"
+	if c.train {
+		reserve = allocator.FormatSize(c.reserve())
+	}
+	return s.estimate(nil, op, "%s: cuDNN's workspace (%s) and reserve space (%s) estimated from what its algorithm keeps (steps x batch x gates x hidden), and its weight space as the parameters packed end to end; not yet recorded on the GPU (scripts/probe_rnn.py)", c, allocator.FormatSize(c.workspace()), reserve)
+}
+
+// dropoutStateBytes is the estimate of cudnnDropoutGetStatesSize on a
+// GPU: a 48-byte generator state for each thread its multiprocessors
+// hold at once.
+func dropoutStateBytes(sms, threads int) uint64 { return uint64(sms) * uint64(threads) * 48 }
