@@ -120,8 +120,10 @@
 //     attention_math.go, mha.go, encoder.go, loss.go, loss_nll.go, nn.go
 //     and module.go (parameters, a module's conversions).
 //   - Recurrent layers: rnn.go (torch.lstm, gru, rnn_tanh, rnn_relu and
-//     _cudnn_rnn_flatten_weight on cuDNN), rnn_cudnn.go (cuDNN's weight
-//     space, workspace, reserve space and dropout state; estimated).
+//     _cudnn_rnn_flatten_weight on cuDNN, under autocast too),
+//     rnn_cudnn.go (cuDNN's weight space, workspace, reserve space and
+//     dropout state; estimated), rnn_cells.go (the LSTM and GRU cells'
+//     fused kernels), rnn_pack.go (packed sequences).
 //   - Training: optim.go, optim_adam.go, optim_sgd.go, clipgrad.go,
 //     amp_scaler.go (GradScaler), checkpoint.go and
 //     checkpoint_reentrant.go (activation checkpointing).

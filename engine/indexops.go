@@ -68,8 +68,35 @@ func indexWrite(name string) func(*Session, Args) error {
 		if _, err := sameDevice(x, index); err != nil {
 			return err
 		}
-		return s.writeUntracked(name, x)
+		if err := s.writeUntracked(name, x); err != nil {
+			return err
+		}
+		if name == "scatter_" && a.Int(1) == 0 {
+			x.st.vals = permutedValues(x, index, a.Tensor(3))
+		}
+		return nil
 	}
+}
+
+// permutedValues are the values x.scatter_(0, index, src) leaves in a
+// whole 1-d x when index is a permutation of its places and both index
+// and src are known (invert_permutation's); nil otherwise.
+func permutedValues(x, index, src *Tensor) knownValues {
+	idx, ok1 := index.Values()
+	vals, ok2 := src.Values()
+	if !ok1 || !ok2 || len(x.Shape) != 1 || x.offset != 0 || x.Bytes() != x.st.bytes || len(idx) != int(x.Shape[0]) || len(vals) != len(idx) {
+		return nil
+	}
+	out := make(knownValues, len(idx))
+	seen := make([]bool, len(idx))
+	for i, p := range idx {
+		j := int(p)
+		if j < 0 || j >= len(out) || seen[j] {
+			return nil
+		}
+		seen[j], out[j] = true, vals[i]
+	}
+	return out
 }
 
 func init() {

@@ -208,15 +208,25 @@ func (s *Session) runRNN(op string, mode rnnMode, a Args) ([]*Tensor, error) {
 	if err := s.notCudnn(op, x); err != nil {
 		return nil, err
 	}
-	if a.Tensor(9) != nil {
-		return nil, NotModelledError(op + " of a packed sequence")
+	packed := a.Tensor(9) != nil
+	if dims := 3 - btoi(packed); len(x.Shape) != dims || len(hx.Shape) != 3 {
+		return nil, Errorf(RuntimeError, "%s: input must have %d dimensions and hidden states 3, got %d and %d", op, dims, len(x.Shape), len(hx.Shape))
 	}
-	if len(x.Shape) != 3 || len(hx.Shape) != 3 {
-		return nil, Errorf(RuntimeError, "%s: input and hidden states must have 3 dimensions, got %d and %d", op, len(x.Shape), len(hx.Shape))
-	}
-	call.seq, call.batch, call.input = x.Shape[0], x.Shape[1], x.Shape[2]
-	if batchFirst {
-		call.seq, call.batch = call.batch, call.seq
+	if packed {
+		sizes, err := hostInts(op, "batch_sizes", a.Tensor(9))
+		if err != nil {
+			return nil, err
+		}
+		if len(sizes) == 0 {
+			return nil, Errorf(RuntimeError, "%s: empty batch_sizes", op)
+		}
+		call.seq, call.batch, call.input, call.tokens = int64(len(sizes)), sizes[0], x.Shape[1], x.Shape[0]
+		batchFirst = false
+	} else {
+		call.seq, call.batch, call.input = x.Shape[0], x.Shape[1], x.Shape[2]
+		if batchFirst {
+			call.seq, call.batch = call.batch, call.seq
+		}
 	}
 	if cx != nil && cx.Shape[2] != hx.Shape[2] {
 		call.hidden, call.proj = cx.Shape[2], hx.Shape[2]
@@ -232,6 +242,15 @@ func (s *Session) runRNN(op string, mode rnnMode, a Args) ([]*Tensor, error) {
 	if int64(len(params)) != int64(len(layout))*stride0 {
 		return nil, Errorf(RuntimeError, "%s: %d weights for %d layers and directions of %d each", op, len(params), len(layout), stride0)
 	}
+	cast, err := s.autocastRNN(op, call, x, hx, cx, params, layout, total)
+	if err != nil {
+		return nil, err
+	}
+	if cast != nil {
+		defer cast.drop(s)
+		x, hx, cx = cast.x, cast.hx, cast.cx
+		call.dtype = x.DType
+	}
 	if err := s.estimateRNN(op, call); err != nil {
 		return nil, err
 	}
@@ -243,7 +262,15 @@ func (s *Session) runRNN(op string, mode rnnMode, a Args) ([]*Tensor, error) {
 		}
 	}
 	f := &rnnForward{call: call, op: op, batchFirst: batchFirst, stride0: stride0, layout: layout, total: total}
-	outs, err := f.run(s, x, hx, cx, params, flat(params, stride0, call.proj, layout, total))
+	f.xShape, f.yShape = []int64{call.seq, call.batch, call.input}, []int64{call.seq, call.batch, call.out() * call.dirs()}
+	if packed {
+		f.xShape, f.yShape = []int64{call.tokens, call.input}, []int64{call.tokens, call.out() * call.dirs()}
+	}
+	weights, isFlat := params, flat(params, stride0, call.proj, layout, total)
+	if cast != nil && cast.weights != nil {
+		weights, isFlat = cast.weights, true
+	}
+	outs, err := f.run(s, x, hx, cx, weights, isFlat)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +287,7 @@ func (s *Session) runRNN(op string, mode rnnMode, a Args) ([]*Tensor, error) {
 		if dropState != nil {
 			drop = &Tensor{Shape: []int64{int64(dropState.bytes)}, DType: DTypes["uint8"], st: dropState}
 		}
-		save := slices.Concat(nonNil(cx, drop, hx, x), params, []*Tensor{out, reserve, wbuf})
+		save := slices.Concat(nonNil(cx, drop, hx, x), weights, []*Tensor{out, reserve, wbuf})
 		f.hx, f.cx, f.x, f.out = plain(hx), cx, plain(x), plain(out)
 		s.record("CudnnRnnBackward0", out, inputs, save, f.backward)
 		s.dropSlot(hy)
@@ -287,6 +314,65 @@ func transposeInPlace(t *Tensor) {
 	t.strides, t.strided = st, !contiguous(t.Shape, st)
 }
 
+// rnnCast is what autocast makes for a call (AutocastRNN.cpp's
+// _cudnn_rnn_cast_reflatten): the input and hidden states cast to
+// float16, and, for weights of another dtype, a float16 buffer of the
+// weight space with each weight copied into its view there. The node's
+// edges still lead to the weights themselves: their gradients, float16
+// views of the backward's buffer, are cast back to each weight's dtype
+// as they reach it, and the copies' own backward (PyTorch's CopySlices
+// on the buffer) is not modelled: estimated.
+type rnnCast struct {
+	x, hx, cx *Tensor
+	weights   []*Tensor // views of buf
+	buf       *Tensor
+}
+
+// drop lets go of the cast's references.
+func (c *rnnCast) drop(s *Session) {
+	dropAll(s, nonNil(c.x, c.hx, c.cx, c.buf))
+	dropAll(s, c.weights)
+}
+
+// autocastRNN casts a call under torch.autocast for CUDA: nil when it
+// is off.
+func (s *Session) autocastRNN(op string, call rnnCall, x, hx, cx *Tensor, params []*Tensor, layout [][]rnnParam, total int64) (*rnnCast, error) {
+	if st := s.Autocast(); !st.Enabled {
+		return nil, nil
+	}
+	half := DTypes["float16"]
+	if err := s.estimate(nil, op, "%s under torch.autocast: the input, h_0, c_0 and the weights cast to float16 as AutocastRNN.cpp does, the weights' copies' backward (CopySlices) not modelled", call); err != nil {
+		return nil, err
+	}
+	c := &rnnCast{}
+	if params[0].DType != half {
+		buf, err := s.zeros([]int64{total}, half, x.Device())
+		if err != nil {
+			return nil, err
+		}
+		c.buf = buf
+		stride0 := int64(len(params)) / int64(len(layout))
+		for i, w := range params {
+			p := layout[int64(i)/stride0][paramPlace(int64(i)%stride0, stride0, call.proj)]
+			v := restrided(buf, slices.Clone(w.Shape), denseStrides(w.Shape), uint64(p.offset))
+			v.view = false
+			c.weights = append(c.weights, v)
+		}
+	}
+	for i, t := range []*Tensor{x, hx, cx} {
+		if t == nil {
+			continue
+		}
+		h, err := s.ToDType(t, half)
+		if err != nil {
+			c.drop(s)
+			return nil, err
+		}
+		*[]**Tensor{&c.x, &c.hx, &c.cx}[i] = h
+	}
+	return c, nil
+}
+
 // rnnForward is one call's configuration, which its backward needs.
 type rnnForward struct {
 	call       rnnCall
@@ -295,6 +381,10 @@ type rnnForward struct {
 	stride0    int64
 	layout     [][]rnnParam
 	total      int64
+	// xShape and yShape are the input's and output's shapes as cuDNN
+	// takes them: [steps, batch, features], or a packed sequence's
+	// [rows, features]
+	xShape, yShape []int64
 	// what the call's tensors were (for the zeros and the gradients'
 	// shapes); cx is nil for a layer without a cell state
 	x, hx, out Tensor
@@ -314,7 +404,7 @@ func (f *rnnForward) run(s *Session, x, hx, cx *Tensor, params []*Tensor, isFlat
 	}
 	var xCopy *Tensor
 	if f.batchFirst || !x.IsContiguous() { // x = input.contiguous() of the [steps, batch] view
-		t, err := s.alloc([]int64{c.seq, c.batch, c.input}, x.DType, x.Device())
+		t, err := s.alloc(slices.Clone(f.xShape), x.DType, x.Device())
 		if err != nil {
 			return nil, err
 		}
@@ -325,7 +415,7 @@ func (f *rnnForward) run(s *Session, x, hx, cx *Tensor, params []*Tensor, isFlat
 			s.dropTensor(xCopy)
 		}
 	}()
-	shapes := []tensorShape{{[]int64{c.seq, c.batch, c.out() * c.dirs()}, x.DType}, {[]int64{c.layers * c.dirs(), c.batch, c.out()}, hx.DType}, {[]int64{0}, hx.DType}}
+	shapes := []tensorShape{{slices.Clone(f.yShape), x.DType}, {[]int64{c.layers * c.dirs(), c.batch, c.out()}, hx.DType}, {[]int64{0}, hx.DType}}
 	if cx != nil {
 		shapes[2] = tensorShape{[]int64{c.layers * c.dirs(), c.batch, c.hidden}, cx.DType}
 	}
@@ -435,19 +525,19 @@ func (f *rnnForward) dataPass(s *Session, grads []*Tensor) (dx, dhx, dcx *Tensor
 		shape []int64
 		dt    DType
 	}{
-		{f.batchFirst || !f.x.IsContiguous(), []int64{c.seq, c.batch, c.input}, f.x.DType},
-		{f.batchFirst || !grads[0].IsContiguous(), []int64{c.seq, c.batch, c.out() * c.dirs()}, grads[0].DType},
+		{f.batchFirst || !f.x.IsContiguous(), f.xShape, f.x.DType},
+		{f.batchFirst || !grads[0].IsContiguous(), f.yShape, grads[0].DType},
 	}
 	for _, cp := range copies {
 		if cp.need {
-			t, err := s.alloc(cp.shape, cp.dt, dev)
+			t, err := s.alloc(slices.Clone(cp.shape), cp.dt, dev)
 			if err != nil {
 				return nil, nil, nil, err
 			}
 			temps = append(temps, t)
 		}
 	}
-	if dx, err = s.alloc([]int64{c.seq, c.batch, c.input}, f.x.DType, dev); err != nil {
+	if dx, err = s.alloc(slices.Clone(f.xShape), f.x.DType, dev); err != nil {
 		return nil, nil, nil, err
 	}
 	fail := func(err error) (*Tensor, *Tensor, *Tensor, error) {
@@ -489,7 +579,7 @@ func (f *rnnForward) weightPass(s *Session, n *node) ([]*Tensor, error) {
 	c, dev := f.call, f.x.Device()
 	var xCopy *Tensor
 	if f.batchFirst || !f.x.IsContiguous() {
-		t, err := s.alloc([]int64{c.seq, c.batch, c.input}, f.x.DType, dev)
+		t, err := s.alloc(slices.Clone(f.xShape), f.x.DType, dev)
 		if err != nil {
 			return nil, err
 		}
@@ -575,4 +665,12 @@ func (s *Session) SeedCUDA() {
 	for i := range s.rnn.dropout {
 		s.rnn.reseed[i] = true
 	}
+}
+
+// btoi is 1 for true.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

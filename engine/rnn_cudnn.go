@@ -106,13 +106,18 @@ func (r rnnShape) layout() ([][]rnnParam, int64) {
 type rnnCall struct {
 	rnnShape
 	seq, batch int64 // steps, and the batch of the first step
+	tokens     int64 // a packed input's rows (its batch_sizes' sum); 0 unpacked
 	train      bool
 	dropout    float64
 }
 
-// steps are the rows the call computes: every step's whole batch (a
-// packed input's shorter steps taken at the first step's batch).
-func (c rnnCall) steps() uint64 { return uint64(c.seq * c.batch) }
+// steps are the rows the call computes: every step's batch.
+func (c rnnCall) steps() uint64 {
+	if c.tokens > 0 {
+		return uint64(c.tokens)
+	}
+	return uint64(c.seq * c.batch)
+}
 
 // workspace is the estimate of cuDNN's workspace for the call: the
 // input-to-hidden products of every step of a layer, both directions

@@ -2,7 +2,8 @@
 # Records every rule script of testdata/pyrules_pending on the GPU machine
 # in one call, all at once (each its own process), into OUTDIR/NAME.jsonl
 # (scripts/record_script.py --events), with census_python.py's stderr as
-# plain python3 printed it. Run from the repository root:
+# plain python3 printed it, and scripts/probe_rnn.py's grid of cuDNN's RNN
+# sizes into OUTDIR/rnn_probe.jsonl.gz. Run from the repository root:
 #   sh scripts/record_pending.sh OUTDIR
 # Then move each script and its recording into testdata/pyrules, and
 # check them there (testdata/pyrules_pending/README.md).
@@ -14,6 +15,7 @@ for f in testdata/pyrules_pending/*.py; do
 	n=$(basename "$f" .py)
 	timeout 300 python3 scripts/record_script.py --events "$f" "$out/$n.jsonl" >"$out/$n.log" 2>&1 &
 done
+timeout 300 python3 scripts/probe_rnn.py "$out/rnn_probe.jsonl.gz" >"$out/rnn_probe.log" 2>&1 &
 timeout 120 python3 testdata/pyrules_pending/census_python.py >/dev/null 2>"$out/census_python.stderr"
 # PyTorch 2.11's own declarations, for the general rule's facts
 # (testdata/opfacts/README.md: scripts/gen_opfacts.py --excerpt reads them)

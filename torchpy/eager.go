@@ -50,7 +50,7 @@ const compileNote = "gpumemrepl: torch.compile runs the model eagerly here, so t
 // modules of torch, and
 // torch.compile, finfo, iinfo, _assert, as_tensor, the composites of
 // functional.py (meshgrid, outer, hstack, vstack), layout and strided,
-// pi, e, inf and nan in
+// the RNN cells (rnn_cells.py), pi, e, inf and nan in
 // torch
 // itself.
 func (b *Binding) eagerModules(torch *eval.ModuleObj) error {
@@ -94,12 +94,13 @@ func (b *Binding) eagerModules(torch *eval.ModuleObj) error {
 	})
 	info := in.NewModule("torch")
 	defer in.Decref(info)
-	for _, src := range []string{typeinfoSource, asTensorSource, functionalSource, layoutSource} {
+	for _, src := range []string{typeinfoSource, asTensorSource, functionalSource, layoutSource, rnnCellsSource} {
 		if err := b.execInto(info, "<torch>", src); err != nil {
 			return err
 		}
 	}
-	for _, name := range []string{"finfo", "iinfo", "_assert", "pi", "e", "inf", "nan", "as_tensor", "meshgrid", "outer", "ger", "hstack", "vstack", "layout", "strided", "sparse_coo"} {
+	for _, name := range []string{"finfo", "iinfo", "_assert", "pi", "e", "inf", "nan", "as_tensor", "meshgrid", "outer", "ger", "hstack", "vstack", "layout", "strided", "sparse_coo",
+		"lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell"} {
 		v, _ := info.Dict.GetStr(name)
 		torch.Set(in, name, v)
 	}

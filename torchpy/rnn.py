@@ -321,3 +321,123 @@ class LSTM(RNNBase):
             output = output.squeeze(0 if self.batch_first else 1)
             hidden = (hidden[0].squeeze(1), hidden[1].squeeze(1))
         return output, self.permute_hidden(hidden, unsorted_indices)
+
+
+class RNNCellBase(Module):
+    """RNNCellBase(input_size, hidden_size, bias, num_chunks): a cell's weight_ih, weight_hh and biases."""
+
+    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
+        import torch
+        super().__init__()
+        made = {'device': device, 'dtype': dtype}
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        self.weight_ih = Parameter(torch.empty((num_chunks * hidden_size, input_size), **made))
+        self.weight_hh = Parameter(torch.empty((num_chunks * hidden_size, hidden_size), **made))
+        if bias:
+            self.bias_ih = Parameter(torch.empty(num_chunks * hidden_size, **made))
+            self.bias_hh = Parameter(torch.empty(num_chunks * hidden_size, **made))
+        else:
+            self.register_parameter('bias_ih', None)
+            self.register_parameter('bias_hh', None)
+        self.reset_parameters()
+
+    def extra_repr(self):
+        s = '{input_size}, {hidden_size}'
+        if 'bias' in self.__dict__ and self.bias is not True:
+            s += ', bias={bias}'
+        if 'nonlinearity' in self.__dict__ and self.nonlinearity != 'tanh':
+            s += ', nonlinearity={nonlinearity}'
+        return s.format(**self.__dict__)
+
+    def reset_parameters(self):
+        stdv = 1.0 / _math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def _batched(self, input, hx, name):
+        # the batch dimension added to an unbatched input and its hidden
+        # states, PyTorch's checks of their dimensions
+        if input.dim() not in (1, 2):
+            raise ValueError(f'{name}: Expected input to be 1D or 2D, got {input.dim()}D instead')
+        for h in (hx if isinstance(hx, tuple) else (hx,)):
+            if h is not None and h.dim() not in (1, 2):
+                raise ValueError(f'{name}: Expected hidden to be 1D or 2D, got {h.dim()}D instead')
+        return input.dim() == 2
+
+
+class RNNCell(RNNCellBase):
+    """RNNCell(input_size, hidden_size, bias=True, nonlinearity='tanh'): torch.rnn_tanh_cell or rnn_relu_cell."""
+
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity='tanh', device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device, dtype=dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        import torch
+        batched = self._batched(input, hx, 'RNNCell')
+        if not batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            hx = torch.zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
+        elif not batched:
+            hx = hx.unsqueeze(0)
+        if self.nonlinearity == 'tanh':
+            ret = torch.rnn_tanh_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        elif self.nonlinearity == 'relu':
+            ret = torch.rnn_relu_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        else:
+            raise RuntimeError(f'Unknown nonlinearity: {self.nonlinearity}')
+        if not batched:
+            ret = ret.squeeze(0)
+        return ret
+
+
+class LSTMCell(RNNCellBase):
+    """LSTMCell(input_size, hidden_size, bias=True): torch.lstm_cell, (h', c')."""
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device, dtype=dtype)
+
+    def forward(self, input, hx=None):
+        import torch
+        if input.dim() not in (1, 2):
+            raise ValueError(f'LSTMCell: Expected input to be 1D or 2D, got {input.dim()}D instead')
+        if hx is not None:
+            for idx, value in enumerate(hx):
+                if value.dim() not in (1, 2):
+                    raise ValueError(f'LSTMCell: Expected hx[{idx}] to be 1D or 2D, got {value.dim()}D instead')
+        batched = input.dim() == 2
+        if not batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            zeros = torch.zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
+            hx = (zeros, zeros)
+        elif not batched:
+            hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
+        ret = torch.lstm_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        if not batched:
+            ret = (ret[0].squeeze(0), ret[1].squeeze(0))
+        return ret
+
+
+class GRUCell(RNNCellBase):
+    """GRUCell(input_size, hidden_size, bias=True): torch.gru_cell."""
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
+
+    def forward(self, input, hx=None):
+        import torch
+        batched = self._batched(input, hx, 'GRUCell')
+        if not batched:
+            input = input.unsqueeze(0)
+        if hx is None:
+            hx = torch.zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
+        elif not batched:
+            hx = hx.unsqueeze(0)
+        ret = torch.gru_cell(input, hx, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        if not batched:
+            ret = ret.squeeze(0)
+        return ret

@@ -332,7 +332,18 @@ func init() {
 	})
 	for _, name := range []string{"__float__", "__int__"} {
 		tensorMethod(name, "", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			return eval.Unknown{What: "a tensor's value"}, nil
+			if t.T.Numel() != 1 {
+				return nil, b.in.Raise(eval.RuntimeErrorType, "only one element tensors can be converted to Python scalars")
+			}
+			v, ok := knownItem(t.T)
+			if !ok {
+				return eval.Unknown{What: "a tensor's value"}, nil
+			}
+			f, _ := number(v)
+			if name == "__int__" { // int() truncates toward zero
+				return int64(f), nil
+			}
+			return f, nil
 		})
 	}
 	tensorMethod("__bool__", "", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {

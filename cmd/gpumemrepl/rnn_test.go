@@ -142,3 +142,96 @@ out, hn = torch.rnn_tanh(x, h, w, False, 1, 0.0, True, False, False)
 		t.Errorf("the call left %d bytes, less than the weight buffer's %d the graph keeps", got, space)
 	}
 }
+
+// TestPackedSequences: pack_padded_sequence copies each block of steps
+// that is not contiguous (for batch_first, all of them), packs them into
+// one tensor and frees the copies; batch_sizes is an int64 tensor on the
+// host; an LSTM takes and gives a PackedSequence; pad_packed_sequence
+// pads it again with the lengths, and enforce_sorted=False sorts first.
+func TestPackedSequences(t *testing.T) {
+	t.Parallel()
+	src := `import torch
+from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+x = torch.ones(4, 10, 16, device='cuda', requires_grad=True)
+packed = pack_padded_sequence(x, [10, 7, 7, 3], batch_first=True)
+print(packed.batch_sizes, packed.data.shape, packed.batch_sizes.device)
+lstm = torch.nn.LSTM(16, 32, batch_first=True).cuda()
+out, (h, c) = lstm(packed)
+padded, lengths = pad_packed_sequence(out, batch_first=True)
+print(type(out).__name__, out.data.shape, h.shape, padded.shape, lengths)
+unsorted = pack_padded_sequence(x, [3, 10, 7, 7], batch_first=True, enforce_sorted=False)
+print(unsorted.batch_sizes, unsorted.sorted_indices)
+pack_padded_sequence(x, [3, 10, 7, 7], batch_first=True)
+`
+	steps, printed, errOut := runPython(t, src)
+	if want := "tensor([4, 4, 4, 3, 3, 3, 3, 1, 1, 1]) torch.Size([27, 16]) cpu\n"; printed[5] != want {
+		t.Errorf("printed %q, want %q (stderr %s)", printed[5], want, errOut)
+	}
+	// the blocks [3, 4, 16] and [4, 3, 16] copied (1024 bytes each),
+	// [3, 1, 16] read in place (contiguous: a dimension of one does not
+	// count), then the packed data (27 x 16)
+	if got, want := steps[4].MaxAlloc-steps[3].Allocated, int64(1024+1024+2048); got != want {
+		t.Errorf("packing peaked %d bytes over its start, want %d", got, want)
+	}
+	if got := steps[4].Allocated - steps[3].Allocated; got != 2048 {
+		t.Errorf("packing left %d bytes, want the packed data's 2048", got)
+	}
+	if want := "PackedSequence torch.Size([27, 32]) torch.Size([1, 4, 32]) torch.Size([4, 10, 32]) tensor([10,  7,  7,  3])\n"; printed[9] != want {
+		t.Errorf("printed %q, want %q", printed[9], want)
+	}
+	if e := steps[12].Error; e == nil || !strings.Contains(*e, "`lengths` array must be sorted in decreasing order when `enforce_sorted` is True.") {
+		t.Errorf("unsorted lengths: error %v", e)
+	}
+}
+
+// TestRNNCells: LSTMCell's and GRUCell's forward are the two products
+// and the fused kernel's workspace and states, all kept for backward
+// under grad; under no_grad only the new states stay.
+func TestRNNCells(t *testing.T) {
+	t.Parallel()
+	src := `import torch
+torch.ones(8, 8, device='cuda') @ torch.ones(8, 8, device='cuda')
+cell = torch.nn.LSTMCell(64, 128).cuda()
+gru = torch.nn.GRUCell(64, 128).cuda()
+x = torch.ones(32, 64, device='cuda')
+h, c = cell(x)
+with torch.no_grad():
+    h2, c2 = cell(x)
+hg = gru(x)
+print(type(h.grad_fn).__name__, type(hg.grad_fn).__name__, h2.grad_fn)
+(h.sum() + c.sum() + hg.sum()).backward()
+print(cell.bias_ih.grad.shape, gru.weight_hh.grad.shape)
+`
+	steps, printed, errOut := runPython(t, src)
+	const state = 32 * 128 * 4
+	if got := steps[6].Allocated - steps[5].Allocated; got != 3*4*state+2*state+state {
+		t.Errorf("LSTMCell under grad left %d bytes, want both products, the workspace, h', c' and the zeros it saves (h and c are one tensor) (stderr %s)", got, errOut)
+	}
+	if got := steps[7].Allocated - steps[6].Allocated; got != 2*state {
+		t.Errorf("LSTMCell under no_grad left %d bytes, want h' and c'", got)
+	}
+	if got := steps[9].Allocated - steps[7].Allocated; got != 2*3*state+5*state+state+state {
+		t.Errorf("GRUCell left %d bytes, want both products, the workspace, h' and the zero h it saves", got)
+	}
+	if printed[10] != "ThnnFusedLstmCellBackward0 ThnnFusedGruCellBackward0 None\n" || printed[12] != "torch.Size([512]) torch.Size([384, 128])\n" {
+		t.Errorf("printed %q and %q", printed[10], printed[12])
+	}
+}
+
+// TestRNNUnderAutocast: under torch.autocast an LSTM runs in float16 (its
+// outputs float16) and its weights' gradients reach them in their own
+// dtype.
+func TestRNNUnderAutocast(t *testing.T) {
+	t.Parallel()
+	src := `import torch
+lstm = torch.nn.LSTM(64, 128).cuda()
+with torch.autocast('cuda', dtype=torch.bfloat16):
+    out, (h, c) = lstm(torch.ones(20, 4, 64, device='cuda'))
+out.float().sum().backward()
+print(out.dtype, c.dtype, lstm.weight_hh_l0.grad.dtype)
+`
+	_, printed, errOut := runPython(t, src)
+	if want := "torch.float16 torch.float16 torch.float32\n"; printed[6] != want {
+		t.Errorf("printed %q, want %q (stderr %s)", printed[6], want, errOut)
+	}
+}
