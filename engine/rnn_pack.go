@@ -245,4 +245,3 @@ func (s *Session) estimateCopies(op string, inputs ...*Tensor) error {
 	}
 	return s.estimate(nil, op, "%s: %s", argShapes(Args{inputs}), why)
 }
-

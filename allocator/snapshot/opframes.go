@@ -44,11 +44,12 @@ func (r *Replay) StatementStart(i int, frame func([]Frame) (Frame, bool)) int {
 }
 
 // ProgramFrame is a stack's innermost frame of the program's own code,
-// outside torch (a file under a folder named torch is torch's): the
+// outside torch (a file under a folder named torch is torch's, and so is
+// gpumemrepl's own Python of a torch module, named <torch...>): the
 // statement that made an allocation; false when every frame is torch's.
 func ProgramFrame(frames []Frame) (Frame, bool) {
 	for _, f := range frames {
-		if !strings.Contains(filepath.ToSlash(f.Filename), "/torch/") {
+		if !strings.Contains(filepath.ToSlash(f.Filename), "/torch/") && !strings.HasPrefix(f.Filename, "<torch") {
 			return f, true
 		}
 	}
