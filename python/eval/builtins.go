@@ -195,11 +195,16 @@ func builtinCallable(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value,
 	if err := in.UnpackArgs("callable", args, kw, "obj", &obj, "/"); err != nil {
 		return nil, err
 	}
-	switch obj.(type) {
+	return in.callable(obj), nil
+}
+
+// callable reports whether v can be called: callable(v).
+func (in *Interp) callable(v Value) bool {
+	switch v.(type) {
 	case *Function, *Builtin, *Method, *Class:
-		return true, nil
+		return true
 	}
-	return TypeOf(obj).lookup("__call__") != nil, nil
+	return TypeOf(v).lookup("__call__") != nil
 }
 
 func builtinChr(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {

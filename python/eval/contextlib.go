@@ -15,6 +15,9 @@ func init() {
 		c.Native = false
 	}
 	method(genCMType, "__enter__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.unpackMethodDef("_GeneratorContextManager.__enter__", args, kw); err != nil {
+			return nil, err
+		}
 		g, _ := self.(*Instance).Dict.getStr("gen")
 		v, ok, err := in.Next(g)
 		if err == nil && !ok {
@@ -23,10 +26,13 @@ func init() {
 		return v, err
 	})
 	method(genCMType, "__exit__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		var typ, value, tb Value
+		if err := in.unpackMethodDef("_GeneratorContextManager.__exit__", args, kw, "typ", &typ, "value", &value, "traceback", &tb); err != nil {
+			return nil, err
+		}
 		gv, _ := self.(*Instance).Dict.getStr("gen")
 		g := gv.(*Generator)
-		if len(args) == 3 && args[1] != None {
-			exc := args[1].(*Instance)
+		if exc, ok := value.(*Instance); ok && exc.exc != nil {
 			_, done, err := in.genSend(g, genMsg{err: &Exception{Inst: newRef(exc).(*Instance)}})
 			if err != nil {
 				if e, ok := err.(*Exception); ok && e.Inst == exc {
@@ -51,11 +57,17 @@ func init() {
 		return false, nil
 	})
 	method(nullCMType, "__enter__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.unpackMethodDef("nullcontext.__enter__", args, kw); err != nil {
+			return nil, err
+		}
 		v, _ := self.(*Instance).Dict.getStr("enter_result")
 		return newRef(v), nil
 	})
 	method(nullCMType, "__exit__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		return false, nil
+		if len(kw) > 0 { // __exit__(self, *excinfo)
+			return nil, in.typeError("nullcontext.__exit__() got an unexpected keyword argument '%s'", kw[0].Name)
+		}
+		return None, nil
 	})
 }
 
@@ -82,8 +94,8 @@ func contextlibModule(in *Interp) (*ModuleObj, error) {
 	})
 	in.fn(m, "nullcontext", "nullcontext(enter_result=None)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 		var v Value = None
-		if len(args) > 0 {
-			v = args[0]
+		if err := in.unpackMethodDef("nullcontext.__init__", args, kw, "enter_result?", &v); err != nil {
+			return nil, err
 		}
 		return in.newInstanceWith(nullCMType, "enter_result", v), nil
 	})

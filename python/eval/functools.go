@@ -1,6 +1,10 @@
 package eval
 
-import "strings"
+import (
+	"math"
+	"math/big"
+	"strings"
+)
 
 // partialType is functools.partial.
 var partialType = NewClass("partial", "functools")
@@ -125,12 +129,18 @@ func init() {
 		return r, nil
 	})
 	method(lruType, "cache_clear", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.UnpackArgs("_lru_cache_wrapper.cache_clear", args, kw); err != nil {
+			return nil, err
+		}
 		l := self.(*lruCache)
 		l.cache.Clear(in)
 		l.hits, l.misses = 0, 0
 		return None, nil
 	})
 	method(lruType, "cache_info", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.UnpackArgs("_lru_cache_wrapper.cache_info", args, kw); err != nil {
+			return nil, err
+		}
 		l := self.(*lruCache)
 		var maxsize Value = l.maxsize
 		if l.maxsize < 0 {
@@ -209,42 +219,44 @@ func functoolsModule(in *Interp) (*ModuleObj, error) {
 		return acc, nil
 	})
 	in.fn(m, "lru_cache", "lru_cache(maxsize=128): a decorator keeping results", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		maxsize := int64(128)
+		// typed (1 and 1.0 kept apart) is not modelled: they share an entry
+		var size, typed Value = int64(128), false
+		if err := in.UnpackDefArgs("lru_cache", args, kw, "maxsize?", &size, "typed?", &typed); err != nil {
+			return nil, err
+		}
+		maxsize := int64(-1)
 		mk := func(fn Value) Value {
 			l := &lruCache{fn: newRef(fn), cache: in.NewDict(), maxsize: maxsize}
 			in.track(l)
 			return l
 		}
-		if len(args) == 1 {
-			switch a := args[0].(type) {
-			case *Function, *Builtin, *Method:
-				return mk(a), nil
-			case NoneType:
-				maxsize = -1
-			default:
-				n, err := in.Index(a)
-				if err != nil {
-					return nil, err
-				}
-				maxsize = n
+		switch a := plain(size).(type) {
+		case int64:
+			maxsize = max(a, 0) // CPython caches nothing for a negative size
+		case bool:
+			maxsize = 0
+			if a {
+				maxsize = 1
 			}
-		}
-		if v := Kwarg(kw, "maxsize"); v != nil {
-			if v == None {
-				maxsize = -1
-			} else {
-				n, err := in.Index(v)
-				if err != nil {
-					return nil, err
-				}
-				maxsize = n
+		case *big.Int: // past int64: as good as unbounded
+			maxsize = 0
+			if a.Sign() > 0 {
+				maxsize = math.MaxInt64
 			}
+		case NoneType:
+		default:
+			if _, isBool := typed.(bool); isBool && in.callable(size) {
+				maxsize = 128
+				return mk(size), nil // @lru_cache without parentheses
+			}
+			return nil, in.typeError("Expected first argument to be an integer, a callable, or None")
 		}
 		deco := &Builtin{Name: "decorating_function", Fn: func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-			if len(args) != 1 {
-				return nil, in.typeError("decorator takes one function")
+			var fn Value
+			if err := in.UnpackDefArgs("lru_cache.<locals>.decorating_function", args, kw, "user_function", &fn); err != nil {
+				return nil, err
 			}
-			return mk(args[0]), nil
+			return mk(fn), nil
 		}}
 		in.track(deco)
 		return deco, nil
@@ -259,11 +271,12 @@ func functoolsModule(in *Interp) (*ModuleObj, error) {
 		return l, nil
 	})
 	in.fn(m, "cached_property", "cached_property(fn)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if len(args) != 1 {
-			return nil, in.typeError("cached_property() takes one function")
+		var fn Value
+		if err := in.unpackMethodDef("cached_property.__init__", args, kw, "func", &fn); err != nil {
+			return nil, err
 		}
-		p := &cachedProperty{fn: newRef(args[0])}
-		if f, ok := args[0].(*Function); ok {
+		p := &cachedProperty{fn: newRef(fn)}
+		if f, ok := fn.(*Function); ok {
 			p.name = f.Name
 		}
 		in.track(p)

@@ -1,6 +1,9 @@
 package eval
 
-import "sort"
+import (
+	"math/big"
+	"sort"
+)
 
 // Collect is gc.collect(): objects that only reference cycles keep
 // alive are found as CPython's collector finds them (references from
@@ -141,22 +144,53 @@ func (in *Interp) GetObjects() *List {
 // and on.
 func gcModule(in *Interp) (*ModuleObj, error) {
 	m := in.NewModule("gc")
-	in.fn(m, "collect", "collect(): free unreachable reference cycles, return how many objects", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	in.fn(m, "collect", "collect(generation=2): free unreachable reference cycles, return how many objects", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		gen := int64(2)
+		if err := in.UnpackArgs("collect", args, kw, "generation?", &gen); err != nil {
+			return nil, err
+		}
+		if gen < 0 || gen > 2 {
+			return nil, in.Raise(ValueErrorType, "invalid generation")
+		}
 		return int64(in.Collect()), nil
 	})
 	in.fn(m, "get_objects", "get_objects(generation=None): a list of every object the collector tracks", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		var gen Value = None
+		if err := in.UnpackArgs("get_objects", args, kw, "generation?", &gen); err != nil {
+			return nil, err
+		}
+		if gen != None {
+			switch plain(gen, "__index__").(type) {
+			case int64, bool, *big.Int:
+			default:
+				if TypeOf(gen).lookup("__index__") == nil {
+					return nil, in.typeError("argument should be integer or None, not '%s'", TypeOf(gen).Name)
+				}
+			}
+			n, err := in.Index(gen)
+			if err != nil {
+				return nil, err
+			}
+			if n >= 3 {
+				return nil, in.Raise(ValueErrorType, "generation parameter must be less than the number of available generations (3)")
+			}
+		}
 		return in.GetObjects(), nil
 	})
-	in.fn(m, "disable", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		in.gcDisabled = true
-		return None, nil
-	})
-	in.fn(m, "enable", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		in.gcDisabled = false
-		return None, nil
-	})
-	in.fn(m, "isenabled", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		return !in.gcDisabled, nil
-	})
+	for _, f := range []struct {
+		name string
+		fn   func(in *Interp) Value
+	}{
+		{"disable", func(in *Interp) Value { in.gcDisabled = true; return None }},
+		{"enable", func(in *Interp) Value { in.gcDisabled = false; return None }},
+		{"isenabled", func(in *Interp) Value { return !in.gcDisabled }},
+	} {
+		in.fn(m, f.name, "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			if err := in.UnpackArgs("gc."+f.name, args, kw); err != nil {
+				return nil, err
+			}
+			return f.fn(in), nil
+		})
+	}
 	return m, nil
 }

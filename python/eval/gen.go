@@ -253,6 +253,9 @@ func init() {
 		return v, nil
 	}))
 	GeneratorType.SetMethod(NewBuiltin("close", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.UnpackArgs("generator.close", args, kw); err != nil {
+			return nil, err
+		}
 		return None, in.genClose(self.(*Generator))
 	}))
 }

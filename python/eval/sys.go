@@ -24,7 +24,9 @@ func init() {
 			_, _ = out.Write([]byte(s))
 			return int64(len([]rune(s))), nil
 		})
-		method(c, "flush", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) { return None, nil })
+		method(c, "flush", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+			return None, in.UnpackArgs("TextIOWrapper.flush", args, kw)
+		})
 	}
 }
 
@@ -81,6 +83,9 @@ func sysModule(in *Interp) (*ModuleObj, error) {
 		return t, nil
 	})
 	in.fn(m, "getrecursionlimit", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.UnpackArgs("sys.getrecursionlimit", args, kw); err != nil {
+			return nil, err
+		}
 		return int64(recursionLimit), nil
 	})
 	in.fn(m, "exit", "exit(code=None): raises SystemExit(code)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {

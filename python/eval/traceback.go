@@ -295,10 +295,11 @@ func tracebackModule(in *Interp) (*ModuleObj, error) {
 		return None, nil
 	})
 	in.fn(m, "format_exc", "format_exc(): the exception being handled, as a traceback", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if n := len(in.handling); n > 0 {
-			return in.formatException(in.handling[n-1], true), nil
+		var limit, chain Value // not modelled: the whole chain is formatted
+		if err := in.UnpackDefArgs("format_exc", args, kw, "limit?", &limit, "chain?", &chain); err != nil {
+			return nil, err
 		}
-		return "NoneType: None\n", nil
+		return in.formatHandled(), nil
 	})
 	in.fn(m, "format_exception", "format_exception(exc) or (type, value, tb): the exception's traceback, as a list of strings", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 		var exc, value, tb, limit, chain Value
@@ -316,10 +317,23 @@ func tracebackModule(in *Interp) (*ModuleObj, error) {
 		return in.NewList([]Value{in.formatException(e, true)}), nil
 	})
 	in.fn(m, "print_exc", "print_exc(): print the exception being handled", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if n := len(in.handling); n > 0 {
-			_, _ = in.Stderr.Write([]byte(in.formatException(in.handling[n-1], true)))
+		var limit, file, chain Value // limit and chain are not modelled
+		if err := in.UnpackDefArgs("print_exc", args, kw, "limit?", &limit, "file?", &file, "chain?", &chain); err != nil {
+			return nil, err
 		}
-		return None, nil
+		if file == nil || file == None {
+			file = in.sysStream("stderr")
+		}
+		return None, in.writeStream(file, in.formatHandled(), in.Stderr)
 	})
 	return m, nil
+}
+
+// formatHandled is the exception being handled as the traceback module
+// formats it, or CPython's "NoneType: None" when there is none.
+func (in *Interp) formatHandled() string {
+	if n := len(in.handling); n > 0 {
+		return in.formatException(in.handling[n-1], true)
+	}
+	return "NoneType: None\n"
 }

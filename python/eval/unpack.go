@@ -48,6 +48,16 @@ func (in *Interp) UnpackDefArgs(fn string, args []Value, kw []KeywordArg, params
 	return in.unpackArgs(fn, styleDef, args, kw, params)
 }
 
+// unpackMethodDef is UnpackDefArgs for a method that CPython writes in
+// Python, called bound (random.seed is the seed of a hidden Random;
+// nullcontext(x) calls nullcontext.__init__): fn is its qualified name,
+// and its counts include self, as a def's do ("Random.seed() takes from
+// 1 to 3 positional arguments but 5 were given").
+func (in *Interp) unpackMethodDef(fn string, args []Value, kw []KeywordArg, params ...any) error {
+	var self Value
+	return in.unpackArgs(fn, styleDef, append([]Value{None}, args...), kw, append([]any{"self", &self}, params...))
+}
+
 // A checkStyle is whose words UnpackArgs uses for a wrong call.
 type checkStyle int
 

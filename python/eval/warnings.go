@@ -256,6 +256,9 @@ func warningsModule(in *Interp) (*ModuleObj, error) {
 	filter("filterwarnings", true)
 	filter("simplefilter", false)
 	in.fn(m, "resetwarnings", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.UnpackDefArgs("resetwarnings", args, kw); err != nil {
+			return nil, err
+		}
 		in.warns().filters = nil
 		return None, nil
 	})

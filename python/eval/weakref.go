@@ -154,10 +154,14 @@ func weakrefModule(in *Interp) (*ModuleObj, error) {
 		return mk(obj, cb, false, nil)
 	})
 	in.fn(m, "finalize", "finalize(obj, func, *args)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		if len(args) < 2 || len(kw) > 0 {
-			return nil, in.typeError("finalize expected obj, func and its arguments")
+		var obj, fn Value
+		if err := in.unpackMethodDef("finalize.__init__", args[:min(len(args), 2)], nil, "obj", &obj, "func", &fn); err != nil {
+			return nil, err
 		}
-		return mk(args[0], args[1], true, args[2:])
+		if len(kw) > 0 {
+			return nil, in.Raise(NotImplementedErrType, "this tool does not pass keyword arguments to a weakref.finalize callback")
+		}
+		return mk(obj, fn, true, args[2:])
 	})
 	fr := in.ModuleFrame("<weakref>", m.Dict)
 	defer in.Release(fr)

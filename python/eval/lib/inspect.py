@@ -111,14 +111,14 @@ def signature(obj):
     return Signature([Parameter(n, k, default=d) for n, k, d in _params_of(obj)])
 
 
-def isclass(obj):
-    return isinstance(obj, type)
+def isclass(object):
+    return isinstance(object, type)
 
 
-def isfunction(obj):
-    return type(obj).__name__ == 'function'
+def isfunction(object):
+    return type(object).__name__ == 'function'
 
 
-def ismethod(obj):
-    return type(obj).__name__ == 'method'
+def ismethod(object):
+    return type(object).__name__ == 'method'
 

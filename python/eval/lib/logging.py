@@ -415,7 +415,7 @@ def _root_call(name):
         if not root.handlers:
             basicConfig()
         getattr(root, name)(msg, *args, **kwargs)
-    call.__name__ = name
+    call.__name__ = call.__qualname__ = name
     return call
 
 
