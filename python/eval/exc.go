@@ -269,22 +269,54 @@ func init() {
 	b := BaseExceptionType
 	b.SetMethod(NewBuiltin("__init__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
 		o := self.(*Instance)
-		items := make([]Value, len(args))
-		for i, a := range args {
-			items[i] = newRef(a)
+		if len(kw) > 0 {
+			return nil, in.typeError("%s() takes no keyword arguments", o.cls.Name)
 		}
-		old := o.exc.args
-		o.exc.args = in.NewTuple(items)
-		if old != nil {
-			in.Decref(old)
-		}
+		in.setExcArgs(o, args)
 		return None, nil
 	}))
+	// the exceptions whose constructors take keywords: each sets the
+	// attributes it is given
+	for _, k := range []struct {
+		cls   *Class
+		names []string
+	}{
+		{ImportErrorType, []string{"name", "path"}},
+		{AttributeErrorType, []string{"name", "obj"}},
+		{NameErrorType, []string{"name"}},
+	} {
+		k.cls.SetMethod(NewBuiltin("__init__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+			vals := make([]Value, len(k.names))
+			params := []any{"*"}
+			for i, n := range k.names {
+				params = append(params, n+"?", &vals[i])
+			}
+			if err := in.UnpackArgs(k.cls.Name, nil, kw, params...); err != nil {
+				return nil, err
+			}
+			o := self.(*Instance)
+			in.setExcArgs(o, args)
+			for i, v := range vals {
+				if v != nil {
+					if err := in.SetAttr(o, k.names[i], v); err != nil {
+						return nil, err
+					}
+				}
+			}
+			return None, nil
+		}))
+	}
 	baseExcStr = NewBuiltin("__str__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.slotArgs("__str__", args, kw, 0); err != nil {
+			return nil, err
+		}
 		return in.defaultExcStr(self.(*Instance)), nil
 	})
 	b.SetMethod(baseExcStr)
 	b.SetMethod(NewBuiltin("__repr__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.slotArgs("__repr__", args, kw, 0); err != nil {
+			return nil, err
+		}
 		o := self.(*Instance)
 		var parts []string
 		if o.exc.args != nil {
@@ -318,18 +350,46 @@ func init() {
 		}
 		return in.newTraceback(o), nil
 	}), NewBuiltin("__traceback__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		o := self.(*Instance)
 		if len(args) != 1 || args[0] != None {
 			return nil, in.typeError("__traceback__ must be a traceback or None")
 		}
-		tb := o.exc.tb
-		o.exc.tb = nil
-		for _, e := range tb {
-			in.Decref(e.frame)
-		}
+		in.clearTraceback(self.(*Instance))
 		return None, nil
 	})))
 	b.SetMethod(NewBuiltin("with_traceback", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		var tb Value
+		if err := in.UnpackArgs("BaseException.with_traceback", args, kw, "tb", &tb, "/"); err != nil {
+			return nil, err
+		}
+		switch tb.(type) {
+		case NoneType:
+			in.clearTraceback(self.(*Instance))
+		case *tracebackObj: // not modelled: the exception keeps its own
+		default:
+			return nil, in.typeError("__traceback__ must be a traceback or None")
+		}
 		return newRef(self), nil
 	}))
+}
+
+// setExcArgs is BaseException.__init__'s: o's args become args.
+func (in *Interp) setExcArgs(o *Instance, args []Value) {
+	items := make([]Value, len(args))
+	for i, a := range args {
+		items[i] = newRef(a)
+	}
+	old := o.exc.args
+	o.exc.args = in.NewTuple(items)
+	if old != nil {
+		in.Decref(old)
+	}
+}
+
+// clearTraceback is exc.__traceback__ = None.
+func (in *Interp) clearTraceback(o *Instance) {
+	tb := o.exc.tb
+	o.exc.tb = nil
+	for _, e := range tb {
+		in.Decref(e.frame)
+	}
 }

@@ -357,6 +357,37 @@ show('inspect.isclass()', lambda: inspect.isclass())
 show('inspect.isfunction(1, 2)', lambda: inspect.isfunction(1, 2))
 show('(x for x in []).close(1)', lambda: (x for x in []).close(1))
 
+class Plain(Exception):
+    pass
+
+
+class Passes(Exception):
+    def __init__(self, a, b=1):
+        super().__init__(a, b=b)
+
+
+show('Exception(x=1)', lambda: Exception(x=1))
+show('ValueError(x=1)', lambda: ValueError(x=1))
+show('KeyError(1, x=1)', lambda: KeyError(1, x=1))
+show('SystemExit(x=1)', lambda: SystemExit(x=1))
+show('Exception().__init__(x=2)', lambda: Exception().__init__(x=2))
+show('Exception().with_traceback()', lambda: Exception().with_traceback())
+show('Exception().with_traceback(1, 2)', lambda: Exception().with_traceback(1, 2))
+show('Exception().with_traceback(x=1)', lambda: Exception().with_traceback(x=1))
+show('Exception().with_traceback(1)', lambda: Exception().with_traceback(1))
+show('Exception().__str__(1)', lambda: Exception().__str__(1))
+show('Exception().__repr__(1)', lambda: Exception().__repr__(1))
+show('AttributeError(x=1)', lambda: AttributeError(x=1))
+show('NameError(x=1)', lambda: NameError(x=1))
+show("NameError('a', obj=1)", lambda: NameError('a', obj=1))
+show('UnboundLocalError(x=1)', lambda: UnboundLocalError(x=1))
+show('ImportError(x=1)', lambda: ImportError(x=1))
+show('ModuleNotFoundError(x=1)', lambda: ModuleNotFoundError(x=1))
+show('ImportError(1, name=2, path=3, x=4)', lambda: ImportError(1, name=2, path=3, x=4))
+show('Plain(x=1)', lambda: Plain(x=1))
+show('Passes(1)', lambda: Passes(1))
+show('Exception.__init__(Plain(), x=1)', lambda: Exception.__init__(Plain(), x=1))
+
 
 # what these forms accept
 print(list(iter([3, 2, 1, 0].pop, 1)), list(map(pow, [2, 3], [3, 2])), list(map(lambda a, b, c: a + b + c, 'ab', 'cd', 'ef')))
@@ -376,3 +407,4 @@ for bad in [lambda: gc.collect(3), lambda: gc.get_objects(3), lambda: time.sleep
         bad()
     except ValueError as e:
         print('ValueError', e)
+print(ImportError('a', name='n').name, ImportError('a', path='p').path, ImportError('a', name='n').args, AttributeError(obj=1).obj, NameError('a', name='n').name, Exception(1).with_traceback(None))
