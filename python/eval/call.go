@@ -319,13 +319,22 @@ func (in *Interp) construct(cls *Class, args []Value, kw []KeywordArg) (Value, e
 			in.Decref(inst)
 			return nil, in.typeError("__init__() should return None, not '%s'", TypeOf(r).Name)
 		}
-	} else if len(args) > 0 || len(kw) > 0 {
-		if _, isExc := inst.(*Instance); !isExc || !isException(cls) {
-			in.Decref(inst)
-			return nil, in.typeError("%s() takes no arguments", cls.Name)
-		}
+	} else if (len(args) > 0 || len(kw) > 0) && !in.newTakesArgs(cls) {
+		in.Decref(inst)
+		return nil, in.typeError("%s() takes no arguments", cls.Name)
 	}
 	return inst, nil
+}
+
+// newTakesArgs reports whether cls's __new__ is not object's (its own,
+// a value type's or an exception's), so that object.__init__ lets the
+// arguments a call passes to both go, as CPython's excess_args checks
+// do.
+func (in *Interp) newTakesArgs(cls *Class) bool {
+	if nw := cls.lookup("__new__"); nw != nil && nw != objectNew {
+		return true
+	}
+	return valueBase(cls) != nil || isException(cls)
 }
 
 // objectInit and objectNew are object.__init__ and object.__new__.
@@ -333,6 +342,16 @@ var objectInit, objectNew *Builtin
 
 func init() {
 	objectInit = NewBuiltin("__init__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if len(args) == 0 && len(kw) == 0 {
+			return None, nil
+		}
+		cls := TypeOf(self)
+		switch {
+		case cls.lookupAttr("__init__") != objectInit: // super().__init__(x) reached object
+			return nil, in.typeError("object.__init__() takes exactly one argument (the instance to initialize)")
+		case !in.newTakesArgs(cls):
+			return nil, in.typeError("%s.__init__() takes exactly one argument (the instance to initialize)", cls.Name)
+		}
 		return None, nil
 	})
 	ObjectType.SetMethod(objectInit)
@@ -346,6 +365,14 @@ func init() {
 		}
 		if valueBase(cls) != nil {
 			return nil, in.typeError("object.__new__(%s) is not safe, use %s.__new__()", cls.Name, cls.Name)
+		}
+		if len(args) > 1 || len(kw) > 0 {
+			if nw := cls.lookup("__new__"); nw != nil && nw != objectNew { // super().__new__(cls, x) reached object
+				return nil, in.typeError("object.__new__() takes exactly one argument (the type to instantiate)")
+			}
+			if cls.lookupAttr("__init__") == objectInit {
+				return nil, in.typeError("%s() takes no arguments", cls.Name)
+			}
 		}
 		return in.newInstance(cls), nil
 	})

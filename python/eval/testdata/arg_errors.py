@@ -389,6 +389,35 @@ show('Passes(1)', lambda: Passes(1))
 show('Exception.__init__(Plain(), x=1)', lambda: Exception.__init__(Plain(), x=1))
 
 
+class PassesUp:
+    def __init__(self, x):
+        super().__init__(x)
+
+
+class NewTakes:
+    def __new__(cls, x):
+        return super().__new__(cls)
+
+
+class NewPasses:
+    def __new__(cls, x):
+        return super().__new__(cls, x)
+
+
+class Bare:
+    pass
+
+
+show('PassesUp(1)', lambda: PassesUp(1))
+show('NewPasses(1)', lambda: NewPasses(1))
+show('Bare(1)', lambda: Bare(1))
+show('Bare(x=1)', lambda: Bare(x=1))
+show('object.__init__(Bare(), 1)', lambda: object.__init__(Bare(), 1))
+show('object.__init__(Bare(), x=1)', lambda: object.__init__(Bare(), x=1))
+show('object().__init__(1)', lambda: object().__init__(1))
+show('object.__init__(NewTakes(1), 1)', lambda: object.__init__(NewTakes(1), 1))
+
+
 # what these forms accept
 print(list(iter([3, 2, 1, 0].pop, 1)), list(map(pow, [2, 3], [3, 2])), list(map(lambda a, b, c: a + b + c, 'ab', 'cd', 'ef')))
 print(math.isclose(1.0, 1.05, rel_tol=0.1), math.isclose(1.0, 1.05), math.isclose(0.0, 1e-12, abs_tol=1e-9), math.prod([2, 3], start=4), math.hypot(3, 4), math.hypot())
@@ -408,3 +437,4 @@ for bad in [lambda: gc.collect(3), lambda: gc.get_objects(3), lambda: time.sleep
     except ValueError as e:
         print('ValueError', e)
 print(ImportError('a', name='n').name, ImportError('a', path='p').path, ImportError('a', name='n').args, AttributeError(obj=1).obj, NameError('a', name='n').name, Exception(1).with_traceback(None))
+print(type(NewTakes(1)).__name__)
