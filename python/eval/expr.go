@@ -358,7 +358,7 @@ func (in *Interp) methodOf(obj Value, name string) Value {
 		return nil
 	}
 	cls := TypeOf(obj)
-	m := cls.lookup(name)
+	m := cls.lookupAttr(name) // a built-in value type's own dunder too, as GetAttr finds it
 	switch f := m.(type) {
 	case *Function:
 	case *Builtin:

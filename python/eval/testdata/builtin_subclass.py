@@ -156,3 +156,16 @@ for f, a in [(str.upper, 5), (list.append, ()), (dict.get, []), (str.join, 3)]:
         f(a, 1) if f is not str.upper else f(a)
     except TypeError as e:
         print('TypeError', e)
+# a built-in type's own dunders, called by name on a subclass's instance
+class D3(dict):
+    pass
+class I3(int):
+    pass
+class L3(list):
+    pass
+d3 = D3(a=1)
+print(d3.__repr__(), d3.__str__(), I3(5).__repr__(), d3.__eq__({'a': 1}), I3(3).__format__('>4'))
+try:
+    L3().__init__(1, 2)
+except TypeError as e:
+    print('TypeError', e)
