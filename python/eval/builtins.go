@@ -383,6 +383,10 @@ func builtinID(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error
 }
 
 func builtinInput(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	var prompt Value
+	if err := in.UnpackArgs("input", args, kw, "prompt?", &prompt, "/"); err != nil {
+		return nil, err
+	}
 	return nil, in.Raise(NotImplementedErrType, "this tool does not read input() from a script")
 }
 
@@ -493,6 +497,11 @@ func builtinNext(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, err
 }
 
 func builtinOpen(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	var file, mode, buffering, encoding, errors, newline, closefd, opener Value
+	if err := in.UnpackArgs("open", args, kw, "file", &file, "mode?", &mode, "buffering?", &buffering, "encoding?", &encoding,
+		"errors?", &errors, "newline?", &newline, "closefd?", &closefd, "opener?", &opener); err != nil {
+		return nil, err
+	}
 	return nil, in.Raise(NotImplementedErrType, "this tool does not model files: open() is not available")
 }
 

@@ -23,10 +23,16 @@ func (in *Interp) call(f Value, args []Value, kw []KeywordArg) (Value, error) {
 			return f.Fn(in, f.Self, args, kw)
 		}
 		if len(args) == 0 {
-			return nil, in.typeError("unbound method %s() needs an argument", f.Name)
+			switch {
+			case f.Owner == nil:
+				return nil, in.typeError("unbound method %s() needs an argument", f.Name)
+			case isSlot(f.Owner, f.Name):
+				return nil, in.typeError("descriptor '%s' of '%s' object needs an argument", f.Name, f.Owner.Name)
+			}
+			return nil, in.typeError("unbound method %s.%s() needs an argument", f.Owner.Name, f.Name)
 		}
 		if f.Owner != nil && !TypeOf(args[0]).IsSubclass(f.Owner) {
-			if strings.HasPrefix(f.Name, "__") {
+			if isSlot(f.Owner, f.Name) {
 				// a slot wrapper's words
 				return nil, in.typeError("descriptor '%s' requires a '%s' object but received a '%s'", f.Name, f.Owner.Name, TypeOf(args[0]).Name)
 			}
@@ -44,6 +50,30 @@ func (in *Interp) call(f Value, args []Value, kw []KeywordArg) (Value, error) {
 		return in.callWithSelf(c, f, args, kw)
 	}
 	return nil, in.typeError("'%s' object is not callable", TypeOf(f).Name)
+}
+
+// isSlot reports whether owner's method name is a slot wrapper in
+// CPython (list.__len__, object.__eq__), whose errors it words as a
+// descriptor's, rather than a method (object.__format__, list.__getitem__).
+func isSlot(owner *Class, name string) bool {
+	switch name {
+	case "__getitem__":
+		return owner != ListType && owner != DictType
+	case "__contains__":
+		return owner != DictType && owner != SetType && owner != FrozenSetType
+	}
+	return strings.HasPrefix(name, "__") && !dunderMethods[name]
+}
+
+// dunderMethods are the dunders that CPython's built-in types define as
+// methods, not slots.
+var dunderMethods = map[string]bool{
+	"__new__": true, "__reduce__": true, "__reduce_ex__": true, "__getstate__": true, "__setstate__": true,
+	"__subclasshook__": true, "__init_subclass__": true, "__format__": true, "__sizeof__": true,
+	"__dir__": true, "__trunc__": true, "__floor__": true, "__ceil__": true, "__round__": true,
+	"__getnewargs__": true, "__getformat__": true, "__bytes__": true, "__reversed__": true,
+	"__class_getitem__": true, "__copy__": true, "__subclasses__": true, "__prepare__": true,
+	"__instancecheck__": true, "__subclasscheck__": true, "__set_name__": true,
 }
 
 // callWithSelf calls fn (found on a class) with self before args.

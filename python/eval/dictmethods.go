@@ -23,6 +23,9 @@ func init() {
 	}
 	for _, c := range []*Class{dictKeysType, dictValuesType, dictItemsType} {
 		method(c, "__len__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+			if err := in.slotArgs("__len__", args, kw, 0); err != nil {
+				return nil, err
+			}
 			return int64(self.(*dictView).d.n), nil
 		})
 	}

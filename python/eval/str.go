@@ -335,6 +335,9 @@ var objectRepr, objectStr, objectFormat, baseExcRepr *Builtin
 
 func init() {
 	objectRepr = NewBuiltin("__repr__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.slotArgs("__repr__", args, kw, 0); err != nil {
+			return nil, err
+		}
 		o, ok := self.(Object)
 		if !ok {
 			return in.Repr(self)
@@ -342,6 +345,9 @@ func init() {
 		return "<" + TypeOf(self).QualName() + " object at " + in.addr(o) + ">", nil
 	})
 	objectStr = NewBuiltin("__str__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.slotArgs("__str__", args, kw, 0); err != nil {
+			return nil, err
+		}
 		return in.Repr(self)
 	})
 	objectFormat = NewBuiltin("__format__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {

@@ -229,8 +229,13 @@ func newObject(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, erro
 }
 
 func newType(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
-	if len(args) == 1 {
+	switch {
+	case len(args) == 1 && len(kw) > 0:
+		return nil, in.typeError("type() takes no keyword arguments")
+	case len(args) == 1:
 		return newRef(TypeOf(args[0])), nil
+	case len(args) != 3:
+		return nil, in.typeError("type() takes 1 or 3 arguments")
 	}
 	return nil, in.Raise(NotImplementedErrType, "this tool makes classes with the class statement, not type(name, bases, dict)")
 }
@@ -286,13 +291,26 @@ func newMethodWrapper(class bool) func(in *Interp, _ *Class, args []Value, kw []
 func newSuper(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
 	var cls *Class
 	var self Value
+	// CPython words super's count with its parentheses
+	if err := in.noKw("super", kw); err != nil {
+		return nil, err
+	}
+	if err := in.unpackExpected("super()", args, nil, "type?", new(Value), "object_or_type?", new(Value), "/"); err != nil {
+		return nil, err
+	}
 	switch len(args) {
-	case 2:
+	case 1, 2:
 		c, ok := args[0].(*Class)
 		if !ok {
 			return nil, in.typeError("super() argument 1 must be a type, not %s", TypeOf(args[0]).Name)
 		}
+		if len(args) == 1 {
+			return nil, in.Raise(NotImplementedErrType, "this tool does not model an unbound super object (super(%s) without its second argument)", c.Name)
+		}
 		cls, self = c, args[1]
+		if o, isClass := self.(*Class); !TypeOf(self).IsSubclass(cls) && (!isClass || !o.IsSubclass(cls)) {
+			return nil, in.typeError("super(type, obj): obj must be an instance or subtype of type")
+		}
 	case 0:
 		fr := in.frame
 		if fr == nil || fr.code == nil || fr.fn == nil || len(fr.fn.params.Args)+len(fr.fn.params.Posonlyargs) == 0 {
@@ -314,8 +332,6 @@ func newSuper(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error
 			return nil, in.Raise(RuntimeErrorType, "super(): arg[0] deleted")
 		}
 		cls = c
-	default:
-		return nil, in.typeError("super() takes 0 or 2 arguments")
 	}
 	s := &Super{Class: newRef(cls).(*Class), Self: newRef(self)}
 	in.track(s)

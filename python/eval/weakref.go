@@ -96,6 +96,12 @@ func (in *Interp) clearWeakrefs(o Object, refs []*weakRef) {
 
 func init() {
 	weakRefType.SetMethod(NewBuiltin("__call__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.noKw("weakref", kw); err != nil {
+			return nil, err
+		}
+		if err := in.unpackExpected("weakref", args, nil); err != nil {
+			return nil, err
+		}
 		w := self.(*weakRef)
 		if w.target == nil {
 			return None, nil
@@ -103,6 +109,10 @@ func init() {
 		return newRef(w.target), nil
 	}))
 	finalizeType.SetMethod(NewBuiltin("__call__", "", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
+		var unused Value
+		if err := in.unpackMethodDef("finalize.__call__", args, kw, "_?", &unused); err != nil {
+			return nil, err
+		}
 		w := self.(*weakRef)
 		cb := w.callback
 		if cb == nil || w.target == nil {
