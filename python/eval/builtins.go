@@ -87,7 +87,13 @@ func (in *Interp) installBuiltins() {
 // arguments, by key, or default for an empty iterable.
 func minMax(name string, want int) GoFunc {
 	return func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-		key, def := Kwarg(kw, "key"), Kwarg(kw, "default")
+		if len(args) == 0 {
+			return nil, in.typeError("%s expected at least 1 argument, got 0", name)
+		}
+		var key, def Value
+		if err := in.UnpackArgs(name, nil, kw, "*", "key?", &key, "default?", &def); err != nil {
+			return nil, err
+		}
 		var items []Value
 		var err error
 		if len(args) == 1 {
@@ -95,12 +101,13 @@ func minMax(name string, want int) GoFunc {
 			if err != nil {
 				return nil, err
 			}
-		} else if len(args) > 1 {
+		} else {
+			if def != nil {
+				return nil, in.typeError("Cannot specify a default for %s() with multiple positional arguments", name)
+			}
 			for _, a := range args {
 				items = append(items, newRef(a))
 			}
-		} else {
-			return nil, in.typeError("%s expected at least 1 argument, got 0", name)
 		}
 		defer in.decrefAll(items)
 		if len(items) == 0 {

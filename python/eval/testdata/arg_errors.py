@@ -458,6 +458,10 @@ show('weakref.ref(bare)(1)', lambda: weakref.ref(bare)(1))
 show('weakref.ref(bare)(x=1)', lambda: weakref.ref(bare)(x=1))
 show('weakref.finalize(bare, len, [])(1, 2)', lambda: weakref.finalize(bare, len, [])(1, 2))
 show('weakref.finalize(bare, len, [])(x=2)', lambda: weakref.finalize(bare, len, [])(x=2))
+show('min(key=len)', lambda: min(key=len))
+show('min(1, 2, default=3)', lambda: min(1, 2, default=3))
+show('max([1], foo=1)', lambda: max([1], foo=1))
+show('max([1], key=None, default=1, x=2)', lambda: max([1], key=None, default=1, x=2))
 
 
 # what these forms accept
