@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
-	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -29,21 +30,56 @@ func TestConvTableIsTheRecording(t *testing.T) {
 	}
 }
 
-// TestConvTableHoldsTheRecordings: every configuration recorded (the
-// grid's 300, the table's 19, the common ones' 42, of which 4 are the
-// grid's again, event for event) is in the table, and the issue's 7x7
-// forward's workspace is x + y + w + 16 bytes (testdata/conv/README.md).
+// TestConvTableHoldsTheRecordings: every configuration recorded in each
+// embedded file (the grid's 300, the table's 19, the common ones' 42, of
+// which 4 are the grid's again, event for event, and the networks'
+// grid's) reads, and is in the table with the same events; and the
+// issue's 7x7 forward's workspace is x + y + w + 16 bytes
+// (testdata/conv/README.md).
 func TestConvTableHoldsTheRecordings(t *testing.T) {
 	table, err := builtinConvTable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(table) != 300+19+42-4 {
-		t.Errorf("%d configurations, want 357", len(table))
+	names, _ := fs.Glob(convTableFiles, "convtable/*.jsonl.gz")
+	older := map[string]bool{}
+	for _, name := range names {
+		f, _ := convTableFiles.Open(name)
+		alone := convTable{}
+		err := alone.read(f, name, false)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for k, e := range alone {
+			if strings.Contains("grid table common", strings.TrimSuffix(strings.TrimPrefix(name, "convtable/"), ".jsonl.gz")) {
+				older[k] = true
+			}
+			in := table[k]
+			if in == nil {
+				t.Errorf("%s: %s is not in the table", name, k)
+				continue
+			}
+			if err := in.readEvents(); err != nil {
+				t.Errorf("%s: %v", k, err)
+				continue
+			}
+			if !sameEvents(in.forward, e.forward) {
+				t.Errorf("%s: %s: forward %v, the table's %v", name, k, e.forward, in.forward)
+			}
+			for bk, ev := range e.backward {
+				if !slices.Equal(in.backward[bk], ev) || !in.hasPhase(&bk) {
+					t.Errorf("%s: %s: backward %v %v, the table's %v", name, k, bk, ev, in.backward[bk])
+				}
+			}
+		}
 	}
-	k := convKey{X: "[1, 128, 768, 1024]", W: "[64, 128, 7, 7]", Stride: "[1, 1]", Padding: "[3, 3]", Dilation: "[1, 1]",
-		Groups: 1, Bias: true, DType: "float32", Format: "contiguous"}
-	e := table[k]
+	if len(older) != 300+19+42-4 {
+		t.Errorf("%d configurations in the older recordings, want 357", len(older))
+	}
+	c := convConfig{x: []int64{1, 128, 768, 1024}, w: []int64{64, 128, 7, 7}, stride: []int64{1, 1}, padding: []int64{3, 3},
+		dilation: []int64{1, 1}, groups: 1, bias: true, dtype: Float32, format: "contiguous"}
+	e := table[c.canon()]
 	if e == nil {
 		t.Fatal("the issue's 7x7 convolution is not in the table")
 	}
@@ -54,7 +90,8 @@ func TestConvTableHoldsTheRecordings(t *testing.T) {
 }
 
 // TestConvTableBackwardsAreUsable: in every recorded backward, each
-// tensor kept is the gradient of exactly one input asked, by size.
+// tensor kept is the gradient of exactly one input asked (by its size in
+// the older recordings).
 func TestConvTableBackwardsAreUsable(t *testing.T) {
 	table, err := builtinConvTable()
 	if err != nil {
@@ -62,15 +99,15 @@ func TestConvTableBackwardsAreUsable(t *testing.T) {
 	}
 	runs := 0
 	for k, e := range table {
-		var k0 int64
-		fmt.Sscanf(k.W, "[%d,", &k0)
-		size := map[byte]uint64{'x': e.xBytes, 'w': e.wBytes, 'b': uint64(k0) * DTypes[k.DType].Size}
+		if err := e.readEvents(); err != nil {
+			t.Fatal(err)
+		}
 		for bk, events := range e.backward {
 			var want []int
 			for i := range bk.mask {
 				want = append(want, strings.IndexByte("xwb", bk.mask[i]))
 			}
-			if _, err := gradientOrder("conv", kept(events), want, func(i int) uint64 { return size["xwb"[i]] }); err != nil {
+			if _, err := gradientRoles("conv", events, want); err != nil {
 				t.Errorf("%+v %s %s: %v", k, bk.mask, bk.grad, err)
 			}
 			runs++
@@ -91,17 +128,23 @@ func convOnce(t *testing.T, s *Session, x, w []int64, grad bool) (*Tensor, error
 	return s.Run(Ops["conv2d"], Args{in, wt, b, []int64{1}, []int64{1}, []int64{1}, int64(1)})
 }
 
-// TestConvNotRecordedSaysHowToRecord: a configuration outside the table
-// is refused, naming it, with the probe's --config line for it, which
-// records exactly that configuration and its backward.
+// TestConvNotRecordedSaysHowToRecord: under Options.Strict a
+// configuration outside the table is refused, naming it, with the
+// probe's --config line for it, which records exactly that
+// configuration and its backward, and calibrate.py, which records a
+// program's, and how to pass the file.
 func TestConvNotRecordedSaysHowToRecord(t *testing.T) {
-	s := newTestSession(t, 1)
-	_, err := convOnce(t, s, []int64{3, 5, 7, 9}, []int64{4, 5, 3, 3}, true)
+	s, err := NewSession(Options{Preset: Presets["h200"], FakeHost: true, Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = convOnce(t, s, []int64{3, 5, 7, 9}, []int64{4, 5, 3, 3}, true)
 	if err == nil {
 		t.Fatal("an unrecorded convolution ran")
 	}
 	msg := pyText(err)
-	if !strings.HasPrefix(msg, "NotImplementedError: F.conv2d of input [3, 5, 7, 9], weight [4, 5, 3, 3], stride [1, 1], padding [1, 1]") {
+	if !strings.HasPrefix(msg, "NotImplementedError: F.conv2d of input [3, 5, 7, 9], weight [4, 5, 3, 3], stride [1, 1], padding [1, 1]") ||
+		!strings.Contains(msg, "`python3 scripts/calibrate.py FILE.py`") || !strings.HasSuffix(msg, "pass the file with --calibration or GPUMEMREPL_CALIBRATION") {
 		t.Errorf("error %q", msg)
 	}
 	_, line, ok := strings.Cut(msg, "--config '")

@@ -20,7 +20,8 @@
 //     releasing storages, copies between devices.
 //   - families.go: the families' state a Session holds (autocast's,
 //     checkpointing's, the convolution table, cuBLAS's workspaces, ...)
-//     and the one hook of the core a family needs (each new storage).
+//     and the two hooks of the core a family needs (the session's start,
+//     each new storage).
 //   - gpu.go: the backend under each CUDA index (the simulated device or
 //     a real one) and what a GPU is made of (preset, properties.go).
 //   - hostmem.go, hostbudget.go, pinned.go: host tensors' memory
@@ -114,8 +115,10 @@
 //     maskgrad.go.
 //   - Resampling: resample.go (F.pad, F.interpolate), repeat.go (repeat,
 //     tile); not yet recorded on the GPU, labelled estimated.
-//   - Layers: conv.go with convtable.go and convtable/ (the recorded
-//     convolutions), batchnorm.go, batchnorm_group.go, pool.go,
+//   - Layers: conv.go with convtable.go, convparse.go and convtable/
+//     (the recorded convolutions), convestimate.go (the others, from
+//     the nearest recorded one) and calibration.go (the user's own
+//     recordings), batchnorm.go, batchnorm_group.go, pool.go,
 //     norm_layer.go, embedding.go, dropout.go, attention.go,
 //     attention_math.go, mha.go, encoder.go, loss.go, loss_nll.go, nn.go
 //     and module.go (parameters, a module's conversions).

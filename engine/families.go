@@ -12,6 +12,10 @@ type families struct {
 	// (convtable.go); cudnn reads torch.backends.cudnn's flags (conv.go).
 	convTable convTable
 	cudnn     func() CudnnFlags
+	// calibration is the calibration files' convolutions (calibration.go);
+	// convEstimated the estimated configurations met so far (conv.go).
+	calibration   convTable
+	convEstimated map[string]*convEntry
 	// einsumPath reads torch.backends.opt_einsum's settings (einsum_path.go).
 	einsumPath func() EinsumPathFlags
 	// workspaces are the cuBLAS and cuBLASLt workspaces made so far
@@ -26,6 +30,14 @@ type families struct {
 	hooksNoted bool
 	// rnn is cuDNN's RNN state (rnn.go).
 	rnn rnnStates
+}
+
+// familiesStart is called when the session starts: the families that
+// read files read them, so that one that does not read stops the session
+// there (the calibration files, calibration.go).
+func (s *Session) familiesStart() (err error) {
+	s.calibration, err = readCalibration(s.opts.Calibration)
+	return err
 }
 
 // storageMade is called for each new storage before it is taken: the

@@ -95,6 +95,10 @@ type Options struct {
 	// rules: to measure the general rule's error against the recordings
 	// (general.go). Not for users: cmd sets it from GPUMEMREPL_FORCE_GENERAL.
 	ForceGeneral []string
+	// Calibration names calibration files: recordings of convolutions
+	// made on the user's GPU (scripts/calibrate.py), read at the start
+	// and exact over the built-in tables (calibration.go).
+	Calibration []string
 }
 
 type gpu struct {
@@ -200,6 +204,9 @@ func NewSession(o Options) (*Session, error) {
 	s := &Session{opts: o, cfg: cfg, gradEnabled: true}
 	s.host = newHostBudget(o.HostBudget, o.HostTotal)
 	s.defaults = defaults{dtype: Float32, device: CPU}
+	if err := s.familiesStart(); err != nil {
+		return nil, err
+	}
 	var bs []backend
 	switch o.Backend {
 	case "", "sim":

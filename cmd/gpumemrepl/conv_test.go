@@ -10,10 +10,11 @@ import (
 )
 
 // TestConvNotRecordedThenLoaded: through the binary, a convolution the
-// table does not hold stops the script at its position with exit 1 and
-// the probe's line that records it; the same script runs once
-// GPUMEMREPL_CONV_TABLE names a recording of that configuration, whose
-// workspace then shows in the peak.
+// table does not hold runs estimated (≈, the estimate named); under
+// --strict it stops the script at its position with exit 1 and the
+// probe's line that records it; the same script runs exact once
+// GPUMEMREPL_CONV_TABLE or --calibration names a recording of that
+// configuration, whose workspace then shows in the peak.
 func TestConvNotRecordedThenLoaded(t *testing.T) {
 	dir := t.TempDir()
 	script := filepath.Join(dir, "conv.py")
@@ -22,8 +23,14 @@ func TestConvNotRecordedThenLoaded(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(binary, "run", "--fake-host", "--device", "sim", script)
-	cmd.Env = append(os.Environ(), "GPUMEMREPL_CONV_TABLE=")
+	cmd.Env = append(os.Environ(), "GPUMEMREPL_CONV_TABLE=", "GPUMEMREPL_CALIBRATION=")
 	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "  ≈ host") || !strings.Contains(string(out), "estimated: F.conv2d [3, 5, 7, 9] x [4, 5, 3, 3] stride [1, 1] float32: cuDNN's workspace of an unrecorded configuration, taken from the nearest recorded one,") {
+		t.Fatalf("estimated: %v\n%s", err, out)
+	}
+	cmd = exec.Command(binary, "run", "--strict", "--fake-host", "--device", "sim", script)
+	cmd.Env = append(os.Environ(), "GPUMEMREPL_CONV_TABLE=", "GPUMEMREPL_CALIBRATION=")
+	out, err = cmd.CombinedOutput()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
 		t.Fatalf("exit %v, want 1:\n%s", err, out)
@@ -37,10 +44,15 @@ func TestConvNotRecordedThenLoaded(t *testing.T) {
 	if err := os.WriteFile(table, []byte(rec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd = exec.Command(binary, "run", "--fake-host", "--device", "sim", script)
-	cmd.Env = append(os.Environ(), "GPUMEMREPL_CONV_TABLE="+table)
-	out, err = cmd.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "\n1000448\n") {
-		t.Fatalf("with the table: %v\n%s\nwant the 1000448-byte workspace printed", err, out)
+	for _, args := range [][]string{{"run", "--strict"}, {"run", "--strict", "--calibration", table}} {
+		cmd = exec.Command(binary, append(args, "--fake-host", "--device", "sim", script)...)
+		cmd.Env = append(os.Environ(), "GPUMEMREPL_CALIBRATION=")
+		if len(args) == 2 {
+			cmd.Env = append(cmd.Env, "GPUMEMREPL_CONV_TABLE="+table)
+		}
+		out, err = cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "\n1000448\n") || strings.Contains(string(out), "≈") {
+			t.Fatalf("%v with the table: %v\n%s\nwant the 1000448-byte workspace printed, exact", args, err, out)
+		}
 	}
 }

@@ -213,6 +213,10 @@ REPL and run flags:
   --context-bytes N    simulated CUDA context instead of the preset's
   --devices N          number of simulated GPUs (1 to 120, PyTorch's most)
                        (the four simulated-GPU flags pick the simulated device under auto)
+  --calibration FILE[:FILE...]
+                       calibration files: convolutions recorded on your GPU by
+                       scripts/calibrate.py (docs/calibration.md), exact over the built-in
+                       tables; also GPUMEMREPL_CALIBRATION, read by fit and diff too
   --no-color           no color (also NO_COLOR, or output that is not a terminal)
   --fake-host          deterministic mode for golden tests: no real host memory;
                        "host" is the bytes of live cpu tensors

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -22,6 +23,7 @@ type sessionFlags struct {
 	json, keepGoing, noColor, fakeHost bool
 	eachStatement, strict, peak        bool
 	preset, allocConf, device, plot    string
+	calibration                        string
 	totalBytes, contextBytes           optUint
 	hostBudget, hostTotal              optSize
 	devices                            int
@@ -44,6 +46,7 @@ func (f *sessionFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.devices, "devices", 1, "number of simulated devices")
 	fs.Var(&f.hostBudget, "host-budget", "real host memory for host tensors, past it counted")
 	fs.Var(&f.hostTotal, "host-total", "the simulated machine's host memory")
+	fs.StringVar(&f.calibration, "calibration", "", "calibration files (scripts/calibrate.py), ':'-separated")
 }
 
 // forceGeneralEnv names table ops ("all": every one the general rule
@@ -87,6 +90,11 @@ func (f *sessionFlags) session(fs *flag.FlagSet, stderr io.Writer) (*engine.Sess
 	if f.totalBytes.v != nil {
 		o.TotalBytes = *f.totalBytes.v
 	}
+	for _, c := range strings.Split(f.calibration, ":") {
+		if c != "" {
+			o.Calibration = append(o.Calibration, c)
+		}
+	}
 	if f.contextBytes.v != nil {
 		o.Preset.ContextBytes = *f.contextBytes.v
 	}
@@ -121,6 +129,9 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	s, err := sf.session(fs, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "gpumemrepl: %v\n", err)
+		if errors.As(err, new(*engine.CalibrationFileError)) {
+			return 1 // bad input, not bad usage
+		}
 		return 2
 	}
 	r := &repl.Runner{Session: s, Out: stdout, Err: stderr, JSON: sf.json, KeepGoing: sf.keepGoing, EachStatement: sf.eachStatement, Peak: sf.peak, PlotPath: sf.plot, File: "<stdin>"}

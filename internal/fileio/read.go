@@ -17,9 +17,9 @@ const (
 	// hold: 64 MiB, a thousand times the longest program of the project's
 	// tests and a million-line generated sweep with room to spare.
 	MaxScript = 64 << 20
-	// MaxTable is the most a recorded table of the user's
-	// (GPUMEMREPL_CONV_TABLE) may hold: the project's own three are
-	// 23 KiB together.
+	// MaxTable is the most a calibration file (a recorded table of the
+	// user's convolutions: --calibration, GPUMEMREPL_CALIBRATION) may
+	// hold: the project's own tables are a few MB together.
 	MaxTable = 64 << 20
 )
 
