@@ -4,7 +4,13 @@ layers, over a grid of configurations (issue 35; engine/rnn_cudnn.go
 estimates these until they are recorded).
 
     python3 scripts/probe_rnn.py OUT.jsonl.gz
+    python3 scripts/probe_rnn.py --scripts OUT.jsonl.gz
     python3 scripts/probe_rnn.py --dry-run
+
+--scripts records, in the same form, the configurations that the rule
+scripts (testdata/pyrules*/rnn_*.py, train_lstm_packed.py) and the
+zoo's lstm_lm.py and gru_seq2seq.py run, off the grid: a check of the
+rule fitted to the grid, and their figures exact whatever it says.
 
 For each configuration (mode LSTM, GRU, RNN_TANH or RNN_RELU; input and
 hidden size, proj_size, layers, bidirectional; dtype; steps and batch, or
@@ -75,6 +81,42 @@ def grid():
     return out
 
 
+def batch_sizes(lengths):
+    """pack_padded_sequence's batch_sizes of sequences of lengths: at each
+    step, how many are longer."""
+    return [sum(n > t for n in lengths) for t in range(max(lengths))]
+
+
+def scripts():
+    """The cuDNN calls of the rule scripts and the zoo's recurrent models,
+    each with the sizes it runs at (what gpumemrepl's estimates named)."""
+    out = []
+    for c in [dict(mode="LSTM", input=96, hidden=160, layers=2, seq=23, batch=7),
+              dict(mode="GRU", input=48, hidden=112, layers=3, bidir=True, dropout=0.25, seq=31, batch=5),
+              dict(mode="RNN_RELU", input=40, hidden=72, seq=17, batch=3),
+              dict(mode="LSTM", input=64, hidden=144, proj=48, seq=19, batch=6),
+              dict(mode="GRU", input=56, hidden=88, seq=13, batch=1),
+              dict(mode="GRU", input=56, hidden=88, seq=9, batch=2),
+              dict(mode="GRU", input=56, hidden=88, seq=11, batch=4, dtype="float16"),
+              dict(mode="LSTM", input=80, hidden=128, seq=21, batch=5, dtype="float16"),
+              dict(mode="LSTM", input=80, hidden=128, seq=21, batch=5),
+              dict(mode="LSTM", input=48, hidden=96, batch_sizes=batch_sizes([25, 21, 21, 14, 9, 3])),
+              dict(mode="GRU", input=48, hidden=64, layers=2, batch_sizes=batch_sizes([25, 21, 21, 14, 9, 3])),
+              dict(mode="LSTM", input=48, hidden=96, batch_sizes=batch_sizes([17, 12, 12, 5])),
+              dict(mode="LSTM", input=128, hidden=192, layers=2, bidir=True, dropout=0.3,
+                   batch_sizes=batch_sizes([37, 12, 29, 40, 8, 33, 21, 40, 17, 26, 5, 31, 40, 19, 23, 11, 36, 28, 14, 40, 9, 25, 32, 16])),
+              dict(mode="LSTM", input=256, hidden=256, layers=2, dropout=0.2, seq=35, batch=20),
+              dict(mode="GRU", input=128, hidden=128, seq=10, batch=32),
+              dict(mode="GRU", input=128, hidden=128, seq=10, batch=1),
+              dict(mode="GRU", input=256, hidden=128, seq=1, batch=32),
+              dict(mode="GRU", input=256, hidden=128, seq=1, batch=1)]:
+        c = dict(BASE, **c)
+        if c["batch_sizes"]:
+            c["seq"], c["batch"] = len(c["batch_sizes"]), c["batch_sizes"][0]
+        out.append(c)
+    return out
+
+
 MODULE_CONFIGS = [dict(BASE), dict(BASE, mode="GRU", layers=2, bidir=True), dict(BASE, mode="RNN_TANH", hidden=512),
                   dict(BASE, layers=2, dropout=0.2, dtype="float16")]
 
@@ -83,10 +125,13 @@ def main():
     args = sys.argv[1:]
     if args == ["--dry-run"]:
         configs = grid()
-        print(f"{len(configs)} configurations, {len(MODULE_CONFIGS)} as modules")
-        for c in configs[:3] + configs[-2:]:
+        print(f"{len(configs)} configurations, {len(MODULE_CONFIGS)} as modules, {len(scripts())} of the scripts")
+        for c in configs[:3] + configs[-2:] + scripts()[-6:-4]:
             print(json.dumps(c))
         return
+    configs, modules = grid(), MODULE_CONFIGS
+    if args[:1] == ["--scripts"]:
+        configs, modules, args = scripts(), [], args[1:]
     if len(args) != 1:
         sys.exit(__doc__)
     import torch
@@ -94,10 +139,10 @@ def main():
     with gzip.open(args[0], "wt") as w:
         w.write(json.dumps({"torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
                             "gpu": torch.cuda.get_device_name(0), "dropout_state": probe.dropout_state()}) + "\n")
-        for c in grid():
+        for c in configs:
             w.write(json.dumps(dict(c, **probe.config(c))) + "\n")
             w.flush()
-        for c in MODULE_CONFIGS:
+        for c in modules:
             w.write(json.dumps(dict(c, module=probe.module(c))) + "\n")
 
 
