@@ -6,6 +6,7 @@ reports after every step.
     python3 scripts/record_script.py SCRIPT.py OUT.jsonl
     python3 scripts/record_script.py --events SCRIPT.py OUT.jsonl
     python3 scripts/record_script.py --addresses SCRIPT.py OUT.jsonl
+    python3 scripts/record_script.py --gc [--events] SCRIPT.py OUT.jsonl
 
 A .gpumem script (plain PyTorch code, as gpumemrepl reads it): every line
 that is not blank or a comment is a step, as in `gpumemrepl run`: a `with`
@@ -54,6 +55,18 @@ CUDA driver's reservations of device address space show (the
 allocator's segments, and what the driver and libraries reserve
 beside them: testdata/segments/README.md).
 
+With --gc (.py scripts), each row also has "gc": gc.get_count() the
+moment the step's statement finished, before the recorder does anything
+else. The recorder's own work between steps (compiling the next
+statement, reading the devices, writing the row) runs with the
+collector disabled, so it schedules no collection; what it allocates
+there it frees before the next statement runs, so the counts the
+script sees are those of plain python3, but for the few objects the
+recorder keeps alive while a statement runs (its stdout tee, the
+statement's code) when a collection happens inside that statement.
+gc.disable() or gc.enable() in the script are honoured from one step
+to the next.
+
 A .py script's own state is left as the script would leave it: the
 recorder keeps no step's value, exception or traceback (an error is
 formatted to a string in its except clause, which drops it), and imports
@@ -68,6 +81,7 @@ may see collections at other moments than under plain python3; and stderr
 """
 import ast
 import builtins
+import gc
 import io
 import json
 import os
@@ -291,15 +305,17 @@ class Maps:
         return changes
 
 
-def record_py(script, out, events=False, addresses=False):
+def record_py(script, out, events=False, addresses=False, counts=False):
     """Record a .py script, one step a top-level statement."""
     with open(script, "rb") as f:
         source = f.read()
     lines = source.decode("utf-8", "replace").splitlines()
     with open(out, "w", encoding="utf-8") as w:
-        def row(line, end_line, stdout, error, devices, step_events=None, step_maps=None):
+        def row(line, end_line, stdout, error, devices, step_events=None, step_maps=None, step_gc=None):
             text = lines[line - 1] if 0 < line <= len(lines) else ""
             r = {"line": line, "end_line": end_line, "source": text, "stdout": stdout, "error": error, "devices": devices}
+            if counts:
+                r["gc"] = list(step_gc)
             if events:
                 r["events"] = step_events or []
             if addresses:
@@ -317,7 +333,11 @@ def record_py(script, out, events=False, addresses=False):
         namespace = main_module(script)
         flags = 0
         real = sys.stdout
+        enabled = gc.isenabled()
+        step_gc = None
         for i, stmt in enumerate(tree.body):
+            if counts:
+                gc.disable()
             body = ast.Pass() if i > 0 and is_docstring(stmt) else stmt
             ast.copy_location(body, stmt)
             code = compile(ast.Module(body=[body], type_ignores=[]), script, "exec", flags=flags, dont_inherit=True)
@@ -325,6 +345,8 @@ def record_py(script, out, events=False, addresses=False):
             tee = Tee(real)
             sys.stdout = tee
             error, stop = None, False
+            if counts and enabled:
+                gc.enable()
             try:
                 exec(code, namespace)
             except SystemExit as e:
@@ -332,6 +354,10 @@ def record_py(script, out, events=False, addresses=False):
             except Exception as e:
                 error = describe(e)
             finally:
+                if counts:
+                    step_gc = gc.get_count()
+                    enabled = gc.isenabled()
+                    gc.disable()
                 sys.stdout = real
             del code
             torch = sys.modules.get("torch")
@@ -339,13 +365,19 @@ def record_py(script, out, events=False, addresses=False):
             step_events = history.take(torch) if events else None
             del torch
             step_maps = maps.take() if maps else None
-            row(first_line(stmt), stmt.end_lineno, tee.kept.getvalue(), error, devices, step_events, step_maps)
+            row(first_line(stmt), stmt.end_lineno, tee.kept.getvalue(), error, devices, step_events, step_maps, step_gc)
+            del tee, step_events, step_maps, devices
             if stop:
-                return
+                break
+        if counts and enabled:
+            gc.enable()
 
 
 if __name__ == "__main__":
     args = sys.argv[1:]
+    with_gc = args[:1] == ["--gc"]
+    if with_gc:
+        args = args[1:]
     with_addresses = args[:1] == ["--addresses"]
     with_events = with_addresses or args[:1] == ["--events"]
     if with_events:
@@ -354,6 +386,6 @@ if __name__ == "__main__":
         sys.exit(__doc__)
     script_path, out_path = args
     if script_path.endswith(".py"):
-        record_py(script_path, out_path, with_events, with_addresses)
+        record_py(script_path, out_path, with_events, with_addresses, with_gc)
     else:
         record_gpumem(script_path, out_path)

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Record a .py script statement by statement as plain python3 runs it,
+with CPython's collector counts after each top-level statement and,
+once the script has imported torch, what cuda:0 reports.
+
+    python3 scripts/record_gc.py SCRIPT.py OUT.jsonl
+    python3 scripts/record_gc.py --start OUT.json   (what import torch leaves)
+
+Why not record_script.py: its own work between statements (compiling the
+next one, reading the devices, writing the row, a tee for stdout)
+allocates and frees container objects, which moves CPython's free lists
+and counts, so the collector runs by itself at other moments than in
+plain python3 -- and a script whose tensors sit in reference cycles
+then shows other figures. Here every statement is compiled before the
+first runs, stdout goes to one StringIO made before (its position read
+after each statement), figures go into array.array buffers, and reading
+them runs with the collector disabled: between two statements the
+recorder allocates no container, so the collector sees the script's own
+allocations only. Each row says so: "gc" is gc.get_count() as the
+statement finished, "gc_after" after the devices were read (equal when
+reading them changed nothing; CPython's free lists absorb what
+memory_stats() makes and frees).
+
+The rows have record_script.py's fields: "line" (the statement's first
+line, decorators included), "end_line", "source", "stdout", "error"
+(null, or "Type: message" for the statement that ended the script: as
+in python3, nothing after it runs) and "devices" (null until torch is
+imported; then cuda:0's allocated, reserved, max_allocated,
+max_reserved), and "gc", "gc_after".
+
+--start writes, as JSON, what a fresh process's collector holds after
+`import torch`, made after as many throwaway lists as each of several
+counts, to show whether that state depends on what ran before: counts,
+len(gc.get_objects()) per generation, and the free lists
+(sys._debugmallocstats, read from a child process's stderr).
+"""
+import array
+import ast
+import gc
+import io
+import json
+import os
+import subprocess
+import sys
+import types
+
+import builtins
+
+
+def compile_steps(path):
+    """The script's top-level statements, each compiled alone, with its lines."""
+    with open(path, "rb") as f:
+        source = f.read()
+    tree = ast.parse(source, filename=path)
+    lines = source.decode("utf-8", "replace").splitlines()
+    steps = []
+    flags = 0
+    for stmt in tree.body:
+        code = compile(ast.Module(body=[stmt], type_ignores=[]), path, "exec", flags=flags, dont_inherit=True)
+        if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
+            import __future__
+            for alias in stmt.names:
+                flags |= getattr(__future__, alias.name).compiler_flag
+        first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", [])])
+        steps.append((code, first, stmt.end_lineno))
+    return steps, lines
+
+
+def record(script, out):
+    steps, lines = compile_steps(script)
+    module = types.ModuleType("__main__")
+    module.__file__ = script
+    module.__builtins__ = builtins
+    sys.modules["__main__"] = module
+    sys.argv = [script]
+    sys.path[0] = os.path.dirname(os.path.abspath(script))
+    ns = module.__dict__
+    n = len(steps)
+    counts = array.array("q", bytes(8 * 6 * n))  # gc before and after reading devices
+    figures = array.array("q", bytes(8 * 4 * n))
+    has = array.array("b", bytes(n))
+    ends = array.array("q", bytes(8 * n))
+    buf = io.StringIO()
+    real = sys.stdout
+    error = None
+    done = 0
+    get_count, disable, enable, isenabled = gc.get_count, gc.disable, gc.enable, gc.isenabled
+    modules = sys.modules
+    codes = [s[0] for s in steps]
+    i = 0
+    sys.stdout = buf
+    try:
+        for code in codes:
+            try:
+                exec(code, ns)
+            finally:
+                c = get_count()
+                on = isenabled()
+                disable()
+                counts[6 * i], counts[6 * i + 1], counts[6 * i + 2] = c
+                del c
+                ends[i] = buf.tell()
+                torch = modules.get("torch")
+                if torch is not None:
+                    has[i] = 1
+                    figures[4 * i] = torch.cuda.memory_allocated(0)
+                    figures[4 * i + 1] = torch.cuda.memory_reserved(0)
+                    figures[4 * i + 2] = torch.cuda.max_memory_allocated(0)
+                    figures[4 * i + 3] = torch.cuda.max_memory_reserved(0)
+                del torch
+                c = get_count()
+                counts[6 * i + 3], counts[6 * i + 4], counts[6 * i + 5] = c
+                del c
+                i += 1
+                done = i
+                if on:
+                    enable()
+    except BaseException as e:  # the statement that ended the script
+        error = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+    finally:
+        sys.stdout = real
+    gc.disable()
+    text = buf.getvalue()
+    with open(out, "w", encoding="utf-8") as w:
+        start = 0
+        for k in range(done):
+            _, first, last = steps[k]
+            devices = None
+            if has[k]:
+                devices = [dict(zip(("allocated", "reserved", "max_allocated", "max_reserved"), figures[4 * k:4 * k + 4]))]
+            row = {"line": first, "end_line": last, "source": lines[first - 1], "stdout": text[start:ends[k]],
+                   "error": error if k == done - 1 else None,
+                   "devices": devices, "gc": list(counts[6 * k:6 * k + 3]), "gc_after": list(counts[6 * k + 3:6 * k + 6])}
+            start = ends[k]
+            w.write(json.dumps(row, ensure_ascii=False) + "\n")
+    sys.stdout.write(text)
+
+
+CHILD = r"""
+import gc, sys
+junk = [[] for _ in range(%d)]
+import torch
+c = gc.get_count()
+gens = [len(gc.get_objects(g)) for g in range(3)]
+print(list(c), gens, flush=True)
+sys._debugmallocstats()
+"""
+
+
+def start_states(out):
+    rows = []
+    for k in (0, 100, 250, 400, 550, 690, 1000, 5000):
+        p = subprocess.run([sys.executable, "-c", CHILD % k], capture_output=True, text=True, timeout=120)
+        first = p.stdout.strip().splitlines()[0] if p.stdout.strip() else ""
+        free = [l.strip() for l in p.stderr.splitlines() if " free " in l and ("PyDict" in l or "PyList" in l or "PyTuple" in l)]
+        rows.append({"junk_lists": k, "after_import_torch": first, "free_lists": free, "rc": p.returncode,
+                     "stderr_tail": p.stderr[-300:] if p.returncode else ""})
+    with open(out, "w") as w:
+        json.dump({"python": sys.version, "states": rows}, w, indent=1)
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    if args[:1] == ["--start"] and len(args) == 2:
+        start_states(args[1])
+    elif len(args) == 2:
+        record(args[0], args[1])
+    else:
+        sys.exit(__doc__)
