@@ -84,6 +84,10 @@ type gradSlot struct {
 	// AccumulateGrad while a graph uses that. The last to go takes the
 	// .grad with it.
 	holders int
+	// savers are the nodes that saved the leaf itself (PyTorch's
+	// SavedVariable keeps a leaf's TensorImpl, not a copy): its storage
+	// swapped by .data = follows into them.
+	savers []*node
 }
 
 // newGradSlot is a new leaf's slot, held by the one tensor value made.
@@ -211,6 +215,9 @@ func (s *Session) saveFor(n *node, out *Tensor, save []*Tensor) {
 			t.st.savedBy = n.name
 		}
 		sv.st = t.st
+		if t.fn == nil && t.slot != nil && t != out {
+			t.slot.savers = append(t.slot.savers, n)
+		}
 		n.saved = append(n.saved, sv)
 	}
 }

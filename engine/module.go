@@ -37,9 +37,21 @@ func (s *Session) Convert(t *Tensor, dev Device, dt DType) (*Tensor, error) {
 
 // SetData is t.data = src: t takes src's storage, shape and dtype (its
 // graph and .grad stay); t's old storage goes if nothing else holds it.
-func (s *Session) SetData(t, src *Tensor) {
+// A leaf's TensorImpl is what graphs hold of it (the AccumulateGrad of
+// a graph using it, the nodes that saved it), so they see the new
+// storage too, as in PyTorch: model.cpu() after a forward that saved
+// the weight frees the CUDA weight.
+//
+// Until recorded on the GPU (testdata/gc_pending), a swap that a graph
+// follows is an estimate.
+func (s *Session) SetData(t, src *Tensor) error {
 	if t.st == src.st {
-		return
+		return nil
+	}
+	if t.slot != nil && t.fn == nil && s.graphHolds(t.slot, t.st) {
+		if err := s.estimate(nil, "Tensor.data =", "%s: a graph holds the leaf and follows its new storage, as PyTorch's saved leaves and AccumulateGrad hold the tensor itself; not yet recorded (testdata/gc_pending/data_swap_saved.py)", dimList(t.Shape)); err != nil {
+			return err
+		}
 	}
 	old := t.st
 	fn, slot := t.fn, t.slot
@@ -49,7 +61,55 @@ func (s *Session) SetData(t, src *Tensor) {
 		t.st.role = roleParam
 	}
 	t.st.refs++
+	if slot != nil && fn == nil {
+		s.followLeaf(slot, old, t.st)
+	}
 	s.release(old)
+	return nil
+}
+
+// graphHolds reports whether a graph holds the leaf's storage st.
+func (s *Session) graphHolds(slot *gradSlot, st *storage) bool {
+	if slot.acc != nil && slot.acc.leafSt == st {
+		return true
+	}
+	for _, n := range slot.savers {
+		if !n.released && n.refs > 0 {
+			for _, sv := range n.saved {
+				if sv.st == st {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// followLeaf moves what graphs hold of a leaf from its storage old to
+// its new one.
+func (s *Session) followLeaf(slot *gradSlot, old, st *storage) {
+	if acc := slot.acc; acc != nil && acc.leafSt == old {
+		acc.leafSt = st
+		st.refs++
+		s.release(old)
+	}
+	live := slot.savers[:0]
+	for _, n := range slot.savers {
+		if n.released || n.refs <= 0 {
+			continue
+		}
+		live = append(live, n)
+		for i := range n.saved {
+			if sv := &n.saved[i]; sv.st == old {
+				sv.st, sv.version = st, st.version
+				st.refs++
+				st.saved++
+				old.saved--
+				s.release(old)
+			}
+		}
+	}
+	slot.savers = live
 }
 
 // ConvertParameter converts p in place (p.data = p.to(...)), then its
@@ -80,8 +140,11 @@ func (s *Session) replaceData(p *Tensor, made func(*Tensor) (*Tensor, error)) er
 		if err != nil {
 			return err
 		}
-		s.SetData(t, c)
+		err = s.SetData(t, c)
 		s.dropTensor(c)
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 )
 
@@ -54,6 +55,16 @@ type Tier struct {
 
 // Exact reports whether every figure so far followed recorded rules.
 func (t Tier) Exact() bool { return t.First == nil }
+
+// EstimateCollection records that CPython's collector, run by itself
+// as the tool models when (python/eval/gcgen.go), freed bytes of
+// tensors held in reference cycles: CPython starts a collection when
+// its count of container objects passes a threshold, and that count
+// includes what CPython and PyTorch allocate inside, which the tool
+// models and has not recorded. Under --strict it is the error to raise.
+func (s *Session) EstimateCollection(gen int, bytes uint64) error {
+	return s.estimate(nil, "gc (automatic)", "generation %d freed %s in reference cycles: when CPython starts a collection depends on what it and PyTorch allocate inside, modelled, not recorded", gen, allocator.FormatSize(bytes))
+}
 
 // tiers is a session's record of its estimates.
 type tiers struct {

@@ -69,6 +69,7 @@ func (b *Binding) gradModes(torch *eval.ModuleObj) error {
 		return err
 	}
 	b.decorate, _ = gm.Dict.GetStr("_decorate")
+	eval.Incref(b.decorate) // the binding's, for the session: its module goes
 	graph, err := b.autogradGraphModule(b.in)
 	if err != nil {
 		return err

@@ -69,6 +69,7 @@ func (t *Tensor) Finalize(in *eval.Interp) {
 	et := t.T
 	t.T = nil
 	if n, dev, ok := t.b.S.Release(et); ok {
+		t.b.released += n
 		if l := t.b.label(in, t); l != "" {
 			t.b.S.Eventf("freed %s (%s on %s)", l, allocator.FormatSize(n), dev)
 		}
@@ -122,6 +123,9 @@ type Binding struct {
 	hooksOff   *string
 	// strided is torch.strided, every tensor's layout.
 	strided eval.Value
+	// released is the bytes tensors let go of, ever (what a collection
+	// freed is the difference).
+	released uint64
 }
 
 // label is what an event calls a dying tensor: "" for a temporary
@@ -218,7 +222,28 @@ func init() {
 	property("_version", func(b *Binding, t *Tensor) (eval.Value, error) { return int64(t.T.Version()), nil })
 	property("ndim", func(b *Binding, t *Tensor) (eval.Value, error) { return int64(len(t.T.Shape)), nil })
 	property("nbytes", func(b *Binding, t *Tensor) (eval.Value, error) { return int64(t.T.Bytes()), nil })
-	property("data", func(b *Binding, t *Tensor) (eval.Value, error) { return b.wrap(b.S.Detach(t.T)), nil })
+	TensorType.SetAttr("data", eval.NewProperty(
+		eval.NewBuiltin("data", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			t, err := self(in, s)
+			if err != nil {
+				return nil, err
+			}
+			return t.b.wrap(t.b.S.Detach(t.T)), nil
+		}),
+		eval.NewBuiltin("data", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			t, err := self(in, s)
+			if err != nil {
+				return nil, err
+			}
+			if len(args) != 1 {
+				return nil, in.Raise(eval.TypeErrorType, "data takes one value")
+			}
+			src, ok := args[0].(*Tensor)
+			if !ok || src.T == nil {
+				return nil, in.Raise(eval.TypeErrorType, "Variable data has to be a tensor, but got %s", eval.TypeOf(args[0]).Name)
+			}
+			return eval.None, t.b.pyErr(t.b.S.SetData(t.T, src.T))
+		})))
 	property("grad_fn", func(b *Binding, t *Tensor) (eval.Value, error) {
 		return b.gradFnOf(t.T.GradNode()), nil
 	})

@@ -13,6 +13,14 @@ func Install(in *eval.Interp, s *engine.Session) *Binding {
 	b := &Binding{S: s, in: in, fnNodes: map[*eval.Instance]*fnContext{}}
 	in.Embedder = b
 	in.Hooks.MissingAttr = missingAttr
+	in.Hooks.AutoCollect = func(gen int, run func() int) error {
+		before := b.released
+		run()
+		if freed := b.released - before; freed > 0 {
+			return b.pyErr(s.EstimateCollection(gen, freed))
+		}
+		return nil
+	}
 	in.RegisterModule("torch", b.torchModule)
 	in.RegisterModule("torch.cuda", b.cudaModule)
 	in.RegisterModule("torch.nn", b.nnModule)

@@ -249,6 +249,7 @@ func (in *Interp) newInstance(cls *Class) *Instance {
 	}
 	in.track(o)
 	o.Dict = in.NewDict()
+	in.uncount(o.Dict)
 	if isException(cls) {
 		o.exc = &excState{}
 	}

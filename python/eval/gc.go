@@ -5,17 +5,38 @@ import (
 	"sort"
 )
 
-// Collect is gc.collect(): objects that only reference cycles keep
-// alive are found as CPython's collector finds them (references from
-// outside the candidate set make an object reachable) and freed:
+// gcCollect is gc.collect(gen): a collection of generation gen and the
+// younger ones (see collectGen), gc.callbacks told; nothing while a
+// collection runs. It returns how many objects it freed.
+func (in *Interp) gcCollect(gen int) int {
+	if in.gc.collecting {
+		return 0
+	}
+	return in.collectWithCallbacks(gen)
+}
+
+// collectGen collects generation gen and the younger ones: objects
+// there that only reference cycles keep alive are found as CPython's
+// collector finds them (references from outside the candidate set, the
+// older generations included, make an object reachable) and freed:
 // __del__ methods first, then each object's references are cleared in
-// the order the objects were made. It returns how many it freed.
-func (in *Interp) Collect() int {
-	refs := make(map[Object]int32, len(in.live))
-	for o := range in.live {
+// the order the objects were made. The survivors move to the next
+// generation. It returns how many it freed.
+func (in *Interp) collectGen(gen int) int {
+	g := &in.gc
+	if gen < 2 {
+		g.count[gen+1]++
+	}
+	for i := 0; i <= gen; i++ {
+		g.count[i] = 0
+	}
+	g.stats[gen].collections++
+	cands := in.generation(gen)
+	refs := make(map[Object]int32, len(cands))
+	for _, o := range cands {
 		refs[o] = o.header().refs
 	}
-	for o := range in.live {
+	for _, o := range cands {
 		o.Traverse(func(v Value) {
 			if c, ok := v.(Object); ok {
 				if _, tracked := refs[c]; tracked {
@@ -24,7 +45,7 @@ func (in *Interp) Collect() int {
 			}
 		})
 	}
-	reachable := make(map[Object]bool, len(in.live))
+	reachable := make(map[Object]bool, len(cands))
 	var stack []Object
 	for o, n := range refs {
 		if n > 0 {
@@ -43,6 +64,27 @@ func (in *Interp) Collect() int {
 				}
 			}
 		})
+	}
+	older := uint8(gen)
+	if gen < 2 {
+		older++
+	}
+	survivors := 0
+	for o := range reachable {
+		o.header().gen = older
+		survivors++
+	}
+	switch gen {
+	case 1:
+		g.longPending += survivors
+	case 2:
+		g.longPending = 0
+		g.longTotal = survivors
+		// a full collection ends by emptying CPython's free lists
+		defer func() {
+			g.freeLists, g.freeDicts = 0, 0
+			g.freeTuples = [tupleFreeSizes]int{}
+		}()
 	}
 	var garbage []Object
 	for o := range refs {
@@ -81,7 +123,11 @@ func (in *Interp) Collect() int {
 			n++
 		}
 		in.Decref(o)
+		if !o.header().dead {
+			o.header().gen = older // resurrected
+		}
 	}
+	g.stats[gen].collected += n
 	return n
 }
 
@@ -123,15 +169,11 @@ func instanceDicts(garbage []Object) map[Object]bool {
 	return out
 }
 
-// GetObjects is gc.get_objects(): a new list of every object the
-// collector tracks, oldest first (CPython lists them by generation;
-// without automatic collection every object here is in one).
-func (in *Interp) GetObjects() *List {
-	objs := make([]Object, 0, len(in.live))
-	for o := range in.live {
-		objs = append(objs, o)
-	}
-	sort.Slice(objs, func(i, j int) bool { return objs[i].header().seq < objs[j].header().seq })
+// GetObjects is gc.get_objects(gen): a new list of the objects the
+// collector tracks in generation gen (every one for -1), by generation
+// and oldest first, as CPython lists them.
+func (in *Interp) GetObjects(gen int) *List {
+	objs := in.listed(gen)
 	items := make([]Value, len(objs))
 	for i, o := range objs {
 		Incref(o)
@@ -140,8 +182,8 @@ func (in *Interp) GetObjects() *List {
 	return in.NewList(items)
 }
 
-// gcModule is gc: collect, get_objects, and the collector switched off
-// and on.
+// gcModule is gc: collect, get_objects, the collector switched off and
+// on, and what gcMore adds (gcgen.go).
 func gcModule(in *Interp) (*ModuleObj, error) {
 	m := in.NewModule("gc")
 	in.fn(m, "collect", "collect(generation=2): free unreachable reference cycles, return how many objects", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
@@ -152,13 +194,14 @@ func gcModule(in *Interp) (*ModuleObj, error) {
 		if gen < 0 || gen > 2 {
 			return nil, in.Raise(ValueErrorType, "invalid generation")
 		}
-		return int64(in.Collect()), nil
+		return int64(in.gcCollect(int(gen))), nil
 	})
 	in.fn(m, "get_objects", "get_objects(generation=None): a list of every object the collector tracks", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 		var gen Value = None
 		if err := in.UnpackArgs("get_objects", args, kw, "generation?", &gen); err != nil {
 			return nil, err
 		}
+		n := int64(-1)
 		if gen != None {
 			switch plain(gen, "__index__").(type) {
 			case int64, bool, *big.Int:
@@ -167,15 +210,18 @@ func gcModule(in *Interp) (*ModuleObj, error) {
 					return nil, in.typeError("argument should be integer or None, not '%s'", TypeOf(gen).Name)
 				}
 			}
-			n, err := in.Index(gen)
-			if err != nil {
+			var err error
+			if n, err = in.Index(gen); err != nil {
 				return nil, err
+			}
+			if n < 0 {
+				return nil, in.Raise(ValueErrorType, "generation parameter cannot be negative")
 			}
 			if n >= 3 {
 				return nil, in.Raise(ValueErrorType, "generation parameter must be less than the number of available generations (3)")
 			}
 		}
-		return in.GetObjects(), nil
+		return in.GetObjects(int(n)), nil
 	})
 	for _, f := range []struct {
 		name string
@@ -192,5 +238,6 @@ func gcModule(in *Interp) (*ModuleObj, error) {
 			return f.fn(in), nil
 		})
 	}
+	in.gcMore(m)
 	return m, nil
 }

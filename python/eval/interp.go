@@ -45,6 +45,7 @@ type Interp struct {
 	dropping      Object
 	droppingLabel string
 	gcDisabled    bool
+	gc            gcGens
 	// assuming is the frame whose assert is being tested: there (not in
 	// what it calls), a truth value the tool does not compute is taken
 	// as true.
@@ -80,6 +81,11 @@ type Hooks struct {
 	// have, for a note the AttributeError adds in parentheses (torchpy:
 	// that PyTorch has it and the tool does not model it); "" adds none.
 	MissingAttr func(obj Value, name string) string
+	// AutoCollect, when set, runs each collection CPython's collector
+	// would start by itself (run does it and returns how many objects
+	// it freed), so the front end sees what it freed (a tensor's
+	// storage); an error it returns is raised where the program was.
+	AutoCollect func(gen int, run func() int) error
 }
 
 // recursionLimit is sys.getrecursionlimit()'s default.
@@ -100,6 +106,7 @@ func New() *Interp {
 		reprActive: map[Object]bool{},
 		weakrefs:   map[Object][]*weakRef{},
 	}
+	in.gc.init()
 	in.builtins = in.NewDict()
 	in.installBuiltins()
 	in.installStdlib()
@@ -118,6 +125,7 @@ func (in *Interp) RegisterModule(name string, make func(in *Interp) (*ModuleObj,
 // NewGlobals makes a module namespace for a script or session: __name__
 // is "__main__".
 func (in *Interp) NewGlobals(file string) *Dict {
+	in.gcStart()
 	g := in.NewDict()
 	in.SetStr(g, "__name__", "__main__")
 	in.SetStr(g, "__file__", file)
@@ -131,8 +139,15 @@ func (in *Interp) AddSource(file string, lines []string) { in.sources[file] = li
 // Live is the number of objects alive (for tests).
 func (in *Interp) Live() int { return len(in.live) }
 
-// checkInterrupt raises KeyboardInterrupt when the user asked to stop.
+// checkInterrupt is the evaluation loop's check (a call, a loop's next
+// round): it runs a collection an allocation scheduled, and raises
+// KeyboardInterrupt when the user asked to stop.
 func (in *Interp) checkInterrupt() error {
+	if in.gc.scheduled {
+		if err := in.runScheduledGC(); err != nil {
+			return err
+		}
+	}
 	if in.Interrupted != nil && in.Interrupted() {
 		return in.raiseInst(in.NewException(KeyboardInterruptType))
 	}

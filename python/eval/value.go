@@ -4,8 +4,8 @@
 // keeps it, so an object (and a tensor's storage under it) dies exactly
 // when CPython would free it: a name rebound or deleted, a container
 // cleared, a function's frame finished, a temporary done with. Reference
-// cycles wait for gc.collect(), as objects in cycles wait for CPython's
-// collector.
+// cycles wait for CPython's collector: gc.collect(), or the automatic
+// collections gcgen.go runs as CPython 3.12 starts them.
 //
 // Values are Go values: None, bool, int (int64, or *big.Int past it),
 // float64, string (str) are plain Go values without a count; everything
@@ -58,6 +58,9 @@ type Header struct {
 	seq uint64
 	// dead marks an object already deallocated (a guard: no second free).
 	dead bool
+	// gen is the collector's generation the object is in (gcgen.go),
+	// cost what its allocation counted there.
+	gen, cost uint8
 }
 
 func (h *Header) header() *Header { return h }
@@ -129,6 +132,7 @@ func (in *Interp) dealloc(o Object) {
 		}
 	}
 	h.dead = true
+	in.gcFree(h)
 	delete(in.live, o)
 	delete(in.ids, o)
 	if refs := in.weakrefs[o]; len(refs) > 0 {
@@ -148,6 +152,7 @@ func (in *Interp) track(o Object) {
 	in.seq++
 	h.seq = in.seq
 	in.live[o] = struct{}{}
+	in.gcAlloc(o)
 }
 
 // Track registers a new object made outside this package (a tensor)
