@@ -58,7 +58,15 @@ const (
 	costList               // from and back to the list free list
 	costDict               // from and back to the dict free list
 	costTuple              // costTuple+n: a tuple of n items (n < 20)
+	costClass = 30         // a class: the type and its __dict__ and __weakref__ descriptors
+	// fromFree marks an allocation a free list served (uncount gives it back)
+	fromFree uint8 = 0x80
 )
+
+// classUnits is what CPython counts for a class statement's type: the
+// type object and the getset descriptors of its __dict__ and
+// __weakref__, made with it and freed with it.
+const classUnits = 3
 
 // permanent is the generation gc.freeze() moves objects to.
 const permanent = 3
@@ -108,6 +116,8 @@ func gcCost(o Object) uint8 {
 		return costList
 	case *Dict:
 		return costDict
+	case *Class:
+		return costClass
 	case *Tuple:
 		n := len(o.items)
 		switch {
@@ -131,13 +141,18 @@ func (in *Interp) gcAlloc(o Object) {
 		return
 	case c == costList && g.freeLists > 0:
 		g.freeLists--
+		h.cost |= fromFree
 		return
 	case c == costDict && g.freeDicts > 0:
 		g.freeDicts--
+		h.cost |= fromFree
 		return
-	case c > costTuple && g.freeTuples[c-costTuple] > 0:
+	case c > costTuple && c < costClass && g.freeTuples[c-costTuple] > 0:
 		g.freeTuples[c-costTuple]--
+		h.cost |= fromFree
 		return
+	case c == costClass:
+		g.count[0] += classUnits - 1
 	}
 	g.count[0]++
 	if g.count[0] > g.threshold[0] && g.threshold[0] != 0 && !in.gcDisabled && !g.collecting {
@@ -149,8 +164,11 @@ func (in *Interp) gcAlloc(o Object) {
 // room, else one less in generation 0's count.
 func (in *Interp) gcFree(h *Header) {
 	g := &in.gc
-	switch c := h.cost; {
+	switch c := h.cost &^ fromFree; {
 	case c == costNone:
+		return
+	case c == costClass:
+		g.count[0] = max(0, g.count[0]-classUnits)
 		return
 	case c == costList && g.freeLists < listFreeMax:
 		g.freeLists++
@@ -158,7 +176,7 @@ func (in *Interp) gcFree(h *Header) {
 	case c == costDict && g.freeDicts < dictFreeMax:
 		g.freeDicts++
 		return
-	case c > costTuple && g.freeTuples[c-costTuple] < tupleFreeMax:
+	case c > costTuple && c < costClass && g.freeTuples[c-costTuple] < tupleFreeMax:
 		g.freeTuples[c-costTuple]++
 		return
 	}
@@ -171,7 +189,19 @@ func (in *Interp) gcFree(h *Header) {
 // on its own (an instance's attribute dict, kept inline in 3.12).
 func (in *Interp) uncount(o Object) {
 	h := o.header()
-	in.gcFree(h)
+	g := &in.gc
+	switch c := h.cost; {
+	case c&fromFree == 0:
+		if h.cost != costNone && g.count[0] > 0 {
+			g.count[0]--
+		}
+	case c&^fromFree == costList:
+		g.freeLists++
+	case c&^fromFree == costDict:
+		g.freeDicts++
+	default:
+		g.freeTuples[c&^fromFree-costTuple]++
+	}
 	h.cost = costNone
 }
 
