@@ -21,16 +21,19 @@ func Install(in *eval.Interp, s *engine.Session) *Binding {
 		}
 		return nil
 	}
-	in.RegisterModule("torch", b.torchModule)
-	in.RegisterModule("torch.cuda", b.cudaModule)
-	in.RegisterModule("torch.nn", b.nnModule)
-	in.RegisterModule("torch.nn.functional", b.functionalModule)
-	in.RegisterModule("torch.optim", b.optimModule)
-	in.RegisterModule("torch.return_types", b.returnTypesModule)
-	in.RegisterModule("torch.utils", func(in *eval.Interp) (*eval.ModuleObj, error) { return in.NewModule("torch.utils"), nil })
-	in.RegisterModule("torch.utils.checkpoint", b.checkpointModule)
-	in.RegisterModule("torch.utils.data", b.dataModule)
-	in.RegisterModule("torch.accelerator", b.acceleratorModule)
+	// torch's modules are made as they are imported, all of them while
+	// CPython imports torch whole: what they allocate counts nothing in
+	// the collector's generations
+	in.RegisterModule("torch", in.Unmetered(b.torchModule))
+	in.RegisterModule("torch.cuda", in.Unmetered(b.cudaModule))
+	in.RegisterModule("torch.nn", in.Unmetered(b.nnModule))
+	in.RegisterModule("torch.nn.functional", in.Unmetered(b.functionalModule))
+	in.RegisterModule("torch.optim", in.Unmetered(b.optimModule))
+	in.RegisterModule("torch.return_types", in.Unmetered(b.returnTypesModule))
+	in.RegisterModule("torch.utils", in.Unmetered(func(in *eval.Interp) (*eval.ModuleObj, error) { return in.NewModule("torch.utils"), nil }))
+	in.RegisterModule("torch.utils.checkpoint", in.Unmetered(b.checkpointModule))
+	in.RegisterModule("torch.utils.data", in.Unmetered(b.dataModule))
+	in.RegisterModule("torch.accelerator", in.Unmetered(b.acceleratorModule))
 	return b
 }
 

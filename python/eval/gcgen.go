@@ -38,6 +38,9 @@ type gcGens struct {
 	freeTuples           [tupleFreeSizes]int
 	stats                [3]gcStat
 	callbacks            *List
+	// quiet is set while a module CPython has made by then is made
+	// (Unmetered): what it allocates counts nothing.
+	quiet int
 }
 
 // gcStat is one generation's gc.get_stats() entry.
@@ -58,7 +61,7 @@ const (
 	costList               // from and back to the list free list
 	costDict               // from and back to the dict free list
 	costTuple              // costTuple+n: a tuple of n items (n < 20)
-	costClass = 30         // a class: the type and its __dict__ and __weakref__ descriptors
+	costClass       = 30   // a class: the type and its __dict__ and __weakref__ descriptors
 	// fromFree marks an allocation a free list served (uncount gives it back)
 	fromFree uint8 = 0x80
 )
@@ -134,8 +137,12 @@ func gcCost(o Object) uint8 {
 // and schedules a collection when generation 0 passes its threshold.
 func (in *Interp) gcAlloc(o Object) {
 	h := o.header()
-	h.cost = gcCost(o)
 	g := &in.gc
+	if g.quiet > 0 {
+		h.cost = costNone
+		return
+	}
+	h.cost = gcCost(o)
 	switch c := h.cost; {
 	case c == costNone:
 		return
@@ -275,6 +282,42 @@ func (in *Interp) generation(gen int) []Object {
 		}
 	}
 	return objs
+}
+
+// Unmetered wraps a module's maker so that what it allocates counts
+// nothing in the collector's generations: a package whose import CPython
+// ran whole before (torch's submodules, made by import torch), or whose
+// state after import is set by SetGCState.
+func (in *Interp) Unmetered(make func(in *Interp) (*ModuleObj, error)) func(in *Interp) (*ModuleObj, error) {
+	return func(in *Interp) (*ModuleObj, error) {
+		in.gc.quiet++
+		defer func() { in.gc.quiet-- }()
+		return make(in)
+	}
+}
+
+// GCState is the collector's state as CPython has it at some moment
+// (after import torch, recorded): its counts, the objects in generation
+// 2 after its last collection, and its free lists.
+type GCState struct {
+	Count                [3]int
+	LongTotal            int
+	FreeLists, FreeDicts int
+	FreeTuples           [tupleFreeSizes]int
+}
+
+// SetGCState puts the collector in state s: the objects made until now
+// are in the oldest generation, as CPython's are by then.
+func (in *Interp) SetGCState(s GCState) {
+	for o := range in.live {
+		if h := o.header(); h.gen != permanent {
+			h.gen = 2
+		}
+	}
+	g := &in.gc
+	g.count, g.longTotal, g.longPending = s.Count, s.LongTotal, 0
+	g.freeLists, g.freeDicts, g.freeTuples = s.FreeLists, s.FreeDicts, s.FreeTuples
+	g.scheduled = false
 }
 
 // gcMore adds to the gc module what reads and sets the generations.
