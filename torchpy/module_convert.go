@@ -65,7 +65,11 @@ func (b *Binding) convertTensors(o *eval.Instance, c conversion) error {
 			return err
 		}
 	}
-	if ps := sub(o, "_parameters"); ps != nil {
+	if ps := sub(o, "_parameters"); ps != nil && b.overwriteParams {
+		if err := b.overwrite(ps, c); err != nil {
+			return err
+		}
+	} else if ps != nil {
 		var err error
 		ps.Items(func(_, v eval.Value) bool {
 			if t, ok := v.(*Tensor); ok {
@@ -110,6 +114,55 @@ func (b *Binding) convertTensors(o *eval.Instance, c conversion) error {
 			return b.pyErr(err)
 		}
 		b.in.PutStr(bs, names[i], b.wrap(n), "old ."+names[i])
+	}
+	return nil
+}
+
+// overwrite is Module._apply's parameters under
+// set_overwrite_module_params_on_conversion(True): each parameter
+// converted without a graph becomes a new Parameter in _parameters (its
+// .grad converted too); the old object keeps its storage while
+// something holds it.
+func (b *Binding) overwrite(ps *eval.Dict, c conversion) error {
+	var names []string
+	var params []*Tensor
+	ps.Items(func(k, v eval.Value) bool {
+		if t, ok := v.(*Tensor); ok {
+			names, params = append(names, k.(string)), append(params, t)
+		}
+		return true
+	})
+	for i, p := range params {
+		dev, dt := c.target(p.T)
+		prev := b.S.SetGradEnabled(false)
+		n, err := b.S.Convert(p.T, dev, dt(p.T.DType))
+		var g, oldGrad = (*Tensor)(nil), b.S.Grad(p.T)
+		if err == nil && oldGrad != nil {
+			var gt = oldGrad
+			gt, err = b.S.Convert(oldGrad, dev, dt(oldGrad.DType))
+			if err == nil {
+				g = b.wrap(gt)
+			}
+		}
+		b.S.SetGradEnabled(prev)
+		if err != nil {
+			return b.pyErr(err)
+		}
+		if p.T.RequiresGrad() {
+			if err := b.S.SetRequiresGrad(n); err != nil {
+				return b.pyErr(err)
+			}
+		}
+		np := b.newParam(n)
+		if g != nil {
+			err = b.S.SetGrad(np.T, g.T)
+			b.in.Decref(g)
+			if err != nil {
+				b.in.Decref(np)
+				return b.pyErr(err)
+			}
+		}
+		b.in.PutStr(ps, names[i], np, "old ."+names[i])
 	}
 	return nil
 }

@@ -126,6 +126,9 @@ type Binding struct {
 	// released is the bytes tensors let go of, ever (what a collection
 	// freed is the difference).
 	released uint64
+	// overwriteParams is torch.__future__'s
+	// set_overwrite_module_params_on_conversion.
+	overwriteParams bool
 }
 
 // label is what an event calls a dying tensor: "" for a temporary

@@ -101,6 +101,10 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m.Set(in, "OutOfMemoryError", OutOfMemoryErrorType)
 	m.Set(in, "AcceleratorError", AcceleratorErrorType)
 	b.declareMemoryFormats(m)
+	future := b.futureModule(in)
+	in.AddModule("torch.__future__", future)
+	m.Set(in, "__future__", future)
+	in.Decref(future)
 	b.declareLegacyTypes(m, false)
 	b.declareCloseness(m)
 	for name, d := range engine.DTypes {
