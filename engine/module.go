@@ -44,12 +44,33 @@ func (s *Session) Convert(t *Tensor, dev Device, dt DType) (*Tensor, error) {
 //
 // Until recorded on the GPU (testdata/gc_pending), a swap that a graph
 // follows is an estimate.
-func (s *Session) SetData(t, src *Tensor) error {
+func (s *Session) SetData(t, src *Tensor) error { return s.setData(t, src, "Tensor.data =") }
+
+// SetSource is t.set_(src) (an empty tensor of t's dtype and device for
+// nil): t takes src's storage, shape and strides, as SetData; PyTorch
+// counts it an in-place op, refused on a leaf that requires grad while
+// grad mode is on.
+func (s *Session) SetSource(t, src *Tensor) error {
+	if t.slot != nil && t.fn == nil && s.gradEnabled {
+		return Errorf(RuntimeError, "a leaf Variable that requires grad is being used in an in-place operation.")
+	}
+	if src == nil {
+		e, err := s.NewTensor(TensorSpec{Op: "empty", Shape: []int64{0}, DType: t.DType, Device: t.Device()})
+		if err != nil {
+			return err
+		}
+		defer s.dropTensor(e)
+		src = e
+	}
+	return s.setData(t, src, "Tensor.set_")
+}
+
+func (s *Session) setData(t, src *Tensor, op string) error {
 	if t.st == src.st {
 		return nil
 	}
 	if t.slot != nil && t.fn == nil && s.graphHolds(t.slot, t.st) {
-		if err := s.estimate(nil, "Tensor.data =", "%s: a graph holds the leaf and follows its new storage, as PyTorch's saved leaves and AccumulateGrad hold the tensor itself; not yet recorded (testdata/gc_pending/data_swap_saved.py)", dimList(t.Shape)); err != nil {
+		if err := s.estimate(nil, op, "%s: a graph holds the leaf and follows its new storage, as PyTorch's saved leaves and AccumulateGrad hold the tensor itself; not yet recorded (testdata/gc_pending/data_swap_saved.py)", dimList(t.Shape)); err != nil {
 			return err
 		}
 	}

@@ -383,6 +383,28 @@ func init() {
 		}
 		return nil, b.in.Raise(eval.UnknownValueErrorType, "this tool does not compute tensor values, so a tensor has no truth value here")
 	})
+	tensorMethod("set_", "set_(source=None): take source's storage, shape and strides (an empty storage without one)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if len(args)+len(kw) > 1 {
+			return nil, b.in.Raise(eval.NotImplementedErrType, "set_(source, storage_offset, size, stride): this tool models set_() and set_(tensor) only")
+		}
+		var src eval.Value = eval.None
+		if err := b.in.UnpackArgs("set_", args, kw, "source?", &src); err != nil {
+			return nil, err
+		}
+		var st *engine.Tensor
+		if src != eval.None {
+			s, ok := src.(*Tensor)
+			if !ok || s.T == nil {
+				return nil, b.in.Raise(eval.NotImplementedErrType, "set_(%s): this tool models set_() and set_(tensor) only", eval.TypeOf(src).Name)
+			}
+			st = s.T
+		}
+		if err := b.S.SetSource(t.T, st); err != nil {
+			return nil, b.pyErr(err)
+		}
+		eval.Incref(t)
+		return t, nil
+	})
 	tensorMethod("untyped_storage", "untyped_storage()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return b.storageObj(t), nil
 	})
