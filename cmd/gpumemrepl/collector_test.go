@@ -59,6 +59,7 @@ func TestAutomaticCollectionFreesCycles(t *testing.T) {
 // CUDA weight, as in PyTorch; the tool kept it. The swap a graph follows
 // is estimated until recorded.
 func TestDataSwapFollowedByGraph(t *testing.T) {
+	t.Run("set_ and overwrite", testSetAndOverwrite)
 	path := writeProgram(t, "cpu.py", `import torch
 import torch.nn as nn
 
@@ -81,6 +82,47 @@ print(torch.cuda.memory_allocated(), w.shape)
 		"34865152\n",
 		"34873344 torch.Size([2048])\n",
 		path + ":8: Tensor.data = [1024, 1024]: a graph holds the leaf and follows its new storage",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d, want %q in\n%s%s", code, want, out, errOut)
+		}
+	}
+}
+
+// testSetAndOverwrite: set_(b) takes b's storage under a (b's own goes
+// with b's name only when a holds nothing else of it), set_() an empty
+// one while a view keeps the old; under torch.__future__'s overwrite
+// flag a conversion makes new Parameters and the old object keeps its
+// CUDA storage while a name holds it.
+func testSetAndOverwrite(t *testing.T) {
+	path := writeProgram(t, "set.py", `import torch
+import torch.nn as nn
+
+a = torch.randn(1024, 1024, device="cuda")
+b = torch.randn(2048, 1024, device="cuda")
+a.set_(b)
+print(torch.cuda.memory_allocated(), a.shape)
+c = a[:10]
+a.set_()
+del b
+print(torch.cuda.memory_allocated(), a.shape)
+del c
+print(torch.cuda.memory_allocated())
+m = nn.Linear(1024, 1024).cuda()
+w = m.weight
+torch.__future__.set_overwrite_module_params_on_conversion(True)
+m.half()
+print(torch.cuda.memory_allocated(), w.dtype, w is m.weight, torch.__future__.get_overwrite_module_params_on_conversion())
+del w
+print(torch.cuda.memory_allocated())
+`)
+	out, errOut, code := run(t, path)
+	for _, want := range []string{
+		"8388608 torch.Size([2048, 1024])\n",
+		"8388608 torch.Size([0])\n",
+		"0\n",
+		"6293504 torch.float32 False True\n",
+		"2099200\n",
 	} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("exit %d, want %q in\n%s%s", code, want, out, errOut)
