@@ -38,6 +38,8 @@ def main():
     opts = ap.parse_args()
     out = opts.out or os.path.splitext(opts.program)[0] + ".calibration.jsonl"
     found = conv_configs.configs_of(opts.program)
+    if not found:
+        sys.exit(f"calibrate.py: {opts.program} ran no convolution (or failed before its first): nothing to calibrate")
     cfgs = []
     for cfg in found:
         if cfg.pop("device") != "cuda":
