@@ -437,7 +437,7 @@ func (s *Session) convLookup(op string, cfg *convConfig, mask string) (*convEntr
 	refusal := cfg.key().notRecorded(op, "", bwd...)
 	est := s.convEstimated[key]
 	if est == nil {
-		events, cause, ok := table.convEstimate(cfg, nil, skip)
+		events, cause, ok := s.convIndex().convEstimate(cfg, nil, skip)
 		if !ok {
 			return nil, refusal
 		}
@@ -456,6 +456,15 @@ func (s *Session) convLookup(op string, cfg *convConfig, mask string) (*convEntr
 	}
 	s.convEstimated[key] = est
 	return est, nil
+}
+
+// convIndex is the session's table as the estimate searches it, made
+// at its first estimate (after convTables).
+func (s *Session) convIndex() *convIndex {
+	if s.convSearch == nil {
+		s.convSearch = s.convTable.index()
+	}
+	return s.convSearch
 }
 
 // convHeldOut reports whether Options.ForceGeneral sets op's built-in
@@ -547,12 +556,11 @@ func (s *Session) convBackwardEvents(op string, e *convEntry, bk convBackwardKey
 	if ev, ok := e.backward[bk]; ok && e.hasPhase(&bk) {
 		return ev, nil
 	}
-	table, err := s.convTables()
-	if err != nil {
+	if _, err := s.convTables(); err != nil {
 		return nil, err
 	}
 	refusal := e.cfg.key().notRecorded(op, fmt.Sprintf(" (its backward for %s, a %s incoming gradient)", bk.mask, bk.grad), bk)
-	events, cause, ok := table.convEstimate(&e.cfg, &bk, e.heldOut)
+	events, cause, ok := s.convIndex().convEstimate(&e.cfg, &bk, e.heldOut)
 	if !ok {
 		return nil, refusal
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -71,21 +72,26 @@ func (c *convConfig) class() convClass {
 }
 
 // convDistance is how far the recorded b is from a configuration of
-// features fa, class ca and dtype dt.
-func convDistance(fa convFeatures, ca convClass, dt DType, b *convEntry) float64 {
+// features fa, class ca and dtype dt, or some distance at least bound
+// once it is past it.
+func convDistance(fa convFeatures, ca convClass, dt DType, b *convEntry, bound float64) float64 {
 	d := 0.0
-	for i := range fa {
-		d += convWeights[i] * math.Abs(fa[i]-b.feat[i])
-	}
-	cb := b.class
-	for _, differ := range []bool{ca.half != cb.half, ca.depthwise != cb.depthwise, ca.deterministic != cb.deterministic,
-		ca.threeD != cb.threeD, ca.transposed != cb.transposed, ca.format != cb.format} {
-		if differ {
-			d += 100
+	if cb := b.class; ca != cb {
+		for _, differ := range []bool{ca.half != cb.half, ca.depthwise != cb.depthwise, ca.deterministic != cb.deterministic,
+			ca.threeD != cb.threeD, ca.transposed != cb.transposed, ca.format != cb.format} {
+			if differ {
+				d += 100
+			}
 		}
 	}
 	if dt != b.cfg.dtype {
 		d += 0.5 // float16 for bfloat16: the same class, a nearer one of the same dtype first
+	}
+	for i := range fa {
+		if d >= bound {
+			return d // farther than the nearest so far: the rest cannot bring it back
+		}
+		d += convWeights[i] * math.Abs(fa[i]-b.feat[i])
 	}
 	return d
 }
@@ -107,22 +113,72 @@ func (e *convEntry) phaseOf(bk *convBackwardKey) ([]convEvent, error) {
 	return e.backward[*bk], nil
 }
 
+// convIndex is a table's entries as the estimate searches them: in key
+// order (a tie goes to the smaller key, so the choice does not depend on
+// map order), and by class, each class's coordinates side by side (a
+// search reads them all).
+type convIndex struct {
+	all     []*convEntry
+	byClass map[convClass]*convBucket
+}
+
+// convBucket is one class's entries and their features and dtypes.
+type convBucket struct {
+	entries []*convEntry
+	feats   []convFeatures
+	dtypes  []string
+}
+
+// index is t's convIndex.
+func (t convTable) index() *convIndex {
+	ix := &convIndex{all: make([]*convEntry, 0, len(t)), byClass: map[convClass]*convBucket{}}
+	for _, k := range slices.Sorted(maps.Keys(t)) {
+		e := t[k]
+		ix.all = append(ix.all, e)
+		b := ix.byClass[e.class]
+		if b == nil {
+			b = &convBucket{}
+			ix.byClass[e.class] = b
+		}
+		b.entries = append(b.entries, e)
+		b.feats = append(b.feats, e.feat)
+		b.dtypes = append(b.dtypes, e.cfg.dtype.Name)
+	}
+	return ix
+}
+
 // nearest is the recorded configuration nearest q that recorded the
 // phase (bk nil: the forward), other than skip's (and skip's with a bias
-// or without: the same cuDNN call); nil when none did. Ties go to the
-// smaller key, so the choice does not depend on map order.
-func (t convTable) nearest(q *convConfig, bk *convBackwardKey, skip *convConfig) *convEntry {
-	var best *convEntry
-	var bestD float64
-	var bestKey string
+// or without: the same cuDNN call): of q's class where one of its class
+// recorded it, else of any; nil when none did.
+func (ix *convIndex) nearest(q *convConfig, bk *convBackwardKey, skip *convConfig) *convEntry {
 	qf, qc := q.features(), q.class()
-	for k, e := range t {
-		if skip != nil && e.cfg.sameCall(skip) || !e.hasPhase(bk) {
-			continue
+	usable := func(e *convEntry) bool { return e.hasPhase(bk) && (skip == nil || !e.cfg.sameCall(skip)) }
+	var best *convEntry
+	bestD := math.Inf(1)
+	if b := ix.byClass[qc]; b != nil {
+		for i := range b.feats {
+			d := 0.0
+			if b.dtypes[i] != q.dtype.Name {
+				d = 0.5 // as convDistance
+			}
+			for j := range qf {
+				if d >= bestD {
+					break
+				}
+				d += convWeights[j] * math.Abs(qf[j]-b.feats[i][j])
+			}
+			if d < bestD && usable(b.entries[i]) {
+				best, bestD = b.entries[i], d
+			}
 		}
-		d := convDistance(qf, qc, q.dtype, e)
-		if best == nil || d < bestD || d == bestD && k < bestKey {
-			best, bestD, bestKey = e, d, k
+	}
+	if best != nil {
+		return best
+	}
+	for _, e := range ix.all {
+		if d := convDistance(qf, qc, q.dtype, e, bestD); d < bestD && usable(e) {
+			best, bestD = e, d
 		}
 	}
 	return best
@@ -195,8 +251,8 @@ func (f convForm) String() string {
 // convEstimate is q's estimated phase: the nearest recording's events,
 // each temporary's size carried over by its form, and the cause that
 // says so; ok false when no configuration recorded the phase.
-func (t convTable) convEstimate(q *convConfig, bk *convBackwardKey, skip *convConfig) (events []convEvent, cause string, ok bool) {
-	from := t.nearest(q, bk, skip)
+func (ix *convIndex) convEstimate(q *convConfig, bk *convBackwardKey, skip *convConfig) (events []convEvent, cause string, ok bool) {
+	from := ix.nearest(q, bk, skip)
 	if from == nil {
 		return nil, "", false
 	}

@@ -102,7 +102,8 @@ func convPhasePeak(c *convConfig, events []convEvent, backward bool) uint64 {
 // base (each query's own configuration, and the same call with a bias or
 // without, set aside) and returns, per phase, the error of its peak
 // over its recorded peak and in bytes.
-func convEstimateErrors(t *testing.T, base convTable, queries []*convEntry) (rel []float64, abs []uint64, exact int) {
+func convEstimateErrors(t *testing.T, table convTable, queries []*convEntry) (rel []float64, abs []uint64, exact int) {
+	base := table.index()
 	for _, e := range queries {
 		phases := []*convBackwardKey{nil}
 		for _, bk := range e.runs {

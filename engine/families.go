@@ -13,9 +13,11 @@ type families struct {
 	convTable convTable
 	cudnn     func() CudnnFlags
 	// calibration is the calibration files' convolutions (calibration.go);
-	// convEstimated the estimated configurations met so far (conv.go).
+	// convEstimated the estimated configurations met so far, and
+	// convSearch the table as the estimate searches it (conv.go).
 	calibration   convTable
 	convEstimated map[string]*convEntry
+	convSearch    *convIndex
 	// einsumPath reads torch.backends.opt_einsum's settings (einsum_path.go).
 	einsumPath func() EinsumPathFlags
 	// workspaces are the cuBLAS and cuBLASLt workspaces made so far
