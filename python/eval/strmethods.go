@@ -316,30 +316,27 @@ func strReplace(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, e
 // within the optional start and end.
 func strAffix(name string, f func(string, string) bool) GoFunc {
 	return func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.findArgs(name, args, kw); err != nil {
+		sub, w, err := in.findArgs(name, self.(string), args, kw)
+		if err != nil {
 			return nil, err
 		}
-		x, _, past, err := in.strWindow(self.(string), args[1:])
-		if err != nil || past {
-			return false, err
-		}
-		if t, ok := args[0].(*Tuple); ok {
+		if t, ok := sub.(*Tuple); ok {
 			for _, p := range t.items {
 				q, ok := asStr(p)
 				if !ok {
 					return nil, in.typeError("tuple for %s must only contain str, not %s", name, TypeOf(p).Name)
 				}
-				if f(x, q) {
+				if !w.past && f(w.text, q) {
 					return true, nil
 				}
 			}
 			return false, nil
 		}
-		p, ok := asStr(args[0])
+		p, ok := asStr(sub)
 		if !ok {
-			return nil, in.typeError("%s first arg must be str or a tuple of str, not %s", name, TypeOf(args[0]).Name)
+			return nil, in.typeError("%s first arg must be str or a tuple of str, not %s", name, TypeOf(sub).Name)
 		}
-		return f(x, p), nil
+		return !w.past && f(w.text, p), nil
 	}
 }
 
@@ -347,44 +344,41 @@ func strAffix(name string, f func(string, string) bool) GoFunc {
 // the substring is not there).
 func strFind(name string, f func(string, string) int, raise bool) GoFunc {
 	return func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if err := in.findArgs(name, args, kw); err != nil {
-			return nil, err
-		}
-		sub, err := in.mustStr(args[0])
+		subArg, w, err := in.findArgs(name, self.(string), args, kw)
 		if err != nil {
 			return nil, err
 		}
-		x, from, past, err := in.strWindow(self.(string), args[1:])
-		i := -1
-		if err == nil && !past {
-			i = f(x, sub)
+		sub, err := in.mustStr(subArg)
+		if err != nil {
+			return nil, err
 		}
-		if err != nil || i < 0 {
-			if err == nil && raise {
-				err = in.Raise(ValueErrorType, "substring not found")
+		i := -1
+		if !w.past {
+			i = f(w.text, sub)
+		}
+		if i < 0 {
+			if raise {
+				return nil, in.Raise(ValueErrorType, "substring not found")
 			}
-			return int64(-1), err
+			return int64(-1), nil
 		}
 		if _, ascii := in.charsOf(self.(string)); ascii {
-			return int64(from + i), nil
+			return int64(w.from + i), nil
 		}
-		return int64(from + len([]rune(x[:i]))), nil
+		return int64(w.from + len([]rune(w.text[:i]))), nil
 	}
 }
 
 func strCount(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-	if err := in.findArgs("count", args, kw); err != nil {
-		return nil, err
-	}
-	sub, err := in.mustStr(args[0])
+	subArg, w, err := in.findArgs("count", self.(string), args, kw)
 	if err != nil {
 		return nil, err
 	}
-	x, _, past, err := in.strWindow(self.(string), args[1:])
-	if err != nil || past {
+	sub, err := in.mustStr(subArg)
+	if err != nil || w.past {
 		return int64(0), err
 	}
-	return int64(strings.Count(x, sub)), nil
+	return int64(strings.Count(w.text, sub)), nil
 }
 
 // strPad is ljust, rjust or center (align as a format spec aligns).
@@ -503,20 +497,17 @@ func strTranslate(in *Interp, self Value, args []Value, kw []KeywordArg) (Value,
 	return b.String(), nil
 }
 
-// findArgs checks the arguments of str.find, index, count, startswith
-// and their kin: sub[, start[, end]], as CPython's PyArg_ParseTuple
-// words a wrong count.
-func (in *Interp) findArgs(name string, args []Value, kw []KeywordArg) error {
-	if err := in.noKw("str."+name, kw); err != nil {
-		return err
+// findArgs reads the arguments of str.find, index, count, startswith
+// and their kin, sub[, start[, end]], as CPython's PyArg_ParseTuple
+// does, and the window of s they give: start and end are read before
+// sub is looked at, as CPython reads them.
+func (in *Interp) findArgs(name, s string, args []Value, kw []KeywordArg) (sub Value, w strWindow, err error) {
+	var start, end Value
+	if err := in.unpackTuple("str."+name, args, kw, "sub", &sub, "start?", &start, "end?", &end, "/"); err != nil {
+		return nil, w, err
 	}
-	switch {
-	case len(args) < 1:
-		return in.typeError("%s() takes at least 1 argument (%d given)", name, len(args))
-	case len(args) > 3:
-		return in.typeError("%s() takes at most 3 arguments (%d given)", name, len(args))
-	}
-	return nil
+	w, err = in.window(s, start, end)
+	return sub, w, err
 }
 
 // mustStr is v as a str, or CPython's "must be str" TypeError.
@@ -706,24 +697,32 @@ func (in *Interp) strFormat(tmpl string, args []Value, kw []KeywordArg) (Value, 
 	return b.String(), nil
 }
 
-// strWindow is s[start:end] for a str method's optional start and end
-// (ints or None, clamped as a slice clamps them): the text, where it
-// starts (in characters), and past when start lies beyond s or end
-// before start, where CPython's find, count and startswith find nothing.
-func (in *Interp) strWindow(s string, bounds []Value) (x string, from int, past bool, err error) {
-	if len(bounds) == 0 || bounds[0] == None && (len(bounds) == 1 || bounds[1] == None) {
-		return s, 0, false, nil
+// strWindow is s[start:end] for a str method's optional start and
+// end: the text, where it starts (in characters), and past when start
+// lies beyond s or end before start, where CPython's find, count and
+// startswith find nothing.
+type strWindow struct {
+	text string
+	from int
+	past bool
+}
+
+// window is s[start:end], start and end nil (absent), None or ints
+// clamped as a slice clamps them.
+func (in *Interp) window(s string, start, end Value) (strWindow, error) {
+	if (start == nil || start == None) && (end == nil || end == None) {
+		return strWindow{text: s}, nil
 	}
 	r, ascii := in.charsOf(s)
 	n := len(r)
 	if ascii {
 		n = len(s)
 	}
-	at := func(i, def int) (int, error) {
-		if i >= len(bounds) || bounds[i] == None {
+	at := func(b Value, def int) (int, error) {
+		if b == nil || b == None {
 			return def, nil
 		}
-		v, err := in.Index(bounds[i])
+		v, err := in.Index(b)
 		if Matches(err, TypeErrorType) {
 			in.Drop(err)
 			err = in.typeError("slice indices must be integers or None or have an __index__ method")
@@ -736,20 +735,20 @@ func (in *Interp) strWindow(s string, bounds []Value) (x string, from int, past 
 		}
 		return int(min(v, int64(n)+1)), nil
 	}
-	start, err := at(0, 0)
+	from, err := at(start, 0)
 	if err != nil {
-		return "", 0, false, err
+		return strWindow{}, err
 	}
-	end, err := at(1, n)
+	to, err := at(end, n)
 	if err != nil {
-		return "", 0, false, err
+		return strWindow{}, err
 	}
-	end = min(end, n)
-	if start > n || end < start {
-		return "", start, true, nil
+	to = min(to, n)
+	switch {
+	case from > n || to < from:
+		return strWindow{from: from, past: true}, nil
+	case ascii:
+		return strWindow{text: s[from:to], from: from}, nil
 	}
-	if ascii {
-		return s[start:end], start, false, nil
-	}
-	return string(r[start:end]), start, false, nil
+	return strWindow{text: string(r[from:to]), from: from}, nil
 }

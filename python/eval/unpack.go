@@ -40,6 +40,14 @@ func (in *Interp) unpackExpected(fn string, args []Value, kw []KeywordArg, param
 	return in.unpackArgs(fn, styleExpected, args, kw, params)
 }
 
+// unpackTuple is UnpackArgs for a method whose positional arguments
+// CPython reads with PyArg_ParseTuple (str.find, str.count,
+// str.startswith): its count is worded "find() takes at least 1
+// argument (0 given)".
+func (in *Interp) unpackTuple(fn string, args []Value, kw []KeywordArg, params ...any) error {
+	return in.unpackArgs(fn, styleTuple, args, kw, params)
+}
+
 // UnpackDefArgs is UnpackArgs for a function that CPython writes in
 // Python (os.getenv, functools.wraps, torch.autograd.grad): the
 // parameters are checked as a def's are, in its words ("getenv()
@@ -64,6 +72,7 @@ type checkStyle int
 const (
 	styleC        checkStyle = iota // a C function: METH_O, clinic...
 	styleExpected                   // a C function counted by _PyArg_CheckPositional
+	styleTuple                      // a C function counted by PyArg_ParseTuple
 	styleDef                        // a function written in Python
 )
 
@@ -88,7 +97,7 @@ func (in *Interp) unpackArgs(fn string, style checkStyle, args []Value, kw []Key
 		p.dest = params[i]
 		ps = append(ps, p)
 	}
-	sig := signature{fn: fn, short: fn[strings.LastIndexByte(fn, '.')+1:], params: ps, posonly: posonly, maxpos: len(ps), expected: style == styleExpected}
+	sig := signature{fn: fn, short: fn[strings.LastIndexByte(fn, '.')+1:], params: ps, posonly: posonly, maxpos: len(ps), style: style}
 	if kwonly >= 0 {
 		sig.maxpos = kwonly
 	}
@@ -134,9 +143,10 @@ type signature struct {
 	// posonly is how many parameters are positional-only; maxpos, how
 	// many may be given by position (the rest are keyword-only).
 	posonly, maxpos int
-	// expected is set for a function that has no METH_O or
-	// METH_NOARGS form (unpackExpected).
-	expected bool
+	// style says whose words a wrong count is given in: a METH_O or
+	// METH_NOARGS function's, or only _PyArg_CheckPositional's
+	// (unpackExpected) or PyArg_ParseTuple's (unpackTuple).
+	style checkStyle
 }
 
 // required is how many of the first n parameters are required.
@@ -151,20 +161,27 @@ func (s *signature) required(n int) int {
 }
 
 // unpackPositional places the arguments of a function without keyword
-// parameters, as CPython's METH_NOARGS, METH_O and
+// parameters, as CPython's METH_NOARGS, METH_O, PyArg_ParseTuple and
 // _PyArg_CheckPositional word a wrong count.
 func (in *Interp) unpackPositional(s *signature, args []Value, kw []KeywordArg, v []Value) error {
 	if len(kw) > 0 {
 		return in.typeError("%s() takes no keyword arguments", s.fn)
 	}
 	n, min := len(s.params), s.required(len(s.params))
-	if !s.expected {
-		switch {
-		case n == 0 && len(args) > 0:
-			return in.typeError("%s() takes no arguments (%d given)", s.fn, len(args))
-		case n == 1 && min == 1 && len(args) != 1:
-			return in.typeError("%s() takes exactly one argument (%d given)", s.fn, len(args))
+	switch {
+	case s.style == styleTuple && (len(args) < min || len(args) > n):
+		want, bound := min, "at least"
+		if len(args) > n {
+			want, bound = n, "at most"
 		}
+		if min == n {
+			bound = "exactly"
+		}
+		return in.typeError("%s() takes %s %d argument%s (%d given)", s.short, bound, want, plural(want), len(args))
+	case s.style == styleC && n == 0 && len(args) > 0:
+		return in.typeError("%s() takes no arguments (%d given)", s.fn, len(args))
+	case s.style == styleC && n == 1 && min == 1 && len(args) != 1:
+		return in.typeError("%s() takes exactly one argument (%d given)", s.fn, len(args))
 	}
 	if len(args) < min || len(args) > n {
 		want, bound := min, "at least "

@@ -21,7 +21,8 @@ for f in [lambda: s.index('zz'), lambda: s.rindex('zz'), lambda: s.index(3), lam
 print('a\nb\r\nc\rd'.splitlines(), 'a\nb\r\n'.splitlines(True), ''.splitlines(), 'x\n'.splitlines(keepends=True))
 print('ABC'.isupper(), 'AbC'.isupper(), '1A'.isupper(), '123'.isupper(), 'abc1'.islower(), 'Hello World'.istitle(), 'Hello world'.istitle(), 'ab1'.isalnum(), 'a b'.isalnum(), '_x1'.isidentifier(), '1x'.isidentifier(), '²'.isdigit(), '²'.isdecimal(), '½'.isnumeric())
 print('abc'.translate({97: 'X', 98: None, 99: 100}), 'Straße'.casefold(), 'aBc'.swapcase(), 'a\tbc\td'.expandtabs(), 'x'.center(4, 'é'))
-for f in [lambda: 'a'.index('b', 0, 1), lambda: 'abc'.rindex('c', 0, 2), lambda: 'a'.find('a', 'x'), lambda: 'a'.index('a', 0, 1, 2), lambda: 'a'.find(x='a')]:
+for f in [lambda: 'a'.index('b', 0, 1), lambda: 'abc'.rindex('c', 0, 2), lambda: 'a'.find('a', 'x'), lambda: 'a'.index('a', 0, 1, 2), lambda: 'a'.find(x='a'),
+          lambda: 'a'.startswith(1, 5), lambda: 'a'.endswith((1,), 5), lambda: 'a'.find(1, 'x'), lambda: 'a'.count(1, 5), lambda: 'a'.index(1, 0, 'x')]:
     try:
         print(repr(f()))
     except Exception as e:
