@@ -49,6 +49,8 @@ type cachedProperty struct {
 	Header
 	fn   Value
 	name string
+	// named is set once __set_name__ has named it
+	named bool
 }
 
 var cachedPropertyType = NewClass("cached_property", "functools")
@@ -163,9 +165,16 @@ func init() {
 		return "CacheInfo(" + strings.Join(parts, ", ") + ")", nil
 	})
 	method(cachedPropertyType, "__set_name__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-		if len(args) == 2 {
-			self.(*cachedProperty).name, _ = args[1].(string)
+		var owner, name Value
+		if err := in.unpackMethodDef("cached_property.__set_name__", args, kw, "owner", &owner, "name", &name); err != nil {
+			return nil, err
 		}
+		p := self.(*cachedProperty)
+		n, _ := name.(string)
+		if p.named && n != p.name {
+			return nil, in.typeError("Cannot assign the same cached_property to two different names (%s and %s).", in.ReprOf(p.name), in.ReprOf(name))
+		}
+		p.name, p.named = n, true
 		return None, nil
 	})
 }
@@ -177,6 +186,9 @@ func functoolsModule(in *Interp) (*ModuleObj, error) {
 	in.fn(m, "partial", "partial(func, *args, **keywords)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 		if len(args) == 0 {
 			return nil, in.typeError("type 'partial' takes at least one argument")
+		}
+		if !in.callable(args[0]) {
+			return nil, in.typeError("the first argument must be callable")
 		}
 		pre := make([]Value, 0, len(args)-1)
 		for _, a := range args[1:] {

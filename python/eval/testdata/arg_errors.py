@@ -462,6 +462,10 @@ show('min(key=len)', lambda: min(key=len))
 show('min(1, 2, default=3)', lambda: min(1, 2, default=3))
 show('max([1], foo=1)', lambda: max([1], foo=1))
 show('max([1], key=None, default=1, x=2)', lambda: max([1], key=None, default=1, x=2))
+show('functools.cached_property(len).__set_name__(int)', lambda: functools.cached_property(len).__set_name__(int))
+show("functools.cached_property(len).__set_name__(int, 'a', 3)", lambda: functools.cached_property(len).__set_name__(int, 'a', 3))
+show('functools.cached_property(len).__set_name__(int, x=1)', lambda: functools.cached_property(len).__set_name__(int, x=1))
+show('functools.partial(1)', lambda: functools.partial(1))
 
 
 # what these forms accept
@@ -484,3 +488,6 @@ for bad in [lambda: gc.collect(3), lambda: gc.get_objects(3), lambda: time.sleep
         print('ValueError', e)
 print(ImportError('a', name='n').name, ImportError('a', path='p').path, ImportError('a', name='n').args, AttributeError(obj=1).obj, NameError('a', name='n').name, Exception(1).with_traceback(None))
 print(type(NewTakes(1)).__name__)
+named = functools.cached_property(len)
+named.__set_name__(int, name='n')
+show("named.__set_name__(int, 'm')", lambda: named.__set_name__(int, 'm'))
