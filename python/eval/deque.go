@@ -237,21 +237,12 @@ func dequeRemove(in *Interp, d *deque, v Value) (Value, error) {
 	return None, nil
 }
 
-// dequeRotate is deque.rotate(n=1), whose count CPython checks by hand
-// under its qualified name.
+// dequeRotate is deque.rotate(n=1), whose count CPython checks under
+// its qualified name.
 func dequeRotate(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-	if err := in.noKw("deque.rotate", kw); err != nil {
-		return nil, err
-	}
-	if len(args) > 1 {
-		return nil, in.typeError("deque.rotate expected at most 1 argument, got %d", len(args))
-	}
 	n := int64(1)
-	if len(args) == 1 {
-		var err error
-		if n, err = in.Index(args[0]); err != nil {
-			return nil, err
-		}
+	if err := in.unpackExpected("deque.rotate", args, kw, "n?", &n, "/"); err != nil {
+		return nil, err
 	}
 	d := self.(*deque)
 	if k := int64(len(d.items)); k > 0 {

@@ -35,7 +35,9 @@ func (in *Interp) UnpackArgs(fn string, args []Value, kw []KeywordArg, params ..
 // unpackExpected is UnpackArgs for a function whose count CPython checks
 // with _PyArg_CheckPositional even for one parameter: a type's
 // constructor (reversed(seq), staticmethod(f)), sorted ("reversed
-// expected 1 argument, got 0").
+// expected 1 argument, got 0"), deque.rotate, named in full as
+// CPython names it there ("deque.rotate expected at most 1 argument,
+// got 2").
 func (in *Interp) unpackExpected(fn string, args []Value, kw []KeywordArg, params ...any) error {
 	return in.unpackArgs(fn, styleExpected, args, kw, params)
 }
@@ -191,7 +193,11 @@ func (in *Interp) unpackPositional(s *signature, args []Value, kw []KeywordArg, 
 		if min == n {
 			bound = ""
 		}
-		return in.typeError("%s expected %s%d argument%s, got %d", s.short, bound, want, plural(want), len(args))
+		name := s.short
+		if s.style == styleExpected {
+			name = s.fn
+		}
+		return in.typeError("%s expected %s%d argument%s, got %d", name, bound, want, plural(want), len(args))
 	}
 	copy(v, args)
 	return nil
