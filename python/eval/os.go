@@ -40,9 +40,12 @@ func osModule(in *Interp) (*ModuleObj, error) {
 		}
 		return wd, nil
 	})
-	for _, name := range []string{"makedirs", "mkdir", "remove", "unlink", "rmdir", "rename", "replace", "listdir", "scandir", "walk", "chdir", "system"} {
-		in.fn(m, name, name+"(...): not modelled", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-			return nil, in.Raise(NotImplementedErrType, "os.%s is not modelled by gpumemrepl (scripts touch no files)", name)
+	for _, f := range osRefused {
+		in.fn(m, f.name, f.name+"(...): not modelled", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			if err := in.unpackIgnored(f.name, f.def, args, kw, f.params); err != nil {
+				return nil, err
+			}
+			return nil, in.Raise(NotImplementedErrType, "os.%s is not modelled by gpumemrepl (scripts touch no files)", f.name)
 		})
 	}
 	p, err := posixpathModule(in)
@@ -52,4 +55,27 @@ func osModule(in *Interp) (*ModuleObj, error) {
 	m.Set(in, "path", p)
 	in.modules["os.path"] = p // import os.path finds it; the table keeps p's first reference
 	return m, nil
+}
+
+// osRefused are the functions of os that touch files, each with its
+// parameters as CPython 3.11 declares them (def: written in Python,
+// os.makedirs and os.walk): a call is checked as CPython checks it,
+// then refused.
+var osRefused = []struct {
+	name   string
+	def    bool
+	params []string
+}{
+	{"makedirs", true, []string{"name", "mode?", "exist_ok?"}},
+	{"mkdir", false, []string{"path", "mode?", "*", "dir_fd?"}},
+	{"remove", false, []string{"path", "*", "dir_fd?"}},
+	{"unlink", false, []string{"path", "*", "dir_fd?"}},
+	{"rmdir", false, []string{"path", "*", "dir_fd?"}},
+	{"rename", false, []string{"src", "dst", "*", "src_dir_fd?", "dst_dir_fd?"}},
+	{"replace", false, []string{"src", "dst", "*", "src_dir_fd?", "dst_dir_fd?"}},
+	{"listdir", false, []string{"path?"}},
+	{"scandir", false, []string{"path?"}},
+	{"walk", true, []string{"top", "topdown?", "onerror?", "followlinks?"}},
+	{"chdir", false, []string{"path"}},
+	{"system", false, []string{"command"}},
 }

@@ -68,6 +68,26 @@ func (in *Interp) unpackMethodDef(fn string, args []Value, kw []KeywordArg, para
 	return in.unpackArgs(fn, styleDef, append([]Value{None}, args...), kw, append([]any{"self", &self}, params...))
 }
 
+// unpackIgnored checks a call against params (UnpackArgs's names and
+// markers, without destinations) and keeps none of its arguments: for
+// a function that is refused once its call is known to be well formed
+// (os.remove), as CPython would have checked it first. def: the
+// function is written in Python (UnpackDefArgs).
+func (in *Interp) unpackIgnored(fn string, def bool, args []Value, kw []KeywordArg, params []string) error {
+	ps := make([]any, 0, 2*len(params))
+	for _, p := range params {
+		ps = append(ps, p)
+		if p != "/" && p != "*" {
+			ps = append(ps, new(Value))
+		}
+	}
+	style := styleC
+	if def {
+		style = styleDef
+	}
+	return in.unpackArgs(fn, style, args, kw, ps)
+}
+
 // A checkStyle is whose words UnpackArgs uses for a wrong call.
 type checkStyle int
 
