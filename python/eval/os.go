@@ -42,7 +42,7 @@ func osModule(in *Interp) (*ModuleObj, error) {
 	})
 	for _, f := range osRefused {
 		in.fn(m, f.name, f.name+"(...): not modelled", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-			if err := in.unpackIgnored(f.name, f.def, args, kw, f.params); err != nil {
+			if err := in.unpackIgnored(f.name, f.style, args, kw, f.params); err != nil {
 				return nil, err
 			}
 			return nil, in.Raise(NotImplementedErrType, "os.%s is not modelled by gpumemrepl (scripts touch no files)", f.name)
@@ -58,24 +58,24 @@ func osModule(in *Interp) (*ModuleObj, error) {
 }
 
 // osRefused are the functions of os that touch files, each with its
-// parameters as CPython 3.11 declares them (def: written in Python,
-// os.makedirs and os.walk): a call is checked as CPython checks it,
-// then refused.
+// parameters as CPython 3.11 declares them (styleDef: written in
+// Python, os.makedirs and os.walk): a call is checked as CPython
+// checks it, then refused.
 var osRefused = []struct {
 	name   string
-	def    bool
+	style  checkStyle
 	params []string
 }{
-	{"makedirs", true, []string{"name", "mode?", "exist_ok?"}},
-	{"mkdir", false, []string{"path", "mode?", "*", "dir_fd?"}},
-	{"remove", false, []string{"path", "*", "dir_fd?"}},
-	{"unlink", false, []string{"path", "*", "dir_fd?"}},
-	{"rmdir", false, []string{"path", "*", "dir_fd?"}},
-	{"rename", false, []string{"src", "dst", "*", "src_dir_fd?", "dst_dir_fd?"}},
-	{"replace", false, []string{"src", "dst", "*", "src_dir_fd?", "dst_dir_fd?"}},
-	{"listdir", false, []string{"path?"}},
-	{"scandir", false, []string{"path?"}},
-	{"walk", true, []string{"top", "topdown?", "onerror?", "followlinks?"}},
-	{"chdir", false, []string{"path"}},
-	{"system", false, []string{"command"}},
+	{"makedirs", styleDef, []string{"name", "mode?", "exist_ok?"}},
+	{"mkdir", styleC, []string{"path", "mode?", "*", "dir_fd?"}},
+	{"remove", styleC, []string{"path", "*", "dir_fd?"}},
+	{"unlink", styleC, []string{"path", "*", "dir_fd?"}},
+	{"rmdir", styleC, []string{"path", "*", "dir_fd?"}},
+	{"rename", styleC, []string{"src", "dst", "*", "src_dir_fd?", "dst_dir_fd?"}},
+	{"replace", styleC, []string{"src", "dst", "*", "src_dir_fd?", "dst_dir_fd?"}},
+	{"listdir", styleC, []string{"path?"}},
+	{"scandir", styleC, []string{"path?"}},
+	{"walk", styleDef, []string{"top", "topdown?", "onerror?", "followlinks?"}},
+	{"chdir", styleC, []string{"path"}},
+	{"system", styleC, []string{"command"}},
 }

@@ -71,19 +71,16 @@ func (in *Interp) unpackMethodDef(fn string, args []Value, kw []KeywordArg, para
 // unpackIgnored checks a call against params (UnpackArgs's names and
 // markers, without destinations) and keeps none of its arguments: for
 // a function that is refused once its call is known to be well formed
-// (os.remove), as CPython would have checked it first. def: the
-// function is written in Python (UnpackDefArgs).
-func (in *Interp) unpackIgnored(fn string, def bool, args []Value, kw []KeywordArg, params []string) error {
+// (os.remove), as CPython would have checked it first, or whose
+// arguments are passed on (itertools' Python functions), in style's
+// words.
+func (in *Interp) unpackIgnored(fn string, style checkStyle, args []Value, kw []KeywordArg, params []string) error {
 	ps := make([]any, 0, 2*len(params))
 	for _, p := range params {
 		ps = append(ps, p)
 		if p != "/" && p != "*" {
 			ps = append(ps, new(Value))
 		}
-	}
-	style := styleC
-	if def {
-		style = styleDef
 	}
 	return in.unpackArgs(fn, style, args, kw, ps)
 }

@@ -111,12 +111,14 @@ def zip_longest(*iterables, fillvalue=None):
 
 
 def product(*iterables, repeat=1):
-    pools = [tuple(p) for p in iterables] * repeat
+    return _rows([tuple(p) for p in iterables] * repeat)
+
+
+def _rows(pools):
     result = [()]
     for pool in pools:
         result = [r + (y,) for r in result for y in pool]
-    for r in result:
-        yield r
+    yield from result
 
 
 def permutations(iterable, r=None):
@@ -125,28 +127,26 @@ def permutations(iterable, r=None):
     r = n if r is None else r
     if r < 0:
         raise ValueError('r must be non-negative')
-    for idx in product(range(n), repeat=r):
-        if len(set(idx)) == r:
-            yield tuple(pool[i] for i in idx)
+    return _picks(pool, product(range(n), repeat=r), lambda idx: len(set(idx)) == r)
 
 
 def combinations(iterable, r):
     if r < 0:
         raise ValueError('r must be non-negative')
     pool = tuple(iterable)
-    n = len(pool)
-    for idx in permutations(range(n), r):
-        if sorted(idx) == list(idx):
-            yield tuple(pool[i] for i in idx)
+    return _picks(pool, permutations(range(len(pool)), r), lambda idx: sorted(idx) == list(idx))
 
 
 def combinations_with_replacement(iterable, r):
     if r < 0:
         raise ValueError('r must be non-negative')
     pool = tuple(iterable)
-    n = len(pool)
-    for idx in product(range(n), repeat=r):
-        if sorted(idx) == list(idx):
+    return _picks(pool, product(range(len(pool)), repeat=r), lambda idx: sorted(idx) == list(idx))
+
+
+def _picks(pool, indexes, keep):
+    for idx in indexes:
+        if keep(idx):
             yield tuple(pool[i] for i in idx)
 
 
