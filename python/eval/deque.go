@@ -252,15 +252,26 @@ func dequeRotate(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, 
 	return None, nil
 }
 
-// dequeIndex is deque.index(x): start and stop are not modelled.
+// dequeIndex is deque.index(x[, start[, stop]]), counted as CPython's
+// _PyArg_ParseStack counts it.
 func dequeIndex(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
-	var v Value
-	if err := in.UnpackArgs("deque.index", args, kw, "x", &v, "/"); err != nil {
+	var v, startArg, stopArg Value
+	if err := in.unpackTuple("deque.index", args, kw, "x", &v, "start?", &startArg, "stop?", &stopArg, "/"); err != nil {
 		return nil, err
 	}
-	i, err := in.dequeFind(self.(*deque), v)
-	if err == nil && i < 0 {
-		err = in.Raise(ValueErrorType, "%s is not in deque", in.ReprOf(v))
+	d := self.(*deque)
+	start, stop, err := in.indexBounds(int64(len(d.items)), startArg, stopArg)
+	if err != nil {
+		return nil, err
 	}
-	return int64(i), err
+	for i := start; i < stop && i < int64(len(d.items)); i++ {
+		eq, err := in.Equal(d.items[i], v)
+		if err != nil {
+			return nil, err
+		}
+		if eq {
+			return i, nil
+		}
+	}
+	return nil, in.Raise(ValueErrorType, "%s is not in deque", in.ReprOf(v))
 }

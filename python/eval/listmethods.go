@@ -160,7 +160,29 @@ func (in *Interp) seqIndexOf(typ string, items []Value, args []Value, kw []Keywo
 	if err := in.UnpackArgs(typ+".index", args, kw, "value", &v, "start?", &startArg, "stop?", &stopArg, "/"); err != nil {
 		return nil, err
 	}
-	n := int64(len(items))
+	start, stop, err := in.indexBounds(int64(len(items)), startArg, stopArg)
+	if err != nil {
+		return nil, err
+	}
+	for i := start; i < stop; i++ {
+		eq, err := in.Equal(items[i], v)
+		if err != nil {
+			return nil, err
+		}
+		if eq {
+			return i, nil
+		}
+	}
+	if typ == "tuple" {
+		return nil, in.Raise(ValueErrorType, "tuple.index(x): x not in tuple")
+	}
+	return nil, in.Raise(ValueErrorType, "%s is not in list", in.ReprOf(v))
+}
+
+// indexBounds is where an index method (list.index, deque.index)
+// looks among n items: start and stop, nil when absent, clamped as a
+// slice clamps them.
+func (in *Interp) indexBounds(n int64, startArg, stopArg Value) (start, stop int64, err error) {
 	bound := func(a Value, def int64) (int64, error) {
 		if a == nil {
 			return def, nil
@@ -178,27 +200,11 @@ func (in *Interp) seqIndexOf(typ string, items []Value, args []Value, kw []Keywo
 		}
 		return min(i, n), nil
 	}
-	start, err := bound(startArg, 0)
-	if err != nil {
-		return nil, err
+	if start, err = bound(startArg, 0); err != nil {
+		return 0, 0, err
 	}
-	stop, err := bound(stopArg, n)
-	if err != nil {
-		return nil, err
-	}
-	for i := start; i < stop; i++ {
-		eq, err := in.Equal(items[i], v)
-		if err != nil {
-			return nil, err
-		}
-		if eq {
-			return i, nil
-		}
-	}
-	if typ == "tuple" {
-		return nil, in.Raise(ValueErrorType, "tuple.index(x): x not in tuple")
-	}
-	return nil, in.Raise(ValueErrorType, "%s is not in list", in.ReprOf(v))
+	stop, err = bound(stopArg, n)
+	return start, stop, err
 }
 
 // sortList is list.sort(key=, reverse=): a stable sort by <.

@@ -43,9 +43,9 @@ func (in *Interp) unpackExpected(fn string, args []Value, kw []KeywordArg, param
 }
 
 // unpackTuple is UnpackArgs for a method whose positional arguments
-// CPython reads with PyArg_ParseTuple (str.find, str.count,
-// str.startswith): its count is worded "find() takes at least 1
-// argument (0 given)".
+// CPython reads with PyArg_ParseTuple or _PyArg_ParseStack (str.find,
+// str.count, str.startswith, deque.index): its count is worded
+// "find() takes at least 1 argument (0 given)".
 func (in *Interp) unpackTuple(fn string, args []Value, kw []KeywordArg, params ...any) error {
 	return in.unpackArgs(fn, styleTuple, args, kw, params)
 }

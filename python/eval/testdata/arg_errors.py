@@ -226,6 +226,10 @@ show('collections.deque().rotate(1, 2)', lambda: collections.deque().rotate(1, 2
 show('collections.deque().rotate(n=1)', lambda: collections.deque().rotate(n=1))
 show('collections.deque().extend()', lambda: collections.deque().extend())
 show('collections.deque().count()', lambda: collections.deque().count())
+show('collections.deque().index()', lambda: collections.deque().index())
+show('collections.deque().index(1, 2, 3, 4)', lambda: collections.deque().index(1, 2, 3, 4))
+show('collections.deque().index(x=1)', lambda: collections.deque().index(x=1))
+show("collections.deque([1]).index(1, 'a')", lambda: collections.deque([1]).index(1, 'a'))
 show('collections.deque().copy(1)', lambda: collections.deque().copy(1))
 import functools
 show('functools.reduce(len)', lambda: functools.reduce(len))
@@ -533,7 +537,7 @@ named.__set_name__(int, name='n')
 show("named.__set_name__(int, 'm')", lambda: named.__set_name__(int, 'm'))
 ints = (i for i in range(3))
 rows = itertools.product(ints)
-print(list(ints), list(rows), list(itertools.combinations(r=2, iterable='abc')), list(itertools.accumulate(iterable=[1, 2], initial=3)))
+print(collections.deque([1, 2, 3, 1, 2]).index(2, 2), collections.deque([1, 2, 1]).index(1, -2), list(ints), list(rows), list(itertools.combinations(r=2, iterable='abc')), list(itertools.accumulate(iterable=[1, 2], initial=3)))
 for bad in [lambda: itertools.product('a', repeat=-1), lambda: itertools.permutations('ab', -1)]:
     try:
         bad()
