@@ -215,7 +215,7 @@ class NullHandler(Handler):
 
 
 class FileHandler(StreamHandler):
-    def __init__(self, filename, *args, **kwargs):
+    def __init__(self, filename, mode='a', encoding=None, delay=False, errors=None):
         raise NotImplementedError('logging to a file is not modelled by gpumemrepl (scripts touch no files)')
 
 

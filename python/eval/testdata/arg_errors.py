@@ -510,6 +510,10 @@ show('functools.cached_property(len).__set_name__(int)', lambda: functools.cache
 show("functools.cached_property(len).__set_name__(int, 'a', 3)", lambda: functools.cached_property(len).__set_name__(int, 'a', 3))
 show('functools.cached_property(len).__set_name__(int, x=1)', lambda: functools.cached_property(len).__set_name__(int, x=1))
 show('functools.partial(1)', lambda: functools.partial(1))
+import logging
+show('logging.FileHandler()', lambda: logging.FileHandler())
+show("logging.FileHandler('f', 'a', None, False, None, 1)", lambda: logging.FileHandler('f', 'a', None, False, None, 1))
+show("logging.FileHandler('f', x=1)", lambda: logging.FileHandler('f', x=1))
 
 
 # what these forms accept
