@@ -20,6 +20,9 @@ func (in *Interp) call(f Value, args []Value, kw []KeywordArg) (Value, error) {
 	switch f := f.(type) {
 	case *Builtin:
 		if f.Self != nil || !f.Method {
+			if f.VarArgs && f.Self != nil && len(kw) > 0 {
+				return nil, in.typeError("%s() takes no keyword arguments", f.Name)
+			}
 			return f.Fn(in, f.Self, args, kw)
 		}
 		if len(args) == 0 {

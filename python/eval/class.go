@@ -111,6 +111,15 @@ func (c *Class) SetMethod(b *Builtin) {
 	c.Dict.setStr(b.Name, b)
 }
 
+// varArgs marks c's methods names as CPython's METH_VARARGS ones
+// (Builtin.VarArgs).
+func varArgs(c *Class, names ...string) {
+	for _, n := range names {
+		m, _ := c.Dict.getStr(n)
+		m.(*Builtin).VarArgs = true
+	}
+}
+
 // SetAttr puts a value in the class namespace (a constant, a property).
 func (c *Class) SetAttr(name string, v Value) { c.Dict.setStr(name, v) }
 

@@ -90,6 +90,11 @@ type Builtin struct {
 	// Owner is the class a method was declared on (SetMethod): called
 	// unbound, its receiver must be an instance of it.
 	Owner *Class
+	// VarArgs is set for a method CPython declares METH_VARARGS
+	// (str.find, set.union): called as a bound method object, it
+	// refuses keywords under its bare name ("find() takes no keyword
+	// arguments"), where obj.find(x=1) names its class.
+	VarArgs bool
 }
 
 // Type is builtin_function_or_method.
@@ -121,7 +126,7 @@ func NewBuiltin(name, doc string, fn func(in *Interp, self Value, args []Value, 
 
 // bind returns b bound to self (a new, counted object).
 func (in *Interp) bindBuiltin(b *Builtin, self Value) *Builtin {
-	nb := &Builtin{Name: b.Name, Fn: b.Fn, Self: newRef(self), Doc: b.Doc, Method: true}
+	nb := &Builtin{Name: b.Name, Fn: b.Fn, Self: newRef(self), Doc: b.Doc, Method: true, VarArgs: b.VarArgs}
 	in.track(nb)
 	return nb
 }

@@ -389,4 +389,6 @@ func init() {
 		}
 		return nil, in.Raise(KeyErrorType, "pop from an empty set")
 	})
+	varArgs(SetType, "union", "intersection", "difference", "update", "intersection_update", "difference_update")
+	varArgs(FrozenSetType, "union", "intersection", "difference")
 }

@@ -64,6 +64,7 @@ func init() {
 	for _, m := range strMethodTable {
 		method(StrType, m.name, m.fn)
 	}
+	varArgs(StrType, "find", "rfind", "index", "rindex", "count", "startswith", "endswith")
 }
 
 // strTransform is a method that makes a new str of the old: upper,

@@ -514,6 +514,9 @@ import logging
 show('logging.FileHandler()', lambda: logging.FileHandler())
 show("logging.FileHandler('f', 'a', None, False, None, 1)", lambda: logging.FileHandler('f', 'a', None, False, None, 1))
 show("logging.FileHandler('f', x=1)", lambda: logging.FileHandler('f', x=1))
+bound = [('a'.find, 'find'), ('a'.startswith, 'startswith'), ({1}.union, 'union'), ({1}.update, 'update'), (frozenset().difference, 'difference'), ([].append, 'append'), ('a'.upper, 'upper')]
+for f, name in bound:
+    show('bound ' + name + '(x=1)', lambda: f(x=1))
 
 
 # what these forms accept
