@@ -716,7 +716,12 @@ func builtinVars(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, err
 	if obj == nil {
 		return nil, in.Raise(NotImplementedErrType, "vars() without an argument is not modelled by gpumemrepl")
 	}
-	return in.GetAttr(obj, "__dict__")
+	d, err := in.GetAttr(obj, "__dict__")
+	if Matches(err, AttributeErrorType) {
+		in.Drop(err)
+		return nil, in.typeError("vars() argument must have __dict__ attribute")
+	}
+	return d, err
 }
 
 func builtinZip(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {

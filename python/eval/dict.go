@@ -304,8 +304,13 @@ func (d *Dict) compact() {
 	}
 }
 
-// getStr looks up a str key (borrowed).
+// getStr looks up a str key (borrowed); a nil d (the namespace of an
+// instance that has none: object(), a class with __slots__) holds
+// none.
 func (d *Dict) getStr(name string) (Value, bool) {
+	if d == nil {
+		return nil, false
+	}
 	i, ok := d.index[hashKey{kind: keyStr, s: name}]
 	if !ok {
 		return nil, false

@@ -237,10 +237,8 @@ func functoolsModule(in *Interp) (*ModuleObj, error) {
 			return nil, err
 		}
 		maxsize := int64(-1)
-		mk := func(fn Value) Value {
-			l := &lruCache{fn: newRef(fn), cache: in.NewDict(), maxsize: maxsize}
-			in.track(l)
-			return l
+		mk := func(fn Value) (Value, error) {
+			return in.newLRUCache(fn, maxsize)
 		}
 		switch a := plain(size).(type) {
 		case int64:
@@ -259,7 +257,7 @@ func functoolsModule(in *Interp) (*ModuleObj, error) {
 		default:
 			if _, isBool := typed.(bool); isBool && in.callable(size) {
 				maxsize = 128
-				return mk(size), nil // @lru_cache without parentheses
+				return mk(size) // @lru_cache without parentheses
 			}
 			return nil, in.typeError("Expected first argument to be an integer, a callable, or None")
 		}
@@ -268,7 +266,7 @@ func functoolsModule(in *Interp) (*ModuleObj, error) {
 			if err := in.UnpackDefArgs("lru_cache.<locals>.decorating_function", args, kw, "user_function", &fn); err != nil {
 				return nil, err
 			}
-			return mk(fn), nil
+			return mk(fn)
 		}}
 		in.track(deco)
 		return deco, nil
@@ -278,9 +276,7 @@ func functoolsModule(in *Interp) (*ModuleObj, error) {
 		if err := in.UnpackDefArgs("cache", args, kw, "user_function", &fn); err != nil {
 			return nil, err
 		}
-		l := &lruCache{fn: newRef(fn), cache: in.NewDict(), maxsize: -1}
-		in.track(l)
-		return l, nil
+		return in.newLRUCache(fn, -1)
 	})
 	in.fn(m, "cached_property", "cached_property(fn)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 		var fn Value
@@ -349,4 +345,15 @@ func functoolsModule(in *Interp) (*ModuleObj, error) {
 		return d, nil
 	})
 	return m, nil
+}
+
+// newLRUCache is lru_cache's wrapper of fn, keeping maxsize results (-1:
+// all), or CPython's TypeError when fn cannot be called.
+func (in *Interp) newLRUCache(fn Value, maxsize int64) (Value, error) {
+	if !in.callable(fn) {
+		return nil, in.typeError("the first argument must be callable")
+	}
+	l := &lruCache{fn: newRef(fn), cache: in.NewDict(), maxsize: maxsize}
+	in.track(l)
+	return l, nil
 }

@@ -1,5 +1,7 @@
 package eval
 
+import "math/big"
+
 // randomModule is random: numbers the tool does not compute, and the
 // choices (choice, shuffle, sample) refused, as they decide which
 // objects live. CPython's functions are the methods of a hidden
@@ -9,12 +11,12 @@ func randomModule(in *Interp) (*ModuleObj, error) {
 	m := in.NewModule("random")
 	for _, f := range randomFuncs {
 		in.fn(m, f.name, f.doc, func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+			dest := make([]Value, len(f.params))
 			if f.params == nil { // random(), a method in C
 				if err := in.UnpackArgs("Random."+f.name, args, kw); err != nil {
 					return nil, err
 				}
 			} else {
-				dest := make([]Value, len(f.params))
 				params := make([]any, 0, 2*len(f.params)+1)
 				for i, p := range f.params {
 					if p == "*" {
@@ -29,6 +31,9 @@ func randomModule(in *Interp) (*ModuleObj, error) {
 			}
 			switch f.result {
 			case randomNone:
+				if f.name == "seed" && dest[0] != nil && !seedable(dest[0]) {
+					return nil, in.typeError("The only supported seed types are: None,\nint, float, str, bytes, and bytearray.")
+				}
 				return None, nil
 			case randomRefused:
 				return nil, in.Raise(NotImplementedErrType, "this tool does not compute random.%s, whose result decides which objects live", f.name)
@@ -37,6 +42,16 @@ func randomModule(in *Interp) (*ModuleObj, error) {
 		})
 	}
 	return m, nil
+}
+
+// seedable reports whether random.seed takes a: None, an int, a float,
+// a str or bytes, as CPython 3.11's does.
+func seedable(a Value) bool {
+	switch plain(a).(type) {
+	case NoneType, int64, bool, *big.Int, float64, string, Bytes:
+		return true
+	}
+	return false
 }
 
 // What a function of random gives back.

@@ -517,6 +517,13 @@ show("logging.FileHandler('f', x=1)", lambda: logging.FileHandler('f', x=1))
 bound = [('a'.find, 'find'), ('a'.startswith, 'startswith'), ({1}.union, 'union'), ({1}.update, 'update'), (frozenset().difference, 'difference'), ([].append, 'append'), ('a'.upper, 'upper')]
 for f, name in bound:
     show('bound ' + name + '(x=1)', lambda: f(x=1))
+show('vars(1)', lambda: vars(1))
+show('os.path.exists(None)', lambda: os.path.exists(None))
+show('os.path.isdir(1.5)', lambda: os.path.isdir(1.5))
+show('random.seed((1,))', lambda: random.seed((1,)))
+show('functools.cache(1)', lambda: functools.cache(1))
+show('functools.lru_cache(maxsize=3)(1)', lambda: functools.lru_cache(maxsize=3)(1))
+show('dict(object())', lambda: dict(object()))
 
 
 # what these forms accept
