@@ -540,28 +540,25 @@ func builtinPow(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, erro
 }
 
 func builtinPrint(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	var sepArg, endArg, out Value
+	var flush bool
+	if err := in.UnpackArgs("print", nil, kw, "*", "sep?", &sepArg, "end?", &endArg, "file?", &out, "flush?", &flush); err != nil {
+		return nil, err
+	}
 	sep, end := " ", "\n"
-	var out Value
-	for _, k := range kw {
-		switch k.Name {
-		case "sep", "end":
-			s, ok := k.Value.(string)
-			if !ok && k.Value != None {
-				return nil, in.typeError("%s must be None or a string, not %s", k.Name, TypeOf(k.Value).Name)
-			}
-			if ok && k.Name == "sep" {
-				sep = s
-			} else if ok {
-				end = s
-			}
-		case "file":
-			if k.Value != None {
-				out = k.Value
-			}
-		case "flush":
-		default:
-			return nil, in.typeError("'%s' is an invalid keyword argument for print()", k.Name)
+	for _, t := range []struct {
+		name string
+		arg  Value
+		text *string
+	}{{"sep", sepArg, &sep}, {"end", endArg, &end}} {
+		if s, ok := t.arg.(string); ok {
+			*t.text = s
+		} else if t.arg != nil && t.arg != None {
+			return nil, in.typeError("%s must be None or a string, not %s", t.name, TypeOf(t.arg).Name)
 		}
+	}
+	if out == None {
+		out = nil
 	}
 	parts := make([]string, len(args))
 	for i, a := range args {
@@ -725,10 +722,9 @@ func builtinVars(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, err
 }
 
 func builtinZip(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
-	for _, k := range kw {
-		if k.Name != "strict" {
-			return nil, in.typeError("'%s' is an invalid keyword argument for zip()", k.Name)
-		}
+	var strict bool
+	if err := in.UnpackArgs("zip", nil, kw, "*", "strict?", &strict); err != nil {
+		return nil, err
 	}
 	var its []Value
 	for _, a := range args {
@@ -746,10 +742,13 @@ func builtinZip(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, erro
 			return nil, false, nil
 		}
 		out := make([]Value, 0, len(src.items))
-		for _, s := range src.items {
+		for i, s := range src.items {
 			v, ok, err := in.Next(s)
 			if err != nil || !ok {
 				in.decrefAll(out)
+				if err == nil && strict {
+					err = in.zipUneven(src.items, i)
+				}
 				it.Clear(in)
 				return nil, false, err
 			}
@@ -759,6 +758,32 @@ func builtinZip(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, erro
 	})
 	in.Decref(t)
 	return z, nil
+}
+
+// zipUneven is zip(strict=True)'s ValueError when its iterator i
+// (of its) ended first: shorter than those before it, or, when the
+// first ended, the first of the others that goes on is longer.
+func (in *Interp) zipUneven(its []Value, i int) error {
+	before := func(i int) string {
+		if i == 1 {
+			return " 1"
+		}
+		return "s 1-" + itoa(int64(i))
+	}
+	if i > 0 {
+		return in.Raise(ValueErrorType, "zip() argument %d is shorter than argument%s", i+1, before(i))
+	}
+	for j := 1; j < len(its); j++ {
+		v, ok, err := in.Next(its[j])
+		if err != nil {
+			return err
+		}
+		if ok {
+			in.Decref(v)
+			return in.Raise(ValueErrorType, "zip() argument %d is longer than argument%s", j+1, before(j))
+		}
+	}
+	return nil
 }
 
 // overIterables makes the iterator of map or filter: it holds fn and

@@ -524,6 +524,8 @@ show('random.seed((1,))', lambda: random.seed((1,)))
 show('functools.cache(1)', lambda: functools.cache(1))
 show('functools.lru_cache(maxsize=3)(1)', lambda: functools.lru_cache(maxsize=3)(1))
 show('dict(object())', lambda: dict(object()))
+show("zip('a', strict=1, x=1)", lambda: zip('a', strict=1, x=1))
+show("print(1, end=b'x')", lambda: print(1, end=b'x'))
 
 
 # what these forms accept
@@ -553,6 +555,13 @@ ints = (i for i in range(3))
 rows = itertools.product(ints)
 print(collections.deque([1, 2, 3, 1, 2]).index(2, 2), collections.deque([1, 2, 1]).index(1, -2), list(ints), list(rows), list(itertools.combinations(r=2, iterable='abc')), list(itertools.accumulate(iterable=[1, 2], initial=3)))
 for bad in [lambda: itertools.product('a', repeat=-1), lambda: itertools.permutations('ab', -1)]:
+    try:
+        bad()
+    except ValueError as e:
+        print('ValueError', e)
+print(list(zip('ab', 'cd', strict=True)), list(zip('a', 'cd', strict=0)), 1, 2, sep=None, end=None)
+print(3, 4, sep='-', end='!\n', flush=True, file=None)
+for bad in [lambda: list(zip('ab', 'c', strict=True)), lambda: list(zip('ab', 'cd', 'e', strict=True)), lambda: list(zip('a', 'cd', strict=True)), lambda: list(zip('a', 'c', 'ef', strict=True))]:
     try:
         bad()
     except ValueError as e:
