@@ -37,13 +37,24 @@ type DeviceFit struct {
 	PeakAllocated, PeakReserved, WithContext uint64
 }
 
-// scriptError is an error other than running out of memory that ended
-// a script run by RunScript.
-type scriptError struct {
-	Msg string // the script's own error line(s)
+// ScriptError is an error other than running out of memory that ended
+// a script run by RunScript: the script's own report, whose first line
+// is the FILE:LINE:COL: Type: message line that editors and CI parse,
+// whatever lines the message and its traceback take below it.
+type ScriptError struct {
+	Msg string
+	// Run says which run failed ("on h200"), on a line after the
+	// report; "" where there was one.
+	Run string
 }
 
-func (e *scriptError) Error() string { return strings.TrimRight(e.Msg, "\n") }
+func (e *ScriptError) Error() string {
+	s := strings.TrimRight(e.Msg, "\n")
+	if e.Run != "" {
+		s += "\n(" + e.Run + ")"
+	}
+	return s
+}
 
 // RunScript runs a program (Python when its file ends in .py, else the
 // command form) on a fresh session made with o, its output discarded,
@@ -74,7 +85,7 @@ func RunScript(prog Program, o engine.Options, atEnd func(*engine.Session)) (*en
 		if msg == "" {
 			msg = fmt.Sprintf("the program exited with status %d", status)
 		}
-		return nil, &scriptError{Msg: msg}
+		return nil, &ScriptError{Msg: msg}
 	}
 	return s, nil
 }
@@ -125,6 +136,10 @@ func FitScript(prog Program, o FitOptions) ([]Fit, error) {
 // fitOn runs a program on one preset.
 func fitOn(prog Program, o FitOptions, p engine.Preset) (Fit, error) {
 	s, err := RunScript(prog, engine.Options{Preset: p, AllocConf: o.AllocConf, Devices: o.Devices, FakeHost: true, Backend: "sim", HostTotal: o.HostTotal, Strict: o.Strict}, nil)
+	if se, ok := err.(*ScriptError); ok {
+		se.Run = "gpumemrepl fit: the script failed on " + p.Name
+		return Fit{}, se
+	}
 	if err != nil {
 		return Fit{}, fmt.Errorf("on %s: %w", p.Name, err)
 	}
@@ -183,6 +198,10 @@ func SweepScript(prog Program, o FitOptions, name string, lo, hi int64) ([]Sweep
 			run := prog
 			run.Args = append(append([]string(nil), prog.Args...), "--"+name, strconv.FormatInt(v, 10))
 			f, err := fitOn(run, o, p)
+			if se, ok := err.(*ScriptError); ok {
+				se.Run += fmt.Sprintf(" with --%s %d", name, v)
+				return f, se
+			}
 			if err != nil {
 				return f, fmt.Errorf("--%s %d: %w", name, v, err)
 			}

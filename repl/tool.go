@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"sort"
 	"strings"
 
@@ -80,7 +81,7 @@ func (r *Runner) installTool(p *pyPrompt) {
 	fn("plot", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		path, _ := args[0].(string)
 		if err := r.plotTo(path); err != nil {
-			return nil, in.Raise(eval.OSErrorType, "%v", err)
+			return nil, fileError(in, b, err)
 		}
 		steps := 0
 		if n := len(r.history); n > 0 {
@@ -95,7 +96,7 @@ func (r *Runner) installTool(p *pyPrompt) {
 		if err != nil {
 			return nil, err
 		}
-		return eval.None, b.Error(r.Session.SaveSnapshot(path, i))
+		return eval.None, fileError(in, b, r.Session.SaveSnapshot(path, i))
 	})
 	fn("load", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		path, _ := args[0].(string)
@@ -237,4 +238,15 @@ func init() {
 		}
 		return "<freed load>", nil
 	}))
+}
+
+// fileError is err of writing a file as Python raises it: a file's
+// error as its OSError (FileNotFoundError, IsADirectoryError...), as
+// _dump_snapshot raises it; any other as the binding does.
+func fileError(in *eval.Interp, b *torchpy.Binding, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return in.RaiseOS(err)
+	}
+	return b.Error(err)
 }

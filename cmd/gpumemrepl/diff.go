@@ -155,6 +155,10 @@ func scriptSide(path string, o trace.Options, strict bool) (diff.Source, trace.O
 	}
 	s, err := repl.RunScript(repl.Program{Src: src, File: path}, engine.Options{Preset: h200, AllocConf: conf, FakeHost: true, Backend: "sim", Strict: strict}, save)
 	if err != nil {
+		if se, ok := err.(*repl.ScriptError); ok { // its first line is the script's FILE:LINE:COL
+			se.Run = "gpumemrepl diff: the script failed"
+			return diff.Source{}, o, engine.Tier{}, se
+		}
 		return diff.Source{}, o, engine.Tier{}, fmt.Errorf("the script failed: %w", err)
 	}
 	if saveErr != nil {

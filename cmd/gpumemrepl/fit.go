@@ -80,8 +80,7 @@ func cmdFit(args []string, stdout, stderr io.Writer) int {
 	fits, err := repl.FitScript(prog, o)
 	p.Done()
 	if err != nil {
-		fmt.Fprintf(stderr, "gpumemrepl fit: %v\n", err)
-		return 1
+		return fitFailed(stderr, err)
 	}
 	if *asJSON {
 		writeFitJSON(stdout, fits)
@@ -89,6 +88,20 @@ func cmdFit(args []string, stdout, stderr io.Writer) int {
 		writeFitTable(stdout, files[0], *conf, fits)
 	}
 	return 0
+}
+
+// fitFailed reports why fit stopped, and is fit's status then: a
+// script's own error as the script's report (its first line the
+// FILE:LINE:COL: Type: message line that editors and CI parse, which
+// run failed after it), any other error on a line of fit's.
+func fitFailed(stderr io.Writer, err error) int {
+	var se *repl.ScriptError
+	if errors.As(err, &se) {
+		fmt.Fprintln(stderr, se)
+	} else {
+		fmt.Fprintf(stderr, "gpumemrepl fit: %v\n", err)
+	}
+	return 1
 }
 
 // fitPresets are the presets named in list (all, largest first, when

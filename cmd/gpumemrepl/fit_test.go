@@ -120,7 +120,7 @@ func TestFitOOMAndErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errOut, code = run(t, "fit", "--gpus", "t4", bad)
-	if code != 1 || out != "" || errOut != "gpumemrepl fit: on t4: "+bad+":3:1: ZeroDivisionError: division by zero\n" {
+	if code != 1 || out != "" || errOut != bad+":3:1: ZeroDivisionError: division by zero\n(gpumemrepl fit: the script failed on t4)\n" {
 		t.Errorf("a script's own error: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	// an error after a caught OOM is the script's error, whatever its text says

@@ -42,8 +42,7 @@ func runSweep(prog repl.Program, o repl.FitOptions, sw sweepSpec, asJSON bool, p
 	res, err := repl.SweepScript(prog, o, sw.name, sw.lo, sw.hi)
 	p.Done()
 	if err != nil {
-		fmt.Fprintf(stderr, "gpumemrepl fit: %v\n", err)
-		return 1
+		return fitFailed(stderr, err)
 	}
 	if asJSON {
 		writeSweepJSON(stdout, sw, res)

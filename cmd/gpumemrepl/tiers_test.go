@@ -49,7 +49,7 @@ func TestFitSaysWhetherExact(t *testing.T) {
 		t.Errorf("fit --json: %v %s", err, out)
 	}
 	out, errOut, code = run(t, "fit", "--gpus", "h200", "--strict", path)
-	if code != 1 || out != "" || !strings.Contains(errOut, "gpumemrepl fit: on h200: "+path+":3:5: NotImplementedError: "+rsqrtEstimate+": its figures would be estimated, and --strict refuses estimates") {
+	if code != 1 || out != "" || errOut != path+":3:5: NotImplementedError: "+rsqrtEstimate+": its figures would be estimated, and --strict refuses estimates\n(gpumemrepl fit: the script failed on h200)\n" {
 		t.Errorf("fit --strict: exit %d\n%s%s", code, out, errOut)
 	}
 }
