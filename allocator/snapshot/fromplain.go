@@ -41,6 +41,10 @@ func fromPlain(top *dict, u *unpickler) ([]*Snapshot, error) {
 			if err != nil {
 				return nil, err
 			}
+			if bad := impossible(g.(*dict), i); len(bad) > 0 {
+				problems = append(problems, bad...)
+				continue
+			}
 			if dev < 0 || dev >= maxDevice {
 				problems = append(problems, Problem{Event: -1, Offset: -1, Path: fmt.Sprintf("segments[%d]", i), Msg: fmt.Sprintf("device index %d is outside 0 to %d (the segment is left out)", dev, maxDevice-1)})
 				continue
@@ -82,6 +86,34 @@ func segmentOf(v any, i int) (Segment, int64, error) {
 		}
 	}
 	return seg, dev, nil
+}
+
+// impossible are the problems of segments[i] (seg) that no PyTorch run
+// writes: an address or size that is not an integer of at least 0 (NaN,
+// -5, missing), in the segment or one of its blocks. Such a segment is
+// left out: where it and its blocks lie is unknown.
+func impossible(seg *dict, i int) []Problem {
+	var out []Problem
+	check := func(d *dict, path string, keys ...string) {
+		for _, k := range keys {
+			v := d.get(k)
+			if n, ok := v.(int64); ok && n >= 0 {
+				continue
+			}
+			what := describe(v)
+			if v == nil {
+				what = "missing"
+			}
+			out = append(out, Problem{Event: -1, Offset: -1, Path: path, Msg: fmt.Sprintf("%s is %s, not %s (the segment is left out)", k, what, wantOf(k))})
+		}
+	}
+	check(seg, fmt.Sprintf("segments[%d]", i), "address", "total_size")
+	if blocks, ok := seg.get("blocks").(*list); ok {
+		for k, b := range blocks.items {
+			check(b.(*dict), fmt.Sprintf("segments[%d].blocks[%d]", i, k), "address", "size")
+		}
+	}
+	return out
 }
 
 // uintOf is a non-negative integer's value, else 0.

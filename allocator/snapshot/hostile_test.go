@@ -57,6 +57,9 @@ func TestProblems(t *testing.T) {
 		{"unknown action named", [][]any{{"action", "malloc", "addr", int64(0)}}, nil, `unknown action "malloc" (not replayed)`},
 		{"no action", [][]any{{"addr", int64(0)}}, nil, "it has no action"},
 		{"device 2^40", nil, []any{segment(1<<40, 1<<30, 2<<20)}, "segments[0]: device index 1099511627776 is outside 0 to 119"},
+		{"NaN segment address", nil, []any{segment(0, 1<<30, 2<<20), &dict{items: []item{{"device", int64(0)}, {"address", nanValue()}, {"total_size", int64(2 << 20)}}}}, "segments[1]: address is the float NaN, not an integer of at least 0 (the segment is left out)"},
+		{"negative segment size", nil, []any{segment(0, 1<<30, -5)}, "segments[0]: total_size is -5, not an integer of at least 0 (the segment is left out)"},
+		{"a block's missing size", nil, []any{&dict{items: []item{{"device", int64(0)}, {"address", int64(1 << 30)}, {"total_size", int64(2 << 20)}, {"blocks", &list{items: []any{&dict{items: []item{{"address", int64(1 << 30)}}}}}}}}}, "segments[0].blocks[0]: size is missing, not an integer of at least 0"},
 		{"overlapping segments", nil, []any{segment(0, 1<<30, 4<<20), segment(0, 1<<30+(2<<20), 2<<20)}, "cuda:0's segments: the segment at 0x40000000 (4194304 bytes) overlaps the one at 0x40200000"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

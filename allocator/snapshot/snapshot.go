@@ -306,6 +306,10 @@ func OpenWithin(path string, limits Limits) ([]Opened, error) {
 			name = fmt.Sprintf("%s cuda:%d", path, s.Device)
 		}
 		r, err := s.Prepare(name)
+		if errors.Is(err, trace.ErrNoOps) && len(s.Problems) > 0 {
+			// what was left out was all there was: say why
+			return nil, fmt.Errorf("%s: %s, and nothing else to replay", path, s.Problems[0])
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -127,7 +127,14 @@ func (t *Trace) decode(src *source) error {
 		case "limit_bytes":
 			return d.value(&t.LimitBytes)
 		case "total_memory":
-			return d.value(&t.TotalMemory)
+			// the device's total_memory as PyTorch gives it: a GPU with
+			// none would have no room for its own CUDA context
+			d.peek() //nolint:errcheck // past white space, to say where the value is; value sees the error
+			at := d.off
+			if err := d.value(&t.TotalMemory); err != nil || t.TotalMemory > 0 {
+				return err
+			}
+			return &syntaxError{at, "total_memory is 0: a device PyTorch records has memory (leave the key out for an H200's)"}
 		case "expect":
 			return d.value(&t.Expect)
 		case "layouts":
