@@ -242,6 +242,8 @@ func (p *parser) exprOuterStart(e Expr) Pos {
 
 // expression parses a conditional expression, a lambda, or a disjunction.
 func (p *parser) expression() Expr {
+	p.enter(p.cur().start)
+	defer p.leave()
 	if p.isKw("lambda") {
 		return p.lambda()
 	}
@@ -332,6 +334,8 @@ func (p *parser) boolOp(op BoolOpKind, operand func() Expr) Expr {
 // inversion parses not inversion, or a comparison.
 func (p *parser) inversion() Expr {
 	if p.isKw("not") {
+		p.enter(p.cur().start)
+		defer p.leave()
 		kw := p.next()
 		v := p.inversion()
 		return &UnaryOp{Node{kw.start, p.lastEnd()}, Not, v}
@@ -441,6 +445,8 @@ func (p *parser) factor() Expr {
 	default:
 		return p.power()
 	}
+	p.enter(t.start)
+	defer p.leave()
 	start := p.next().start
 	v := p.factor()
 	return &UnaryOp{Node{start, p.lastEnd()}, op, v}
@@ -451,6 +457,10 @@ func (p *parser) power() Expr {
 	start := p.cur().start
 	e := p.primary()
 	if p.acceptOp("**") {
+		// two levels, as CPython's power and factor rules each take one
+		p.enter(start)
+		p.enter(start)
+		defer func() { p.levels -= 2 }()
 		right := p.factor()
 		return &BinOp{Node{start, p.lastEnd()}, e, Pow, right}
 	}

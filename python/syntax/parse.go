@@ -51,7 +51,21 @@ type parser struct {
 	// inFunc is set in the body of a def or lambda, and unset in a class
 	// body.
 	inFunc bool
+	// levels counts the recursion of expressions within expressions
+	// (maxParseLevels bounds it).
+	levels int
 }
+
+// enter is one level deeper into an expression at pos; leave is one
+// back out.
+func (p *parser) enter(pos Pos) {
+	p.levels++
+	if p.levels > maxParseLevels {
+		p.failKind(pos, "MemoryError", "Parser stack overflowed - Python source too complex to parse")
+	}
+}
+
+func (p *parser) leave() { p.levels-- }
 
 // within runs parse with inFunc set to fn: in a function's body or not.
 func (p *parser) within(fn bool, parse func()) {

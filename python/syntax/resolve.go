@@ -90,6 +90,11 @@ func resolve(filename string, m *Module) (err error) {
 		}
 	}()
 	r.futures(m.Body)
+	// CPython's compiler bounds the tree's depth before its symbol
+	// table sees a name
+	if e := checkDepth(filename, m); e != nil {
+		return e
+	}
 	top := newSymScope(moduleScope, nil, nil)
 	r.cur = top
 	r.stmts(m.Body)

@@ -89,6 +89,10 @@ type scanner struct {
 	pending    int   // INDENTs (>0) or DEDENTs (<0) still to hand out
 	parens     []paren
 	done       bool // EOF or an error was handed out
+	// colOff and colRunes are the last offset pos placed and its rune
+	// count from its line's start (colLine): the next column on the line
+	// counts on from there, so that a line of n tokens costs n, not n².
+	colLine, colOff, colRunes int
 }
 
 func newScanner(file string, src []byte, isCommand func(string) bool) *scanner {
@@ -123,7 +127,12 @@ func normalizeNewlines(src []byte) []byte {
 
 // pos returns the position of byte offset off, which is on the cursor's line.
 func (s *scanner) pos(off int) Pos {
-	p := Pos{s.line, int32(utf8.RuneCount(s.src[s.lineOff:off])) + 1}
+	if s.colLine != s.lineOff || off < s.colOff {
+		s.colLine, s.colOff, s.colRunes = s.lineOff, s.lineOff, 0
+	}
+	s.colRunes += utf8.RuneCount(s.src[s.colOff:off])
+	s.colOff = off
+	p := Pos{s.line, int32(s.colRunes) + 1}
 	if s.line == s.firstLine {
 		p.Col += s.colShift
 	}
