@@ -23,6 +23,7 @@ import (
 	"slices"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
+	"github.com/gpumemrepl/gpumemrepl/internal/fileio"
 )
 
 // Event is one entry of a device trace.
@@ -168,7 +169,7 @@ func loadHistories(path string, limits Limits) ([]*Snapshot, error) {
 	defer f.Close()
 	s, err := readHistories(in, limits)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, &fileio.InFile{Path: path, Err: err}
 	}
 	return s, nil
 }
@@ -201,7 +202,7 @@ func (s *Snapshot) makeEvents() {
 // as does fileio's for a file beyond the limit.
 func pathError(path string, err error, limits Limits) error {
 	if errors.Is(err, errTooLarge) {
-		return fmt.Errorf("%s: %w", path, limitError(err, limits))
+		return &fileio.InFile{Path: path, Err: limitError(err, limits)}
 	}
 	return err
 }
@@ -308,7 +309,7 @@ func OpenWithin(path string, limits Limits) ([]Opened, error) {
 		r, err := s.Prepare(name)
 		if errors.Is(err, trace.ErrNoOps) && len(s.Problems) > 0 {
 			// what was left out was all there was: say why
-			return nil, fmt.Errorf("%s: %s, and nothing else to replay", path, s.Problems[0])
+			return nil, &fileio.InFile{Path: path, Err: fmt.Errorf("%s, and nothing else to replay", s.Problems[0])}
 		}
 		if err != nil {
 			return nil, err
@@ -337,7 +338,7 @@ func sniff(path string, limits Limits) (fileKind, error) {
 	for {
 		c, err := in.byte()
 		if err != nil {
-			return 0, fmt.Errorf("%s: empty, or not a trace or snapshot", path)
+			return 0, &fileio.InFile{Path: path, Err: errors.New("empty, or not a trace or snapshot")}
 		}
 		switch c {
 		case ' ', '\t', '\n', '\r':
@@ -347,6 +348,6 @@ func sniff(path string, limits Limits) (fileKind, error) {
 		case '{':
 			return ofJSON, nil
 		}
-		return 0, fmt.Errorf("%s: neither a snapshot (a pickle, as _dump_snapshot writes) nor a trace (JSON): it starts with byte 0x%02x", path, c)
+		return 0, &fileio.InFile{Path: path, Err: fmt.Errorf("neither a snapshot (a pickle, as _dump_snapshot writes) nor a trace (JSON): it starts with byte 0x%02x", c)}
 	}
 }

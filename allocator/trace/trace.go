@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+
+	"github.com/gpumemrepl/gpumemrepl/internal/fileio"
 )
 
 // Op is one trace operation.
@@ -94,12 +96,12 @@ func Load(path string) (*Trace, error) { return LoadWithin(path, DefaultLimits) 
 func LoadWithin(path string, l Limits) (*Trace, error) {
 	src, err := openSource(path, l)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, &fileio.InFile{Path: path, Err: err}
 	}
 	defer src.Close()
 	t := &Trace{Path: path}
 	if err := t.decode(src); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, &fileio.InFile{Path: path, Err: err}
 	}
 	return t, t.resolve()
 }
@@ -198,7 +200,7 @@ func New(path, allocConf string, ops []Op) (*Trace, error) {
 // id that is live, an op the format does not have.
 func (t *Trace) resolve() error {
 	if len(t.Ops) == 0 {
-		return fmt.Errorf("%s: %w", t.Path, ErrNoOps)
+		return &fileio.InFile{Path: t.Path, Err: ErrNoOps}
 	}
 	ids := newIDTable(len(t.Ops))
 	var live []bool // by slot

@@ -64,11 +64,7 @@ func cmdDiff(args []string, stdout, stderr io.Writer) int {
 			side.run.Estimated = repl.EstimatedMark + " " + repl.EstimatedText(tier)
 		}
 		if err != nil {
-			msg := err.Error()
-			if !strings.HasPrefix(msg, files[i]+":") { // a file's own errors name it already
-				msg = files[i] + ": " + msg
-			}
-			fmt.Fprintln(stderr, msg)
+			fmt.Fprintln(stderr, ofFile(files[i], err))
 			return 1
 		}
 	}
@@ -85,6 +81,23 @@ func cmdDiff(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// ofFile is err of the file path, in one message that names the file
+// first: err itself where it does already (a script's own report, whose
+// first line is its FILE:LINE:COL: Type: message line; an error in what
+// the file holds, PATH: ...), told by its type; else err after the
+// path.
+func ofFile(path string, err error) string {
+	switch e := err.(type) { // the outermost error: a wrapper's words come first
+	case *repl.ScriptError:
+		return err.Error()
+	case *fileio.InFile:
+		if e.Path == path {
+			return err.Error()
+		}
+	}
+	return path + ": " + err.Error()
 }
 
 // configFlag is a --config-a or --config-b: nil when not given (the

@@ -51,7 +51,8 @@ func pickled(v any) []byte {
 // whose address or size is NaN or negative, a block's likewise, a device
 // of 0 bytes, no history at all) is never replayed as a clean summary:
 // a warning names it and where it is (an error under --check), or,
-// where nothing else is left to replay, it is the error (exit 1).
+// where nothing else is left to replay, it is the error (exit 1), on
+// one line that names the file once.
 func TestImpossibleValuesNamed(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -88,16 +89,21 @@ func TestImpossibleValuesNamed(t *testing.T) {
 		{"nothing else", snap("only_nan.pickle", segment(base, nan, block(base, int64(2<<20)))),
 			"segments[0]: total_size is the float NaN, not an integer of at least 0 (the segment is left out), and nothing else to replay", false},
 		{"a device of 0 bytes", write("zero_device.json", []byte(`{"total_memory": 0, "ops": [{"op": "alloc", "id": 0, "size": 512}]}`)),
-			"byte 17: total_memory is 0: a device PyTorch records has memory", false},
+			"byte 17: total_memory is 0: a device PyTorch records has memory (leave the key out for an H200's)", false},
 		{"no history", write("empty.json", []byte(`{"name": "x"}`)), "not a trace: no ops", false},
-		{"no device_traces", write("no_traces.pickle", pickled(kv{"segments", []any{}})), `not a snapshot: no "device_traces"`, false},
+		{"no device_traces", write("no_traces.pickle", pickled(kv{"segments", []any{}})), `not a snapshot: no "device_traces" (was it recorded with _record_memory_history?)`, false},
 	} {
 		out, errOut, code := run(t, "replay", tc.path)
 		switch {
 		case tc.warns && (code != 0 || !strings.Contains(errOut, tc.path+": warning: "+tc.want)):
 			t.Errorf("%s: exit %d, stderr %s; want a warning: %s", tc.name, code, errOut, tc.want)
-		case !tc.warns && (code != 1 || !strings.Contains(errOut, tc.want) || out != ""):
-			t.Errorf("%s: exit %d, stdout %q, stderr %s; want exit 1: %s", tc.name, code, out, errOut, tc.want)
+		case !tc.warns && (code != 1 || errOut != tc.path+": "+tc.want+"\n" || out != ""):
+			t.Errorf("%s: exit %d, stdout %q, stderr %s; want exit 1 and the file named once: %s: %s", tc.name, code, out, errOut, tc.path, tc.want)
+		}
+		if !tc.warns { // diff says it as replay does
+			if out, errOut, code := run(t, "diff", tc.path, tc.path); code != 1 || errOut != tc.path+": "+tc.want+"\n" || out != "" {
+				t.Errorf("%s: diff: exit %d, stdout %q, stderr %s; want exit 1: %s: %s", tc.name, code, out, errOut, tc.path, tc.want)
+			}
 		}
 		if tc.warns {
 			if _, errOut, code := run(t, "replay", "--check", tc.path); code != 1 || !strings.Contains(errOut, tc.want) {

@@ -148,7 +148,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		}
 		if err != nil {
 			out.Flush()
-			fmt.Fprintf(stderr, "%s: %v\n", f, err)
+			fmt.Fprintln(stderr, ofFile(f, err))
 			status = max(status, exitStatus(err))
 		}
 	}

@@ -38,6 +38,19 @@ func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("read %s: more than a %s may hold (%s) and not yet at its end", e.Path, e.What, Bytes(e.Limit))
 }
 
+// InFile is an error in what a file holds, said after the file's name
+// ("PATH: what is wrong"). A caller that names each file it reports on
+// tells by this type that the error names it already, where a text's
+// start would be a guess.
+type InFile struct {
+	Path string
+	Err  error
+}
+
+func (e *InFile) Error() string { return e.Path + ": " + e.Err.Error() }
+
+func (e *InFile) Unwrap() error { return e.Err }
+
 // Bytes is n bytes as the bound's unit says it: "64 MiB", "1 GiB",
 // else the count.
 func Bytes(n int64) string {
