@@ -42,8 +42,13 @@ func (s *Session) TakeWarnings() []string {
 // stop the next.
 func (s *Session) ClearInterrupt() { s.interrupted.Store(false) }
 
-// Events are what the session did since BeginStep, in words, in order.
-func (s *Session) Events() []string { return slices.Clone(s.events) }
+// EventsSince are what the session did since BeginStep, in words, in
+// order, but the first i: what a report after each statement of a loop
+// has not shown yet, without copying what it has (a 100,000-iteration
+// loop copied them all every iteration).
+func (s *Session) EventsSince(i int) []string {
+	return slices.Clone(s.events[min(i, len(s.events)):])
+}
 
 // Eventf adds an event of the front end's (a name bound, a value freed).
 func (s *Session) Eventf(format string, args ...any) { s.event(format, args...) }

@@ -269,7 +269,7 @@ func TestConvEstimatedFromNearest(t *testing.T) {
 			t.Errorf("forward %+v, want the output then a workspace of 45798160 bytes", e.forward)
 		}
 	}
-	est := s.StepEstimates()
+	est := s.StepEstimatesSince(0)
 	if len(est) != 1 || est[0].Op != "F.conv2d" ||
 		!strings.HasPrefix(est[0].Cause, "[12, 3, 224, 224] x [64, 3, 7, 7] stride [2, 2] float32: cuDNN's workspace of an unrecorded configuration, taken from the nearest recorded one, [32, 3, 224, 224] x [64, 3, 7, 7] stride [2, 2] float32 contiguous (workspace x+y+w+16 in its input's, output's and weight's bytes x, y, w; common.jsonl.gz)") {
 		t.Fatalf("estimates %v", est)
@@ -278,7 +278,7 @@ func TestConvEstimatedFromNearest(t *testing.T) {
 	if err := s.BackwardWith(y, g, false); err != nil {
 		t.Fatal(err)
 	}
-	est = s.StepEstimates()
+	est = s.StepEstimatesSince(0)
 	if len(est) != 2 || est[1].Op != "F.conv2d backward" || !strings.Contains(est[1].Cause, "grads of w, the incoming gradient dense: cuDNN's workspace of an unrecorded configuration, taken from the nearest recorded one, [32, 3, 224, 224]") {
 		t.Errorf("estimates %v", est)
 	}
@@ -310,7 +310,7 @@ func TestConvHeldOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	convRun(t, s, "conv2d", x, w, args...)
-	est := s.StepEstimates()
+	est := s.StepEstimatesSince(0)
 	if len(est) != 1 || strings.Contains(est[0].Cause, "nearest recorded one, [64, 3, 32, 32] x [32, 3, 3, 3] stride [1, 1] float32 contiguous") {
 		t.Errorf("estimates %v", est)
 	}
@@ -325,7 +325,7 @@ func TestConvHeldOut(t *testing.T) {
 	if _, err := s.Run(Ops["conv2d"], append(Args{in, wt, b}, args...)); err != nil {
 		t.Fatal(err)
 	}
-	if est := s.StepEstimates(); len(est) != 0 {
+	if est := s.StepEstimatesSince(0); len(est) != 0 {
 		t.Errorf("a calibrated configuration estimated: %v", est)
 	}
 }
@@ -341,7 +341,7 @@ func TestConvTransposed(t *testing.T) {
 	if !slices.Equal(y.Shape, []int64{7, 32, 31, 31}) {
 		t.Errorf("shape %v, want [7, 32, 31, 31]", y.Shape)
 	}
-	if est := s.StepEstimates(); len(est) != 1 || est[0].Op != "F.conv_transpose2d" {
+	if est := s.StepEstimatesSince(0); len(est) != 1 || est[0].Op != "F.conv_transpose2d" {
 		t.Errorf("estimates %v", est)
 	}
 	in := mustTensor(t, s, TensorSpec{Op: "randn", Shape: []int64{7, 32, 15, 15}, DType: Float32, Device: cuda0})
@@ -369,7 +369,7 @@ func TestConvStridedInput(t *testing.T) {
 	if peak-now < 512000 {
 		t.Errorf("peak over what is kept %d, want at least the 512000-byte copy", peak-now)
 	}
-	est := s.StepEstimates()
+	est := s.StepEstimatesSince(0)
 	if len(est) == 0 || !strings.Contains(est[len(est)-1].Cause, "strided input: PyTorch copies it dense first") {
 		t.Errorf("estimates %v", est)
 	}

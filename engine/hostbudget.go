@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"time"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 )
@@ -40,6 +41,23 @@ type hostBudget struct {
 	// and since the step began.
 	peak, stepPeak uint64
 	told           bool // a step report has said that some were counted
+	// avail is memAvailable as read at availAt, less what settleHost
+	// has given since (known false: it could not be read).
+	avail   uint64
+	known   bool
+	availAt time.Time
+}
+
+// availFor is memAvailable for storages of n bytes: read again unless
+// they are small beside the last reading, taken within 10 ms (a script
+// of a million short lines read /proc/meminfo a million times, a tenth
+// of its time); what is given comes off it.
+func (h *hostBudget) availFor(n uint64) (uint64, bool) {
+	if !h.known || n > h.avail/8 || time.Since(h.availAt) > 10*time.Millisecond {
+		h.avail, h.known = memAvailable()
+		h.availAt = time.Now()
+	}
+	return h.avail, h.known
 }
 
 // pendingHost is how a counted host storage gets memory: its pages
@@ -98,7 +116,7 @@ func (s *Session) settleHost() {
 	h := &s.host
 	if len(h.pending) > 0 && s.hostLive <= h.budget {
 		interrupted := false
-		avail, known := memAvailable() // read once: each storage taken comes off it
+		avail, known := h.availFor(h.counted) // read once: each storage taken comes off it
 		for st, p := range h.pending {
 			if interrupted {
 				h.pending[st] = pendingHost{kept: true}
@@ -120,6 +138,7 @@ func (s *Session) settleHost() {
 			st.host = buf
 			h.drop(st)
 		}
+		h.avail = avail
 		if interrupted {
 			s.event("writing host memory was interrupted (KeyboardInterrupt): %s of host tensors left counted, not resident", allocator.FormatSize(h.counted))
 		}

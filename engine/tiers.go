@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
@@ -77,8 +78,11 @@ type tiers struct {
 // first estimate.
 func (s *Session) Tier() Tier { return s.tiers.total }
 
-// StepEstimates are the estimates made since BeginStep, in order.
-func (s *Session) StepEstimates() []Estimate { return append([]Estimate(nil), s.tiers.step...) }
+// StepEstimatesSince are the estimates made since BeginStep, in order,
+// but the first i (those a report after each statement has shown).
+func (s *Session) StepEstimatesSince(i int) []Estimate {
+	return slices.Clone(s.tiers.step[min(i, len(s.tiers.step)):])
+}
 
 // estimate is called by an op that goes on by a general rule where no
 // recorded rule covers it: op as the program calls it, the cause

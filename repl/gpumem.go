@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/gpumemrepl/gpumemrepl/internal/fileio"
@@ -239,6 +240,20 @@ func definesName(line string) bool {
 	return false
 }
 
+// headerWords are the words a compound statement's header starts with
+// (match and case are soft keywords).
+var headerWords = map[string]bool{"if": true, "elif": true, "else": true, "while": true, "for": true, "try": true, "except": true,
+	"finally": true, "def": true, "class": true, "async": true, "match": true, "case": true}
+
+// leadingWord is the identifier characters a line starts with.
+func leadingWord(line string) string {
+	i := strings.IndexFunc(line, func(r rune) bool { return r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	if i < 0 {
+		return line
+	}
+	return line[:i]
+}
+
 // opensBlock reports whether a line is the header of a compound
 // statement other than with (def, class, for, while, if, try, async
 // and match: one that needs an indented body), or a decorator.
@@ -248,6 +263,9 @@ func opensBlock(body string) bool {
 	}
 	if strings.HasPrefix(body, "@") { // a decorator: its def or class follows
 		return true
+	}
+	if !headerWords[leadingWord(body)] {
+		return false // no parse for a line no compound statement starts
 	}
 	// one unindented line fails with an IndentationError only for the
 	// body it lacks ("expected an indented block after ...")
@@ -267,6 +285,11 @@ func (r *Runner) gpumemLine(p *pyPrompt, body string, pos syntax.Pos) error {
 		}
 		src = enter
 	}
+	if cmd, mod := r.oneLine(src, pos); cmd != nil {
+		return r.execPy(p.in, p.fr, cmd)
+	} else if mod != nil {
+		return r.execModule(p, mod)
+	}
 	mod, err := syntax.ParseFile(r.File, []byte(src+"\n"), &syntax.Options{IsCommand: r.isBlockCommand, At: pos})
 	if err != nil {
 		return err // FILE:LINE:COL: SyntaxError: ..., as a .py file's
@@ -274,12 +297,44 @@ func (r *Runner) gpumemLine(p *pyPrompt, body string, pos syntax.Pos) error {
 	if pos, msg, bad := commandError(mod); bad {
 		return &placedError{File: r.File, Pos: pos, Msg: msg}
 	}
+	return r.execModule(p, mod)
+}
+
+// execModule runs a line's statements.
+func (r *Runner) execModule(p *pyPrompt, mod *syntax.Module) error {
 	for _, s := range mod.Body {
 		if err := r.execPy(p.in, p.fr, s); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// oneLine reads most lines of a script in one parse, where the command
+// form's reading (the line parsed with isBlockCommand asked of it, which
+// parses it again) takes three: a line that is Python is its module; one
+// that is not, and that the command form reads without an error, is its
+// Command, as that reading makes it. Both nil leave the line to that
+// reading (a block, a bare command word, a file verb's line, a line of
+// neither or one the command form refuses, whose error it says).
+func (r *Runner) oneLine(src string, pos syntax.Pos) (*syntax.Command, *syntax.Module) {
+	t := strings.TrimSpace(src)
+	if strings.Contains(src, "\n") || command.IsBare(t) || command.Claims(t) {
+		return nil, nil
+	}
+	// a line read before as a command is not parsed as Python again,
+	// to fail (a generated sweep repeats its lines)
+	if known, ok := r.isCmd[t]; !ok || !known {
+		if mod, err := syntax.ParseFile(r.File, []byte(src+"\n"), &syntax.Options{At: pos}); err == nil {
+			return nil, mod
+		}
+	}
+	if !r.isBlockCommand(src) || r.translate(t).err != nil {
+		return nil, nil
+	}
+	end := pos
+	end.Col += int32(utf8.RuneCountInString(src))
+	return &syntax.Command{Node: syntax.Node{Start: pos, End: end}, Text: src}, nil
 }
 
 // withEntry is the Python that enters a with header's context managers

@@ -57,7 +57,11 @@ func (r *Runner) newPyPrompt() *pyPrompt {
 // is not Python and that the command form reads (rightly or not: its
 // error is the command form's).
 func (r *Runner) isBlockCommand(line string) bool {
-	t := strings.TrimSpace(line)
+	return r.isCmd.of(strings.TrimSpace(line), readsAsCommand)
+}
+
+// readsAsCommand is isBlockCommand of a line without its white space.
+func readsAsCommand(t string) bool {
 	if command.IsBare(t) || command.Claims(t) {
 		return true
 	}
@@ -95,7 +99,8 @@ func commandError(mod *syntax.Module) (pos syntax.Pos, msg string, ok bool) {
 // commandStmt runs a command-form line (a syntax.Command statement) at
 // pos: read into the Python it means, which runs at module level.
 func (r *Runner) commandStmt(p *pyPrompt, text string, pos syntax.Pos) error {
-	py, ok, err := command.Python(text)
+	tr := r.translate(text)
+	py, ok, err := tr.py, tr.ok, tr.err
 	if !ok && err == nil {
 		err = &command.Error{Col: 1, Msg: "not a command"}
 	}
@@ -121,6 +126,14 @@ func (r *Runner) commandStmt(p *pyPrompt, text string, pos syntax.Pos) error {
 		}
 	}
 	return nil
+}
+
+// translate is command.Python(text), remembered.
+func (r *Runner) translate(text string) translation {
+	return r.toPython.of(text, func(text string) translation {
+		py, ok, err := command.Python(text)
+		return translation{py, ok, err}
+	})
 }
 
 // pyInput takes one line typed at the prompt into Python: it returns

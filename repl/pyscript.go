@@ -53,9 +53,13 @@ func (r *Runner) PyScript(src []byte) (status int) {
 			if r.JSON {
 				r.writeStepJSON(int(st.Line), int(end.Line), src, cur, n, out.String(), nil)
 			} else {
-				io.WriteString(r.Out, out.String())
-				fmt.Fprintf(r.Out, "%s %s\n", colorName.Sprintf("%3d :", st.Line), src)
-				writeReport(r.Out, r.prev, cur, n)
+				b := &r.stepOut
+				b.Reset()
+				b.width = widthOf(r.Out)
+				b.Write(out.Bytes())
+				fmt.Fprintf(b, "%s %s\n", colorName.Sprintf("%3d :", st.Line), src)
+				writeReport(b, r.prev, cur, n)
+				r.Out.Write(b.Bytes()) //nolint:errcheck // as every report line's write
 			}
 			out.Reset()
 			r.prev = cur
@@ -186,18 +190,24 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 			io.WriteString(r.Err, fitLines(msg, r.Err))
 		}
 	} else {
+		// the step's echo, output and report in one write
+		b := &r.stepOut
+		b.Reset()
+		b.width = widthOf(r.Out)
 		for i, l := range strings.Split(text, "\n") {
 			mark := ">"
 			if i > 0 {
 				mark = "."
 			}
-			fmt.Fprintf(r.Out, "%s %s\n", colorName.Sprintf("%3d %s", line+i, mark), l)
+			fmt.Fprintf(b, "%s %s\n", colorName.Sprintf("%3d %s", line+i, mark), l)
 		}
-		io.WriteString(r.Out, out.String())
+		b.Write(out.Bytes())
+		if msg == "" {
+			writeReport(b, r.prev, cur, n)
+		}
+		r.Out.Write(b.Bytes()) //nolint:errcheck // as every report line's write
 		if msg != "" {
 			io.WriteString(r.Err, fitLines(msg, r.Err))
-		} else {
-			writeReport(r.Out, r.prev, cur, n)
 		}
 	}
 	r.prev = cur
@@ -212,16 +222,18 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 
 // measureStep is the figures after a step (or a statement of it) and
 // what it did that is not reported yet: its events and estimates, each
-// tallied.
+// tallied (only those, not copying what was reported: a loop's report
+// after each statement copied all of its step's every time).
 func (r *Runner) measureStep() (engine.Figures, stepNews) {
 	cur := r.Session.Measure()
-	events, estimates := r.Session.Events(), r.Session.StepEstimates()
-	n := stepNews{events: tally(events[min(r.seen.events, len(events)):])}
-	for _, e := range estimates[min(r.seen.estimates, len(estimates)):] {
+	events, estimates := r.Session.EventsSince(r.seen.events), r.Session.StepEstimatesSince(r.seen.estimates)
+	n := stepNews{events: tally(events)}
+	for _, e := range estimates {
 		n.estimates = append(n.estimates, e.String())
 	}
 	n.estimates = tally(n.estimates)
-	r.seen = reported{len(events), len(estimates)}
+	r.seen.events += len(events)
+	r.seen.estimates += len(estimates)
 	return cur, n
 }
 

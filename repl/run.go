@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -48,6 +49,48 @@ type Runner struct {
 	// endedBy is the class of the exception the last failed step raised
 	// (nil for an error that is not a Python exception).
 	endedBy *eval.Class
+	// isCmd and toPython remember what a line of text reads as (a
+	// generated sweep repeats its lines): isBlockCommand's answer, and
+	// command.Python's.
+	isCmd    memo[bool]
+	toPython memo[translation]
+	stepOut  stepBuffer // a step's report as it is made (step)
+}
+
+// stepBuffer is a step's report before it is written, as wide as the
+// output it goes to.
+type stepBuffer struct {
+	bytes.Buffer
+	width int
+}
+
+// Width is the width the report must fit (widthOf).
+func (b *stepBuffer) Width() int { return b.width }
+
+// translation is what command.Python makes of a line.
+type translation struct {
+	py  string
+	ok  bool
+	err error
+}
+
+// memo remembers a pure function's answers by text, forgetting them
+// all past memoSize.
+type memo[T any] map[string]T
+
+const memoSize = 4096
+
+// of is f(text), from memory when it was asked before.
+func (m *memo[T]) of(text string, f func(string) T) T {
+	if v, ok := (*m)[text]; ok {
+		return v
+	}
+	if *m == nil || len(*m) >= memoSize {
+		*m = memo[T]{}
+	}
+	v := f(text)
+	(*m)[text] = v
+	return v
 }
 
 // caretOffset is the display column of rune column col (1-based).

@@ -83,7 +83,10 @@ func newParser(filename string, src []byte, opts *Options) *parser {
 			sc.line, sc.firstLine, sc.colShift = opts.At.Line, opts.At.Line, opts.At.Col-1
 		}
 	}
-	return &parser{file: filename, sc: sc, groups: map[Expr]Pos{}}
+	// room for a short text's tokens at once: a line of a script parsed
+	// alone spent a tenth of its parse growing the buffer
+	toks := make([]token, 0, min(len(src)/3+4, 1024))
+	return &parser{file: filename, sc: sc, toks: toks, groups: map[Expr]Pos{}}
 }
 
 // bailout is the panic that unwinds the parser after p.err is set.

@@ -222,8 +222,11 @@ func excerpt(s string) string {
 
 // quote is s as a Python string literal.
 func quote(s string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`).Replace(s) + "'"
+	return "'" + quoter.Replace(s) + "'"
 }
+
+// quoter escapes what a quoted Python string cannot hold as it is.
+var quoter = strings.NewReplacer(`\`, `\\`, `'`, `\'`, "\n", `\n`)
 
 // unquote is a word without the quotes it may have.
 func unquote(s string) string {
