@@ -93,7 +93,7 @@ func (s *Session) PinMemory(t *Tensor) (*Tensor, error) {
 	}
 	st, err := s.newPinnedStorage(t.Bytes())
 	if err == nil {
-		if err = s.copyBytes(st, t.st, t.offset*t.DType.Size, t.Bytes()); err != nil {
+		if err = s.copyBytes(st, t.st, t.offset*t.DType.Size, readBytes(t)); err != nil {
 			s.release(st)
 		}
 	}

@@ -326,7 +326,7 @@ func (s *Session) event(format string, args ...any) {
 func (s *Session) copyTo(x *Tensor, dev Device) (*Tensor, error) {
 	st, err := s.newStorage(dev, x.Bytes(), false)
 	if err == nil {
-		if err = s.copyBytes(st, x.st, x.offset*x.DType.Size, x.Bytes()); err != nil {
+		if err = s.copyBytes(st, x.st, x.offset*x.DType.Size, readBytes(x)); err != nil {
 			s.release(st)
 		}
 	}
@@ -351,15 +351,34 @@ func elementValues(x *Tensor) knownValues {
 	return x.st.vals // none, or one for every element
 }
 
+// readBytes is how many bytes of its storage, from its offset, a copy
+// of x reads as one range: its elements' bytes when it is contiguous;
+// for a strided or expanded view (PyTorch copies one element by element
+// in a kernel, never past its storage) the range from its first element
+// to its last, at most as many. The tool keeps no element's value in
+// device memory, so the copy's bytes need not be in the view's order.
+func readBytes(x *Tensor) uint64 {
+	n := x.Bytes()
+	if end, ok := extent(x.Shape, x.Strides(), x.offset); ok && !x.IsContiguous() {
+		n = min(n, (end-x.offset)*x.DType.Size)
+	}
+	return n
+}
+
 // copyBytes copies n bytes of src from byte off into dst, wherever each
 // is, in chunks, so that an interrupt stops it. A meta storage has no
-// bytes to give; into one, nothing is copied.
+// bytes to give; into one, nothing is copied. A copy that reaches past
+// either storage is refused on every device, as the CUDA driver refuses
+// it (cuMemcpy: CUDA_ERROR_INVALID_VALUE), so that the simulated device
+// fails where the real one would.
 func (s *Session) copyBytes(dst, src *storage, off, n uint64) error {
 	switch {
 	case src.device.Meta && !dst.device.Meta:
 		return ErrNoData
 	case dst.device.Meta:
 		return nil
+	case off > src.bytes || n > src.bytes-off || n > dst.bytes:
+		return fmt.Errorf("internal error: a copy of %d bytes from byte %d of a %d-byte storage into a %d-byte one reaches past the storage (the CUDA driver refuses it: CUDA_ERROR_INVALID_VALUE)", n, off, src.bytes, dst.bytes)
 	case dst.device.CUDA && src.device.CUDA:
 		to, from := s.gpus[dst.device.Index].b, s.gpus[src.device.Index].b
 		if err := s.peer(src.device, dst.device); err != nil {
