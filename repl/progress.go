@@ -19,7 +19,10 @@ type Progress struct {
 	name  string
 	start time.Time
 	shown bool
-	stop  chan struct{} // ends the ticker of Tick, when one runs
+	// active is from Begin to Done: a Show after Done (the ticker's, as
+	// it stops) draws nothing, or the line would stay after the task
+	active bool
+	stop   chan struct{} // ends the ticker of Tick, when one runs
 }
 
 // NewProgress is a progress line on w, or nil when w is not a terminal
@@ -38,7 +41,7 @@ func (p *Progress) Begin(name string) {
 		return
 	}
 	p.mu.Lock()
-	p.name, p.start = name, time.Now()
+	p.name, p.start, p.active = name, time.Now(), true
 	p.mu.Unlock()
 }
 
@@ -49,7 +52,7 @@ func (p *Progress) Show(text string) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if time.Since(p.start) < time.Second {
+	if !p.active || time.Since(p.start) < time.Second {
 		return
 	}
 	fmt.Fprintf(p.w, "\r\033[K%s %s", p.name, text)
@@ -88,6 +91,7 @@ func (p *Progress) Done() {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.active = false
 	if p.shown {
 		fmt.Fprint(p.w, "\r\033[K")
 		p.shown = false
