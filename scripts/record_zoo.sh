@@ -12,6 +12,7 @@
 # of its time.
 #
 #     bash scripts/record_zoo.sh OUTDIR [JOBS]
+# ZOO_SECONDS (default 120) bounds the programs' phase, for a busy GPU machine.
 set -u
 out=$1
 jobs=${2:-8}
@@ -30,7 +31,7 @@ export -f record_one
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv >"$work/versions.txt" 2>&1
 python3 -c "import torch; print(torch.__version__, torch.version.cuda, torch.backends.cudnn.version())" >>"$work/versions.txt" 2>&1
 
-ls testdata/models/zoo/*.py | timeout 120 xargs -P "$jobs" -I{} bash -c 'record_one {} '"$work" &
+ls testdata/models/zoo/*.py | timeout "${ZOO_SECONDS:-120}" xargs -P "$jobs" -I{} bash -c 'record_one {} '"$work" &
 rec=$!
 timeout 120 python3 scripts/conv_configs.py --jobs 6 "$work/conv_configs_all.json" testdata/models/zoo/*.py 2>"$work/conv_configs.log" &
 spy=$!
