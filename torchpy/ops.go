@@ -118,6 +118,13 @@ func (b *Binding) call(d *engine.OpDef, args []eval.Value, kw []eval.KeywordArg)
 	if err != nil {
 		return nil, err
 	}
+	return b.runBound(d, a, args)
+}
+
+// runBound runs op d on a, bound from the Python arguments args: its
+// output, a view of args[0] where it shares that tensor's storage, or
+// args[0] itself where the op returned its input.
+func (b *Binding) runBound(d *engine.OpDef, a engine.Args, args []eval.Value) (eval.Value, error) {
 	if d.Tuple() {
 		ts, isTuple, err := b.S.RunTuple(d, a)
 		if err == nil {

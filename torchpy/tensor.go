@@ -506,20 +506,6 @@ func (b *Binding) op(name string, xs ...*engine.Tensor) (eval.Value, error) {
 	return b.wrap(r), nil
 }
 
-// toCopy is t.to(dev, d, non_blocking): t itself, or the copy
-// engine.ToCopy makes.
-func (b *Binding) toCopy(t *Tensor, dev engine.Device, d engine.DType, nonBlocking bool) (eval.Value, error) {
-	c, err := b.S.ToCopy(t.T, dev, d, nonBlocking, false, engine.PreserveFormat)
-	if err != nil {
-		return nil, b.pyErr(err)
-	}
-	if c == t.T {
-		eval.Incref(t)
-		return t, nil
-	}
-	return b.wrap(c), nil
-}
-
 // dim is a dimension argument, negative ones counted from the end.
 func (b *Binding) dim(t *Tensor, v eval.Value) (int, error) {
 	d, err := b.in.Index(v)

@@ -7,9 +7,10 @@ import (
 
 // Tensor.type(): with no argument the legacy type name; with a dtype, a
 // legacy type (torch.cuda.HalfTensor) or its name, the tensor converted
-// as .to(device, dtype) converts it (itself when it has that type
-// already); a type of the other device kind moves it, to the CPU or the
-// current GPU.
+// by the op table's entry for .to(device, dtype) (itself when it has
+// that type already); a type of the other device kind moves it, to the
+// CPU or the current GPU. It is no entry of its own: with no argument it
+// returns a str, and it takes legacy types, which no Param kind holds.
 func init() {
 	tensorMethod("type", "type(dtype=None, non_blocking=False): the legacy type name, or the tensor as .to(device, dtype)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		a, err := b.in.ArgSpec("type", args, kw, 0, "dtype", "non_blocking")
@@ -50,6 +51,6 @@ func init() {
 		if err := b.cudaStarts(dev); err != nil {
 			return nil, err
 		}
-		return b.toCopy(t, dev, lt.dt, nonBlocking)
+		return b.runBound(engine.Ops["to"], engine.Args{t.T, dev, lt.dt, nonBlocking, false, nil}, []eval.Value{t})
 	})
 }
