@@ -119,7 +119,10 @@ func (s *Session) withMask(mask *Tensor, dt DType, attend func(bias *Tensor) (*T
 		return attend(nil)
 	}
 	if len(mask.Shape) == 0 || mask.Shape[len(mask.Shape)-1]%16 != 0 {
-		return nil, NotModelledError("an attn_mask whose last dimension is not a multiple of 16 (PyTorch pads it)")
+		refusal := NotModelledError("an attn_mask whose last dimension is not a multiple of 16 (PyTorch pads it)")
+		if err := s.estimate(refusal, "F.scaled_dot_product_attention", "attn_mask %s: PyTorch pads a mask whose last dimension is not a multiple of 16, not recorded; taken as an unpadded mask's rule (the padded copy and its slice left out)", argShapes(Args{mask})); err != nil {
+			return nil, err
+		}
 	}
 	bias, err := s.floatMask(mask, dt)
 	if err != nil {

@@ -31,7 +31,7 @@ import (
 // An integer or bool tensor's temporaries follow from its layout alone;
 // a floating one's from its values (how many are nonzero and finite,
 // which are whole, their range), so printing one whose values the tool
-// does not know is refused where some values could change a figure.
+// does not know is an estimate where some values could change a figure.
 
 // printTemps takes and frees on t's GPU what PyTorch's formatter does
 // while printing t. A floating tensor whose values the tool does not
@@ -41,11 +41,18 @@ func (s *Session) printTemps(t *Tensor) error {
 	if t.number || !t.Device().CUDA || t.Numel() == 0 {
 		return nil
 	}
+	return s.formatterTemps(t, false)
+}
+
+// formatterTemps is printTemps's work; worst takes the temporaries of the
+// values that take the most where t's are unknown, instead of only
+// adding them up (an estimate of unknownPrint's).
+func (s *Session) formatterTemps(t *Tensor, worst bool) error {
 	summarize := t.Numel() > summarizeOver
 	shown, known := printedValues(t, summarize)
 	float := isFloat(t.DType)
-	p := &printAllocs{s: s, dev: t.Device(), size: t.DType.Size, dry: float && !known}
-	if p.dry { // every value nonzero, finite and whole: the most any take
+	p := &printAllocs{s: s, dev: t.Device(), size: t.DType.Size, dry: float && !known && !worst}
+	if float && !known { // every value nonzero, finite and whole: the most any take
 		n := t.Numel()
 		if summarize {
 			n = summarizedNumel(t.Shape)
@@ -95,8 +102,8 @@ const smallPoolMax = 1 << 20
 // freeing them merges every split block back: allocated, reserved,
 // their peaks and the cache's layout are PyTorch's whatever the values.
 // The print then takes nothing and says so (the memory history and the
-// allocation counts leave those temporaries out); otherwise it is
-// refused.
+// allocation counts leave those temporaries out); otherwise it takes
+// those temporaries, an estimate (refused under Options.Strict).
 func (s *Session) unknownPrint(t *Tensor, p *printAllocs) error {
 	g := s.gpus[t.Device().Index]
 	st := g.alloc.Stats().AllocatedBytes[0]
@@ -113,7 +120,11 @@ func (s *Session) unknownPrint(t *Tensor, p *printAllocs) error {
 		}
 	}
 	if p.big || st.Current+int64(p.peak) > st.Peak || largest < p.total {
-		return NotModelledError("printing a CUDA " + t.DType.Name + " tensor of unknown values where PyTorch's formatter, which allocates by the values (up to " + allocator.FormatSize(p.peak) + " at once), could raise the peak or take a new segment")
+		refusal := NotModelledError("printing a CUDA " + t.DType.Name + " tensor of unknown values where PyTorch's formatter, which allocates by the values (up to " + allocator.FormatSize(p.peak) + " at once), could raise the peak or take a new segment")
+		if err := s.estimate(refusal, "print", "of %s: its values are unknown to the tool and PyTorch's formatter allocates by them, past the peak or the cache here; taken as the values that take the most (every one nonzero, finite and whole: up to %s at once)", argShapes(Args{t}), allocator.FormatSize(p.peak)); err != nil {
+			return err
+		}
+		return s.formatterTemps(t, true)
 	}
 	s.event("printed a CUDA %s tensor whose values the tool does not know: PyTorch's formatter takes up to %s of temporaries at once by its values, under the peak and within the cache, so the figures are exact (the memory history and allocation counts leave them out)", t.DType.Name, allocator.FormatSize(p.peak))
 	return nil

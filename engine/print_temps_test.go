@@ -106,21 +106,34 @@ func TestMaskedSelectScratch(t *testing.T) {
 }
 
 // TestPrintUnknownValues: printing a CUDA tensor of a floating dtype
-// whose values the tool does not know is refused, before anything is
-// allocated, where some values could raise the peak, and takes nothing
-// where none could; an integer one's temporaries follow from its layout
-// (a transposed one: reshape's copy, then each row's copy for tolist).
+// whose values the tool does not know, where some values could raise
+// the peak, is an estimate that takes the temporaries of the values that
+// take the most (under Options.Strict: refused, before anything is
+// allocated), and takes nothing where no values could; an integer one's
+// temporaries follow from its layout (a transposed one: reshape's copy,
+// then each row's copy for tolist).
 func TestPrintUnknownValues(t *testing.T) {
+	strict, err := NewSession(Options{Preset: Presets["h200"], FakeHost: true, Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := strict.alloc([]int64{3, 4}, Float32, cuda0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := len(strict.History(0))
+	_, err = strict.Repr(y)
+	wantErr(t, "print(torch.empty(3, 4))", err, "NotImplementedError: printing a CUDA float32 tensor of unknown values where PyTorch's formatter, which allocates by the values (up to 3.00 KiB at once), could raise the peak or take a new segment is not modelled by gpumemrepl")
+	if after := len(strict.History(0)); after != before || !strict.Tier().Exact() {
+		t.Errorf("a refused print made %d allocator events, or an estimate", after-before)
+	}
 	s := newTestSession(t, 1)
 	x, err := s.alloc([]int64{3, 4}, Float32, cuda0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := len(s.History(0))
-	_, err = s.Repr(x)
-	wantErr(t, "print(torch.empty(3, 4))", err, "NotImplementedError: printing a CUDA float32 tensor of unknown values where PyTorch's formatter, which allocates by the values (up to 3.00 KiB at once), could raise the peak or take a new segment is not modelled by gpumemrepl")
-	if after := len(s.History(0)); after != before {
-		t.Errorf("a refused print made %d allocator events", after-before)
+	if got := eventsDuring(t, s, func() error { _, err := s.Repr(x); return err }); got == "" || s.Tier().Exact() || !strings.HasPrefix(s.Tier().First.String(), "print of [3, 4] float32: its values are unknown") {
+		t.Errorf("an estimated print made allocator events %q, tier %+v", got, s.Tier())
 	}
 	// under a peak 1 MiB higher, and with the small pool's segment
 	// mostly free, no values could change a figure: the print takes
