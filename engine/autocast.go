@@ -238,7 +238,11 @@ func (s *Session) autocastArg(t *Tensor, dt DType, made *[]*Tensor) (*Tensor, er
 	st := s.Autocast()
 	cacheable := dt.Name == st.DType.Name && t.DType.Name == "float32" && t.slot != nil && t.fn == nil &&
 		t.offset == 0 && t.strides == nil && !t.expanded && st.CacheEnabled
+	ckpt := s.ckpt.forward
 	if c, ok := s.amp.cache[t.st]; ok && cacheable {
+		if ckpt != nil {
+			ckpt.autocastCast(t.st, c, false)
+		}
 		c = share(c)
 		*made = append(*made, c)
 		return c, nil
@@ -246,6 +250,9 @@ func (s *Session) autocastArg(t *Tensor, dt DType, made *[]*Tensor) (*Tensor, er
 	c, err := s.ToDType(t, dt)
 	if err != nil {
 		return nil, err
+	}
+	if ckpt != nil && cacheable {
+		ckpt.autocastCast(t.st, c, true)
 	}
 	if cacheable {
 		if s.amp.cache == nil {

@@ -40,14 +40,19 @@ type Checkpoint struct {
 	// stopSaves are what the node the stop falls in saves, packed at the
 	// stop: the storage itself (a parameter, an input) or, at
 	// stopFrom[i] >= 0, the output of the region's node of that place.
-	stopSaves     []*storage
-	stopFrom      []int
-	records       int
-	outs          []*storage        // each recorded node's output, this pass
-	since         []*storage        // forward: allocations since its last node
-	made          map[*storage]bool // forward: every allocation of the region
-	lost          bool              // the stop needed a tensor that is gone
-	allocs        int               // recomputation: allocations since its last node
+	stopSaves []*storage
+	stopFrom  []int
+	records   int
+	outs      []*storage        // each recorded node's output, this pass
+	since     []*storage        // forward: allocations since its last node
+	made      map[*storage]bool // forward: every allocation of the region
+	// casts are the leaves autocast cast in the region's forward (made,
+	// or taken from the cast cache, which the rerun's region of its own
+	// does not have: it makes them)
+	casts         map[*storage]bool
+	lost          bool // the stop needed a tensor that is gone
+	hasCasts      bool // the forward cast a leaf
+	allocs        int  // recomputation: allocations since its last node
 	recompute     func() error
 	recomputed    []*storage // by holder; nil once unpacked
 	done, stopped bool
@@ -80,7 +85,7 @@ func (s *Session) BeginCheckpoint(args []*Tensor, rng int) (*Checkpoint, error) 
 	if err != nil {
 		return nil, err
 	}
-	c := &Checkpoint{rng: states, made: map[*storage]bool{}}
+	c := &Checkpoint{rng: states, made: map[*storage]bool{}, casts: map[*storage]bool{}}
 	for _, t := range args {
 		t.st.refs++
 		c.inputs = append(c.inputs, t.st)
@@ -117,6 +122,8 @@ func (s *Session) rngStates(n int) ([]*storage, error) {
 func (s *Session) EndCheckpoint(c *Checkpoint, recompute func() error, dropped func()) {
 	s.ckpt.forward = nil
 	c.ended, c.recompute, c.dropped, c.since, c.made = true, recompute, dropped, nil, nil
+	c.hasCasts = len(c.casts) > 0
+	c.casts = nil
 	if c.live == 0 {
 		s.dropCheckpoint(c)
 		return
@@ -190,6 +197,24 @@ func (c *Checkpoint) pack(n *node, out *Tensor, inputs, save []*Tensor) {
 	c.since = c.since[:0]
 }
 
+// autocastCast notes, in a region's forward, autocast's cast of the leaf
+// whose storage is leaf: made (a node is recorded for it), or from the
+// cast cache (cast). The recomputation runs in an autocast region of its
+// own, with a cache of its own, so it makes the first cast of each leaf
+// where the forward may have found one: counted here as a cast made, an
+// allocation and a node whose output is cast.
+func (c *Checkpoint) autocastCast(leaf *storage, cast *Tensor, made bool) {
+	if c.casts[leaf] {
+		return
+	}
+	c.casts[leaf] = true
+	if !made {
+		c.records++
+		c.outs = append(c.outs, cast.st)
+		c.since = c.since[:0]
+	}
+}
+
 // savedBefore reports whether an op saves only its inputs, which
 // autograd packs before the op runs, each the output of an earlier node
 // of the region (its place in from) or made outside the region (-1: the
@@ -255,8 +280,8 @@ func (c *Checkpoint) keep(sts []*storage, from []int) {
 
 // unpacking wraps a node's backward: the region is recomputed at the
 // first unpack, the node takes its recomputed tensors, and they go as
-// its backward returns (before its gradients are summed to their inputs'
-// shapes).
+// its backward returns, the last saved first (before its gradients are
+// summed to their inputs' shapes).
 func (c *Checkpoint) unpacking(bw backward) backward {
 	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 		if err := c.recomputeOnce(s); err != nil {
@@ -272,8 +297,10 @@ func (c *Checkpoint) unpacking(bw backward) backward {
 			n.saved[i].st, c.recomputed[sv.holder] = c.recomputed[sv.holder], nil
 		}
 		grads, err := bw(s, n, g)
-		for i, sv := range n.saved {
-			if sv.ckpt == c && sv.st != nil {
+		// the node's apply unpacked them into locals, which C++ destroys
+		// last first
+		for i := len(n.saved) - 1; i >= 0; i-- {
+			if sv := n.saved[i]; sv.ckpt == c && sv.st != nil {
 				sv.st.saved--
 				s.release(sv.st)
 				n.saved[i].st = nil
@@ -291,6 +318,9 @@ func (c *Checkpoint) recomputeOnce(s *Session) error {
 	}
 	if s.ckpt.recompute != nil {
 		return Errorf(NotImplementedError, "a checkpointed region recomputed inside another's recomputation is not modelled by gpumemrepl")
+	}
+	if c.hasCasts && len(s.amp.cached) > 0 {
+		return Errorf(NotImplementedError, "recomputing a checkpointed region under autocast while the cast cache holds casts (backward inside the torch.autocast block) is not modelled by gpumemrepl")
 	}
 	c.done = true
 	c.records, c.allocs, c.stopped, c.outs = 0, 0, false, nil

@@ -23,12 +23,14 @@ const (
 // returning an owned result.
 type segmentFn func(args []eval.Value) (eval.Value, error)
 
-// segment is a checkpointed function: the call, and the Python values
-// it needs (the function, its keyword values), which the region or node
-// keeps for backward's rerun as PyTorch's frame and context do.
+// segment is a checkpointed function: the call, the Python values it
+// needs (the function, its keyword values), which the region or node
+// keeps for backward's rerun as PyTorch's frame and context do, and the
+// autocast setting of its forward (run sets it).
 type segment struct {
 	call segmentFn
 	hold []eval.Value
+	amp  engine.AutocastState
 }
 
 // keep takes a reference to each of vs; the function returned lets go.
@@ -149,7 +151,7 @@ func (c *checkpointer) checkpoint(in *eval.Interp, _ eval.Value, args []eval.Val
 			eval.Incref(fn)
 			return eval.Track(in, &eval.Builtin{Name: "checkpointed", Self: fn, Fn: func(in *eval.Interp, fn eval.Value, a []eval.Value, k []eval.KeywordArg) (eval.Value, error) {
 				k = slices.Clone(k)
-				seg := segment{func(a []eval.Value) (eval.Value, error) { return in.Call(fn, a, k) }, append([]eval.Value{fn}, keywordValues(k)...)}
+				seg := segment{call: func(a []eval.Value) (eval.Value, error) { return in.Call(fn, a, k) }, hold: append([]eval.Value{fn}, keywordValues(k)...)}
 				return c.run(o, seg, a, len(k) > 0)
 			}}), nil
 		}), nil
@@ -162,7 +164,7 @@ func (c *checkpointer) checkpoint(in *eval.Interp, _ eval.Value, args []eval.Val
 		return nil, in.Raise(eval.ValueErrorType, "Unexpected keyword arguments: %s", kwNames(rest))
 	}
 	fn := args[0]
-	seg := segment{func(a []eval.Value) (eval.Value, error) { return in.Call(fn, a, rest) }, append([]eval.Value{fn}, keywordValues(rest)...)}
+	seg := segment{call: func(a []eval.Value) (eval.Value, error) { return in.Call(fn, a, rest) }, hold: append([]eval.Value{fn}, keywordValues(rest)...)}
 	return c.run(o, seg, args[1:], len(rest) > 0)
 }
 
@@ -178,11 +180,7 @@ func kwNames(kw []eval.KeywordArg) string {
 // run checkpoints one call of fn on args (borrowed) in the variant o
 // says; keywords passed to fn are refused by the reentrant one.
 func (c *checkpointer) run(o checkpointOpts, seg segment, args []eval.Value, keywords bool) (eval.Value, error) {
-	if c.b.S.Autocast().Enabled {
-		// PyTorch reruns the function under the forward's autocast
-		// setting; no recording shows what that allocates yet
-		return nil, c.b.notModelled("torch.utils.checkpoint under torch.autocast")
-	}
+	seg.amp = c.b.S.Autocast()
 	if o.reentrant {
 		if keywords {
 			return nil, c.b.in.Raise(eval.ValueErrorType, "Unexpected keyword arguments")
@@ -190,6 +188,19 @@ func (c *checkpointer) run(o checkpointOpts, seg segment, args []eval.Value, key
 		return c.reentrant(o, seg, args)
 	}
 	return c.nonReentrant(o, seg, args)
+}
+
+// rerun is seg's call in backward, under the autocast setting the
+// forward had: PyTorch's recomputation enters torch.autocast(**the
+// forward's kwargs) around the function, also when autocast was off. It
+// is a region of its own, whose cast cache goes when it exits as the
+// outermost (a backward outside the forward's block makes the casts
+// again), before the frames of a stopped rerun are let go.
+func (c *checkpointer) rerun(seg segment, args []eval.Value) (eval.Value, error) {
+	prev := c.b.S.EnterAutocast(seg.amp)
+	v, err := seg.call(args)
+	c.b.S.ExitAutocast(prev)
+	return v, err
 }
 
 // tensorArgs are the tensors among args (top level, as checkpoint saves
@@ -225,7 +236,7 @@ func (c *checkpointer) nonReentrant(o checkpointOpts, seg segment, args []eval.V
 	release := c.keep(append(slices.Clone(kept), seg.hold...))
 	v, err := seg.call(kept)
 	c.b.S.EndCheckpoint(region, func() error {
-		r, err := seg.call(kept)
+		r, err := c.rerun(seg, kept)
 		if err != nil {
 			if region.Stopped() {
 				c.b.in.Drop(err)
@@ -283,7 +294,7 @@ func (c *checkpointer) reentrant(o checkpointOpts, seg segment, args []eval.Valu
 			again[i] = a
 			eval.Incref(a)
 		}
-		r, err := seg.call(again)
+		r, err := c.rerun(seg, again)
 		for _, a := range again {
 			c.b.in.Decref(a)
 		}
@@ -368,7 +379,7 @@ func (c *checkpointer) sequential(in *eval.Interp, _ eval.Value, args []eval.Val
 	end := int64(-1)
 	for start := int64(0); start < size*(segments-1); start += size {
 		end = start + size - 1
-		next, err := c.run(o, segment{run(start, end), fns[start : end+1]}, []eval.Value{input}, false)
+		next, err := c.run(o, segment{call: run(start, end), hold: fns[start : end+1]}, []eval.Value{input}, false)
 		in.Decref(input)
 		if err != nil {
 			return nil, err

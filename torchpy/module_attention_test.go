@@ -62,12 +62,7 @@ func TestEncoderLayerRules(t *testing.T) {
 // order, but for the frees that end a statement, compared as a set.
 func checkStatementEvents(t *testing.T, s *engine.Session, path string) {
 	t.Helper()
-	var got []event
-	for _, e := range s.History(0) {
-		if counted[e.Action] {
-			got = append(got, event{e.Action, e.Size})
-		}
-	}
+	got := sessionEvents(s)
 	want, lines := recordedEvents(t, path)
 	if len(got) != len(want) {
 		t.Fatalf("%d events, PyTorch's %d", len(got), len(want))
