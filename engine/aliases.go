@@ -40,6 +40,26 @@ func init() {
 		return &OpDef{Name: name, Function: true, Params: []Param{{Name: "tensors", Kind: TensorsParam}, {Name: "dim", Kind: IntParam, Default: "0"}},
 			Memory: "as cat", run: func(s *Session, a Args) (*Tensor, error) { return Ops["cat"].run(s, a) }}
 	}
+	// clamp_min and clamp_max are kernels of their own in PyTorch
+	// (ClampMinBackward0 saves the input; its backward a mask and the
+	// gradient), taken as clamp with one bound, whose rule is recorded;
+	// not recorded themselves (testdata/pyrules_pending/ops_trig.py)
+	bound := func(name string, i int) *OpDef {
+		d := &OpDef{Name: name, Function: true, Method: true, InPlace: name + "_", Params: []Param{input, {Name: name[len("clamp_"):], Kind: NumberParam}},
+			Memory: "as clamp with one bound",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				b := Args{a.Tensor(0), nil, nil}
+				b[i] = a[1]
+				out, err := Ops["clamp"].run(s, b)
+				if err == nil && out.fn != nil {
+					out.fn.name = map[int]string{1: "ClampMinBackward0", 2: "ClampMaxBackward0"}[i]
+				}
+				return out, err
+			},
+			inPlace: func(s *Session, a Args) error { return Ops["clamp"].inPlace(s, Args{a.Tensor(0), a[1], a[1]}) }}
+		return estimated(d)
+	}
+	declare(bound("clamp_min", 1), bound("clamp_max", 2))
 	declare(absolute, clip, concat("concat"), concat("concatenate"),
 		alias("divide", "div", true, true, other, Param{Name: "rounding_mode", Kind: StringParam, Default: "None", KeywordOnly: true}),
 		alias("swapaxes", "transpose", true, true, dim("axis0"), dim("axis1")),

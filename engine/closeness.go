@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -82,13 +83,10 @@ func (s *Session) IsClose(a, b *Tensor, zeroTol, equalNaN bool) (*Tensor, error)
 	}
 	actual := made[1]
 	s.dropAll(made[:1])
-	// isfinite(actual): abs, != inf, == itself, their product
-	made, err = temps([]DType{dt, boolDType, boolDType, boolDType}, 4)
+	finite, err := s.finiteMask(shape, dt, dev)
 	if err != nil {
 		return fail(err, actual, allowed)
 	}
-	finite := made[3]
-	s.dropAll(made[:3])
 	le, err := s.alloc(shape, boolDType, dev)
 	if err != nil {
 		return fail(err, finite, actual, allowed)
@@ -135,4 +133,62 @@ func (s *Session) dropAll(ts []*Tensor) {
 	for i := len(ts) - 1; i >= 0; i-- {
 		s.dropTensor(ts[i])
 	}
+}
+
+// finiteMask is isfinite of a floating tensor of shape and dtype dt, as
+// isclose makes it (recorded there): its abs, then != inf and == itself
+// (bool), their product (bool), the three freed newest first.
+func (s *Session) finiteMask(shape []int64, dt DType, dev Device) (*Tensor, error) {
+	ts, err := s.allocAll(dev, tensorShape{shape, dt}, tensorShape{shape, boolDType}, tensorShape{shape, boolDType}, tensorShape{shape, boolDType})
+	if err != nil {
+		return nil, err
+	}
+	s.dropAll(ts[:3])
+	return ts[3], nil
+}
+
+// torch.isfinite, isinf and isnan: a bool tensor of the input's shape.
+// PyTorch writes each of ordinary ops (not recorded alone:
+// testdata/pyrules_pending/ops_trig.py): isfinite as isclose makes it
+// (finiteMask); isinf abs() == inf, the abs freed after; isnan
+// self != self. Of an integral input isinf and isnan are zeros_like and
+// isfinite ones_like, one bool tensor.
+func init() {
+	classify := func(name, memory string, temps func(DType) []DType, f func(float64) bool) *OpDef {
+		return estimated(&OpDef{Name: name, Function: true, Method: true, Params: []Param{input}, Memory: memory,
+			run: func(s *Session, a Args) (*Tensor, error) {
+				x := a.Tensor(0)
+				var out *Tensor
+				var err error
+				switch {
+				case !isFloat(x.DType):
+					out, err = s.alloc(slices.Clone(x.Shape), boolDType, x.Device())
+				case name == "isfinite":
+					out, err = s.finiteMask(slices.Clone(x.Shape), x.DType, x.Device())
+				default:
+					var want []tensorShape
+					for _, d := range temps(x.DType) {
+						want = append(want, tensorShape{slices.Clone(x.Shape), d})
+					}
+					ts, err := s.allocAll(x.Device(), want...)
+					if err != nil {
+						return nil, err
+					}
+					s.dropAll(ts[:len(ts)-1])
+					out = ts[len(ts)-1]
+				}
+				if err != nil {
+					return nil, err
+				}
+				out.st.vals = mapValues(x, out, func(v float64) float64 { return boolValue(f(v)) })
+				return out, nil
+			}})
+	}
+	declare(
+		classify("isfinite", "a bool tensor: abs, != inf and == itself, their product (the three freed)", nil,
+			func(v float64) bool { return !math.IsInf(v, 0) && !math.IsNaN(v) }),
+		classify("isinf", "a bool tensor: abs (freed after), == inf", func(d DType) []DType { return []DType{d, boolDType} },
+			func(v float64) bool { return math.IsInf(v, 0) }),
+		classify("isnan", "a bool tensor: self != self", func(DType) []DType { return []DType{boolDType} }, math.IsNaN),
+	)
 }

@@ -95,7 +95,8 @@
 //   - One-input math: unary.go (relu, exp, pow, floor, ..., and their
 //     in-place forms), activations.go (hardtanh, relu6, hardswish,
 //     hardsigmoid; estimated), select.go (softmax, log_softmax, clamp, where,
-//     masked_fill), random_fill.go, closeness.go (isclose, allclose).
+//     masked_fill), random_fill.go, closeness.go (isclose, allclose;
+//     isfinite, isinf, isnan, estimated).
 //   - Two operands: ops.go (add, sub, mul, remainder, comparisons;
 //     broadcasting), divide.go, boolops.go, inplace.go (add_, zero_,
 //     fill_, copy_: writes into a tensor).
@@ -106,15 +107,19 @@
 //     select), views.go (view, reshape, t, expand, cat, stack), split.go,
 //     tocopy.go (to), deepcopy.go, aliases.go (other names of ops: clip,
 //     absolute, divide, swapaxes, concat; expand_as, view_as, type_as,
-//     unflatten, movedim, broadcast_to; new_zeros and the other new_*).
+//     unflatten, movedim, broadcast_to; new_zeros and the other new_*;
+//     clamp_min, clamp_max), reorder.go (flip, roll; estimated).
 //   - Factories: factories.go (zeros, ones, empty, full, rand, arange,
-//     the *_like forms, eye, linspace, randint, tril, triu).
-//   - Reductions and selections: reduce.go, reduce_outer.go, selectk.go,
+//     the *_like forms, eye, linspace, randint, tril, triu; F.one_hot,
+//     estimated).
+//   - Reductions and selections: reduce.go (with amax, amin and
+//     F.normalize, estimated), reduce_outer.go, selectk.go,
 //     sort.go, topk.go, radixsort.go.
 //   - Indexing: advindex.go, indexcheck.go, indexops.go, masks.go,
 //     maskgrad.go.
 //   - Resampling: resample.go (F.pad, F.interpolate), repeat.go (repeat,
-//     tile); not yet recorded on the GPU, labelled estimated.
+//     tile, repeat_interleave); not yet recorded on the GPU, labelled
+//     estimated.
 //   - Layers: conv.go with convtable.go, convparse.go and convtable/
 //     (the recorded convolutions), convestimate.go (the others, from
 //     the nearest recorded one) and calibration.go (the user's own

@@ -164,3 +164,60 @@ func init() {
 	)
 	Ops["randint"].Usage = "torch.randint(low=0, high, size, *, dtype=None, device=None, requires_grad=False)"
 }
+
+// F.one_hot (testdata/pyrules_pending/ops_repeat_shape.py, not yet
+// recorded on the GPU): PyTorch's eager kernel, for num_classes=-1 the
+// input's max first (a 0-d tensor and the reduction's buffer, freed
+// after the value is read: the tool must know the values, else it
+// refuses), then int64 zeros of the input's shape and num_classes, the
+// ones scattered in place. Not recorded by autograd (integers).
+func init() {
+	declare(estimated(functional(&OpDef{Name: "one_hot", Params: []Param{{Name: "tensor", Kind: TensorParam}, {Name: "num_classes", Kind: IntParam, Default: "-1"}},
+		Memory: "int64 zeros of the input's shape and num_classes (num_classes=-1: the input's max first, a 0-d tensor freed after; its values must be known)",
+		run: func(s *Session, a Args) (*Tensor, error) {
+			x, classes := a.Tensor(0), a.Int(1)
+			if x.DType.Name != "int64" {
+				return nil, Errorf(RuntimeError, "one_hot is only applicable to index tensor of type LongTensor.")
+			}
+			vals, known := x.Values()
+			switch {
+			case x.Numel() == 0 && classes <= 0:
+				return nil, Errorf(RuntimeError, "Can not infer total number of classes from empty tensor.")
+			case x.Numel() == 0:
+			case classes == -1:
+				if !known {
+					return nil, NotModelledError("F.one_hot without num_classes of a tensor whose values the tool does not know (the output's size is their max + 1)")
+				}
+				top, _, err := s.RunTuple(Ops["max"], Args{x, nil, false})
+				if err != nil {
+					return nil, err
+				}
+				s.dropAll(top)
+				classes = int64(slices.Max(vals)) + 1
+			case classes < 1 && x.Device().CUDA:
+				return nil, Errorf(RuntimeError, "num_classes should be positive")
+			}
+			if known && x.Numel() > 0 && !x.Device().CUDA {
+				switch {
+				case slices.Min(vals) < 0:
+					return nil, Errorf(RuntimeError, "Class values must be non-negative.")
+				case slices.Max(vals) >= float64(classes):
+					return nil, Errorf(RuntimeError, "Class values must be smaller than num_classes.")
+				}
+			}
+			out, err := s.alloc(append(slices.Clone(x.Shape), classes), x.DType, x.Device())
+			if err != nil {
+				return nil, err
+			}
+			if known && len(vals) > 0 && uint64(len(vals))*uint64(classes) <= maxKnownValues {
+				hot := make(knownValues, uint64(len(vals))*uint64(classes))
+				for i, v := range vals {
+					if v >= 0 && int64(v) < classes {
+						hot[int64(i)*classes+int64(v)] = 1
+					}
+				}
+				out.st.vals = hot
+			}
+			return out, nil
+		}})))
+}

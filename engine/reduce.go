@@ -357,3 +357,140 @@ func sumBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 	v.expanded = true
 	return []*Tensor{v}, nil
 }
+
+// amax and amin (testdata/pyrules_pending/ops_repeat_shape.py, not yet
+// recorded on the GPU: their steps say "estimated"): max and min's
+// kernels without indices, over every element (dim=()) as max's, along
+// one dimension as max's values, along several one output of the
+// reduced shape. AmaxBackward0 saves the input and the result and, by
+// derivatives.yaml's formula, makes a bool mask of the input's shape
+// (result == self), the mask's count (int64) and the gradient divided
+// by it of the reduced shape, then the gradient; the three freed after.
+func init() {
+	for _, name := range []string{"amax", "amin"} {
+		node := "A" + name[1:] + "Backward0"
+		r := reduceOp{name: name, acc: elem, out: same, node: node, bw: extremaBackward, saveResult: true, dimNode: node, dimBw: extremaBackward}
+		declare(estimated(&OpDef{Name: name, Function: true, Method: true, Params: []Param{input, intsParam("dim", "()"), keepdim},
+			Memory: "max's (min's) values: over every element a scalar and the kernel's buffer, along a dimension the reduced output; saves input and result; backward makes a bool mask of the input's shape, its count and the gradient divided by it, then the gradient",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				x, dims, keep := a.Tensor(0), a.Ints(1), a.Bool(2)
+				switch {
+				case len(dims) == 0 && !keep:
+					return s.reduceAll(r, x)
+				case len(dims) == 1:
+					outs, err := s.reduceDim(r, x, dims[0], keep)
+					if err != nil {
+						return nil, err
+					}
+					return outs[0], nil
+				}
+				shape, err := reducedShape(x.Shape, dims, keep)
+				if err != nil {
+					return nil, err
+				}
+				out, err := s.alloc(shape, x.DType, x.Device())
+				if err != nil {
+					return nil, err
+				}
+				s.record(node, out, []*Tensor{x}, []*Tensor{x, out}, extremaBackward)
+				return out, nil
+			}}))
+	}
+}
+
+// reducedShape is shape reduced along dims (every one when dims is
+// empty), kept as 1s with keep.
+func reducedShape(shape, dims []int64, keep bool) ([]int64, error) {
+	drop := make([]bool, len(shape))
+	for _, dim := range dims {
+		d, err := dimIndex(dim, len(shape))
+		if err != nil {
+			return nil, err
+		}
+		if drop[d] {
+			return nil, Errorf(RuntimeError, "dim %d appears multiple times in the list of dims", d)
+		}
+		drop[d] = true
+	}
+	var out []int64
+	for d, n := range shape {
+		switch {
+		case len(dims) > 0 && !drop[d]:
+			out = append(out, n)
+		case keep:
+			out = append(out, 1)
+		}
+	}
+	return out, nil
+}
+
+// extremaBackward is amax's and amin's: grad / count * mask, the mask
+// (result == self, bool of the input's shape), its count (int64) and the
+// quotient (the gradient's shape) made first, freed after the gradient.
+func extremaBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+	in := n.inputs[0].shape
+	ts, err := s.allocAll(g.Device(), tensorShape{in, boolDType}, tensorShape{g.Shape, DTypes["int64"]}, tensorShape{g.Shape, g.DType}, tensorShape{in, g.DType})
+	if err != nil {
+		return []*Tensor{nil}, err
+	}
+	s.dropAll(ts[:3])
+	return []*Tensor{ts[3]}, nil
+}
+
+// F.normalize (testdata/pyrules_pending/ops_pad_interpolate.py, not yet
+// recorded on the GPU): PyTorch's Python writes it as input /
+// input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input): the
+// norm and its clamp (the reduced shape; the norm's kernel along an
+// outer dimension may add a buffer, left out), then the quotient. Under
+// autograd the norm (LinalgVectorNormBackward0 saves it with the input)
+// and the clamp (DivBackward0 saves it) stay with the graph, else they
+// are freed after. Backward, by the formulas of derivatives.yaml: the
+// input's gradient through the division (grad / denom), three
+// temporaries of the input's size for the denominator's (-grad * self /
+// denom^2, summed to the reduced shape), the norm's (self * grad / norm)
+// and their sum, the gradient; the others freed after.
+func init() {
+	declare(estimated(functional(&OpDef{Name: "normalize",
+		Params: []Param{input, numberParam("p", "2.0"), {Name: "dim", Kind: IntParam, Default: "1"}, numberParam("eps", "1e-12"), optTensor("out")},
+		Memory: "the norm and its clamp (the reduced shape; kept by autograd, else freed), the quotient; backward makes the gradient through the division, three temporaries of the input's size, the norm's gradient and their sum",
+		run: func(s *Session, a Args) (*Tensor, error) {
+			x := a.Tensor(0)
+			if a.Tensor(4) != nil {
+				return nil, NotModelledError("F.normalize with out=")
+			}
+			if !isFloat(x.DType) {
+				return nil, Errorf(RuntimeError, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got %s", LegacyBase(x.DType))
+			}
+			shape, err := reducedShape(x.Shape, []int64{a.Int(2)}, true)
+			if err != nil {
+				return nil, err
+			}
+			ts, err := s.allocAll(x.Device(), tensorShape{shape, x.DType}, tensorShape{slices.Clone(shape), x.DType}, tensorShape{slices.Clone(x.Shape), x.DType})
+			if err != nil {
+				return nil, err
+			}
+			out := ts[2]
+			layOut(out, x)
+			s.record("DivBackward0", out, []*Tensor{x}, ts[:2], normalizeBackward)
+			s.dropAll(ts[:2])
+			return out, nil
+		}})))
+}
+
+// normalizeBackward is F.normalize's backward as its comment says.
+func normalizeBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+	in := tensorShape{n.inputs[0].shape, g.DType}
+	ts, err := s.allocAll(g.Device(), in, in, in, in)
+	if err != nil {
+		return []*Tensor{nil}, err
+	}
+	s.dropAll(ts[1:])
+	rest, err := s.allocAll(g.Device(), in, in)
+	if err != nil {
+		s.dropTensor(ts[0])
+		return []*Tensor{nil}, err
+	}
+	s.dropTensor(rest[0])
+	s.dropTensor(ts[0])
+	return []*Tensor{rest[1]}, nil
+}

@@ -4,12 +4,17 @@ import (
 	"slices"
 )
 
-// Tensor.repeat and tile (testdata/pyrules_pending/ops_repeat_shape.py,
-// not yet recorded on the GPU: their steps say "estimated"). PyTorch's
-// repeat makes the output and copies the input, expanded, into a view
-// of it: one tensor. Its backward (RepeatBackward0: the gradient summed
-// over the repeats, whose reduction buffers were not recorded) is
-// refused.
+// Tensor.repeat, tile and repeat_interleave (testdata/pyrules_pending/
+// ops_repeat_shape.py, not yet recorded on the GPU: their steps say
+// "estimated"). PyTorch's repeat makes the output and copies the input,
+// expanded, into a view of it: one tensor. Its backward (RepeatBackward0:
+// the gradient summed over the repeats, whose reduction buffers were not
+// recorded) is refused. repeat_interleave by an int is PyTorch's
+// composite of recorded ops (unsqueeze, expand, a contiguous clone,
+// flatten): one tensor, its backward expand's sum; by a tensor of counts
+// it is index_select by repeat_interleave(counts), whose size is the
+// counts' sum: known when the tool knows their values or output_size
+// is given, else refused.
 
 func init() {
 	declare(
@@ -25,7 +30,125 @@ func init() {
 				}
 				return s.repeat(x, dims)
 			}}),
+		estimated(&OpDef{Name: "repeat_interleave", Function: true, Method: true,
+			Params: []Param{input, {Name: "repeats", Kind: OperandParam, Default: "None"}, {Name: "dim", Kind: IntParam, Default: "None"},
+				{Name: "output_size", Kind: IntParam, Default: "None", KeywordOnly: true}},
+			Memory: "by an int: one tensor (unsqueeze, expand, a contiguous clone), backward expand's sum; by a tensor of counts: their cumsum and the int64 indices (freed after), index_select's output; the output's size is the counts' sum, refused when their values are not known and output_size is not given",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				return s.repeatInterleave(a.Tensor(0), a.Tensor(1), a[2], a[3])
+			}}),
 	)
+}
+
+// repeatInterleave is torch.repeat_interleave(x, repeats, dim,
+// output_size=size); repeats nil is torch.repeat_interleave(counts).
+func (s *Session) repeatInterleave(x, repeats *Tensor, dim, size any) (*Tensor, error) {
+	if repeats == nil {
+		if len(x.Shape) > 1 {
+			return nil, Errorf(RuntimeError, "repeats must be 0-dim or 1-dim tensor")
+		}
+		return s.interleaveIndices(x, int64(x.Numel()), size)
+	}
+	in := share(x)
+	if dim == nil {
+		flat, err := s.Flatten(x, 0, -1)
+		s.dropTensor(in)
+		if err != nil {
+			return nil, err
+		}
+		in, dim = flat, int64(0)
+	}
+	defer s.dropTensor(in)
+	d, err := dimIndex(dim.(int64), len(in.Shape))
+	if err != nil {
+		return nil, err
+	}
+	if len(in.Shape) == 0 {
+		return nil, NotModelledError("torch.repeat_interleave of a 0-d tensor along a dimension")
+	}
+	if !repeats.number {
+		switch {
+		case len(repeats.Shape) > 1:
+			return nil, Errorf(RuntimeError, "repeats must be 0-dim or 1-dim tensor")
+		case repeats.Numel() != 1 && int64(repeats.Numel()) != in.Shape[d]:
+			return nil, Errorf(RuntimeError, "repeats must have the same size as input along dim, but got repeats.size(0) = %d and input.size(%d) = %d", repeats.Numel(), d, in.Shape[d])
+		}
+		idx, err := s.interleaveIndices(repeats, in.Shape[d], size)
+		if err != nil {
+			return nil, err
+		}
+		defer s.dropTensor(idx)
+		return s.IndexSelect(in, int64(d), idx)
+	}
+	n := int64(repeats.num)
+	if n < 0 {
+		return nil, Errorf(RuntimeError, "Repeats must be non-negative")
+	}
+	if size != nil && size.(int64) != n*in.Shape[d] {
+		return nil, Errorf(RuntimeError, "repeat_interleave: Invalid output_size, expected %d but got %d", n*in.Shape[d], size.(int64))
+	}
+	u, err := s.Unsqueeze(in, int64(d+1))
+	if err != nil {
+		return nil, err
+	}
+	shape := slices.Clone(u.Shape)
+	shape[d+1] = n
+	e, err := s.Expand(u, shape)
+	s.dropTensor(u)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.Contiguous(e)
+	s.dropTensor(e)
+	if err != nil {
+		return nil, err
+	}
+	defer s.dropTensor(c)
+	return s.Flatten(c, int64(d), int64(d+1))
+}
+
+// interleaveIndices is torch.repeat_interleave(counts) over n counts
+// (one count is expanded to n): each index repeated its count of times,
+// in the counts' dtype; the counts' int64 cumsum first, freed after. Its
+// size is the counts' sum, or output_size.
+func (s *Session) interleaveIndices(counts *Tensor, n int64, size any) (*Tensor, error) {
+	var total int64
+	var idx knownValues
+	vals, known := counts.Values()
+	if size != nil {
+		total = size.(int64)
+	} else {
+		if !known {
+			return nil, NotModelledError("torch.repeat_interleave by a tensor of counts whose values the tool does not know, without output_size= (the output's size is their sum)")
+		}
+		for _, v := range vals {
+			if v < 0 {
+				return nil, Errorf(RuntimeError, "repeats can not be negative")
+			}
+			total += int64(v)
+		}
+		if len(vals) == 1 {
+			total *= n
+		}
+		if total <= 1<<20 {
+			for i := range n {
+				idx = append(idx, slices.Repeat([]float64{float64(i)}, int(vals[min(int(i), len(vals)-1)]))...)
+			}
+		}
+	}
+	dt := counts.DType
+	if dt.Name != "int32" {
+		dt = DTypes["int64"]
+	}
+	ts, err := s.allocAll(counts.Device(), tensorShape{[]int64{n}, DTypes["int64"]}, tensorShape{[]int64{total}, dt})
+	if err != nil {
+		return nil, err
+	}
+	s.dropTensor(ts[0])
+	if len(idx) > 1 {
+		ts[1].st.vals = idx
+	}
+	return ts[1], nil
 }
 
 // repeat is x.repeat(repeats).
