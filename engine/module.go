@@ -40,11 +40,9 @@ func (s *Session) Convert(t *Tensor, dev Device, dt DType) (*Tensor, error) {
 // A leaf's TensorImpl is what graphs hold of it (the AccumulateGrad of
 // a graph using it, the nodes that saved it), so they see the new
 // storage too, as in PyTorch: model.cpu() after a forward that saved
-// the weight frees the CUDA weight.
-//
-// Until recorded on the GPU (testdata/gc_pending), a swap that a graph
-// follows is an estimate.
-func (s *Session) SetData(t, src *Tensor) error { return s.setData(t, src, "Tensor.data =") }
+// the weight frees the CUDA weight (recorded: testdata/pyrules/
+// data_swap_saved.py).
+func (s *Session) SetData(t, src *Tensor) error { return s.setData(t, src) }
 
 // SetSource is t.set_(src) (an empty tensor of t's dtype and device for
 // nil): t takes src's storage, shape and strides, as SetData; PyTorch
@@ -62,17 +60,60 @@ func (s *Session) SetSource(t, src *Tensor) error {
 		defer s.dropTensor(e)
 		src = e
 	}
-	return s.setData(t, src, "Tensor.set_")
+	return s.setData(t, src)
 }
 
-func (s *Session) setData(t, src *Tensor, op string) error {
-	if t.st == src.st {
+// SetStorage is t.set_(storage, storage_offset, size, stride): t takes
+// the storage src holds (an untyped storage's tensor), laid out from
+// offset (in t's elements) by size and stride (dense for nil), keeping
+// its dtype; a layout that reaches past the storage is PyTorch's
+// RuntimeError.
+func (s *Session) SetStorage(t, src *Tensor, offset int64, size, stride []int64) error {
+	if stride == nil {
+		stride = denseStrides(size)
+	}
+	if len(stride) != len(size) {
+		return Errorf(RuntimeError, "mismatch in length of strides and shape")
+	}
+	need := uint64(0)
+	if !slices.Contains(size, 0) {
+		last := offset
+		for d, n := range size {
+			last += (n - 1) * stride[d]
+		}
+		need = uint64(last+1) * t.DType.Size
+	}
+	if offset < 0 || need > src.st.bytes {
+		return Errorf(RuntimeError, "setStorage: sizes %v, strides %v, storage offset %d, and itemsize %d requiring a storage size of %d are out of bounds for storage of size %d", dimList(size), dimList(stride), offset, t.DType.Size, need, src.st.bytes)
+	}
+	if t.st == src.st { // a new layout over the same storage
+		t.layOut(offset, size, stride)
 		return nil
 	}
-	if t.slot != nil && t.fn == nil && s.graphHolds(t.slot, t.st) {
-		if err := s.estimate(nil, op, "%s: a graph holds the leaf and follows its new storage, as PyTorch's saved leaves and AccumulateGrad hold the tensor itself; not yet recorded (testdata/gc_pending/data_swap_saved.py)", dimList(t.Shape)); err != nil {
-			return err
-		}
+	v := &Tensor{DType: t.DType, st: src.st}
+	v.layOut(offset, size, stride)
+	src.st.refs++
+	defer s.dropTensor(v)
+	return s.setData(t, v)
+}
+
+// layOut gives t the shape size with strides stride from offset (in
+// elements) in its storage.
+func (t *Tensor) layOut(offset int64, size, stride []int64) {
+	t.Shape, t.offset, t.strides, t.strided = slices.Clone(size), uint64(offset), nil, false
+	if dense := contiguous(size, stride); !dense || offset != 0 {
+		t.strides, t.strided = slices.Clone(stride), !dense
+	}
+}
+
+// setData swaps t's storage for src's: a graph that holds the leaf
+// itself (its AccumulateGrad, a node that saved it) follows, as
+// PyTorch's hold the tensor, not its storage (testdata/pyrules/
+// data_swap_saved.py, data_assign.py, module_apply_overwrite.py,
+// recorded with allocator events).
+func (s *Session) setData(t, src *Tensor) error {
+	if t.st == src.st {
+		return nil
 	}
 	old := t.st
 	fn, slot := t.fn, t.slot
@@ -87,23 +128,6 @@ func (s *Session) setData(t, src *Tensor, op string) error {
 	}
 	s.release(old)
 	return nil
-}
-
-// graphHolds reports whether a graph holds the leaf's storage st.
-func (s *Session) graphHolds(slot *gradSlot, st *storage) bool {
-	if slot.acc != nil && slot.acc.leafSt == st {
-		return true
-	}
-	for _, n := range slot.savers {
-		if !n.released && n.refs > 0 {
-			for _, sv := range n.saved {
-				if sv.st == st {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
 
 // followLeaf moves what graphs hold of a leaf from its storage old to

@@ -108,7 +108,7 @@ func runScript(t *testing.T, script string) (*engine.Session, map[int]string) {
 // and released (the recordings' allocator events, not only each
 // statement's totals).
 func TestAllocatorEventsInOrder(t *testing.T) {
-	for _, name := range []string{"optim_sgd", "optim_adam", "optim_groups", "optim_maximize", "autograd_api", "autograd_grad_nonleaf", "module_api"} {
+	for _, name := range []string{"optim_sgd", "optim_adam", "optim_groups", "optim_maximize", "autograd_api", "autograd_grad_nonleaf", "module_api", "data_swap_saved", "data_assign", "module_apply_overwrite", "optim_state_data", "tensor_set"} {
 		t.Run(name, func(t *testing.T) {
 			s, _ := runRule(t, name)
 			checkEvents(t, s, filepath.Join("..", "testdata", "pyrules", name+".jsonl"))
@@ -174,7 +174,7 @@ func checkEvents(t *testing.T, s *engine.Session, path string) {
 // schedulers' learning rates, state keys, requires_grad flags, names of
 // parameters and modules...).
 func TestRulesPrintWhatPyTorchPrinted(t *testing.T) {
-	for _, name := range []string{"optim_sgd", "optim_adam", "optim_groups", "optim_maximize", "optim_train", "autograd_api", "autograd_grad_nonleaf", "module_api", "module_convert", "ops_values", "ops_arith_values", "ops_legacy", "ops_floordiv_addmm"} {
+	for _, name := range []string{"optim_sgd", "optim_adam", "optim_groups", "optim_maximize", "optim_train", "autograd_api", "autograd_grad_nonleaf", "module_api", "module_convert", "ops_values", "ops_arith_values", "ops_legacy", "ops_floordiv_addmm", "data_swap_saved", "data_assign", "module_apply_overwrite", "optim_state_data", "tensor_set"} {
 		t.Run(name, func(t *testing.T) {
 			_, printed := runRule(t, name)
 			checkPrinted(t, printed, filepath.Join("..", "testdata", "pyrules", name+".jsonl"))

@@ -383,28 +383,7 @@ func init() {
 		}
 		return nil, b.in.Raise(eval.UnknownValueErrorType, "this tool does not compute tensor values, so a tensor has no truth value here")
 	})
-	tensorMethod("set_", "set_(source=None): take source's storage, shape and strides (an empty storage without one)", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		if len(args)+len(kw) > 1 {
-			return nil, b.in.Raise(eval.NotImplementedErrType, "set_(source, storage_offset, size, stride): this tool models set_() and set_(tensor) only")
-		}
-		var src eval.Value = eval.None
-		if err := b.in.UnpackArgs("set_", args, kw, "source?", &src); err != nil {
-			return nil, err
-		}
-		var st *engine.Tensor
-		if src != eval.None {
-			s, ok := src.(*Tensor)
-			if !ok || s.T == nil {
-				return nil, b.in.Raise(eval.NotImplementedErrType, "set_(%s): this tool models set_() and set_(tensor) only", eval.TypeOf(src).Name)
-			}
-			st = s.T
-		}
-		if err := b.S.SetSource(t.T, st); err != nil {
-			return nil, b.pyErr(err)
-		}
-		eval.Incref(t)
-		return t, nil
-	})
+	tensorMethod("set_", "set_(source=None, storage_offset=0, size=None, stride=None): take source's storage (a tensor's, with its shape and strides, or an untyped storage's, laid out by the rest), an empty one without it", (*Binding).tensorSet)
 	tensorMethod("untyped_storage", "untyped_storage()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return b.storageObj(t), nil
 	})
@@ -520,23 +499,6 @@ func (b *Binding) dim(t *Tensor, v eval.Value) (int, error) {
 		d += n
 	}
 	return int(d), nil
-}
-
-// storageObj is t.untyped_storage(): an object whose nbytes() is the
-// storage's size and data_ptr() its address.
-func (b *Binding) storageObj(t *Tensor) eval.Value {
-	n, ptr := int64(t.T.StorageBytes()), int64(t.T.StoragePtr())
-	m := b.in.NewModule("UntypedStorage")
-	m.Set(b.in, "nbytes", eval.NewBuiltin("nbytes", "", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		return n, nil
-	}))
-	m.Set(b.in, "data_ptr", eval.NewBuiltin("data_ptr", "", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		return ptr, nil
-	}))
-	m.Set(b.in, "size", eval.NewBuiltin("size", "", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		return n, nil // an untyped storage's size is its bytes
-	}))
-	return m
 }
 
 // gradFn is a tensor's .grad_fn, or a node of its next_functions.
