@@ -78,15 +78,19 @@ func (a *Allocator) outOfMemory(s, allocSize uint64) error {
 
 // FormatSize is c10's format_size, the size format of PyTorch's messages:
 // "N bytes" up to 1 KiB, then KiB, MiB or GiB with two decimals.
-func FormatSize(n uint64) string {
+func FormatSize(n uint64) string { return string(AppendSize(nil, n)) }
+
+// AppendSize appends FormatSize(n) to b (a step report's figures are
+// many).
+func AppendSize(b []byte, n uint64) []byte {
 	switch {
 	case n <= 1024:
-		return strconv.FormatUint(n, 10) + " bytes"
+		return append(strconv.AppendUint(b, n, 10), " bytes"...)
 	case n <= MiB:
-		return strconv.FormatFloat(float64(n)/1024, 'f', 2, 64) + " KiB"
+		return append(strconv.AppendFloat(b, float64(n)/1024, 'f', 2, 64), " KiB"...)
 	case n <= GiB:
-		return strconv.FormatFloat(float64(n)/MiB, 'f', 2, 64) + " MiB"
+		return append(strconv.AppendFloat(b, float64(n)/MiB, 'f', 2, 64), " MiB"...)
 	default:
-		return strconv.FormatFloat(float64(n)/GiB, 'f', 2, 64) + " GiB"
+		return append(strconv.AppendFloat(b, float64(n)/GiB, 'f', 2, 64), " GiB"...)
 	}
 }

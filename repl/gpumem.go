@@ -285,9 +285,10 @@ func (r *Runner) gpumemLine(p *pyPrompt, body string, pos syntax.Pos) error {
 		}
 		src = enter
 	}
-	if cmd, mod := r.oneLine(src, pos); cmd != nil {
+	if cmd, mod, done := r.oneLine(src, pos); cmd != nil {
 		return r.execPy(p.in, p.fr, cmd)
 	} else if mod != nil {
+		defer done()
 		return r.execModule(p, mod)
 	}
 	mod, err := syntax.ParseFile(r.File, []byte(src+"\n"), &syntax.Options{IsCommand: r.isBlockCommand, At: pos})
@@ -316,25 +317,26 @@ func (r *Runner) execModule(p *pyPrompt, mod *syntax.Module) error {
 // that is not, and that the command form reads without an error, is its
 // Command, as that reading makes it. Both nil leave the line to that
 // reading (a block, a bare command word, a file verb's line, a line of
-// neither or one the command form refuses, whose error it says).
-func (r *Runner) oneLine(src string, pos syntax.Pos) (*syntax.Command, *syntax.Module) {
+// neither or one the command form refuses, whose error it says). The
+// module's done gives its tree back (parseLine) once it has run.
+func (r *Runner) oneLine(src string, pos syntax.Pos) (*syntax.Command, *syntax.Module, func()) {
 	t := strings.TrimSpace(src)
 	if strings.Contains(src, "\n") || command.IsBare(t) || command.Claims(t) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	// a line read before as a command is not parsed as Python again,
 	// to fail (a generated sweep repeats its lines)
 	if known, ok := r.isCmd[t]; !ok || !known {
-		if mod, err := syntax.ParseFile(r.File, []byte(src+"\n"), &syntax.Options{At: pos}); err == nil {
-			return nil, mod
+		if mod, done, err := r.parseLine(r.File, src, pos); err == nil {
+			return nil, mod, done
 		}
 	}
 	if !r.isBlockCommand(src) || r.translate(t).err != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	end := pos
 	end.Col += int32(utf8.RuneCountInString(src))
-	return &syntax.Command{Node: syntax.Node{Start: pos, End: end}, Text: src}, nil
+	return &syntax.Command{Node: syntax.Node{Start: pos, End: end}, Text: src}, nil, nil
 }
 
 // withEntry is the Python that enters a with header's context managers

@@ -116,10 +116,11 @@ func (r *Runner) commandStmt(p *pyPrompt, text string, pos syntax.Pos) error {
 	if file == "" {
 		file = "<stdin>"
 	}
-	mod, err := syntax.ParseFile(file, []byte(py+"\n"), &syntax.Options{At: pos})
+	mod, done, err := r.parseLine(file, py, pos)
 	if err != nil {
 		return p.in.Raise(eval.SyntaxErrorType, "%v", err)
 	}
+	defer done()
 	for _, s := range mod.Body {
 		if err := p.in.ExecStmt(p.fr, s); err != nil {
 			return err

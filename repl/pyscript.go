@@ -57,7 +57,7 @@ func (r *Runner) PyScript(src []byte) (status int) {
 				b.Reset()
 				b.width = widthOf(r.Out)
 				b.Write(out.Bytes())
-				fmt.Fprintf(b, "%s %s\n", colorName.Sprintf("%3d :", st.Line), src)
+				b.echo(int(st.Line), ":", src)
 				writeReport(b, r.prev, cur, n)
 				r.Out.Write(b.Bytes()) //nolint:errcheck // as every report line's write
 			}
@@ -143,7 +143,9 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 	r.Session.BeginStep()
 	r.seen = reported{}
 	r.stepStart = time.Now()
-	r.Progress.Begin(fmt.Sprintf("%s:%d:", r.File, line))
+	if r.Progress != nil {
+		r.Progress.Begin(fmt.Sprintf("%s:%d:", r.File, line))
+	}
 	r.Progress.Tick()
 	err := run()
 	r.Progress.Done()
@@ -199,7 +201,7 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 			if i > 0 {
 				mark = "."
 			}
-			fmt.Fprintf(b, "%s %s\n", colorName.Sprintf("%3d %s", line+i, mark), l)
+			b.echo(line+i, mark, l)
 		}
 		b.Write(out.Bytes())
 		if msg == "" {

@@ -3,6 +3,7 @@ package repl
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/fatih/color"
@@ -22,14 +23,6 @@ var (
 // size is PyTorch's size format (format_size).
 func size(n uint64) string { return allocator.FormatSize(n) }
 
-// signedSize is n in PyTorch's size format with its sign.
-func signedSize(n int64) string {
-	if n < 0 {
-		return "-" + size(uint64(-n))
-	}
-	return size(uint64(n))
-}
-
 // hostNoise is how far host RSS moves on a step that leaves no new host
 // tensor: up to 420 KiB over 990 such steps of the scripts/ examples,
 // run five times each (8 KiB at the median, 368 KiB at the 99th
@@ -39,31 +32,36 @@ func signedSize(n int64) string {
 // doing and is shown without the growth and shrink colors.
 const hostNoise = 1 << 20
 
-// delta is a change in PyTorch's size format, colored by direction; empty
-// when nothing changed.
-func delta(before, after uint64) string {
-	return deltaIn(before, after, colorUp.Sprint, colorDown.Sprint)
-}
-
-// hostDelta is delta for host RSS: a change under hostNoise is not
-// colored.
-func hostDelta(before, after uint64) string {
-	if max(before, after)-min(before, after) < hostNoise {
-		return deltaIn(before, after, fmt.Sprint, fmt.Sprint)
-	}
-	return delta(before, after)
-}
-
-// deltaIn is a change with its sign, a growth written by up and a
-// shrink by down.
-func deltaIn(before, after uint64, up, down func(...any) string) string {
+// appendDelta appends a change in PyTorch's size format with its sign,
+// colored by direction (a growth colorUp, a shrink colorDown) unless
+// plain; nothing when nothing changed.
+func appendDelta(b []byte, before, after uint64, plain bool) []byte {
+	c, sign, n := colorUp, byte('+'), after-before
 	switch {
-	case after > before:
-		return " " + up("+"+size(after-before))
 	case after < before:
-		return " " + down("-"+size(before-after))
+		c, sign, n = colorDown, '-', before-after
+	case after == before:
+		return b
 	}
-	return ""
+	b = append(b, ' ')
+	if plain || color.NoColor {
+		return allocator.AppendSize(append(b, sign), n)
+	}
+	return append(b, c.Sprint(string(sign)+size(n))...)
+}
+
+// appendHostDelta is appendDelta for host RSS: a change under hostNoise
+// is not colored.
+func appendHostDelta(b []byte, before, after uint64) []byte {
+	return appendDelta(b, before, after, max(before, after)-min(before, after) < hostNoise)
+}
+
+// appendPainted appends s in c's color.
+func appendPainted(b []byte, c *color.Color, s string) []byte {
+	if color.NoColor {
+		return append(b, s...)
+	}
+	return append(b, c.Sprint(s)...)
 }
 
 // writeReport prints the compact step report: host RSS, then per device
@@ -72,68 +70,89 @@ func deltaIn(before, after uint64, up, down func(...any) string) string {
 // that rest on an estimate (this step's or an earlier one's) are marked
 // with EstimatedMark before host. On a terminal (see widthOf) it fits
 // the width: a figures line too wide puts each device on its own line,
-// and long lines continue indented.
+// and long lines continue indented. The report is one write; it is made
+// by appending, as a million-line script makes a million of them.
 func writeReport(w io.Writer, prev, cur engine.Figures, n stepNews) {
 	width := widthOf(w)
-	host := "    host "
+	b := make([]byte, 0, 256)
 	if cur.Estimated {
-		host = "  " + EstimatedMark + " host "
+		b = append(b, "  "+EstimatedMark+" host "...)
+	} else {
+		b = append(b, "    host "...)
 	}
 	if cur.HostKnown {
-		host += size(cur.HostRSS) + hostDelta(prev.HostRSS, cur.HostRSS)
+		b = appendHostDelta(allocator.AppendSize(b, cur.HostRSS), prev.HostRSS, cur.HostRSS)
 	} else {
-		host += "n/a"
+		b = append(b, "n/a"...)
 	}
 	if cur.Pinned > 0 || prev.Pinned > 0 { // the caching host allocator's blocks, part of host
-		host += " (pinned " + size(cur.Pinned) + delta(prev.Pinned, cur.Pinned) + ")"
+		b = appendDelta(allocator.AppendSize(append(b, " (pinned "...), cur.Pinned), prev.Pinned, cur.Pinned, false)
+		b = append(b, ')')
 	}
 	if cur.HostCounted > 0 || prev.HostCounted > 0 { // host tensors past the budget, not part of host
-		host += " (" + size(cur.HostCounted) + delta(prev.HostCounted, cur.HostCounted) + " counted)"
+		b = appendDelta(allocator.AppendSize(append(b, " ("...), cur.HostCounted), prev.HostCounted, cur.HostCounted, false)
+		b = append(b, " counted)"...)
 	}
-	var devs []string
+	host := len(b)
+	var devs []int // where each device's part starts (after " | ")
 	for i, d := range cur.Devices {
 		p := engine.DeviceFigures{}
 		if i < len(prev.Devices) {
 			p = prev.Devices[i]
 		}
 		if d.Inited || p.Inited {
-			devs = append(devs, deviceFigures(i, p, d))
+			b = append(b, " | "...)
+			devs = append(devs, len(b))
+			b = appendDeviceFigures(b, i, p, d)
 		}
 	}
-	var b strings.Builder
-	if line := host + strings.Join(append([]string{""}, devs...), " | "); width == 0 || command.Width(line) <= width {
-		b.WriteString(line + "\n")
+	if width == 0 || command.Width(string(b)) <= width {
+		b = append(b, '\n')
 	} else {
-		b.WriteString(command.Wrap(host+"\n", width, "", "      "))
-		for _, d := range devs {
+		var lines strings.Builder
+		lines.WriteString(command.Wrap(string(b[:host])+"\n", width, "", "      "))
+		for k, at := range devs {
+			end := len(b)
+			if k+1 < len(devs) {
+				end = devs[k+1] - len(" | ")
+			}
+			d := string(b[at:end])
 			under := strings.Repeat(" ", 4+command.Width(strings.Fields(d)[0])+1)
-			b.WriteString(command.Wrap(d+"\n", width, "    ", under))
+			lines.WriteString(command.Wrap(d+"\n", width, "    ", under))
 		}
+		b = append(b[:0], lines.String()...)
 	}
 	if len(n.events) > 0 {
-		b.WriteString(command.Wrap(strings.Join(n.events, "; ")+"\n", width, "    ", "      "))
+		b = append(b, command.Wrap(strings.Join(n.events, "; ")+"\n", width, "    ", "      ")...)
 	}
 	if len(n.estimates) > 0 {
-		b.WriteString(command.Wrap("estimated: "+strings.Join(n.estimates, "; ")+"\n", width, "    ", "      "))
+		b = append(b, command.Wrap("estimated: "+strings.Join(n.estimates, "; ")+"\n", width, "    ", "      ")...)
 	}
-	io.WriteString(w, b.String())
+	w.Write(b) //nolint:errcheck // as every report line's write
 }
 
-// deviceFigures is cuda:i's part of the figures line: allocated,
-// reserved and driver-used after the step, each with its change since p.
-func deviceFigures(i int, p, d engine.DeviceFigures) string {
-	s := fmt.Sprintf("%s allocated %s%s  reserved %s%s  driver ",
-		colorName.Sprintf("cuda:%d", i),
-		size(d.Allocated), delta(p.Allocated, d.Allocated),
-		size(d.Reserved), delta(p.Reserved, d.Reserved))
+// appendDeviceFigures appends cuda:i's part of the figures line:
+// allocated, reserved and driver-used after the step, each with its
+// change since p.
+func appendDeviceFigures(b []byte, i int, p, d engine.DeviceFigures) []byte {
+	b = appendPainted(b, colorName, "cuda:"+strconv.Itoa(i))
+	b = appendDelta(allocator.AppendSize(append(b, " allocated "...), d.Allocated), p.Allocated, d.Allocated, false)
+	b = appendDelta(allocator.AppendSize(append(b, "  reserved "...), d.Reserved), p.Reserved, d.Reserved, false)
+	b = append(b, "  driver "...)
 	if !d.DriverKnown {
-		return s + "n/a"
+		return append(b, "n/a"...)
 	}
-	s += size(d.DriverUsed) + delta(p.DriverUsed, d.DriverUsed)
+	b = appendDelta(allocator.AppendSize(b, d.DriverUsed), p.DriverUsed, d.DriverUsed, false)
 	if d.Outside != 0 {
-		s += fmt.Sprintf(" (%s outside the allocator)", signedSize(d.Outside))
+		b = append(b, " ("...)
+		if d.Outside < 0 {
+			b = allocator.AppendSize(append(b, '-'), uint64(-d.Outside))
+		} else {
+			b = allocator.AppendSize(b, uint64(d.Outside))
+		}
+		b = append(b, " outside the allocator)"...)
 	}
-	return s
+	return b
 }
 
 // hostSummary says, at the end of a run whose host tensors went past

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fatih/color"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
 	"github.com/gpumemrepl/gpumemrepl/python/eval"
@@ -54,7 +57,10 @@ type Runner struct {
 	// command.Python's.
 	isCmd    memo[bool]
 	toPython memo[translation]
-	stepOut  stepBuffer // a step's report as it is made (step)
+	// lineTrees are the trees of lines of Python run, by their text and
+	// column (parseLine).
+	lineTrees memo[*lineTree]
+	stepOut   stepBuffer // a step's report as it is made (step)
 }
 
 // stepBuffer is a step's report before it is written, as wide as the
@@ -66,6 +72,27 @@ type stepBuffer struct {
 
 // Width is the width the report must fit (widthOf).
 func (b *stepBuffer) Width() int { return b.width }
+
+// echo writes a line of the script as the report shows it: its number
+// right-aligned in three columns and mark (> its first line, . one
+// after, : a statement's) in colorName, then text.
+func (b *stepBuffer) echo(line int, mark, text string) {
+	if color.NoColor {
+		var num [20]byte
+		n := strconv.AppendInt(num[:0], int64(line), 10)
+		for range 3 - len(n) {
+			b.WriteByte(' ')
+		}
+		b.Write(n)
+		b.WriteByte(' ')
+		b.WriteString(mark)
+	} else {
+		b.WriteString(colorName.Sprintf("%3d %s", line, mark))
+	}
+	b.WriteByte(' ')
+	b.WriteString(text)
+	b.WriteByte('\n')
+}
 
 // translation is what command.Python makes of a line.
 type translation struct {
@@ -85,12 +112,17 @@ func (m *memo[T]) of(text string, f func(string) T) T {
 	if v, ok := (*m)[text]; ok {
 		return v
 	}
+	v := f(text)
+	m.put(text, v)
+	return v
+}
+
+// put remembers v for text.
+func (m *memo[T]) put(text string, v T) {
 	if *m == nil || len(*m) >= memoSize {
 		*m = memo[T]{}
 	}
-	v := f(text)
 	(*m)[text] = v
-	return v
 }
 
 // caretOffset is the display column of rune column col (1-based).

@@ -26,3 +26,6 @@ type Node struct{ Start, End Pos }
 
 // Span returns the node's start and (exclusive) end.
 func (n *Node) Span() (start, end Pos) { return n.Start, n.End }
+
+// node is the node's span, to be moved (Spans).
+func (n *Node) node() *Node { return n }

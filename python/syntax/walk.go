@@ -231,3 +231,18 @@ func isNil(x any) bool {
 	}
 	return false
 }
+
+// Spans lists the span of every node of the tree under n, helpers
+// included, to be moved together: a line that recurs in a script (a
+// generated sweep's) is parsed once and its tree moved to each of its
+// lines by adding to every span's lines.
+func Spans(n any) []*Node {
+	var out []*Node
+	Inspect(n, func(n any) bool {
+		if p, ok := n.(interface{ node() *Node }); ok {
+			out = append(out, p.node())
+		}
+		return true
+	})
+	return out
+}

@@ -75,6 +75,9 @@ var fileVerbs = map[string]bool{"plot": true, "load": true, "snapshot": true}
 // Claims reports whether a line (trimmed) is the command form before
 // Python is asked: a file verb and its file.
 func Claims(t string) bool {
+	if verb, _, _ := strings.Cut(strings.ReplaceAll(t, "\t", " "), " "); !fileVerbs[verb] {
+		return false // (most lines: not split, as a sweep's million are not)
+	}
 	w := split(t)
 	return len(w) >= 2 && fileVerbs[w[0].text] && w[1].text != "=" && !strings.HasPrefix(w[1].text, "=")
 }
