@@ -82,9 +82,11 @@ func TestLimitedAtTheBound(t *testing.T) {
 	}
 }
 
-// FuzzRead reads fuzzed content within a fuzzed bound, from a regular
-// file and through a stream split at every byte: the content whole
-// exactly when it fits, a TooLargeError otherwise.
+// FuzzRead reads fuzzed content within a fuzzed bound from paths of
+// each kind a reader meets: a regular file (refused by its size), a
+// symbolic link to it, a FIFO a writer feeds and closes (read in pieces,
+// as a device or a pipe), and through a stream split at every byte: the
+// content whole exactly when it fits, a TooLargeError otherwise.
 func FuzzRead(f *testing.F) {
 	f.Add([]byte("x = 1\n"), int64(6))
 	f.Add([]byte("x = 1\n"), int64(5))
@@ -94,26 +96,60 @@ func FuzzRead(f *testing.F) {
 		if limit < 0 {
 			limit = -limit
 		}
-		path := filepath.Join(t.TempDir(), "in")
+		dir := t.TempDir()
+		path := filepath.Join(dir, "in")
 		if err := os.WriteFile(path, content, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		link := filepath.Join(dir, "link")
+		if err := os.Symlink("in", link); err != nil {
+			t.Fatal(err)
+		}
 		fits := int64(len(content)) <= limit
-		file, err := Read(path, limit, "script")
+		type read struct {
+			kind string
+			got  []byte
+			err  error
+		}
+		var reads []read
+		for _, p := range []struct{ kind, path string }{{"regular file", path}, {"symlink", link}, {"FIFO", feed(t, dir, content)}} {
+			got, err := Read(p.path, limit, "script")
+			reads = append(reads, read{p.kind, got, err})
+		}
 		stream, serr := io.ReadAll(&Limited{R: iotest.HalfReader(bytes.NewReader(content)), Path: path, Limit: limit, What: "script"})
-		for _, r := range []struct {
-			got []byte
-			err error
-		}{{file, err}, {stream, serr}} {
+		for _, r := range append(reads, read{"stream", stream, serr}) {
 			var tl *TooLargeError
 			switch {
 			case fits && (r.err != nil || !bytes.Equal(r.got, content)):
-				t.Errorf("%d bytes within %d: %d read, %v", len(content), limit, len(r.got), r.err)
+				t.Errorf("%s: %d bytes within %d: %d read, %v", r.kind, len(content), limit, len(r.got), r.err)
 			case !fits && !errors.As(r.err, &tl):
-				t.Errorf("%d bytes past %d: %v", len(content), limit, r.err)
+				t.Errorf("%s: %d bytes past %d: %v", r.kind, len(content), limit, r.err)
 			}
 		}
 	})
+}
+
+// feed makes a FIFO in dir that gives content to the first reader, then
+// ends; the writer is waited for when the test ends (a reader that
+// stops early ends its write).
+func feed(t *testing.T, dir string, content []byte) string {
+	t.Helper()
+	path := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w, err := os.OpenFile(path, os.O_WRONLY, 0) // waits for the reader
+		if err != nil {
+			return
+		}
+		w.Write(content) //nolint:errcheck // a reader past its bound closes early
+		w.Close()
+	}()
+	t.Cleanup(func() { <-done })
+	return path
 }
 
 func TestBytes(t *testing.T) {
