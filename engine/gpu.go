@@ -61,16 +61,37 @@ func (b *simBackend) driverUsed() (uint64, bool) {
 	return total - free, true
 }
 
-func (b *simBackend) zero(uint64, uint64) error                        { return nil }
-func (b *simBackend) copyIn(uint64, []byte) error                      { return nil }
-func (b *simBackend) copyDevice(uint64, backend, uint64, uint64) error { return nil }
+// The simulated device moves no bytes, but checks each range a copy or
+// a memset touches as the driver does (sim.Device.Access): inside one
+// allocation or mapped range of its own device.
+
+func (b *simBackend) zero(ptr, n uint64) error { return b.dev.Access("cuMemsetD8", ptr, n) }
+
+func (b *simBackend) copyIn(dst uint64, src []byte) error {
+	return b.dev.Access("cuMemcpyHtoD", dst, uint64(len(src)))
+}
+
+func (b *simBackend) copyDevice(dst uint64, from backend, src, n uint64) error {
+	if err := b.dev.Access("cuMemcpy", dst, n); err != nil {
+		return err
+	}
+	f, ok := from.(*simBackend)
+	if !ok {
+		return fmt.Errorf("cuMemcpy: a copy between a simulated device and a real one")
+	}
+	return f.dev.Access("cuMemcpy", src, n)
+}
+
 func (b *simBackend) enablePeer(other backend) (bool, error) {
 	return other != b && b.preset.PeerAccess, nil
 }
 
 // copyOut writes the host pages as a real copy would, so that RSS rises
 // by the copy's size.
-func (b *simBackend) copyOut(dst []byte, _ uint64) error {
+func (b *simBackend) copyOut(dst []byte, src uint64) error {
+	if err := b.dev.Access("cuMemcpyDtoH", src, uint64(len(dst))); err != nil {
+		return err
+	}
 	clear(dst)
 	return nil
 }

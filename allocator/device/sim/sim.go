@@ -6,6 +6,7 @@ package sim
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator/device"
 )
@@ -85,6 +86,8 @@ type Device struct {
 	// reserved holds the address reservations of expandable segments:
 	// start -> size.
 	reserved map[uint64]uint64
+	// mapped holds the granules of reservations backed by memory.
+	mapped map[uint64]bool
 }
 
 // New returns a simulated device with total bytes of memory.
@@ -234,25 +237,95 @@ func (d *Device) ReleaseAddress(ptr, size uint64) error {
 	return nil
 }
 
-// MapPages implements device.Device.
+// MapPages implements device.Device. As cuMemMap, it refuses a range
+// that is not a multiple of the granularity, or not inside one address
+// reservation (CUDA_ERROR_INVALID_VALUE), and a granule mapped already.
 func (d *Device) MapPages(ptr, size uint64) error {
 	if size%granule != 0 || ptr%granule != 0 {
 		return fmt.Errorf("cuMemCreate(%d): CUDA_ERROR_INVALID_VALUE (not a multiple of the granularity)", size)
 	}
+	if !d.inReservation(ptr, size) {
+		return fmt.Errorf("cuMemMap(%#x, %d): CUDA_ERROR_INVALID_VALUE (not inside an address reservation)", ptr, size)
+	}
+	for p := ptr; p < ptr+size; p += granule {
+		if d.mapped[p] {
+			return fmt.Errorf("cuMemMap(%#x, %d): CUDA_ERROR_INVALID_VALUE (%#x is mapped already)", ptr, size, p)
+		}
+	}
 	if d.used+size > d.total {
 		return fmt.Errorf("cuMemCreate(%d): %w", size, device.ErrOutOfMemory)
+	}
+	if d.mapped == nil {
+		d.mapped = map[uint64]bool{}
+	}
+	for p := ptr; p < ptr+size; p += granule {
+		d.mapped[p] = true
 	}
 	d.used += size
 	return nil
 }
 
-// UnmapPages implements device.Device.
-func (d *Device) UnmapPages(ptr, size uint64) error {
-	if size > d.used-d.context {
-		return fmt.Errorf("cuMemUnmap(%#x, %d): more than is mapped", ptr, size)
+// inReservation reports whether [ptr, ptr+size) lies inside one address
+// reservation.
+func (d *Device) inReservation(ptr, size uint64) bool {
+	for start, n := range d.reserved {
+		if ptr >= start && ptr+size <= start+n {
+			return true
+		}
 	}
-	d.used -= size
+	return false
+}
+
+// UnmapPages implements device.Device: the mapped granules of the range
+// are unmapped, as the CUDA device unmaps each granule it mapped (one
+// cuMemUnmap a granule); a range not on the granularity is refused.
+func (d *Device) UnmapPages(ptr, size uint64) error {
+	if size%granule != 0 || ptr%granule != 0 {
+		return fmt.Errorf("cuMemUnmap(%#x, %d): CUDA_ERROR_INVALID_VALUE (not a multiple of the granularity)", ptr, size)
+	}
+	for p := ptr; p < ptr+size; p += granule {
+		if d.mapped[p] {
+			delete(d.mapped, p)
+			d.used -= granule
+		}
+	}
 	return nil
+}
+
+// Access checks that the n bytes at ptr, which a copy or a memset
+// (cuMemcpy, cuMemsetD8) is about to touch, lie in this device's memory:
+// inside one live allocation, or in mapped granules. The driver refuses
+// any other range (cuMemcpy: CUDA_ERROR_INVALID_VALUE, as the H200 did
+// for a 4 MB copy out of a 2 MB segment); the simulated device, which
+// moves no bytes, refuses it too, so that a run fails where the real one
+// would. call names the driver call in the error.
+func (d *Device) Access(call string, ptr, n uint64) error {
+	if n == 0 {
+		return nil
+	}
+	for _, c := range d.chunks {
+		if ptr < c.start || ptr >= c.end() {
+			continue
+		}
+		j := sort.Search(len(c.used), func(j int) bool { return c.used[j].end() > ptr })
+		if j < len(c.used) && c.used[j].start <= ptr && n <= c.used[j].end()-ptr {
+			return nil
+		}
+	}
+	if ptr+n > ptr && d.allMapped(ptr, n) {
+		return nil
+	}
+	return fmt.Errorf("%s(%#x, %d bytes): CUDA_ERROR_INVALID_VALUE (not inside one allocation or mapped range of this device)", call, ptr, n)
+}
+
+// allMapped reports whether every granule of [ptr, ptr+n) is mapped.
+func (d *Device) allMapped(ptr, n uint64) bool {
+	for p := ptr - ptr%granule; p < ptr+n; p += granule {
+		if !d.mapped[p] {
+			return false
+		}
+	}
+	return true
 }
 
 // MemGetInfo implements device.Device.
