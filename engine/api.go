@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
@@ -378,7 +377,9 @@ func (s *Session) RecordFrames(f func() []snapshot.Frame) { s.frames = f }
 
 // stamp gives the history the stack of the code running now; the
 // events of one stack share one Stack (a loop's allocations are many,
-// its stacks few).
+// its stacks few). The stacks remembered for sharing are forgotten past
+// maxSharedStacks (a generated script of a million lines has a million,
+// each of a line's few events): one met again after is made again.
 func (s *Session) stamp(g *gpu) {
 	if s.frames == nil {
 		return
@@ -388,23 +389,24 @@ func (s *Session) stamp(g *gpu) {
 		g.history.Frames = s.lastStack
 		return
 	}
-	var key strings.Builder
+	key := s.stackKey[:0]
 	for _, f := range fr {
-		key.WriteString(f.Filename)
-		key.WriteByte(0)
-		key.WriteString(strconv.Itoa(f.Line))
-		key.WriteByte(0)
-		key.WriteString(f.Name)
-		key.WriteByte(0)
+		key = append(key, f.Filename...)
+		key = strconv.AppendInt(append(key, 0), int64(f.Line), 10)
+		key = append(append(append(key, 0), f.Name...), 0)
 	}
-	st, ok := s.stacks[key.String()]
+	s.stackKey = key
+	st, ok := s.stacks[string(key)]
 	if !ok {
-		if s.stacks == nil {
+		if s.stacks == nil || len(s.stacks) >= maxSharedStacks {
 			s.stacks = map[string]snapshot.Stack{}
 		}
 		st = snapshot.NewStack(fr...)
-		s.stacks[key.String()] = st
+		s.stacks[string(key)] = st
 	}
 	s.lastFrames, s.lastStack = fr, st
 	g.history.Frames = st
 }
+
+// maxSharedStacks bounds the stacks stamp remembers.
+const maxSharedStacks = 1 << 16

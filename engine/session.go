@@ -129,9 +129,11 @@ type Session struct {
 	// line, function, innermost first) for each allocation and free
 	// the history records.
 	frames func() []snapshot.Frame
-	// stacks are the history's stacks, one each (stamp), and lastFrames
-	// and lastStack the one stamp gave last.
+	// stacks are the history's stacks, one each (stamp), by their key
+	// (made in stackKey), and lastFrames and lastStack the one stamp gave
+	// last.
 	stacks     map[string]snapshot.Stack
+	stackKey   []byte
 	lastFrames []snapshot.Frame
 	lastStack  snapshot.Stack
 	namer      func(visit func(name string, t *Tensor)) // NameTensors

@@ -80,25 +80,33 @@ type Frame struct {
 // creation), innermost first, as _record_memory_history records them.
 // One Stack is shared by every event and block that has it, and written
 // once. The zero Stack has no frames.
-type Stack struct{ l *list }
+type Stack struct{ s *stack }
+
+// stack is a Stack's frames: those it was made of (NewStack), or the
+// list it was read as. A made stack's list is made when it is first
+// written, so that a history of a million stacks holds two small
+// objects each until then.
+type stack struct {
+	frames []Frame
+	l      *list
+}
 
 // NewStack makes a stack of frames, innermost first.
 func NewStack(frames ...Frame) Stack {
-	l := &list{items: make([]any, len(frames))}
-	for i, f := range frames {
-		l.items[i] = &dict{items: []item{{"name", f.Name}, {"filename", f.Filename}, {"line", int64(f.Line)}}}
-	}
-	return Stack{l}
+	return Stack{&stack{frames: append(make([]Frame, 0, len(frames)), frames...)}}
 }
 
 // Frames is the stack's frames: those that have a filename, a line and a
 // name (PyTorch's all do).
 func (s Stack) Frames() []Frame {
-	if s.l == nil {
+	if s.s == nil {
 		return nil
 	}
+	if s.s.l == nil {
+		return append([]Frame(nil), s.s.frames...)
+	}
 	var out []Frame
-	for _, v := range s.l.items {
+	for _, v := range s.s.l.items {
 		d, ok := v.(*dict)
 		if !ok {
 			continue
@@ -115,10 +123,17 @@ func (s Stack) Frames() []Frame {
 
 // value is the stack as written: a list, empty for the zero Stack.
 func (s Stack) value() any {
-	if s.l == nil {
+	if s.s == nil {
 		return emptyList
 	}
-	return s.l
+	if s.s.l == nil {
+		l := &list{items: make([]any, len(s.s.frames))}
+		for i, f := range s.s.frames {
+			l.items[i] = &dict{items: []item{{"name", f.Name}, {"filename", f.Filename}, {"line", int64(f.Line)}}}
+		}
+		s.s.l = l
+	}
+	return s.s.l
 }
 
 // emptyList is the one empty list every frameless event and block

@@ -552,7 +552,7 @@ func (st *stackTable) shared(l *list, t *eventTables) uint32 {
 		st.ids, st.stacks = map[*dict]uint32{}, map[string]uint32{}
 	}
 	add := func() uint32 {
-		t.stacks = append(t.stacks, Stack{l})
+		t.stacks = append(t.stacks, Stack{&stack{l: l}})
 		return uint32(len(t.stacks) - 1)
 	}
 	st.key = st.key[:0]
