@@ -255,31 +255,31 @@ func convRun(t *testing.T, s *Session, op string, x, w []int64, args ...any) (*T
 	return y, peak - now
 }
 
-// TestConvEstimatedFromNearest: ResNet's stem at batch 12, not recorded,
+// TestConvEstimatedFromNearest: ResNet's stem at batch 13, not recorded,
 // runs with the workspace of the nearest recorded configuration, the
-// same layer at batch 32 (x+y+w+16 there: 122065680 bytes), carried
-// over to batch 12's sizes (7225344 + 38535168 + 37632 + 16), an
+// same layer at batch 12 (the networks' grid: x+y+w+16 there), carried
+// over to batch 13's sizes (7827456 + 41746432 + 37632 + 16), an
 // estimate that names both; its backward (the weight's gradient only) is
 // estimated from that configuration's recorded one.
 func TestConvEstimatedFromNearest(t *testing.T) {
 	s := newTestSession(t, 1)
-	y, _ := convRun(t, s, "conv2d", []int64{12, 3, 224, 224}, []int64{64, 3, 7, 7}, []int64{2}, []int64{3}, []int64{1}, int64(1))
+	y, _ := convRun(t, s, "conv2d", []int64{13, 3, 224, 224}, []int64{64, 3, 7, 7}, []int64{2}, []int64{3}, []int64{1}, int64(1))
 	for _, e := range s.convEstimated {
-		if len(e.forward) != 3 || e.forward[1].bytes != 45798160 {
-			t.Errorf("forward %+v, want the output then a workspace of 45798160 bytes", e.forward)
+		if len(e.forward) != 3 || e.forward[1].bytes != 49611536 {
+			t.Errorf("forward %+v, want the output then a workspace of 49611536 bytes", e.forward)
 		}
 	}
 	est := s.StepEstimatesSince(0)
 	if len(est) != 1 || est[0].Op != "F.conv2d" ||
-		!strings.HasPrefix(est[0].Cause, "[12, 3, 224, 224] x [64, 3, 7, 7] stride [2, 2] float32: cuDNN's workspace of an unrecorded configuration, taken from the nearest recorded one, [32, 3, 224, 224] x [64, 3, 7, 7] stride [2, 2] float32 contiguous (workspace x+y+w+16 in its input's, output's and weight's bytes x, y, w; common.jsonl.gz)") {
-		t.Fatalf("estimates %v", est)
+		!strings.HasPrefix(est[0].Cause, "[13, 3, 224, 224] x [64, 3, 7, 7] stride [2, 2] float32: cuDNN's workspace of an unrecorded configuration, taken from the nearest recorded one, [12, 3, 224, 224] x [64, 3, 7, 7] stride [2, 2] float32 contiguous (workspace x+y+w+16 in its input's, output's and weight's bytes x, y, w; networks.jsonl.gz)") {
+		t.Fatalf("estimates %v forward %v", est, s.convEstimated)
 	}
 	g := mustTensor(t, s, TensorSpec{Op: "randn", Shape: y.Shape, DType: Float32, Device: cuda0})
 	if err := s.BackwardWith(y, g, false); err != nil {
 		t.Fatal(err)
 	}
 	est = s.StepEstimatesSince(0)
-	if len(est) != 2 || est[1].Op != "F.conv2d backward" || !strings.Contains(est[1].Cause, "grads of w, the incoming gradient dense: cuDNN's workspace of an unrecorded configuration, taken from the nearest recorded one, [32, 3, 224, 224]") {
+	if len(est) != 2 || est[1].Op != "F.conv2d backward" || !strings.Contains(est[1].Cause, "grads of w, the incoming gradient dense: cuDNN's workspace of an unrecorded configuration, taken from the nearest recorded one, [12, 3, 224, 224]") {
 		t.Errorf("estimates %v", est)
 	}
 }
@@ -398,5 +398,41 @@ func TestConvDenseGradientCopies(t *testing.T) {
 		if !sameEvents(got, want[:b+1]) {
 			t.Errorf("%s: %+v\nwant %+v", mask, got, want[:b+1])
 		}
+	}
+}
+
+// TestConvRecordedOnH100: a configuration the H100 alone recorded
+// (ResNet's stem at batch 12, networks.jsonl.gz) runs with its recorded
+// workspace (x+y+w+16 at batch 12: 7225344 + 38535168 + 37632 + 16), an
+// estimate that names the card and the file, and --strict refuses it;
+// one the H200 recorded too (the stem at batch 32, common.jsonl.gz) is
+// exact.
+func TestConvRecordedOnH100(t *testing.T) {
+	s := newTestSession(t, 1)
+	convRun(t, s, "conv2d", []int64{12, 3, 224, 224}, []int64{64, 3, 7, 7}, []int64{2}, []int64{3}, []int64{1}, int64(1))
+	est := s.StepEstimatesSince(0)
+	if len(est) != 1 || est[0].Cause != "[12, 3, 224, 224] x [64, 3, 7, 7] stride [2, 2] float32: "+otherCard("NVIDIA H100 80GB HBM3", "networks.jsonl.gz") {
+		t.Fatalf("estimates %v", est)
+	}
+	c, err := lineConfig([]int64{12, 3, 224, 224}, []int64{64, 3, 7, 7}, []int64{2, 2}, []int64{3, 3}, []int64{1, 1}, nil, 1, false, false, false, "float32", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := s.convTable[c.canon()]; e == nil || len(e.forward) != 3 || e.forward[1].bytes != 45798160 {
+		t.Errorf("the recorded entry %+v, want the output then a workspace of 45798160 bytes", e)
+	}
+	exact := newTestSession(t, 1)
+	convRun(t, exact, "conv2d", []int64{32, 3, 224, 224}, []int64{64, 3, 7, 7}, []int64{2}, []int64{3}, []int64{1}, int64(1))
+	if est := exact.StepEstimatesSince(0); len(est) != 0 {
+		t.Errorf("a configuration the H200 recorded: estimates %v", est)
+	}
+	strict, err := NewSession(Options{Preset: Presets["h200"], Devices: 1, FakeHost: true, Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := mustTensor(t, strict, TensorSpec{Op: "randn", Shape: []int64{12, 3, 224, 224}, DType: Float32, Device: cuda0})
+	wt := mustTensor(t, strict, TensorSpec{Op: "randn", Shape: []int64{64, 3, 7, 7}, DType: Float32, Device: cuda0})
+	if _, err := strict.Run(Ops["conv2d"], Args{in, wt, nil, []int64{2}, []int64{3}, []int64{1}, int64(1)}); err == nil || !strings.Contains(err.Error(), "was not recorded") {
+		t.Errorf("--strict: %v, want the refusal", err)
 	}
 }

@@ -211,7 +211,13 @@ type convEntry struct {
 	// estimated without it too.
 	source     string
 	calibrated bool
-	heldOut    *convConfig
+	// card is the GPU that recorded the forward where it is not the
+	// H200 the tool simulates ("" for the H200's, a calibration file's),
+	// and runCard a backward run's where it differs from card (a
+	// configuration recorded on both: the H200's recording is kept).
+	card    string
+	runCard map[convBackwardKey]string
+	heldOut *convConfig
 	// The events: parsed when the table is read (the older forms,
 	// calibration files) or, for the built-in compact lines, from their
 	// text when first asked (parsed); forward and backward are then set.
@@ -288,7 +294,13 @@ var builtinConvTable = sync.OnceValues(func() (convTable, error) {
 		if err != nil {
 			return nil, err
 		}
-		err = t.read(f, strings.TrimPrefix(name, "convtable/"), true)
+		source := strings.TrimPrefix(name, "convtable/")
+		br := bufio.NewReaderSize(f, 1<<16)
+		if err := noteCard(br, source); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		err = t.read(br, source, true)
 		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
@@ -296,6 +308,44 @@ var builtinConvTable = sync.OnceValues(func() (convTable, error) {
 	}
 	return t, nil
 })
+
+// convFileCard is the card each built-in table file was recorded on,
+// from its first line's "device", where that is not an H200: the
+// networks' grid and the zoo's convolutions were recorded on an NVIDIA
+// H100 80GB HBM3, lent for the H200 (testdata/conv/README.md).
+var convFileCard sync.Map
+
+// noteCard reads the device of a built-in file's first line (gzip) into
+// convFileCard, leaving r to be read whole.
+func noteCard(r *bufio.Reader, source string) error {
+	head, err := r.Peek(2)
+	if err != nil || head[0] != 0x1f || head[1] != 0x8b {
+		return nil
+	}
+	all, err := r.Peek(r.Buffered())
+	if err != nil {
+		return err
+	}
+	z, err := gzip.NewReader(bytes.NewReader(all))
+	if err != nil {
+		return err
+	}
+	first, _ := bufio.NewReader(z).ReadSlice('\n')
+	var h struct{ Device string }
+	if json.Unmarshal(first, &h) == nil && h.Device != "" && !strings.Contains(h.Device, "H200") {
+		convFileCard.Store(source, h.Device)
+	}
+	return nil
+}
+
+// runOnCard is the card that recorded e's backward run bk where it is
+// not the H200 ("" where it is).
+func (e *convEntry) runOnCard(bk convBackwardKey) string {
+	if c, ok := e.runCard[bk]; ok {
+		return c
+	}
+	return e.card
+}
 
 // convTables is the builtin table with the calibration files'
 // configurations over it (calibration.go), made at a session's first
@@ -514,8 +564,10 @@ func (t convTable) addLine(l *convLine, source string, lazy bool) error {
 
 // newConvEntry is an entry for c, without events yet.
 func newConvEntry(c *convConfig, source string) *convEntry {
+	card, _ := convFileCard.Load(source)
+	name, _ := card.(string)
 	return &convEntry{cfg: *c, feat: c.features(), class: c.class(), xBytes: c.roleBytes('x'), wBytes: c.roleBytes('w'),
-		yBytes: c.roleBytes('y'), source: source}
+		yBytes: c.roleBytes('y'), source: source, card: name}
 }
 
 // put adds e to the table; a configuration recorded before must have
@@ -536,9 +588,26 @@ func (t convTable) put(e *convEntry) error {
 	if !sameEvents(old.forward, e.forward) {
 		return fmt.Errorf("a second recording of %s %s differs in its forward (the first from %s)", dimList(e.cfg.x), dimList(e.cfg.w), old.source)
 	}
+	if old.card != e.card {
+		if old.runCard == nil {
+			old.runCard = map[convBackwardKey]string{}
+		}
+		for bk := range old.backward {
+			if _, ok := old.runCard[bk]; !ok {
+				old.runCard[bk] = old.card
+			}
+		}
+		if e.card == "" {
+			old.card = "" // the H200 recorded the same forward
+		}
+	}
 	for bk, ev := range e.backward {
+		_, had := old.backward[bk]
 		if err := old.addBackward(bk, ev); err != nil {
 			return err
+		}
+		if (!had || e.card == "") && old.runOnCard(bk) != e.card {
+			old.runCard[bk] = e.card
 		}
 	}
 	old.setRuns()
