@@ -425,11 +425,7 @@ func (s *Session) convLookup(op string, cfg *convConfig, mask string) (*convEntr
 			return nil, fmt.Errorf("internal error: the conv table's %s: %w", e.source, err)
 		}
 		if e.card != "" && !e.calibrated {
-			var bwd []convBackwardKey
-			if mask != "" {
-				bwd = append(bwd, convBackwardKey{mask, "dense"})
-			}
-			if err := s.estimate(cfg.key().notRecorded(op, "", bwd...), op, "%s: %s", cfg.brief(), otherCard(e.card, e.source)); err != nil {
+			if err := s.estimate(cfg.key().onOtherCard(op, "", e.card, e.source), op, "%s: %s", cfg.brief(), otherCard(e.card, e.source)); err != nil {
 				return nil, err
 			}
 		}
@@ -573,7 +569,7 @@ func otherCard(card, source string) string {
 func (s *Session) convBackwardEvents(op string, e *convEntry, bk convBackwardKey) ([]convEvent, error) {
 	if ev, ok := e.backward[bk]; ok && e.hasPhase(&bk) {
 		if card := e.runOnCard(bk); card != "" && !e.calibrated {
-			refusal := e.cfg.key().notRecorded(op, fmt.Sprintf(" (its backward for %s, a %s incoming gradient)", bk.mask, bk.grad), bk)
+			refusal := e.cfg.key().onOtherCard(op, fmt.Sprintf(" (its backward for %s, a %s incoming gradient)", bk.mask, bk.grad), card, e.source)
 			if err := s.estimate(refusal, op+" backward", "%s, grads of %s, the incoming gradient %s: %s", e.cfg.brief(), bk.mask, bk.grad, otherCard(card, e.source)); err != nil {
 				return nil, err
 			}

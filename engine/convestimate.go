@@ -345,6 +345,12 @@ func (k convKey) notRecorded(op, what string, bwd ...convBackwardKey) error {
 		k.describe(op), what, k.probeConfig(bwd...), calibrationEnv)
 }
 
+// onOtherCard is --strict's refusal of a configuration recorded only on
+// another card than the H200 (card, in the built-in file source).
+func (k convKey) onOtherCard(op, what, card, source string) error {
+	return Errorf(NotImplementedError, "%s%s was recorded on an %s (%s), not the H200, so its figures would be estimated, and --strict refuses estimates", k.describe(op), what, card, source)
+}
+
 // pyBool is b as Python writes it.
 func pyBool(b bool) string {
 	if b {

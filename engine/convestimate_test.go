@@ -432,7 +432,7 @@ func TestConvRecordedOnH100(t *testing.T) {
 	}
 	in := mustTensor(t, strict, TensorSpec{Op: "randn", Shape: []int64{12, 3, 224, 224}, DType: Float32, Device: cuda0})
 	wt := mustTensor(t, strict, TensorSpec{Op: "randn", Shape: []int64{64, 3, 7, 7}, DType: Float32, Device: cuda0})
-	if _, err := strict.Run(Ops["conv2d"], Args{in, wt, nil, []int64{2}, []int64{3}, []int64{1}, int64(1)}); err == nil || !strings.Contains(err.Error(), "was not recorded") {
+	if _, err := strict.Run(Ops["conv2d"], Args{in, wt, nil, []int64{2}, []int64{3}, []int64{1}, int64(1)}); err == nil || !strings.Contains(err.Error(), "was recorded on an NVIDIA H100 80GB HBM3 (networks.jsonl.gz), not the H200") {
 		t.Errorf("--strict: %v, want the refusal", err)
 	}
 }

@@ -88,3 +88,35 @@ func TestCalibrationThroughTheBinary(t *testing.T) {
 		t.Errorf("help calibration:\n%s", help)
 	}
 }
+
+// TestCalibrationMakesResNet50Exact: the zoo's resnet50_train.py, whose
+// convolutions at batch 12 the H200 never recorded (--strict refuses its
+// first), run with the calibration file scripts/calibrate.py made of it
+// on the GPU machine (testdata/models/zoo/resnet50_train.calibration.jsonl,
+// its 23 configurations) matches PyTorch's recording at every statement
+// under --strict, no statement estimated.
+func TestCalibrationMakesResNet50Exact(t *testing.T) {
+	script := "../../testdata/models/zoo/resnet50_train.py"
+	want, _ := readRecording(t, "../../testdata/models/zoo/resnet50_train.jsonl")
+	if diffs, _ := diffSteps(want, runScript(script, true)); len(diffs) == 0 {
+		t.Errorf("--strict without the calibration matches PyTorch; want its convolutions refused")
+	}
+	out, _, code := run(t, "run", "--json", "--fake-host", "--device", "sim", "--keep-going", "--strict",
+		"--calibration", "../../testdata/models/zoo/resnet50_train.calibration.jsonl", script)
+	var steps []pythonStep
+	for _, l := range strings.Split(out, "\n") {
+		var s struct {
+			pythonStep
+			Exact *bool `json:"exact"`
+		}
+		if json.Unmarshal([]byte(l), &s) == nil && s.Line > 0 {
+			steps = append(steps, s.pythonStep)
+			if s.Exact != nil && !*s.Exact {
+				t.Errorf("line %d: estimated", s.Line)
+			}
+		}
+	}
+	if diffs, _ := diffSteps(want, steps); code != 0 || len(diffs) != 0 {
+		t.Errorf("calibrated: exit %d, differs from PyTorch at %v", code, diffs)
+	}
+}

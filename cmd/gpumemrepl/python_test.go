@@ -99,29 +99,32 @@ func runScript(script string, strict bool) []pythonStep {
 	return steps
 }
 
-// diffPython runs script as pasted on the simulated H200 and lists the
-// statements whose allocated or reserved bytes differ from PyTorch's.
+// diffPython runs script as pasted on the simulated H200 (--strict) and
+// lists the statements whose allocated or reserved bytes differ from
+// PyTorch's.
 func diffPython(t *testing.T, script, recording string) ([]string, error) {
-	f, err := os.Open(recording)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var want []recordedStep
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var s recordedStep
-		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
-			return nil, err
-		}
-		want = append(want, s)
-	}
+	want, _ := readRecording(t, recording)
+	diffs, _ := diffSteps(want, runScript(script, true))
+	return diffs, nil
+}
+
+// diffSteps lists the statements of the tool's run (steps) whose error,
+// allocated, reserved or peak bytes differ from PyTorch's (want), and
+// the largest relative difference of allocated, reserved and peak
+// allocated bytes among the statements without an error (1 where a
+// statement is missing or raised where PyTorch did not).
+func diffSteps(want []recordedStep, steps []pythonStep) ([]string, float64) {
 	got := map[int]pythonStep{}
-	for _, s := range runScript(script, true) {
+	for _, s := range steps {
 		got[s.Line] = s
 	}
 	var diffs []string
+	worst := 0.0
+	off := func(g, w int64) {
+		if g != w {
+			worst = max(worst, float64(max(g-w, w-g))/float64(max(w, 1)))
+		}
+	}
 	for _, w := range want {
 		var wa, wr, wma, wmr int64
 		if len(w.Devices) > 0 {
@@ -132,15 +135,22 @@ func diffPython(t *testing.T, script, recording string) ([]string, error) {
 		switch {
 		case !ok:
 			diffs = append(diffs, fmt.Sprintf("line %d: no step", w.Line))
+			worst = max(worst, 1)
+			continue
 		case (g.Error != nil) != (w.Error != nil) || w.Error != nil && !sameErrorType(*g.Error, *w.Error):
 			diffs = append(diffs, fmt.Sprintf("line %d: error %v, PyTorch's %v", w.Line, deref(g.Error), deref(w.Error)))
+			worst = max(worst, 1)
+			continue
 		case g.Allocated != wa || g.Reserved != wr:
 			diffs = append(diffs, fmt.Sprintf("line %d: allocated %d reserved %d, PyTorch %d and %d", w.Line, g.Allocated, g.Reserved, wa, wr))
 		case g.MaxAlloc != wma || g.MaxReserv != wmr:
 			diffs = append(diffs, fmt.Sprintf("line %d: peaks allocated %d reserved %d, PyTorch %d and %d", w.Line, g.MaxAlloc, g.MaxReserv, wma, wmr))
 		}
+		off(g.Allocated, wa)
+		off(g.Reserved, wr)
+		off(g.MaxAlloc, wma)
 	}
-	return diffs, nil
+	return diffs, worst
 }
 
 // TestPythonAsPasted runs every recorded Python program through the
