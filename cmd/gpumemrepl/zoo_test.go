@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -148,4 +149,62 @@ func zooCompared(t *testing.T, name, script string, listed, close bool) string {
 func firstLine(s string) string {
 	first, _, _ := strings.Cut(s, "\n")
 	return first
+}
+
+// TestZooFit: gpumemrepl fit on each zoo program that runs to its end
+// (running.txt) prints a row per GPU, each saying whether it is exact:
+// the H200's exact where the program is exact (python_passing.txt),
+// estimated otherwise with its first estimate named, and its peaks
+// within 2% of PyTorch's recorded peaks where the program is within 2%
+// at every statement (close.txt).
+func TestZooFit(t *testing.T) {
+	passing := zooList(t, "../../python_passing.txt")
+	closeTo := zooList(t, "close.txt")
+	for _, name := range zooList(t, "running.txt") {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			script := "../../testdata/models/zoo/" + name + ".py"
+			out, errOut, code := run(t, "fit", "--json", script)
+			if code != 0 {
+				t.Fatalf("fit: exit %d\n%s", code, errOut)
+			}
+			var rows []fitJSON
+			for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+				var r fitJSON
+				if err := json.Unmarshal([]byte(l), &r); err != nil {
+					t.Fatalf("%v: %s", err, l)
+				}
+				rows = append(rows, r)
+			}
+			gpus := map[string]bool{}
+			for _, r := range rows {
+				gpus[r.GPU] = true
+				if !r.Exact && (r.EstimatedStatements == 0 || r.FirstEstimate == nil) {
+					t.Errorf("%s: estimated, but no estimate named", r.GPU)
+				}
+			}
+			if len(rows) < 2 || len(gpus) != len(rows) || !gpus["h200"] {
+				t.Fatalf("rows %+v, want one per GPU, the H200's among them", rows)
+			}
+			h200 := rows[slices.IndexFunc(rows, func(r fitJSON) bool { return r.GPU == "h200" })]
+			if exact := slices.Contains(passing, "models/zoo/"+name); h200.Exact != exact {
+				t.Errorf("the H200's row: exact %v, want %v", h200.Exact, exact)
+			}
+			if !slices.Contains(closeTo, name) {
+				return
+			}
+			want, _ := readRecording(t, "../../testdata/models/zoo/"+name+".jsonl")
+			var alloc, reserved int64
+			for _, s := range want {
+				for _, d := range s.Devices[:min(len(s.Devices), 1)] {
+					alloc, reserved = max(alloc, d.MaxAllocated), max(reserved, d.MaxReserved)
+				}
+			}
+			for _, c := range [][2]int64{{int64(h200.PeakAllocated), alloc}, {int64(h200.PeakReserved), reserved}} {
+				if d := c[0] - c[1]; d*50 > c[1] || -d*50 > c[1] {
+					t.Errorf("the H200's peaks %d and %d, PyTorch's %d and %d: more than 2%% off", h200.PeakAllocated, h200.PeakReserved, alloc, reserved)
+				}
+			}
+		})
+	}
 }
