@@ -32,6 +32,21 @@ type Breakdown struct {
 	Lines      []GroupRow    `json:"lines"`
 	Names      []GroupRow    `json:"names"`
 	Holders    []HolderRow   `json:"holders"`
+	// Blocks are all the live blocks, by address: what tools compare
+	// (PyTorch's memory profiler, block by block).
+	Blocks []BlockRow `json:"blocks"`
+}
+
+// BlockRow is one live block: Alloc is which allocation of the device
+// made it, counted from 0 in the order of the run (the order of
+// PyTorch's allocator events and its profiler's), -1 for a block freed
+// and waiting for a stream.
+type BlockRow struct {
+	Alloc     int    `json:"alloc"`
+	Bytes     uint64 `json:"bytes"`
+	Requested uint64 `json:"requested_bytes"`
+	Category  string `json:"category"`
+	Name      string `json:"name,omitempty"`
 }
 
 // CategoryRow is one category's blocks; Bytes are block sizes (they add
@@ -73,10 +88,11 @@ type HolderRow struct {
 // topRows is how many lines, names and holders a breakdown lists.
 const topRows = 10
 
-// breakdown explains h; frames gives the stack of an event of the
-// device's history.
-func breakdown(h *engine.Holdings, when string, frames func(ev int) []snapshot.Frame) Breakdown {
+// breakdown explains h, a moment of the device whose history is hist.
+func breakdown(h *engine.Holdings, when string, hist []snapshot.Event) Breakdown {
+	frames := eventFrames(hist)
 	b := Breakdown{Device: fmt.Sprintf("cuda:%d", h.Device), When: when, Allocated: h.Allocated, Reserved: h.Reserved}
+	ordinal := allocOrdinals(hist, h)
 	cats := make([]CategoryRow, engine.NumCategories)
 	for c := range cats {
 		cats[c].Category = engine.Category(c).String()
@@ -106,6 +122,7 @@ func breakdown(h *engine.Holdings, when string, frames func(ev int) []snapshot.F
 			group(names, one.Names[0], one.Size)
 		}
 		holders = append(holders, HolderRow{Name: holderName(one), Category: one.Category.String(), Bytes: one.Size, Line: line, Names: one.Names, Node: one.Node, Free: freedBy(one)})
+		b.Blocks = append(b.Blocks, BlockRow{Alloc: ordinal[one.Made], Bytes: one.Size, Requested: one.Requested, Category: one.Category.String(), Name: holderName(one)})
 	}
 	for _, c := range cats {
 		if c.Blocks > 0 {
@@ -141,6 +158,29 @@ func lastAlloc(h *engine.Holdings) int {
 		last = max(last, one.Made)
 	}
 	return last
+}
+
+// allocOrdinals maps the history index of each of h's blocks' alloc
+// events to which allocation of the history it was, counted from 0; -1
+// (a block the engine does not know) to -1.
+func allocOrdinals(hist []snapshot.Event, h *engine.Holdings) map[int]int {
+	out := map[int]int{-1: -1}
+	for _, one := range h.Holdings {
+		if one.Made >= 0 {
+			out[one.Made] = -1
+		}
+	}
+	n := 0
+	for i, ev := range hist {
+		if ev.Action != "alloc" {
+			continue
+		}
+		if _, ok := out[i]; ok {
+			out[i] = n
+		}
+		n++
+	}
+	return out
 }
 
 // topGroups are the largest groups, largest first (ties by name).
@@ -293,7 +333,11 @@ func writePeakJSON(w io.Writer, b Breakdown) {
 
 // historyFrames is the frames of event ev of device dev's history.
 func (r *Runner) historyFrames(dev int) func(int) []snapshot.Frame {
-	h := r.Session.History(dev)
+	return eventFrames(r.Session.History(dev))
+}
+
+// eventFrames is the frames of event ev of h.
+func eventFrames(h []snapshot.Event) func(int) []snapshot.Frame {
 	return func(ev int) []snapshot.Frame {
 		if ev < 0 || ev >= len(h) {
 			return nil
@@ -313,7 +357,7 @@ func (r *Runner) peakBreakdown(dev int, now bool) (Breakdown, bool, error) {
 	if err != nil || h == nil {
 		return Breakdown{}, false, err
 	}
-	b := breakdown(h, when, r.historyFrames(dev))
+	b := breakdown(h, when, r.Session.History(dev))
 	if !now && dev == 0 {
 		b.Step = r.peakStep
 	}

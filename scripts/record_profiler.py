@@ -13,7 +13,7 @@ and writes OUTDIR/NAME.profile.json.gz, one JSON object:
 - "allocations": cuda:0's allocator events as the profiler saw them, in
   the order they happened: [time_ns, allocation_id, size, total_allocated,
   ptr],
-  size negative for a free (the requested bytes, PyTorch's alloc_size),
+  size negative for a free (PyTorch's alloc_size: the block's size),
   total_allocated the allocator's allocated bytes after the event (block
   sizes: torch.cuda.memory_allocated);
 - "timeline": MemoryProfile.timeline's entries on cuda:0, [time_ns,
@@ -28,7 +28,8 @@ Nothing is worked out here: the peak is the allocation event with the
 most total_allocated, and what each category holds there is the
 timeline's entries up to its time; the allocations match gpumemrepl's
 in order (the training programs' events match PyTorch's one for one).
-Not run yet: no GPU machine was lent to the session that wrote it.
+Its recordings of testdata/models/train_{mlp,cnn,gpt}.py are in
+testdata/models (README there).
 
 --dry-run checks the arguments and writes, for each script, the file's
 name it would write, without torch.

@@ -12,8 +12,15 @@ import (
 // with run --peak --json: at the whole-run peak, the blocks of the
 // categories add up to the allocated bytes, which are PyTorch's peak
 // on the H200 to the byte (the most max_memory_allocated any step of
-// the recording reported), and the holders are named.
+// the recording reported), and the holders are named. Where PyTorch's
+// memory profiler was recorded over the program, its blocks at the peak
+// and their categories are compared (compareWithProfiler).
 func TestPeakCategoriesSumToPyTorch(t *testing.T) {
+	manual, err := os.ReadFile("../../docs/manual.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	profiled := map[string]bool{"train_mlp": true, "train_cnn": true, "train_gpt": true}
 	for _, name := range []string{"train_mlp", "train_cnn", "train_gpt", "train_nanogpt"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -35,6 +42,7 @@ func TestPeakCategoriesSumToPyTorch(t *testing.T) {
 					Holders []struct {
 						Name, Category, Line, FreedBy string
 					} `json:"holders"`
+					Blocks []peakBlock `json:"blocks"`
 				} `json:"breakdown"`
 			}
 			if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil {
@@ -56,6 +64,9 @@ func TestPeakCategoriesSumToPyTorch(t *testing.T) {
 			}
 			if len(got.B.Names) == 0 || !strings.HasPrefix(got.B.Where, name+".py:") {
 				t.Errorf("names %v, where %q", got.B.Names, got.B.Where)
+			}
+			if profiled[name] {
+				compareWithProfiler(t, name, got.B.Allocated, got.B.Blocks, string(manual))
 			}
 		})
 	}
