@@ -19,10 +19,11 @@ type Fit struct {
 	Devices []DeviceFit // one per simulated device of the run
 	// OOM is the program's first out-of-memory error, caught or not;
 	// nil when every allocation succeeded. OOMAt is the file:line
-	// running then (the innermost frame of the program's own file) and
-	// OOMSource that line's text.
+	// running then (the innermost frame of the program's own file),
+	// OOMLine that line and OOMSource its text.
 	OOM       *engine.OOMRecord
 	OOMAt     string
+	OOMLine   int
 	OOMSource string
 	// Tier says whether the run's figures are exact, or how many
 	// statements estimated and which was first.
@@ -157,7 +158,7 @@ func fitOn(prog Program, o FitOptions, p engine.Preset) (Fit, error) {
 		lines := eval.SourceLines(prog.Src)
 		for _, fr := range f.OOM.Frames {
 			if fr.Filename == prog.File && fr.Line >= 1 && fr.Line <= len(lines) {
-				f.OOMAt = fmt.Sprintf("%s:%d", prog.File, fr.Line)
+				f.OOMAt, f.OOMLine = fmt.Sprintf("%s:%d", prog.File, fr.Line), fr.Line
 				f.OOMSource = strings.TrimSpace(lines[fr.Line-1])
 				break
 			}

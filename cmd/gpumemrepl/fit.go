@@ -128,14 +128,17 @@ func fitPresets(list string) ([]engine.Preset, error) {
 }
 
 // writeFitTable prints a row per GPU (and device), whether it is exact,
-// then each GPU's first out-of-memory error and what was estimated.
+// then each GPU's first out-of-memory error and what was estimated; the
+// table fits 80 columns (the fits column names only the line, the
+// paragraph under it the rest).
 func writeFitTable(w io.Writer, file, conf string, fits []repl.Fit) {
 	if conf == "" {
 		conf = "unset"
 	}
-	fmt.Fprintf(w, "%s on simulated GPUs (PYTORCH_CUDA_ALLOC_CONF %s); peaks over the whole run:\n", file, conf)
+	fmt.Fprintf(w, "%s on simulated GPUs (PYTORCH_CUDA_ALLOC_CONF %s);\n", file, conf)
+	fmt.Fprintln(w, "peaks over the whole run, and the reserved peak plus the CUDA context:")
 	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "GPU\tmemory\tpeak allocated\tpeak reserved\treserved + context\texact\tfits")
+	fmt.Fprintln(tw, "GPU\tmemory\tallocated\treserved\t+ context\texact\tfits")
 	for _, f := range fits {
 		for i, d := range f.Devices {
 			name := f.GPU.Name
@@ -144,9 +147,9 @@ func writeFitTable(w io.Writer, file, conf string, fits []repl.Fit) {
 			}
 			verdict := "yes"
 			if f.OOM != nil && f.OOM.Device == i {
-				verdict = "no: out of memory"
-				if f.OOMAt != "" {
-					verdict += " at " + f.OOMAt
+				verdict = "no"
+				if f.OOMLine > 0 {
+					verdict += fmt.Sprintf(", line %d", f.OOMLine)
 				}
 			}
 			exact := "yes"
@@ -168,9 +171,10 @@ func writeFitTable(w io.Writer, file, conf string, fits []repl.Fit) {
 		}
 		fmt.Fprintf(w, "\n%s, first out of memory at %s\n  torch.OutOfMemoryError: %s\n", f.GPU.Name, where, f.OOM.Message)
 	}
-	fmt.Fprintln(w, "\nThe peaks up to a GPU's first out-of-memory error are what ran before it. Contexts: the\n"+
-		"H200's measured with PyTorch 2.11; the other presets' are taken as the H200's. Exact: every\n"+
-		"op followed a rule recorded with PyTorch on the H200 (the other presets run its kernels).")
+	fmt.Fprintln(w, "\nThe peaks up to a GPU's first out-of-memory error are what ran before it.\n"+
+		"Contexts: the H200's measured with PyTorch 2.11; the other presets' are taken as\n"+
+		"the H200's. Exact: every op followed a rule recorded with PyTorch on the H200\n"+
+		"(the other presets run its kernels).")
 }
 
 // writeFitEstimates says, under fit's table, how many statements of

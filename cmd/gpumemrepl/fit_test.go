@@ -106,13 +106,19 @@ func TestFitOOMAndErrors(t *testing.T) {
 	}
 	out, errOut, code := run(t, "fit", "--gpus", "h200,a100-40gb,t4", script)
 	for _, want := range []string{
-		"h200       139.80 GiB  25.00 GiB       40.00 GiB      40.60 GiB           yes    yes\n",
-		"a100-40gb  39.39 GiB   16.00 GiB       16.00 GiB      16.60 GiB           yes    no: out of memory at " + script + ":7\n",
-		"t4         14.57 GiB   0 bytes         0 bytes        610.00 MiB          yes    no: out of memory at " + script + ":2\n",
+		"GPU        memory      allocated  reserved   + context   exact  fits\n",
+		"h200       139.80 GiB  25.00 GiB  40.00 GiB  40.60 GiB   yes    yes\n",
+		"a100-40gb  39.39 GiB   16.00 GiB  16.00 GiB  16.60 GiB   yes    no, line 7\n",
+		"t4         14.57 GiB   0 bytes    0 bytes    610.00 MiB  yes    no, line 2\n",
 		"a100-40gb, first out of memory at " + script + ":7: z = torch.empty(6 << 30, device='cuda')\n  torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 24.00 GiB.",
 	} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("exit %d, want %q in\n%s%s", code, want, out, errOut)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if len(l) > 80 && !strings.HasPrefix(l, "  torch.OutOfMemoryError: ") && !strings.Contains(l, script) {
+			t.Errorf("fit's output has a line of %d columns: %q", len(l), l)
 		}
 	}
 	bad := filepath.Join(dir, "bad.py")
@@ -138,7 +144,7 @@ func TestFitOOMAndErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errOut, code = run(t, "fit", "--gpus", "t4", "--devices", "2", two)
-	if code != 0 || !strings.Contains(out, "t4 cuda:0  14.57 GiB  512 bytes       2.00 MiB       612.00 MiB          yes    yes\n") || !strings.Contains(out, "t4 cuda:1  14.57 GiB  0 bytes         0 bytes        610.00 MiB          yes    no: out of memory at "+two+":3\n") {
+	if code != 0 || !strings.Contains(out, "t4 cuda:0  14.57 GiB  512 bytes  2.00 MiB  612.00 MiB  yes    yes\n") || !strings.Contains(out, "t4 cuda:1  14.57 GiB  0 bytes    0 bytes   610.00 MiB  yes    no, line 3\n") {
 		t.Errorf("two devices: exit %d\n%s%s", code, out, errOut)
 	}
 	if _, errOut, code = run(t, "fit", "--gpus", "k80", script); code != 2 || !strings.Contains(errOut, `unknown preset "k80"`) {

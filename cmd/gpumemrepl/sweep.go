@@ -52,30 +52,40 @@ func runSweep(prog repl.Program, o repl.FitOptions, sw sweepSpec, asJSON bool, p
 	return 0
 }
 
-// writeSweepTable prints a row per GPU: the largest value that fits, the
-// peaks there, and the next value with where it ran out of memory.
+// writeSweepTable prints a row per GPU in 80 columns: the largest value
+// that fits, the peaks there, and the next value with its reserved peak
+// until it ran out of memory; where each next value ran out follows.
 func writeSweepTable(w io.Writer, prog repl.Program, sw sweepSpec, res []repl.Sweep) {
 	args := ""
 	if len(prog.Args) > 0 {
 		args = " " + strings.Join(prog.Args, " ")
 	}
-	fmt.Fprintf(w, "%s%s: the largest --%s in %d..%d that fits each simulated GPU (bisection; peaks over the whole run, device 0):\n", prog.File, args, sw.name, sw.lo, sw.hi)
+	fmt.Fprintf(w, "%s%s: the largest --%s in %d..%d\n", prog.File, args, sw.name, sw.lo, sw.hi)
+	fmt.Fprintln(w, "that fits each simulated GPU, by bisection, with its peaks over the whole run")
+	fmt.Fprintln(w, "(device 0), and the next value, which fails, with its reserved peak until then:")
 	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "GPU\tmemory\t--%s\tpeak allocated\tpeak reserved\tnext\tpeak reserved there, out of memory at\truns\n", sw.name)
+	fmt.Fprintln(tw, "GPU\tmemory\tfits\tallocated\treserved\tfails\treserved\truns")
+	var ran []string
 	for _, r := range res {
 		best, alloc, reserved := "none", "", ""
 		if r.Fits {
 			best = strconv.FormatInt(r.Best, 10)
 			alloc, reserved = allocator.FormatSize(r.At.Devices[0].PeakAllocated), allocator.FormatSize(r.At.Devices[0].PeakReserved)
 		}
-		next, nextAt := "-", "(all of the range fits)"
+		next, nextReserved := "-", ""
 		if r.Next != 0 {
-			next = strconv.FormatInt(r.Next, 10)
-			nextAt = allocator.FormatSize(r.NextAt.Devices[0].PeakReserved) + ", " + r.NextAt.OOMAt
+			next, nextReserved = strconv.FormatInt(r.Next, 10), allocator.FormatSize(r.NextAt.Devices[0].PeakReserved)
+			ran = append(ran, fmt.Sprintf("%s, %d: out of memory at %s", r.GPU.Name, r.Next, r.NextAt.OOMAt))
+		} else if r.Fits {
+			ran = append(ran, fmt.Sprintf("%s, %d: the top of the range fits (not every value below it was run)", r.GPU.Name, sw.hi))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", r.GPU.Name, allocator.FormatSize(r.GPU.Total), best, alloc, reserved, next, nextAt, r.Runs)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", r.GPU.Name, allocator.FormatSize(r.GPU.Total), best, alloc, reserved, next, nextReserved, r.Runs)
 	}
 	tw.Flush()
+	fmt.Fprintln(w)
+	for _, l := range ran {
+		fmt.Fprintln(w, l)
+	}
 }
 
 // sweepJSON is one GPU's line of fit --sweep --json.

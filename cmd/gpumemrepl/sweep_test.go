@@ -73,7 +73,7 @@ func TestSweepFindsPyTorchsLargestBatch(t *testing.T) {
 	if row.NextOOMAt != script+":69" || row.Runs != 9 {
 		t.Errorf("next out of memory at %q after %d runs", row.NextOOMAt, row.Runs)
 	}
-	for batch, verdict := range map[string]string{"164": "yes\n", "165": "no: out of memory at " + script + ":69\n"} {
+	for batch, verdict := range map[string]string{"164": "yes\n", "165": "no, line 69\n"} {
 		out, errOut, code := run(t, "fit", "--gpus", "h200", script, "--", "--batch-size", batch)
 		if code != 0 || !strings.Contains(out, verdict) {
 			t.Errorf("fit -- --batch-size %s: exit %d, want %q in\n%s%s", batch, code, verdict, out, errOut)
@@ -97,5 +97,34 @@ func TestSweepUsage(t *testing.T) {
 	}
 	if _, errOut, code := run(t, "fit", "a.gpumem", "b.gpumem"); code != 2 || !strings.Contains(errOut, "one script to fit (a .py script takes arguments, after --)") {
 		t.Errorf("two scripts: exit %d, %s", code, errOut)
+	}
+}
+
+// TestSweepTable: the sweep's table, as printed, fits 80 columns: the
+// largest value and the next with their peaks in the rows, where each
+// next value ran out of memory under it; a range whose top fits says
+// that bisection did not run every value below it.
+func TestSweepTable(t *testing.T) {
+	t.Parallel()
+	path := writeProgram(t, "gib.py", "import argparse\nimport torch\np = argparse.ArgumentParser()\np.add_argument('--gib', type=int, default=1)\na = p.parse_args()\nx = torch.empty(a.gib << 28, device='cuda')\n")
+	out, errOut, code := run(t, "fit", path, "--sweep", "gib=1..1000", "--gpus", "h200,t4")
+	for _, want := range []string{
+		"GPU   memory      fits  allocated   reserved    fails  reserved  runs\n",
+		"h200  139.80 GiB  139   139.00 GiB  139.00 GiB  140    0 bytes   12\n",
+		"t4    14.57 GiB   13    13.00 GiB   13.00 GiB   14     0 bytes   12\n",
+		"\nh200, 140: out of memory at " + path + ":6\nt4, 14: out of memory at " + path + ":6\n",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d, want %q in\n%s%s", code, want, out, errOut)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if len(l) > 80 && !strings.Contains(l, path) {
+			t.Errorf("a line of %d columns: %q", len(l), l)
+		}
+	}
+	out, errOut, code = run(t, "fit", path, "--sweep", "gib=1..2", "--gpus", "h200")
+	if want := "h200, 2: the top of the range fits (not every value below it was run)\n"; code != 0 || !strings.Contains(out, want) {
+		t.Errorf("exit %d, want %q in\n%s%s", code, want, out, errOut)
 	}
 }

@@ -34,9 +34,9 @@ func TestFitSaysWhetherExact(t *testing.T) {
 	path := writeProgram(t, "est.py", estimatedProgram)
 	out, errOut, code := run(t, "fit", "--gpus", "h200,t4", path)
 	for _, want := range []string{
-		"GPU   memory      peak allocated  peak reserved  reserved + context  exact  fits\n",
-		"h200  139.80 GiB  12.00 MiB       20.00 MiB      630.00 MiB          no ≈   yes\n",
-		"t4    14.57 GiB   12.00 MiB       20.00 MiB      630.00 MiB          no ≈   yes\n",
+		"GPU   memory      allocated  reserved   + context   exact  fits\n",
+		"h200  139.80 GiB  12.00 MiB  20.00 MiB  630.00 MiB  no ≈   yes\n",
+		"t4    14.57 GiB   12.00 MiB  20.00 MiB  630.00 MiB  no ≈   yes\n",
 		"\n≈ h200, t4: 1 statement estimated, an op following a general rule where none is recorded on the GPU; every figure from the first estimate on rests on it: " + path + ":3: " + rsqrtEstimate + "\n",
 	} {
 		if code != 0 || !strings.Contains(out, want) {
