@@ -273,14 +273,15 @@ func writeBreakdown(w io.Writer, b Breakdown, width int) {
 	}
 	var rows [][2]string
 	for _, c := range b.Categories {
-		rows = append(rows, [2]string{c.Category, fmt.Sprintf("%s %5.1f%% %d blocks", size(c.Bytes), share(c.Bytes, b.Allocated), c.Blocks)})
+		rows = append(rows, [2]string{c.Category, fmt.Sprintf("%s %5.1f%% %s", size(c.Bytes), share(c.Bytes, b.Allocated), blocks(c.Blocks))})
 	}
-	rows = append(rows, [2]string{"cache (reserved, not allocated)", fmt.Sprintf("%s, %d free blocks, largest %s (fragmentation %.0f%%)", size(b.Cache.Bytes), b.Cache.FreeBlocks, size(b.Cache.LargestFree), 100*b.Cache.Fragmentation)})
+	rows = append(rows, [2]string{"cache (reserved, not allocated)", size(b.Cache.Bytes) + " in " + strings.Replace(blocks(b.Cache.FreeBlocks), "block", "free block", 1)},
+		[2]string{"  the largest free block", fmt.Sprintf("%s (fragmentation %.0f%%)", size(b.Cache.LargestFree), 100*b.Cache.Fragmentation)})
 	table("  by category", rows)
 	groups := func(g []GroupRow) [][2]string {
 		var rows [][2]string
 		for _, r := range g {
-			rows = append(rows, [2]string{r.Name, fmt.Sprintf("%s %d blocks", size(r.Bytes), r.Blocks)})
+			rows = append(rows, [2]string{r.Name, size(r.Bytes) + " " + blocks(r.Blocks)})
 		}
 		return rows
 	}
@@ -298,6 +299,14 @@ func writeBreakdown(w io.Writer, b Breakdown, width int) {
 		}
 	}
 	io.WriteString(w, s.String())
+}
+
+// blocks is "1 block" or "N blocks".
+func blocks(n int) string {
+	if n == 1 {
+		return "1 block"
+	}
+	return fmt.Sprintf("%d blocks", n)
 }
 
 // share is part of whole, in percent.

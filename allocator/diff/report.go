@@ -87,7 +87,7 @@ func groupTable(b *strings.Builder, title string, a, bs []Group) {
 		}
 	}
 	fmt.Fprintf(b, "\nallocations by %s (bytes live at the peak of requested memory)\n", title)
-	rows := [][]string{{"", "A count", "A at peak", "B count", "B at peak", "B - A at peak"}}
+	rows := [][]string{{"", "A", "A", "B", "B", "B - A"}, {"", "count", "at peak", "count", "at peak", "at peak"}}
 	for _, n := range names {
 		ga, gb := of[0][n], of[1][n]
 		rows = append(rows, []string{n, strconv.Itoa(ga.Count), size(int64(ga.AtPeak)), strconv.Itoa(gb.Count), size(int64(gb.AtPeak)),

@@ -88,25 +88,67 @@ func (d *Diagnosis) writeHolders(b *strings.Builder) {
 	}
 }
 
+// tableWidth is the columns the candidates' table keeps within: a
+// terminal's 80 less a margin.
+const tableWidth = 78
+
+// writeCandidates lists each candidate's replay in a table of at most
+// tableWidth columns: a change longer than its column continues on the
+// lines under it, indented.
 func (d *Diagnosis) writeCandidates(b *strings.Builder) {
 	rows := append([]Result{d.Recorded}, d.Candidates...)
-	width := 0
-	for _, r := range rows {
-		width = max(width, len(r.Change.String()))
+	ooms := make([]string, len(rows))
+	oomWidth, longest := len("first OOM"), len("change")
+	for i, r := range rows {
+		longest = max(longest, len(r.Change.String()))
+		switch {
+		case r.Error != "":
+			ooms[i] = r.Error
+			continue
+		case r.FirstOOM != nil:
+			ooms[i] = fmt.Sprintf("op %d, %s", r.FirstOOM.Op, size(r.FirstOOM.RequestedBytes))
+		default:
+			ooms[i] = "none"
+		}
+		oomWidth = max(oomWidth, len(ooms[i]))
 	}
+	width := min(longest, max(tableWidth-2-2-13-2-oomWidth, 24))
 	fmt.Fprintf(b, "Replayed under each change (smallest first):\n")
 	fmt.Fprintf(b, "  %-*s  %13s  %s\n", width, "change", "peak reserved", "first OOM")
-	for _, r := range rows {
+	for i, r := range rows {
+		lines := wrapWords(r.Change.String(), width)
 		if r.Error != "" {
-			fmt.Fprintf(b, "  %-*s  %s\n", width, r.Change, r.Error)
+			fmt.Fprintf(b, "  %-*s  %s\n", width, lines[0], ooms[i])
+		} else {
+			fmt.Fprintf(b, "  %-*s  %13s  %s\n", width, lines[0], size(uint64(r.PeakReserved)), ooms[i])
+		}
+		for _, l := range lines[1:] {
+			fmt.Fprintf(b, "    %s\n", l)
+		}
+	}
+}
+
+// wrapWords breaks s at spaces into lines of at most width bytes, the
+// lines after the first at most width-2 (they are indented by two); a
+// word longer than that stays whole on its own line.
+func wrapWords(s string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		limit := width
+		if len(lines) > 0 {
+			limit = width - 2
+		}
+		if line != "" && len(line)+1+len(w) > limit {
+			lines, line = append(lines, line), w
 			continue
 		}
-		oom := "none"
-		if r.FirstOOM != nil {
-			oom = fmt.Sprintf("op %d (allocation %d, %s)", r.FirstOOM.Op, r.FirstOOM.Allocation, size(r.FirstOOM.RequestedBytes))
+		if line != "" {
+			line += " "
 		}
-		fmt.Fprintf(b, "  %-*s  %13s  %s\n", width, r.Change, size(uint64(r.PeakReserved)), oom)
+		line += w
 	}
+	return append(lines, line)
 }
 
 func (d *Diagnosis) writeVerdict(b *strings.Builder) {

@@ -146,9 +146,20 @@ func TestReplayExplainRecordedTraining(t *testing.T) {
 		t.Errorf("without its limit, replay --explain lacks %q:\n%s", want, unlimited)
 	}
 	text, _, _ := run(t, append(append([]string{"replay", "--explain"}, limits...), "../../testdata/explain/fail.pickle.gz")...)
-	for _, want := range []string{"Cause: ", "Fix: PYTORCH_CUDA_ALLOC_CONF=" + fix.AllocConf + " avoids", "record_explain.py:"} {
+	for _, want := range []string{"Cause: ", "Fix: PYTORCH_CUDA_ALLOC_CONF=" + fix.AllocConf + " avoids", "record_explain.py:",
+		// the table fits 80 columns: a long change goes on under its row
+		"  change                                     peak reserved  first OOM\n",
+		"  empty_cache() before op 332                     4.28 GiB  op 336, 256.00 MiB\n    (record_explain.py:49 in workload)\n",
+		"  max_split_size_mb:128                           4.31 GiB  none\n",
+	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("replay --explain lacks %q:\n%s", want, text)
+		}
+	}
+	table := text[strings.Index(text, "Replayed under each change"):strings.Index(text, "Fix: ")]
+	for _, l := range strings.Split(table, "\n") {
+		if len(l) > 80 {
+			t.Errorf("the candidates' table has a line of %d columns: %q", len(l), l)
 		}
 	}
 }

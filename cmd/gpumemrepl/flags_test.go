@@ -120,8 +120,8 @@ func TestCompareForms(t *testing.T) {
 				rows++
 			}
 		}
-		if code != 0 || rows != 2 {
-			t.Errorf("%v: exit %d, %d config rows, want 2:\n%s%s", args, code, rows, out, errOut)
+		if code != 0 || rows != 4 { // a row in each of the two tables
+			t.Errorf("%v: exit %d, %d config rows, want 4:\n%s%s", args, code, rows, out, errOut)
 		}
 	}
 }

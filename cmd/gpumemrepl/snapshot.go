@@ -155,30 +155,48 @@ func compareConfigs(w io.Writer, t *trace.Trace, notes string, o trace.Options, 
 		return nil
 	}
 	fmt.Fprintf(w, "%s: %d ops%s\n", t.Path, len(t.Ops), notes)
-	width := len("config")
-	for _, r := range rows {
-		width = max(width, len(r.Config))
-	}
-	fmt.Fprintf(w, "%-*s  %13s  %14s  %14s  %13s  %13s  %7s  %s\n", width, "config", "peak reserved", "final reserved", "peak allocated", "fragmentation", "device allocs", "retries", "first OOM")
-	for _, r := range rows {
-		if r.Error != "" {
-			fmt.Fprintf(w, "%-*s  %s\n", width, r.Config, r.Error)
-			continue
-		}
-		oom := "-"
-		if r.FirstOOM != nil {
-			oom = fmt.Sprintf("op %d (allocation %d, %s)", r.FirstOOM.Op, r.FirstOOM.Allocation, allocator.FormatSize(r.FirstOOM.RequestedBytes))
-		}
-		fmt.Fprintf(w, "%-*s  %13s  %14s  %14s  %12.1f%%  %13d  %7d  %s\n", width, r.Config,
-			allocator.FormatSize(uint64(r.PeakReserved)), allocator.FormatSize(uint64(r.FinalReserved)), allocator.FormatSize(uint64(r.PeakAllocated)),
-			100*r.Fragmentation, r.DeviceAllocs, r.Retries, oom)
-	}
+	writeCompareTables(w, rows)
 	for _, r := range rows {
 		if r.PastRecordedOOM != nil {
 			fmt.Fprintf(w, "%s: allocation %d raised out-of-memory in the recording and succeeds here; past it the replay runs what the program did after its own OOM\n", r.Config, *r.PastRecordedOOM)
 		}
 	}
 	return nil
+}
+
+// writeCompareTables prints the configs' replays in two tables that fit
+// 80 columns with configs of up to 32 characters
+// (garbage_collection_threshold:0.6): the memory, then the driver's
+// work and the first OOM.
+func writeCompareTables(w io.Writer, rows []configResult) {
+	width, sizes := len("config"), len("allocated")
+	for _, r := range rows {
+		width = max(width, len(r.Config))
+		for _, n := range []int64{r.PeakReserved, r.FinalReserved, r.PeakAllocated} {
+			sizes = max(sizes, len(allocator.FormatSize(uint64(n))))
+		}
+	}
+	fmt.Fprintf(w, "%-*s  %*s  %*s  %*s  %9s\n", width, "", sizes, "peak", sizes, "final", sizes, "peak", "frag-")
+	fmt.Fprintf(w, "%-*s  %*s  %*s  %*s  %9s\n", width, "config", sizes, "reserved", sizes, "reserved", sizes, "allocated", "mentation")
+	for _, r := range rows {
+		if r.Error != "" {
+			fmt.Fprintf(w, "%-*s  %s\n", width, r.Config, r.Error)
+			continue
+		}
+		fmt.Fprintf(w, "%-*s  %*s  %*s  %*s  %8.1f%%\n", width, r.Config, sizes, allocator.FormatSize(uint64(r.PeakReserved)),
+			sizes, allocator.FormatSize(uint64(r.FinalReserved)), sizes, allocator.FormatSize(uint64(r.PeakAllocated)), 100*r.Fragmentation)
+	}
+	fmt.Fprintf(w, "\n%-*s  %13s  %7s  %s\n", width, "config", "device allocs", "retries", "first OOM")
+	for _, r := range rows {
+		if r.Error != "" {
+			continue
+		}
+		oom := "-"
+		if r.FirstOOM != nil {
+			oom = fmt.Sprintf("op %d, %s", r.FirstOOM.Op, allocator.FormatSize(r.FirstOOM.RequestedBytes))
+		}
+		fmt.Fprintf(w, "%-*s  %13d  %7d  %s\n", width, r.Config, r.DeviceAllocs, r.Retries, oom)
+	}
 }
 
 // exportSnapshot replays t and writes what happened as a PyTorch

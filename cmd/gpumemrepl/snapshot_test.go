@@ -53,10 +53,20 @@ func TestReplayCompare(t *testing.T) {
 	t.Parallel()
 	snap := "../../testdata/truth/workloads/cnn_train.pickle"
 	out, errOut, code := run(t, "replay", snap, "--compare", "default", "expandable_segments:True", "max_split_size_mb:nope")
+	// two tables in 80 columns: the memory, then device allocations,
+	// retries and the first OOM; a config that cannot be read is said
+	// in its row of the first
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if code != 0 || len(lines) != 5 || !strings.HasPrefix(lines[1], "config ") || !strings.HasPrefix(lines[2], "default ") ||
-		!strings.HasPrefix(lines[3], "expandable_segments:True ") || !strings.Contains(lines[4], "max_split_size_mb") {
+	if code != 0 || len(lines) != 10 || !strings.HasPrefix(lines[2], "config ") || !strings.HasPrefix(lines[3], "default ") ||
+		!strings.HasPrefix(lines[4], "expandable_segments:True ") || !strings.Contains(lines[5], "max_split_size_mb") ||
+		!strings.HasPrefix(lines[7], "config ") || !strings.Contains(lines[7], "device allocs  retries  first OOM") ||
+		!strings.HasPrefix(lines[8], "default ") || !strings.HasPrefix(lines[9], "expandable_segments:True ") {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	for i, l := range lines {
+		if len(l) > 80 && i != 5 {
+			t.Errorf("a line of %d columns: %q", len(l), l)
+		}
 	}
 	out, _, code = run(t, "replay", "--json", snap, "--compare", "default", "expandable_segments:True", "--limit-bytes", "1000000000")
 	rows := jsonLines[configResult](t, out)
