@@ -60,11 +60,11 @@ func (e *ScriptError) Error() string {
 // RunScript runs a program (Python when its file ends in .py, else the
 // command form) on a fresh session made with o, its output discarded,
 // and returns the session after it (its module's objects gone, as at
-// interpreter exit); atEnd, when set, sees the session as
+// interpreter exit); atEnd, when set, sees the run (its Session) as
 // the program left it, before that. A script that ends by running out
 // of memory has run: its session's FirstOOM says where. Any other error
 // that ends it is an error of its own (or the session's own error).
-func RunScript(prog Program, o engine.Options, atEnd func(*engine.Session)) (*engine.Session, error) {
+func RunScript(prog Program, o engine.Options, atEnd func(*Runner)) (*engine.Session, error) {
 	s, err := engine.NewSession(o)
 	if err != nil {
 		return nil, err
@@ -72,7 +72,7 @@ func RunScript(prog Program, o engine.Options, atEnd func(*engine.Session)) (*en
 	var errs bytes.Buffer
 	r := &Runner{Session: s, Out: io.Discard, Err: &errs, File: prog.File, Args: prog.Args}
 	if atEnd != nil {
-		r.AtEnd = func() { atEnd(s) }
+		r.AtEnd = func() { atEnd(r) }
 	}
 	var status int
 	if IsPython(prog.File) {

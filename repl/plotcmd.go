@@ -105,6 +105,20 @@ func (r *Runner) sessionAllocs(events []snapshot.Event) ([]plot.Alloc, []plot.Sp
 	return allocs, spans
 }
 
+// AllocCategories is what each allocation of cuda:0's history was for,
+// in the order made, as the page colours it: exact for the blocks live
+// at the peak; for the others what the engine made them for or that
+// autograd saved them, else a temporary when they lived within one step
+// and a named tensor when longer.
+func (r *Runner) AllocCategories() []string {
+	allocs, _ := r.sessionAllocs(r.Session.History(0))
+	out := make([]string, len(allocs))
+	for i, a := range allocs {
+		out[i] = engine.Category(a.Category).String()
+	}
+	return out
+}
+
 // livedAcrossSteps reports whether a outlived the step that made it.
 func (r *Runner) livedAcrossSteps(a plot.Alloc, end int) bool {
 	freed := a.Freed

@@ -20,6 +20,15 @@ type Source struct {
 	Name     string
 	Trace    *trace.Trace
 	Snapshot *snapshot.Replay
+	// Categories, for a script run in the tool, is what each of its
+	// allocations was for, in the order made: the tool's own categories
+	// (parameters, gradients, ...), which it knows where a recording's
+	// are told from its stacks; nil for a recording.
+	Categories []string
+	// Lines are a script's source lines, for a script run in the tool: a
+	// frame of the script itself is named by its function and its line's
+	// text, so that two versions of a script match where lines moved.
+	Lines []string
 }
 
 // Run is one side of a diff: one history replayed under one
@@ -56,9 +65,10 @@ type Run struct {
 
 	// SizeClasses groups the allocations by requested size.
 	SizeClasses []Group `json:"size_classes"`
-	// Categories groups them by what their stacks say they were;
-	// empty when the history recorded no stacks, or when its stacks say
-	// nothing of any (a script run in the tool: its own frames alone).
+	// Categories groups them by what they were for: for a script run
+	// in the tool, the tool's own categories; for a recording, what its
+	// stacks say (empty when it recorded no stacks, or when its stacks
+	// say nothing of any).
 	Categories []Group `json:"categories"`
 	// Frames groups them by the innermost frame of the program's own
 	// code (outside torch), the largest at the peak first; empty when
@@ -98,7 +108,7 @@ func Measure(s Source, o trace.Options, top int) (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
-	r.SizeClasses, r.Categories, r.Frames = group(events, top)
+	r.SizeClasses, r.Categories, r.Frames = group(events, top, s.Categories, s.Lines)
 	return r, nil
 }
 

@@ -64,17 +64,49 @@ func TestFrameNameIsTheProgramsInnermost(t *testing.T) {
 		fr("/home/me/model.py", 12, "forward"),
 		fr("/home/me/train.py", 40, "main"),
 	}
-	if got, want := frameName(frames), "model.py:12 forward"; got != want {
+	if got, want := frameName(frames, nil), "model.py:12 forward"; got != want {
 		t.Errorf("frameName = %q, want %q", got, want)
 	}
-	if got, want := frameName(frames[:1]), "functional.py:2935 layer_norm"; got != want {
+	if got, want := frameName(frames[:1], nil), "functional.py:2935 layer_norm"; got != want {
 		t.Errorf("frameName of torch's frames only = %q, want %q", got, want)
 	}
 	// the script's own lines match across two versions of it
 	a := []snapshot.Frame{frames[0], fr("/home/me/a.py", 41, "step"), fr("/home/me/a.py", 60, "<module>")}
 	b := []snapshot.Frame{frames[0], fr("/tmp/b.py", 41, "step"), fr("/tmp/b.py", 62, "<module>")}
-	if frameName(a) != frameName(b) || frameName(a) != "line 41 step" {
-		t.Errorf("frameName of a.py's and b.py's line 41 in step: %q and %q, want both %q", frameName(a), frameName(b), "line 41 step")
+	if frameName(a, nil) != frameName(b, nil) || frameName(a, nil) != "line 41 step" {
+		t.Errorf("frameName of a.py's and b.py's line 41 in step: %q and %q, want both %q", frameName(a, nil), frameName(b, nil), "line 41 step")
+	}
+}
+
+// A script's own frames, with its lines known, are named by function
+// and the line's text: a line that moved in the second version matches.
+func TestFrameNameByTheLinesText(t *testing.T) {
+	a := []snapshot.Frame{fr("/home/me/a.py", 18, "step"), fr("/home/me/a.py", 60, "<module>")}
+	b := []snapshot.Frame{fr("/tmp/b.py", 19, "step"), fr("/tmp/b.py", 61, "<module>")}
+	linesA := make([]string, 60)
+	linesA[17] = "    opt.step()\n"
+	linesB := append([]string{"# a comment\n"}, linesA...)
+	if got, want := frameName(a, linesA), "step: opt.step()"; got != want || frameName(b, linesB) != got {
+		t.Errorf("frameName = %q in a.py and %q in b.py, want %q in both", got, frameName(b, linesB), want)
+	}
+}
+
+// A script's categories come from the tool, one an allocation in order;
+// a list that does not name every allocation is not used.
+func TestGroupTakesAScriptsCategories(t *testing.T) {
+	line := snapshot.NewStack(fr("/home/me/run.py", 3, "<module>"))
+	events := []snapshot.Event{
+		{Action: "alloc", Addr: 1, Size: 4 * mib, Frames: line},
+		{Action: "alloc", Addr: 2, Size: 2 * mib, Frames: line},
+		{Action: "free_completed", Addr: 2},
+	}
+	_, cats, _ := group(events, 0, []string{"parameters", "temporaries"}, nil)
+	want := []Group{{"parameters", 1, 4 * mib, 4 * mib}, {"temporaries", 1, 2 * mib, 2 * mib}}
+	if len(cats) != 2 || cats[0] != want[0] || cats[1] != want[1] {
+		t.Errorf("categories = %+v, want %+v", cats, want)
+	}
+	if _, cats, _ = group(events, 0, []string{"parameters"}, nil); cats != nil {
+		t.Errorf("categories of a list short of the allocations: %+v, want none (the stacks say nothing)", cats)
 	}
 }
 
@@ -92,7 +124,7 @@ func TestGroupBytesAtPeak(t *testing.T) {
 		{Action: "free_completed", Addr: 3},
 		{Action: "alloc", Addr: 5, Size: 12 * mib, Frames: opt}, // as high, not higher
 	}
-	classes, cats, frames := group(events, 1)
+	classes, cats, frames := group(events, 1, nil, nil)
 	wantClasses := []Group{
 		{SizeClasses[0], 2, 1024, 1024},
 		{SizeClasses[1], 1, 2 * mib, 0},
@@ -113,13 +145,13 @@ func TestGroupBytesAtPeak(t *testing.T) {
 }
 
 func TestGroupWithoutStacks(t *testing.T) {
-	classes, cats, frames := group([]snapshot.Event{{Action: "alloc", Addr: 1, Size: 100}}, 0)
+	classes, cats, frames := group([]snapshot.Event{{Action: "alloc", Addr: 1, Size: 100}}, 0, nil, nil)
 	if cats != nil || frames != nil || classes[0].Count != 1 {
 		t.Errorf("no stacks: categories %v, frames %v, size classes %v; want none, none, one small allocation", cats, frames, classes)
 	}
 	// a script's own frames name lines, not what was made there
 	line := snapshot.NewStack(fr("/home/me/run.py", 3, "<module>"))
-	_, cats, frames = group([]snapshot.Event{{Action: "alloc", Addr: 1, Size: 100, Frames: line}}, 0)
+	_, cats, frames = group([]snapshot.Event{{Action: "alloc", Addr: 1, Size: 100, Frames: line}}, 0, nil, nil)
 	if cats != nil || len(frames) != 1 || frames[0].Name != "line 3 <module>" {
 		t.Errorf("a script's stacks: categories %v, frames %v; want none, and its line", cats, frames)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 )
@@ -85,14 +86,18 @@ type block struct {
 
 // group tallies a history's allocations by size class, category and
 // frame; the bytes at the peak are those live after the allocation at
-// which the requested bytes first reached their most.
-func group(events []snapshot.Event, top int) (classes, categories, frames []Group) {
-	peakAt := -1
+// which the requested bytes first reached their most. cats, when it
+// names every allocation, gives their categories (a script's, from the
+// tool), else they are told from the stacks; lines name a script's own
+// frames by their text.
+func group(events []snapshot.Event, top int, cats, lines []string) (classes, categories, frames []Group) {
+	peakAt, allocs := -1, 0
 	var cur, peak uint64
 	sizes := map[uint64]uint64{}
 	for i, e := range events {
 		switch e.Action {
 		case "alloc":
+			allocs++
 			sizes[e.Addr] = e.Size
 			if cur += e.Size; cur > peak {
 				peak, peakAt = cur, i
@@ -102,6 +107,9 @@ func group(events []snapshot.Event, top int) (classes, categories, frames []Grou
 			delete(sizes, e.Addr)
 		}
 	}
+	if len(cats) != allocs {
+		cats = nil
+	}
 	var by [3]grouping // size classes, categories, frames
 	for _, name := range SizeClasses {
 		by[0].at(name)
@@ -109,6 +117,7 @@ func group(events []snapshot.Event, top int) (classes, categories, frames []Grou
 	names := map[snapshot.Stack][2]int{}
 	live := map[uint64]block{}
 	stacks := false
+	made := 0
 	for i, e := range events {
 		switch e.Action {
 		case "alloc":
@@ -116,9 +125,13 @@ func group(events []snapshot.Event, top int) (classes, categories, frames []Grou
 			if !ok {
 				fr := e.Frames.Frames()
 				stacks = stacks || len(fr) > 0
-				n = [2]int{by[1].at(category(fr)), by[2].at(frameName(fr))}
+				n = [2]int{by[1].at(category(fr)), by[2].at(frameName(fr, lines))}
 				names[e.Frames] = n
 			}
+			if cats != nil {
+				n[0] = by[1].at(cats[made])
+			}
+			made++
 			b := block{e.Size, [3]int{by[0].at(sizeClass(e.Size)), n[0], n[1]}}
 			live[e.Addr] = b
 			for k := range by {
@@ -145,18 +158,27 @@ func group(events []snapshot.Event, top int) (classes, categories, frames []Grou
 	if !stacks {
 		return by[0].groups, nil, nil
 	}
-	if len(by[1].groups) > 1 || by[1].groups[0].Name != Other {
-		categories = largestFirst(by[1].groups, 0)
+	// a script's categories are the tool's; a recording's, from its
+	// stacks, only where they tell some apart
+	var keep []Group
+	for _, g := range by[1].groups {
+		if g.Count > 0 {
+			keep = append(keep, g)
+		}
+	}
+	if cats != nil || len(keep) > 1 || keep[0].Name != Other {
+		categories = largestFirst(keep, 0)
 	}
 	return by[0].groups, categories, largestFirst(by[2].groups, top)
 }
 
 // frameName is the innermost frame of the program's own code (the
 // innermost of all when every frame is torch's), as file:line function;
-// a frame of the script itself (the outermost frame's file) as "line N
-// function", so that two versions of a script (a.py, b.py) match by
-// function and line.
-func frameName(frames []snapshot.Frame) string {
+// a frame of the script itself (the outermost frame's file) as
+// "function: the line's text" when the script's lines are known, else
+// "line N function", so that two versions of a script (a.py, b.py)
+// match by function and line.
+func frameName(frames []snapshot.Frame, lines []string) string {
 	if len(frames) == 0 {
 		return noStack
 	}
@@ -165,6 +187,9 @@ func frameName(frames []snapshot.Frame) string {
 		f = frames[0]
 	}
 	if ok && len(frames) > 0 && f.Filename == frames[len(frames)-1].Filename {
+		if f.Line >= 1 && f.Line <= len(lines) {
+			return f.Name + ": " + strings.TrimSpace(lines[f.Line-1])
+		}
 		return fmt.Sprintf("line %d %s", f.Line, f.Name)
 	}
 	return fmt.Sprintf("%s:%d %s", path.Base(f.Filename), f.Line, f.Name)

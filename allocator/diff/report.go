@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 )
@@ -59,7 +60,7 @@ func (r Report) WriteText(w io.Writer) error {
 	}
 	rows = append(rows, []string{"fragmentation", fmt.Sprintf("%.1f%%", 100*r.A.Fragmentation), fmt.Sprintf("%.1f%%", 100*r.B.Fragmentation),
 		fmt.Sprintf("%+.1f points", 100*(r.B.Fragmentation-r.A.Fragmentation))})
-	writeTable(&b, rows)
+	writeTable(&b, rows, 0)
 	groupTable(&b, "size class", r.A.SizeClasses, r.B.SizeClasses)
 	groupTable(&b, "category", r.A.Categories, r.B.Categories)
 	groupTable(&b, "frame", r.A.Frames, r.B.Frames)
@@ -93,23 +94,39 @@ func groupTable(b *strings.Builder, title string, a, bs []Group) {
 		rows = append(rows, []string{n, strconv.Itoa(ga.Count), size(int64(ga.AtPeak)), strconv.Itoa(gb.Count), size(int64(gb.AtPeak)),
 			signedSize(int64(gb.AtPeak) - int64(ga.AtPeak))})
 	}
-	writeTable(b, rows)
+	writeTable(b, rows, nameWidth)
 }
 
+// nameWidth is the most a group's name takes of its row, so that the
+// group tables fit 80 columns.
+const nameWidth = 30
+
 // writeTable writes rows in columns two spaces apart: the first column
-// aligned left, the others right.
-func writeTable(b *strings.Builder, rows [][]string) {
+// aligned left, the others right. A name longer than nameMax (when not
+// 0: a script's line) has a line of its own over its row's figures, cut
+// at 80 columns.
+func writeTable(b *strings.Builder, rows [][]string, nameMax int) {
 	var widths []int
 	for _, row := range rows {
 		for i, cell := range row {
 			if i == len(widths) {
 				widths = append(widths, 0)
 			}
-			widths[i] = max(widths[i], len(cell))
+			if n := utf8.RuneCountInString(cell); i > 0 || nameMax == 0 || n <= nameMax {
+				widths[i] = max(widths[i], n)
+			}
 		}
 	}
 	for _, row := range rows {
-		line := fmt.Sprintf("%-*s", widths[0], row[0])
+		name := row[0]
+		if n := []rune(name); nameMax > 0 && len(n) > nameMax {
+			if len(n) > 80 {
+				name = string(n[:79]) + "…"
+			}
+			b.WriteString(name + "\n")
+			name = ""
+		}
+		line := name + strings.Repeat(" ", widths[0]-utf8.RuneCountInString(name))
 		for i, cell := range row[1:] {
 			line += fmt.Sprintf("  %*s", widths[i+1], cell)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
 	"github.com/gpumemrepl/gpumemrepl/engine"
 	"github.com/gpumemrepl/gpumemrepl/internal/fileio"
+	"github.com/gpumemrepl/gpumemrepl/python/eval"
 	"github.com/gpumemrepl/gpumemrepl/repl"
 )
 
@@ -158,12 +159,15 @@ func scriptSide(path string, o trace.Options, strict bool) (diff.Source, trace.O
 	// the history as the program left it: not its module's teardown
 	saved := filepath.Join(dir, "history.pickle")
 	var saveErr error
+	var categories []string
 	h200 := engine.Presets["h200"]
-	save := func(s *engine.Session) {
+	save := func(r *repl.Runner) {
+		s := r.Session
 		if len(s.History(0)) == 0 {
 			saveErr = errors.New("the script allocates nothing on cuda:0")
 			return
 		}
+		categories = r.AllocCategories()
 		saveErr = s.SaveSnapshot(saved, 0)
 	}
 	s, err := repl.RunScript(repl.Program{Src: src, File: path}, engine.Options{Preset: h200, AllocConf: conf, FakeHost: true, Backend: "sim", Strict: strict}, save)
@@ -184,5 +188,5 @@ func scriptSide(path string, o trace.Options, strict bool) (diff.Source, trace.O
 	h := histories[0]
 	h.Trace.Path = path
 	o.AllocConf, o.TotalBytes = nil, h200.Total // the script's own config, recorded in the snapshot
-	return diff.Source{Name: path, Trace: h.Trace, Snapshot: h.Replay}, o, s.Tier(), nil
+	return diff.Source{Name: path, Trace: h.Trace, Snapshot: h.Replay, Categories: categories, Lines: eval.SourceLines(src)}, o, s.Tier(), nil
 }

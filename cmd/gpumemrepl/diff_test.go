@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator/diff"
 )
@@ -189,7 +190,7 @@ func TestDiffTwoScripts(t *testing.T) {
 			t.Errorf("%s: peak reserved %d, final %d, config %q; run reported %d and %d, want config %q",
 				side.script, side.run.PeakReserved, side.run.FinalReserved, side.run.Config, peak, last, side.config)
 		}
-		if len(side.run.Frames) == 0 || !strings.HasPrefix(side.run.Frames[0].Name, "line ") {
+		if len(side.run.Frames) == 0 || side.run.Frames[0].Name != "<module>: a0 = zeros 4x1024x1024 cuda" {
 			t.Errorf("%s: frames %v; want the script's lines", side.script, side.run.Frames)
 		}
 	}
@@ -204,5 +205,82 @@ func TestDiffNotesALateHistory(t *testing.T) {
 	rep := diffJSON(t, "../../testdata/models/wrapped_streams.pickle", "../../testdata/models/two_streams.pickle")
 	if !strings.HasPrefix(rep.A.Notes, "the recording began late") || strings.Contains(rep.B.Notes, "began late") {
 		t.Errorf("notes %q and %q; want A's to say it began late, B's not", rep.A.Notes, rep.B.Notes)
+	}
+}
+
+// diffVersionA is a small training program; diffVersionB is the same
+// with a comment line more at the top (every line moves down by one)
+// and its hidden layer twice as wide.
+const diffVersionA = `import torch
+import torch.nn as nn
+model = nn.Sequential(nn.Linear(1024, 4096), nn.GELU(), nn.Linear(4096, 1024)).cuda()
+opt = torch.optim.AdamW(model.parameters())
+x = torch.randn(512, 1024, device='cuda')
+
+def step():
+    opt.zero_grad(set_to_none=True)
+    model(x).square().mean().backward()
+    opt.step()
+
+step()
+step()
+`
+
+// TestDiffTwoVersionsOfAScript: diff of two versions of a script matches
+// their frames by function and the line's text, so that lines that
+// moved are not removed and added again, and splits their allocations
+// by the tool's own categories (parameters, gradients, optimizer state,
+// ...), which add up to the bytes at the peak; the tables fit 80 columns.
+func TestDiffTwoVersionsOfAScript(t *testing.T) {
+	t.Parallel()
+	a := writeProgram(t, "a.py", diffVersionA)
+	b := writeProgram(t, "b.py", "# the hidden layer twice as wide\n"+strings.ReplaceAll(diffVersionA, "4096", "8192"))
+	rep := diffJSON(t, a, b)
+	frames := map[string][2]uint64{}
+	for _, f := range rep.A.Frames {
+		frames[f.Name] = [2]uint64{f.AtPeak, 0}
+	}
+	for _, f := range rep.B.Frames {
+		frames[f.Name] = [2]uint64{frames[f.Name][0], f.AtPeak}
+	}
+	if got := frames["step: opt.step()"]; got[0] == 0 || got[1] <= got[0] {
+		t.Errorf("step: opt.step() holds %v at the peaks; want it in both, more in B", got)
+	}
+	for _, name := range []string{"step: opt.step()", "step: model(x).square().mean().backward()", "<module>: x = torch.randn(512, 1024, device='cuda')"} {
+		if _, ok := frames[name]; !ok {
+			t.Errorf("no frame %q in %v", name, frames)
+		}
+	}
+	if len(frames) != 5 {
+		t.Errorf("frames %v: want the three lines of both and each version's model line", frames)
+	}
+	for _, side := range []diff.Run{rep.A, rep.B} {
+		var sum uint64
+		names := map[string]bool{}
+		for _, c := range side.Categories {
+			sum += c.AtPeak
+			names[c.Name] = true
+		}
+		for _, want := range []string{"parameters", "gradients", "optimizer state", "inputs"} {
+			if !names[want] {
+				t.Errorf("%s: categories %v lack %q", side.Name, side.Categories, want)
+			}
+		}
+		var classes uint64
+		for _, c := range side.SizeClasses {
+			classes += c.AtPeak
+		}
+		if sum != classes || sum == 0 {
+			t.Errorf("%s: the categories hold %d bytes at the peak, the size classes %d", side.Name, sum, classes)
+		}
+	}
+	out, errOut, code := run(t, "diff", a, b)
+	if code != 0 || !strings.Contains(out, "\nparameters  ") || !strings.Contains(out, "\nstep: opt.step()  ") {
+		t.Errorf("exit %d\n%s%s", code, out, errOut)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if utf8.RuneCountInString(l) > 80 && !strings.Contains(l, a) && !strings.Contains(l, b) {
+			t.Errorf("a line of %d columns: %q", utf8.RuneCountInString(l), l)
+		}
 	}
 }
