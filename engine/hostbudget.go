@@ -41,6 +41,9 @@ type hostBudget struct {
 	// and since the step began.
 	peak, stepPeak uint64
 	told           bool // a step report has said that some were counted
+	// refused is the first host allocation refused at total (0: none),
+	// and refusedLive the live host tensors' bytes then.
+	refused, refusedLive uint64
 	// avail is memAvailable as read at availAt, less what settleHost
 	// has given since (known false: it could not be read).
 	avail   uint64
@@ -153,6 +156,15 @@ func (s *Session) settleHost() {
 // HostPeak is the most bytes of live host tensors the program has held:
 // what it needs of the machine's memory, counted or resident.
 func (s *Session) HostPeak() uint64 { return s.host.peak }
+
+// HostRefused is the first host allocation the simulated machine's
+// memory refused (PyTorch's DefaultCPUAllocator error): its bytes, the
+// live host tensors' bytes then, and that memory (--host-total); ok is
+// false when none was refused.
+func (s *Session) HostRefused() (asked, live, total uint64, ok bool) {
+	h := &s.host
+	return h.refused, h.refusedLive, h.total, h.refused > 0
+}
 
 // HostBudget is the session's budget of real host memory.
 func (s *Session) HostBudget() uint64 { return s.host.budget }

@@ -450,6 +450,9 @@ func (s *Session) newStorageOn(dev Device, stream, n uint64, fill bool) (*storag
 	}
 	if !dev.CUDA {
 		if s.hostLive+n > s.host.total || s.hostLive+n < n {
+			if s.host.refused == 0 {
+				s.host.refused, s.host.refusedLive = n, s.hostLive
+			}
 			return nil, &hostAllocError{bytes: n}
 		}
 		s.hostLive += n

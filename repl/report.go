@@ -156,10 +156,23 @@ func appendDeviceFigures(b []byte, i int, p, d engine.DeviceFigures) []byte {
 }
 
 // hostSummary says, at the end of a run whose host tensors went past
-// the host budget, how much host memory the program needed.
+// the host budget, how much host memory the program needed; and, where
+// the simulated machine's memory refused one (PyTorch's
+// DefaultCPUAllocator error), by how much, and how to simulate more.
 func (r *Runner) hostSummary() {
+	if r.JSON {
+		return
+	}
 	s := r.Session
-	if peak, budget := s.HostPeak(), s.HostBudget(); peak > budget && !r.JSON {
-		fmt.Fprintf(r.Out, "host: the program's host tensors peaked at %s (what PyTorch would take of this machine's memory); past the %s budget (--host-budget) they were counted, not allocated\n", size(peak), size(budget))
+	if peak, budget := s.HostPeak(), s.HostBudget(); peak > budget {
+		fmt.Fprintf(r.Out, "host: the program's host tensors peaked at %s (what PyTorch would take of the machine's memory); past the %s budget (--host-budget) they were counted, not allocated\n", size(peak), size(budget))
+	}
+	if asked, live, total, ok := s.HostRefused(); ok {
+		more := uint64(1)
+		for more < 2*(total>>30+1) {
+			more *= 2
+		}
+		fmt.Fprintf(r.Out, "host: %s more host memory, with %s of host tensors live, was past the simulated machine's %s (--host-total, by default this machine's memory); a larger one, --host-total %dG say, simulates a machine with more\n",
+			size(asked), size(live), size(total), more)
 	}
 }

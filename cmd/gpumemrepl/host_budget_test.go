@@ -49,6 +49,21 @@ func TestHostTotal(t *testing.T) {
 	}
 }
 
+// A script stopped by the simulated machine's host memory says, at its
+// end, what was asked for past it and how to simulate a larger machine.
+func TestHostTotalSaysHowToGoOn(t *testing.T) {
+	t.Parallel()
+	script := writeScript(t, "big.py", "import torch\na = torch.zeros(5, 1024, 1024, 1024)\nb = torch.zeros(13, 256, 1024, 1024)\n")
+	out, errOut, code := run(t, "run", "--device", "sim", "--no-color", "--host-total", "24G", script)
+	want := "host: 13.00 GiB more host memory, with 20.00 GiB of host tensors live, was past the simulated machine's 24.00 GiB (--host-total, by default this machine's memory); a larger one, --host-total 64G say, simulates a machine with more\n"
+	if code != 1 || !strings.Contains(out, want) || !strings.Contains(errOut, "DefaultCPUAllocator: can't allocate memory: you tried to allocate 13958643712 bytes") {
+		t.Errorf("exit %d, want %q in\n%s%s", code, want, out, errOut)
+	}
+	if out, _, code = run(t, "run", "--device", "sim", "--no-color", "--host-total", "64G", script); code != 0 || strings.Contains(out, "--host-total 64G say") {
+		t.Errorf("with room: exit %d\n%s", code, out)
+	}
+}
+
 // Host tensors past the host budget are counted, not allocated: RSS
 // stays where it was, the step report and --json say how much is
 // counted, and once that some are; the end of the run says the peak.
@@ -67,7 +82,7 @@ b = torch.zeros(16, 1024, 1024)
 	for _, want := range []string{
 		" (1024.00 MiB +1024.00 MiB counted)\n",
 		"host: host tensors reached 1024.00 MiB in this step and hold 1024.00 MiB now; past the 512.00 MiB budget (--host-budget) they are counted, not allocated",
-		"host: the program's host tensors peaked at 1024.00 MiB (what PyTorch would take of this machine's memory); past the 512.00 MiB budget (--host-budget) they were counted, not allocated\n",
+		"host: the program's host tensors peaked at 1024.00 MiB (what PyTorch would take of the machine's memory); past the 512.00 MiB budget (--host-budget) they were counted, not allocated\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
