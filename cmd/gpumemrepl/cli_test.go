@@ -23,6 +23,9 @@ func TestCommandLineHabits(t *testing.T) {
 		{[]string{"repaly", goodTrace}, 2, "", `gpumemrepl: "repaly" is neither a command (run, replay, fit, diff, help) nor a file`, true},
 		{[]string{"--device=sim", "--total-bytes", "1", "nothere.gpumem"}, 2, "", "gpumemrepl: a simulated GPU of 1 bytes has no room beside its 639631360-byte CUDA context", true},
 		{[]string{"help", "fit"}, 0, "fit flags (each GPU runs the script afresh", "", false},
+		// a command of the prompt: its usage alone; no such topic: an error
+		{[]string{"help", "peak"}, 0, "peak [now] [DEVICE] [json]\n  what the device held", "", false},
+		{[]string{"help", "nonsense"}, 2, "", `gpumemrepl help: no topic "nonsense": the commands are run, replay, fit, diff, help; gpumemrepl help lists the prompt's too`, true},
 		{[]string{"--device=sim", "nothere.gpumem"}, 1, "", "open nothere.gpumem: no such file or directory", true},
 		// a flag after "--" is a file name, not a request for help
 		{[]string{"run", "--device=sim", "--", "--help"}, 1, "", "open --help: no such file or directory", true},
@@ -62,5 +65,11 @@ func TestHelpPerCommand(t *testing.T) {
 	}
 	if out, _, _ := run(t, "help", "run"); !strings.Contains(out, "--peak") || !strings.Contains(out, "--plot FILE.html") {
 		t.Errorf("help run has no --peak or --plot:\n%s", out)
+	}
+	// a command of the prompt gets its own help, not the whole usage
+	for _, name := range []string{"plot", "peak", "explain", "map"} {
+		if out, _, code := run(t, "help", name); code != 0 || !strings.HasPrefix(out, name+" ") || strings.Contains(out, "Usage:") {
+			t.Errorf("help %s: exit %d:\n%s", name, code, out)
+		}
 	}
 }

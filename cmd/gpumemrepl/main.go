@@ -32,10 +32,15 @@ func doMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return cmdRun(args, stdin, stdout, stderr)
 	case args[0] == "help":
 		if len(args) > 1 {
-			if slices.Contains(subcommands, args[1]) {
+			text := command.Help(args[1])
+			switch {
+			case slices.Contains(subcommands, args[1]):
 				fmt.Fprint(stdout, subcommandHelp(args[1]))
-			} else {
-				fmt.Fprint(stdout, usage, command.Help(args[1]))
+			case strings.HasPrefix(text, "help: no command"):
+				fmt.Fprintf(stderr, "gpumemrepl help: no topic %q: the commands are %s; gpumemrepl help lists the prompt's too\n", args[1], strings.Join(subcommands, ", "))
+				return 2
+			default: // a command of the prompt and of scripts (plot, peak, explain), or an op
+				fmt.Fprint(stdout, text)
 			}
 		} else {
 			fmt.Fprint(stdout, usage)
@@ -176,7 +181,8 @@ Usage:
                                        differs: peak and final allocated and reserved, segments,
                                        fragmentation, allocations by size class and, where the
                                        history has stacks, by category and frame
-  gpumemrepl help [TOPIC]              this text, or a command's help
+  gpumemrepl help [TOPIC]              this text, or a command's help (run, fit, the prompt's
+                                       plot, peak, explain, an op)
   gpumemrepl --version                 the version, and the PyTorch release it models
 
 Flags are --name VALUE or --name=VALUE (a boolean one: --name or --name=false), before or
