@@ -20,13 +20,13 @@ const (
 // noStack is the frame of an allocation recorded without one.
 const noStack = "(no Python stack)"
 
-// category is what an allocation's frames (innermost first) say it
+// Category is what an allocation's frames (innermost first) say it
 // was, by the first rule that matches a frame: torch.optim's
 // _init_group, then torch.optim, then backward, then moving or building
 // a module's parameters, then a forward. In a history recorded with
 // stacks only a thread with no Python on it (autograd's, in backward)
 // allocates with none.
-func category(frames []snapshot.Frame) string {
+func Category(frames []snapshot.Frame) string {
 	if len(frames) == 0 {
 		return Backward
 	}

@@ -52,7 +52,7 @@ func TestCategoryFromFrames(t *testing.T) {
 		// a venv under a folder named torch: the innermost one is torch's
 		{"venv in /opt/torch", []snapshot.Frame{fr("/opt/torch/.venv/lib/python3.12/site-packages/torch/optim/sgd.py", 1, "_init_group")}, OptimizerState},
 	} {
-		if got := category(tc.frames); got != tc.want {
+		if got := Category(tc.frames); got != tc.want {
 			t.Errorf("%s: category = %q, want %q", tc.name, got, tc.want)
 		}
 	}

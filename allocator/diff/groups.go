@@ -125,7 +125,7 @@ func group(events []snapshot.Event, top int, cats, lines []string) (classes, cat
 			if !ok {
 				fr := e.Frames.Frames()
 				stacks = stacks || len(fr) > 0
-				n = [2]int{by[1].at(category(fr)), by[2].at(frameName(fr, lines))}
+				n = [2]int{by[1].at(Category(fr)), by[2].at(frameName(fr, lines))}
 				names[e.Frames] = n
 			}
 			if cats != nil {

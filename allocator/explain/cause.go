@@ -118,7 +118,14 @@ func diagnose(in Input) (*Diagnosis, error) {
 			d.AllocsAfter++
 		}
 	}
-	d.Holders = holders(in, st.live)
+	label := func(op int) string { return fmt.Sprintf("op %d", op) }
+	if in.Label != nil {
+		label = in.Label
+	}
+	d.Holders = holders(in.Trace, st.live, label, maxHolders)
+	if in.Category != nil {
+		d.Categories = holders(in.Trace, st.live, in.Category, 0)
+	}
 	d.Pinned = pinned(st.segs)
 	d.Cause = classify(d.At, st.oom)
 	if d.Cause == LiveTensors || d.Cause == Fraction {
@@ -184,20 +191,17 @@ func classify(p Point, oom *allocator.OutOfMemoryError) Cause {
 }
 
 // holders groups the live blocks by label, largest first (ties by
-// label), at most maxHolders of them.
-func holders(in Input, live []int) []Holder {
+// label), at most most of them (0: all).
+func holders(t *trace.Trace, live []int, label func(op int) string, most int) []Holder {
 	by := map[string]*Holder{}
 	for _, op := range live {
-		label := fmt.Sprintf("op %d", op)
-		if in.Label != nil {
-			label = in.Label(op)
-		}
+		label := label(op)
 		h := by[label]
 		if h == nil {
 			h = &Holder{Label: label}
 			by[label] = h
 		}
-		h.Bytes += in.Trace.Ops[op].Size
+		h.Bytes += t.Ops[op].Size
 		h.Blocks++
 	}
 	out := make([]Holder, 0, len(by))
@@ -210,7 +214,10 @@ func holders(in Input, live []int) []Holder {
 		}
 		return strings.Compare(a.Label, b.Label)
 	})
-	return out[:min(len(out), maxHolders)]
+	if most > 0 {
+		out = out[:min(len(out), most)]
+	}
+	return out
 }
 
 // maxHolders and maxPinned bound the holders and pinned segments told.

@@ -46,6 +46,10 @@ type Diagnosis struct {
 	AllocsAfter int `json:"allocations_after"`
 	// Holders are the largest holders of live blocks at the point.
 	Holders []Holder `json:"holders"`
+	// Categories are the live blocks at the point by what they are for,
+	// largest first, where the history tells (Input.Category); their
+	// bytes add up to the live blocks'.
+	Categories []Holder `json:"categories,omitempty"`
 	// Pinned are the segments whose live blocks keep free memory from
 	// the driver there.
 	Pinned []Pinned `json:"pinned_segments"`

@@ -47,6 +47,9 @@ type Input struct {
 	// Label names the holder of the block op i allocated (a variable and
 	// a source line, a stack frame); nil: "op N".
 	Label func(op int) string
+	// Category is what the block op i allocated is for, as far as the
+	// history tells (a snapshot's stacks); nil: not told.
+	Category func(op int) string
 }
 
 // ErrNoOps is a history with nothing to replay.

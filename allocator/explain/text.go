@@ -86,6 +86,13 @@ func (d *Diagnosis) writeHolders(b *strings.Builder) {
 		}
 		fmt.Fprintf(b, "  %10s%s  %s\n", size(h.Bytes), in, h.Label)
 	}
+	if len(d.Categories) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "By category there (told from the stacks):\n")
+	for _, c := range d.Categories {
+		fmt.Fprintf(b, "  %10s  %s\n", size(c.Bytes), c.Label)
+	}
 }
 
 // tableWidth is the columns the candidates' table keeps within: a

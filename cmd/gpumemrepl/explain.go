@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/gpumemrepl/gpumemrepl/allocator/diff"
 	"github.com/gpumemrepl/gpumemrepl/allocator/explain"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
@@ -51,6 +52,9 @@ func explainOne(w io.Writer, t *trace.Trace, snap *snapshot.Replay, o trace.Opti
 			in.Trace = snap.Trace
 		}
 		in.Label = func(op int) string { return frameLabel(snap, op) }
+		if hasStacks(snap, in.Trace) {
+			in.Category = func(op int) string { return frameCategory(snap, op) }
+		}
 		in.Where = func(op int) string { return frameWhere(snap, op) }
 		in.StepStart = func(op int) int { return snap.StatementStart(op, snapshot.ProgramFrame) }
 	}
@@ -93,6 +97,27 @@ func frameLabel(snap *snapshot.Replay, op int) string {
 		return frameAt(f)
 	}
 	return frameAt(f) + " (" + frameAt(frames[0]) + ")"
+}
+
+// hasStacks reports whether some allocation of the snapshot was
+// recorded with its Python stack (_record_memory_history(stacks=...)).
+func hasStacks(snap *snapshot.Replay, t *trace.Trace) bool {
+	for op := range t.Ops {
+		if ev, ok := snap.OpEvent(op); ok && ev.Action == "alloc" && len(ev.Frames.Frames()) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// frameCategory is what op's block was for, as its stack tells (diff's
+// rules: the optimizer's state, a module's parameters, a forward, ...).
+func frameCategory(snap *snapshot.Replay, op int) string {
+	ev, ok := snap.OpEvent(op)
+	if !ok {
+		return "allocated before the recording began"
+	}
+	return diff.Category(ev.Frames.Frames())
 }
 
 // frameWhere is the statement of the program that ran op: its innermost

@@ -219,3 +219,34 @@ func TestExplainUsesTheLimitAtTheOOM(t *testing.T) {
 		t.Errorf("exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// A snapshot recorded with stacks gets, at its peak, its live memory by
+// category as the stacks tell it (diff's rules): every live block in one,
+// the optimizer's state and the parameters of the recorded training run
+// among them; one without stacks gets none.
+func TestReplayExplainByCategory(t *testing.T) {
+	t.Parallel()
+	out, errOut, code := run(t, "replay", "--explain", "--json", "../../testdata/explain/fix.pickle.gz")
+	var d explain.Diagnosis
+	if err := json.Unmarshal([]byte(out), &d); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v: %s", code, err, errOut)
+	}
+	var sum uint64
+	blocks, got := 0, map[string]bool{}
+	for _, c := range d.Categories {
+		sum += c.Bytes
+		blocks += c.Blocks
+		got[c.Label] = true
+	}
+	// requested bytes, each block rounded up to 512 in allocated
+	if sum > d.At.AllocatedBytes || d.At.AllocatedBytes-sum >= 512*uint64(blocks) || !got["optimizer state"] || !got["parameters"] {
+		t.Errorf("categories %+v hold %d bytes in %d blocks; %d allocated", d.Categories, sum, blocks, d.At.AllocatedBytes)
+	}
+	text, _, _ := run(t, "replay", "--explain", "../../testdata/explain/fix.pickle.gz")
+	if !strings.Contains(text, "By category there (told from the stacks):\n    1.50 GiB  optimizer state\n") {
+		t.Errorf("no categories in\n%s", text)
+	}
+	if text, _, _ = run(t, "replay", "--explain", "../../testdata/models/mlp_adamw.pickle"); strings.Contains(text, "By category") {
+		t.Errorf("a snapshot without stacks has categories:\n%s", text)
+	}
+}
