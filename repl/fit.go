@@ -28,6 +28,9 @@ type Fit struct {
 	// Tier says whether the run's figures are exact, or how many
 	// statements estimated and which was first.
 	Tier engine.Tier
+	// Peak is cuda:0's whole-run peak explained, as run --peak prints
+	// it, when FitOptions.Peak asked for it.
+	Peak *Breakdown
 }
 
 // DeviceFit is one device's needs over the whole run: the highest
@@ -109,6 +112,8 @@ type FitOptions struct {
 	AllocConf string
 	HostTotal uint64
 	Strict    bool
+	// Peak asks for each run's peak explained (Fit.Peak).
+	Peak bool
 	// OnRun, when set, is told each run as it starts: the GPU, and the
 	// value of a sweep's argument (0 outside a sweep).
 	OnRun func(gpu string, value int64)
@@ -136,7 +141,16 @@ func FitScript(prog Program, o FitOptions) ([]Fit, error) {
 
 // fitOn runs a program on one preset.
 func fitOn(prog Program, o FitOptions, p engine.Preset) (Fit, error) {
-	s, err := RunScript(prog, engine.Options{Preset: p, AllocConf: o.AllocConf, Devices: o.Devices, FakeHost: true, Backend: "sim", HostTotal: o.HostTotal, Strict: o.Strict}, nil)
+	var peak *Breakdown
+	var atEnd func(*Runner)
+	if o.Peak {
+		atEnd = func(r *Runner) {
+			if b, ok, _ := r.peakBreakdown(0, false); ok {
+				peak = &b
+			}
+		}
+	}
+	s, err := RunScript(prog, engine.Options{Preset: p, AllocConf: o.AllocConf, Devices: o.Devices, FakeHost: true, Backend: "sim", HostTotal: o.HostTotal, Strict: o.Strict}, atEnd)
 	if se, ok := err.(*ScriptError); ok {
 		se.Run = "gpumemrepl fit: the script failed on " + p.Name
 		return Fit{}, se
@@ -144,7 +158,7 @@ func fitOn(prog Program, o FitOptions, p engine.Preset) (Fit, error) {
 	if err != nil {
 		return Fit{}, fmt.Errorf("on %s: %w", p.Name, err)
 	}
-	f := Fit{GPU: p, OOM: s.FirstOOM(), Tier: s.Tier()}
+	f := Fit{GPU: p, OOM: s.FirstOOM(), Tier: s.Tier(), Peak: peak}
 	now := s.Measure()
 	for i := range o.Devices {
 		a, res := s.LifetimePeaks(i)

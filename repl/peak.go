@@ -309,6 +309,9 @@ func blocks(n int) string {
 	return fmt.Sprintf("%d blocks", n)
 }
 
+// WriteBreakdown writes b as run --peak prints it, its lines whole.
+func WriteBreakdown(w io.Writer, b Breakdown) { writeBreakdown(w, b, 0) }
+
 // share is part of whole, in percent.
 func share(part, whole uint64) float64 {
 	if whole == 0 {

@@ -32,6 +32,7 @@ func cmdFit(args []string, stdout, stderr io.Writer) int {
 	strict := fs.Bool("strict", false, "an op with no recorded rule is an error instead of an estimate")
 	sweep := fs.String("sweep", "", "NAME=LO..HI: the largest value of the script's --NAME that fits")
 	quiet := fs.Bool("quiet", false, "no progress line")
+	peak := fs.Bool("peak", false, "each GPU's peak explained")
 	var hostTotal optSize
 	fs.Var(&hostTotal, "host-total", "the simulated machine's host memory")
 	files, err := parseInterleaved(fs, args)
@@ -41,6 +42,8 @@ func cmdFit(args []string, stdout, stderr io.Writer) int {
 		err = errors.New("no script to fit")
 	case len(files) > 1 && !repl.IsPython(files[0]):
 		err = errors.New("one script to fit (a .py script takes arguments, after --)")
+	case *peak && *sweep != "":
+		err = errors.New("--peak and --sweep do not go together: fit FILE --peak -- --NAME VALUE explains one value")
 	}
 	var presets []engine.Preset
 	if err == nil {
@@ -60,7 +63,7 @@ func cmdFit(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	prog := repl.Program{Src: src, File: files[0], Args: files[1:]}
-	o := repl.FitOptions{Presets: presets, Devices: *devices, AllocConf: *conf, HostTotal: hostTotal.Get().(uint64), Strict: *strict}
+	o := repl.FitOptions{Presets: presets, Devices: *devices, AllocConf: *conf, HostTotal: hostTotal.Get().(uint64), Strict: *strict, Peak: *peak}
 	p := newProgress(stderr, *quiet)
 	if p != nil {
 		p.Begin("fit:")
@@ -171,6 +174,12 @@ func writeFitTable(w io.Writer, file, conf string, fits []repl.Fit) {
 		}
 		fmt.Fprintf(w, "\n%s, first out of memory at %s\n  torch.OutOfMemoryError: %s\n", f.GPU.Name, where, f.OOM.Message)
 	}
+	for _, f := range fits {
+		if f.Peak != nil {
+			fmt.Fprintf(w, "\n%s: ", f.GPU.Name)
+			repl.WriteBreakdown(w, *f.Peak)
+		}
+	}
 	fmt.Fprintln(w, "\nThe peaks up to a GPU's first out-of-memory error are what ran before it.\n"+
 		"Contexts: the H200's measured with PyTorch 2.11; the other presets' are taken as\n"+
 		"the H200's. Exact: every op followed a rule recorded with PyTorch on the H200\n"+
@@ -215,6 +224,8 @@ type fitJSON struct {
 	Exact               bool    `json:"exact"`
 	EstimatedStatements int     `json:"estimated_statements"`
 	FirstEstimate       *string `json:"first_estimate"`
+	// Peak is cuda:0's peak explained (fit --peak), on its device 0 row.
+	Peak *repl.Breakdown `json:"breakdown,omitempty"`
 }
 
 func writeFitJSON(w io.Writer, fits []repl.Fit) {
@@ -230,6 +241,9 @@ func writeFitJSON(w io.Writer, fits []repl.Fit) {
 			}
 			if oomHere {
 				row.OOMAt, row.OOMSource, row.OOMMessage = &f.OOMAt, &f.OOMSource, &f.OOM.Message
+			}
+			if i == 0 {
+				row.Peak = f.Peak
 			}
 			enc.Encode(row)
 		}

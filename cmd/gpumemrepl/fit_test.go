@@ -210,3 +210,33 @@ func TestFitSmallGPTInREADME(t *testing.T) {
 		t.Errorf("fit's H200 peaks %d and %d, PyTorch's %d and %d", got.PeakAllocated, got.PeakReserved, wantAlloc, wantReserved)
 	}
 }
+
+// fit --peak explains each GPU's whole-run peak as run --peak does:
+// under the table, and in --json on the GPU's row, its categories
+// adding up to the peak allocated bytes; not with --sweep.
+func TestFitPeak(t *testing.T) {
+	t.Parallel()
+	path := writeProgram(t, "grow.py", "import torch\nx = torch.zeros(4 << 30, device='cuda')\ndel x\ny = torch.zeros(1 << 28, device='cuda')\nz = torch.empty(6 << 30, device='cuda')\n")
+	out, errOut, code := run(t, "fit", "--gpus", "h200", "--peak", path)
+	for _, want := range []string{"\nh200: cuda:0 at its peak: 25.00 GiB allocated (26843545600 bytes), 40.00 GiB reserved, at grow.py:5, during line 5: z = torch.empty(6 << 30, device='cuda')\n",
+		"\n    1. z (grow.py:5)"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d, want %q in\n%s%s", code, want, out, errOut)
+		}
+	}
+	out, _, _ = run(t, "fit", "--gpus", "h200", "--peak", "--json", path)
+	var row fitJSON
+	if err := json.Unmarshal([]byte(out), &row); err != nil || row.Peak == nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	var sum uint64
+	for _, c := range row.Peak.Categories {
+		sum += c.Bytes
+	}
+	if sum != row.PeakAllocated || row.Peak.Allocated != row.PeakAllocated {
+		t.Errorf("the breakdown's categories hold %d bytes of %d; fit's peak %d", sum, row.Peak.Allocated, row.PeakAllocated)
+	}
+	if _, errOut, code := run(t, "fit", "--peak", "--sweep", "n=1..2", path); code != 2 || !strings.Contains(errOut, "--peak and --sweep do not go together") {
+		t.Errorf("--peak with --sweep: exit %d, %s", code, errOut)
+	}
+}

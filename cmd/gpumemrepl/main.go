@@ -285,6 +285,9 @@ stops fit with that error, exit 1):
                        peak_allocated_bytes, peak_reserved_bytes, next,
                        next_peak_reserved_bytes, next_oom_at, next_oom_message, runs)
   --host-total SIZE    the simulated machine's host memory (see the REPL's --host-total)
+  --peak               each GPU's whole-run peak on cuda:0 explained under the table, as run
+                       --peak prints it (with --json: breakdown on the GPU's row); not
+                       with --sweep
   --quiet              no progress line (shown on a terminal once fit runs over a second)
 
 diff flags (each side is replayed on the simulated device of its recording's size; a script
