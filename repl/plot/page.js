@@ -98,11 +98,17 @@
       g.fillText(size(v), L - 4, y + 4);
       g.strokeStyle = '#eee'; g.beginPath(); g.moveTo(L, y); g.lineTo(c.w - R, y); g.stroke();
     }
-    // step numbers under the axis, at most ten
+    // step numbers under the axis, at most ten, none over another (steps
+    // that end close together in the history share a place)
     g.textAlign = 'center'; g.fillStyle = '#444';
     var vis = D.steps.filter(function (s) { return s.mark >= view.t0 && s.mark <= view.t1; });
-    var every = Math.max(1, Math.ceil(vis.length / 10));
-    vis.forEach(function (s, i) { if (i % every === 0) g.fillText(String(s.first + s.count - 1), c.x(s.mark), base + 14); });
+    var every = Math.max(1, Math.ceil(vis.length / 10)), right = -Infinity;
+    vis.forEach(function (s, i) {
+      if (i % every !== 0) return;
+      var text = String(s.first + s.count - 1), x = c.x(s.mark), half = g.measureText(text).width / 2;
+      if (x - half < right + 6) return;
+      g.fillText(text, x, base + 14); right = x + half;
+    });
     g.fillText(label, (L + c.w - R) / 2, base + 24 > c.h ? c.h - 1 : base + 24);
     return function (v) { return base - v / top * (base - T); };
   }
