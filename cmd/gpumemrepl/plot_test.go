@@ -258,10 +258,11 @@ func TestReplayPageInChromium(t *testing.T) {
 	screenshot(t, ctx, "replay.png")
 }
 
-// TestMillionEventPageInChromium plots a trace of 1,000,000 ops (about
-// 500,000 allocations, up to 1,000 live) and opens the page: the page
-// draws the largest MaxBands one by one and sums the rest, says so, and
-// its script has drawn everything within the budget.
+// TestMillionEventPageInChromium plots a snapshot of 1,000,000 events
+// in PyTorch's format (a trace of about 500,000 allocations, up to 1,000
+// live, exported by replay --export) and opens the page: the page draws
+// the largest MaxBands one by one and sums the rest, says so, and its
+// script has drawn everything within the budget.
 func TestMillionEventPageInChromium(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -290,7 +291,11 @@ func TestMillionEventPageInChromium(t *testing.T) {
 	if err := os.WriteFile(tr, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, errOut, code := run(t, "replay", "--plot", page, tr); code != 0 {
+	snap := filepath.Join(dir, "million.pickle")
+	if out, errOut, code := run(t, "replay", "--export", snap, tr); code != 0 {
+		t.Fatalf("replay --export: exit %d: %s%s", code, out, errOut)
+	}
+	if out, errOut, code := run(t, "replay", "--plot", page, snap); code != 0 {
 		t.Fatalf("replay --plot: exit %d: %s%s", code, out, errOut)
 	}
 	start := time.Now()
