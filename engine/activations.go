@@ -4,8 +4,8 @@ package engine
 // F.relu6 (hardtanh between 0 and 6, as PyTorch computes it),
 // F.hardswish and F.hardsigmoid: each a new tensor of its input's
 // shape, its input saved; backward makes the gradient
-// (testdata/pyrules_pending/ops_activations.py, not yet recorded on the
-// GPU: their steps say "estimated"). inplace=True is refused.
+// (testdata/pyrules/ops_activations.py, recorded on the GPU, not
+// yet held to it: their steps say "estimated"). inplace=True is refused.
 
 func init() {
 	act := func(name, node string, params ...Param) *OpDef {

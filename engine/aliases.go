@@ -43,7 +43,7 @@ func init() {
 	// clamp_min and clamp_max are kernels of their own in PyTorch
 	// (ClampMinBackward0 saves the input; its backward a mask and the
 	// gradient), taken as clamp with one bound, whose rule is recorded;
-	// not recorded themselves (testdata/pyrules_pending/ops_trig.py)
+	// not recorded themselves (testdata/pyrules/ops_trig.py)
 	bound := func(name string, i int) *OpDef {
 		d := &OpDef{Name: name, Function: true, Method: true, InPlace: name + "_", Params: []Param{input, {Name: name[len("clamp_"):], Kind: NumberParam}},
 			Memory: "as clamp with one bound",

@@ -149,7 +149,7 @@ func (s *Session) finiteMask(shape []int64, dt DType, dev Device) (*Tensor, erro
 
 // torch.isfinite, isinf and isnan: a bool tensor of the input's shape.
 // PyTorch writes each of ordinary ops (not recorded alone:
-// testdata/pyrules_pending/ops_trig.py): isfinite as isclose makes it
+// testdata/pyrules/ops_trig.py): isfinite as isclose makes it
 // (finiteMask); isinf abs() == inf, the abs freed after; isnan
 // self != self. Of an integral input isinf and isnan are zeros_like and
 // isfinite ones_like, one bool tensor.

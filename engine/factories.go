@@ -165,7 +165,7 @@ func init() {
 	Ops["randint"].Usage = "torch.randint(low=0, high, size, *, dtype=None, device=None, requires_grad=False)"
 }
 
-// F.one_hot (testdata/pyrules_pending/ops_repeat_shape.py, not yet
+// F.one_hot (testdata/pyrules/ops_repeat_shape.py, not yet
 // recorded on the GPU): PyTorch's eager kernel, for num_classes=-1 the
 // input's max first (a 0-d tensor and the reduction's buffer, freed
 // after the value is read: the tool must know the values, else it

@@ -142,6 +142,9 @@ func init() {
 				if err := s.writeUntracked("copy_", t); err != nil {
 					return err
 				}
+				if err := s.copyInTemporaries(t, src, a.Bool(2)); err != nil {
+					return err
+				}
 				if a.Bool(2) && t.Device() != src.Device() { // a pinned side waits for the copy
 					gpu := t.Device()
 					if !gpu.CUDA {
@@ -156,6 +159,70 @@ func init() {
 				return nil
 			}},
 	)
+}
+
+// copyInTemporaries makes and frees what PyTorch's copy_ of src into
+// dst between the host and the GPU makes on the GPU when it is not one
+// memcpy (copy_requires_temporaries: another dtype, or layouts that are
+// not one dense run alike): a blocking copy converts on the host, so to
+// the host the GPU source is first made dense in the destination's
+// shape (src.expand_as(dst).contiguous(): a transposed weight packed by
+// save_on_cpu(pin_memory=True), train_custom_fn.py), and to the GPU a
+// destination that is not contiguous is written through a dense GPU
+// tensor of its own; under non_blocking the conversion is on the GPU:
+// to the host, the source converted (a copy in the destination's dtype)
+// then made dense, to the GPU a dense tensor of the source's dtype
+// unless the destination is one of it already. A copy between two GPUs
+// makes nothing (peer access).
+func (s *Session) copyInTemporaries(dst, src *Tensor, nonBlocking bool) error {
+	from, to := src.Device(), dst.Device()
+	if from == to || from.CUDA && to.CUDA {
+		return nil
+	}
+	sameDType := src.DType.Name == dst.DType.Name
+	if sameDType && slices.Equal(src.Shape, dst.Shape) && denseTensor(src) && sameLayout(src, dst) {
+		return nil
+	}
+	var made []*Tensor
+	defer func() { dropAll(s, made) }()
+	gpuTemp := func(shape []int64, dt DType, dev Device) error {
+		t, err := s.alloc(slices.Clone(shape), dt, dev)
+		if err == nil {
+			made = append(made, t)
+		}
+		return err
+	}
+	if nonBlocking || to.CUDA {
+		// only a blocking copy to the host is recorded (train_custom_fn.py)
+		if err := s.estimate(nil, "Tensor.copy_", "%s %s on %s into %s %s on %s, non_blocking=%s: the GPU temporaries of a copy that is not one memcpy, from PyTorch's copy_kernel_cuda, not yet recorded on the GPU", dimList(src.Shape), src.DType.Name, from, dimList(dst.Shape), dst.DType.Name, to, pyBool(nonBlocking)); err != nil {
+			return err
+		}
+	}
+	switch {
+	case from.CUDA && nonBlocking:
+		converted := !sameDType
+		if converted {
+			if err := gpuTemp(src.Shape, dst.DType, from); err != nil {
+				return err
+			}
+		}
+		// the conversion keeps a dense source's layout (a transposed one
+		// stays transposed) and makes any other contiguous
+		if !slices.Equal(src.Shape, dst.Shape) || !src.IsContiguous() && (!converted || denseTensor(src)) {
+			return gpuTemp(dst.Shape, dst.DType, from)
+		}
+	case from.CUDA:
+		if !slices.Equal(src.Shape, dst.Shape) || !src.IsContiguous() {
+			return gpuTemp(dst.Shape, src.DType, from)
+		}
+	case nonBlocking:
+		if !dst.IsContiguous() || !sameDType {
+			return gpuTemp(dst.Shape, src.DType, to)
+		}
+	case !dst.IsContiguous():
+		return gpuTemp(dst.Shape, dst.DType, to)
+	}
+	return nil
 }
 
 // fill writes v into every element of t (zero_, fill_): its values are

@@ -375,7 +375,7 @@ func sumBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 	return []*Tensor{v}, nil
 }
 
-// amax and amin (testdata/pyrules_pending/ops_repeat_shape.py, not yet
+// amax and amin (testdata/pyrules/ops_repeat_shape.py, not yet
 // recorded on the GPU: their steps say "estimated"): max and min's
 // kernels without indices, over every element (dim=()) as max's, along
 // one dimension as max's values, along several one output of the
@@ -454,7 +454,7 @@ func extremaBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 	return []*Tensor{ts[3]}, nil
 }
 
-// F.normalize (testdata/pyrules_pending/ops_pad_interpolate.py, not yet
+// F.normalize (testdata/pyrules/ops_pad_interpolate.py, not yet
 // recorded on the GPU): PyTorch's Python writes it as input /
 // input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input): the
 // norm and its clamp (the reduced shape; the norm's kernel along an

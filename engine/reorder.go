@@ -3,7 +3,7 @@ package engine
 import "slices"
 
 // flip and roll: a copy with its elements reordered (testdata/
-// pyrules_pending/ops_repeat_shape.py, not yet recorded on the GPU:
+// pyrules/ops_repeat_shape.py, not yet recorded on the GPU:
 // their steps say "estimated"). flip is one TensorIterator kernel: an
 // output laid out as its input (FlipBackward0 flips the gradient: one
 // tensor). roll on CUDA makes a contiguous copy of an input that is not

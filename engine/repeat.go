@@ -4,9 +4,9 @@ import (
 	"slices"
 )
 
-// Tensor.repeat, tile and repeat_interleave (testdata/pyrules_pending/
-// ops_repeat_shape.py, not yet recorded on the GPU: their steps say
-// "estimated"). PyTorch's repeat makes the output and copies the input,
+// Tensor.repeat, tile and repeat_interleave (testdata/pyrules/
+// ops_repeat_shape.py, recorded on the GPU, not yet held to it: their
+// steps say "estimated"). PyTorch's repeat makes the output and copies the input,
 // expanded, into a view of it: one tensor. Its backward (RepeatBackward0:
 // the gradient summed over the repeats, whose reduction buffers were not
 // recorded) is refused. repeat_interleave by an int is PyTorch's

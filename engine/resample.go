@@ -7,7 +7,7 @@ import (
 )
 
 // F.pad and F.interpolate, the census's most used functions the tool
-// lacked (testdata/pyrules_pending/ops_pad_interpolate.py, written for
+// lacked (testdata/pyrules/ops_pad_interpolate.py, written for
 // the GPU machine, not yet recorded there: their steps say "estimated").
 //
 //   - pad, mode 'constant': PyTorch's constant_pad_nd makes the padded

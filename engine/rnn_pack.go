@@ -17,8 +17,8 @@ import (
 // padding value), copies each block in and gives the lengths on the host;
 // pad_sequence makes the padded batch and copies each sequence in. The
 // tool needs the lengths' values (a tensor of values it knows, as
-// torch.as_tensor of a list makes). Not yet recorded on the GPU
-// (testdata/pyrules_pending/rnn_packed.py): estimated. Their backwards
+// torch.as_tensor of a list makes). Recorded on the GPU but not
+// yet held to it (testdata/pyrules/rnn_packed.py): estimated. Their backwards
 // through their copies (PyTorch's CopySlices) are estimated as one
 // gradient of each input's shape.
 
@@ -107,7 +107,7 @@ func (s *Session) packPadded(in, lengthsT *Tensor, batchFirst bool) ([]*Tensor, 
 			return nil, Errorf(RuntimeError, "`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. You can pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to sidestep this requirement if you do not need ONNX exportability.")
 		}
 	}
-	if err := s.estimate(nil, "torch.nn.utils.rnn.pack_padded_sequence", "%s: modelled from PyTorch's source, not yet recorded on the GPU (testdata/pyrules_pending/rnn_packed.py)", argShapes(Args{in})); err != nil {
+	if err := s.estimate(nil, "torch.nn.utils.rnn.pack_padded_sequence", "%s: modelled from PyTorch's source, recorded on the GPU but not yet held to it (testdata/pyrules/rnn_packed.py)", argShapes(Args{in})); err != nil {
 		return nil, err
 	}
 	batchSizes := make([]int64, 0, lengths[0])
@@ -239,7 +239,7 @@ func (s *Session) padSequence(seqs []*Tensor, batchFirst bool) (*Tensor, error) 
 // estimated, and under autograd its backward through PyTorch's
 // CopySlices more so.
 func (s *Session) estimateCopies(op string, inputs ...*Tensor) error {
-	why := "modelled from PyTorch's source, not yet recorded on the GPU (testdata/pyrules_pending/rnn_packed.py)"
+	why := "modelled from PyTorch's source, recorded on the GPU but not yet held to it (testdata/pyrules/rnn_packed.py)"
 	if needsGraph(s, inputs) {
 		why = "its backward through the copies (PyTorch's CopySlices) estimated as one gradient of each input's shape; " + why
 	}

@@ -14,8 +14,8 @@ package engine
 // through hooks, so an in-place change of a packed tensor is not
 // detected, as in PyTorch (SavedVariable::unpack). The innermost hooks
 // apply; inside a checkpointed region the checkpoint's own hooks do.
-// Not yet recorded on the GPU: every figure that rests on a hook is
-// estimated (testdata/pyrules_pending/saved_hooks.py).
+// Recorded on the GPU (testdata/pyrules/saved_hooks.py) but not yet
+// held to it: every figure that rests on a hook is estimated.
 
 // SavedHooks are one pair of saved-tensor hooks, as the front end runs
 // them.
@@ -89,7 +89,7 @@ func (s *Session) estimateHooks(n *node, t *Tensor) error {
 		return nil
 	}
 	s.hooksNoted = true
-	return s.estimate(nil, "torch.autograd.graph.saved_tensors_hooks", "%s saves %s %s: a hook packs it (and every tensor saved after it in this statement); what hooks keep and make is not yet recorded on the GPU (testdata/pyrules_pending/saved_hooks.py)", n.name, dimList(t.Shape), t.DType.Name)
+	return s.estimate(nil, "torch.autograd.graph.saved_tensors_hooks", "%s saves %s %s: a hook packs it (and every tensor saved after it in this statement); what hooks keep and make is recorded on the GPU but not yet held to it (testdata/pyrules/saved_hooks.py)", n.name, dimList(t.Shape), t.DType.Name)
 }
 
 // TakeHookError is the error a pack hook raised during the last op, if

@@ -21,7 +21,7 @@ func init() {
 		// sqrt's backward is grad / (2 * result); abs's grad * self.sgn()
 		unary("sqrt", "SqrtBackward0", saveResult, 2),
 		unary("abs", "AbsBackward0", saveInput, 2),
-		// the census's, recorded by testdata/pyrules_pending/ops_trig.py
+		// the census's, recorded by testdata/pyrules/ops_trig.py
 		// but not yet run on the GPU: what each saves and its backward's
 		// temporaries are PyTorch's derivatives.yaml formulas, each
 		// temporary alive to the end of the expression: sin's backward is

@@ -31,7 +31,7 @@ allocated bytes before and after and the peak over the start:
             output_mask all true: its two workspaces, the weight buffer
   module    the same layer as an nn module (nn.LSTM, nn.GRU, nn.RNN):
             .cuda(), a training forward and backward (a few
-            configurations only; testdata/pyrules_pending/rnn_*.py record
+            configurations only; testdata/pyrules/rnn_*.py record
             the layers at every statement)
 
 and "dropout_state": torch._cudnn_init_dropout_state's bytes, once. A

@@ -43,7 +43,13 @@ def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
 def _simple_cell(input, hx, w_ih, w_hh, b_ih, b_hh, act):
     import torch
     _cell_checks(input, w_ih, w_hh, [hx])
-    return act(torch.nn.functional.linear(hx, w_hh, b_hh).add_(torch.nn.functional.linear(input, w_ih, b_ih)))
+    # C++'s temporaries live to the end of the full expression: both
+    # products outlive the nonlinearity's output, the input's going first
+    hh = torch.nn.functional.linear(hx, w_hh, b_hh)
+    ih = torch.nn.functional.linear(input, w_ih, b_ih)
+    out = act(hh.add_(ih))
+    del ih, hh
+    return out
 
 
 def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
