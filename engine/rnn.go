@@ -2,6 +2,8 @@ package engine
 
 import (
 	"slices"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator"
 )
 
 // Recurrent layers on cuDNN (nn.RNN, nn.LSTM, nn.GRU), as memory, as
@@ -152,9 +154,6 @@ func (s *Session) flattenRNN(ws []*Tensor, stride0 int64, shape rnnShape) (*Tens
 	if stride0 <= 0 || int64(len(ws)) != int64(len(layout))*stride0 {
 		return nil, Errorf(RuntimeError, "_cudnn_rnn_flatten_weight: %d weights for %d layers and directions of %d each", len(ws), len(layout), stride0)
 	}
-	if err := s.estimate(nil, "torch._cudnn_rnn_flatten_weight", "%s input %d hidden %d layers %d %s: cuDNN's weight space (%d elements) estimated as every layer's matrices and both biases end to end, not yet recorded on the GPU (scripts/probe_rnn.py)", rnnNames[shape.mode], shape.input, shape.hidden, shape.layers, shape.dtype.Name, total); err != nil {
-		return nil, err
-	}
 	flat, err := s.zeros([]int64{total}, shape.dtype, ws[0].Device())
 	if err != nil {
 		return nil, err
@@ -220,7 +219,7 @@ func (s *Session) runRNN(op string, mode rnnMode, a Args) ([]*Tensor, error) {
 		if len(sizes) == 0 {
 			return nil, Errorf(RuntimeError, "%s: empty batch_sizes", op)
 		}
-		call.seq, call.batch, call.input, call.tokens = int64(len(sizes)), sizes[0], x.Shape[1], x.Shape[0]
+		call.seq, call.batch, call.input, call.tokens, call.sizes = int64(len(sizes)), sizes[0], x.Shape[1], x.Shape[0], sizes
 		batchFirst = false
 	} else {
 		call.seq, call.batch, call.input = x.Shape[0], x.Shape[1], x.Shape[2]
@@ -457,6 +456,9 @@ func (f *rnnForward) backward(s *Session, n *node, _ *Tensor) ([]*Tensor, error)
 	if !c.train {
 		return nil, Errorf(RuntimeError, "cudnn RNN backward can only be called in training mode")
 	}
+	if err := s.estimate(nil, "CudnnRnnBackward0", "%s: cuDNN's workspaces of the data and weight passes estimated as the training forward's (%s); not yet recorded on the GPU (scripts/probe_rnn.py's backward phase)", c, allocator.FormatSize(c.workspace())); err != nil {
+		return nil, err
+	}
 	dev := f.x.Device()
 	var late []*Tensor // freed once the backward's passes are done, zeros last-made first
 	defer func() { dropAll(s, late) }()
@@ -636,8 +638,10 @@ func (s *Session) rnnDropoutState(dev Device) (*storage, error) {
 	}
 	sms, threads := g.b.grid()
 	size := dropoutStateBytes(sms, threads)
-	if err := s.estimate(nil, "cuDNN's dropout state", "%d multiprocessors: %d bytes, estimated as a 48-byte generator state per resident thread; not yet recorded on the GPU (scripts/probe_rnn.py)", sms, size); err != nil {
-		return nil, err
+	if !dropoutStateRecorded(sms, threads) {
+		if err := s.estimate(nil, "cuDNN's dropout state", "%d multiprocessors of %d threads: %d bytes, estimated as the GH100's 24 bytes per resident thread (recorded on 132 of 2048: testdata/rnn)", sms, threads, size); err != nil {
+			return nil, err
+		}
 	}
 	seed, err := s.newStorage(dev, 8, false)
 	if err != nil {

@@ -11,10 +11,14 @@ import (
 // the workspace of each call, the reserve space a training forward
 // leaves for backward, and the dropout state. cuDNN computes them
 // inside cudnnGetRNNWeightSpaceSize, cudnnGetRNNTempSpaceSizes and
-// cudnnDropoutGetStatesSize; none has been recorded on the GPU yet
-// (scripts/probe_rnn.py records a grid of them in one call), so each is
-// estimated here by what the algorithm keeps, and every call that uses
-// one is labelled so.
+// cudnnDropoutGetStatesSize. scripts/probe_rnn.py recorded them over a
+// grid (testdata/rnn): the weight space follows one rule everywhere
+// (layout), the dropout state is 24 bytes per resident thread on the
+// GH100 (H100 and H200: 132 multiprocessors of 2048), and the forward's
+// workspace and reserve space are exact at the recorded configurations
+// (rnn_table.go) and estimated elsewhere by what the algorithm keeps, as
+// backward's workspaces are everywhere (not recorded yet), each call so
+// labelled.
 
 // rnnMode is cuDNN's RNN mode, numbered as PyTorch passes it
 // (torch.backends.cudnn.rnn.get_cudnn_mode).
@@ -78,26 +82,34 @@ type rnnParam struct {
 // the input-hidden matrices, the hidden-hidden ones, both biases (there
 // whether the module has them or not: PyTorch asks for double bias) and
 // the projection, each group of gates one tensor; and its size in
-// elements. Estimated: packed without padding between them.
+// elements. cuDNN places every layer's matrices first, in that order
+// and end to end (input-hidden, hidden-hidden, projection), then every
+// layer's two biases: recorded for all 530 configurations of
+// scripts/probe_rnn.py (testdata/rnn), each mode, dtype, proj_size and
+// direction (TestRNNLayoutIsTheRecording).
 func (r rnnShape) layout() ([][]rnnParam, int64) {
 	g := r.mode.gates() * r.hidden
-	var all [][]rnnParam
+	n := r.layers * r.dirs()
+	all := make([][]rnnParam, n)
 	off := int64(0)
-	for l := range r.layers * r.dirs() {
+	place := func(shape []int64) rnnParam {
+		p := rnnParam{off, shape}
+		off += int64(numel(shape))
+		return p
+	}
+	for l := range n {
 		in := r.input
 		if l >= r.dirs() {
 			in = r.out() * r.dirs()
 		}
-		shapes := [][]int64{{g, in}, {g, r.out()}, {g}, {g}}
+		ih, hh := place([]int64{g, in}), place([]int64{g, r.out()})
+		all[l] = []rnnParam{ih, hh, {}, {}}
 		if r.proj > 0 {
-			shapes = append(shapes, []int64{r.proj, r.hidden})
+			all[l] = append(all[l], place([]int64{r.proj, r.hidden}))
 		}
-		var ps []rnnParam
-		for _, s := range shapes {
-			ps = append(ps, rnnParam{off, s})
-			off += int64(numel(s))
-		}
-		all = append(all, ps)
+	}
+	for l := range n {
+		all[l][2], all[l][3] = place([]int64{g}), place([]int64{g})
 	}
 	return all, off
 }
@@ -105,8 +117,9 @@ func (r rnnShape) layout() ([][]rnnParam, int64) {
 // rnnCall is one call of the layer: its shape, and its input's.
 type rnnCall struct {
 	rnnShape
-	seq, batch int64 // steps, and the batch of the first step
-	tokens     int64 // a packed input's rows (its batch_sizes' sum); 0 unpacked
+	seq, batch int64   // steps, and the batch of the first step
+	tokens     int64   // a packed input's rows (its batch_sizes' sum); 0 unpacked
+	sizes      []int64 // a packed input's batch_sizes; nil unpacked
 	train      bool
 	dropout    float64
 }
@@ -119,11 +132,18 @@ func (c rnnCall) steps() uint64 {
 	return uint64(c.seq * c.batch)
 }
 
-// workspace is the estimate of cuDNN's workspace for the call: the
+// workspace is cuDNN's workspace for the call: as recorded
+// (rnn_table.go), else estimated as the
 // input-to-hidden products of every step of a layer, both directions
 // (gates × hidden per row), and in inference the two layers' outputs
 // it ping-pongs between (the reserve holds them when training).
 func (c rnnCall) workspace() uint64 {
+	if sz, ok := c.recorded(); ok {
+		if c.train {
+			return sz.train
+		}
+		return sz.infer
+	}
 	n := c.steps() * uint64(c.mode.gates()*c.hidden*c.dirs())
 	if !c.train && c.layers > 1 {
 		n += 2 * c.steps() * uint64(c.out()*c.dirs())
@@ -131,14 +151,17 @@ func (c rnnCall) workspace() uint64 {
 	return n * c.dtype.Size
 }
 
-// reserve is the estimate of the reserve space a training call leaves
-// for backward: for every layer and direction and step, the gates'
+// reserve is the reserve space a training call leaves for backward: as
+// recorded (rnn_table.go), else estimated as, for every layer and direction and step, the gates'
 // activations, the cell state (LSTM), the layer's output and, for a GRU,
 // the hidden-hidden product its reset gate scales; and the dropout
 // masks between layers.
 func (c rnnCall) reserve() uint64 {
 	if !c.train {
 		return 0
+	}
+	if sz, ok := c.recorded(); ok {
+		return sz.reserve
 	}
 	per := c.mode.gates()*c.hidden + c.out()
 	switch c.mode {
@@ -161,9 +184,12 @@ func (c rnnCall) String() string {
 	return fmt.Sprintf("%s input %d hidden %d layers %d%s %s, %d steps of batch %d", rnnNames[c.mode], c.input, c.hidden, c.layers, dir, c.dtype.Name, c.seq, c.batch)
 }
 
-// estimateRNN labels a call's figures estimated: its workspace and
-// reserve space are cuDNN's, not recorded.
+// estimateRNN labels a call's figures estimated where its workspace and
+// reserve space are not recorded (rnn_table.go).
 func (s *Session) estimateRNN(op string, c rnnCall) error {
+	if _, ok := c.recorded(); ok {
+		return nil
+	}
 	reserve := "none (inference)"
 	if c.train {
 		reserve = allocator.FormatSize(c.reserve())
@@ -171,7 +197,12 @@ func (s *Session) estimateRNN(op string, c rnnCall) error {
 	return s.estimate(nil, op, "%s: cuDNN's workspace (%s) and reserve space (%s) estimated from what its algorithm keeps (steps x batch x gates x hidden), and its weight space as the parameters packed end to end; not yet recorded on the GPU (scripts/probe_rnn.py)", c, allocator.FormatSize(c.workspace()), reserve)
 }
 
-// dropoutStateBytes is the estimate of cudnnDropoutGetStatesSize on a
-// GPU: a 48-byte generator state for each thread its multiprocessors
-// hold at once.
-func dropoutStateBytes(sms, threads int) uint64 { return uint64(sms) * uint64(threads) * 48 }
+// dropoutStateBytes is cudnnDropoutGetStatesSize on a GPU: 24 bytes
+// (a generator state) for each thread its multiprocessors hold at once,
+// recorded on the GH100 (6,488,064 bytes: 132 x 2048 x 24); on another
+// GPU an estimate (dropoutStateRecorded).
+func dropoutStateBytes(sms, threads int) uint64 { return uint64(sms) * uint64(threads) * 24 }
+
+// dropoutStateRecorded reports whether the dropout state of a GPU of
+// sms multiprocessors of threads each was recorded (the GH100's).
+func dropoutStateRecorded(sms, threads int) bool { return sms == 132 && threads == 2048 }

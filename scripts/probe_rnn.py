@@ -227,7 +227,10 @@ class Probe:
             out, hy, cy, reserve, wbuf = outs
             go, ghy = torch.ones_like(out), torch.ones_like(hy)
             gcy = torch.ones_like(cy) if cx is not None else None
-            rec["backward"], _ = self.phase(lambda: torch._cudnn_rnn_backward(
+            # not a torch attribute in 2.11 (the first recording's
+            # AttributeError): the aten op itself
+            backward = torch.ops.aten._cudnn_rnn_backward
+            rec["backward"], _ = self.phase(lambda: backward(
                 x, ws, stride0, wbuf, hx, cx, out, go, ghy, gcy, mode, c["hidden"], c["proj"], c["layers"], False,
                 c["dropout"], True, c["bidir"], sizes, state, reserve, [True, True, True, True]))
         return rec
