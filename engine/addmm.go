@@ -34,6 +34,8 @@ func (s *Session) Addmm(in, a, b *Tensor, beta, alpha float64) (*Tensor, error) 
 	if !bias && s.gradEnabled && (in.requiresGrad() || a.requiresGrad() || b.requiresGrad()) {
 		return nil, NotModelledError("the backward of torch.addmm other than of a bias with beta and alpha 1")
 	}
+	save := savedForProduct(a, b)
+	defer s.prepack("AddmmBackward0", []*Tensor{in, a, b}, productPackOrder(save))()
 	out, err := s.alloc(shape, a.DType, dev)
 	if err != nil {
 		return nil, err
@@ -46,7 +48,7 @@ func (s *Session) Addmm(in, a, b *Tensor, beta, alpha float64) (*Tensor, error) 
 		s.dropTensor(out)
 		return nil, err
 	}
-	s.record("AddmmBackward0", out, []*Tensor{in, a, b}, savedForProduct(a, b), productBackward(a.Shape, b.Shape, false))
+	s.record("AddmmBackward0", out, []*Tensor{in, a, b}, save, productBackward(a.Shape, b.Shape, false))
 	return out, nil
 }
 

@@ -204,8 +204,12 @@ func (s *Session) saveFor(n *node, out *Tensor, save []*Tensor) {
 		if t == out {
 			from = n
 		}
+		if sv, ok := s.takePrepacked(t); ok {
+			n.saved = append(n.saved, sv)
+			continue
+		}
 		sv := savedTensor{version: t.st.version, what: savedWhat(t, from), like: plain(t)}
-		if hooks != nil && !t.number && s.pack(n, &sv, hooks, t) {
+		if hooks != nil && !t.number && s.pack(n.name, n.fn != nil, t != out, &sv, hooks, t) {
 			n.saved = append(n.saved, sv)
 			continue
 		}

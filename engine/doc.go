@@ -130,7 +130,8 @@
 //   - Recurrent layers: rnn.go (torch.lstm, gru, rnn_tanh, rnn_relu and
 //     _cudnn_rnn_flatten_weight on cuDNN, under autocast too),
 //     rnn_cudnn.go (cuDNN's weight space, workspace, reserve space and
-//     dropout state; estimated), rnn_cells.go (the LSTM and GRU cells'
+//     dropout state), rnn_table.go (the recorded workspaces and reserve
+//     spaces, testdata/rnn), rnn_cells.go (the LSTM and GRU cells'
 //     fused kernels), rnn_pack.go (packed sequences).
 //   - Training: optim.go, optim_adam.go, optim_sgd.go, clipgrad.go,
 //     amp_scaler.go (GradScaler), checkpoint.go and

@@ -30,6 +30,9 @@ type families struct {
 	hooks      []SavedHooks
 	hookErr    error
 	hooksNoted bool
+	// prepacked are the inputs an op packed before making its output,
+	// which its node takes when it saves them (savedhooks.go).
+	prepacked []prepacked
 	// rnn is cuDNN's RNN state (rnn.go).
 	rnn rnnStates
 }

@@ -330,7 +330,11 @@ func (s *Session) runNode(n *node, g *Tensor, needed map[*node]bool) ([]*Tensor,
 		keep[j], n.inputs[i].to = n.inputs[i].to, nil
 	}
 	grads, err := n.bw(s, n, g)
-	dropAll(s, unpacked) // the tensors unpacked go as the backward returns
+	// the tensors unpacked go as the backward returns, the last unpacked
+	// first (the generated apply's locals: train_custom_fn.py's
+	// NllLossBackward0 frees total_weight, target, then self)
+	slices.Reverse(unpacked)
+	dropAll(s, unpacked)
 	if err == nil {
 		err = s.sumToInputs(n, grads)
 	}

@@ -220,6 +220,18 @@ func (s *Session) linear(x, w, b *Tensor) (*Tensor, error) {
 	wt := s.Transpose(w, 0, 1)
 	s.recordPermute("TBackward0", wt, w, swapped(2, 0, 1))
 	defer s.dropTensor(wt)
+	// the weight's transpose gets mm's gradient laid out by columns
+	name, inputs := "MmBackward0", []*Tensor{x, wt}
+	if b != nil { // addmm(bias, x, w.t()): the bias is its first input
+		name, inputs = "AddmmBackward0", []*Tensor{b, x, wt}
+	}
+	save := savedForProduct(x, wt)
+	defer s.prepack(name, inputs, productPackOrder(save))()
+	if b == nil {
+		// MmBackward0 declares its saved tensors by name, mat2 before
+		// self: it unpacks (saved_hooks.py) and releases them so
+		save = productPackOrder(save)
+	}
 	shape := append(slices.Clone(x.Shape[:len(x.Shape)-1]), w.Shape[0])
 	out, err := s.alloc(shape, x.DType, dev)
 	if err != nil {
@@ -233,12 +245,7 @@ func (s *Session) linear(x, w, b *Tensor) (*Tensor, error) {
 		s.dropTensor(out)
 		return nil, err
 	}
-	// the weight's transpose gets mm's gradient laid out by columns
-	name, inputs := "MmBackward0", []*Tensor{x, wt}
-	if b != nil { // addmm(bias, x, w.t()): the bias is its first input
-		name, inputs = "AddmmBackward0", []*Tensor{b, x, wt}
-	}
-	s.record(name, out, inputs, savedForProduct(x, wt), productBackward(x.Shape, wt.Shape, b == nil, false, true))
+	s.record(name, out, inputs, save, productBackward(x.Shape, wt.Shape, b == nil, false, true))
 	return out, nil
 }
 
@@ -310,6 +317,15 @@ func savedForProduct(a, b *Tensor) []*Tensor {
 		save = append(save, b)
 	}
 	return save
+}
+
+// productPackOrder is the order in which PyTorch saves a product's
+// factors (savedForProduct's): mat2 first, as derivatives.yaml's mm and
+// addmm name it first (in mat1's formula).
+func productPackOrder(save []*Tensor) []*Tensor {
+	r := slices.Clone(save)
+	slices.Reverse(r)
+	return r
 }
 
 // productBackward is the backward of a product whose inputs have shapes

@@ -12,10 +12,27 @@ import (
 // and PyTorch) make PyTorch's allocator events, in order, and print what
 // it printed: custom autograd Functions (save_for_backward, ctx
 // attributes, mark_dirty, mark_non_differentiable, materialized
-// gradients) and the RNN cells (the fused LSTM and GRU kernels, the
-// simple cells' products outliving their nonlinearity).
+// gradients), the RNN cells (the fused LSTM and GRU kernels, the simple
+// cells' products outliving their nonlinearity), and issue 35's model
+// with a custom Function trained under save_on_cpu(pin_memory=True)
+// (each Linear's transposed weight made dense on the GPU as it is
+// packed, before the product's output; unpacked tensors freed last
+// first).
 func TestCensusRulesRecorded(t *testing.T) {
-	checkRules(t, "autograd_function", "rnn_cells")
+	checkRules(t, "autograd_function", "rnn_cells", "train_custom_fn")
+}
+
+// TestSavedHooksRecorded: saved-tensor hooks (identity, clone, nested,
+// save_on_cpu with and without pinned memory, retain_graph, a custom
+// Function's saved tensors) make PyTorch's allocator events up to the
+// errors (line 104: a pack hook that writes its input, which PyTorch
+// calls before mul makes its output and the tool after, an estimate),
+// and every statement prints what it printed.
+func TestSavedHooksRecorded(t *testing.T) {
+	s, printed := runRule(t, "saved_hooks")
+	path := filepath.Join("..", "testdata", "pyrules", "saved_hooks.jsonl")
+	checkEventsBefore(t, s, path, 104)
+	checkPrinted(t, printed, path)
 }
 
 // TestCopyToHostTemporary: a blocking copy_ of a transposed GPU tensor
