@@ -186,17 +186,17 @@ func (s *Session) copyInTemporaries(dst, src *Tensor, nonBlocking bool) error {
 	var made []*Tensor
 	defer func() { dropAll(s, made) }()
 	gpuTemp := func(shape []int64, dt DType, dev Device) error {
+		if nonBlocking || to.CUDA {
+			// only a blocking copy to the host is recorded (train_custom_fn.py)
+			if err := s.estimate(nil, "Tensor.copy_", "%s %s on %s into %s %s on %s, non_blocking=%s: the GPU temporaries of a copy that is not one memcpy, from PyTorch's copy_kernel_cuda, not yet recorded on the GPU", dimList(src.Shape), src.DType.Name, from, dimList(dst.Shape), dst.DType.Name, to, pyBool(nonBlocking)); err != nil {
+				return err
+			}
+		}
 		t, err := s.alloc(slices.Clone(shape), dt, dev)
 		if err == nil {
 			made = append(made, t)
 		}
 		return err
-	}
-	if nonBlocking || to.CUDA {
-		// only a blocking copy to the host is recorded (train_custom_fn.py)
-		if err := s.estimate(nil, "Tensor.copy_", "%s %s on %s into %s %s on %s, non_blocking=%s: the GPU temporaries of a copy that is not one memcpy, from PyTorch's copy_kernel_cuda, not yet recorded on the GPU", dimList(src.Shape), src.DType.Name, from, dimList(dst.Shape), dst.DType.Name, to, pyBool(nonBlocking)); err != nil {
-			return err
-		}
 	}
 	switch {
 	case from.CUDA && nonBlocking:
