@@ -264,6 +264,7 @@ func (in *Interp) runFrame(fr *Frame) (Value, error) {
 func (in *Interp) runCode(fr *Frame) (Value, error) {
 	f := fr.fn
 	if f.expr != nil {
+		fr.setPos(f.expr) // a lambda's frame is at its body, as CPython's traceback says
 		r, err := in.eval(fr, f.expr)
 		if err != nil {
 			return nil, in.addTraceback(err, fr)
