@@ -18,7 +18,7 @@ type Category uint8
 
 // The categories, in the order reports list them.
 const (
-	CatParameters  Category = iota // leaves that require grad (nn.Parameter)
+	CatParameters  Category = iota // leaves that require grad (nn.Parameter), modules' buffers
 	CatGradients                   // a leaf's .grad
 	CatOptimizer                   // an optimizer's state
 	CatActivations                 // saved by an autograd node for backward
@@ -93,9 +93,10 @@ type peakWatch struct {
 
 // NameTensors sets how the front end names the tensors its program can
 // reach: f calls visit for each (a module's parameters as
-// model.fc1.weight, an optimizer's state, a frame's locals), and the
-// engine reads their storages, grads and autograd state.
-func (s *Session) NameTensors(f func(visit func(name string, t *Tensor))) { s.namer = f }
+// model.fc1.weight, an optimizer's state, a frame's locals; buffer
+// marks a module's buffer, BatchNorm's running_mean), and the engine
+// reads their storages, grads and autograd state.
+func (s *Session) NameTensors(f func(visit func(name string, t *Tensor, buffer bool))) { s.namer = f }
 
 // notePeak is called after each allocation on g.
 func (s *Session) notePeak(g *gpu) {
@@ -172,7 +173,7 @@ func (s *Session) HoldingsNow(dev int) (*Holdings, error) {
 // names is what the front end's walk says of g's storages.
 type names struct {
 	names  map[*storage][]string
-	params map[*storage]bool // a leaf that requires grad is over it
+	params map[*storage]bool // a leaf that requires grad, or a module's buffer, is over it
 	grads  map[*storage]bool // a leaf's .grad is over it
 	inputs map[*storage]bool // a tensor outside autograd's graph is over it
 }
@@ -190,12 +191,14 @@ func (s *Session) nameStorages(dev int) names {
 			n.names[st] = append(l, name)
 		}
 	}
-	s.namer(func(name string, t *Tensor) {
+	s.namer(func(name string, t *Tensor, buffer bool) {
 		if t == nil || t.number || t.st == nil || !t.st.device.CUDA || t.st.device.Index != dev {
 			return
 		}
 		add(t.st, name)
 		switch {
+		case buffer:
+			n.params[t.st] = true
 		case t.slot != nil:
 			n.params[t.st] = true
 			if g := t.slot.grad; g != nil && g.st != nil {

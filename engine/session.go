@@ -136,8 +136,8 @@ type Session struct {
 	stackKey   []byte
 	lastFrames []snapshot.Frame
 	lastStack  snapshot.Stack
-	namer      func(visit func(name string, t *Tensor)) // NameTensors
-	firstOOM   *OOMRecord                               // the session's first out-of-memory error (FirstOOM)
+	namer      func(visit func(name string, t *Tensor, buffer bool)) // NameTensors
+	firstOOM   *OOMRecord                                            // the session's first out-of-memory error (FirstOOM)
 	opts       Options
 	cfg        allocator.Config
 	gpus       []*gpu

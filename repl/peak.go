@@ -379,7 +379,7 @@ func (r *Runner) peakBreakdown(dev int, now bool) (Breakdown, bool, error) {
 // nameTensors lets the engine name the tensors p's program reaches:
 // the running frames' variables and the module's.
 func (r *Runner) nameTensors(p *pyPrompt) {
-	r.Session.NameTensors(func(visit func(string, *engine.Tensor)) {
+	r.Session.NameTensors(func(visit func(string, *engine.Tensor, bool)) {
 		p.b.NameTensors(func(v func(fn, name string, x eval.Value)) {
 			p.in.FrameVars(v)
 			if g := p.fr.Globals(); g != nil {

@@ -20,7 +20,7 @@ const maxItems = 256
 // tensors in a list, tuple or dict (batch[0], out['logits']). Module
 // level names come first, so a parameter is named by its model's path
 // before a method's self.weight.
-func (b *Binding) NameTensors(roots func(visit func(fn, name string, v eval.Value)), visit func(name string, t *engine.Tensor)) {
+func (b *Binding) NameTensors(roots func(visit func(fn, name string, v eval.Value)), visit func(name string, t *engine.Tensor, buffer bool)) {
 	type root struct {
 		label string
 		v     eval.Value
@@ -42,7 +42,7 @@ func (b *Binding) NameTensors(roots func(visit func(fn, name string, v eval.Valu
 		switch x := v.(type) {
 		case *Tensor:
 			if x.T != nil {
-				visit(label, x.T)
+				visit(label, x.T, false)
 			}
 		case *Optimizer:
 			opts = append(opts, root{label, x})
@@ -56,7 +56,7 @@ func (b *Binding) NameTensors(roots func(visit func(fn, name string, v eval.Valu
 						if _, ok := paramNames[m.t.T]; !ok {
 							paramNames[m.t.T] = m.name
 						}
-						visit(m.name, m.t.T)
+						visit(m.name, m.t.T, reg == "_buffers")
 					}
 				}
 			}
@@ -100,7 +100,7 @@ func (b *Binding) NameTensors(roots func(visit func(fn, name string, v eval.Valu
 				of = fmt.Sprintf("its parameter %d", i)
 			}
 			for j, t := range states[i].Tensors {
-				visit(fmt.Sprintf("%s state %s of %s", o.cls.Name, states[i].Names[j], of), t)
+				visit(fmt.Sprintf("%s state %s of %s", o.cls.Name, states[i].Names[j], of), t, false)
 			}
 		}
 	}
