@@ -39,6 +39,8 @@ func (r *Runner) PyScript(src []byte) (status int) {
 	}
 	lines := eval.SourceLines(src)
 	in, b := r.newInterp()
+	r.gcCount = in.GCCount
+	defer func() { r.gcCount, r.stepGC = nil, nil }()
 	in.Argv = append([]string{r.File}, r.Args...)
 	in.AddSource(r.File, lines)
 	var out bytes.Buffer // what the step printed, not yet shown
@@ -149,6 +151,14 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 	r.Progress.Tick()
 	err := run()
 	r.Progress.Done()
+	if r.AsRecorded && p.b != nil {
+		c := in.GCCount()
+		r.stepGC = &c
+		defer func() { r.stepGC = nil }()
+		if rerr := p.b.RecorderReads(); rerr != nil && err == nil {
+			err = rerr
+		}
+	}
 	if code, msg, ok := in.ExitStatus(err); ok {
 		in.Drop(err) // its traceback's frames go, as at python3's exit
 		if r.JSON {  // the step's row, with what it printed before it exited
@@ -257,6 +267,7 @@ func (r *Runner) newInterp() (*eval.Interp, *torchpy.Binding) {
 	in.Stderr = r.Err
 	in.Interrupted = r.Session.Interrupted
 	b := torchpy.Install(in, r.Session)
+	b.AsRecorded = r.AsRecorded
 	r.Session.RecordFrames(func() []snapshot.Frame {
 		st := in.Stack()
 		out := make([]snapshot.Frame, len(st))

@@ -33,6 +33,17 @@ type Runner struct {
 	// AtEnd, when set, runs when a script has run its last step (or
 	// stopped), before its module's objects go as at interpreter exit.
 	AtEnd func()
+	// AsRecorded runs a Python script as scripts/record_gc.py records
+	// it: after each top-level statement the four device figures are
+	// read with the collector disabled, which moves CPython's counts
+	// (torchpy's RecorderReads), and import torch leaves the recordings'
+	// counts.
+	AsRecorded bool
+	// gcCount, set while a Python script runs, is its collector's
+	// counts (a --json row's gc); stepGC, when set, the counts as the
+	// step's statement ended (before the recorder's reads).
+	gcCount func() [3]int
+	stepGC  *[3]int
 	// Progress, when set, says on the terminal which step is running
 	// once one runs over a second.
 	Progress  *Progress
@@ -176,7 +187,9 @@ type jsonStep struct {
 	FirstEstimate string   `json:"first_estimate,omitempty"`
 	Output        string   `json:"output,omitempty"`
 	Error         *string  `json:"error,omitempty"`
-	ElapsedNs     int64    `json:"elapsed_ns"`
+	// GC is a Python script's gc.get_count() after the statement.
+	GC        *[3]int `json:"gc,omitempty"`
+	ElapsedNs int64   `json:"elapsed_ns"`
 }
 
 // writeStepJSON writes one step as a JSON object: its first line and
@@ -186,6 +199,13 @@ type jsonStep struct {
 // and how long it took since the step began.
 func (r *Runner) writeStepJSON(lineNo, endLine int, src string, f engine.Figures, n stepNews, output string, failed *stepError) {
 	s := jsonStep{Line: lineNo, EndLine: endLine, Source: src, Events: n.events, Estimates: n.estimates, Output: output, ElapsedNs: time.Since(r.stepStart).Nanoseconds()}
+	switch {
+	case r.stepGC != nil:
+		s.GC = r.stepGC
+	case r.gcCount != nil:
+		c := r.gcCount()
+		s.GC = &c
+	}
 	if f.Estimated {
 		s.Exact = new(bool)
 		s.FirstEstimate = FirstEstimate(r.Session.Tier())

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Records, in one call on the GPU machine, what issue 35's collector and
 # tensor-identity work is held to, into OUT/pygc.tar.gz:
-#   gc/NAME.jsonl      testdata/gc_pending/NAME.py under scripts/record_gc.py
+#   gc/NAME.jsonl      testdata/experiments/gc/NAME.py (and the five .data/set_ scripts of testdata/pyrules) under scripts/record_gc.py
 #                      (plain python3's collector timing, counts per statement)
 #   events/NAME.jsonl  the same scripts under scripts/record_script.py --events
 #   golden/NAME.jsonl  python/eval/testdata/NAME.py under record_gc.py
@@ -15,7 +15,7 @@ work=$(mktemp -d)
 mkdir -p "$out" "$work/gc" "$work/events" "$work/golden"
 export PYTHONUNBUFFERED=1
 python3 -c 'import sys, torch; print(sys.version); print(torch.__version__)' >"$work/versions.txt" 2>&1
-for f in testdata/gc_pending/*.py; do
+for f in testdata/experiments/gc/*.py testdata/pyrules/data_swap_saved.py testdata/pyrules/data_assign.py testdata/pyrules/tensor_set.py testdata/pyrules/module_apply_overwrite.py testdata/pyrules/optim_state_data.py; do
 	n=$(basename "$f" .py)
 	(timeout 100 python3 scripts/record_gc.py "$f" "$work/gc/$n.jsonl" >"$work/gc/$n.log" 2>&1
 	 timeout 60 python3 scripts/record_script.py --events "$f" "$work/events/$n.jsonl" >"$work/events/$n.log" 2>&1) &

@@ -39,8 +39,12 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 			if err != nil {
 				return nil, err
 			}
-			v, err := b.S.MemoryStat(i, key)
-			return v, b.pyErr(err)
+			var v int64
+			err = b.statsCall(deviceValue(args, kw), func() (err error) {
+				v, err = b.S.MemoryStat(i, key)
+				return b.pyErr(err)
+			})
+			return v, err
 		})
 	}
 	b.fn(m, "memory_stats", "memory_stats(device=None)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
@@ -48,9 +52,13 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		if err != nil {
 			return nil, err
 		}
-		st, err := b.S.MemoryStats(i)
+		var st map[string]int64
+		err = b.statsCall(deviceValue(args, kw), func() (err error) {
+			st, err = b.S.MemoryStats(i)
+			return b.pyErr(err)
+		})
 		if err != nil {
-			return nil, b.pyErr(err)
+			return nil, err
 		}
 		return b.statsDict(st), nil
 	})
@@ -179,6 +187,20 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 }
 
 // statsDict is memory_stats() as a dict, in the allocator's key order.
+// statsCall runs read as torch.cuda.memory_stats() reads the
+// allocator's statistics, leaving for the collector what its Python
+// leaves (eval's LeaveClosureCycle): a (key, value) pair per statistic
+// once CUDA has started (none before: it reads an empty dict), and,
+// for device None, the current device found through a lambda.
+func (b *Binding) statsCall(device eval.Value, read func() error) error {
+	pairs := 0
+	started := b.S.CUDAInitialized()
+	if started {
+		pairs = len(allocator.StatKeys)
+	}
+	return b.in.LeaveClosureCycle(pairs, started && (device == nil || device == eval.None), read)
+}
+
 func (b *Binding) statsDict(st map[string]int64) *eval.Dict {
 	d := b.in.NewDict()
 	for _, k := range allocator.StatKeys {

@@ -94,6 +94,13 @@ func viewOf(v, t *Tensor) *Tensor {
 type Binding struct {
 	S  *engine.Session
 	in *eval.Interp
+	// AsRecorded runs a script as scripts/record_gc.py records it (the
+	// collector's state after import torch as in its recordings; the
+	// runner calls RecorderReads after each statement); imported is set
+	// once import torch has run.
+	AsRecorded, imported bool
+	// cudaHeld is what CUDA's start made in Python (cudaInitObjects).
+	cudaHeld eval.Value
 	// cudaUsed is set once CUDA was first used (PYTORCH_CUDA_ALLOC_CONF
 	// is read then).
 	cudaUsed bool

@@ -24,7 +24,14 @@ func Install(in *eval.Interp, s *engine.Session) *Binding {
 	// torch's modules are made as they are imported, all of them while
 	// CPython imports torch whole: what they allocate counts nothing in
 	// the collector's generations
-	in.RegisterModule("torch", in.Unmetered(b.torchModule))
+	in.RegisterModule("torch", in.Unmetered(func(in *eval.Interp) (*eval.ModuleObj, error) {
+		m, err := b.torchModule(in)
+		if err == nil {
+			in.SetGCState(b.importedState())
+			b.imported = true
+		}
+		return m, err
+	}))
 	in.RegisterModule("torch.cuda", in.Unmetered(b.cudaModule))
 	in.RegisterModule("torch.nn", in.Unmetered(b.nnModule))
 	in.RegisterModule("torch.nn.functional", in.Unmetered(b.functionalModule))
@@ -58,6 +65,8 @@ func (b *Binding) cudaStarts(dev engine.Device) error {
 		return nil
 	}
 	b.cudaUsed = true
+	// what CUDA's lazy initialization makes in Python and keeps
+	b.cudaHeld = b.in.NewHeld(cudaInitObjects)
 	os, ok := b.in.Imported("os")
 	if !ok {
 		return nil

@@ -39,7 +39,10 @@ func TestAutomaticCollectionFreesCycles(t *testing.T) {
 	out, errOut, code := run(t, path)
 	for _, want := range []string{
 		"True True\n",
-		"0 (0, 0, 0)\n",
+		// memory_allocated() leaves its cycle (eval's LeaveClosureCycle):
+		// 122 pairs, 2 cells, a function, its closure and a list, none
+		// from the free lists a full collection emptied
+		"0 (127, 0, 0)\n",
 		"estimated: gc (automatic) generation 0 freed ",
 		"in reference cycles: when CPython starts a collection depends on what it and PyTorch allocate inside, modelled, not recorded",
 	} {

@@ -22,6 +22,7 @@ import (
 type sessionFlags struct {
 	json, keepGoing, noColor, fakeHost bool
 	eachStatement, strict, peak        bool
+	asRecorded                         bool
 	preset, allocConf, device, plot    string
 	calibration                        string
 	totalBytes, contextBytes           optUint
@@ -37,6 +38,7 @@ func (f *sessionFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.peak, "peak", false, "at the end, cuda:0's whole-run peak explained: by category, source line and name, and the largest holders (with --json, one JSON object)")
 	fs.BoolVar(&f.noColor, "no-color", false, "no color")
 	fs.BoolVar(&f.fakeHost, "fake-host", false, "deterministic host memory (for golden tests)")
+	fs.BoolVar(&f.asRecorded, "as-recorded", false, "a Python script as scripts/record_gc.py records it: the device figures read after each top-level statement, which moves CPython's collector")
 	fs.BoolVar(&f.strict, "strict", false, "refuse an op with no recorded rule instead of estimating its figures")
 	fs.StringVar(&f.preset, "preset", "h200", "simulated GPU")
 	fs.StringVar(&f.allocConf, "alloc-conf", os.Getenv("PYTORCH_CUDA_ALLOC_CONF"), "PYTORCH_CUDA_ALLOC_CONF")
@@ -134,7 +136,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	r := &repl.Runner{Session: s, Out: stdout, Err: stderr, JSON: sf.json, KeepGoing: sf.keepGoing, EachStatement: sf.eachStatement, Peak: sf.peak, PlotPath: sf.plot, File: "<stdin>"}
+	r := &repl.Runner{Session: s, Out: stdout, Err: stderr, JSON: sf.json, KeepGoing: sf.keepGoing, EachStatement: sf.eachStatement, Peak: sf.peak, PlotPath: sf.plot, File: "<stdin>", AsRecorded: sf.asRecorded}
 	if f, ok := stdin.(*os.File); ok && len(files) == 0 && readline.IsTerminal(int(f.Fd())) {
 		return r.Interactive()
 	}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// gcRow is one statement of a scripts/record_gc.py recording (CPython
+// 3.12.3 and PyTorch 2.11 with the recorder's reads after each
+// statement), or of gpumemrepl run --json --as-recorded.
+type gcRow struct {
+	Line    int     `json:"line"`
+	Stdout  string  `json:"stdout"`
+	Output  string  `json:"output"`
+	Error   *string `json:"error"`
+	GC      []int   `json:"gc"`
+	Devices []struct {
+		Allocated    int64 `json:"allocated"`
+		Reserved     int64 `json:"reserved"`
+		MaxAllocated int64 `json:"max_allocated"`
+		MaxReserved  int64 `json:"max_reserved"`
+	} `json:"devices"`
+	Allocated int64 `json:"allocated_bytes"`
+	Reserved  int64 `json:"reserved_bytes"`
+	MaxAlloc  int64 `json:"max_allocated_bytes"`
+	MaxReserv int64 `json:"max_reserved_bytes"`
+}
+
+// figures are a row's cuda:0 allocated, reserved and peak bytes.
+func (r gcRow) figures(recorded bool) [4]int64 {
+	if !recorded {
+		return [4]int64{r.Allocated, r.Reserved, r.MaxAlloc, r.MaxReserv}
+	}
+	if len(r.Devices) == 0 {
+		return [4]int64{}
+	}
+	d := r.Devices[0]
+	return [4]int64{d.Allocated, d.Reserved, d.MaxAllocated, d.MaxReserved}
+}
+
+// readGCRows reads JSON rows, one a line, skipping what is not a row.
+func readGCRows(t *testing.T, text string) []gcRow {
+	t.Helper()
+	var rows []gcRow
+	sc := bufio.NewScanner(strings.NewReader(text))
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var r gcRow
+		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Line > 0 {
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+// gcExperimentDiffs runs a leak experiment as its recording was made
+// (--as-recorded) and lists the statements whose figures, printed text,
+// error or collector counts differ from CPython's; it returns them and
+// how many statements the recording has.
+func gcExperimentDiffs(t *testing.T, script string) ([]string, int) {
+	rec, err := os.ReadFile(strings.TrimSuffix(script, ".py") + ".jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := readGCRows(t, string(rec))
+	out, _, _ := run(t, "run", "--json", "--fake-host", "--device", "sim", "--keep-going", "--as-recorded", script)
+	got := map[int]gcRow{}
+	for _, r := range readGCRows(t, out) {
+		got[r.Line] = r
+	}
+	var diffs []string
+	for _, w := range want {
+		g, ok := got[w.Line]
+		switch {
+		case !ok:
+			diffs = append(diffs, fmt.Sprintf("line %d: no step", w.Line))
+		case (g.Error != nil) != (w.Error != nil):
+			diffs = append(diffs, fmt.Sprintf("line %d: error %v, CPython's %v", w.Line, g.Error != nil, w.Error != nil))
+		case g.figures(false) != w.figures(true):
+			diffs = append(diffs, fmt.Sprintf("line %d: allocated, reserved and peaks %v, PyTorch's %v", w.Line, g.figures(false), w.figures(true)))
+		case g.Output != w.Stdout:
+			diffs = append(diffs, fmt.Sprintf("line %d: printed %s", w.Line, firstDifference(g.Output, w.Stdout)))
+		case !slices.Equal(g.GC, w.GC):
+			diffs = append(diffs, fmt.Sprintf("line %d: gc.get_count() %v, CPython's %v", w.Line, g.GC, w.GC))
+		}
+	}
+	return diffs, len(want)
+}
+
+// firstDifference is the first line of printed text that differs, and
+// CPython's.
+func firstDifference(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range max(len(g), len(w)) {
+		var a, b string
+		if i < len(g) {
+			a = g[i]
+		}
+		if i < len(w) {
+			b = w[i]
+		}
+		if a != b {
+			return fmt.Sprintf("%q at its line %d, CPython %q", a, i+1, b)
+		}
+	}
+	return "the same"
+}
+
+// TestCollectorExperiments runs the published leak experiments of
+// testdata/experiments/gc as scripts/record_gc.py recorded them
+// (--as-recorded) and holds each statement's memory figures, printed
+// text and gc.get_count() to the recording. testdata/experiments/gc/
+// matching.txt says how many statements of each match; the test fails
+// when fewer do, and when more do (the list is kept true as the
+// collector's model grows).
+func TestCollectorExperiments(t *testing.T) {
+	listed, err := os.ReadFile("../../testdata/experiments/gc/matching.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{}
+	for _, l := range strings.Split(string(listed), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		n, total, ok := strings.Cut(f[1], "/")
+		k, err1 := strconv.Atoi(n)
+		_, err2 := strconv.Atoi(total)
+		if len(f) != 2 || !ok || err1 != nil || err2 != nil {
+			t.Fatalf("matching.txt: %q is not NAME MATCHED/STATEMENTS", l)
+		}
+		want[f[0]] = k
+	}
+	scripts, err := filepath.Glob("../../testdata/experiments/gc/*.py")
+	if err != nil || len(scripts) == 0 {
+		t.Fatalf("no experiments (%v)", err)
+	}
+	for _, script := range scripts {
+		name := strings.TrimSuffix(filepath.Base(script), ".py")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			k, ok := want[name]
+			if !ok {
+				t.Fatalf("matching.txt does not list %s", name)
+			}
+			diffs, n := gcExperimentDiffs(t, script)
+			switch matched := n - len(diffs); {
+			case matched < k:
+				t.Errorf("%d of %d statements match CPython's recording, matching.txt says %d:\n%s", matched, n, k, strings.Join(diffs, "\n"))
+			case matched > k:
+				t.Errorf("%d of %d statements match now: say %s %d/%d in matching.txt", matched, n, name, matched, n)
+			}
+		})
+	}
+}

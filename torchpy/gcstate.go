@@ -1,0 +1,59 @@
+package torchpy
+
+import "github.com/gpumemrepl/gpumemrepl/python/eval"
+
+// What CPython 3.12.3's collector holds once import torch has run
+// (PyTorch 2.11, recorded by scripts/record_gc.py --start: testdata/
+// experiments/gc/start.json): generation 0's count of container objects,
+// the collections of generations 0 and 1 since the older one's, the
+// objects generation 2 holds, and what CPython's free lists hold then.
+// The state a plain python3 process reaches does not depend on what it
+// made before (a fresh process after 0 to 1000 throwaway lists: 296, the
+// generation-1 count 2 or 3); under scripts/record_gc.py, whose own
+// imports ran first, every recording's import torch ends at
+// (294, 3, 3).
+var (
+	importedCount  = [3]int{296, 2, 3}
+	recordedCount  = [3]int{294, 3, 3}
+	importedOldest = 163122
+	importedLists  = 5
+	importedDicts  = 80
+	importedTuples = [20]int{1: 113, 2: 664, 3: 31, 4: 44, 5: 23, 6: 30, 7: 2, 8: 2, 9: 2, 10: 1, 11: 3, 12: 3, 13: 2, 14: 3, 15: 3, 16: 2, 17: 4, 18: 3, 19: 1}
+)
+
+// cudaInitObjects is how many container objects PyTorch's lazy CUDA
+// initialization makes and keeps (besides a list, from CPython's free
+// list where it has one): the first CUDA tensor of a script adds 45 to
+// generation 0's count with one list on the free list, 46 without
+// (testdata/experiments/gc: gc_costs.py line 10, gh10348_exception_frame.py
+// line 7).
+const cudaInitObjects = 44
+
+// importedState is the collector's state after import torch: under
+// the recorder's reads (AsRecorded) the recordings' counts.
+func (b *Binding) importedState() eval.GCState {
+	s := eval.GCState{Count: importedCount, LongTotal: importedOldest, FreeLists: importedLists, FreeDicts: importedDicts, FreeTuples: importedTuples}
+	if b.AsRecorded {
+		s.Count = recordedCount
+	}
+	return s
+}
+
+// RecorderReads does what scripts/record_gc.py does after each of a
+// script's top-level statements: with the collector disabled, it reads
+// cuda:0's allocated, reserved and peak bytes, four calls of
+// torch.cuda.memory_stats() that each leave their cycle; nothing before
+// torch is imported.
+func (b *Binding) RecorderReads() error {
+	if !b.imported {
+		return nil
+	}
+	return b.in.CollectorOff(func() error {
+		for range 4 {
+			if err := b.statsCall(int64(0), func() error { return nil }); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
