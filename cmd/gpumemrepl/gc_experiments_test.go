@@ -161,3 +161,20 @@ func TestCollectorExperiments(t *testing.T) {
 		})
 	}
 }
+
+// --as-recorded is in run's help, and runs only a Python script: with a
+// .gpumem script it is bad usage, one line, exit 2.
+func TestAsRecordedUsage(t *testing.T) {
+	t.Parallel()
+	if out, _, code := run(t, "help", "run"); code != 0 || !strings.Contains(out, "--as-recorded") || !strings.Contains(out, "Python script's gc.get_count()") {
+		t.Errorf("help run: exit %d, no --as-recorded or --json's gc:\n%s", code, out)
+	}
+	script := filepath.Join(t.TempDir(), "a.gpumem")
+	if err := os.WriteFile(script, []byte("a = zeros 4 cuda\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := run(t, "run", "--as-recorded", "--device", "sim", script)
+	if code != 2 || out != "" || !strings.Contains(errOut, "--as-recorded runs a Python script") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("run --as-recorded a.gpumem: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

@@ -197,7 +197,8 @@ REPL and run flags:
                        pinned_host_bytes (when some is pinned), allocated_bytes, reserved_bytes,
                        driver_used_bytes, context_bytes, outside_allocator_bytes, devices,
                        events, exact, estimates, first_estimate (the three only where the
-                       figures rest on an estimate: exact false), output, error, elapsed_ns
+                       figures rest on an estimate: exact false), output, error, gc (a
+                       Python script's gc.get_count() after the statement), elapsed_ns
   --strict             exact figures or none: an op with no rule recorded on the GPU for its
                        arguments fails (NotImplementedError, the tool's refusal) instead of
                        going on by a general rule with its figures marked estimated (≈)
@@ -209,6 +210,12 @@ REPL and run flags:
   --each-statement     a Python script: a report (marked ':') after every simple statement
                        it executes, inside loops and functions too (with --json, a row
                        each), before the report of the top-level statement
+  --as-recorded        a Python script as scripts/record_gc.py records it with CPython and
+                       PyTorch: import torch leaves CPython's collector counts as in its
+                       recordings, and after each top-level statement cuda:0's four figures
+                       are read with the collector off, each read leaving the cycle that
+                       torch.cuda.memory_stats() leaves, so the automatic collections come
+                       where they came in the recording (testdata/experiments/gc)
   --alloc-conf STR     PYTORCH_CUDA_ALLOC_CONF (default: that variable)
   --device auto|sim|cuda
                        auto (default): this machine's GPUs when the CUDA driver loads,

@@ -38,7 +38,7 @@ func (f *sessionFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.peak, "peak", false, "at the end, cuda:0's whole-run peak explained: by category, source line and name, and the largest holders (with --json, one JSON object)")
 	fs.BoolVar(&f.noColor, "no-color", false, "no color")
 	fs.BoolVar(&f.fakeHost, "fake-host", false, "deterministic host memory (for golden tests)")
-	fs.BoolVar(&f.asRecorded, "as-recorded", false, "a Python script as scripts/record_gc.py records it: the device figures read after each top-level statement, which moves CPython's collector")
+	fs.BoolVar(&f.asRecorded, "as-recorded", false, "a Python script as scripts/record_gc.py records it: import torch leaves the collector as in its recordings, and cuda:0's four figures are read after each top-level statement, which moves CPython's counts")
 	fs.BoolVar(&f.strict, "strict", false, "refuse an op with no recorded rule instead of estimating its figures")
 	fs.StringVar(&f.preset, "preset", "h200", "simulated GPU")
 	fs.StringVar(&f.allocConf, "alloc-conf", os.Getenv("PYTORCH_CUDA_ALLOC_CONF"), "PYTORCH_CUDA_ALLOC_CONF")
@@ -126,6 +126,10 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if len(files) > 1 && !repl.IsPython(files[0]) {
 		fmt.Fprintln(stderr, "gpumemrepl run: one script at a time (a .py script takes arguments, after --)")
+		return 2
+	}
+	if sf.asRecorded && (len(files) == 0 || !repl.IsPython(files[0])) {
+		fmt.Fprintln(stderr, "gpumemrepl run: --as-recorded runs a Python script (FILE.py) as scripts/record_gc.py records it; it does not go with a .gpumem script or the prompt")
 		return 2
 	}
 	s, err := sf.session(fs, stderr)
