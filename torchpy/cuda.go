@@ -186,7 +186,6 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	return m, nil
 }
 
-// statsDict is memory_stats() as a dict, in the allocator's key order.
 // statsCall runs read as torch.cuda.memory_stats() reads the
 // allocator's statistics, leaving for the collector what its Python
 // leaves (eval's LeaveClosureCycle): a (key, value) pair per statistic
@@ -201,6 +200,7 @@ func (b *Binding) statsCall(device eval.Value, read func() error) error {
 	return b.in.LeaveClosureCycle(pairs, started && (device == nil || device == eval.None), read)
 }
 
+// statsDict is memory_stats() as a dict, in the allocator's key order.
 func (b *Binding) statsDict(st map[string]int64) *eval.Dict {
 	d := b.in.NewDict()
 	for _, k := range allocator.StatKeys {
