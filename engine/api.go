@@ -381,6 +381,10 @@ func (s *Session) RecordFrames(f func() []snapshot.Frame) { s.frames = f }
 // maxSharedStacks (a generated script of a million lines has a million,
 // each of a line's few events): one met again after is made again.
 func (s *Session) stamp(g *gpu) {
+	if s.replaying != nil {
+		g.history.Frames = *s.replaying
+		return
+	}
 	if s.frames == nil {
 		return
 	}

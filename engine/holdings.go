@@ -26,10 +26,11 @@ const (
 	CatNamed                       // other tensors a name holds (outputs of ops)
 	CatTemporaries                 // held by no name: the statement's intermediate values
 	CatWorkspaces                  // cuBLAS, cuDNN and CUB workspaces, reduction buffers
+	CatLoaded                      // replayed by load from a snapshot or trace: the recorded run's blocks
 	NumCategories
 )
 
-var categoryNames = [NumCategories]string{"parameters", "gradients", "optimizer state", "activations saved for backward", "inputs", "other named tensors", "temporaries", "kernel workspaces"}
+var categoryNames = [NumCategories]string{"parameters", "gradients", "optimizer state", "activations saved for backward", "inputs", "other named tensors", "temporaries", "kernel workspaces", "loaded from a snapshot or trace"}
 
 func (c Category) String() string { return categoryNames[c] }
 
@@ -42,6 +43,7 @@ const (
 	roleOptimizer      // an optimizer's state
 	roleGrad           // a leaf's .grad
 	roleParam          // a leaf that requires grad
+	roleLoaded         // replayed by LoadHistory
 )
 
 // Holding is one live block of a device.
@@ -253,6 +255,8 @@ func category(st *storage, nm names) Category {
 	switch {
 	case st.role == roleWorkspace:
 		return CatWorkspaces
+	case st.role == roleLoaded:
+		return CatLoaded
 	case nm.params[st]:
 		return CatParameters
 	case st.role == roleGrad || nm.grads[st]:
@@ -289,6 +293,8 @@ func sticky(st *storage) Category {
 		return CatGradients
 	case st.role == roleOptimizer:
 		return CatOptimizer
+	case st.role == roleLoaded:
+		return CatLoaded
 	case st.savedBy != "":
 		return CatActivations
 	}
@@ -297,7 +303,7 @@ func sticky(st *storage) Category {
 
 // AllocCategories are, for each alloc event of History(dev) (by index),
 // what the engine alone knows its storage was for: made as a parameter,
-// a .grad, an optimizer's state or a workspace, or saved by autograd at
+// a .grad, an optimizer's state or a workspace, replayed by a load, or saved by autograd at
 // some time; CatTemporaries otherwise (the front end's names tell a
 // named tensor apart, PeakHoldings at the peak). ok is false for an
 // index that is no alloc of the engine's.

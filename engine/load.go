@@ -3,11 +3,11 @@ package engine
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
-	"github.com/gpumemrepl/gpumemrepl/allocator/trace"
 )
 
 // Loaded is what LoadHistory leaves allocated: the blocks of a replayed
@@ -49,7 +49,7 @@ func (s *Session) LoadHistory(path string, until int) (*Loaded, error) {
 	l := &Loaded{path: path}
 	ooms := 0
 	for i, h := range histories {
-		n, err := s.loadOps(h.Trace, targets[i], until, l)
+		n, err := s.loadOps(h, targets[i], until, l)
 		if err != nil {
 			return nil, err
 		}
@@ -61,22 +61,59 @@ func (s *Session) LoadHistory(path string, until int) (*Loaded, error) {
 	return l, nil
 }
 
-// loadOps replays t's first until ops (all when until < 0) on dev, each
-// allocation on its stream, and adds what is live at the end to l. It
-// returns how many allocations ran out of memory.
-func (s *Session) loadOps(t *trace.Trace, dev Device, until int, l *Loaded) (int, error) {
+// loadSpan is a run of a device's history that LoadHistory replayed
+// from a file: events [from, to).
+type loadSpan struct {
+	from, to int
+	source   string // "snapshot FILE" or "trace FILE"
+}
+
+// ReplayedFrom says where event ev of History(dev) came from when a
+// load replayed it: "snapshot FILE" or "trace FILE" (the file's base
+// name); "" for an event of the session's own program. The event's
+// stack is the recorded one (none where the file has none).
+func (s *Session) ReplayedFrom(dev, ev int) string {
+	for _, sp := range s.gpus[dev].loads {
+		if ev >= sp.from && ev < sp.to {
+			return sp.source
+		}
+	}
+	return ""
+}
+
+// loadOps replays h's first until ops (all when until < 0) on dev, each
+// allocation on its stream with its recorded stack, and adds what is
+// live at the end to l. It returns how many allocations ran out of
+// memory.
+func (s *Session) loadOps(h snapshot.Opened, dev Device, until int, l *Loaded) (int, error) {
 	g, err := s.initGPU(dev.Index)
 	if err != nil {
 		return 0, err
 	}
-	ops := t.Ops
+	ops := h.Trace.Ops
 	if until >= 0 && until < len(ops) {
 		ops = ops[:until]
 	}
 	l.ops += len(ops)
+	span := loadSpan{from: len(g.history.Events), source: "trace " + filepath.Base(l.path)}
+	if h.Replay != nil {
+		span.source = "snapshot " + filepath.Base(l.path)
+	}
+	defer func() {
+		s.replaying = nil
+		span.to = len(g.history.Events)
+		g.loads = append(g.loads, span)
+	}()
 	byID := map[int]*storage{}
 	ooms := 0
-	for _, op := range ops {
+	for i, op := range ops {
+		var stack snapshot.Stack
+		if h.Replay != nil {
+			if ev, ok := h.Replay.OpEvent(i); ok {
+				stack = ev.Frames
+			}
+		}
+		s.replaying = &stack
 		switch op.Op {
 		case "alloc":
 			st, err := s.newStorageOn(dev, op.Stream, op.Size, false)
@@ -84,6 +121,7 @@ func (s *Session) loadOps(t *trace.Trace, dev Device, until int, l *Loaded) (int
 				ooms++
 				continue
 			}
+			st.role = roleLoaded
 			byID[op.ID] = st
 		case "free":
 			if st, ok := byID[op.ID]; ok {

@@ -121,6 +121,8 @@ type gpu struct {
 	// its peaks (holdings.go).
 	live  map[uint64]*storage
 	watch peakWatch
+	// loads are the spans of history that LoadHistory replayed (load.go).
+	loads []loadSpan
 }
 
 // Session is one REPL session's state.
@@ -146,6 +148,9 @@ type Session struct {
 	hostLive   uint64          // bytes of live host storages
 	host       hostBudget      // which of them are real memory (hostbudget.go)
 	defaults   defaults        // the default dtype and device (defaults.go)
+	// replaying, while LoadHistory replays, is the recorded stack of the
+	// op being replayed, which its events take (load.go).
+	replaying *snapshot.Stack
 	// pinned is the caching host allocator (made at the first pinned
 	// tensor), and pinnedBufs the host memory of its blocks.
 	pinned     *host.Allocator

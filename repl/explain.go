@@ -39,6 +39,14 @@ func (r *Runner) explainDevice(p *pyPrompt, dev int, asJSON bool) (string, error
 	}
 	liveNow := liveAtEnd(rp.Trace)
 	names := r.blockNames(p, dev, rp, liveNow)
+	where := r.allocWhere(dev)
+	line := func(op int) string { // a replayed block's as peak has it
+		if i := rp.OpEventIndex(op); r.Session.ReplayedFrom(dev, i) != "" {
+			return where(i)
+		}
+		ev, _ := rp.OpEvent(op)
+		return sourceLine(ev.Frames.Frames())
+	}
 	in := explain.Input{
 		Trace:       rp.Trace,
 		Options:     o,
@@ -46,10 +54,9 @@ func (r *Runner) explainDevice(p *pyPrompt, dev int, asJSON bool) (string, error
 		GPUs:        ExplainGPUs(),
 		Interrupted: r.Session.Interrupted,
 		StepStart:   func(op int) int { return rp.StatementStart(op, outermost) },
-		Where:       func(op int) string { ev, _ := rp.OpEvent(op); return sourceLine(ev.Frames.Frames()) },
+		Where:       line,
 		Label: func(op int) string {
-			ev, _ := rp.OpEvent(op)
-			label := sourceLine(ev.Frames.Frames())
+			label := line(op)
 			switch {
 			case !liveNow[op]:
 				return label + ", freed since"

@@ -88,9 +88,9 @@ type HolderRow struct {
 // topRows is how many lines, names and holders a breakdown lists.
 const topRows = 10
 
-// breakdown explains h, a moment of the device whose history is hist.
-func breakdown(h *engine.Holdings, when string, hist []snapshot.Event) Breakdown {
-	frames := eventFrames(hist)
+// breakdown explains h, a moment of the device whose history is hist;
+// where says where each event of it was made (allocWhere).
+func breakdown(h *engine.Holdings, when string, hist []snapshot.Event, where func(int) string) Breakdown {
 	b := Breakdown{Device: fmt.Sprintf("cuda:%d", h.Device), When: when, Allocated: h.Allocated, Reserved: h.Reserved}
 	ordinal := allocOrdinals(hist, h)
 	cats := make([]CategoryRow, engine.NumCategories)
@@ -115,7 +115,7 @@ func breakdown(h *engine.Holdings, when string, hist []snapshot.Event) Breakdown
 		c.Blocks++
 		line := "freed, waiting for a stream"
 		if one.Made >= 0 {
-			line = userLine(frames(one.Made))
+			line = where(one.Made)
 		}
 		group(lines, line, one.Size)
 		if len(one.Names) > 0 {
@@ -145,7 +145,7 @@ func breakdown(h *engine.Holdings, when string, hist []snapshot.Event) Breakdown
 	slices.SortStableFunc(holders, func(x, y HolderRow) int { return cmp.Compare(y.Bytes, x.Bytes) })
 	b.Holders = holders[:min(len(holders), topRows)]
 	if ev := lastAlloc(h); ev >= 0 {
-		b.Where = userLine(frames(ev))
+		b.Where = where(ev)
 	}
 	return b
 }
@@ -247,6 +247,8 @@ func freedBy(h engine.Holding) string {
 		return "freed when the statement that made it ends; an in-place op or a split expression avoids it"
 	case engine.CatWorkspaces:
 		return "a library's workspace, kept for the session (cuBLAS: CUBLAS_WORKSPACE_CONFIG sets its size) or freed when its kernel ends"
+	case engine.CatLoaded:
+		return "replayed by load: freed where the recorded run freed it, or, live at the load's end, by del of the load's name (trace unless named)"
 	}
 	return ""
 }
@@ -254,9 +256,13 @@ func freedBy(h engine.Holding) string {
 // writeBreakdown prints b as tables that fit width (0: no limit).
 func writeBreakdown(w io.Writer, b Breakdown, width int) {
 	var s strings.Builder
-	head := fmt.Sprintf("%s at its %s: %s allocated (%d bytes), %s reserved", b.Device, b.When, size(b.Allocated), b.Allocated, size(b.Reserved))
+	when := "at its peak"
+	if b.When == "now" {
+		when = "now"
+	}
+	head := fmt.Sprintf("%s %s: %s allocated (%d bytes), %s reserved", b.Device, when, size(b.Allocated), b.Allocated, size(b.Reserved))
 	if b.Where != "" {
-		head += ", at " + b.Where
+		head += ", " + atWhere(b.Where)
 	}
 	if b.Step != "" {
 		head += ", during line " + b.Step
@@ -343,19 +349,36 @@ func writePeakJSON(w io.Writer, b Breakdown) {
 	w.Write(append(j, '\n'))
 }
 
-// historyFrames is the frames of event ev of device dev's history.
-func (r *Runner) historyFrames(dev int) func(int) []snapshot.Frame {
-	return eventFrames(r.Session.History(dev))
+// allocWhere says where each event of device dev's history was made:
+// the program's own line (userLine), or, for an event a load replayed,
+// the recorded run's (FrameLine) with the file it came from, or "from
+// snapshot FILE" where the file has no stack. A replayed block is never
+// put on the prompt line that loaded it.
+func (r *Runner) allocWhere(dev int) func(int) string {
+	h := r.Session.History(dev)
+	return func(ev int) string {
+		var frames []snapshot.Frame
+		if ev >= 0 && ev < len(h) {
+			frames = h[ev].Frames.Frames()
+		}
+		src := r.Session.ReplayedFrom(dev, ev)
+		switch {
+		case src == "":
+			return userLine(frames)
+		case len(frames) == 0:
+			return "from " + src
+		}
+		return FrameLine(frames) + " (" + src + ")"
+	}
 }
 
-// eventFrames is the frames of event ev of h.
-func eventFrames(h []snapshot.Event) func(int) []snapshot.Frame {
-	return func(ev int) []snapshot.Frame {
-		if ev < 0 || ev >= len(h) {
-			return nil
-		}
-		return h[ev].Frames.Frames()
+// atWhere is where as a phrase: "at FILE:LINE", or "from snapshot
+// FILE" as it is.
+func atWhere(where string) string {
+	if strings.HasPrefix(where, "from ") {
+		return where
 	}
+	return "at " + where
 }
 
 // peakBreakdown is device dev's holdings at its peak (now: at this
@@ -369,7 +392,7 @@ func (r *Runner) peakBreakdown(dev int, now bool) (Breakdown, bool, error) {
 	if err != nil || h == nil {
 		return Breakdown{}, false, err
 	}
-	b := breakdown(h, when, r.Session.History(dev))
+	b := breakdown(h, when, r.Session.History(dev), r.allocWhere(dev))
 	if !now && dev == 0 {
 		b.Step = r.peakStep
 	}
@@ -403,7 +426,7 @@ func (r *Runner) stepPeakEvents(cur engine.Figures) []string {
 		if at < 0 || peak <= d.Allocated {
 			continue
 		}
-		ev := fmt.Sprintf("peak %s inside, at %s", size(peak), userLine(r.historyFrames(i)(at)))
+		ev := fmt.Sprintf("peak %s inside, %s", size(peak), atWhere(r.allocWhere(i)(at)))
 		if len(cur.Devices) > 1 {
 			ev = fmt.Sprintf("cuda:%d %s", i, ev)
 		}
@@ -433,7 +456,7 @@ func (r *Runner) writeRunPeak() {
 		}
 		line := fmt.Sprintf("whole-run peak: %s allocated %s", b.Device, size(b.Allocated))
 		if b.Where != "" {
-			line += " at " + b.Where
+			line += " " + atWhere(b.Where)
 		}
 		if b.Step != "" {
 			line += ", during line " + b.Step

@@ -63,6 +63,7 @@ func (r *Runner) sessionAllocs(events []snapshot.Event) ([]plot.Alloc, []plot.Sp
 		}
 	}
 	sticky := r.Session.AllocCategories(0)
+	where := r.allocWhere(0)
 	var allocs []plot.Alloc
 	var spans []plot.Span
 	live, segLive := map[uint64]int{}, map[uint64]int{}
@@ -71,7 +72,7 @@ func (r *Runner) sessionAllocs(events []snapshot.Event) ([]plot.Alloc, []plot.Sp
 		case "alloc":
 			live[ev.Addr] = len(allocs)
 			frames := ev.Frames.Frames()
-			allocs = append(allocs, plot.Alloc{Addr: ev.Addr, Size: ev.Size, Made: i, Freed: -1, Where: userLine(frames), Stack: stackText(frames)})
+			allocs = append(allocs, plot.Alloc{Addr: ev.Addr, Size: ev.Size, Made: i, Freed: -1, Where: where(i), Stack: stackText(frames)})
 		case "free_completed":
 			if k, ok := live[ev.Addr]; ok {
 				allocs[k].Freed = i

@@ -17,6 +17,15 @@ func (r *Replay) OpEvent(i int) (Event, bool) {
 	return r.hist.event(int(r.opEvent[i])), true
 }
 
+// OpEventIndex is the index in the history of the event OpEvent gives
+// for op i; -1 where it gives none.
+func (r *Replay) OpEventIndex(i int) int {
+	if i < 0 || i >= len(r.opEvent) {
+		return -1
+	}
+	return int(r.opEvent[i])
+}
+
 // StatementStart is the first op of the statement that ran op i: the
 // ops just before it whose events have the same frame, as frame picks
 // it from their stacks (the outermost, say: the prompt's statement); -1

@@ -100,3 +100,99 @@ func recordedPeak(t *testing.T, path string) uint64 {
 	}
 	return peak
 }
+
+// Blocks that load replayed at the prompt are the loaded file's, never
+// the prompt line's (issue 37): each step's peak inside, peak's lines and
+// holders, explain's holders and the page say where the recorded run
+// made them (its frame, with the file) or "from snapshot FILE" where the
+// file has no stack, and put them in their own category, which adds up
+// with the others to the allocated bytes.
+func TestPeakOfLoadedSnapshotIsTheSnapshots(t *testing.T) {
+	t.Parallel()
+	page := t.TempDir() + "/page.html"
+	script := "import torch\nx = torch.zeros(1000000, device='cuda')\n" +
+		"load ../../testdata/explain/fix.pickle.gz\n" + // stacks on some events
+		"load ../../testdata/models/mlp_adamw.pickle as m\n" + // no stacks
+		"load ../../testdata/traces/limit2g_s0.json.gz as tr\n" + // an ops trace
+		"explain\nplot " + page + "\npeak now json\npeak\n"
+	out, errOut, code := runStdin(t, script, "--device", "sim", "--fake-host", "--no-color")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"peak 4.32 GiB inside, from snapshot fix.pickle.gz;",
+		"peak 174.30 MiB inside, from snapshot mlp_adamw.pickle;",
+		"inside, from trace limit2g_s0.json.gz;",
+		"in 2 blocks  record_explain.py:48 in workload (snapshot fix.pickle.gz)\n",
+		"in 16 blocks  from snapshot mlp_adamw.pickle\n",
+		"32.00 MiB  from snapshot fix.pickle.gz\n",
+		"cuda:0 at its peak: 16.07 GiB allocated", // the trace's, the last load
+		", from trace limit2g_s0.json.gz, during line 5: load ../../testdata/traces/limit2g_s0.json.gz as tr\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	for _, line := range []string{"<stdin>:3", "<stdin>:4", "<stdin>:5"} {
+		if strings.Contains(out, line) {
+			t.Errorf("a loaded block put on the prompt's %s:\n%s", line, out)
+		}
+	}
+	var got struct {
+		B struct {
+			Allocated  uint64 `json:"allocated_bytes"`
+			Categories []struct {
+				Category string `json:"category"`
+				Bytes    uint64 `json:"bytes"`
+				Blocks   int    `json:"blocks"`
+			} `json:"categories"`
+			Lines []struct {
+				Name   string `json:"name"`
+				Blocks int    `json:"blocks"`
+			} `json:"lines"`
+			Holders []struct {
+				Category, Line string
+				FreedBy        string `json:"freed_by"`
+			} `json:"holders"`
+		} `json:"breakdown"`
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, `{"breakdown"`) {
+			if err := json.Unmarshal([]byte(l), &got); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var sum uint64
+	blocks := map[string]int{}
+	for _, c := range got.B.Categories {
+		sum += c.Bytes
+		blocks[c.Category] = c.Blocks
+	}
+	// fix.pickle.gz leaves 3 blocks, mlp_adamw.pickle 16, the trace 81.
+	if sum != got.B.Allocated || blocks["loaded from a snapshot or trace"] != 3+16+81 || blocks["inputs"] != 1 || len(blocks) != 2 {
+		t.Errorf("now: %d bytes allocated, categories %+v", got.B.Allocated, got.B.Categories)
+	}
+	lines := map[string]int{}
+	for _, l := range got.B.Lines {
+		lines[l.Name] = l.Blocks
+	}
+	if lines["from trace limit2g_s0.json.gz"] != 81 || lines["from snapshot mlp_adamw.pickle"] != 16 || lines["<stdin>:2"] != 1 ||
+		lines["record_explain.py:48 in workload (snapshot fix.pickle.gz)"]+lines["from snapshot fix.pickle.gz"] != 3 {
+		t.Errorf("by source line %+v", got.B.Lines)
+	}
+	for _, h := range got.B.Holders {
+		if h.Category == "loaded from a snapshot or trace" && !strings.Contains(h.FreedBy, "del of the load's name") {
+			t.Errorf("holder %+v", h)
+		}
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"from snapshot mlp_adamw.pickle"`, `"record_explain.py:50 in workload (snapshot fix.pickle.gz)"`, `"loaded from a snapshot or trace"`} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("the page has no %s", want)
+		}
+	}
+}
