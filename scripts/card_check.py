@@ -18,14 +18,14 @@ needed), to test the script. OUT.json: {"card": nvidia-smi's name,
 "rows", "diffs": [first 10]}}, "counts"}. Standard library only.
 """
 import argparse
-import concurrent.futures
 import glob
 import json
 import os
 import subprocess
 import sys
 import tempfile
-import time
+
+import checkpool
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIELDS = ("allocated", "reserved", "max_allocated", "max_reserved")
@@ -55,21 +55,27 @@ def compare(want_path, got_path):
     return {"status": "same" if not diffs else "differs", "rows": len(want), "diffs": diffs[:10]}
 
 
+def name_of(script):
+    return os.path.splitext(os.path.basename(script))[0]
+
+
 def one(script, dry):
-    name = os.path.splitext(os.path.basename(script))[0]
+    """script re-recorded (dry: its recording as it is) against its
+    recording."""
+    name = name_of(script)
     want = os.path.splitext(script)[0] + ".jsonl"
     if not os.path.exists(want):
-        return name, {"status": "not run", "why": "no recording beside it"}
+        return {"status": "not run", "why": "no recording beside it"}
     if dry:
-        return name, compare(want, want)
+        return compare(want, want)
     events = any("events" in r for r in read_rows(want))
     with tempfile.TemporaryDirectory() as tmp:
         got = os.path.join(tmp, name + ".jsonl")
         cmd = [sys.executable, os.path.join(ROOT, "scripts/record_script.py")] + (["--events"] if events else []) + [script, got]
         p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=150)
         if p.returncode != 0 or not os.path.exists(got):
-            return name, {"status": "failed", "exit": p.returncode, "stderr": p.stderr[-600:]}
-        return name, compare(want, got)
+            return {"status": "failed", "exit": p.returncode, "stderr": p.stderr[-600:]}
+        return compare(want, got)
 
 
 def main():
@@ -87,21 +93,14 @@ def main():
             card = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True, text=True).stdout.strip()
         except OSError as e:
             card = f"nvidia-smi: {e}"
-    start = time.monotonic()
+    done = checkpool.run_all(scripts, lambda s: one(s, a.dry_run), a.jobs, checkpool.Deadline(a.deadline),
+                             late=lambda s: {"status": "not run", "why": "deadline"},
+                             caught=(subprocess.TimeoutExpired, OSError, ValueError),
+                             failed=lambda s, e: {"status": "failed", "why": str(e)})
     results = {}
-    with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        futs = {}
-        for s in scripts:
-            futs[pool.submit(lambda s=s: one(s, a.dry_run) if time.monotonic() - start < a.deadline else (os.path.splitext(os.path.basename(s))[0], {"status": "not run", "why": "deadline"}))] = s
-        for f in concurrent.futures.as_completed(futs):
-            try:
-                name, r = f.result()
-            except (subprocess.TimeoutExpired, OSError, ValueError) as e:
-                name, r = os.path.splitext(os.path.basename(futs[f]))[0], {"status": "failed", "why": str(e)}
-            results[name] = r
-    counts = {}
-    for r in results.values():
-        counts[r["status"]] = counts.get(r["status"], 0) + 1
+    for s, r in zip(scripts, done):
+        results[name_of(s)] = r
+    counts = checkpool.counts(results.values())
     with open(a.out, "w") as f:
         json.dump({"card": card, "scripts": dict(sorted(results.items())), "counts": counts}, f, indent=1)
     print(json.dumps(counts))

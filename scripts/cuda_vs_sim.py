@@ -27,12 +27,12 @@ first 600 characters where it failed), "diffs": [first 20 lines]}},
 "counts": {status: n}}. Standard library only.
 """
 import argparse
-import concurrent.futures
 import json
 import os
 import subprocess
 import sys
-import time
+
+import checkpool
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIELDS = ("allocated_bytes", "reserved_bytes", "max_allocated_bytes", "max_reserved_bytes")
@@ -118,30 +118,22 @@ def main():
     a = ap.parse_args()
     binary = os.path.abspath(a.binary)
     device = "sim" if a.dry_run else "cuda"
-    start = time.monotonic()
-    results = {}
+    deadline = checkpool.Deadline(a.deadline)
     progs = [(p, os.path.abspath(p)) for p in a.also] + programs()
-
-    def one(item):
-        name, path = item
-        if time.monotonic() - start > a.deadline:
-            return name, {"status": "not run"}
-        return name, check(binary, name, path, device, a.timeout)
-
-    with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
-        for name, res in ex.map(one, progs):
-            results[name] = res
+    done = checkpool.run_all(progs, lambda p: check(binary, p[0], p[1], device, a.timeout), a.jobs, deadline,
+                             late=lambda p: {"status": "not run"})
+    results = {}
+    for (name, _), res in zip(progs, done):
+        results[name] = res
     # again alone, where a program beside others may have seen less memory
     for name, path in progs:
-        if results[name]["status"] == "differs" and time.monotonic() - start < a.deadline:
+        if results[name]["status"] == "differs" and not deadline.passed():
             res = check(binary, name, path, device, a.timeout)
             res["alone"] = True
             results[name] = res
-    counts = {}
-    for r in results.values():
-        counts[r["status"]] = counts.get(r["status"], 0) + 1
+    counts = checkpool.counts(results.values())
     with open(a.out, "w") as f:
-        json.dump({"binary": binary, "device": device, "seconds": round(time.monotonic() - start, 1),
+        json.dump({"binary": binary, "device": device, "seconds": round(deadline.elapsed(), 1),
                    "counts": counts, "programs": results}, f, indent=1, sort_keys=True)
     print(json.dumps(counts, sort_keys=True))
     return 0
