@@ -101,6 +101,37 @@ func inPlaceUnary(node string, saves, temps int) func(s *Session, a Args) error 
 	}
 }
 
+// inPlaceSavingInput is the in-place variant of a one-input op whose
+// backward formula reads its input (hardtanh_, which derivatives.yaml
+// gives no formula of its own, takes hardtanh's): under autograd
+// PyTorch's generated code clones the input before writing it
+// (original_self), so a tensor of its size and layout is taken first
+// and lives in the node, saved, until backward; node's backward makes
+// temps tensors of its size.
+func inPlaceSavingInput(node string, temps int) func(s *Session, a Args) error {
+	return func(s *Session, a Args) error {
+		t := a.Tensor(0)
+		if !s.gradEnabled || !t.requiresGrad() {
+			s.written(t)
+			return nil
+		}
+		if t.fn == nil {
+			return errLeafInPlace
+		}
+		orig, err := s.alloc(t.Shape, t.DType, t.Device())
+		if err != nil {
+			return err
+		}
+		layOut(orig, t)
+		s.written(t)
+		old := t.fn
+		s.record(node, t, []*Tensor{t}, []*Tensor{orig}, likeInput(temps))
+		s.replaced(t, old)
+		s.dropTensor(orig) // kept by the node alone
+		return nil
+	}
+}
+
 // replaced lets go of t's old node once an in-place op has recorded
 // its new one (which reaches the old through its input).
 func (s *Session) replaced(t *Tensor, old *node) {

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The layers and ops the zoo's programs needed (testdata/models/zoo),
+// each tested through the binary as a user runs it: estimates allowed,
+// each labelled.
+
+// zooRow is one --json row of a run that may estimate.
+type zooRow struct {
+	Line      int      `json:"line"`
+	Allocated int64    `json:"allocated_bytes"`
+	MaxAlloc  int64    `json:"max_allocated_bytes"`
+	Exact     *bool    `json:"exact"`
+	Estimates []string `json:"estimates"`
+	Output    string   `json:"output"`
+	Error     *string  `json:"error"`
+}
+
+// estimated reports whether the row is labelled estimated by an estimate
+// of its own that starts with op.
+func (r zooRow) estimated(op string) bool {
+	return r.Exact != nil && !*r.Exact && len(r.Estimates) > 0 && strings.HasPrefix(r.Estimates[0], op+" ")
+}
+
+// runZooOps runs src as a .py file on the simulated H200 (estimates
+// allowed, going on after an error) and returns its rows by line.
+func runZooOps(t *testing.T, src string) map[int]zooRow {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "prog.py")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ := run(t, "run", "--json", "--fake-host", "--device", "sim", "--keep-going", path)
+	rows := map[int]zooRow{}
+	for _, l := range strings.Split(out, "\n") {
+		var r zooRow
+		if json.Unmarshal([]byte(l), &r) == nil && r.Line > 0 {
+			rows[r.Line] = r
+		}
+	}
+	return rows
+}
+
+// TestReLU6InPlace: F.relu6 and nn.ReLU6 with inplace=True write their
+// input (the same tensor comes back) and, under autograd, take a clone
+// of it first, which the node keeps until backward (hardtanh_ has no
+// formula of its own in derivatives.yaml and takes hardtanh's, which
+// reads the input: PyTorch's generated code saves the original); without
+// autograd they take nothing. mobilenetv2_train.py's recording shows
+// the clone before every in-place ReLU6; every figure is labelled
+// estimated, and a leaf is PyTorch's error.
+func TestReLU6InPlace(t *testing.T) {
+	rows := runZooOps(t, `import torch
+import torch.nn.functional as F
+x = torch.rand(8, 64, 32, 32, device='cuda', requires_grad=True)
+y = x * 2
+z = F.relu6(y, inplace=True)
+print(z is y, y.grad_fn.name())
+z.sum().backward()
+del y, z
+with torch.no_grad():
+    w = torch.nn.ReLU6(inplace=True)(x * 2)
+torch.nn.ReLU6(inplace=True)(x)
+`)
+	const mib = 1 << 20
+	if got := rows[5].Allocated - rows[4].Allocated; got != 2*mib {
+		t.Errorf("relu6_ under autograd took %d bytes, want its input's clone, 2 MiB", got)
+	}
+	if rows[6].Output != "True HardtanhBackward1\n" {
+		t.Errorf("printed %q", rows[6].Output)
+	}
+	// backward frees the clone: x, y and x.grad are left
+	if got := rows[7].Allocated; got != 6*mib {
+		t.Errorf("after backward %d bytes allocated, want 6 MiB", got)
+	}
+	if got := rows[9].Allocated - rows[8].Allocated; got != 2*mib {
+		t.Errorf("relu6_ under no_grad: %d bytes more, want x * 2's 2 MiB alone", got)
+	}
+	if !rows[5].estimated("F.relu6") {
+		t.Errorf("relu6_'s row is not labelled estimated: %+v", rows[5])
+	}
+	if e := rows[11].Error; e == nil || !strings.Contains(*e, "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.") {
+		t.Errorf("relu6_ of a leaf: %v", e)
+	}
+}
