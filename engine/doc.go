@@ -133,7 +133,8 @@
 //     dropout state), rnn_table.go (the recorded workspaces and reserve
 //     spaces, testdata/rnn), rnn_cells.go (the LSTM and GRU cells'
 //     fused kernels), rnn_pack.go (packed sequences).
-//   - Training: optim.go, optim_adam.go, optim_sgd.go, clipgrad.go,
+//   - Training: optim.go, optim_adam.go, optim_sgd.go, optim_rmsprop.go
+//     (estimated), clipgrad.go,
 //     amp_scaler.go (GradScaler), checkpoint.go and
 //     checkpoint_reentrant.go (activation checkpointing).
 //   - Printing a CUDA tensor: print_temps.go.

@@ -31,6 +31,7 @@ type GroupOptions struct {
 	Nesterov    bool // SGD
 	AMSGrad     bool // Adam, AdamW
 	Decoupled   bool // AdamW's weight decay (param *= 1 - lr * wd, in place)
+	Centered    bool // RMSprop
 	Maximize    bool
 	Impl        OptimImpl
 }
@@ -41,8 +42,8 @@ type ParamGroup struct {
 	GroupOptions
 }
 
-// Optimizer is torch.optim.SGD or Adam (AdamW is Adam with decoupled
-// weight decay): its per-parameter state,
+// Optimizer is torch.optim.SGD, Adam or RMSprop (AdamW is Adam with
+// decoupled weight decay): its per-parameter state,
 // made at the parameter's first step with a gradient, as in PyTorch.
 type Optimizer struct {
 	kind  string
@@ -58,8 +59,8 @@ type ParamState struct {
 	listed  bool // in Optimizer.order
 }
 
-// NewOptimizer is an optimizer of kind "SGD" or "Adam" with no state
-// yet.
+// NewOptimizer is an optimizer of kind "SGD", "Adam" or "RMSprop" with
+// no state yet.
 func (s *Session) NewOptimizer(kind string) *Optimizer {
 	return &Optimizer{kind: kind, state: map[*Tensor]*ParamState{}}
 }
@@ -89,9 +90,12 @@ func (s *Session) Step(o *Optimizer, groups []ParamGroup) error {
 			continue
 		}
 		var err error
-		if o.kind == "SGD" {
+		switch o.kind {
+		case "SGD":
 			err = s.sgdStep(o, g.GroupOptions, ps)
-		} else {
+		case "RMSprop":
+			err = s.rmspropStep(o, g.GroupOptions, ps)
+		default:
 			err = s.adamStep(o, g.GroupOptions, ps)
 		}
 		o.list(ps)

@@ -30,6 +30,10 @@ var (
 	SGDType       = eval.NewClass("SGD", "torch.optim.sgd", OptimizerType)
 	AdamType      = eval.NewClass("Adam", "torch.optim.adam", OptimizerType)
 	AdamWType     = eval.NewClass("AdamW", "torch.optim.adamw", OptimizerType)
+	RMSpropType   = eval.NewClass("RMSprop", "torch.optim.rmsprop", OptimizerType)
+	// optimizerClasses are the optimizers modelled, in torch.optim's
+	// order of definition here.
+	optimizerClasses = []*eval.Class{SGDType, AdamType, AdamWType, RMSpropType}
 )
 
 // Type is the optimizer's class.
@@ -73,9 +77,9 @@ func optSelf(in *eval.Interp, v eval.Value) (*Optimizer, error) {
 	return o, nil
 }
 
-// optMethod declares a method of the three optimizer classes.
+// optMethod declares a method of the optimizer classes.
 func optMethod(name, doc string, fn func(o *Optimizer, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error)) {
-	for _, c := range []*eval.Class{SGDType, AdamType, AdamWType} {
+	for _, c := range optimizerClasses {
 		c.SetMethod(eval.NewBuiltin(name, doc, func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			o, err := optSelf(in, s)
 			if err != nil {
@@ -88,7 +92,7 @@ func optMethod(name, doc string, fn func(o *Optimizer, args []eval.Value, kw []e
 
 // optProperty declares a read-only attribute of the optimizer classes.
 func optProperty(name string, get func(o *Optimizer) (eval.Value, error)) {
-	for _, c := range []*eval.Class{SGDType, AdamType, AdamWType} {
+	for _, c := range optimizerClasses {
 		c.SetAttr(name, eval.NewProperty(eval.NewBuiltin(name, "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			o, err := optSelf(in, s)
 			if err != nil {
@@ -169,14 +173,14 @@ func (b *Binding) setToNone(args []eval.Value, kw []eval.KeywordArg) (bool, erro
 func (b *Binding) optimModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m := in.NewModule("torch.optim")
 	m.Set(in, "Optimizer", OptimizerType)
-	for _, c := range []*eval.Class{SGDType, AdamType, AdamWType} {
+	for _, c := range optimizerClasses {
 		m.Set(in, c.Name, c)
 		c.New = func(in *eval.Interp, cls *eval.Class, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			return b.newOptimizer(cls, args, kw)
 		}
 		c.SetAttr("__signature_params__", signatureParams(in, c))
 	}
-	for _, name := range []string{"RMSprop", "Adagrad", "LBFGS", "Adafactor", "Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop", "SparseAdam", "Muon"} {
+	for _, name := range []string{"Adagrad", "LBFGS", "Adafactor", "Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop", "SparseAdam", "Muon"} {
 		b.fn(m, name, "not modelled yet", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			return nil, b.notModelled("torch.optim." + name)
 		})

@@ -19,10 +19,16 @@ func value(v eval.Value) func(*eval.Interp) eval.Value {
 // optDefaults are each class's options (PyTorch 2.11's signatures) and
 // how many of them come by position after params.
 func optDefaults(cls *eval.Class) ([]optDefault, int) {
-	if cls == SGDType {
+	switch cls {
+	case SGDType:
 		return []optDefault{{"lr", value(1e-3)}, {"momentum", value(int64(0))}, {"dampening", value(int64(0))},
 			{"weight_decay", value(int64(0))}, {"nesterov", value(false)}, {"maximize", value(false)},
 			{"foreach", value(eval.None)}, {"differentiable", value(false)}, {"fused", value(eval.None)}}, 5
+	case RMSpropType:
+		return []optDefault{{"lr", value(1e-2)}, {"alpha", value(0.99)}, {"eps", value(1e-8)},
+			{"weight_decay", value(int64(0))}, {"momentum", value(int64(0))}, {"centered", value(false)},
+			{"capturable", value(false)}, {"foreach", value(eval.None)}, {"maximize", value(false)},
+			{"differentiable", value(false)}}, 10
 	}
 	wd, decoupled := eval.Value(1e-2), true
 	if cls == AdamType {
@@ -69,7 +75,11 @@ func (b *Binding) newOptimizer(cls *eval.Class, args []eval.Value, kw []eval.Key
 		in.Decref(o)
 		return nil, err
 	}
-	o.o = b.S.NewOptimizer(map[bool]string{true: "SGD", false: "Adam"}[cls == SGDType])
+	kind := "Adam"
+	if cls == SGDType || cls == RMSpropType {
+		kind = cls.Name
+	}
+	o.o = b.S.NewOptimizer(kind)
 	var groups []eval.Value
 	err = in.ForEach(a[0], func(v eval.Value) error {
 		eval.Incref(v)
@@ -261,6 +271,7 @@ func (o *Optimizer) engineGroups() ([]engine.ParamGroup, error) {
 		pg.AMSGrad = truthy(in, g, "amsgrad")
 		pg.Decoupled = truthy(in, g, "decoupled_weight_decay")
 		pg.Maximize = truthy(in, g, "maximize")
+		pg.Centered = truthy(in, g, "centered")
 		fe, _ := g.GetStr("foreach")
 		switch {
 		case truthy(in, g, "fused"):

@@ -90,3 +90,47 @@ torch.nn.ReLU6(inplace=True)(x)
 		t.Errorf("relu6_ of a leaf: %v", e)
 	}
 }
+
+// TestRMSprop: torch.optim.RMSprop (unet_train.py's optimizer) makes
+// square_avg, momentum_buffer (momentum > 0) and grad_avg (centered) at
+// a parameter's first step, and each step the temporaries of PyTorch's
+// rmsprop.py: foreach, the weight-decayed gradients' list and avg's;
+// foreach=False with maximize, the negated gradient and avg, one
+// parameter at a time. Its options come by position in PyTorch's order;
+// each step is labelled estimated; capturable=True is refused.
+func TestRMSprop(t *testing.T) {
+	rows := runZooOps(t, `import torch
+m = torch.nn.Linear(1024, 1024, bias=False, device='cuda')
+x = torch.randn(64, 1024, device='cuda')
+m(x).sum().backward()
+opt = torch.optim.RMSprop(m.parameters(), lr=0.01, momentum=0.9, centered=True, weight_decay=1e-4)
+torch.cuda.reset_peak_memory_stats()
+opt.step()
+print(sorted(opt.state[m.weight].keys()), torch.cuda.max_memory_allocated() - torch.cuda.memory_allocated())
+del opt
+opt = torch.optim.RMSprop(m.parameters(), 0.01, 0.9, 1e-8, 0, 0, False, False, False, True)
+torch.cuda.reset_peak_memory_stats()
+opt.step()
+print(sorted(opt.state[m.weight].keys()), torch.cuda.max_memory_allocated() - torch.cuda.memory_allocated(), opt.defaults['maximize'])
+torch.optim.RMSprop(m.parameters(), capturable=True).step()
+`)
+	const mib = 1 << 20
+	if got := rows[7].Allocated - rows[6].Allocated; got != 12*mib {
+		t.Errorf("the first centered step with momentum made %d bytes of state, want 3 x 4 MiB", got)
+	}
+	if want := "['grad_avg', 'momentum_buffer', 'square_avg'] 8388608\n"; rows[8].Output != want {
+		t.Errorf("printed %q, want %q (the weight-decayed gradients and avg above the state)", rows[8].Output, want)
+	}
+	if got := rows[12].Allocated - rows[11].Allocated; got != 4*mib {
+		t.Errorf("the first plain step made %d bytes of state, want square_avg's 4 MiB", got)
+	}
+	if want := "['square_avg'] 8388608 True\n"; rows[13].Output != want {
+		t.Errorf("printed %q, want %q (the negated gradient and avg)", rows[13].Output, want)
+	}
+	if !rows[7].estimated("torch.optim.RMSprop.step") || !rows[12].estimated("torch.optim.RMSprop.step") {
+		t.Errorf("RMSprop's steps are not labelled estimated: %+v %+v", rows[7], rows[12])
+	}
+	if e := rows[14].Error; e == nil || !strings.Contains(*e, "RMSprop(capturable=True)") {
+		t.Errorf("capturable: %v", e)
+	}
+}
