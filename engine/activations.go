@@ -45,3 +45,76 @@ func init() {
 		act("hardsigmoid", "HardsigmoidBackward0", "", inplace),
 	)
 }
+
+// F.prelu (nn.PReLU), as PyTorch's prelu composes it: a weight of
+// fewer dimensions than the input reshaped (a view) to broadcast over
+// the input's channels, then _prelu_kernel: a new tensor of the input's
+// shape, input and weight saved. Its backward is one kernel of two
+// outputs, each of the input's shape, made whatever needs a gradient;
+// the weight's is then summed to the weight's shape (autograd's
+// sum_to), and an output nothing needs is freed.
+func init() {
+	declare(estimated(&OpDef{Name: "prelu", Function: true, Method: true, Functional: true,
+		Params: []Param{input, {Name: "weight", Kind: TensorParam}},
+		Memory: "the weight viewed to broadcast, then a new tensor; saves input and weight; backward makes two tensors of the input's size, the weight's summed to its shape",
+		run:    func(s *Session, a Args) (*Tensor, error) { return s.prelu(a.Tensor(0), a.Tensor(1)) }}))
+}
+
+func (s *Session) prelu(x, w *Tensor) (*Tensor, error) {
+	if _, err := sameDevice(x, w); err != nil {
+		return nil, err
+	}
+	if len(w.Shape) > 1 {
+		return nil, Errorf(RuntimeError, "prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = %d", len(w.Shape))
+	}
+	if c := int64(1); w.Numel() != 1 {
+		if len(x.Shape) >= 2 {
+			c = x.Shape[1]
+		}
+		if c != int64(w.Numel()) {
+			return nil, Errorf(RuntimeError, "Mismatch of parameter numbers and input channel size. Found parameter numbers = %d and channel size = %d.", w.Numel(), c)
+		}
+	}
+	wv := w
+	if len(x.Shape) != len(w.Shape) {
+		shape := make([]int64, len(x.Shape))
+		for i := range shape {
+			shape[i] = 1
+		}
+		if len(shape) > 1 {
+			shape[1] = int64(w.Numel())
+		}
+		var err error
+		if wv, err = s.Reshape(w, shape); err != nil {
+			return nil, err
+		}
+		defer s.dropTensor(wv)
+	}
+	out, err := s.alloc(x.Shape, x.DType, x.Device())
+	if err != nil {
+		return nil, err
+	}
+	layOut(out, x)
+	s.record("PreluKernelBackward0", out, []*Tensor{x, wv}, []*Tensor{x, wv}, preluBackward)
+	return out, nil
+}
+
+// preluBackward is _prelu_kernel_backward: the input's gradient and the
+// weight's, unreduced, both of the input's shape and in that order;
+// one no input needs is freed once both exist.
+func preluBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+	x := n.inputs[0]
+	ts, err := s.allocAll(g.Device(), tensorShape{x.shape, g.DType}, tensorShape{x.shape, g.DType})
+	if err != nil {
+		return nil, err
+	}
+	grads := make([]*Tensor, 2)
+	for i, t := range ts {
+		if n.inputs[i].to == nil {
+			s.dropTensor(t)
+			continue
+		}
+		grads[i] = t
+	}
+	return grads, nil
+}

@@ -2,7 +2,7 @@ package torchpy
 
 import _ "embed"
 
-// nn.Upsample, Hardtanh, ReLU6, Hardswish and Hardsigmoid, and F.relu_,
+// nn.Upsample, Hardtanh, ReLU6, Hardswish, Hardsigmoid and PReLU, and F.relu_,
 // F.sigmoid and F.tanh (upsample.py).
 
 //go:embed upsample.py

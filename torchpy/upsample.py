@@ -1,5 +1,5 @@
 # nn.Upsample over F.interpolate and the activations Hardtanh, ReLU6,
-# Hardswish and Hardsigmoid over theirs, as PyTorch writes them; and the
+# Hardswish, Hardsigmoid and PReLU over theirs, as PyTorch writes them; and the
 # functional names that are torch's own ops (F.relu_, F.sigmoid,
 # F.tanh).
 
@@ -85,3 +85,23 @@ class Hardsigmoid(Module):
 
     def forward(self, input):
         return functional.hardsigmoid(input, self.inplace)
+
+
+class PReLU(Module):
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        import torch
+        self.num_parameters = num_parameters
+        super().__init__()
+        self.init = init
+        self.weight = Parameter(torch.empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        import torch
+        torch.nn.init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return functional.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f'num_parameters={self.num_parameters}'

@@ -134,3 +134,45 @@ torch.optim.RMSprop(m.parameters(), capturable=True).step()
 		t.Errorf("capturable: %v", e)
 	}
 }
+
+// TestPReLU: nn.PReLU (siamese_triplet.py's activation) and F.prelu
+// make one tensor of the input's size, the weight viewed to broadcast
+// over the channels (PreluKernelBackward0); backward makes the input's
+// gradient and the weight's unreduced, both of the input's size, then
+// sums the weight's to its shape. A weight of another size than the
+// channels is PyTorch's error; every figure is labelled estimated.
+func TestPReLU(t *testing.T) {
+	rows := runZooOps(t, `import torch
+m = torch.nn.PReLU().cuda()
+x = torch.randn(8, 64, 32, 32, device='cuda', requires_grad=True)
+y = m(x)
+print(y.grad_fn.name(), m.weight.shape, m)
+y.sum().backward()
+print(m.weight.grad.shape, x.grad.shape)
+torch.nn.PReLU(64).cuda()(torch.randn(8, 32, 4, 4, device='cuda'))
+print(torch.nn.functional.prelu(torch.randn(5, 3, device='cuda'), torch.rand(3, device='cuda')).shape)
+`)
+	const mib = 1 << 20
+	if got := rows[4].Allocated - rows[3].Allocated; got != 2*mib {
+		t.Errorf("PReLU's output: %d bytes, want 2 MiB", got)
+	}
+	if want := "PreluKernelBackward0 torch.Size([1]) PReLU(num_parameters=1)\n"; rows[5].Output != want {
+		t.Errorf("printed %q, want %q", rows[5].Output, want)
+	}
+	// x, y and the two unreduced gradients at once, besides the small blocks
+	if got := rows[6].MaxAlloc; got <= 8*mib || got > 8*mib+4096 {
+		t.Errorf("backward's peak %d, want 8 MiB and a few small blocks", got)
+	}
+	if got := rows[6].Allocated - rows[5].Allocated; got != 2*mib+512 {
+		t.Errorf("backward left %d bytes, want x.grad's 2 MiB and the weight's 512-byte block", got)
+	}
+	if rows[7].Output != "torch.Size([1]) torch.Size([8, 64, 32, 32])\n" || rows[9].Output != "torch.Size([5, 3])\n" {
+		t.Errorf("printed %q and %q", rows[7].Output, rows[9].Output)
+	}
+	if !rows[4].estimated("torch.prelu") {
+		t.Errorf("PReLU's row is not labelled estimated: %+v", rows[4])
+	}
+	if e := rows[8].Error; e == nil || !strings.Contains(*e, "RuntimeError: Mismatch of parameter numbers and input channel size. Found parameter numbers = 64 and channel size = 32.") {
+		t.Errorf("a weight of 64 over 32 channels: %v", e)
+	}
+}
