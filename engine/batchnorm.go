@@ -49,7 +49,7 @@ var batchNormFloat = Float32
 // (_batch_norm_impl_index's condition, for what the tool models).
 func cudnnBatchNorm(x, mean, vr, w, b *Tensor, training bool) bool {
 	n := x.Shape[0]
-	return (x.DType == Float32 || x.DType.Name == "float16") && w != nil && b != nil &&
+	return (x.DType == Float32 || x.DType.Name == "float16" && w != nil && w.DType == Float32) && w != nil && b != nil &&
 		(mean != nil) == (vr != nil) && (mean != nil || training) &&
 		len(x.Shape) >= 3 && (training && n <= 880801 || !training && n <= 65535) && x.Numel() < 1<<31-1
 }
@@ -111,7 +111,7 @@ func (s *Session) batchNorm(x, mean, vr, w, b *Tensor, training bool) (*Tensor, 
 	if training && x.Numel()/uint64(c) == 1 {
 		return nil, Errorf(ValueError, "Expected more than 1 value per channel when training, got input size torch.Size(%s)", dimList(x.Shape))
 	}
-	if err := batchNormModelled(x, mean, vr, w, b, dev); err != nil {
+	if err := s.batchNormModelled(x, mean, vr, w, b, dev); err != nil {
 		return nil, err
 	}
 	k := bnBackward{cudnn: cudnnBatchNorm(x, mean, vr, w, b, training) && training, innermost: channelsInnermost(x)}
@@ -159,8 +159,11 @@ func (s *Session) batchNorm(x, mean, vr, w, b *Tensor, training bool) (*Tensor, 
 
 // batchNormModelled refuses what the tool has not recorded: the host,
 // float64, an input that is not contiguous, and weights or stats of
-// another dtype than float32.
-func batchNormModelled(x, mean, vr, w, b *Tensor, dev Device) error {
+// another dtype than float32 or, for a float16 or bfloat16 input, its
+// own: those (a model converted by .half()) are estimated, as PyTorch's
+// own kernel (cuDNN takes float32 weights only) makes its output and
+// float32 statistics whatever the weights' dtype.
+func (s *Session) batchNormModelled(x, mean, vr, w, b *Tensor, dev Device) error {
 	if !dev.CUDA {
 		return NotModelledError("F.batch_norm on the host")
 	}
@@ -170,10 +173,19 @@ func batchNormModelled(x, mean, vr, w, b *Tensor, dev Device) error {
 	if !x.IsContiguous() {
 		return NotModelledError("F.batch_norm of a tensor that is not contiguous (the kernels' copy or channels-last layout)")
 	}
+	own := false
 	for _, t := range []*Tensor{mean, vr, w, b} {
-		if t != nil && t.DType != batchNormFloat {
+		if t == nil || t.DType == batchNormFloat {
+			continue
+		}
+		if t.DType != x.DType || x.DType.Name != "float16" && x.DType.Name != "bfloat16" {
 			return NotModelledError("F.batch_norm with " + t.DType.Name + " weights or running stats")
 		}
+		own = true
+	}
+	if own {
+		return s.estimate(NotModelledError("F.batch_norm with "+x.DType.Name+" weights or running stats"), "F.batch_norm",
+			"%s with %s weights or running stats: PyTorch's own kernel, modelled as with float32 ones (its output, float32 statistics), not recorded", dimList(x.Shape), x.DType.Name)
 	}
 	return nil
 }
@@ -207,6 +219,14 @@ type bnBackward struct {
 func (k bnBackward) run(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 	x := n.inputs[0].shape
 	stat := tensorShape{[]int64{x[1]}, batchNormFloat}
+	// the weight's and bias's gradients are of their dtype
+	wstat, bstat := stat, stat
+	if d := n.inputs[1].dtype; d.Name != "" {
+		wstat.dtype = d
+	}
+	if d := n.inputs[2].dtype; d.Name != "" {
+		bstat.dtype = d
+	}
 	need := func(i int) bool { return k.cudnn || n.inputs[i].to != nil }
 	type made struct {
 		shape tensorShape
@@ -229,11 +249,11 @@ func (k bnBackward) run(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 		}
 		for _, i := range []int{1, 2, 0} {
 			if need(i) {
-				plan = append(plan, made{[]tensorShape{{x, g.DType}, stat, stat}[i], i})
+				plan = append(plan, made{[]tensorShape{{x, g.DType}, wstat, bstat}[i], i})
 			}
 		}
 	default:
-		for i, sh := range []tensorShape{{x, g.DType}, stat, stat} {
+		for i, sh := range []tensorShape{{x, g.DType}, wstat, bstat} {
 			if need(i) {
 				plan = append(plan, made{sh, i})
 			}

@@ -1,7 +1,7 @@
 # nn.Upsample over F.interpolate and the activations Hardtanh, ReLU6,
 # Hardswish, Hardsigmoid and PReLU over theirs, as PyTorch writes them; and the
-# functional names that are torch's own ops (F.relu_, F.sigmoid,
-# F.tanh).
+# functional names that are torch's own ops (F.relu with its inplace=,
+# F.relu_, F.sigmoid, F.tanh).
 
 
 class Upsample(Module):
@@ -26,6 +26,13 @@ class Upsample(Module):
         return info + ', mode=' + repr(self.mode)
 
 
+def _relu(input, inplace=False):
+    import torch
+    if inplace:
+        return input.relu_()
+    return torch.relu(input)
+
+
 def _relu_(input):
     return input.relu_()
 
@@ -38,10 +45,11 @@ def _tanh(input):
     return input.tanh()
 
 
+functional.relu = _relu
 functional.relu_ = _relu_
 functional.sigmoid = _sigmoid
 functional.tanh = _tanh
-del _relu_, _sigmoid, _tanh
+del _relu, _relu_, _sigmoid, _tanh
 
 
 class Hardtanh(Module):

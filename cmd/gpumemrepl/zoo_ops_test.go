@@ -176,3 +176,50 @@ print(torch.nn.functional.prelu(torch.randn(5, 3, device='cuda'), torch.rand(3, 
 		t.Errorf("a weight of 64 over 32 channels: %v", e)
 	}
 }
+
+// TestBatchNormHalfWeights: a BatchNorm converted by .half() (ResNet-18
+// in float16, resnet18_fp16_infer.py) runs PyTorch's own kernel, as
+// cuDNN takes float32 weights only: the output and two float32
+// statistics per channel, in eval freed at once, in training saved;
+// the weight's gradient is float16. Each such call is labelled
+// estimated, and --strict refuses it as before. F.relu takes inplace=
+// as PyTorch's does (relu_, the same tensor back).
+func TestBatchNormHalfWeights(t *testing.T) {
+	src := `import torch
+import torch.nn.functional as F
+bn = torch.nn.BatchNorm2d(64).cuda().half().eval()
+x = torch.randn(8, 64, 32, 32, device='cuda').half()
+torch.cuda.reset_peak_memory_stats()
+with torch.inference_mode():
+    y = bn(x)
+print(y.dtype, F.relu(x, inplace=True) is x, F.relu(x).shape)
+bn.train()
+z = bn(x.requires_grad_())
+z.sum().backward()
+print(bn.weight.grad.dtype, z.grad_fn.name())
+`
+	rows := runZooOps(t, src)
+	const mib = 1 << 20
+	if got := rows[6].Allocated - rows[5].Allocated; got != mib {
+		t.Errorf("eval batch norm left %d bytes, want its float16 output's 1 MiB", got)
+	}
+	if got := rows[6].MaxAlloc - rows[6].Allocated; got != 1024 {
+		t.Errorf("eval batch norm's peak %d above what it left, want two float32 statistics of 64 channels (512-byte blocks)", got)
+	}
+	if got := rows[10].Allocated - rows[9].Allocated; got != mib+1024 {
+		t.Errorf("training batch norm left %d bytes, want the output and the two saved statistics", got)
+	}
+	if rows[8].Output != "torch.float16 True torch.Size([8, 64, 32, 32])\n" || rows[12].Output != "torch.float16 NativeBatchNormBackward0\n" {
+		t.Errorf("printed %q and %q", rows[8].Output, rows[12].Output)
+	}
+	if !rows[6].estimated("F.batch_norm") || !rows[10].estimated("F.batch_norm") {
+		t.Errorf("not labelled estimated: %+v %+v", rows[6], rows[10])
+	}
+	path := filepath.Join(t.TempDir(), "bn.py")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := run(t, "run", "--fake-host", "--device", "sim", "--strict", path); code != 1 || !strings.Contains(errOut, "NotImplementedError: F.batch_norm with float16 weights or running stats is not modelled by gpumemrepl") {
+		t.Errorf("--strict: exit %d, %s", code, errOut)
+	}
+}
