@@ -38,20 +38,54 @@ func init() {
 }
 
 // LayerNorm is F.layer_norm(x, normalized, w, b): w and b may be nil.
+// Of an input that is not contiguous (a permute to channels last, as
+// ConvNeXt's blocks make), layer_norm_cuda takes a contiguous copy
+// first (expect_contiguous) and frees it at its end, after the
+// statistics; the output is contiguous, the node saves the input
+// itself; backward copies it again (layerNormBackward). That copy's
+// rule is modelled from PyTorch's source, not recorded: estimated.
 func (s *Session) LayerNorm(x *Tensor, normalized []int64, w, b *Tensor) (*Tensor, error) {
 	stats, err := normStats(x, normalized, w, b)
 	if err != nil {
 		return nil, err
+	}
+	var copied *Tensor
+	if !x.IsContiguous() {
+		if err := s.estimate(NotModelledError("layer_norm and rms_norm of a tensor that is not contiguous (PyTorch copies it first)"), "F.layer_norm",
+			"%s %s not contiguous: PyTorch's contiguous copy before the kernel and in backward, modelled from its source, not recorded", dimList(x.Shape), x.DType.Name); err != nil {
+			return nil, err
+		}
+		if copied, err = s.alloc(x.Shape, x.DType, x.Device()); err != nil {
+			return nil, err
+		}
+		defer s.dropTensor(copied)
 	}
 	ts, err := s.allocAll(x.Device(), tensorShape{x.Shape, x.DType}, tensorShape{stats, accType(x.DType)}, tensorShape{stats, accType(x.DType)})
 	if err != nil {
 		return nil, err
 	}
 	out, mean, rstd := ts[0], ts[1], ts[2]
-	s.record("NativeLayerNormBackward0", out, []*Tensor{x, w, b}, nonNil(b, x, w, mean, rstd), layerNormBackward)
+	bw := layerNormBackward
+	if copied != nil {
+		bw = layerNormBackwardCopy
+	}
+	s.record("NativeLayerNormBackward0", out, []*Tensor{x, w, b}, nonNil(b, x, w, mean, rstd), bw)
 	s.dropTensor(mean)
 	s.dropTensor(rstd)
 	return out, nil
+}
+
+// layerNormBackwardCopy is layer_norm's backward of an input that is
+// not contiguous: its contiguous copy first, freed at the end, after
+// layerNormBackward's gradients and dense copy.
+func layerNormBackwardCopy(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+	x := n.inputs[0]
+	c, err := s.alloc(x.shape, x.dtype, g.Device())
+	if err != nil {
+		return make([]*Tensor, len(n.inputs)), err
+	}
+	defer s.dropTensor(c)
+	return layerNormBackward(s, n, g)
 }
 
 // normStats checks a normalization's input and parameters and returns
@@ -72,8 +106,6 @@ func normStats(x *Tensor, normalized []int64, params ...*Tensor) ([]int64, error
 		return nil, err
 	case !dev.CUDA:
 		return nil, NotModelledError("layer_norm and rms_norm on the host")
-	case !x.IsContiguous():
-		return nil, NotModelledError("layer_norm and rms_norm of a tensor that is not contiguous (PyTorch copies it first)")
 	}
 	stats := slices.Clone(x.Shape)
 	for i := axis; i < len(stats); i++ {
@@ -123,6 +155,9 @@ func (s *Session) RMSNorm(x *Tensor, normalized []int64, w *Tensor) (*Tensor, er
 	stats, err := normStats(x, normalized, w)
 	if err != nil {
 		return nil, err
+	}
+	if !x.IsContiguous() {
+		return nil, NotModelledError("layer_norm and rms_norm of a tensor that is not contiguous (PyTorch copies it first)")
 	}
 	ts, err := s.allocAll(x.Device(), tensorShape{x.Shape, x.DType}, tensorShape{stats, accType(x.DType)})
 	if err != nil {

@@ -223,3 +223,43 @@ print(bn.weight.grad.dtype, z.grad_fn.name())
 		t.Errorf("--strict: exit %d, %s", code, errOut)
 	}
 }
+
+// TestLayerNormNotContiguous: F.layer_norm of a permuted tensor
+// (ConvNeXt's blocks normalize channels last, convnext_train.py) takes
+// a contiguous copy of it before its output and statistics and frees
+// it after, makes a contiguous output, and in backward copies the
+// saved input again, freed after the gradients and the incoming
+// gradient's dense copy; each such call is labelled estimated.
+// rms_norm of one stays refused.
+func TestLayerNormNotContiguous(t *testing.T) {
+	rows := runZooOps(t, `import torch
+x = torch.randn(8, 64, 32, 32, device='cuda', requires_grad=True)
+ln = torch.nn.LayerNorm(64).cuda()
+torch.cuda.reset_peak_memory_stats()
+y = ln(x.permute(0, 2, 3, 1))
+print(y.is_contiguous(), y.shape, torch.cuda.max_memory_allocated() - torch.cuda.memory_allocated())
+torch.cuda.reset_peak_memory_stats()
+y.sum().backward()
+print(torch.cuda.max_memory_allocated() - torch.cuda.memory_allocated(), x.grad.shape)
+torch.nn.functional.rms_norm(x.permute(0, 2, 3, 1), (64,))
+`)
+	const mib = 1 << 20
+	// the output and the saved mean and rstd (8 x 32 x 32 float32 each)
+	if got := rows[5].Allocated - rows[4].Allocated; got != 2*mib+64<<10 {
+		t.Errorf("layer_norm left %d bytes, want its output and statistics", got)
+	}
+	if want := "True torch.Size([8, 32, 32, 64]) 2097152\n"; rows[6].Output != want {
+		t.Errorf("printed %q, want %q (the input's copy, freed)", rows[6].Output, want)
+	}
+	// freed by backward: the input's copy and the incoming gradient's
+	// dense copy (2 MiB each), the statistics, the sum and its seed
+	if want := "4260864 torch.Size([8, 64, 32, 32])\n"; rows[9].Output != want {
+		t.Errorf("printed %q, want %q", rows[9].Output, want)
+	}
+	if !rows[5].estimated("F.layer_norm") {
+		t.Errorf("not labelled estimated: %+v", rows[5])
+	}
+	if e := rows[10].Error; e == nil || !strings.Contains(*e, "rms_norm of a tensor that is not contiguous") {
+		t.Errorf("rms_norm of a permute: %v", e)
+	}
+}
