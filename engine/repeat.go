@@ -8,8 +8,8 @@ import (
 // ops_repeat_shape.py, recorded on the GPU, not yet held to it: their
 // steps say "estimated"). PyTorch's repeat makes the output and copies the input,
 // expanded, into a view of it: one tensor. Its backward (RepeatBackward0:
-// the gradient summed over the repeats, whose reduction buffers were not
-// recorded) is refused. repeat_interleave by an int is PyTorch's
+// the gradient summed over the repeats, repeatBackward) is modelled
+// where the sums are reductions whose buffers are recorded rules. repeat_interleave by an int is PyTorch's
 // composite of recorded ops (unsqueeze, expand, a contiguous clone,
 // flatten): one tensor, its backward expand's sum; by a tensor of counts
 // it is index_select by repeat_interleave(counts), whose size is the
@@ -19,7 +19,7 @@ import (
 func init() {
 	declare(
 		estimated(&OpDef{Name: "repeat", Method: true, Params: []Param{input, {Name: "repeats", Kind: DimsParam}}, Usage: "Tensor.repeat(*repeats)",
-			Memory: "one tensor of the repeated shape; backward refused",
+			Memory: "one tensor of the repeated shape; backward sums the gradient over the repeats (a new tensor of the input's shape)",
 			run:    func(s *Session, a Args) (*Tensor, error) { return s.repeat(a.Tensor(0), a.Ints(1)) }}),
 		estimated(&OpDef{Name: "tile", Function: true, Method: true, Params: []Param{input, {Name: "dims", Kind: DimsParam}},
 			Memory: "repeat, with leading 1s for dimensions dims lacks",
@@ -168,8 +168,86 @@ func (s *Session) repeat(x *Tensor, repeats []int64) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.record("RepeatBackward0", out, []*Tensor{x}, nil, func(*Session, *node, *Tensor) ([]*Tensor, error) {
-		return []*Tensor{nil}, NotModelledError("the backward of Tensor.repeat")
-	})
+	s.record("RepeatBackward0", out, []*Tensor{x}, nil, repeatBackward(slices.Clone(repeats)))
 	return out, nil
+}
+
+// repeatBackward is RepeatBackward0 (PyTorch's repeat_backward): the
+// gradient summed over each leading dimension the repeats added
+// (sum(0), one at a time, each a new tensor, the previous freed), then,
+// where a dimension of the input was repeated, viewed with that
+// dimension split into (repeat, size) and summed over the repeats, a
+// new tensor of the input's shape. The sums' buffers across blocks are
+// the reductions' rules (an outer dimension reduced, or every element),
+// taken as for a contiguous gradient where it is an expanded one
+// (sum()'s, which views as any shape); a sum over other dimensions, or
+// of a strided gradient, is refused.
+func repeatBackward(repeats []int64) backward {
+	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+		in := n.inputs[0].shape
+		if g.strided {
+			return []*Tensor{nil}, NotModelledError("the backward of Tensor.repeat of a gradient that is not contiguous")
+		}
+		lead := len(repeats) - len(in)
+		cur, own := g, false
+		drop := func() {
+			if own {
+				s.dropTensor(cur)
+			}
+		}
+		for range lead {
+			r, err := s.alloc(cur.Shape[1:], cur.DType, cur.Device())
+			if err == nil {
+				err = s.sumRowsTemps(cur, cur.Shape[0])
+			}
+			if err != nil {
+				if r != nil {
+					s.dropTensor(r)
+				}
+				drop()
+				return []*Tensor{nil}, err
+			}
+			drop()
+			cur, own = r, true
+		}
+		var summed []int
+		for i, r := range repeats[lead:] {
+			if r != 1 {
+				summed = append(summed, i)
+			}
+		}
+		if len(summed) == 0 {
+			if !own {
+				cur = share(cur)
+			}
+			return []*Tensor{cur}, nil
+		}
+		r, err := s.alloc(in, cur.DType, cur.Device())
+		if err == nil {
+			switch {
+			case numel(in) == 1:
+				err = s.reductionTemps(cur, opmath(cur.DType))
+			case len(summed) == 1 && summed[0] == 0:
+				err = s.sumRowsTemps(cur, repeats[lead])
+			default:
+				err = NotModelledError("the backward of Tensor.repeat over an inner dimension")
+			}
+		}
+		drop()
+		if err != nil {
+			if r != nil {
+				s.dropTensor(r)
+			}
+			return []*Tensor{nil}, err
+		}
+		return []*Tensor{r}, nil
+	}
+}
+
+// sumRowsTemps allocates and frees what summing a contiguous tensor,
+// viewed as rows of its leading elements, over its rows takes: the
+// outer reduction's buffer across blocks, when it splits them.
+func (s *Session) sumRowsTemps(t *Tensor, rows int64) error {
+	v := &Tensor{Shape: []int64{rows, int64(t.Numel()) / rows}, DType: t.DType, st: t.st, offset: t.offset}
+	return s.outerReductionTemps(v, 0, opmath(t.DType))
 }

@@ -263,3 +263,37 @@ torch.nn.functional.rms_norm(x.permute(0, 2, 3, 1), (64,))
 		t.Errorf("rms_norm of a permute: %v", e)
 	}
 }
+
+// TestRepeatBackward: Tensor.repeat's backward (InstanceNorm's weights
+// repeated per sample, fast_neural_style.py) sums the gradient over the
+// repeats into a new tensor of the input's shape, leading repeats first
+// (each a new tensor), an expanded gradient (sum()'s) viewed without a
+// copy; a sum over an inner dimension stays refused.
+func TestRepeatBackward(t *testing.T) {
+	rows := runZooOps(t, `import torch
+w = torch.randn(128, device='cuda', requires_grad=True)
+r = w.repeat(4)
+torch.cuda.reset_peak_memory_stats()
+(r * 2).sum().backward()
+print(w.grad.shape, torch.cuda.max_memory_allocated() - torch.cuda.memory_allocated())
+r = w.repeat(2, 3)
+r.sum().backward()
+print(r.grad_fn.name(), w.grad.shape)
+r = w.view(2, 64).repeat(1, 2)
+(r * 1).sum().backward()
+`)
+	// r * 2's gradient (2 KiB), the sum and its seed and the repeat's
+	// sum (512-byte blocks): all freed but w.grad, made at the first
+	if want := "torch.Size([128]) 3072\n"; rows[6].Output != want {
+		t.Errorf("printed %q, want %q", rows[6].Output, want)
+	}
+	if rows[9].Output != "RepeatBackward0 torch.Size([128])\n" || rows[8].Error != nil {
+		t.Errorf("printed %q; error %v", rows[9].Output, rows[8].Error)
+	}
+	if !rows[3].estimated("Tensor.repeat") || rows[5].Exact == nil || *rows[5].Exact {
+		t.Errorf("repeat and its backward are not labelled estimated: %+v %+v", rows[3], rows[5])
+	}
+	if e := rows[11].Error; e == nil || !strings.Contains(*e, "the backward of Tensor.repeat over an inner dimension") {
+		t.Errorf("a repeat over an inner dimension: %v", e)
+	}
+}
