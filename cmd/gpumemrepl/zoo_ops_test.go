@@ -96,8 +96,8 @@ torch.nn.ReLU6(inplace=True)(x)
 // a parameter's first step, and each step the temporaries of PyTorch's
 // rmsprop.py: foreach, the weight-decayed gradients' list and avg's;
 // foreach=False with maximize, the negated gradient and avg, one
-// parameter at a time. Its options come by position in PyTorch's order;
-// each step is labelled estimated; capturable=True is refused.
+// parameter at a time. Each step is labelled estimated; capturable=True
+// is refused.
 func TestRMSprop(t *testing.T) {
 	rows := runZooOps(t, `import torch
 m = torch.nn.Linear(1024, 1024, bias=False, device='cuda')
@@ -108,7 +108,7 @@ torch.cuda.reset_peak_memory_stats()
 opt.step()
 print(sorted(opt.state[m.weight].keys()), torch.cuda.max_memory_allocated() - torch.cuda.memory_allocated())
 del opt
-opt = torch.optim.RMSprop(m.parameters(), 0.01, 0.9, 1e-8, 0, 0, False, False, False, True)
+opt = torch.optim.RMSprop(m.parameters(), 0.01, alpha=0.9, foreach=False, maximize=True)
 torch.cuda.reset_peak_memory_stats()
 opt.step()
 print(sorted(opt.state[m.weight].keys()), torch.cuda.max_memory_allocated() - torch.cuda.memory_allocated(), opt.defaults['maximize'])
