@@ -68,7 +68,11 @@ func (s *Session) pad(x *Tensor, pads []int64, mode string) (*Tensor, error) {
 		return nil, err
 	}
 	node := map[string]string{"constant": "ConstantPadNdBackward0", "reflect": "ReflectionPad2DBackward0", "replicate": "ReplicationPad2DBackward0"}[mode]
-	s.record(node, out, []*Tensor{x}, nil, back)
+	var save []*Tensor
+	if mode != "constant" {
+		save = []*Tensor{x} // reflection_pad2d_backward(grad, self, padding) reads the input
+	}
+	s.record(node, out, []*Tensor{x}, save, back)
 	return out, nil
 }
 

@@ -297,3 +297,32 @@ r = w.view(2, 64).repeat(1, 2)
 		t.Errorf("a repeat over an inner dimension: %v", e)
 	}
 }
+
+// TestPadReflectKeepsInput: F.pad in 'reflect' and 'replicate' mode
+// saves its input under autograd (reflection_pad2d_backward reads it),
+// so a padded activation keeps the tensor it was padded from alive
+// until backward (fast_neural_style.py's every ConvLayer); 'constant'
+// keeps nothing.
+func TestPadReflectKeepsInput(t *testing.T) {
+	rows := runZooOps(t, `import torch
+import torch.nn.functional as F
+x = torch.randn(8, 64, 32, 32, device='cuda', requires_grad=True)
+h = x * 2
+y = F.pad(h, (2, 2, 2, 2), mode='reflect')
+del h
+del y
+h = x * 2
+y = F.pad(h, (2, 2, 2, 2))
+del h
+`)
+	const mib = 1 << 20
+	if got := rows[6].Allocated - rows[5].Allocated; got != 0 {
+		t.Errorf("del h after a reflect pad freed %d bytes, want none (the pad's node keeps it)", -got)
+	}
+	if got := rows[7].Allocated - rows[6].Allocated; got >= -2*mib {
+		t.Errorf("del y freed %d bytes, want the pad's output and its saved input", -got)
+	}
+	if got := rows[10].Allocated - rows[9].Allocated; got != -2*mib {
+		t.Errorf("del h after a constant pad freed %d bytes, want its 2 MiB", -got)
+	}
+}
