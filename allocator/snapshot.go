@@ -1,8 +1,8 @@
 package allocator
 
 import (
+	"cmp"
 	"slices"
-	"sort"
 )
 
 // SegmentInfo is one segment of torch.cuda.memory_snapshot().
@@ -55,10 +55,15 @@ func (a *Allocator) Snapshot() []SegmentInfo {
 			isHead(e.b)
 		}
 	}
-	sort.Slice(heads, func(i, j int) bool { return heads[i].ptr < heads[j].ptr })
+	slices.SortFunc(heads, func(x, y *Block) int { return cmp.Compare(x.ptr, y.ptr) })
 	segs := make([]SegmentInfo, 0, len(heads))
 	for _, h := range heads {
 		s := SegmentInfo{Device: a.index, Stream: h.pool.stream, Address: h.ptr, Small: h.pool.isSmall, Expandable: h.seg != nil}
+		n := 0
+		for b := h; b != nil && !b.unmapped; b = b.next {
+			n++
+		}
+		s.Blocks = make([]BlockInfo, 0, n)
 		for b := h; b != nil && !b.unmapped; b = b.next {
 			bi := BlockInfo{Address: b.ptr, Size: b.size, RequestedSize: b.requestedSize, State: StateInactive}
 			s.TotalSize += b.size

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"slices"
+
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 )
 
@@ -173,54 +175,54 @@ func (s *Session) HoldingsNow(dev int) (*Holdings, error) {
 }
 
 // names is what the front end's walk says of g's storages.
-type names struct {
-	names  map[*storage][]string
-	params map[*storage]bool // a leaf that requires grad, or a module's buffer, is over it
-	grads  map[*storage]bool // a leaf's .grad is over it
-	inputs map[*storage]bool // a tensor outside autograd's graph is over it
+type names map[*storage]*storageNames
+
+// storageNames is what the walk says of one storage.
+type storageNames struct {
+	names  []string
+	params bool // a leaf that requires grad, or a module's buffer, is over it
+	grads  bool // a leaf's .grad is over it
+	inputs bool // a tensor outside autograd's graph is over it
 }
 
 // maxNames is how many names a holding keeps.
 const maxNames = 4
 
 func (s *Session) nameStorages(dev int) names {
-	n := names{map[*storage][]string{}, map[*storage]bool{}, map[*storage]bool{}, map[*storage]bool{}}
+	n := make(names, s.namedLast)
 	if s.namer == nil {
 		return n
 	}
-	add := func(st *storage, name string) {
-		if l := n.names[st]; len(l) < maxNames && !contains(l, name) {
-			n.names[st] = append(l, name)
+	add := func(st *storage, name string) *storageNames {
+		sn := n[st]
+		if sn == nil {
+			sn = &storageNames{}
+			n[st] = sn
 		}
+		if len(sn.names) < maxNames && !slices.Contains(sn.names, name) {
+			sn.names = append(sn.names, name)
+		}
+		return sn
 	}
 	s.namer(func(name string, t *Tensor, buffer bool) {
 		if t == nil || t.number || t.st == nil || !t.st.device.CUDA || t.st.device.Index != dev {
 			return
 		}
-		add(t.st, name)
+		sn := add(t.st, name)
 		switch {
 		case buffer:
-			n.params[t.st] = true
+			sn.params = true
 		case t.slot != nil:
-			n.params[t.st] = true
+			sn.params = true
 			if g := t.slot.grad; g != nil && g.st != nil {
-				add(g.st, name+".grad")
-				n.grads[g.st] = true
+				add(g.st, name+".grad").grads = true
 			}
 		case t.fn == nil:
-			n.inputs[t.st] = true
+			sn.inputs = true
 		}
 	})
+	s.namedLast = len(n)
 	return n
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // holdings is what g holds now: each live block, in its category.
@@ -228,6 +230,11 @@ func (s *Session) holdings(g *gpu, dev int) Holdings {
 	st := g.alloc.Stats()
 	h := Holdings{Device: dev, Allocated: uint64(st.AllocatedBytes[0].Current), Reserved: uint64(st.ReservedBytes[0].Current), Event: len(g.history.Events), Segments: g.alloc.Snapshot()}
 	nm := s.nameStorages(dev)
+	n := 0
+	for _, seg := range h.Segments {
+		n += len(seg.Blocks) - seg.FreeBlocks()
+	}
+	h.Holdings = make([]Holding, 0, n)
 	for _, seg := range h.Segments {
 		for _, b := range seg.Blocks {
 			if b.State == allocator.StateInactive {
@@ -235,8 +242,12 @@ func (s *Session) holdings(g *gpu, dev int) Holdings {
 			}
 			one := Holding{Addr: b.Address, Size: b.Size, Requested: b.RequestedSize, Made: -1, Category: CatTemporaries}
 			if stg := g.live[b.Address]; stg != nil && b.State == allocator.StateAllocated {
-				one.Made, one.Names = stg.made, nm.names[stg]
-				one.Category = category(stg, nm)
+				sn := nm[stg]
+				if sn == nil {
+					sn = &storageNames{}
+				}
+				one.Made, one.Names = stg.made, sn.names
+				one.Category = category(stg, sn)
 				if one.Category == CatActivations {
 					one.Node = stg.savedBy
 				}
@@ -251,23 +262,23 @@ func (s *Session) holdings(g *gpu, dev int) Holdings {
 
 // category is what st is for: what the engine made it for first, then
 // what holds it.
-func category(st *storage, nm names) Category {
+func category(st *storage, sn *storageNames) Category {
 	switch {
 	case st.role == roleWorkspace:
 		return CatWorkspaces
 	case st.role == roleLoaded:
 		return CatLoaded
-	case nm.params[st]:
+	case sn.params:
 		return CatParameters
-	case st.role == roleGrad || nm.grads[st]:
+	case st.role == roleGrad || sn.grads:
 		return CatGradients
 	case st.role == roleOptimizer:
 		return CatOptimizer
-	case nm.inputs[st]:
+	case sn.inputs:
 		return CatInputs
 	case st.saved > 0:
 		return CatActivations
-	case len(nm.names[st]) > 0:
+	case len(sn.names) > 0:
 		return CatNamed
 	}
 	return CatTemporaries

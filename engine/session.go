@@ -139,6 +139,7 @@ type Session struct {
 	lastFrames []snapshot.Frame
 	lastStack  snapshot.Stack
 	namer      func(visit func(name string, t *Tensor, buffer bool)) // NameTensors
+	namedLast  int                                                   // how many storages the namer's last walk named
 	firstOOM   *OOMRecord                                            // the session's first out-of-memory error (FirstOOM)
 	opts       Options
 	cfg        allocator.Config

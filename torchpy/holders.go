@@ -48,15 +48,16 @@ func (b *Binding) NameTensors(roots func(visit func(fn, name string, v eval.Valu
 			opts = append(opts, root{label, x})
 		default:
 			if o, ok := isModule(v); ok {
-				for _, reg := range []string{"_parameters", "_buffers"} {
-					for _, m := range namedMembers(o, reg, label, true, false) {
+				ms := b.members.of(o, label)
+				for i, l := range [][]namedMember{ms.params, ms.buffers} {
+					for _, m := range l {
 						if m.t.T == nil {
 							continue
 						}
 						if _, ok := paramNames[m.t.T]; !ok {
 							paramNames[m.t.T] = m.name
 						}
-						visit(m.name, m.t.T, reg == "_buffers")
+						visit(m.name, m.t.T, i == 1)
 					}
 				}
 			}
@@ -88,6 +89,7 @@ func (b *Binding) NameTensors(roots func(visit func(fn, name string, v eval.Valu
 	}
 	walk(module)
 	walk(local)
+	b.members.sweep()
 	for _, r := range opts {
 		o := r.v.(*Optimizer)
 		if o.o == nil {
@@ -102,6 +104,83 @@ func (b *Binding) NameTensors(roots func(visit func(fn, name string, v eval.Valu
 			for j, t := range states[i].Tensors {
 				visit(fmt.Sprintf("%s state %s of %s", o.cls.Name, states[i].Names[j], of), t, false)
 			}
+		}
+	}
+}
+
+// memberCache keeps, for each module a walk of names reached and the
+// label it was reached by, its parameters and buffers with their
+// names, for as long as no dict they were read from changes: a walk
+// is taken each time the session's peak rises before a free, and the
+// model it walks rarely changes between two.
+type memberCache struct {
+	entries map[memberKey]*members
+	walk    uint64 // the walks taken, this one included
+}
+
+type memberKey struct {
+	label string
+	o     *eval.Instance
+}
+
+// members are a module's parameters and buffers (named_parameters(),
+// named_buffers() under the prefix label), and the dicts they were
+// read from, each with its version then.
+type members struct {
+	params, buffers []namedMember
+	read            []dictVersion
+	walk            uint64 // the last walk that used them
+}
+
+type dictVersion struct {
+	d *eval.Dict
+	v uint64
+}
+
+// of is o's members under label, read again only where a dict they
+// came from changed.
+func (c *memberCache) of(o *eval.Instance, label string) *members {
+	k := memberKey{label, o}
+	m := c.entries[k]
+	if m == nil || !m.current() {
+		mods := namedModules(o, label, map[*eval.Instance]bool{}, nil)
+		m = &members{params: membersOf(mods, "_parameters", false), buffers: membersOf(mods, "_buffers", false)}
+		for _, nm := range mods {
+			if nm.m.Dict == nil { // cleared by the collector: it holds nothing, and never will
+				continue
+			}
+			m.read = append(m.read, dictVersion{nm.m.Dict, nm.m.Dict.Version()})
+			for _, reg := range []string{"_modules", "_parameters", "_buffers"} {
+				if d := sub(nm.m, reg); d != nil {
+					m.read = append(m.read, dictVersion{d, d.Version()})
+				}
+			}
+		}
+		if c.entries == nil {
+			c.entries = map[memberKey]*members{}
+		}
+		c.entries[k] = m
+	}
+	m.walk = c.walk + 1
+	return m
+}
+
+// current reports whether no dict m was read from changed since.
+func (m *members) current() bool {
+	for _, r := range m.read {
+		if r.d.Version() != r.v {
+			return false
+		}
+	}
+	return true
+}
+
+// sweep ends a walk: the modules it did not reach are let go.
+func (c *memberCache) sweep() {
+	c.walk++
+	for k, m := range c.entries {
+		if m.walk != c.walk {
+			delete(c.entries, k)
 		}
 	}
 }

@@ -69,6 +69,12 @@ func namedMembers(o *eval.Instance, reg, prefix string, recurse, keepDuplicates 
 		}
 		mods = namedModules(o, prefix, memo, nil)
 	}
+	return membersOf(mods, reg, keepDuplicates)
+}
+
+// membersOf lists the tensors of registry reg of each of mods, each
+// once unless keepDuplicates.
+func membersOf(mods []namedModule, reg string, keepDuplicates bool) []namedMember {
 	seen := map[*Tensor]bool{}
 	var out []namedMember
 	for _, m := range mods {

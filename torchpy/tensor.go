@@ -136,6 +136,9 @@ type Binding struct {
 	// overwriteParams is torch.__future__'s
 	// set_overwrite_module_params_on_conversion.
 	overwriteParams bool
+	// members keeps the modules' parameters and buffers that the walk
+	// of names found (holders.go).
+	members memberCache
 }
 
 // label is what an event calls a dying tensor: "" for a temporary

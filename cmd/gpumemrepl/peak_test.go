@@ -214,3 +214,38 @@ func TestPeakOfLoadedSnapshotIsTheSnapshots(t *testing.T) {
 		}
 	}
 }
+
+// TestPeakNamesFollowTheModel: the walk of names that each rise of the
+// peak takes keeps a model's parameters between two walks; a module
+// added to the model and a parameter replaced after the first peak are
+// named at the later one, as the model is then.
+func TestPeakNamesFollowTheModel(t *testing.T) {
+	t.Parallel()
+	path := writeScript(t, "grow.py", `import torch
+import torch.nn as nn
+model = nn.Sequential(nn.Linear(256, 256))
+x = torch.ones(64, 256, device='cuda')
+model.cuda()
+y = model(x) * 2
+del y
+model.append(nn.Linear(256, 1024).cuda())
+model[0].bias = nn.Parameter(torch.zeros(256, device='cuda'))
+y = model(x) * 2
+del y
+`)
+	out, errOut, code := run(t, "run", "--peak", "--device", "sim", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"model.1.weight (grow.py:8)", "model.1.bias (grow.py:8)", "model.0.bias (grow.py:9)", "model.0.weight (grow.py:5)"} {
+		found := false
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, want) && strings.HasSuffix(l, " parameters") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no holder %s among the parameters at the peak:\n%s", want, out)
+		}
+	}
+}

@@ -19,6 +19,10 @@ type Dict struct {
 	byHash map[int64][]int
 	n      int
 	static bool // a built-in class's namespace: never counted or freed
+	// version changes with every store and removal (PEP 509's
+	// ma_version_tag), so that what was read from the dict can be kept
+	// while it stays the same.
+	version uint64
 }
 
 type dictEntry struct {
@@ -64,6 +68,7 @@ func (d *Dict) Traverse(visit func(Value)) {
 // Clear empties the dict, dropping its references in insertion order.
 func (d *Dict) Clear(in *Interp) {
 	es := d.entries
+	d.version++
 	d.entries, d.index, d.byHash, d.n = nil, map[hashKey]int{}, nil, 0
 	for _, e := range es {
 		if !e.del {
@@ -85,6 +90,10 @@ func newStaticDict() *Dict {
 	d.refs = 1 << 30
 	return d
 }
+
+// Version is the dict's version: the same as long as no key is stored
+// or removed.
+func (d *Dict) Version() uint64 { return d.version }
 
 // Len is the number of entries.
 func (d *Dict) Len() int { return d.n }
@@ -232,6 +241,7 @@ func (in *Interp) dictSet(d *Dict, key, val Value) error {
 }
 
 func (d *Dict) put(in *Interp, k hashKey, key, val Value) {
+	d.version++
 	if !d.static {
 		Incref(val)
 	}
@@ -268,6 +278,7 @@ func (d *Dict) remove(in *Interp, k hashKey) bool {
 	}
 	e := d.entries[i]
 	d.entries[i] = dictEntry{del: true}
+	d.version++
 	delete(d.index, e.k)
 	if byEq(e.k) {
 		if rest := slices.DeleteFunc(d.byHash[e.k.i], func(j int) bool { return j == i }); len(rest) > 0 {

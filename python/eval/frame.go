@@ -248,6 +248,7 @@ func (fr *Frame) swapSlot(kind nameKind, i int, v Value) (old Value) {
 // returns the value it replaces (the caller's to drop), or nil.
 func putNS(d *Dict, name string, v Value) Value {
 	k := hashKey{kind: keyStr, s: name}
+	d.version++
 	if i, ok := d.index[k]; ok {
 		old := d.entries[i].val
 		d.entries[i].val = v
