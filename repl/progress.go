@@ -22,7 +22,10 @@ type Progress struct {
 	// active is from Begin to Done: a Show after Done (the ticker's, as
 	// it stops) draws nothing, or the line would stay after the task
 	active bool
-	stop   chan struct{} // ends the ticker of Tick, when one runs
+	// ticking is set once Tick started the ticker, which runs as long
+	// as the process: a ticker for each task cost a million-line
+	// script, one task a line, more than half its time.
+	ticking bool
 }
 
 // NewProgress is a progress line on w, or nil when w is not a terminal
@@ -62,32 +65,25 @@ func (p *Progress) Show(text string) {
 // Tick shows, four times a second until Done, how long the task has
 // run.
 func (p *Progress) Tick() {
-	if p == nil {
+	if p == nil || p.ticking {
 		return
 	}
-	p.stop = make(chan struct{})
-	go func(stop chan struct{}) {
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				p.Show(fmt.Sprintf("running %.1f s", time.Since(p.start).Seconds()))
-			}
+	p.ticking = true
+	go func() {
+		for range time.Tick(250 * time.Millisecond) {
+			p.mu.Lock()
+			start := p.start
+			p.mu.Unlock()
+			p.Show(fmt.Sprintf("running %.1f s", time.Since(start).Seconds()))
 		}
-	}(p.stop)
+	}()
 }
 
-// Done ends the task: the ticker stops and the line is cleared.
+// Done ends the task: the line is cleared, and the ticker draws nothing
+// until the next Begin.
 func (p *Progress) Done() {
 	if p == nil {
 		return
-	}
-	if p.stop != nil {
-		close(p.stop)
-		p.stop = nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
