@@ -36,6 +36,7 @@ var gpumemNames string
 // KeepGoing.
 func (r *Runner) GpumemScript(src io.Reader) (status int) {
 	defer r.fitTerminal()()
+	defer r.bufferOutput()()
 	in, b := r.newInterp()
 	in.Interactive = true
 	p := r.newModulePrompt(in, b, r.File)

@@ -28,6 +28,7 @@ func IsPython(file string) bool { return strings.HasSuffix(file, ".py") }
 // unless KeepGoing; sys.exit(n) ends it with status n.
 func (r *Runner) PyScript(src []byte) (status int) {
 	defer r.fitTerminal()()
+	defer r.bufferOutput()()
 	mod, err := syntax.ParseFile(r.File, src, &syntax.Options{IsCommand: r.isBlockCommand})
 	if err != nil {
 		fmt.Fprintln(r.Err, err)
