@@ -370,10 +370,10 @@ func (t *Tensor) IsLeaf() bool { return t.fn == nil }
 func (s *Session) Interrupted() bool { return s.interrupted.Load() }
 
 // RecordFrames makes each allocation and free of the history carry the
-// stack f gives then (the Python front end's file, line and function,
-// innermost first), as PyTorch's _record_memory_history(stacks="python")
-// does.
-func (s *Session) RecordFrames(f func() []snapshot.Frame) { s.frames = f }
+// stack f appends to the slice it is given then (the Python front end's
+// file, line and function, innermost first), as PyTorch's
+// _record_memory_history(stacks="python") does.
+func (s *Session) RecordFrames(f func([]snapshot.Frame) []snapshot.Frame) { s.frames = f }
 
 // stamp gives the history the stack of the code running now; the
 // events of one stack share one Stack (a loop's allocations are many,
@@ -388,8 +388,9 @@ func (s *Session) stamp(g *gpu) {
 	if s.frames == nil {
 		return
 	}
-	fr := s.frames()
+	fr := s.frames(s.frameBuf[:0])
 	if slices.Equal(fr, s.lastFrames) {
+		s.frameBuf = fr
 		g.history.Frames = s.lastStack
 		return
 	}
@@ -408,7 +409,7 @@ func (s *Session) stamp(g *gpu) {
 		st = snapshot.NewStack(fr...)
 		s.stacks[string(key)] = st
 	}
-	s.lastFrames, s.lastStack = fr, st
+	s.lastFrames, s.frameBuf, s.lastStack = fr, s.lastFrames, st
 	g.history.Frames = st
 }
 

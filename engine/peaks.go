@@ -50,7 +50,7 @@ func (s *Session) noteOOM(g *gpu, err error) {
 		r.Device = oom.Device
 	}
 	if s.frames != nil {
-		r.Frames = s.frames()
+		r.Frames = s.frames(nil)
 	}
 	s.firstOOM = r
 }

@@ -35,7 +35,9 @@ func TestLifetimePeaksOutliveReset(t *testing.T) {
 func TestFirstOOMKeepsTheFirst(t *testing.T) {
 	s := newTestSession(t, 1)
 	line := 7
-	s.RecordFrames(func() []snapshot.Frame { return []snapshot.Frame{{Filename: "train.py", Line: line, Name: "<module>"}} })
+	s.RecordFrames(func(fr []snapshot.Frame) []snapshot.Frame {
+		return append(fr, snapshot.Frame{Filename: "train.py", Line: line, Name: "<module>"})
+	})
 	if s.FirstOOM() != nil {
 		t.Fatal("an OOM before any allocation")
 	}

@@ -127,16 +127,18 @@ type gpu struct {
 
 // Session is one REPL session's state.
 type Session struct {
-	// frames, when set, gives the stack of the code running (file,
+	// frames, when set, appends the stack of the code running (file,
 	// line, function, innermost first) for each allocation and free
 	// the history records.
-	frames func() []snapshot.Frame
+	frames func([]snapshot.Frame) []snapshot.Frame
 	// stacks are the history's stacks, one each (stamp), by their key
 	// (made in stackKey), and lastFrames and lastStack the one stamp gave
-	// last.
+	// last; frameBuf is where frames appends (the two swap, so that a
+	// stack that repeats allocates nothing).
 	stacks     map[string]snapshot.Stack
 	stackKey   []byte
 	lastFrames []snapshot.Frame
+	frameBuf   []snapshot.Frame
 	lastStack  snapshot.Stack
 	namer      func(visit func(name string, t *Tensor, buffer bool)) // NameTensors
 	namedLast  int                                                   // how many storages the namer's last walk named

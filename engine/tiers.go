@@ -100,7 +100,7 @@ func (s *Session) estimate(refusal error, op, cause string, args ...any) error {
 		return refusal
 	}
 	if s.frames != nil {
-		if f, ok := snapshot.ProgramFrame(s.frames()); ok {
+		if f, ok := snapshot.ProgramFrame(s.frames(nil)); ok {
 			e.Where = fmt.Sprintf("%s:%d", f.Filename, f.Line)
 		}
 	}

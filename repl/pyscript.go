@@ -269,12 +269,10 @@ func (r *Runner) newInterp() (*eval.Interp, *torchpy.Binding) {
 	in.Interrupted = r.Session.Interrupted
 	b := torchpy.Install(in, r.Session)
 	b.AsRecorded = r.AsRecorded
-	r.Session.RecordFrames(func() []snapshot.Frame {
-		st := in.Stack()
-		out := make([]snapshot.Frame, len(st))
-		for i, f := range st {
-			out[i] = snapshot.Frame{Filename: f.File, Line: f.Line, Name: f.Name}
-		}
+	r.Session.RecordFrames(func(out []snapshot.Frame) []snapshot.Frame {
+		in.EachFrame(func(f eval.StackFrame) {
+			out = append(out, snapshot.Frame{Filename: f.File, Line: f.Line, Name: f.Name})
+		})
 		return out
 	})
 	in.Hooks.Bound = func(name string, v eval.Value) {

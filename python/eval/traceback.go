@@ -223,16 +223,14 @@ type StackFrame struct {
 	Name string
 }
 
-// Stack is the code running now, innermost frame first.
-func (in *Interp) Stack() []StackFrame {
-	var out []StackFrame
-	for fr := in.frame; fr != nil; fr = fr.back {
-		out = append(out, StackFrame{File: fr.file, Line: int(fr.start.Line), Name: fr.name})
-		if len(out) > recursionLimit {
-			break
-		}
+// EachFrame calls f with each frame of the code running now, innermost
+// first.
+func (in *Interp) EachFrame(f func(StackFrame)) {
+	n := 0
+	for fr := in.frame; fr != nil && n <= recursionLimit; fr = fr.back {
+		f(StackFrame{File: fr.file, Line: int(fr.start.Line), Name: fr.name})
+		n++
 	}
-	return out
 }
 
 // moduleOperatorAnchors is the traceback module's placing of an
