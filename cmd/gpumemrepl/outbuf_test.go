@@ -14,18 +14,19 @@ import (
 // much of its time), but a reader of the pipe still sees each step's
 // report while a later step runs: here the script waits until the test
 // has read line 2's report, which it would not get if the report
-// waited for the end.
+// waited for the end. (time.sleep passes no time in the model: the
+// script waits by looking for the file, up to 3,000,000 times, seconds
+// of CPU, where the report is due within a tenth of a second.)
 func TestScriptOutputReachesAPipeWhileItRuns(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	flag := filepath.Join(dir, "seen")
-	path := writeScript(t, "wait.py", `import os, time, torch
+	path := writeScript(t, "wait.py", `import os, torch
 x = torch.zeros(4, device='cuda')
 n = 0
-while not os.path.exists(`+"'"+flag+"'"+`) and n < 6000:
-    time.sleep(0.01)
+while not os.path.exists(`+"'"+flag+"'"+`) and n < 3000000:
     n += 1
-print('waited', 'long' if n == 6000 else 'until seen')
+print('waited', 'long' if n == 3000000 else 'until seen')
 `)
 	cmd := exec.Command(binary, "run", "--device", "sim", path)
 	out, err := cmd.StdoutPipe()
