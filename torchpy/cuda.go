@@ -40,7 +40,7 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 				return nil, err
 			}
 			var v int64
-			err = b.statsCall(deviceValue(args, kw), func() (err error) {
+			err = b.statsCall(deviceValue(args, kw), false, func() (err error) {
 				v, err = b.S.MemoryStat(i, key)
 				return b.pyErr(err)
 			})
@@ -53,7 +53,7 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 			return nil, err
 		}
 		var st map[string]int64
-		err = b.statsCall(deviceValue(args, kw), func() (err error) {
+		err = b.statsCall(deviceValue(args, kw), true, func() (err error) {
 			st, err = b.S.MemoryStats(i)
 			return b.pyErr(err)
 		})
@@ -191,13 +191,13 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 // leaves (eval's LeaveClosureCycle): a (key, value) pair per statistic
 // once CUDA has started (none before: it reads an empty dict), and,
 // for device None, the current device found through a lambda.
-func (b *Binding) statsCall(device eval.Value, read func() error) error {
+func (b *Binding) statsCall(device eval.Value, returned bool, read func() error) error {
 	pairs := 0
 	started := b.S.CUDAInitialized()
 	if started {
 		pairs = len(allocator.StatKeys)
 	}
-	return b.in.LeaveClosureCycle(pairs, started && (device == nil || device == eval.None), read)
+	return b.in.LeaveClosureCycle(pairs, started && (device == nil || device == eval.None), returned, read)
 }
 
 // statsDict is memory_stats() as a dict, in the allocator's key order.

@@ -97,7 +97,7 @@ type Binding struct {
 	// AsRecorded runs a script as scripts/record_gc.py records it (the
 	// collector's state after import torch as in its recordings; the
 	// runner calls RecorderReads after each statement); imported is set
-	// once import torch has run.
+	// once the script has imported torch (an import statement).
 	AsRecorded, imported bool
 	// cudaHeld is what CUDA's start made in Python (cudaInitObjects).
 	cudaHeld eval.Value

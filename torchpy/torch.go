@@ -3,6 +3,7 @@ package torchpy
 import (
 	"math/big"
 	"slices"
+	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
 	"github.com/gpumemrepl/gpumemrepl/python/eval"
@@ -24,14 +25,16 @@ func Install(in *eval.Interp, s *engine.Session) *Binding {
 	// torch's modules are made as they are imported, all of them while
 	// CPython imports torch whole: what they allocate counts nothing in
 	// the collector's generations
-	in.RegisterModule("torch", in.Unmetered(func(in *eval.Interp) (*eval.ModuleObj, error) {
-		m, err := b.torchModule(in)
-		if err == nil {
+	in.RegisterModule("torch", in.Unmetered(b.torchModule))
+	// a script's first import of torch (or of a module of it) leaves
+	// the collector as CPython's import torch does; the module the tool
+	// made before for its command form is not the script's import
+	in.Hooks.Imported = func(name string) {
+		if !b.imported && (name == "torch" || strings.HasPrefix(name, "torch.")) {
 			in.SetGCState(b.importedState())
 			b.imported = true
 		}
-		return m, err
-	}))
+	}
 	in.RegisterModule("torch.cuda", in.Unmetered(b.cudaModule))
 	in.RegisterModule("torch.nn", in.Unmetered(b.nnModule))
 	in.RegisterModule("torch.nn.functional", in.Unmetered(b.functionalModule))
@@ -67,6 +70,7 @@ func (b *Binding) cudaStarts(dev engine.Device) error {
 	b.cudaUsed = true
 	// what CUDA's lazy initialization makes in Python and keeps
 	b.cudaHeld = b.in.NewHeld(cudaInitObjects)
+	b.in.ListsFreed(cudaInitFreedLists)
 	os, ok := b.in.Imported("os")
 	if !ok {
 		return nil

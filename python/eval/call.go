@@ -290,7 +290,7 @@ func (in *Interp) addTraceback(err error, fr *Frame) error {
 			return err
 		}
 		Incref(fr)
-		e.Inst.exc.tb = append(e.Inst.exc.tb, tbEntry{frame: fr, start: fr.start, end: fr.end})
+		e.Inst.exc.tb = append(e.Inst.exc.tb, tbEntry{frame: fr, start: fr.start, end: fr.end, counted: in.countUnwound(fr)})
 	}
 	return err
 }

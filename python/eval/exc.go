@@ -44,6 +44,9 @@ type excState struct {
 type tbEntry struct {
 	frame      *Frame
 	start, end syntax.Pos
+	// counted is set when the entry's traceback object counts in the
+	// collector's generation 0 (countUnwound)
+	counted bool
 }
 
 func (s *excState) traverse(visit func(Value)) {
@@ -72,6 +75,7 @@ func (s *excState) clear(in *Interp) {
 	// The traceback's head (outermost entry) frees the entries inside
 	// it first: innermost frame first.
 	for _, e := range tb {
+		in.uncountTraceback(e)
 		in.Decref(e.frame)
 	}
 	if cause != nil {
@@ -390,6 +394,7 @@ func (in *Interp) clearTraceback(o *Instance) {
 	tb := o.exc.tb
 	o.exc.tb = nil
 	for _, e := range tb {
+		in.uncountTraceback(e)
 		in.Decref(e.frame)
 	}
 }

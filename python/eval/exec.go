@@ -705,6 +705,7 @@ func (in *Interp) execImport(fr *Frame, s *syntax.Import) error {
 		if err != nil {
 			return err
 		}
+		in.imported(a.Name)
 		if a.Asname != "" {
 			in.storeName(fr, a.Asname, newRef(m))
 			continue
@@ -726,6 +727,7 @@ func (in *Interp) execImportFrom(fr *Frame, s *syntax.ImportFrom) error {
 	if err != nil {
 		return err
 	}
+	in.imported(s.Module)
 	for _, a := range s.Names {
 		if a.Name == "*" {
 			var names []string
@@ -793,6 +795,13 @@ func (in *Interp) Import(name string) (*ModuleObj, error) {
 		in.SetStr(parent.Dict, name[strings.LastIndexByte(name, '.')+1:], m)
 	}
 	return m, nil
+}
+
+// imported tells Hooks.Imported that an import statement imported name.
+func (in *Interp) imported(name string) {
+	if in.Hooks.Imported != nil {
+		in.Hooks.Imported(name)
+	}
 }
 
 // AddModule puts a module made by a package's maker in sys.modules

@@ -32,6 +32,9 @@ type gcGens struct {
 	longTotal, longPending int
 	scheduled              bool
 	collecting             bool
+	// unwinding is set while an allocation is made as an exception
+	// unwinds: CPython schedules no collection then
+	unwinding bool
 	// free is how many lists, dicts and tuples (by size) CPython's free
 	// lists hold.
 	freeLists, freeDicts int
@@ -173,7 +176,7 @@ func (in *Interp) gcAlloc(o Object) {
 		g.count[0] += int(c-costClass) - 1
 	}
 	g.count[0]++
-	if g.count[0] > g.threshold[0] && g.threshold[0] != 0 && !in.gcDisabled && !g.collecting {
+	if g.count[0] > g.threshold[0] && g.threshold[0] != 0 && !in.gcDisabled && !g.collecting && !g.unwinding {
 		g.scheduled = true
 	}
 }
@@ -550,4 +553,31 @@ func (in *Interp) listed(gen int) []Object {
 		return hi.seq < hj.seq
 	})
 	return objs
+}
+
+// countUnwound counts what CPython 3.12 allocates as an exception
+// unwinds through fr: a traceback object, and the first time fr's frame
+// object (a frame lives outside the collector's objects until something
+// asks for it), which counts until fr goes. Both are made while the
+// error is set, so neither schedules a collection. It reports whether
+// the traceback counted.
+func (in *Interp) countUnwound(fr *Frame) bool {
+	g := &in.gc
+	if g.quiet > 0 {
+		return false
+	}
+	g.count[0]++
+	if fr.cost == costNone {
+		fr.cost = costPlain
+		g.count[0]++
+	}
+	return true
+}
+
+// uncountTraceback takes back the count of a traceback entry's object
+// as it is freed.
+func (in *Interp) uncountTraceback(e tbEntry) {
+	if e.counted && in.gc.count[0] > 0 {
+		in.gc.count[0]--
+	}
 }

@@ -33,27 +33,34 @@ func (f *leftHelper) Clear(in *Interp) {
 	}
 }
 
-// LeaveClosureCycle makes the cycle a call of such a function leaves:
-// the cells (the list's, the helper's), the list, the closure tuple and
-// the helper; then, after a check of the evaluation loop, read (what the
-// function reads: a scheduled collection has run before it), then
-// pairs (key, value) tuples, appended one by one with a check before
-// each (a scheduled collection runs there, while the call still holds
-// the cycle), as the helper's calls do.
-//
-// With current set, a function object is made first and freed after
-// read (the lambda through which PyTorch finds the current device when
-// no device is given), so a collection it schedules runs before read.
-func (in *Interp) LeaveClosureCycle(pairs int, current bool, read func() error) error {
+// LeaveClosureCycle makes what a call of torch.cuda.memory_stats()
+// allocates, in CPython's order, and leaves the cycle: the cells (the
+// list's, the helper's), a check (the call's start), the list, the
+// closure tuple and the helper; then, with current set (no device
+// given), the lambda through which PyTorch finds the current device and
+// the os.getenv of an unset variable on its way there (envMiss), freed
+// before read; read (torch._C._cuda_memoryStats, a collection scheduled
+// before it has run), whose nested dicts (nested: one of stat arrays,
+// each of pools) live until the call returns; then the walk of those
+// dicts, which holds an items iterator (with the tuple it reuses for
+// each item) for each dict it is in and appends pairs (key, value)
+// tuples, a check before each call and loop round, as the helper's
+// calls do; with returned unset, the OrderedDict the call makes of them
+// (memory_allocated() and the other figures read it and drop it).
+func (in *Interp) LeaveClosureCycle(pairs int, current, returned bool, read func() error) error {
 	listCell := Track(in, &Cell{})
 	helperCell := Track(in, &Cell{})
+	defer in.Decref(helperCell) // the call's own reference, until it returns
+	if err := in.checkInterrupt(); err != nil {
+		in.Decref(listCell)
+		return err
+	}
 	list := in.NewList(nil)
 	listCell.V = list
 	closure := in.NewTuple([]Value{newRef(listCell), newRef(helperCell)})
 	helper := Track(in, &leftHelper{closure: closure})
 	helperCell.V = helper
 	in.Decref(listCell)
-	defer in.Decref(helperCell) // the call's own reference, until it returns
 	if err := in.checkInterrupt(); err != nil {
 		return err
 	}
@@ -61,23 +68,150 @@ func (in *Interp) LeaveClosureCycle(pairs int, current bool, read func() error) 
 		lambda := Track(in, &leftHelper{})
 		err := in.checkInterrupt()
 		if err == nil {
-			err = read()
+			err = in.envMiss()
 		}
 		in.Decref(lambda)
 		if err != nil {
 			return err
 		}
-	} else if err := read(); err != nil {
+	}
+	if err := read(); err != nil {
 		return err
 	}
-	for i := range pairs {
-		if err := in.checkInterrupt(); err != nil {
-			return err
+	if pairs == 0 { // CUDA not started: an empty dict, walked
+		return in.walkStats(list, nil, 0)
+	}
+	// the nested dicts: the top one, a stat array's and its pools', the
+	// two stats of oversize allocations and segments
+	dicts := make([]*Dict, 0, 1+statArrays*(1+statPools)+statOversize)
+	for range cap(dicts) {
+		dicts = append(dicts, in.NewDict())
+	}
+	defer func() {
+		for _, d := range dicts {
+			in.Decref(d)
 		}
-		pair := in.NewTuple([]Value{int64(i), int64(0)})
-		list.items = append(list.items, pair)
+	}()
+	if err := in.checkInterrupt(); err != nil {
+		return err
+	}
+	if err := in.walkStats(list, dicts, pairs); err != nil {
+		return err
+	}
+	if !returned {
+		od := Track(in, &heldObject{})
+		err := in.checkInterrupt()
+		in.Decref(od)
+		return err
 	}
 	return nil
+}
+
+// The shape of torch._C._cuda_memoryStats()'s nested dict: six numbers,
+// nine stat arrays (all, small_pool, large_pool: four numbers each),
+// then the two oversize stats (four numbers each).
+const (
+	statScalars  = 6
+	statArrays   = 9
+	statPools    = 3
+	statLeaves   = 4
+	statOversize = 2
+)
+
+// walkStats walks the nested dict as memory_stats()'s helper does, one
+// call per item: an items iterator per dict (the view made and dropped
+// first), the pairs appended to list, checks at each call and round.
+// With no dicts (CUDA not started) it walks one empty dict.
+func (in *Interp) walkStats(list *List, dicts []*Dict, pairs int) error {
+	n := 0
+	// enter is one dict's walk: its iterator, then visit, then the
+	// iterator freed
+	enter := func(visit func() error) error {
+		if err := in.checkInterrupt(); err != nil { // the helper's call
+			return err
+		}
+		view := Track(in, &heldObject{})
+		it := Track(in, &heldObject{})
+		result := in.NewTuple([]Value{None, None})
+		in.Decref(view)
+		err := visit()
+		in.Decref(result)
+		in.Decref(it)
+		return err
+	}
+	leaf := func() error {
+		if err := in.checkInterrupt(); err != nil { // the helper's call
+			return err
+		}
+		list.items = append(list.items, in.NewTuple([]Value{int64(n), int64(0)}))
+		n++
+		return in.checkInterrupt() // the loop's next round
+	}
+	walk := func(leaves int) error {
+		for range leaves {
+			if err := leaf(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if dicts == nil || pairs != statScalars+statArrays*statPools*statLeaves+statOversize*statLeaves {
+		return enter(func() error { return walk(pairs) })
+	}
+	return enter(func() error {
+		if err := walk(statScalars); err != nil {
+			return err
+		}
+		for range statArrays {
+			err := enter(func() error {
+				for range statPools {
+					if err := enter(func() error { return walk(statLeaves) }); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		for range statOversize {
+			if err := enter(func() error { return walk(statLeaves) }); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// envMiss is what os.getenv of a variable that is not set allocates in
+// CPython 3.12 (torch.cuda.is_available() reads one on the way to the
+// current device): the KeyError of the dict lookup, the traceback and
+// frame object of _Environ.__getitem__ as it unwinds, the KeyError it
+// raises in its place (a check after that call), its traceback, and in
+// Mapping.get the traceback and frame object of get, which catches it;
+// all freed by the time get returns. What is made while the exception
+// unwinds schedules no collection, as CPython's allocation does not
+// while an error is set.
+func (in *Interp) envMiss() error {
+	var made []Value
+	alloc := func(unwinding bool) {
+		in.gc.unwinding = unwinding
+		made = append(made, Track(in, &heldObject{}))
+		in.gc.unwinding = false
+	}
+	alloc(false) // KeyError of the lookup
+	alloc(true)  // its traceback
+	alloc(true)  // __getitem__'s frame object
+	alloc(false) // KeyError(key)
+	err := in.checkInterrupt()
+	alloc(true) // its traceback
+	alloc(true) // get's traceback
+	alloc(true) // get's frame object
+	for _, o := range made {
+		in.Decref(o)
+	}
+	return err
 }
 
 // GCCount is gc.get_count(): the collector's three counts.
@@ -110,4 +244,10 @@ func (in *Interp) NewHeld(n int) Value {
 		items[i] = Track(in, &heldObject{})
 	}
 	return in.NewList(items)
+}
+
+// ListsFreed counts n lists a library made and freed: back on
+// CPython's free list of lists, as far as it has room.
+func (in *Interp) ListsFreed(n int) {
+	in.gc.freeLists = min(listFreeMax, in.gc.freeLists+n)
 }

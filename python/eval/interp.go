@@ -86,6 +86,10 @@ type Hooks struct {
 	// it freed), so the front end sees what it freed (a tensor's
 	// storage); an error it returns is raised where the program was.
 	AutoCollect func(gen int, run func() int) error
+	// Imported, when set, is told the dotted name of each module an
+	// import statement has imported (torchpy: the collector's state
+	// after a script's own import torch).
+	Imported func(name string)
 }
 
 // recursionLimit is sys.getrecursionlimit()'s default.
