@@ -31,6 +31,7 @@ var builtinFuncs = []struct {
 	{"callable", "callable(obj)", builtinCallable},
 	{"chr", "chr(i)", builtinChr},
 	{"delattr", "delattr(obj, name)", builtinDelattr},
+	{"dir", "dir([object])", builtinDir},
 	{"divmod", "divmod(a, b)", builtinDivmod},
 	{"enumerate", "enumerate(iterable, start=0)", builtinEnumerate},
 	{"filter", "filter(func, iterable)", builtinFilter},
