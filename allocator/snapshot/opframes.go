@@ -53,12 +53,14 @@ func (r *Replay) StatementStart(i int, frame func([]Frame) (Frame, bool)) int {
 }
 
 // ProgramFrame is a stack's innermost frame of the program's own code,
-// outside torch (a file under a folder named torch is torch's, and so is
-// gpumemrepl's own Python of a torch module, named <torch...>): the
-// statement that made an allocation; false when every frame is torch's.
+// outside torch and outside sources with no file (a file under a folder
+// named torch is torch's; gpumemrepl's own Python of a module, named
+// <torch.nn>, <copy>, ..., is no file the program can open; <stdin>, the
+// prompt, and <string>, python -c's, are the program's): the statement
+// that made an allocation; false when no frame is the program's.
 func ProgramFrame(frames []Frame) (Frame, bool) {
 	for _, f := range frames {
-		if !strings.Contains(filepath.ToSlash(f.Filename), "/torch/") && !strings.HasPrefix(f.Filename, "<torch") {
+		if !strings.Contains(filepath.ToSlash(f.Filename), "/torch/") && (!strings.HasPrefix(f.Filename, "<") || f.Filename == "<stdin>" || f.Filename == "<string>") {
 			return f, true
 		}
 	}

@@ -11,6 +11,13 @@ func TestProgramFrame(t *testing.T) {
 	if _, ok := ProgramFrame([]Frame{torch}); ok {
 		t.Error("a stack of torch's frames alone has a program frame")
 	}
+	// gpumemrepl's own Python of a module has no file; the prompt's
+	// frame is the program's
+	lib := Frame{Filename: "<lr_scheduler>", Line: 65, Name: "step"}
+	prompt := Frame{Filename: "<stdin>", Line: 3, Name: "<module>"}
+	if f, ok := ProgramFrame([]Frame{lib, prompt}); !ok || f != prompt {
+		t.Errorf("ProgramFrame = %+v, %v; want the prompt's frame", f, ok)
+	}
 }
 
 // Each op knows its event, and a statement's ops are those whose events

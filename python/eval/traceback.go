@@ -190,9 +190,12 @@ func caretAnchors(seg string, module bool) (left, right int, ok bool) {
 }
 
 // ErrorLine is an exception as one line, "LINE:COL: Type: message",
-// placed where it was raised in file (the innermost frame; file is ""
-// and the line the message alone for an exception raised nowhere); ok
-// is false for an error that is not a Python exception.
+// placed where it was raised in file: the innermost frame of the
+// program's own code, past frames of sources that have no file (a
+// library module run from a string, named "<...>": the program cannot
+// open it; "<stdin>", the prompt, is the program's), else the innermost;
+// file is "" and the line the message alone for an exception raised
+// nowhere. ok is false for an error that is not a Python exception.
 func (in *Interp) ErrorLine(err error) (file, line string, inFunction bool, ok bool) {
 	e, isExc := err.(*Exception)
 	if !isExc || e.Inst == nil {
@@ -212,6 +215,12 @@ func (in *Interp) ErrorLine(err error) (file, line string, inFunction bool, ok b
 		return "", msg, false, true
 	}
 	inner := s.tb[0]
+	for _, e := range s.tb {
+		if !strings.HasPrefix(e.frame.file, "<") || e.frame.file == "<stdin>" {
+			inner = e
+			break
+		}
+	}
 	return inner.frame.file, fmt.Sprintf("%d:%d: %s", inner.start.Line, inner.start.Col, msg), len(s.tb) > 1, true
 }
 
