@@ -113,7 +113,8 @@
 //     the *_like forms, eye, linspace, randint, tril, triu; F.one_hot,
 //     estimated).
 //   - Reductions and selections: reduce.go (with amax, amin and
-//     F.normalize, estimated), reduce_outer.go, selectk.go,
+//     F.normalize, estimated), reduce_dims.go (along several dimensions;
+//     std and var's correction, norm's p), reduce_outer.go, selectk.go,
 //     sort.go, topk.go, radixsort.go.
 //   - Indexing: advindex.go, indexcheck.go, indexops.go, masks.go,
 //     maskgrad.go.

@@ -175,11 +175,17 @@ func TestReductionInnerRecorded(t *testing.T) {
 			if r.Op == "amax" {
 				dim = []int64{-1}
 			}
+			d := Ops[r.Op]
+			a := make(Args, len(d.Params))
+			for i, p := range d.Params {
+				a[i] = p.DefaultValue()
+			}
+			a[0], a[slices.IndexFunc(d.Params, func(p Param) bool { return p.Name == "dim" })] = ts[0], dim
 			var err error
-			if d := Ops[r.Op]; d.Tuple() {
-				_, _, err = s.RunTuple(d, Args{ts[0], dim, false})
+			if d.Tuple() {
+				_, _, err = s.RunTuple(d, a)
 			} else {
-				_, err = s.Run(d, Args{ts[0], dim, false})
+				_, err = s.Run(d, a)
 			}
 			exact = s.Tier().Exact()
 			return err

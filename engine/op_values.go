@@ -93,10 +93,10 @@ func comparedValues(t, out *Tensor) (func(uint64) float64, bool) {
 	return operandValues(t, out)
 }
 
-// reduceValues are the values of reduction name of x along dimension d
+// reduceValues are the values of reduction r of x along dimension d
 // (-1: every element): the results, and for max and min the indices
 // of the first extreme; nil when x's values are not known.
-func reduceValues(name string, x *Tensor, d int, out DType) (vals, indices knownValues) {
+func reduceValues(r reduceOp, x *Tensor, d int, out DType) (vals, indices knownValues) {
 	xs, ok := x.Values()
 	if !ok || len(xs) == 0 || len(xs) > maxKnownValues {
 		return nil, nil
@@ -111,7 +111,7 @@ func reduceValues(name string, x *Tensor, d int, out DType) (vals, indices known
 			for k := range n {
 				line[k] = xs[(o*n+k)*inner+i]
 			}
-			v, at := reduceLine(name, line)
+			v, at := reduceLine(r.name, line, r.correction)
 			vals, indices = append(vals, v), append(indices, float64(at))
 		}
 	}
@@ -119,8 +119,9 @@ func reduceValues(name string, x *Tensor, d int, out DType) (vals, indices known
 }
 
 // reduceLine is reduction name of one line of values, and the index of
-// the first max or min (argmax, argmin: the index is the value).
-func reduceLine(name string, line []float64) (float64, int) {
+// the first max or min (argmax, argmin: the index is the value);
+// correction is var's and std's (n - correction divides the squares).
+func reduceLine(name string, line []float64, correction float64) (float64, int) {
 	sum, at := 0.0, 0
 	for i, v := range line {
 		sum += v
@@ -156,9 +157,9 @@ func reduceLine(name string, line []float64) (float64, int) {
 		}
 		return math.Sqrt(norm), 0
 	case "var":
-		return squares / (n - 1), 0
+		return squares / (n - correction), 0
 	case "std":
-		return math.Sqrt(squares / (n - 1)), 0
+		return math.Sqrt(squares / (n - correction)), 0
 	}
 	return math.NaN(), 0
 }

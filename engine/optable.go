@@ -25,20 +25,21 @@ type ParamKind int
 
 // The kinds of parameter.
 const (
-	TensorParam       ParamKind = iota // a tensor
-	OperandParam                       // a tensor or a Python number (Scalar())
-	NumberParam                        // a Python number
-	IntParam                           // an int
-	DimParam                           // a dimension of the op's first tensor, negative ones from the end
-	BoolParam                          // a bool
-	DimsParam                          // dimensions: ints, or one sequence of them (*dims when last and required)
-	TensorsParam                       // a sequence of tensors ([]*Tensor)
-	DTypeParam                         // a torch.dtype (DType)
-	DeviceParam                        // a device (Device)
-	StringParam                        // a str (string), its default quoted: "'mean'"
-	DataParam                          // nested sequences of numbers (Data)
-	PaddingParam                       // a convolution's padding: ints as DimsParam, or a str ('same', 'valid')
-	MemoryFormatParam                  // a torch.memory_format (MemoryFormat)
+	TensorParam         ParamKind = iota // a tensor
+	OperandParam                         // a tensor or a Python number (Scalar())
+	NumberParam                          // a Python number
+	IntParam                             // an int
+	DimParam                             // a dimension of the op's first tensor, negative ones from the end
+	BoolParam                            // a bool
+	DimsParam                            // dimensions: ints, or one sequence of them (*dims when last and required)
+	TensorsParam                         // a sequence of tensors ([]*Tensor)
+	DTypeParam                           // a torch.dtype (DType)
+	DeviceParam                          // a device (Device)
+	StringParam                          // a str (string), its default quoted: "'mean'"
+	DataParam                            // nested sequences of numbers (Data)
+	PaddingParam                         // a convolution's padding: ints as DimsParam, or a str ('same', 'valid')
+	MemoryFormatParam                    // a torch.memory_format (MemoryFormat)
+	NumberOrStringParam                  // a number (as NumberParam) or a str (string): a norm's p, 2 or 'fro'
 )
 
 // Data is a DataParam's value: the nested sequences' shape, their
@@ -130,8 +131,12 @@ func (a Args) TensorList(i int) []*Tensor {
 	return ts
 }
 
-// Ints is argument i as ints (nil for None).
+// Ints is argument i as ints (nil for None; one int, as the engine's own
+// callers pass a dimension, is a list of one).
 func (a Args) Ints(i int) []int64 {
+	if n, ok := a[i].(int64); ok {
+		return []int64{n}
+	}
 	n, _ := a[i].([]int64)
 	return n
 }

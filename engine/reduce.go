@@ -54,6 +54,10 @@ type reduceOp struct {
 	saveInput    bool     // the node saves its input (var)
 	dimNode      string   // autograd's node along a dimension, "" when not modelled
 	dimBw        backward
+	dims         bool // dim is a list of dimensions (sum, mean, std, var, norm)
+	// correction is std's and var's of the call being run (1 by default,
+	// 0 for unbiased=False; the call sets it), for their values
+	correction float64
 }
 
 // opmath is the accumulator of a sum: a float for the floating types
@@ -96,9 +100,9 @@ func isFloat(d DType) bool { return d.Name[0] == 'f' || d.Name == "bfloat16" }
 func init() {
 	likeIn := likeInput(1)
 	for _, r := range []reduceOp{
-		{name: "sum", acc: opmath, out: summed, node: "SumBackward0", bw: sumBackward, dimNode: "SumBackward1", dimBw: sumBackward,
+		{name: "sum", acc: opmath, out: summed, node: "SumBackward0", bw: sumBackward, dimNode: "SumBackward1", dimBw: sumBackward, dims: true,
 			memory: "backward passes the gradient on, broadcast: no memory"},
-		{name: "mean", acc: opmath, out: same, node: "MeanBackward0", bw: likeIn, dimNode: "MeanBackward1", dimBw: likeIn,
+		{name: "mean", acc: opmath, out: same, node: "MeanBackward0", bw: likeIn, dimNode: "MeanBackward1", dimBw: likeIn, dims: true,
 			memory: "backward makes the gradient, a dense tensor of the input's shape"},
 		{name: "max", acc: elem, dimAcc: valueIndex, out: same, indices: true, dimNode: "MaxBackward0", dimBw: likeIn,
 			memory: "with dim, values and int64 indices; saves the indices; backward makes a tensor of the input's shape"},
@@ -109,12 +113,13 @@ func init() {
 		{name: "argmax", acc: valueIndex, out: index, memory: "int64 indices"},
 		{name: "argmin", acc: valueIndex, out: index, memory: "int64 indices"},
 		{name: "norm", acc: opmath, out: same, node: "LinalgVectorNormBackward0", bw: vectorNormBackward, saveResult: true,
-			memory: "saves input and result; backward makes a temporary of the input's size, a 0-d bool, then the gradient"},
+			dimNode: "LinalgVectorNormBackward0", dimBw: vectorNormBackward, dims: true,
+			memory: "saves input and result; backward makes a temporary of the input's size, a bool of the norm's shape, then the gradient"},
 		{name: "std", acc: welford, out: same, node: "StdBackward0", bw: varianceBackward(true, true), saveResult: true,
-			dimNode: "StdBackward0", dimBw: varianceBackward(true, false),
+			dimNode: "StdBackward0", dimBw: varianceBackward(true, false), dims: true,
 			memory: "a 16-byte accumulator a block; saves input and result; backward makes grad / (2 * result) (after two temporaries), then var's"},
 		{name: "var", acc: welford, out: same, node: "VarBackward0", bw: varianceBackward(false, true), saveInput: true,
-			dimNode: "VarBackward0", dimBw: varianceBackward(false, false),
+			dimNode: "VarBackward0", dimBw: varianceBackward(false, false), dims: true,
 			memory: "a 16-byte accumulator a block; saves its input; backward makes the input's mean, the input less it, the scaled gradient, then the gradient"},
 	} {
 		declare(reduction(r))
@@ -174,36 +179,47 @@ func cumsumScanScratch(n uint64, in, out DType) (uint64, bool) {
 }
 
 // reduction is r's entry: torch.name and Tensor.name, over every element
-// (dim None) or along one dimension.
+// (dim None) or along one dimension; for the ops whose dim is a list
+// (r.dims: sum, mean, std, var, norm), along several (reduce_dims.go).
 func reduction(r reduceOp) *OpDef {
 	d := &OpDef{Name: r.name, Function: true, Method: true,
-		Params: []Param{input, {Name: "dim", Kind: IntParam, Default: "None"}, keepdim},
+		Params: r.params(),
 		Memory: "new scalar (a large input: the kernel's buffer, freed after); " + r.memory}
 	if r.indices {
 		d.ReturnType = r.name
 	}
 	d.runTuple = func(s *Session, a Args) ([]*Tensor, bool, error) {
-		x := a.Tensor(0)
-		if a[1] == nil {
-			if a.Bool(2) {
-				return nil, false, NotModelledError("torch." + r.name + " over every element with keepdim=True")
-			}
-			t, err := s.reduceAll(r, x)
-			return []*Tensor{t}, false, err
+		c, err := r.call(a)
+		if err != nil {
+			return nil, false, err
 		}
-		ts, err := s.reduceDim(r, x, a.Int(1), a.Bool(2))
-		return ts, r.indices, err
+		r := r
+		r.correction = c.correction
+		x := c.x
+		if !r.dims {
+			if a[1] == nil {
+				if c.keep {
+					return nil, false, NotModelledError("torch." + r.name + " over every element with keepdim=True")
+				}
+				t, err := s.reduceAll(r, x, nil)
+				return []*Tensor{t}, false, err
+			}
+			ts, err := s.reduceDim(r, x, a.Int(1), c.keep)
+			return ts, r.indices, err
+		}
+		ts, err := s.reduceDims(r, c)
+		return ts, false, err
 	}
 	return d
 }
 
-// reduceAll is r over every element of x: a 0-d tensor, and the kernel's
-// temporaries.
-func (s *Session) reduceAll(r reduceOp, x *Tensor) (*Tensor, error) {
+// reduceAll is r over every element of x: a 0-d tensor (of shape, all
+// 1s, under keepdim), and the kernel's temporaries.
+func (s *Session) reduceAll(r reduceOp, x *Tensor, shape []int64) (*Tensor, error) {
 	if err := s.checkGrad(r.name, x, r.node); err != nil {
 		return nil, err
 	}
-	out, err := s.alloc(nil, r.out(x.DType), x.Device())
+	out, err := s.alloc(shape, r.out(x.DType), x.Device())
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +227,7 @@ func (s *Session) reduceAll(r reduceOp, x *Tensor) (*Tensor, error) {
 		s.dropTensor(out)
 		return nil, err
 	}
-	out.st.vals, _ = reduceValues(r.name, x, -1, out.DType)
+	out.st.vals, _ = reduceValues(r, x, -1, out.DType)
 	if r.node != "" {
 		s.record(r.node, out, []*Tensor{x}, r.saves(x, out), r.bw)
 	}
@@ -236,18 +252,31 @@ func (s *Session) reduceDim(r reduceOp, x *Tensor, dim int64, keep bool) ([]*Ten
 	if len(x.Shape) == 0 {
 		return nil, NotModelledError("torch." + r.name + " of a 0-d tensor along a dimension")
 	}
-	innermost := numel(x.Shape[d+1:]) == 1
-	long := innermost && x.Shape[d] > maxInnerReduction && !innerProbed(r.name, x.DType, x.Shape[d], int64(numel(x.Shape[:d])))
-	if x.Device().CUDA && (!x.IsContiguous() || long || x.Bytes() > 1<<31-1) {
+	shape := slices.Clone(x.Shape)
+	if keep {
+		shape[d] = 1
+	} else {
+		shape = slices.Delete(shape, d, d+1)
+	}
+	return s.reduceAlong(r, x, x, d, shape, fmt.Sprint(dim))
+}
+
+// reduceAlong is r of x into an output of shape, its kernel that of a
+// reduction of geom (x, or x with the dimensions reduced made one) along
+// its dimension d; dims names them for an estimate.
+func (s *Session) reduceAlong(r reduceOp, x, geom *Tensor, d int, shape []int64, dims string) ([]*Tensor, error) {
+	innermost := numel(geom.Shape[d+1:]) == 1
+	long := innermost && geom.Shape[d] > maxInnerReduction && !innerProbed(r.name, x.DType, geom.Shape[d], int64(numel(geom.Shape[:d])))
+	if x.Device().CUDA && (!geom.IsContiguous() || long || x.Bytes() > 1<<31-1) {
 		refusal := NotModelledError(fmt.Sprintf("torch.%s along a dimension of a tensor that is not contiguous, the innermost of more than %d elements, or over 2 GiB (the kernel's buffer across blocks)", r.name, maxInnerReduction))
 		why := "a tensor that is not contiguous"
 		switch {
 		case x.Bytes() > 1<<31-1:
 			why = "a tensor over 2 GiB"
-		case x.IsContiguous():
+		case geom.IsContiguous():
 			why = fmt.Sprintf("an innermost dimension of more than %d elements outside the probed range (scripts/probe_reduce_inner.py)", maxInnerReduction)
 		}
-		if err := s.estimate(refusal, "torch."+r.name, "%s along dim %d: reductions of %s were not recorded; taken as the recorded rule of a contiguous tensor whose innermost dimension is at most %d (no buffer across the kernel's blocks, which PyTorch's kernel may add)", argShapes(Args{x}), dim, why, maxInnerReduction); err != nil {
+		if err := s.estimate(refusal, "torch."+r.name, "%s along dim %s: reductions of %s were not recorded; taken as the recorded rule of a contiguous tensor whose innermost dimension is at most %d (no buffer across the kernel's blocks, which PyTorch's kernel may add)", argShapes(Args{x}), dims, why, maxInnerReduction); err != nil {
 			return nil, err
 		}
 	}
@@ -266,12 +295,6 @@ func (s *Session) reduceDim(r reduceOp, x *Tensor, dim int64, keep bool) ([]*Ten
 	if err := s.checkGrad(r.name, x, r.dimNode); err != nil {
 		return nil, err
 	}
-	shape := slices.Clone(x.Shape)
-	if keep {
-		shape[d] = 1
-	} else {
-		shape = slices.Delete(shape, d, d+1)
-	}
 	want := []tensorShape{{shape, r.out(x.DType)}}
 	if r.indices {
 		want = append(want, tensorShape{shape, DTypes["int64"]})
@@ -281,14 +304,14 @@ func (s *Session) reduceDim(r reduceOp, x *Tensor, dim int64, keep bool) ([]*Ten
 		return nil, err
 	}
 	if x.Device().CUDA && !innermost {
-		if err := s.outerReductionTemps(x, d, acc(x.DType)); err != nil {
+		if err := s.outerReductionTemps(geom, d, acc(x.DType)); err != nil {
 			for _, o := range outs {
 				s.dropTensor(o)
 			}
 			return nil, err
 		}
 	}
-	vals, indices := reduceValues(r.name, x, d, outs[0].DType)
+	vals, indices := reduceValues(r, geom, d, outs[0].DType)
 	outs[0].st.vals = vals
 	if r.indices && vals != nil {
 		outs[1].st.vals = indices
@@ -303,12 +326,13 @@ func (s *Session) reduceDim(r reduceOp, x *Tensor, dim int64, keep bool) ([]*Ten
 	return outs, nil
 }
 
-// vectorNormBackward is the vector norm's: self * (grad / norm), with the
-// zero norm masked: a temporary of the input's size, a 0-d bool, then
-// the gradient; the bool and the temporary are freed after.
+// vectorNormBackward is the vector norm's: grad * (self / norm), with the
+// zero norm masked: a temporary of the input's size, a bool of the
+// norm's shape (0-d over every element), then the gradient; the bool and
+// the temporary are freed after.
 func vectorNormBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 	in := n.inputs[0].shape
-	ts, err := s.allocAll(g.Device(), tensorShape{in, g.DType}, tensorShape{nil, boolDType}, tensorShape{in, g.DType})
+	ts, err := s.allocAll(g.Device(), tensorShape{in, g.DType}, tensorShape{n.out, boolDType}, tensorShape{in, g.DType})
 	if err != nil {
 		return []*Tensor{nil}, err
 	}
@@ -378,8 +402,7 @@ func sumBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 // amax and amin (testdata/pyrules/ops_repeat_shape.py, not yet
 // recorded on the GPU: their steps say "estimated"): max and min's
 // kernels without indices, over every element (dim=()) as max's, along
-// one dimension as max's values, along several one output of the
-// reduced shape. AmaxBackward0 saves the input and the result and, by
+// one dimension as max's values, along several as reduce_dims.go's. AmaxBackward0 saves the input and the result and, by
 // derivatives.yaml's formula, makes a bool mask of the input's shape
 // (result == self), the mask's count (int64) and the gradient divided
 // by it of the reduced shape, then the gradient; the three freed after.
@@ -390,27 +413,11 @@ func init() {
 		declare(estimated(&OpDef{Name: name, Function: true, Method: true, Params: []Param{input, intsParam("dim", "()"), keepdim},
 			Memory: "max's (min's) values: over every element a scalar and the kernel's buffer, along a dimension the reduced output; saves input and result; backward makes a bool mask of the input's shape, its count and the gradient divided by it, then the gradient",
 			run: func(s *Session, a Args) (*Tensor, error) {
-				x, dims, keep := a.Tensor(0), a.Ints(1), a.Bool(2)
-				switch {
-				case len(dims) == 0 && !keep:
-					return s.reduceAll(r, x)
-				case len(dims) == 1:
-					outs, err := s.reduceDim(r, x, dims[0], keep)
-					if err != nil {
-						return nil, err
-					}
-					return outs[0], nil
-				}
-				shape, err := reducedShape(x.Shape, dims, keep)
+				outs, err := s.reduceDims(r, reduceCall{x: a.Tensor(0), dims: a.Ints(1), keep: a.Bool(2), correction: 1, p: 2})
 				if err != nil {
 					return nil, err
 				}
-				out, err := s.alloc(shape, x.DType, x.Device())
-				if err != nil {
-					return nil, err
-				}
-				s.record(node, out, []*Tensor{x}, []*Tensor{x, out}, extremaBackward)
-				return out, nil
+				return outs[0], nil
 			}}))
 	}
 }

@@ -302,7 +302,11 @@ func (b *Binding) bind(d *engine.OpDef, name string, args []eval.Value, kw []eva
 				first = tt
 			}
 			a[i] = t
-		case engine.NumberParam:
+		case engine.NumberParam, engine.NumberOrStringParam:
+			if str, ok := v.(string); ok && p.Kind == engine.NumberOrStringParam {
+				a[i] = str
+				continue
+			}
 			f, ok := number(v)
 			switch v.(type) {
 			case int64, float64, bool:
