@@ -223,7 +223,7 @@ func (s *Session) matmulBmm(a, b *Tensor) (*Tensor, error) {
 // batchOf is t expanded to shape (a view, no memory) and reshaped to
 // shape3: a view where the strides allow, else a dense copy.
 func (s *Session) batchOf(t *Tensor, shape, shape3 []int64) (*Tensor, error) {
-	e, err := s.Expand(t, shape)
+	e, err := s.expandView(t, shape)
 	if err != nil {
 		return nil, err
 	}

@@ -135,7 +135,20 @@ func (s *Session) SliceDim(t *Tensor, dim int, start, n, step int64) (*Tensor, e
 
 // Expand is t.expand(shape): a view that repeats t's dimensions of size
 // 1 (and adds leading ones) without memory; -1 keeps a dimension.
+// Autograd records ExpandBackward0, whose backward is sum_to: the
+// gradient passed on, summed down to t's shape as autograd sums a
+// broadcast input's (nothing when the shapes are the same).
 func (s *Session) Expand(t *Tensor, shape []int64) (*Tensor, error) {
+	v, err := s.expandView(t, shape)
+	if err != nil {
+		return nil, err
+	}
+	s.recordViewNode("ExpandBackward0", v, t, passGrad)
+	return v, nil
+}
+
+// expandView is Expand without autograd's node.
+func (s *Session) expandView(t *Tensor, shape []int64) (*Tensor, error) {
 	if len(shape) < len(t.Shape) {
 		return nil, Errorf(RuntimeError, "expand(torch.FloatTensor{%s}, size=%s): the number of sizes provided (%d) must be greater or equal to the number of dimensions in the tensor (%d)", joinDims(t.Shape, ", "), dimList(shape), len(shape), len(t.Shape))
 	}
