@@ -83,32 +83,95 @@ func quotientType(a, b *Tensor) DType {
 }
 
 // promoted is the dtype two operands promote to, as PyTorch's
-// result_type decides it: a number or a 0-d tensor counts only when it
-// is of a higher kind (bool, integer, floating) than the other operand;
-// of two floating types the wider, float32 for float16 with bfloat16.
+// result_type decides it (c10's ResultTypeState): operands fall in three
+// groups, tensors with dimensions, 0-d tensors and Python numbers (a
+// float is the default dtype, float32; an int int64; a bool bool), each
+// group promoted within itself by promoteTypes; a 0-d tensor's or a
+// number's type then counts only where it is of a higher category
+// (bool, integer, floating) than the group before it: float16 * float32
+// (both with dimensions) is float32, float16 * a 0-d float32 float16,
+// int32 * 2.5 float32, int32 * a 0-d float64 float64, a bool tensor + 1
+// int64. The kernel makes no temporaries on the GPU (TensorIterator casts
+// as it reads): recorded where autocast adds a bfloat16 output to a
+// float32 residual (testdata/pyrules/tfm_block.py, tfm_encoder_fast.py).
 func promoted(a, b *Tensor) DType {
-	switch {
-	case a.number:
-		return b.DType
-	case b.number:
-		return a.DType
-	}
-	x, y := a.DType, b.DType
-	if kind(x) != kind(y) {
-		if kind(x) > kind(y) {
-			return x
+	var dims, zero, numbers DType // Name "": none yet
+	for _, t := range []*Tensor{a, b} {
+		switch {
+		case t.number:
+			numbers = promoteTypes(numbers, numberType(t))
+		case len(t.Shape) == 0:
+			zero = promoteTypes(zero, t.DType)
+		default:
+			dims = promoteTypes(dims, t.DType)
 		}
-		return y
 	}
+	return combineCategories(dims, combineCategories(zero, numbers))
+}
+
+// numberType is a Python number's dtype in promotion: bool, int64, or
+// the default float dtype.
+func numberType(t *Tensor) DType {
 	switch {
-	case len(a.Shape) == 0 && len(b.Shape) > 0:
-		return y
-	case len(b.Shape) == 0 && len(a.Shape) > 0, x.Size > y.Size:
-		return x
-	case x.Size == y.Size && x.Name != y.Name:
-		return Float32 // float16 and bfloat16
+	case t.numBool:
+		return boolDType
+	case t.numFloat:
+		return Float32
 	}
-	return y
+	return DTypes["int64"]
+}
+
+// promoteTypes is torch.promote_types(a, b) (a Name "" is no type): the
+// wider of the same category, the higher category's, int16 for uint8
+// with int8 and float32 for float16 with bfloat16.
+func promoteTypes(a, b DType) DType {
+	switch {
+	case a.Name == "":
+		return b
+	case b.Name == "" || a.Name == b.Name:
+		return a
+	case kind(a) != kind(b):
+		if kind(a) > kind(b) {
+			return a
+		}
+		return b
+	case a.Size == b.Size && isFloat(a): // float16 and bfloat16
+		return Float32
+	case a.Name == "uint8" || b.Name == "uint8":
+		other := a
+		if a.Name == "uint8" {
+			other = b
+		}
+		if other.Name == "int8" {
+			return DTypes["int16"]
+		}
+		return other
+	case a.Size > b.Size:
+		return a
+	}
+	return b
+}
+
+// combineCategories is result_type's step from one group to the next:
+// higher's type unless lower's is of a higher category (a Name "" is
+// no type).
+func combineCategories(higher, lower DType) DType {
+	switch {
+	case higher.Name == "":
+		return lower
+	case lower.Name == "" || kind(higher) == 2:
+		return higher
+	case higher.Name == "bool" || kind(lower) == 2:
+		return promoteTypes(higher, lower)
+	}
+	return higher
+}
+
+// canCast reports whether a result of dtype from may be written into a
+// tensor of dtype to (c10::canCast): not a floating one into an integer
+// or bool tensor, nor another into a bool tensor.
+func canCast(from, to DType) bool {
+	return !(kind(from) == 2 && kind(to) < 2) && !(from.Name != "bool" && to.Name == "bool")
 }
 
 // kind orders dtypes as type promotion does: bool, integer, floating.

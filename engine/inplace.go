@@ -24,6 +24,9 @@ func inPlaceArith(name string) func(s *Session, a Args) error {
 		if !o.number && !broadcastsTo(o.Shape, t.Shape) {
 			return Errorf(RuntimeError, "output with shape %s doesn't match the broadcast shape", dimList(t.Shape))
 		}
+		if rt := promoted(t, o); name != "div" && !canCast(rt, t.DType) {
+			return Errorf(RuntimeError, "result type %s can't be cast to the desired output type %s", LegacyBase(rt), LegacyBase(t.DType))
+		}
 		recorded := s.gradEnabled && (t.requiresGrad() || o.requiresGrad())
 		if recorded && t.slot != nil && t.fn == nil {
 			return errLeafInPlace

@@ -537,15 +537,9 @@ func (s *Session) binary(op string, a, b *Tensor) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	dt := a.DType
-	switch {
-	case op == "div":
+	dt := promoted(a, b)
+	if op == "div" {
 		dt = quotientType(a, b)
-	case a.number:
-		dt = b.DType
-	}
-	if (a.numFloat || b.numFloat) && !isFloat(dt) {
-		dt = Float32 // an integral tensor and a Python float: the default float dtype
 	}
 	out, err := s.alloc(shape, dt, dev)
 	if err != nil {
