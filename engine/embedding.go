@@ -1,8 +1,12 @@
 package engine
 
 import (
+	_ "embed"
+	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
+	"strings"
 )
 
 // Embedding, as memory (testdata/pyrules/tfm_embedding.py, recorded on
@@ -76,27 +80,48 @@ func embeddingBackward(indices uint64) backward {
 }
 
 // embeddingSortedGrad is the weight's gradient over more than
-// embeddingDirect indices, where PyTorch sorts them first: an estimate,
-// as the segments depend on the indices' values. Taken from the events
-// tfm_embedding.py recorded (3073 indices): the sorted indices and their
-// original places (int64, one each an index) with a third freed after
-// CUB's radix sort and its scratch (index_put_'s sort's rule), the
-// gradient, then the kernel's segment buffers, freed at its end: the
-// segment offsets (an index each), two int64 per segment and the partial
-// segments' offsets and sums (an accumulator row each). The segments are
-// taken as min(indices, rows), every distinct row once, and the partial
-// segments as the segments and one per 10 indices (NROWS_PER_THREAD):
-// 1332 where the recording made 1331.
+// embeddingDirect indices, where PyTorch sorts them first
+// (embedding_dense_backward_cuda, then embedding_backward_cuda_kernel),
+// every size set by the count of indices n, the table's rows and width,
+// none by the indices' values: the sorted indices and their original
+// places (int64, n each), then the range sorted with them (n) and CUB's
+// radix sort scratch over all 64 bits of the keys (PyTorch passes no bit
+// count), both freed; the gradient; the segments' offsets (n), their
+// count (8 bytes), a dummy of the keys (n) with CUB's unique_by_key
+// scratch, both freed; partials per segment and their offsets (S =
+// min(n, rows) each) with CUB's exclusive sum scratch, freed; the count
+// of partial segments (8 bytes), their offsets (P = n/10 + S); then
+// either the fused kernel's map of partial segments to segments (P; and
+// for float16 and bfloat16 an accumulator of the table's size in
+// float32), when its sum_scatter grid is under 4 blocks a
+// multiprocessor and P over four times it, or the two-pass kernel's
+// partial sums (P rows of the width in the accumulator's type); all
+// freed newest first as it returns. Every event of the 47 configurations
+// of scripts/probe_embedding.py's recording (1000 to 1,048,576 indices,
+// four tables, float32 and bfloat16; embedding_backward.jsonl) is
+// reproduced in order (TestEmbeddingSortedRecorded): those
+// configurations, of a dense gradient, are exact; any other is
+// estimated, as unique_by_key's scratch is fitted to three recorded
+// sizes, not derived, and the fused path of float16 and bfloat16 was not
+// recorded.
 func embeddingSortedGrad(s *Session, n *node, g *Tensor, indices uint64) ([]*Tensor, error) {
 	rows, width := uint64(n.inputs[0].shape[0]), uint64(n.inputs[0].shape[1])
 	segments := min(indices, rows)
-	partials := segments + ceilDiv(indices, 10)
-	refusal := NotModelledError(fmt.Sprintf("the backward of an embedding of more than %d indices (it sorts them)", embeddingDirect))
-	if err := s.estimate(refusal, "F.embedding", "backward of %d indices into a %s weight: PyTorch sorts more than %d indices and sums them by segments, which depend on their values; taken as every distinct row a segment (%d) and %d partial segments, with CUB's radix sort scratch (%d bytes, index_put_'s sort's rule), after tfm_embedding.py's recording of 3073 indices",
-		indices, dimList(n.inputs[0].shape), embeddingDirect, segments, partials, radixSortScratch(indices, rows-1)); err != nil {
-		return []*Tensor{nil}, err
-	}
+	partials := indices/10 + segments
 	dev, int64T := g.Device(), DTypes["int64"]
+	sms, _ := s.gpus[dev.Index].b.grid()
+	fused := embeddingFused(segments, width, partials, sms)
+	path := "the two-pass kernel's partial sums"
+	if fused {
+		path = "the fused kernel's map of partial segments"
+	}
+	refusal := NotModelledError(fmt.Sprintf("the backward of an embedding of more than %d indices (it sorts them)", embeddingDirect))
+	if !g.IsContiguous() || !embeddingRecorded[embeddingKey{indices, rows, width, g.DType.Name}] {
+		if err := s.estimate(refusal, "F.embedding", "backward of %d indices into a %s weight: PyTorch sorts more than %d indices (CUB's radix sort of 64-bit keys, %d bytes of scratch) and sums them by up to %d segments and %d partial segments (%s), as scripts/probe_embedding.py recorded it on an H100; CUB's unique_by_key scratch fitted to its sizes",
+			indices, dimList(n.inputs[0].shape), embeddingDirect, radixSortScratch(indices, math.MaxUint64), segments, partials, path); err != nil {
+			return []*Tensor{nil}, err
+		}
+	}
 	ints := func(k uint64) tensorShape { return tensorShape{[]int64{int64(k)}, int64T} }
 	var held []*Tensor
 	defer func() {
@@ -113,22 +138,95 @@ func embeddingSortedGrad(s *Session, n *node, g *Tensor, indices uint64) ([]*Ten
 	if err := take(ints(indices), ints(indices)); err != nil {
 		return []*Tensor{nil}, err
 	}
-	if err := s.scratchBeside(dev, ints(indices), radixSortScratch(indices, rows-1)); err != nil {
+	if err := s.scratchBeside(dev, ints(indices), radixSortScratch(indices, math.MaxUint64)); err != nil {
 		return []*Tensor{nil}, err
 	}
 	grads, err := embeddingGrad(s, n, g)
 	if err != nil {
 		return grads, err
 	}
-	// the kernel's segments, freed as it returns
-	acc := accType(g.DType)
-	err = take(ints(indices), ints(1), ints(segments), ints(segments), ints(1), ints(partials),
-		tensorShape{[]int64{int64(partials), int64(width)}, acc})
-	if err != nil {
-		s.dropTensor(grads[0])
-		return []*Tensor{nil}, err
+	// the segments, the partial segments, and the kernel's buffers
+	steps := []func() error{
+		func() error { return take(ints(indices), ints(1)) },
+		func() error { return s.scratchBeside(dev, ints(indices), uniqueByKeyScratch(indices)) },
+		func() error { return take(ints(segments), ints(segments)) },
+		func() error { return s.scratch(dev, int64ScanScratch(segments)) },
+		func() error { return take(ints(1), ints(partials), ints(partials)) },
+	}
+	last := len(steps) - 1
+	switch {
+	case !fused:
+		steps[last] = func() error {
+			return take(ints(1), ints(partials), tensorShape{[]int64{int64(partials), int64(width)}, accType(g.DType)})
+		}
+	case accType(g.DType).Name != g.DType.Name:
+		steps = append(steps, func() error { return take(tensorShape{n.inputs[0].shape, accType(g.DType)}) })
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			s.dropTensor(grads[0])
+			return []*Tensor{nil}, err
+		}
 	}
 	return grads, nil
+}
+
+// embeddingKey is one configuration of a sorted embedding backward:
+// the count of indices, the table's rows and width, the dtype.
+type embeddingKey struct {
+	n, rows, width uint64
+	dtype          string
+}
+
+// embeddingBackwardText is scripts/probe_embedding.py's recording of
+// F.embedding's and F.embedding_bag's forward and backward events,
+// made in the lead's GPU call of 2026-12-05 13:00 UTC
+// (scripts/record_zoo.sh) on an NVIDIA H100 80GB HBM3 (the GPU machine
+// lent for the H200; PyTorch 2.11.0+cu130, CUDA 13.0): allocator events
+// and kernel scratch, which do not depend on the card's total memory.
+//
+//go:embed embedding_backward.jsonl
+var embeddingBackwardText string
+
+// embeddingRecorded are the embedding configurations whose backward
+// embeddingBackwardText recorded.
+var embeddingRecorded = readEmbeddingRecorded(embeddingBackwardText)
+
+func readEmbeddingRecorded(text string) map[embeddingKey]bool {
+	out := map[embeddingKey]bool{}
+	for line := range strings.Lines(text) {
+		var r struct {
+			Op           string
+			N, Rows, Dim uint64
+			DType        string
+			Bwd          *json.RawMessage
+		}
+		if json.Unmarshal([]byte(line), &r) == nil && r.Op == "embedding" && r.Bwd != nil {
+			out[embeddingKey{r.N, r.Rows, r.Dim, r.DType}] = true
+		}
+	}
+	return out
+}
+
+// embeddingFused reports whether embedding_backward_cuda_kernel takes its
+// fused path: its sum_scatter grid (segments x the width rounded up to
+// a warp, in blocks of that width up to 1024 threads) is under 4 blocks
+// a multiprocessor and the partial segments over four times it (and
+// deterministic algorithms off, which the tool does not model).
+func embeddingFused(segments, width, partials uint64, sms int) bool {
+	warped := ceilDiv(width, 32) * 32
+	block := min(warped, 1024)
+	grid := ceilDiv(segments*warped, block)
+	return grid < uint64(sms)*4 && partials > grid*4
+}
+
+// uniqueByKeyScratch is CUB's DeviceSelect::UniqueByKey scratch for n
+// int64 keys as PyTorch's embedding backward asks for it: fitted to the
+// sizes recorded (1,279 bytes up to 65,536 keys, 2,047 at 2^18, 4,863 at
+// 2^20) as a 16-byte tile status a tile of 4,608 keys and 768 bytes
+// more, each rounded up to 256 bytes, and 255.
+func uniqueByKeyScratch(n uint64) uint64 {
+	return cubTemporaries(16*ceilDiv(n, 4608), 768)
 }
 
 // scratchBeside allocates t and a kernel's scratch of n bytes, then

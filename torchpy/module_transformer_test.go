@@ -11,15 +11,18 @@ import (
 // free and segment of the same size as PyTorch's, in PyTorch's order,
 // and each statement prints what it printed under PyTorch. An
 // embedding's backward over more than 3072 indices sorts them with
-// CUB's temporaries, which the tool refuses: tfm_embedding's events are
-// checked up to the first such backward, and its prints everywhere but
-// at those backwards and the prints of their peaks right after.
+// CUB's temporaries: tfm_embedding's three (4096 and 3073 indices into
+// 1024 x 256, 16384 into 50000 x 512) make PyTorch's events too, and
+// every print matches but the peaks after the first two (1 KiB more): a
+// block PyTorch's allocator split or not by where earlier segments lay,
+// which the simulated device places as the driver does only up to the
+// first matrix product (testdata/segments/README.md).
 func TestTransformerRules(t *testing.T) {
 	for _, c := range []struct {
-		name    string
-		refused []int // lines the tool refuses (NotImplementedError)
+		name   string
+		placed []int // lines whose printed peak depends on placement
 	}{
-		{"tfm_embedding", []int{38, 46, 55}},
+		{"tfm_embedding", []int{39, 47}},
 		{"tfm_layernorm", nil},
 		{"tfm_dropout", nil},
 		{"tfm_sdpa", nil},
@@ -28,16 +31,9 @@ func TestTransformerRules(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			s, printed := runRule(t, c.name)
 			path := filepath.Join("..", "testdata", "pyrules", c.name+".jsonl")
-			if c.refused == nil {
-				checkEvents(t, s, path)
-				checkPrinted(t, printed, path)
-				return
-			}
-			if got, want := eventsBefore(t, s, path, c.refused[0]); !slices.Equal(got, want) {
-				t.Errorf("the %d events before line %d differ from PyTorch's", len(want), c.refused[0])
-			}
+			checkEvents(t, s, path)
 			for line, out := range recordedOutput(t, path) {
-				if !slices.Contains(c.refused, line) && !slices.Contains(c.refused, line-1) && printed[line] != out {
+				if !slices.Contains(c.placed, line) && printed[line] != out {
 					t.Errorf("line %d printed %q, PyTorch %q", line, printed[line], out)
 				}
 			}
