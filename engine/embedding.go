@@ -52,7 +52,19 @@ func (s *Session) Embedding(idx, w *Tensor) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
+	// indices of more than one dimension are read flat
+	// (indices.reshape(-1)): a dense copy where their strides allow no
+	// flat view (batch[:, :-1]), freed once the rows are picked
+	var flat *Tensor
+	if _, ok := viewStrides(idx.Shape, idx.Strides(), []int64{int64(idx.Numel())}); len(idx.Shape) > 1 && !ok {
+		if flat, err = s.alloc([]int64{int64(idx.Numel())}, idx.DType, dev); err != nil {
+			return nil, err
+		}
+	}
 	out, err := s.alloc(append(slices.Clone(idx.Shape), w.Shape[1]), w.DType, dev)
+	if flat != nil {
+		s.dropTensor(flat)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -79,8 +79,25 @@ func init() {
 	}
 	neg := unary("neg", "NegBackward0", saveNothing, 1)
 	neg.Dunders = []Dunder{{Name: "__neg__"}}
-	declare(neg, functional(unary("gelu", "GeluBackward0", saveInput, 1)), functional(unary("silu", "SiluBackward0", saveInput, 1)))
+	declare(neg, gelu(), functional(unary("silu", "SiluBackward0", saveInput, 1)))
 	Ops["relu"].Functional = true
+}
+
+// gelu is F.gelu(input, *, approximate='none'): either form is one
+// elementwise kernel that saves its input, and its backward one kernel
+// making the gradient (the tanh form's figures are lora_finetune.py's
+// recording, testdata/models/zoo).
+func gelu() *OpDef {
+	d := functional(unary("gelu", "GeluBackward0", saveInput, 1))
+	d.Params = append(d.Params, Param{Name: "approximate", Kind: StringParam, Default: "'none'", KeywordOnly: true})
+	run := d.run
+	d.run = func(s *Session, a Args) (*Tensor, error) {
+		if m := a.String(1); m != "none" && m != "tanh" {
+			return nil, Errorf(RuntimeError, "approximate argument must be either none or tanh.")
+		}
+		return run(s, a[:1])
+	}
+	return d
 }
 
 // What a one-input op saves for backward.

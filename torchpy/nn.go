@@ -380,25 +380,42 @@ func layers() {
 		bv, _ := sub(o, "_parameters").GetStr("bias")
 		return "in_features=" + b.in.ReprOf(nIn) + ", out_features=" + b.in.ReprOf(nOut) + ", bias=" + b.in.ReprOf(bv != eval.None), nil
 	})
-	for c, op := range map[*eval.Class]string{GELUType: "gelu"} {
-		modMethod(c, "__init__", c.Name+"()", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			if len(args) > 0 || len(kw) > 0 {
-				return nil, b.notModelled(c.Name + " with arguments (inplace=, approximate=)")
-			}
-			b.moduleInit(o)
-			return eval.None, nil
-		})
-		modMethod(c, "forward", "forward(input)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			if len(args) != 1 {
-				return nil, b.in.Raise(eval.TypeErrorType, "forward() takes 1 input")
-			}
-			x, err := b.tensorOf(args[0], op)
-			if err != nil {
-				return nil, err
-			}
-			return b.op(op, x.T)
-		})
-	}
+	modMethod(GELUType, "__init__", "GELU(approximate='none')", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		a, err := b.in.ArgSpec("GELU", args, kw, 0, "approximate")
+		if err != nil {
+			return nil, err
+		}
+		approximate := eval.Value("none")
+		if a[0] != nil {
+			approximate = a[0]
+		}
+		b.moduleInit(o)
+		b.in.PutStr(o.Dict, "approximate", approximate, "")
+		return eval.None, nil
+	})
+	modMethod(GELUType, "forward", "forward(input)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if len(args) != 1 {
+			return nil, b.in.Raise(eval.TypeErrorType, "forward() takes 1 input")
+		}
+		x, err := b.tensorOf(args[0], "gelu")
+		if err != nil {
+			return nil, err
+		}
+		av, _ := o.Dict.GetStr("approximate")
+		approximate, ok := av.(string)
+		if !ok {
+			return nil, b.in.Raise(eval.TypeErrorType, "gelu(): argument 'approximate' must be str, not %s", b.in.TypeName(av))
+		}
+		y, err := b.S.Run(engine.Ops["gelu"], engine.Args{x.T, approximate})
+		if err != nil {
+			return nil, b.pyErr(err)
+		}
+		return b.wrap(y), nil
+	})
+	modMethod(GELUType, "extra_repr", "", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		av, _ := o.Dict.GetStr("approximate")
+		return "approximate=" + b.in.ReprOf(av), nil
+	})
 }
 
 // layerFamilies declare the torch.nn layers kept in files of their own
