@@ -486,15 +486,6 @@ func init() {
 	})
 }
 
-// op runs a one-tensor engine op.
-func (b *Binding) op(name string, xs ...*engine.Tensor) (eval.Value, error) {
-	r, err := b.S.Op(name, xs...)
-	if err != nil {
-		return nil, b.pyErr(err)
-	}
-	return b.wrap(r), nil
-}
-
 // dim is a dimension argument, negative ones counted from the end.
 func (b *Binding) dim(t *Tensor, v eval.Value) (int, error) {
 	d, err := b.in.Index(v)
