@@ -100,7 +100,7 @@ func (s *Session) Attention(q, k, v, mask *Tensor, dropout float64, causal bool,
 	grad := s.gradEnabled && (q.requiresGrad() || k.requiresGrad() || v.requiresGrad())
 	switch {
 	case half && g.d <= 256 && g.dv <= 256:
-		return s.withMask(mask, q.DType, func(bias *Tensor) (*Tensor, error) { return s.cudnnAttention(q, k, v, bias, g, grad) })
+		return s.withMask(mask, q.DType, false, func(bias *Tensor) (*Tensor, error) { return s.cudnnAttention(q, k, v, bias, g, grad) })
 	case q.DType != Float32:
 		return nil, NotModelledError("F.scaled_dot_product_attention of " + q.DType.Name + " with head dim over 256")
 	}
@@ -108,29 +108,64 @@ func (s *Session) Attention(q, k, v, mask *Tensor, dropout float64, causal bool,
 	if grad && !ok {
 		return nil, NotModelledError(fmt.Sprintf("the backward of the memory-efficient attention kernel for head dim %d", g.d))
 	}
-	return s.withMask(mask, q.DType, func(bias *Tensor) (*Tensor, error) { return s.efficientAttention(q, k, v, bias, g, grad, ws) })
+	return s.withMask(mask, q.DType, true, func(bias *Tensor) (*Tensor, error) { return s.efficientAttention(q, k, v, bias, g, grad, ws) })
 }
 
 // withMask runs attend with the mask as the float bias the kernels take
 // (nil for none): a bool mask converted, which goes when attend is done
-// unless autograd saved it.
-func (s *Session) withMask(mask *Tensor, dt DType, attend func(bias *Tensor) (*Tensor, error)) (*Tensor, error) {
+// unless autograd saved it. The memory-efficient kernel (pad) reads a
+// bias whose rows are aligned to 16 elements: PyTorch's preprocess_mask
+// pads any other (F.pad to the next multiple of 16, the converted mask
+// then freed) and passes the slice of the mask's width, which its
+// backward keeps (clip_train.py's 77 columns and moe_train.py's 111,
+// recorded in testdata/models/zoo). The cuDNN kernel's handling of such
+// a mask is not recorded: estimated there.
+func (s *Session) withMask(mask *Tensor, dt DType, pad bool, attend func(bias *Tensor) (*Tensor, error)) (*Tensor, error) {
 	if mask == nil {
 		return attend(nil)
 	}
-	if len(mask.Shape) == 0 || mask.Shape[len(mask.Shape)-1]%16 != 0 {
+	aligned := biasAligned(mask)
+	if !aligned && (!pad || len(mask.Shape) == 0) {
 		refusal := NotModelledError("an attn_mask whose last dimension is not a multiple of 16 (PyTorch pads it)")
 		if err := s.estimate(refusal, "F.scaled_dot_product_attention", "attn_mask %s: PyTorch pads a mask whose last dimension is not a multiple of 16, not recorded; taken as an unpadded mask's rule (the padded copy and its slice left out)", argShapes(Args{mask})); err != nil {
 			return nil, err
 		}
+		aligned = true
 	}
 	bias, err := s.floatMask(mask, dt)
 	if err != nil {
 		return nil, err
 	}
+	if !aligned {
+		n := len(mask.Shape) - 1
+		wide := slices.Clone(mask.Shape)
+		wide[n] += 16 - wide[n]%16
+		padded, err := s.alloc(wide, dt, mask.Device())
+		s.dropTensor(bias)
+		if err != nil {
+			return nil, err
+		}
+		bias = restrided(padded, slices.Clone(mask.Shape), padded.Strides(), padded.offset)
+		s.dropTensor(padded)
+	}
 	out, err := attend(bias)
 	s.dropTensor(bias)
 	return out, err
+}
+
+// biasAligned is PyTorch's aligned_tensor<16> of an attention mask: its
+// last dimension dense and every other stride a multiple of 16 elements.
+func biasAligned(mask *Tensor) bool {
+	st := mask.Strides()
+	if len(st) == 0 || st[len(st)-1] != 1 && mask.Shape[len(st)-1] != 1 {
+		return false
+	}
+	for _, x := range st[:len(st)-1] {
+		if x%16 != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // efficientAttention is _scaled_dot_product_efficient_attention's

@@ -12,10 +12,27 @@ import (
 // ops_factories.py).
 
 // tril and triu make attention masks: a new tensor like the input.
+// Their in-place forms (CLIP's mask.triu_(1)) write the tensor through
+// the same out= kernel, which reads any strides: nothing allocated, not
+// recorded on the GPU (a CUDA tensor's figures are estimated).
 func init() {
 	for _, name := range []string{"tril", "triu"} {
+		node := map[string]string{"tril": "TrilBackward0", "triu": "TriuBackward0"}[name]
 		declare(&OpDef{Name: name, Function: true, Method: true, Params: []Param{input, {Name: "diagonal", Kind: IntParam, Default: "0"}},
-			Memory: "new tensor of the input's shape and dtype (a causal mask's); under autograd not modelled",
+			Memory:  "new tensor of the input's shape and dtype (a causal mask's); under autograd not modelled; " + name + "_ writes in place, nothing allocated (estimated on the GPU)",
+			InPlace: name + "_",
+			inPlace: func(s *Session, a Args) error {
+				x := a.Tensor(0)
+				if len(x.Shape) < 2 {
+					return Errorf(RuntimeError, "%s: input tensor must have at least 2 dimensions", name+"_")
+				}
+				if x.Device().CUDA {
+					if err := s.estimate(nil, "Tensor."+name+"_", "%s %s: an in-place kernel, not recorded on the GPU; taken as allocating nothing (its backward, %s, the gradient alone)", dimList(x.Shape), x.DType.Name, node); err != nil {
+						return err
+					}
+				}
+				return inPlaceUnary(node, saveNothing, 1)(s, a)
+			},
 			run: func(s *Session, a Args) (*Tensor, error) {
 				x := a.Tensor(0)
 				if len(x.Shape) < 2 {
@@ -217,6 +234,8 @@ func init() {
 					}
 				}
 				out.st.vals = hot
+			} else if classes > 0 {
+				out.st.share = 1 / float64(classes)
 			}
 			return out, nil
 		}})))

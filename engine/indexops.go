@@ -49,15 +49,45 @@ func (s *Session) IndexAdd(x *Tensor, dim int64, index, source *Tensor) (*Tensor
 	if err := checkIndex("index_add", x, index); err != nil {
 		return nil, err
 	}
-	if s.gradEnabled && source.requiresGrad() {
-		return nil, NotModelledError("the backward of index_add to its source")
-	}
 	out, err := s.alloc(slices.Clone(x.Shape), x.DType, x.Device())
 	if err != nil {
 		return nil, err
 	}
-	s.record("IndexAddBackward0", out, []*Tensor{x}, []*Tensor{index}, passGrad)
+	if err := s.recordIndexAdd("torch.index_add", out, x, index, source); err != nil {
+		s.dropTensor(out)
+		return nil, err
+	}
 	return out, nil
+}
+
+// recordIndexAdd records index_add's node over out, the sum of x and
+// source's slices: x's gradient is the incoming one; source's, where it
+// needs one, grad.index_select(dim, index), a new tensor of source's
+// shape (derivatives.yaml's grad.index_select(dim, index).expand_as(source):
+// not recorded on the GPU, an estimate). It saves the index, and the
+// source where that needs a gradient.
+func (s *Session) recordIndexAdd(op string, out, x, index, source *Tensor) error {
+	if !s.gradEnabled || !source.requiresGrad() {
+		s.record("IndexAddBackward0", out, []*Tensor{x}, []*Tensor{index}, passGrad)
+		return nil
+	}
+	if err := s.estimate(NotModelledError("the backward of index_add to its source"), op, "%s: the source's gradient, grad.index_select(dim, index), from PyTorch's derivatives.yaml, not recorded on the GPU", argShapes(Args{x, index, source})); err != nil {
+		return err
+	}
+	s.record("IndexAddBackward0", out, []*Tensor{x, source}, []*Tensor{index, source}, func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+		grads := make([]*Tensor, 2)
+		if n.inputs[0].to != nil {
+			grads[0] = share(g)
+		}
+		if n.inputs[1].to != nil {
+			var err error
+			if grads[1], err = s.alloc(n.inputs[1].shape, g.DType, g.Device()); err != nil {
+				return grads, err
+			}
+		}
+		return grads, nil
+	})
+	return nil
 }
 
 // indexWrite is an in-place index or scatter op: no memory, refused
@@ -114,7 +144,25 @@ func init() {
 			run: func(s *Session, a Args) (*Tensor, error) {
 				return s.IndexAdd(a.Tensor(0), a.Int(1), a.Tensor(2), a.Tensor(3))
 			},
-			inPlace: indexWrite("index_add_")},
+			inPlace: func(s *Session, a Args) error {
+				x, index, source := a.Tensor(0), a.Tensor(2), a.Tensor(3)
+				if !s.gradEnabled || !source.requiresGrad() {
+					return indexWrite("index_add_")(s, a)
+				}
+				if err := checkIndex("index_add_", x, index); err != nil {
+					return err
+				}
+				if x.slot != nil && x.fn == nil {
+					return errLeafInPlace
+				}
+				old := x.fn
+				s.written(x)
+				if err := s.recordIndexAdd("Tensor.index_add_", x, x, index, source); err != nil {
+					return err
+				}
+				s.replaced(x, old)
+				return nil
+			}},
 		&OpDef{Name: "index_copy", InPlace: "index_copy_", Params: []Param{input, dim, index, source},
 			Memory: "writes source's slices in place: no memory", inPlace: indexWrite("index_copy_")},
 		&OpDef{Name: "scatter", InPlace: "scatter_", Params: []Param{input, dim, index, src},

@@ -32,8 +32,7 @@ func inPlaceArith(name string) func(s *Session, a Args) error {
 			return errLeafInPlace
 		}
 		if recorded && !o.number && (name == "mul" || name == "div") {
-			// PyTorch would first clone t's old value for other's gradient
-			return NotModelledError("Tensor." + name + "_ of a tensor that autograd records")
+			return s.inPlaceByTensor(name, t, o)
 		}
 		s.written(t)
 		if recorded { // testdata/pyrules/ops_inplace.py: as the op, over t's old node
@@ -43,6 +42,38 @@ func inPlaceArith(name string) func(s *Session, a Args) error {
 		}
 		return nil
 	}
+}
+
+// inPlaceByTensor is t.mul_(o) or t.div_(o) of a tensor o that autograd
+// records. Other's gradient reads self's old value, so PyTorch's
+// generated code clones t first where o needs a gradient
+// (original_self, saved); the node saves what the op's saves: the old
+// self for other's gradient, other (for div always, for mul where t
+// needs a gradient). moe_train.py's routing_weights /= its sum,
+// recorded in testdata/models/zoo.
+func (s *Session) inPlaceByTensor(name string, t, o *Tensor) error {
+	var save []*Tensor
+	if o.requiresGrad() {
+		orig, err := s.alloc(t.Shape, t.DType, t.Device())
+		if err != nil {
+			return err
+		}
+		layOut(orig, t)
+		defer s.dropTensor(orig) // kept by the node alone
+		save = append(save, orig)
+	}
+	if name == "div" || t.requiresGrad() {
+		save = append(save, o)
+	}
+	bw := divBackward
+	if name == "mul" {
+		bw = mulGrads(t, o)
+	}
+	s.written(t)
+	old := t.fn
+	s.record(inPlaceNodes[name], t, []*Tensor{t, o}, save, bw)
+	s.replaced(t, old)
+	return nil
 }
 
 // inPlaceNodes and inPlaceBackward are the nodes the in-place forms of
@@ -61,7 +92,7 @@ func (s *Session) WriteInto(t *Tensor) { s.written(t) }
 // (backward checks it), and its values are no longer known.
 func (s *Session) written(t *Tensor) {
 	t.st.version++
-	t.st.vals = nil
+	t.st.vals, t.st.share = nil, 0
 }
 
 // broadcastsTo reports whether shape src broadcasts to dst without

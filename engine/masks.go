@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"math"
 	"slices"
 )
 
@@ -66,18 +67,47 @@ func errValueSized(op string) error {
 
 // Nonzero is torch.nonzero(x): the int64 indices [count, ndim] of x's
 // nonzero elements, which the tool computes from x's known values.
-func (s *Session) Nonzero(x *Tensor) (*Tensor, error) {
+// Where the values are not known but the share of them that is nonzero
+// is (a view of a one-hot mask: moe_train.py's expert mask), the count
+// is that share of x's elements, an estimate, and a strided x is copied
+// dense first, as PyTorch's kernel reads it.
+func (s *Session) Nonzero(x *Tensor) (*Tensor, error) { return s.nonzeroAs("torch.nonzero", x) }
+
+// nonzeroAs is Nonzero called as op (torch.where of a condition alone).
+func (s *Session) nonzeroAs(op string, x *Tensor) (*Tensor, error) {
 	vals, ok := x.Values()
-	if !ok {
-		return nil, errValueSized("torch.nonzero")
+	if ok {
+		return s.nonzero(x.Device(), x.Shape, vals, false)
 	}
-	return s.nonzero(x.Device(), x.Shape, vals, false)
+	if x.number || x.st.share == 0 {
+		return nil, errValueSized(op)
+	}
+	count := int64(math.Round(x.st.share * float64(x.Numel())))
+	if err := s.estimate(errValueSized(op), op, "%s %s: its count depends on values the tool does not know; taken as %d, the mean of a one-hot mask's (1 in %d of its elements)", dimList(x.Shape), x.DType.Name, count, int64(math.Round(1/x.st.share))); err != nil {
+		return nil, err
+	}
+	var dense uint64
+	if !x.IsContiguous() {
+		dense = x.Numel() * x.DType.Size
+	}
+	return s.nonzeroOf(x.Device(), x.Shape, nil, count, dense)
 }
 
 // nonzero is nonzero of a tensor of shape on dev whose values are vals,
 // copied into a dense tensor first when copied (an expanded mask).
 func (s *Session) nonzero(dev Device, shape []int64, vals []float64, copied bool) (*Tensor, error) {
 	idx, count := nonzeroIndices(shape, vals)
+	var dense uint64
+	if copied {
+		dense = numel(shape) // a bool mask's bytes
+	}
+	return s.nonzeroOf(dev, shape, idx, count, dense)
+}
+
+// nonzeroOf is nonzero's output of count indices (idx their values, nil
+// where not known) and CUDA's temporaries around it, after a dense copy
+// of the input of dense bytes (none where 0).
+func (s *Session) nonzeroOf(dev Device, shape []int64, idx knownValues, count int64, dense uint64) (*Tensor, error) {
 	out := []int64{count, int64(len(shape))}
 	if !dev.CUDA {
 		t, err := s.alloc(out, DTypes["int64"], dev)
@@ -87,8 +117,8 @@ func (s *Session) nonzero(dev Device, shape []int64, vals []float64, copied bool
 		return t, err
 	}
 	n := numel(shape)
-	if copied {
-		dense, err := s.newStorage(dev, n, false)
+	if dense > 0 {
+		dense, err := s.newStorage(dev, dense, false)
 		if err != nil {
 			return nil, err
 		}

@@ -168,3 +168,12 @@ func (s *Session) RMSNorm(x *Tensor, normalized []int64, w *Tensor) (*Tensor, er
 	s.dropTensor(rstd)
 	return out, nil
 }
+
+// denseCopy is the contiguous copy a kernel makes of a strided input
+// (expect_contiguous), outside autograd; nil where x is contiguous.
+func (s *Session) denseCopy(x *Tensor) (*Tensor, error) {
+	if x.IsContiguous() {
+		return nil, nil
+	}
+	return s.alloc(x.Shape, x.DType, x.Device())
+}

@@ -495,7 +495,7 @@ func init() {
 			}
 			out := ts[2]
 			layOut(out, x)
-			s.record("DivBackward0", out, []*Tensor{x}, ts[:2], normalizeBackward)
+			s.record("DivBackward0", out, []*Tensor{x}, []*Tensor{x, ts[0], ts[1]}, normalizeBackward)
 			s.dropAll(ts[:2])
 			return out, nil
 		}})))

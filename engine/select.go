@@ -1,5 +1,7 @@
 package engine
 
+import "slices"
+
 // softmax and log_softmax along a dimension, clamp, where and
 // masked_fill: each a new tensor of its input's shape; what they save and
 // what their backward makes, as recorded (testdata/pyrules/
@@ -47,9 +49,22 @@ func init() {
 				return s.writeUntracked("clamp_", a.Tensor(0))
 			}},
 		&OpDef{Name: "where", Function: true,
-			Params: []Param{{Name: "condition", Kind: TensorParam}, {Name: "input", Kind: OperandParam}, {Name: "other", Kind: OperandParam}},
-			Memory: "new tensor of the broadcast shape (a number operand: a 0-d tensor on the device, freed after); saves the condition; backward makes a 0-d zero and a gradient for each input",
-			run:    func(s *Session, a Args) (*Tensor, error) { return s.where(a.Tensor(0), a.Tensor(1), a.Tensor(2)) }},
+			Params: []Param{{Name: "condition", Kind: TensorParam}, {Name: "input", Kind: OperandParam, Default: "None"}, {Name: "other", Kind: OperandParam, Default: "None"}},
+			Memory: "new tensor of the broadcast shape (a number operand: a 0-d tensor on the device, freed after); saves the condition; backward makes a 0-d zero and a gradient for each input; the condition alone: nonzero(condition, as_tuple=True)",
+			runTuple: func(s *Session, a Args) ([]*Tensor, bool, error) {
+				switch {
+				case a[1] == nil && a[2] == nil:
+					nz, err := s.nonzeroAs("torch.where", a.Tensor(0))
+					if err != nil {
+						return nil, false, err
+					}
+					return s.columns(nz), true, nil
+				case a[1] == nil || a[2] == nil:
+					return nil, false, Errorf(TypeError, "where() missing required argument '%s'", map[bool]string{true: "input", false: "other"}[a[1] == nil])
+				}
+				out, err := s.where(a.Tensor(0), a.Tensor(1), a.Tensor(2))
+				return []*Tensor{out}, false, err
+			}},
 		&OpDef{Name: "masked_fill", Function: true, Method: true, InPlace: "masked_fill_",
 			Params: []Param{input, {Name: "mask", Kind: TensorParam}, {Name: "value", Kind: NumberParam}},
 			Memory: "new tensor; saves the mask; backward makes the gradient",
@@ -73,19 +88,62 @@ func init() {
 }
 
 // softmaxOp is softmax or log_softmax: a new tensor; saves its result.
+// The kernel reads its input contiguous: a strided one (logits.t()) is
+// copied dense after the output is made, and the copy freed at its end
+// (clip_train.py's recording). dtype= converts the input first (a
+// conversion autograd records, freed after), except a CUDA float16
+// input asked for float32, which the kernel reads as it is and writes
+// float32 (half_to_float).
 func softmaxOp(name, node string, bw backward) *OpDef {
 	return &OpDef{Name: name, Function: true, Method: true, Functional: true,
-		Params: []Param{input, {Name: "dim", Kind: DimParam}},
-		Memory: "new tensor; saves its result for backward",
+		Params: []Param{input, {Name: "dim", Kind: DimParam}, {Name: "dtype", Kind: DTypeParam, Default: "None", KeywordOnly: true}},
+		Memory: "new tensor; saves its result for backward; a strided input copied dense after it (freed); dtype= converts the input first",
 		run: func(s *Session, a Args) (*Tensor, error) {
 			x := a.Tensor(0)
-			out, err := s.alloc(x.Shape, x.DType, x.Device())
-			if err != nil {
-				return nil, err
+			dt := x.DType
+			if len(a) > 2 { // the engine's own calls pass input and dim alone
+				dt = a.DType(2, x.DType)
 			}
-			s.record(node, out, []*Tensor{x}, []*Tensor{out}, bw)
-			return out, nil
+			if x.Device().CUDA && x.DType.Name == "float16" && dt == Float32 {
+				a = slices.Clone(a[:2])
+				outs, err := s.halfToFloat(node, x, a, func(a Args) ([]*Tensor, error) {
+					out, err := softmaxOf(s, a.Tensor(0), Float32, node, bw)
+					return []*Tensor{out}, err
+				})
+				if err != nil {
+					return nil, err
+				}
+				return outs[0], nil
+			}
+			if dt.Name != x.DType.Name {
+				c, err := s.ToCopy(x, x.Device(), dt, false, false, PreserveFormat)
+				if err != nil {
+					return nil, err
+				}
+				out, err := softmaxOf(s, c, dt, node, bw)
+				s.dropTensor(c)
+				return out, err
+			}
+			return softmaxOf(s, x, dt, node, bw)
 		}}
+}
+
+// softmaxOf is the softmax kernel's output (dt) of x, recorded as node.
+func softmaxOf(s *Session, x *Tensor, dt DType, node string, bw backward) (*Tensor, error) {
+	out, err := s.alloc(x.Shape, dt, x.Device())
+	if err != nil {
+		return nil, err
+	}
+	dense, err := s.denseCopy(x)
+	if err != nil {
+		s.dropTensor(out)
+		return nil, err
+	}
+	if dense != nil {
+		s.dropTensor(dense)
+	}
+	s.record(node, out, []*Tensor{x}, []*Tensor{out}, bw)
+	return out, nil
 }
 
 // clampBackward is clamp_backward: where((self >= min) & (self <= max),

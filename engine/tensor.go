@@ -78,6 +78,11 @@ type storage struct {
 	// counter, which a tensor's views share).
 	version int
 	vals    knownValues
+	// share, where vals are not known, is the fraction of its elements
+	// known to be nonzero on average (a one-hot mask's 1/classes); 0
+	// where not known. A nonzero of unknown values counts on it, an
+	// estimate.
+	share float64
 	// made is the index of its alloc event in its device's history;
 	// role is what the engine made it for, savedBy the autograd node
 	// that first saved it (holdings.go).

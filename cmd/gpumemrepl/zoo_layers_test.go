@@ -75,3 +75,84 @@ func TestEmbeddingStridedIndices(t *testing.T) {
 		want: []string{"1849344 1857024\n"},
 	}})
 }
+
+// TestStridedInputsCopiedDense: layer_norm, softmax and log_softmax read
+// their input contiguous, so a permuted or transposed one (CLIP's
+// sequence-first residual stream, logits.t()) is copied dense for the
+// call: layer_norm's copy first, then its output, mean and rstd; the
+// softmaxes' after their output, as clip_train.py's recorded events
+// show; F.normalize keeps its input for backward; softmax's dtype=
+// converts the input first; triu_ of a host tensor takes no GPU memory.
+func TestStridedInputsCopiedDense(t *testing.T) {
+	runZooLayerCases(t, []zooLayerCase{{
+		name: "layer_norm_strided",
+		src: "import torch\nm = torch.empty(77, 77).fill_(float('-inf')).triu_(1)\nprint('cpu', torch.cuda.memory_allocated())\n" +
+			"x = torch.randn(24, 77, 256, device='cuda', requires_grad=True)\nln = torch.nn.LayerNorm(256).cuda()\n" +
+			"base = torch.cuda.memory_allocated()\ntorch.cuda.reset_peak_memory_stats()\ny = ln(x.permute(1, 0, 2))\n" +
+			"print('ln', torch.cuda.memory_allocated() - base, torch.cuda.max_memory_allocated() - base, y.is_contiguous())\n",
+		// the output 1,892,352 bytes and two 7,680-byte statistics, the
+		// dense copy of 1,892,352 beside them at the peak
+		want: []string{"cpu 0\n", "ln 1907712 3800064 True\n", "F.layer_norm [77, 24, 256] float32 not contiguous"},
+	}, {
+		name: "softmax_strided", strict: true,
+		src: "import torch\nimport torch.nn.functional as F\nl = torch.randn(24, 24, device='cuda')\n" +
+			"base = torch.cuda.memory_allocated()\ntorch.cuda.reset_peak_memory_stats()\np = F.log_softmax(l.t(), dim=-1)\n" +
+			"print('lsm', torch.cuda.memory_allocated() - base, torch.cuda.max_memory_allocated() - base, p.is_contiguous())\n" +
+			"q = torch.softmax(l, dim=1, dtype=torch.float64)\nprint('sm64', q.dtype, torch.cuda.memory_allocated() - base)\n",
+		want: []string{"lsm 2560 5120 True\n", "sm64 torch.float64 7168\n"},
+	}, {
+		name: "normalize_keeps_input",
+		src: "import torch\nimport torch.nn.functional as F\nw = torch.randn(256, 256, device='cuda', requires_grad=True)\n" +
+			"x = torch.randn(24, 256, device='cuda') @ w\nbase = torch.cuda.memory_allocated()\ny = F.normalize(x, dim=-1)\ndel x\n" +
+			"print('normalize', torch.cuda.memory_allocated() - base)\n",
+		// the quotient, the norm and its clamp; x lives on in the graph
+		want: []string{"normalize 25600\n", "F.normalize [24, 256] float32: memory rule from PyTorch's formula"},
+	}, {
+		name: "triu_cuda_estimated",
+		src:  "import torch\nm = torch.ones(16, 16, device='cuda')\nm.triu_(1)\nprint(torch.cuda.memory_allocated())\n",
+		want: []string{"1024\n", "Tensor.triu_ [16, 16] float32: an in-place kernel, not recorded on the GPU"},
+	}})
+}
+
+// TestAttentionMaskPadded: the memory-efficient attention kernel reads a
+// mask whose rows are not 16-element aligned from a padded copy (77
+// columns: 80), whose slice its backward keeps while the caller's mask
+// may go (clip_train.py's and moe_train.py's recorded events).
+func TestAttentionMaskPadded(t *testing.T) {
+	runZooLayerCases(t, []zooLayerCase{{
+		name: "sdpa_mask_77", strict: true,
+		src: "import torch\nimport torch.nn.functional as F\n" +
+			"q, k, v = (torch.randn(24, 4, 77, 64, device='cuda', requires_grad=True) for _ in range(3))\n" +
+			"mask = torch.zeros(77, 77, device='cuda')\nbase = torch.cuda.memory_allocated()\n" +
+			"o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)\ndel mask\nprint('sdpa', torch.cuda.memory_allocated() - base)\n",
+		// the output 1,892,352, the log-sum-exp 36,864 and the padded
+		// mask 25,088, less the caller's mask (24,064)
+		want: []string{"sdpa 1930240\n"},
+	}})
+}
+
+// TestMoERouting: what a mixture of experts' router does under
+// autograd: routing_weights /= its sum clones the dividend first (the
+// divisor needs a gradient), torch.where of a one-hot expert mask
+// counts its mean share of tokens (an estimate, named), and index_add_
+// of a source that needs a gradient records its node (moe_train.py).
+func TestMoERouting(t *testing.T) {
+	runZooLayerCases(t, []zooLayerCase{{
+		name: "moe_routing",
+		src: "import torch\nimport torch.nn.functional as F\nw = torch.randn(16, 8, device='cuda', requires_grad=True)\n" +
+			"r = torch.randn(444, 16, device='cuda') @ w\nrw, sel = torch.topk(r.softmax(-1), 2, dim=-1)\n" +
+			"base = torch.cuda.memory_allocated()\nrw /= rw.sum(dim=-1, keepdim=True)\n" +
+			"print('div_', torch.cuda.memory_allocated() - base, rw.grad_fn.name())\n" +
+			"mask = F.one_hot(sel, num_classes=8).permute(2, 1, 0)\nidx, top = torch.where(mask[3])\n" +
+			"print('where', tuple(idx.shape), top.stride())\nout = torch.zeros(444, 8, device='cuda')\n" +
+			"out.index_add_(0, top, rw[top, idx, None] * torch.ones(1, 8, device='cuda'))\n" +
+			"print(out.grad_fn.name())\nout.sum().backward()\nprint(tuple(w.grad.shape))\n",
+		want: []string{"div_ 5632 DivBackward0\n", "where (111,) (2,)\n", "IndexAddBackward0\n", "(16, 8)\n",
+			"torch.where [2, 444] int64: its count depends on values the tool does not know; taken as 111, the mean of a one-hot mask's (1 in 8 of its elements)",
+			"Tensor.index_add_ [444, 8] float32 x [111] int64 x [111, 8] float32: the source's gradient"},
+	}, {
+		name: "where_unknown_strict", code: 1, strict: true,
+		src:  "import torch\nm = torch.rand(8, device='cuda') > 0.5\ni = torch.where(m)\n",
+		want: []string{"PROG:3:5: NotImplementedError: the size of torch.where's output, which depends on values the tool does not compute, is not modelled by gpumemrepl"},
+	}})
+}
