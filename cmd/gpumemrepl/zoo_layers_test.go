@@ -156,3 +156,23 @@ func TestMoERouting(t *testing.T) {
 		want: []string{"PROG:3:5: NotImplementedError: the size of torch.where's output, which depends on values the tool does not compute, is not modelled by gpumemrepl"},
 	}})
 }
+
+// TestMultinomial: torch.multinomial of rows of probabilities, one
+// sample, takes what gpt2_sample.py's recorded sampling loop does (the
+// result, the checks' reductions and bools, then a tensor of the
+// input's shape for the Gumbel trick, freed): exact; more samples are
+// estimated as their result alone.
+func TestMultinomial(t *testing.T) {
+	runZooLayerCases(t, []zooLayerCase{{
+		name: "multinomial_one", strict: true,
+		src: "import torch\nprobs = torch.rand(3, 50257, device='cuda').softmax(-1)\nbase = torch.cuda.memory_allocated()\n" +
+			"torch.cuda.reset_peak_memory_stats()\nidx = torch.multinomial(probs, num_samples=1)\n" +
+			"print(tuple(idx.shape), idx.dtype, torch.cuda.memory_allocated() - base, torch.cuda.max_memory_allocated() - base)\n",
+		// the result (512 bytes), the kept bools (1,024) and q (603,136)
+		want: []string{"(3, 1) torch.int64 512 604672\n"},
+	}, {
+		name: "multinomial_many",
+		src:  "import torch\nprobs = torch.rand(3, 100, device='cuda')\nidx = torch.multinomial(probs, 5, replacement=True)\nprint(tuple(idx.shape))\n",
+		want: []string{"(3, 5)\n", "torch.multinomial [3, 100] float32, 5 samples: only one sample from rows of probabilities on the GPU is recorded"},
+	}})
+}
