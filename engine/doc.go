@@ -109,6 +109,7 @@
 //     absolute, divide, swapaxes, concat; expand_as, view_as, type_as,
 //     unflatten, movedim, broadcast_to; new_zeros and the other new_*;
 //     clamp_min, clamp_max), reorder.go (flip, roll; estimated).
+//   - Sampling: multinomial.go (torch.multinomial's fast path).
 //   - Factories: factories.go (zeros, ones, empty, full, rand, arange,
 //     the *_like forms, eye, linspace, randint, tril, triu; F.one_hot,
 //     estimated).
