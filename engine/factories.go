@@ -41,9 +41,32 @@ func init() {
 				if s.gradEnabled && x.requiresGrad() {
 					return nil, NotModelledError("Tensor." + name + " of a tensor that requires grad")
 				}
-				return s.alloc(x.Shape, x.DType, x.Device())
+				out, err := s.alloc(x.Shape, x.DType, x.Device())
+				if err == nil {
+					out.st.vals = triangleValues(x, a.Int(1), name == "triu")
+				}
+				return out, err
 			}})
 	}
+}
+
+// triangleValues are x.triu(diagonal) (upper) or x.tril(diagonal) where
+// the tool knows x's values (a mask of full's, compared with another by
+// nn.TransformerEncoder's causal check); nil otherwise.
+func triangleValues(x *Tensor, diagonal int64, upper bool) knownValues {
+	vals, ok := x.Values()
+	if !ok || len(vals) == 0 || uint64(len(vals)) > maxKnownValues {
+		return nil
+	}
+	rows, cols := x.Shape[len(x.Shape)-2], x.Shape[len(x.Shape)-1]
+	out := make(knownValues, len(vals))
+	for i, v := range vals {
+		r, c := int64(i)/cols%rows, int64(i)%cols
+		if upper && c-r >= diagonal || !upper && c-r <= diagonal {
+			out[i] = v
+		}
+	}
+	return out
 }
 
 // maxKnownRange is the longest arange whose values the tool keeps.

@@ -176,3 +176,24 @@ func TestMultinomial(t *testing.T) {
 		want: []string{"(3, 5)\n", "torch.multinomial [3, 100] float32, 5 samples: only one sample from rows of probabilities on the GPU is recorded"},
 	}})
 }
+
+// TestTransformerEncoder: nn.TransformerEncoder deep-copies its layer
+// num_layers times, says why it takes no nested tensor (PyTorch's
+// warning), compares a mask given without is_causal with the causal
+// mask of its size (whose values the tool now knows: triu of full), and
+// runs the layers then its norm, as vit_encoder_infer.py's recording
+// (every allocator event the same).
+func TestTransformerEncoder(t *testing.T) {
+	runZooLayerCases(t, []zooLayerCase{{
+		name: "transformer_encoder", strict: true,
+		src: "import torch\nimport torch.nn as nn\n" +
+			"layer = nn.TransformerEncoderLayer(64, 4, 128, batch_first=True, norm_first=True)\n" +
+			"enc = nn.TransformerEncoder(layer, 2, norm=nn.LayerNorm(64)).cuda()\n" +
+			"print(len(enc.layers), enc.layers[0].linear1.weight is enc.layers[1].linear1.weight, sum(p.numel() for p in enc.parameters()))\n" +
+			"m = nn.Transformer.generate_square_subsequent_mask(4)\nprint(m.tolist()[1], torch.tril(torch.ones(3, 3), -1).tolist())\n" +
+			"x = torch.randn(3, 10, 64, device='cuda')\nmask = nn.Transformer.generate_square_subsequent_mask(10, device='cuda')\n" +
+			"y = enc(x, mask=mask)\nprint(tuple(y.shape))\n",
+		want: []string{"UserWarning: enable_nested_tensor is True, but self.use_nested_tensor is False because encoder_layer.norm_first was True\n",
+			"2 False 67072\n", "[0.0, 0.0, -inf, -inf] [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0]]\n", "(3, 10, 64)\n"},
+	}})
+}

@@ -78,6 +78,82 @@ class TransformerEncoderLayer(Module):
         return self.dropout2(x)
 
 
+def _why_not_sparsity_fast_path(layer):
+    name = 'encoder_layer'
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f'{name} was not TransformerEncoderLayer'
+    if layer.norm_first:
+        return f'{name}.norm_first was True'
+    attn = layer.self_attn
+    if not attn.batch_first:
+        return f'{name}.self_attn.batch_first was not True(use batch_first for better inference performance)'
+    if not attn._qkv_same_embed_dim:
+        return f'{name}.self_attn._qkv_same_embed_dim was not True'
+    if attn.in_proj_bias is None:
+        return f'{name}.self_attn was passed bias=False'
+    if not layer.activation_relu_or_gelu:
+        return f'{name}.activation_relu_or_gelu was not True'
+    if not layer.norm1.eps == layer.norm2.eps:
+        return f'{name}.norm1.eps was not equal to {name}.norm2.eps'
+    if attn.num_heads % 2 == 1:
+        return f'{name}.self_attn.num_heads is odd'
+    return ''
+
+
+class TransformerEncoder(Module):
+    """TransformerEncoder(encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True): num_layers deep copies of the layer run in turn, then norm."""
+
+    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
+        super().__init__()
+        import copy
+        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+        self.enable_nested_tensor = enable_nested_tensor
+        self.use_nested_tensor = enable_nested_tensor
+        self.mask_check = mask_check
+        why_not = _why_not_sparsity_fast_path(encoder_layer)
+        if enable_nested_tensor and why_not:
+            import warnings
+            warnings.warn(f'enable_nested_tensor is True, but self.use_nested_tensor is False because {why_not}')
+            self.use_nested_tensor = False
+
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        import torch
+        src_key_padding_mask = _additive_mask(src_key_padding_mask, 'src_key_padding_mask', src.dtype,
+                                              None if mask is None else mask.dtype, 'mask')
+        mask = _additive_mask(mask, 'mask', src.dtype)
+        first = self.layers[0]
+        batch_first = first.self_attn.batch_first
+        if (self.use_nested_tensor and src_key_padding_mask is not None and src.dim() == 3 and not self.training
+                and not (torch.is_grad_enabled() and (src.requires_grad or any(p.requires_grad for p in self.parameters())))
+                and not _why_not_sparsity_fast_path(first) and not torch.is_autocast_enabled()):
+            _mha_refuse('TransformerEncoder over a nested tensor (enable_nested_tensor with a src_key_padding_mask in eval)')
+        seq_len = src.size(1 if batch_first else 0) if src.dim() == 3 else src.size(0)
+        is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
+        output = src
+        for mod in self.layers:
+            output = mod(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
+        if self.norm is not None:
+            output = self.norm(output)
+        return output
+
+
+def _detect_is_causal_mask(mask, is_causal=None, size=None):
+    # PyTorch compares a mask given without is_causal with the causal mask
+    # of its size, made on its device for the comparison
+    make_causal = is_causal is True
+    if is_causal is None and mask is not None:
+        import torch
+        sz = size if size is not None else mask.size(-2)
+        causal = Transformer.generate_square_subsequent_mask(sz, device=mask.device, dtype=mask.dtype)
+        if mask.size() == causal.size():
+            make_causal = bool((mask == causal).all())
+        else:
+            make_causal = False
+    return make_causal
+
+
 class Transformer(Module):
     """Transformer: not modelled; Transformer.generate_square_subsequent_mask(sz) is."""
 
