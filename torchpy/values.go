@@ -3,6 +3,7 @@ package torchpy
 import (
 	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -139,6 +140,19 @@ func init() {
 			parts = append(parts, in.ReprOf(v))
 		}
 		return "torch.Size([" + strings.Join(parts, ", ") + "])", nil
+	}))
+	// a Size and a tuple concatenate into a Size (model code grows a
+	// shape: x.size()[:-1] + (heads, head_size))
+	SizeType.SetMethod(eval.NewBuiltin("__add__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if len(args) != 1 {
+			return nil, in.Raise(eval.TypeErrorType, "expected 1 argument, got %d", len(args))
+		}
+		o, ok := args[0].(*eval.Tuple)
+		if !ok {
+			return eval.NotImplemented, nil
+		}
+		items := append(slices.Clone(s.(*eval.Tuple).Items()), o.Items()...)
+		return in.NewTupleOf(SizeType, items), nil
 	}))
 	SizeType.SetMethod(eval.NewBuiltin("numel", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		n := int64(1)

@@ -197,3 +197,15 @@ func TestTransformerEncoder(t *testing.T) {
 			"2 False 67072\n", "[0.0, 0.0, -inf, -inf] [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0]]\n", "(3, 10, 64)\n"},
 	}})
 }
+
+// TestSizePlusTuple: a torch.Size and a tuple concatenate into a
+// torch.Size, as BERT's transpose_for_scores grows a shape
+// (bert_mlm.py, which then matches every recorded allocator event).
+func TestSizePlusTuple(t *testing.T) {
+	runZooLayerCases(t, []zooLayerCase{{
+		name: "size_plus_tuple", strict: true,
+		src: "import torch\nx = torch.zeros(9, 187, 768, device='cuda')\nshape = x.size()[:-1] + (12, 64)\n" +
+			"print(shape, type(shape).__name__, tuple(x.view(shape).shape))\nprint(x.size() + torch.Size([2]))\n",
+		want: []string{"torch.Size([9, 187, 12, 64]) Size (9, 187, 12, 64)\n", "torch.Size([9, 187, 768, 2])\n"},
+	}})
+}
