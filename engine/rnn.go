@@ -43,7 +43,8 @@ import (
 // without, each is copied out and the buffer goes. The zeros go last;
 // a gradient no input needed goes at once.
 //
-// cuDNN's sizes are estimated (rnn_cudnn.go): every call is labelled so.
+// cuDNN's sizes (rnn_cudnn.go) are recorded at the configurations of
+// testdata/rnn and estimated elsewhere: every such call is labelled so.
 // Refused: an RNN outside cuDNN (on the host, in bfloat16, with cuDNN
 // disabled), which PyTorch runs with its own kernels.
 
@@ -70,7 +71,7 @@ func init() {
 	flatten := &OpDef{Name: "_cudnn_rnn_flatten_weight", Function: true,
 		Params: slices.Concat([]Param{{Name: "weight_arr", Kind: TensorsParam}}, ints("weight_stride0", "input_size", "mode", "hidden_size", "proj_size", "num_layers"),
 			[]Param{{Name: "batch_first", Kind: BoolParam}, {Name: "bidirectional", Kind: BoolParam}}),
-		Memory: "one zeroed buffer of cuDNN's weight space; each weight set to a view of it, its old storage freed (estimated until recorded)",
+		Memory: "one zeroed buffer of cuDNN's weight space; each weight set to a view of it, its old storage freed (the layout recorded: testdata/rnn)",
 		run: func(s *Session, a Args) (*Tensor, error) {
 			return s.flattenRNN(a.TensorList(0), a.Int(1), rnnShape{mode: rnnMode(a.Int(3)), input: a.Int(2), hidden: a.Int(4), proj: a.Int(5), layers: a.Int(6), bidir: a.Bool(8)})
 		}}
@@ -93,7 +94,7 @@ func rnnOp(name string, mode rnnMode) *OpDef {
 			{Name: "batch_first", Kind: BoolParam, Default: "False"}, {Name: "batch_sizes", Kind: TensorParam, Default: "None", KeywordOnly: true}},
 		Usage: "torch." + name + "(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first) | torch." + name +
 			"(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)",
-		Memory: outs + ", cuDNN's workspace (freed) and, training, its reserve space, which the graph keeps; backward makes the gradients, a buffer of the weights' and two workspaces (estimated until recorded)",
+		Memory: outs + ", cuDNN's workspace (freed) and, training, its reserve space, which the graph keeps; backward makes the gradients, a buffer of the weights' and two workspaces (cuDNN's sizes recorded at testdata/rnn's configurations, backward's for LSTM; estimated elsewhere)",
 		runTuple: func(s *Session, a Args) ([]*Tensor, bool, error) {
 			outs, err := s.runRNN("torch."+name, mode, a)
 			return outs, true, err
@@ -456,8 +457,11 @@ func (f *rnnForward) backward(s *Session, n *node, _ *Tensor) ([]*Tensor, error)
 	if !c.train {
 		return nil, Errorf(RuntimeError, "cudnn RNN backward can only be called in training mode")
 	}
-	if err := s.estimate(nil, "CudnnRnnBackward0", "%s: cuDNN's workspaces of the data and weight passes estimated as the training forward's (%s); not yet recorded on the GPU (scripts/probe_rnn.py's backward phase)", c, allocator.FormatSize(c.workspace())); err != nil {
-		return nil, err
+	data, weight, recorded := c.backwardWorkspaces()
+	if !recorded {
+		if err := s.estimate(nil, "CudnnRnnBackward0", "%s: cuDNN's workspaces of the data and weight passes estimated as the training forward's (%s); not recorded on the GPU at this configuration (scripts/probe_rnn.py's backward phase)", c, allocator.FormatSize(data)); err != nil {
+			return nil, err
+		}
 	}
 	dev := f.x.Device()
 	var late []*Tensor // freed once the backward's passes are done, zeros last-made first
@@ -484,7 +488,7 @@ func (f *rnnForward) backward(s *Session, n *node, _ *Tensor) ([]*Tensor, error)
 	}
 	slices.Reverse(zeros)
 	late = append(zeros, late...)
-	dx, dhx, dcx, err := f.dataPass(s, grads)
+	dx, dhx, dcx, err := f.dataPass(s, grads, data)
 	if err != nil {
 		return nil, err
 	}
@@ -495,7 +499,7 @@ func (f *rnnForward) backward(s *Session, n *node, _ *Tensor) ([]*Tensor, error)
 	}
 	weights := slices.ContainsFunc(n.inputs[1:len(f.layout)*int(f.stride0)+1], func(e edge) bool { return e.to != nil })
 	if weights {
-		dws, err := f.weightPass(s, n)
+		dws, err := f.weightPass(s, n, weight)
 		if err != nil {
 			dropAll(s, nonNil(out...))
 			return nil, err
@@ -514,9 +518,10 @@ func (f *rnnForward) backward(s *Session, n *node, _ *Tensor) ([]*Tensor, error)
 }
 
 // dataPass is _cudnn_rnn_backward_input: the input's gradient and h_0's
-// and c_0's, with the dense copies and the workspace it frees.
-func (f *rnnForward) dataPass(s *Session, grads []*Tensor) (dx, dhx, dcx *Tensor, err error) {
-	c, dev := f.call, f.x.Device()
+// and c_0's, with the dense copies and the workspace (of workspace
+// bytes) it frees.
+func (f *rnnForward) dataPass(s *Session, grads []*Tensor, workspace uint64) (dx, dhx, dcx *Tensor, err error) {
+	dev := f.x.Device()
 	var temps []*Tensor // freed at its end, last made first
 	defer func() {
 		slices.Reverse(temps)
@@ -563,7 +568,7 @@ func (f *rnnForward) dataPass(s *Session, grads []*Tensor) (dx, dhx, dcx *Tensor
 			return fail(err)
 		}
 	}
-	ws, err := s.alloc([]int64{int64(c.workspace())}, DTypes["uint8"], dev)
+	ws, err := s.alloc([]int64{int64(workspace)}, DTypes["uint8"], dev)
 	if err != nil {
 		return fail(err)
 	}
@@ -575,9 +580,9 @@ func (f *rnnForward) dataPass(s *Session, grads []*Tensor) (dx, dhx, dcx *Tensor
 }
 
 // weightPass is _cudnn_rnn_backward_weight: a zeroed buffer of the
-// weight space and a workspace; each weight's gradient a view of the
-// buffer (with biases) or a copy out of it.
-func (f *rnnForward) weightPass(s *Session, n *node) ([]*Tensor, error) {
+// weight space and a workspace (of workspace bytes); each weight's
+// gradient a view of the buffer (with biases) or a copy out of it.
+func (f *rnnForward) weightPass(s *Session, n *node, workspace uint64) ([]*Tensor, error) {
 	c, dev := f.call, f.x.Device()
 	var xCopy *Tensor
 	if f.batchFirst || !f.x.IsContiguous() {
@@ -597,7 +602,7 @@ func (f *rnnForward) weightPass(s *Session, n *node) ([]*Tensor, error) {
 		return nil, err
 	}
 	defer s.dropTensor(dw)
-	ws, err := s.alloc([]int64{int64(c.workspace())}, DTypes["uint8"], dev)
+	ws, err := s.alloc([]int64{int64(workspace)}, DTypes["uint8"], dev)
 	if err != nil {
 		return nil, err
 	}

@@ -16,9 +16,10 @@ import (
 // (layout), the dropout state is 24 bytes per resident thread on the
 // GH100 (H100 and H200: 132 multiprocessors of 2048), and the forward's
 // workspace and reserve space are exact at the recorded configurations
-// (rnn_table.go) and estimated elsewhere by what the algorithm keeps, as
-// backward's workspaces are everywhere (not recorded yet), each call so
-// labelled.
+// (rnn_table.go) and estimated elsewhere by what the algorithm keeps,
+// each call so labelled. Backward's workspaces are recorded for LSTM at
+// the recorded configurations and estimated elsewhere (as the training
+// forward's).
 
 // rnnMode is cuDNN's RNN mode, numbered as PyTorch passes it
 // (torch.backends.cudnn.rnn.get_cudnn_mode).
@@ -149,6 +150,21 @@ func (c rnnCall) workspace() uint64 {
 		n += 2 * c.steps() * uint64(c.out()*c.dirs())
 	}
 	return n * c.dtype.Size
+}
+
+// backwardWorkspaces are cuDNN's workspaces for the backward of a
+// training call, its data pass's and its weight pass's, and whether they
+// were recorded (rnn_table.go: an LSTM at a recorded configuration; the
+// other modes' backward phases failed in the probe); else both are
+// estimated as the training forward's, which they are at 135 of the 142
+// recorded configurations (not at hidden 129 to 192 of the grid, nor at
+// rnn_layers.py's: cuDNN picks another algorithm).
+func (c rnnCall) backwardWorkspaces() (data, weight uint64, recorded bool) {
+	if sz, ok := c.recorded(); ok && sz.backward {
+		return sz.data, sz.weight, true
+	}
+	ws := c.workspace()
+	return ws, ws, false
 }
 
 // reserve is the reserve space a training call leaves for backward: as

@@ -28,10 +28,13 @@ import (
 var rnnTableFiles embed.FS
 
 // rnnSizes are what cuDNN asked for at one configuration (bytes): the
-// workspace of a training and of an inference forward, and the reserve
-// space of a training one.
+// workspace of a training and of an inference forward, the reserve
+// space of a training one, and, where the backward was recorded
+// (backward), the workspaces of its data and weight passes.
 type rnnSizes struct {
 	train, infer, reserve uint64
+	backward              bool
+	data, weight          uint64
 }
 
 // rnnTable is the recordings by configuration (rnnCall.key).
@@ -64,6 +67,7 @@ type rnnRow struct {
 	Dropout    float64  `json:"dropout"`
 	Train      rnnPhase `json:"train"`
 	Infer      rnnPhase `json:"infer"`
+	Backward   rnnPhase `json:"backward"`
 	Module     any      `json:"module"`
 }
 
@@ -77,13 +81,26 @@ type rnnPhase struct {
 
 // temporary is the phase's allocation freed within it (the workspace).
 func (p rnnPhase) temporary() (uint64, error) {
+	freed, err := p.temporaries()
+	if err == nil && len(freed) != 1 {
+		err = fmt.Errorf("%d allocations freed in the phase, not one workspace", len(freed))
+	}
+	if err != nil {
+		return 0, err
+	}
+	return freed[0], nil
+}
+
+// temporaries are the phase's allocations freed within it, in the
+// order they were freed.
+func (p rnnPhase) temporaries() ([]uint64, error) {
 	sizes := map[string]uint64{}
 	var freed []uint64
 	for _, e := range p.Events {
 		var action string
 		var size uint64
 		if json.Unmarshal(e[0], &action) != nil || json.Unmarshal(e[1], &size) != nil {
-			return 0, fmt.Errorf("an event that is not [action, size, id]")
+			return nil, fmt.Errorf("an event that is not [action, size, id]")
 		}
 		id := string(e[2])
 		switch action {
@@ -95,10 +112,7 @@ func (p rnnPhase) temporary() (uint64, error) {
 			}
 		}
 	}
-	if len(freed) != 1 {
-		return 0, fmt.Errorf("%d allocations freed in the phase, not one workspace", len(freed))
-	}
-	return freed[0], nil
+	return freed, nil
 }
 
 // readRNNTable adds the configurations of one embedded recording to t.
@@ -133,6 +147,16 @@ func readRNNTable(name string, t map[string]rnnSizes) error {
 			return fmt.Errorf("line %d: infer: %v", line, err)
 		}
 		sz.reserve = r.Train.Reserve
+		if r.Backward.Error == "" && r.Backward.Events != nil { // the data pass's workspace, then the weight pass's
+			ws, err := r.Backward.temporaries()
+			if err == nil && len(ws) != 2 {
+				err = fmt.Errorf("%d allocations freed, not the two passes' workspaces", len(ws))
+			}
+			if err != nil {
+				return fmt.Errorf("line %d: backward: %v", line, err)
+			}
+			sz.backward, sz.data, sz.weight = true, ws[0], ws[1]
+		}
 		c := rnnCall{rnnShape: rnnShape{mode: mode, input: r.Input, hidden: r.Hidden, proj: r.Proj, layers: r.Layers, bidir: r.Bidir, dtype: DTypes[r.DType]},
 			seq: r.Seq, batch: r.Batch, sizes: r.BatchSizes, dropout: r.Dropout}
 		t[c.key()] = sz

@@ -28,7 +28,8 @@ allocated bytes before and after and the peak over the start:
             the call frees itself
   infer     torch._cudnn_rnn(..., train=False): its workspace likewise
   backward  torch._cudnn_rnn_backward of the train phase's outputs,
-            output_mask all true: its two workspaces, the weight buffer
+            every gradient asked for (c_0's only with a cell state:
+            LSTM): its two workspaces, the weight buffer
   module    the same layer as an nn module (nn.LSTM, nn.GRU, nn.RNN):
             .cuda(), a training forward and backward (a few
             configurations only; testdata/pyrules/rnn_*.py record
@@ -230,9 +231,14 @@ class Probe:
             # not a torch attribute in 2.11 (the first recording's
             # AttributeError): the aten op itself
             backward = torch.ops.aten._cudnn_rnn_backward
+            # output_mask (input, hx, cx, weights): a layer without a
+            # cell state must not ask for c_0's gradient (the first
+            # re-recording's GRU and RNN backwards failed on PyTorch's
+            # assert "illegally required grad of cx for non-LSTM RNN")
+            mask = [True, True, cx is not None, True]
             rec["backward"], _ = self.phase(lambda: backward(
                 x, ws, stride0, wbuf, hx, cx, out, go, ghy, gcy, mode, c["hidden"], c["proj"], c["layers"], False,
-                c["dropout"], True, c["bidir"], sizes, state, reserve, [True, True, True, True]))
+                c["dropout"], True, c["bidir"], sizes, state, reserve, mask))
         return rec
 
     def module(self, c):
