@@ -7,6 +7,7 @@ package sim
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator/device"
 )
@@ -169,8 +170,12 @@ func (d *Device) reserve(size uint64) (*chunk, error) {
 	return c, nil
 }
 
-// Free implements device.Device.
+// Free implements device.Device. As cuMemFree, a null pointer is no
+// error (testdata/driver_checks.json: "free of 0").
 func (d *Device) Free(ptr uint64) error {
+	if ptr == 0 {
+		return nil
+	}
 	c, ok := d.live[ptr]
 	if !ok {
 		return fmt.Errorf("cudaFree(%#x): not a live allocation", ptr)
@@ -227,10 +232,17 @@ func (d *Device) ReserveAddress(size uint64) (uint64, error) {
 	return ptr, nil
 }
 
-// ReleaseAddress implements device.Device.
+// ReleaseAddress implements device.Device. As cuMemAddressFree, it
+// refuses a range that is not one reservation whole, and a reservation
+// with pages still mapped (testdata/driver_checks.json).
 func (d *Device) ReleaseAddress(ptr, size uint64) error {
 	if d.reserved[ptr] != roundUp(size, granule) {
-		return fmt.Errorf("cuMemAddressFree(%#x, %d): not a reservation", ptr, size)
+		return fmt.Errorf("cuMemAddressFree(%#x, %d): CUDA_ERROR_INVALID_VALUE (not a reservation)", ptr, size)
+	}
+	for p := ptr; p < ptr+size; p += granule {
+		if d.mapped[p] {
+			return fmt.Errorf("cuMemAddressFree(%#x, %d): CUDA_ERROR_INVALID_VALUE (%#x is still mapped)", ptr, size, p)
+		}
 	}
 	delete(d.reserved, ptr)
 	d.release(&chunk{span: span{ptr, roundUp(size, granule)}})
@@ -238,13 +250,18 @@ func (d *Device) ReleaseAddress(ptr, size uint64) error {
 }
 
 // MapPages implements device.Device. As cuMemMap, it refuses a range
-// that is not a multiple of the granularity, or not inside one address
-// reservation (CUDA_ERROR_INVALID_VALUE), and a granule mapped already.
+// that is not a multiple of the granularity, or that does not start
+// inside an address reservation (CUDA_ERROR_INVALID_VALUE), and a
+// granule mapped already. The driver (testdata/driver_checks.json)
+// accepted 2 granules mapped from a reservation's last one, running
+// past its end, and refused a granule 64 past it: so the range's start
+// is checked, not its end (how far past the end the driver goes along
+// was not probed; the allocator never maps past one).
 func (d *Device) MapPages(ptr, size uint64) error {
 	if size%granule != 0 || ptr%granule != 0 {
 		return fmt.Errorf("cuMemCreate(%d): CUDA_ERROR_INVALID_VALUE (not a multiple of the granularity)", size)
 	}
-	if !d.inReservation(ptr, size) {
+	if !d.inReservation(ptr) {
 		return fmt.Errorf("cuMemMap(%#x, %d): CUDA_ERROR_INVALID_VALUE (not inside an address reservation)", ptr, size)
 	}
 	for p := ptr; p < ptr+size; p += granule {
@@ -265,11 +282,10 @@ func (d *Device) MapPages(ptr, size uint64) error {
 	return nil
 }
 
-// inReservation reports whether [ptr, ptr+size) lies inside one address
-// reservation.
-func (d *Device) inReservation(ptr, size uint64) bool {
+// inReservation reports whether ptr lies inside an address reservation.
+func (d *Device) inReservation(ptr uint64) bool {
 	for start, n := range d.reserved {
-		if ptr >= start && ptr+size <= start+n {
+		if ptr >= start && ptr < start+n {
 			return true
 		}
 	}
@@ -298,8 +314,13 @@ func (d *Device) UnmapPages(ptr, size uint64) error {
 // any other range (cuMemcpy: CUDA_ERROR_INVALID_VALUE, as the H200 did
 // for a 4 MB copy out of a 2 MB segment); the simulated device, which
 // moves no bytes, refuses it too, so that a run fails where the real one
-// would. call names the driver call in the error.
+// would. call names the driver call in the error; a cuMemsetD32's
+// address must be a multiple of 4, as the driver checks (other calls
+// take any address: testdata/driver_checks.json).
 func (d *Device) Access(call string, ptr, n uint64) error {
+	if strings.HasPrefix(call, "cuMemsetD32") && ptr%4 != 0 {
+		return fmt.Errorf("%s(%#x, %d bytes): CUDA_ERROR_INVALID_VALUE (not a multiple of 4)", call, ptr, n)
+	}
 	if n == 0 {
 		return nil
 	}
