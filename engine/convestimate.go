@@ -346,9 +346,10 @@ func (k convKey) notRecorded(op, what string, bwd ...convBackwardKey) error {
 }
 
 // onOtherCard is --strict's refusal of a configuration recorded only on
-// another card than the H200 (card, in the built-in file source).
-func (k convKey) onOtherCard(op, what, card, source string) error {
-	return Errorf(NotImplementedError, "%s%s was recorded on an %s (%s), not the H200, so its figures would be estimated, and --strict refuses estimates", k.describe(op), what, card, source)
+// other cards (recorded, in the built-in file source) than the one
+// simulated.
+func (k convKey) onOtherCard(op, what string, recorded []string, source, simulated string) error {
+	return Errorf(NotImplementedError, "%s%s was recorded on %s (%s), not on the simulated %s, so its figures would be estimated, and --strict refuses estimates", k.describe(op), what, strings.Join(recorded, " and "), source, simulated)
 }
 
 // pyBool is b as Python writes it.

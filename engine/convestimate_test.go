@@ -411,7 +411,7 @@ func TestConvRecordedOnH100(t *testing.T) {
 	s := newTestSession(t, 1)
 	convRun(t, s, "conv2d", []int64{12, 3, 224, 224}, []int64{64, 3, 7, 7}, []int64{2}, []int64{3}, []int64{1}, int64(1))
 	est := s.StepEstimatesSince(0)
-	if len(est) != 1 || est[0].Cause != "[12, 3, 224, 224] x [64, 3, 7, 7] stride [2, 2] float32: "+otherCard("NVIDIA H100 80GB HBM3", "networks.jsonl.gz") {
+	if len(est) != 1 || est[0].Cause != "[12, 3, 224, 224] x [64, 3, 7, 7] stride [2, 2] float32: "+otherCard([]string{"NVIDIA H100 80GB HBM3"}, "networks.jsonl.gz", "NVIDIA H200") {
 		t.Fatalf("estimates %v", est)
 	}
 	c, err := lineConfig([]int64{12, 3, 224, 224}, []int64{64, 3, 7, 7}, []int64{2, 2}, []int64{3, 3}, []int64{1, 1}, nil, 1, false, false, false, "float32", "")
@@ -432,7 +432,35 @@ func TestConvRecordedOnH100(t *testing.T) {
 	}
 	in := mustTensor(t, strict, TensorSpec{Op: "randn", Shape: []int64{12, 3, 224, 224}, DType: Float32, Device: cuda0})
 	wt := mustTensor(t, strict, TensorSpec{Op: "randn", Shape: []int64{64, 3, 7, 7}, DType: Float32, Device: cuda0})
-	if _, err := strict.Run(Ops["conv2d"], Args{in, wt, nil, []int64{2}, []int64{3}, []int64{1}, int64(1)}); err == nil || !strings.Contains(err.Error(), "was recorded on an NVIDIA H100 80GB HBM3 (networks.jsonl.gz), not the H200") {
+	if _, err := strict.Run(Ops["conv2d"], Args{in, wt, nil, []int64{2}, []int64{3}, []int64{1}, int64(1)}); err == nil || !strings.Contains(err.Error(), "was recorded on NVIDIA H100 80GB HBM3 (networks.jsonl.gz), not on the simulated NVIDIA H200") {
 		t.Errorf("--strict: %v, want the refusal", err)
+	}
+}
+
+// TestConvExactOnTheCardThatRecordedIt: on the simulated H100 the
+// configuration the H100 alone recorded is exact, and one the H200
+// alone recorded (table.jsonl.gz) is the estimate, naming both cards.
+func TestConvExactOnTheCardThatRecordedIt(t *testing.T) {
+	h100, err := NewSession(Options{Preset: Presets["h100"], Devices: 1, FakeHost: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	convRun(t, h100, "conv2d", []int64{12, 3, 224, 224}, []int64{64, 3, 7, 7}, []int64{2}, []int64{3}, []int64{1}, int64(1))
+	if est := h100.StepEstimatesSince(0); len(est) != 0 {
+		t.Errorf("the H100's own recording on the simulated H100: estimates %v", est)
+	}
+	convRun(t, h100, "conv2d", []int64{16, 32, 64, 64}, []int64{48, 32, 5, 5}, []int64{1}, []int64{2}, []int64{1}, int64(1))
+	est := h100.StepEstimatesSince(0)
+	want := "[16, 32, 64, 64] x [48, 32, 5, 5] stride [1, 1] float32: " + otherCard([]string{"NVIDIA H200"}, "table.jsonl.gz", "NVIDIA H100 80GB HBM3")
+	if len(est) != 1 || est[0].Cause != want || !strings.Contains(want, "145 agree") {
+		t.Errorf("the H200's recording on the simulated H100: estimates %v, want one: %s", est, want)
+	}
+	t4, err := NewSession(Options{Preset: Presets["t4"], Devices: 1, FakeHost: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	convRun(t, t4, "conv2d", []int64{16, 32, 64, 64}, []int64{48, 32, 5, 5}, []int64{1}, []int64{2}, []int64{1}, int64(1))
+	if est := t4.StepEstimatesSince(0); len(est) != 1 || !strings.HasSuffix(est[0].Cause, "not on the simulated Tesla T4: cuDNN picks its engines per GPU") {
+		t.Errorf("the H200's recording on a simulated T4: estimates %v", est)
 	}
 }

@@ -211,13 +211,13 @@ type convEntry struct {
 	// estimated without it too.
 	source     string
 	calibrated bool
-	// card is the GPU that recorded the forward where it is not the
-	// H200 the tool simulates ("" for the H200's, a calibration file's),
-	// and runCard a backward run's where it differs from card (a
-	// configuration recorded on both: the H200's recording is kept).
-	card    string
-	runCard map[convBackwardKey]string
-	heldOut *convConfig
+	// cards are the GPUs that recorded the forward, by the name
+	// torch.cuda.get_device_name gives (a calibration file's: its own),
+	// and runCards a backward run's where they differ from cards (a
+	// configuration recorded on several cards, each the same events).
+	cards    []string
+	runCards map[convBackwardKey][]string
+	heldOut  *convConfig
 	// The events: parsed when the table is read (the older forms,
 	// calibration files) or, for the built-in compact lines, from their
 	// text when first asked (parsed); forward and backward are then set.
@@ -310,10 +310,14 @@ var builtinConvTable = sync.OnceValues(func() (convTable, error) {
 })
 
 // convFileCard is the card each built-in table file was recorded on,
-// from its first line's "device", where that is not an H200: the
+// from its first line's "device" (defaultCard where it names none): the
 // networks' grid and the zoo's convolutions were recorded on an NVIDIA
 // H100 80GB HBM3, lent for the H200 (testdata/conv/README.md).
 var convFileCard sync.Map
+
+// defaultCard is the card of a recording that names none: the project's
+// recordings are the H200's unless they say otherwise.
+const defaultCard = "NVIDIA H200"
 
 // noteCard reads the device of a built-in file's first line (gzip) into
 // convFileCard, leaving r to be read whole.
@@ -332,19 +336,29 @@ func noteCard(r *bufio.Reader, source string) error {
 	}
 	first, _ := bufio.NewReader(z).ReadSlice('\n')
 	var h struct{ Device string }
-	if json.Unmarshal(first, &h) == nil && h.Device != "" && !strings.Contains(h.Device, "H200") {
+	if json.Unmarshal(first, &h) == nil && h.Device != "" {
 		convFileCard.Store(source, h.Device)
 	}
 	return nil
 }
 
-// runOnCard is the card that recorded e's backward run bk where it is
-// not the H200 ("" where it is).
-func (e *convEntry) runOnCard(bk convBackwardKey) string {
-	if c, ok := e.runCard[bk]; ok {
+// runOn is the cards that recorded e's backward run bk.
+func (e *convEntry) runOn(bk convBackwardKey) []string {
+	if c, ok := e.runCards[bk]; ok {
 		return c
 	}
-	return e.card
+	return e.cards
+}
+
+// cardUnion is the cards of a and b, each once, a's first.
+func cardUnion(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, c := range b {
+		if !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // convTables is the builtin table with the calibration files'
@@ -564,10 +578,12 @@ func (t convTable) addLine(l *convLine, source string, lazy bool) error {
 
 // newConvEntry is an entry for c, without events yet.
 func newConvEntry(c *convConfig, source string) *convEntry {
-	card, _ := convFileCard.Load(source)
-	name, _ := card.(string)
+	name := defaultCard
+	if card, ok := convFileCard.Load(source); ok {
+		name = card.(string)
+	}
 	return &convEntry{cfg: *c, feat: c.features(), class: c.class(), xBytes: c.roleBytes('x'), wBytes: c.roleBytes('w'),
-		yBytes: c.roleBytes('y'), source: source, card: name}
+		yBytes: c.roleBytes('y'), source: source, cards: []string{name}}
 }
 
 // put adds e to the table; a configuration recorded before must have
@@ -588,26 +604,23 @@ func (t convTable) put(e *convEntry) error {
 	if !sameEvents(old.forward, e.forward) {
 		return fmt.Errorf("a second recording of %s %s differs in its forward (the first from %s)", dimList(e.cfg.x), dimList(e.cfg.w), old.source)
 	}
-	if old.card != e.card {
-		if old.runCard == nil {
-			old.runCard = map[convBackwardKey]string{}
+	if !slices.Equal(old.cards, e.cards) {
+		if old.runCards == nil {
+			old.runCards = map[convBackwardKey][]string{}
 		}
 		for bk := range old.backward {
-			if _, ok := old.runCard[bk]; !ok {
-				old.runCard[bk] = old.card
+			if _, ok := old.runCards[bk]; !ok {
+				old.runCards[bk] = old.cards
 			}
 		}
-		if e.card == "" {
-			old.card = "" // the H200 recorded the same forward
-		}
+		old.cards = cardUnion(old.cards, e.cards)
 	}
 	for bk, ev := range e.backward {
-		_, had := old.backward[bk]
 		if err := old.addBackward(bk, ev); err != nil {
 			return err
 		}
-		if (!had || e.card == "") && old.runOnCard(bk) != e.card {
-			old.runCard[bk] = e.card
+		if old.runCards != nil {
+			old.runCards[bk] = cardUnion(old.runCards[bk], e.cards)
 		}
 	}
 	old.setRuns()

@@ -98,10 +98,10 @@ func TestCalibrationThroughTheBinary(t *testing.T) {
 func TestCalibrationMakesResNet50Exact(t *testing.T) {
 	script := "../../testdata/models/zoo/resnet50_train.py"
 	want, _ := readRecording(t, "../../testdata/models/zoo/resnet50_train.jsonl")
-	if diffs, _ := diffSteps(want, runScript(script, true)); len(diffs) == 0 {
+	if diffs, _ := diffSteps(want, runScriptOn(script, true, "h200")); len(diffs) == 0 {
 		t.Errorf("--strict without the calibration matches PyTorch; want its convolutions refused")
 	}
-	out, _, code := run(t, "run", "--json", "--fake-host", "--device", "sim", "--keep-going", "--strict",
+	out, _, code := run(t, "run", "--json", "--fake-host", "--device", "sim", "--keep-going", "--strict", "--preset", "h200",
 		"--calibration", "../../testdata/models/zoo/resnet50_train.calibration.jsonl", script)
 	var steps []pythonStep
 	for _, l := range strings.Split(out, "\n") {

@@ -80,11 +80,32 @@ func recordingOf(name, script string) string {
 	return strings.TrimSuffix(script, ".py") + ".jsonl"
 }
 
-// runScript runs the script file as pasted on the simulated H200, going
-// on past errors (strict: refusing to estimate), and gives its --json
-// rows in order.
+// runScript runs the script file as pasted on the simulated card its
+// recording was made on (recordedOn), going on past errors (strict:
+// refusing to estimate), and gives its --json rows in order.
 func runScript(script string, strict bool) []pythonStep {
-	args := []string{"run", "--json", "--fake-host", "--device", "sim", "--keep-going", script}
+	return runScriptOn(script, strict, recordedOn(script))
+}
+
+// recordedOn is the preset of the card a script's recording was made
+// on: the one card.txt beside it names (its first line that is not a
+// comment), else the H200's.
+func recordedOn(script string) string {
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(script), "card.txt"))
+	if err != nil {
+		return "h200"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			return l
+		}
+	}
+	return "h200"
+}
+
+// runScriptOn is runScript on the simulated preset.
+func runScriptOn(script string, strict bool, preset string) []pythonStep {
+	args := []string{"run", "--json", "--fake-host", "--device", "sim", "--preset", preset, "--keep-going", script}
 	if strict {
 		args = append(args, "--strict")
 	}

@@ -153,10 +153,11 @@ func firstLine(s string) string {
 
 // TestZooFit: gpumemrepl fit on each zoo program that runs to its end
 // (running.txt) prints a row per GPU, each saying whether it is exact:
-// the H200's exact where the program is exact (python_passing.txt),
-// estimated otherwise with its first estimate named, and its peaks
-// within 2% of PyTorch's recorded peaks where the program is within 2%
-// at every statement (close.txt).
+// the row of the card its recording was made on (card.txt) exact where
+// the program is exact (python_passing.txt), estimated otherwise with
+// its first estimate named, and its peaks within 2% of PyTorch's
+// recorded peaks where the program is within 2% at every statement
+// (close.txt).
 func TestZooFit(t *testing.T) {
 	passing := zooList(t, "../../python_passing.txt")
 	closeTo := zooList(t, "close.txt")
@@ -183,12 +184,13 @@ func TestZooFit(t *testing.T) {
 					t.Errorf("%s: estimated, but no estimate named", r.GPU)
 				}
 			}
-			if len(rows) < 2 || len(gpus) != len(rows) || !gpus["h200"] {
-				t.Fatalf("rows %+v, want one per GPU, the H200's among them", rows)
+			card := recordedOn(script)
+			if len(rows) < 2 || len(gpus) != len(rows) || !gpus[card] {
+				t.Fatalf("rows %+v, want one per GPU, the %s's among them", rows, card)
 			}
-			h200 := rows[slices.IndexFunc(rows, func(r fitJSON) bool { return r.GPU == "h200" })]
-			if exact := slices.Contains(passing, "models/zoo/"+name); h200.Exact != exact {
-				t.Errorf("the H200's row: exact %v, want %v", h200.Exact, exact)
+			rec := rows[slices.IndexFunc(rows, func(r fitJSON) bool { return r.GPU == card })]
+			if exact := slices.Contains(passing, "models/zoo/"+name); rec.Exact != exact {
+				t.Errorf("the %s's row: exact %v, want %v", card, rec.Exact, exact)
 			}
 			if !slices.Contains(closeTo, name) {
 				return
@@ -200,9 +202,9 @@ func TestZooFit(t *testing.T) {
 					alloc, reserved = max(alloc, d.MaxAllocated), max(reserved, d.MaxReserved)
 				}
 			}
-			for _, c := range [][2]int64{{int64(h200.PeakAllocated), alloc}, {int64(h200.PeakReserved), reserved}} {
+			for _, c := range [][2]int64{{int64(rec.PeakAllocated), alloc}, {int64(rec.PeakReserved), reserved}} {
 				if d := c[0] - c[1]; d*50 > c[1] || -d*50 > c[1] {
-					t.Errorf("the H200's peaks %d and %d, PyTorch's %d and %d: more than 2%% off", h200.PeakAllocated, h200.PeakReserved, alloc, reserved)
+					t.Errorf("the %s's peaks %d and %d, PyTorch's %d and %d: more than 2%% off", card, rec.PeakAllocated, rec.PeakReserved, alloc, reserved)
 				}
 			}
 		})
