@@ -12,11 +12,11 @@ import (
 	"github.com/gpumemrepl/gpumemrepl/engine"
 )
 
-// TestFitMatchesRecordedPeaks: on the simulated H200, fit's peaks of
-// every passing recorded program that resets its peaks only at top level
-// and never fails
-// are PyTorch's: the highest max_memory_allocated and
-// max_memory_reserved the recording shows.
+// TestFitMatchesRecordedPeaks: on the simulated card its recording was
+// made on (recordedOn), fit's peaks of every passing recorded program
+// that resets its peaks only at top level and never fails are PyTorch's:
+// the highest max_memory_allocated and max_memory_reserved the recording
+// shows.
 func TestFitMatchesRecordedPeaks(t *testing.T) {
 	listed, err := os.ReadFile("../../testdata/python_passing.txt")
 	if err != nil {
@@ -46,7 +46,7 @@ func TestFitMatchesRecordedPeaks(t *testing.T) {
 			wantAlloc = max(wantAlloc, s.Devices[0].MaxAllocated)
 			wantReserved = max(wantReserved, s.Devices[0].MaxReserved)
 		}
-		out, errOut, code := run(t, "fit", "--gpus", "h200", "--devices", strconv.Itoa(devices), "--json", "--strict", script)
+		out, errOut, code := run(t, "fit", "--gpus", recordedOn(script), "--devices", strconv.Itoa(devices), "--json", "--strict", script)
 		var got fitJSON
 		if code != 0 || json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &got) != nil {
 			t.Errorf("fit %s: exit %d\n%s%s", name, code, out, errOut)
