@@ -85,7 +85,7 @@ def main():
     ap.add_argument("--jobs", type=int, default=8)
     ap.add_argument("--deadline", type=float, default=200)
     ap.add_argument("--dry-run", action="store_true")
-    a = ap.parse_args()
+    a = ap.parse_intermixed_args()  # OUT.json --jobs N SCRIPT.py ..., as the usage above has it
     scripts = a.scripts or sorted(glob.glob(os.path.join(ROOT, "testdata/pyrules/*.py")))
     card = "dry run"
     if not a.dry_run:
