@@ -67,6 +67,19 @@ func (s *Session) EstimateCollection(gen int, bytes uint64) error {
 	return s.estimate(nil, "gc (automatic)", "generation %d freed %s in reference cycles: when CPython starts a collection depends on what it and PyTorch allocate inside, modelled, not recorded", gen, allocator.FormatSize(bytes))
 }
 
+// EstimateComposite records that op, a layer or function the front end
+// composes of the table's ops as PyTorch's source composes it (nn's
+// layers written in Python), ran on ts by a composition not yet
+// recorded on the GPU; why says so and where its rule script waits.
+// Under --strict it is the error to raise.
+func (s *Session) EstimateComposite(op, why string, ts ...*Tensor) error {
+	a := make(Args, len(ts))
+	for i, t := range ts {
+		a[i] = t
+	}
+	return s.estimate(nil, op, "%s: %s", argShapes(a), why)
+}
+
 // tiers is a session's record of its estimates.
 type tiers struct {
 	step     []Estimate // this step's, in order (BeginStep clears them)

@@ -459,6 +459,29 @@ func (b *Binding) nnModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		t, ok := args[0].(*Tensor)
 		return ok && t.param, nil
 	})
+	b.fn(m, "_estimate", "_estimate(op, why, *tensors): the figures of op, a layer composed here as PyTorch composes it, are estimated (why: the rule script that waits for the GPU)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if len(args) < 2 || len(kw) > 0 {
+			return nil, in.Raise(eval.TypeErrorType, "_estimate(op, why, *tensors)")
+		}
+		op, err := b.strArg("_estimate", args[0])
+		if err != nil {
+			return nil, err
+		}
+		why, err := b.strArg("_estimate", args[1])
+		if err != nil {
+			return nil, err
+		}
+		var ts []*engine.Tensor
+		for _, v := range args[2:] {
+			if t, ok := v.(*Tensor); ok {
+				ts = append(ts, t.T)
+			}
+		}
+		if err := b.S.EstimateComposite(op, why, ts...); err != nil {
+			return nil, b.pyErr(err)
+		}
+		return eval.None, nil
+	})
 	if err := b.containerLayers(in, m); err != nil {
 		return nil, err
 	}

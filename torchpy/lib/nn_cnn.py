@@ -10,7 +10,9 @@ def _weight_and_bias(module, n, affine, device, dtype):
         module.register_parameter('bias', None)
 
 
-class _BatchNorm(Module):
+class _NormBase(Module):
+    # batch and instance norm's weight and bias (when affine), then their
+    # running stats (when tracked), as PyTorch's _NormBase makes them
     def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None):
         super().__init__()
         import torch
@@ -29,8 +31,16 @@ class _BatchNorm(Module):
             self.register_buffer('running_var', None)
             self.register_buffer('num_batches_tracked', None)
 
+    def extra_repr(self):
+        return f'{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, track_running_stats={self.track_running_stats}'
+
+
+class _BatchNorm(_NormBase):
     def forward(self, input):
         self._check_input_dim(input)
+        return self._batch_norm(input)
+
+    def _batch_norm(self, input):
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             self.num_batches_tracked.add_(1)
@@ -38,9 +48,6 @@ class _BatchNorm(Module):
         keep = not self.training or self.track_running_stats
         return functional.batch_norm(input, self.running_mean if keep else None, self.running_var if keep else None,
                                      self.weight, self.bias, training, factor, self.eps)
-
-    def extra_repr(self):
-        return f'{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, track_running_stats={self.track_running_stats}'
 
 
 class BatchNorm1d(_BatchNorm):
@@ -57,6 +64,122 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 4:
             raise ValueError(f'expected 4D input (got {input.dim()}D input)')
+
+
+class BatchNorm3d(_BatchNorm):
+    """BatchNorm3d(num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True): as BatchNorm2d, of a 5-d input (F.batch_norm's rule recorded up to 4-d: estimated)."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise ValueError(f'expected 5D input (got {input.dim()}D input)')
+
+
+class SyncBatchNorm(_BatchNorm):
+    """SyncBatchNorm(num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, process_group=None): BatchNorm's weights and buffers; with no process group initialized (the tool models one process, and torch.distributed.is_initialized() is False) PyTorch's forward falls back to F.batch_norm, as here. convert_sync_batchnorm(module) swaps every BatchNorm for one holding the same parameters and buffers (each new layer's own made on the host first, then dropped)."""
+
+    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, process_group=None, device=None, dtype=None):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.dim() < 2:
+            raise ValueError(f'expected at least 2D input (got {input.dim()}D input)')
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        if input.size(1) == 0:
+            raise ValueError('SyncBatchNorm number of input channels should be non-zero')
+        return self._batch_norm(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        import torch
+        out = module
+        if isinstance(module, _BatchNorm):
+            out = SyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine, module.track_running_stats, process_group)
+            if module.affine:
+                with torch.no_grad():
+                    out.weight = module.weight
+                    out.bias = module.bias
+            out.running_mean = module.running_mean
+            out.running_var = module.running_var
+            out.num_batches_tracked = module.num_batches_tracked
+            out.training = module.training
+            if hasattr(module, 'qconfig'):
+                out.qconfig = module.qconfig
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        del module
+        return out
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True, momentum=0.1, eps=1e-05):
+    # PyTorch's composite: the weights and running stats repeated per
+    # sample, batch norm over (1, N*C, ...), the running stats updated with
+    # the samples' mean
+    if use_input_stats:
+        n = input.shape[0]
+        for d in input.shape[2:]:
+            n *= d
+        if n == 1:
+            raise ValueError(f'Expected more than 1 spatial element when training, got input size {input.shape}')
+    _estimate('F.instance_norm', "PyTorch's composite (weights and running stats repeated per sample, batch_norm of the batch as one sample), not yet recorded on the GPU (testdata/pyrules_pending)",
+              input, weight, bias, running_mean, running_var)
+    b, c = input.shape[0], input.shape[1]
+    weight_, bias_, mean_, var_ = (None if t is None else t.repeat(b) for t in (weight, bias, running_mean, running_var))
+    shape = list(input.shape)
+    shape[0], shape[1] = 1, b * c
+    out = functional.batch_norm(input.contiguous().view(shape), mean_, var_, weight_, bias_, use_input_stats, momentum, eps)
+    if running_mean is not None:
+        running_mean.copy_(mean_.view(b, c).mean(0))
+    if running_var is not None:
+        running_var.copy_(var_.view(b, c).mean(0))
+    return out.view(input.shape)
+
+
+functional.instance_norm = instance_norm
+del instance_norm
+
+
+class _InstanceNorm(_NormBase):
+    def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False, device=None, dtype=None):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+
+    def _apply_instance_norm(self, input):
+        return functional.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                                        self.training or not self.track_running_stats,
+                                        self.momentum if self.momentum is not None else 0.0, self.eps)
+
+    def forward(self, input):
+        import warnings
+        self._check_input_dim(input)
+        feature_dim = input.dim() - self._no_batch_dim
+        if input.size(feature_dim) != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={feature_dim} to match num_features ({self.num_features}), but got: {input.size(feature_dim)}.")
+            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this warning by not passing in num_features, which is not used because affine=False")
+        if input.dim() == self._no_batch_dim:
+            return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
+        return self._apply_instance_norm(input)
+
+    def _check_input_dim(self, input):
+        if input.dim() not in (self._no_batch_dim, self._no_batch_dim + 1):
+            raise ValueError(f'expected {self._no_batch_dim}D or {self._no_batch_dim + 1}D input (got {input.dim()}D input)')
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """InstanceNorm1d(num_features, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False): F.instance_norm of a 2-d or 3-d input (estimated): PyTorch repeats the weights and running stats per sample and batch-normalizes the batch as one sample of N*C channels (output, and a float32 mean and inverse std per sample's channel, saved)."""
+    _no_batch_dim = 2
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """InstanceNorm2d(num_features, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False): F.instance_norm of a 3-d or 4-d input (estimated): PyTorch repeats the weights and running stats per sample and batch-normalizes the batch as one sample of N*C channels (output, and a float32 mean and inverse std per sample's channel, saved)."""
+    _no_batch_dim = 3
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """InstanceNorm3d(num_features, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False): F.instance_norm of a 4-d or 5-d input (estimated), as InstanceNorm2d."""
+    _no_batch_dim = 4
 
 
 class GroupNorm(Module):
@@ -79,9 +202,38 @@ class GroupNorm(Module):
         return f'{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}'
 
 
-class MaxPool2d(Module):
-    """MaxPool2d(kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False): F.max_pool2d; the output and int64 indices (saved)."""
+def _single(v):
+    return tuple(v) if isinstance(v, (list, tuple)) else (v,)
 
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    # PyTorch's composite: max_pool2d over (..., 1, L), squeezed back
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f'max_pool1d() Expected 2D or 3D input tensor, but got {list(input.shape)}')
+    k = _single(kernel_size)[0]
+    st = k if stride is None or stride == () or stride == [] else _single(stride)[0]
+    out = functional.max_pool2d(input.unsqueeze(-2), (1, k), (1, st), (0, _single(padding)[0]), (1, _single(dilation)[0]),
+                                ceil_mode=ceil_mode, return_indices=return_indices)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out.squeeze(-2)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    # PyTorch's composite: avg_pool2d over (..., 1, L), squeezed back
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 'self' (while checking arguments for avg_pool1d)")
+    k = _single(kernel_size)[0]
+    st = k if stride is None or stride == () or stride == [] else _single(stride)[0]
+    return functional.avg_pool2d(input.unsqueeze(-2), (1, k), (1, st), (0, _single(padding)[0]), ceil_mode, count_include_pad).squeeze(-2)
+
+
+functional.max_pool1d = max_pool1d
+functional.avg_pool1d = avg_pool1d
+del max_pool1d, avg_pool1d
+
+
+class _MaxPoolNd(Module):
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
         super().__init__()
         self.kernel_size = kernel_size
@@ -92,16 +244,50 @@ class MaxPool2d(Module):
         self.ceil_mode = ceil_mode
 
     def forward(self, input):
-        return functional.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                                     ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+        return getattr(functional, self._op)(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
     def extra_repr(self):
         return f'kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, dilation={self.dilation}, ceil_mode={self.ceil_mode}'
 
 
-class AvgPool2d(Module):
-    """AvgPool2d(kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None): F.avg_pool2d; the output."""
+class MaxPool1d(_MaxPoolNd):
+    """MaxPool1d(kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False): F.max_pool1d, PyTorch's composite: max_pool2d of the input unsqueezed, its output and int64 indices (saved) squeezed back."""
+    _op = 'max_pool1d'
 
+
+class MaxPool2d(_MaxPoolNd):
+    """MaxPool2d(kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False): F.max_pool2d; the output and int64 indices (saved)."""
+    _op = 'max_pool2d'
+
+
+class MaxPool3d(_MaxPoolNd):
+    """MaxPool3d(kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False): F.max_pool3d; the output and int64 indices (saved), as max_pool2d (estimated)."""
+    _op = 'max_pool3d'
+
+
+class _AvgPoolNd(Module):
+    def extra_repr(self):
+        return f'kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}'
+
+
+class AvgPool1d(_AvgPoolNd):
+    """AvgPool1d(kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True): F.avg_pool1d, PyTorch's composite: avg_pool2d of the input unsqueezed, squeezed back; the output."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+        super().__init__()
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding = _single(padding)
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def forward(self, input):
+        return functional.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
+
+
+class _AvgPoolDivisor(_AvgPoolNd):
+    # AvgPool2d's and AvgPool3d's arguments (with divisor_override)
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
         super().__init__()
         self.kernel_size = kernel_size
@@ -112,11 +298,18 @@ class AvgPool2d(Module):
         self.divisor_override = divisor_override
 
     def forward(self, input):
-        return functional.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                                     self.count_include_pad, self.divisor_override)
+        return getattr(functional, self._op)(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                                             self.count_include_pad, self.divisor_override)
 
-    def extra_repr(self):
-        return f'kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}'
+
+class AvgPool2d(_AvgPoolDivisor):
+    """AvgPool2d(kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None): F.avg_pool2d; the output."""
+    _op = 'avg_pool2d'
+
+
+class AvgPool3d(_AvgPoolDivisor):
+    """AvgPool3d(kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None): F.avg_pool3d; the output, as avg_pool2d (estimated)."""
+    _op = 'avg_pool3d'
 
 
 class AdaptiveAvgPool2d(Module):

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// censusRow is a step of run --json with its estimates.
+type censusRow struct {
+	Line      int      `json:"line"`
+	Allocated int64    `json:"allocated_bytes"`
+	Output    string   `json:"output"`
+	Error     *string  `json:"error"`
+	Exact     *bool    `json:"exact"`
+	Estimates []string `json:"estimates"`
+}
+
+// runCensus runs src with run --json --keep-going and returns its steps
+// by line, and the path it ran.
+func runCensus(t *testing.T, src string, flags ...string) (map[int]censusRow, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "prog.py")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ := run(t, append(append([]string{"run", "--json", "--fake-host", "--device", "sim", "--keep-going"}, flags...), path)...)
+	rows := map[int]censusRow{}
+	for _, l := range strings.Split(out, "\n") {
+		var r censusRow
+		if json.Unmarshal([]byte(l), &r) == nil && r.Line > 0 {
+			rows[r.Line] = r
+		}
+	}
+	return rows, path
+}
+
+// TestCensusNormAndPoolLayers: BatchNorm3d, MaxPool3d, AvgPool3d,
+// MaxPool1d, AvgPool1d, InstanceNorm2d and SyncBatchNorm (one process,
+// no process group: F.batch_norm, as PyTorch falls back) make what
+// PyTorch's code makes, with its autograd nodes; the 3-d ones and
+// instance norm are estimates naming their op (the 1-d poolings and
+// SyncBatchNorm run recorded rules), and --strict refuses them; their
+// wrong inputs fail in PyTorch's words; convert_sync_batchnorm keeps
+// the old layer's parameters.
+func TestCensusNormAndPoolLayers(t *testing.T) {
+	t.Parallel()
+	src := `import torch
+import torch.nn as nn
+v = torch.rand(4, 16, 8, 32, 32, device='cuda', requires_grad=True)
+bn3 = nn.BatchNorm3d(16).cuda()
+y = bn3(v)
+p = nn.MaxPool3d(2)(v)
+a = nn.AvgPool3d(2)(v)
+print(y.grad_fn.name(), p.shape, p.grad_fn.name(), a.grad_fn.name())
+s = torch.rand(4, 16, 1000, device='cuda', requires_grad=True)
+m = nn.MaxPool1d(4)(s)
+q = nn.AvgPool1d(4)(s)
+print(m.shape, m.grad_fn.name(), q.grad_fn.name(), nn.AvgPool1d(4))
+x = torch.rand(8, 32, 16, 16, device='cuda', requires_grad=True)
+i = nn.InstanceNorm2d(32)(x)
+sb = nn.SyncBatchNorm(32).cuda()
+z = sb(x)
+print(i.grad_fn.name(), z.grad_fn.name(), torch.distributed.is_initialized())
+bn = nn.BatchNorm2d(8)
+net = nn.SyncBatchNorm.convert_sync_batchnorm(nn.Sequential(bn))
+print(type(net[0]).__name__, net[0].weight is bn.weight, net[0].running_var is bn.running_var)
+bn3(x)
+nn.MaxPool3d(2)(s)
+nn.InstanceNorm2d(32)(v)
+`
+	rows, path := runCensus(t, src)
+	want := map[int]string{
+		8:  "CudnnBatchNormBackward0 torch.Size([4, 16, 4, 16, 16]) MaxPool3DWithIndicesBackward0 AvgPool3DBackward0\n",
+		12: "torch.Size([4, 16, 250]) SqueezeBackward1 SqueezeBackward1 AvgPool1d(kernel_size=(4,), stride=(4,), padding=(0,))\n",
+		17: "ViewBackward0 CudnnBatchNormBackward0 False\n",
+		20: "SyncBatchNorm True True\n",
+	}
+	for line, w := range want {
+		if got := rows[line].Output; got != w {
+			t.Errorf("line %d printed %q, want %q", line, got, w)
+		}
+	}
+	const mib = 1 << 20
+	for line, grew := range map[int]int64{
+		5:  2*mib + 1024,        // the output, a float32 mean and inverse std per channel (saved)
+		6:  mib/4 + mib/2,       // the output and its int64 indices (saved)
+		7:  mib / 4,             // the output
+		10: 64000 + 128000,      // max_pool2d's output and indices, viewed
+		11: 64000,               // avg_pool2d's output, viewed
+		14: mib/4 + 1024 + 1024, // batch norm of (1, 256, 16, 16) without weights: the output, mean and inverse std
+		16: mib/4 + 512 + 512,   // cuDNN's batch norm
+	} {
+		if got := rows[line].Allocated - rows[line-1].Allocated; got != grew {
+			t.Errorf("line %d allocated %d more, want %d", line, got, grew)
+		}
+	}
+	for line, op := range map[int]string{5: "F.batch_norm [4, 16, 8, 32, 32] float32: a 5-d input", 6: "F.max_pool3d [4, 16, 8, 32, 32] float32", 7: "F.avg_pool3d", 14: "F.instance_norm [8, 32, 16, 16] float32: PyTorch's composite"} {
+		if r := rows[line]; len(r.Estimates) != 1 || !strings.HasPrefix(r.Estimates[0], op) || r.Exact == nil || *r.Exact {
+			t.Errorf("line %d: estimates %q, want one of %s", line, r.Estimates, op)
+		}
+	}
+	for _, line := range []int{10, 11, 16} {
+		if r := rows[line]; r.Estimates != nil {
+			t.Errorf("line %d runs recorded rules, yet estimated: %q", line, r.Estimates)
+		}
+	}
+	for line, e := range map[int]string{
+		21: "ValueError: expected 5D input (got 4D input)",
+		22: "RuntimeError: non-empty 4D or 5D (batch mode) tensor expected for input",
+		23: "ValueError: expected 3D or 4D input (got 5D input)",
+	} {
+		if r := rows[line]; r.Error == nil || !strings.Contains(*r.Error, e) {
+			t.Errorf("line %d: error %v, want %q", line, r.Error, e)
+		}
+	}
+	out, errOut, code := run(t, "run", "--fake-host", "--device", "sim", "--strict", path)
+	if code != 1 || !strings.Contains(errOut, "NotImplementedError: F.batch_norm [4, 16, 8, 32, 32] float32: a 5-d input") ||
+		!strings.Contains(errOut, "File \""+path+"\", line 5, in <module>") || strings.Contains(out, "  6 >") {
+		t.Errorf("--strict: exit %d\n%s%s", code, out, errOut)
+	}
+}

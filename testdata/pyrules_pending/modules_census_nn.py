@@ -1,0 +1,99 @@
+# The census's normalization and pooling layers beside modules_census.py:
+# SyncBatchNorm in one process (no process group: PyTorch falls back to
+# F.batch_norm) trained and in eval, convert_sync_batchnorm over a small
+# CNN already on the GPU (each new layer's own weights made on the host,
+# then replaced by the old layer's); InstanceNorm1d, InstanceNorm2d with
+# running stats and affine, InstanceNorm3d; MaxPool1d (with indices too),
+# F.max_pool3d's indices; BatchNorm3d under bf16 autocast, no_grad and
+# inference_mode.
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+used = lambda: torch.cuda.memory_allocated()
+peak = lambda: torch.cuda.max_memory_allocated()
+x = torch.randn(8, 32, 16, 16, device='cuda', requires_grad=True)
+sbn = nn.SyncBatchNorm(32).cuda()
+print(f"SyncBatchNorm: {used()} {torch.distributed.is_initialized()}")
+y = sbn(x)
+print(f"SyncBatchNorm forward: {used()} {y.grad_fn.name()}")
+torch.cuda.reset_peak_memory_stats()
+y.sum().backward()
+print(f"SyncBatchNorm backward: {used()} {peak()}")
+del y
+x.grad = None
+sbn.eval()
+with torch.no_grad():
+    y = sbn(x)
+print(f"SyncBatchNorm eval: {used()}")
+del y, sbn
+net = nn.Sequential(nn.Conv2d(32, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.Conv2d(16, 8, 1), nn.BatchNorm2d(8)).cuda()
+print(f"CNN: {used()}")
+net = nn.SyncBatchNorm.convert_sync_batchnorm(net)
+print(f"converted: {used()} {type(net[1]).__name__} {net[1].weight.device} {net[4].running_mean.device}")
+y = net(x)
+y.sum().backward()
+print(f"converted backward: {used()}")
+del y, net
+x.grad = None
+s = torch.randn(4, 24, 500, device='cuda', requires_grad=True)
+in1 = nn.InstanceNorm1d(24)
+y = in1(s)
+print(f"InstanceNorm1d: {used()} {y.grad_fn.name()}")
+torch.cuda.reset_peak_memory_stats()
+y.sum().backward()
+print(f"InstanceNorm1d backward: {used()} {peak()}")
+del y
+s.grad = None
+in2 = nn.InstanceNorm2d(32, affine=True, track_running_stats=True).cuda()
+torch.cuda.reset_peak_memory_stats()
+y = in2(x)
+print(f"InstanceNorm2d stats: {used()} {peak()}")
+y.sum().backward()
+print(f"InstanceNorm2d stats backward: {used()}")
+del y
+x.grad = None
+in2.eval()
+with torch.no_grad():
+    y = in2(x)
+print(f"InstanceNorm2d eval: {used()}")
+del y, in2
+v = torch.randn(2, 8, 8, 16, 16, device='cuda', requires_grad=True)
+in3 = nn.InstanceNorm3d(8)
+y = in3(v)
+print(f"InstanceNorm3d: {used()}")
+y.sum().backward()
+print(f"InstanceNorm3d backward: {used()}")
+del y
+v.grad = None
+mp1 = nn.MaxPool1d(3, stride=2, padding=1)
+y = mp1(s)
+print(f"MaxPool1d: {used()} {y.shape} {y.grad_fn.name()}")
+y.sum().backward()
+print(f"MaxPool1d backward: {used()}")
+del y
+s.grad = None
+y, idx = F.max_pool1d(s, 4, return_indices=True)
+print(f"max_pool1d indices: {used()} {idx.dtype}")
+del y, idx
+y, idx = F.max_pool3d(v, 2, return_indices=True)
+print(f"max_pool3d indices: {used()} {y.grad_fn.name()}")
+del y, idx
+bn3 = nn.BatchNorm3d(8).cuda()
+with torch.autocast('cuda', dtype=torch.bfloat16):
+    y = bn3(v)
+print(f"BatchNorm3d autocast: {used()} {y.dtype}")
+y.sum().backward()
+print(f"BatchNorm3d autocast backward: {used()}")
+del y
+v.grad = None
+with torch.no_grad():
+    y = bn3(v)
+print(f"BatchNorm3d no_grad: {used()}")
+del y
+bn3.eval()
+with torch.inference_mode():
+    y = bn3(v)
+print(f"BatchNorm3d inference_mode: {used()}")
+del y, v, s, x, bn3
+print(f"end: {used()}")
