@@ -3,6 +3,7 @@ package torchpy
 import (
 	_ "embed"
 	"fmt"
+	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/python/eval"
 )
@@ -36,6 +37,8 @@ var (
 	asTensorSource string
 	//go:embed functional.py
 	functionalSource string
+	//go:embed foreach.py
+	foreachSource string
 )
 
 // compileNote is what torch.compile says once a run: the figures that
@@ -50,7 +53,8 @@ const compileNote = "gpumemrepl: torch.compile runs the model eagerly here, so t
 // modules of torch, and
 // torch.compile, finfo, iinfo, _assert, as_tensor, the composites of
 // functional.py (meshgrid, outer, hstack, vstack), layout and strided,
-// the RNN cells (rnn_cells.py), pi, e, inf and nan in
+// the RNN cells (rnn_cells.py), the _foreach ops model code calls
+// (foreach.py), pi, e, inf and nan in
 // torch
 // itself.
 func (b *Binding) eagerModules(torch *eval.ModuleObj) error {
@@ -88,19 +92,31 @@ func (b *Binding) eagerModules(torch *eval.ModuleObj) error {
 		}
 		in.Decref(m)
 	}
+	fx, _ := torch.Dict.GetStr("fx")
+	for sub, names := range fxSubmodules {
+		m := in.NewModule("torch.fx." + sub)
+		for _, name := range strings.Fields(names) {
+			v, _ := fx.(*eval.ModuleObj).Dict.GetStr(name)
+			m.Set(in, name, v)
+		}
+		in.AddModule("torch.fx."+sub, m)
+		fx.(*eval.ModuleObj).Set(in, sub, m)
+		in.Decref(m)
+	}
 	c, _ := torch.Dict.GetStr("_C")
 	b.fn(c.(*eval.ModuleObj), "_get_tracing_state", "_get_tracing_state(): None, as nothing is traced", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return eval.None, nil
 	})
 	info := in.NewModule("torch")
 	defer in.Decref(info)
-	for _, src := range []string{typeinfoSource, asTensorSource, functionalSource, layoutSource, rnnCellsSource} {
+	for _, src := range []string{typeinfoSource, asTensorSource, functionalSource, foreachSource, layoutSource, rnnCellsSource} {
 		if err := b.execInto(info, "<torch>", src); err != nil {
 			return err
 		}
 	}
 	for _, name := range []string{"finfo", "iinfo", "_assert", "pi", "e", "inf", "nan", "as_tensor", "meshgrid", "outer", "ger", "hstack", "vstack", "layout", "strided", "sparse_coo",
-		"lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell"} {
+		"lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
+		"_foreach_add_", "_foreach_sub_", "_foreach_mul_", "_foreach_copy_", "_foreach_lerp_", "_foreach_sub"} {
 		v, _ := info.Dict.GetStr(name)
 		torch.Set(in, name, v)
 	}
@@ -108,6 +124,11 @@ func (b *Binding) eagerModules(torch *eval.ModuleObj) error {
 	eval.Incref(b.strided)
 	return nil
 }
+
+// fxSubmodules are torch.fx's modules that code names fx's classes by
+// (torch.fx.node.Node, torch.fx.proxy.Proxy), each holding those of
+// fx.py.
+var fxSubmodules = map[string]string{"node": "Node Target", "proxy": "Proxy", "graph": "Graph", "graph_module": "GraphModule"}
 
 // execInto runs Python source src in module m's namespace.
 func (b *Binding) execInto(m *eval.ModuleObj, file, src string) error {

@@ -12,7 +12,8 @@ import (
 // torch.nn.modules.batchnorm._BatchNorm)); torch.nn.parameter likewise.
 var nnModulePaths = map[string]string{
 	"modules.module":        "Module",
-	"modules.linear":        "Identity Linear Bilinear",
+	"modules.linear":        "Identity Linear Bilinear NonDynamicallyQuantizableLinear",
+	"modules.rnn":           "RNNBase RNN LSTM GRU RNNCellBase RNNCell LSTMCell GRUCell",
 	"modules.dropout":       "Dropout Dropout1d Dropout2d Dropout3d AlphaDropout",
 	"modules.sparse":        "Embedding EmbeddingBag",
 	"modules.activation":    "ReLU ReLU6 GELU SiLU Mish Tanh Sigmoid Hardswish Hardsigmoid Hardtanh LeakyReLU ELU Softplus Softmax LogSoftmax MultiheadAttention PReLU GLU",

@@ -122,3 +122,87 @@ nn.InstanceNorm2d(32)(v)
 		t.Errorf("--strict: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestCensusEagerNames: what model code calls beyond layers, in one
+// process. torch._foreach_* in place allocates nothing and out of place a
+// result a tensor (an estimate); torch.jit.script gives back the module
+// (the note once, on stderr) and torch.jit.trace runs it once (an
+// estimate); DataParallel over one GPU runs the module on its inputs;
+// sdpa_kernel enabling PyTorch's picks changes nothing, narrowing them is
+// refused; torch.distributed before init_process_group fails as PyTorch
+// does; torch.fx's classes answer isinstance and refuse to be made.
+func TestCensusEagerNames(t *testing.T) {
+	t.Parallel()
+	src := `import torch
+import torch.nn as nn
+import torch.distributed as dist
+from torch.nn.attention import SDPBackend, sdpa_kernel
+a = [torch.zeros(1024, device='cuda') for _ in range(3)]
+b = [torch.ones(1024, device='cuda') for _ in range(3)]
+torch._foreach_add_(a, b, alpha=2); torch._foreach_mul_(a, 0.5); torch._foreach_copy_(a, b); torch._foreach_sub_(a, b)
+c = torch._foreach_sub(b, a)
+print(a[0].shape, len(c))
+m = nn.Linear(64, 64).cuda()
+print(torch.jit.script(m) is m, torch.jit.script(m) is m)
+x = torch.rand(8, 64, device='cuda')
+t = torch.jit.trace(m, x)
+dp = nn.DataParallel(m)
+y = dp(x)
+print(t is m, y.shape, list(dp.state_dict()))
+with sdpa_kernel([SDPBackend.CUDNN_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]):
+    pass
+with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+    pass
+dist.all_reduce(x)
+nn.parallel.DistributedDataParallel(m)
+dist.init_process_group('nccl')
+print(isinstance(x, torch.fx.Proxy), dist.is_initialized(), dist.get_default_backend_for_device('cuda'))
+torch.fx.GraphModule(m, None)
+`
+	rows, path := runCensus(t, src)
+	want := map[int]string{
+		9:  "torch.Size([1024]) 3\n",
+		11: "True True\n",
+		16: "True torch.Size([8, 64]) ['module.weight', 'module.bias']\n",
+		24: "False False nccl\n",
+	}
+	for line, w := range want {
+		if got := rows[line].Output; got != w {
+			t.Errorf("line %d printed %q, want %q", line, got, w)
+		}
+	}
+	if r := rows[7]; r.Allocated != rows[6].Allocated || r.Estimates != nil {
+		t.Errorf("in-place foreach ops: %d allocated after %d, estimates %q", r.Allocated, rows[6].Allocated, r.Estimates)
+	}
+	if r := rows[8]; r.Allocated-rows[7].Allocated != 3*4096 || len(r.Estimates) != 1 || !strings.HasPrefix(r.Estimates[0], "torch._foreach_sub [1024] float32") {
+		t.Errorf("foreach_sub: %d more, estimates %q", r.Allocated-rows[7].Allocated, r.Estimates)
+	}
+	if r := rows[13]; len(r.Estimates) != 1 || !strings.HasPrefix(r.Estimates[0], "torch.jit.trace [8, 64] float32: the function run once") {
+		t.Errorf("trace: estimates %q", r.Estimates)
+	}
+	if r := rows[15]; r.Allocated-rows[14].Allocated != 8*64*4 || r.Estimates != nil {
+		t.Errorf("DataParallel over one GPU: %d more (the output alone), estimates %q", r.Allocated-rows[14].Allocated, r.Estimates)
+	}
+	for line, e := range map[int]string{
+		19: "NotImplementedError: sdpa_kernel([<SDPBackend.FLASH_ATTENTION: 1>]) is not modelled by gpumemrepl",
+		21: "ValueError: Default process group has not been initialized, please make sure to call init_process_group.",
+		22: "ValueError: Default process group has not been initialized, please make sure to call init_process_group.",
+		23: "ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable RANK expected, but not set",
+		25: "NotImplementedError: torch.fx.GraphModule is not modelled by gpumemrepl",
+	} {
+		if r := rows[line]; r.Error == nil || !strings.Contains(*r.Error, e) {
+			t.Errorf("line %d: error %v, want %q", line, r.Error, e)
+		}
+	}
+	if r := rows[17]; r.Error != nil {
+		t.Errorf("sdpa_kernel with PyTorch's picks: %s", *r.Error)
+	}
+	_, errOut, _ := run(t, "run", "--fake-host", "--device", "sim", "--keep-going", path)
+	if n := strings.Count(errOut, "gpumemrepl: torch.jit.script and torch.jit.trace give back the function or module itself here"); n != 1 {
+		t.Errorf("the TorchScript note printed %d times:\n%s", n, errOut)
+	}
+	_, errOut, code := run(t, "run", "--fake-host", "--device", "sim", "--strict", path)
+	if code != 1 || !strings.Contains(errOut, "NotImplementedError: torch._foreach_sub [1024] float32") {
+		t.Errorf("--strict: exit %d\n%s", code, errOut)
+	}
+}
