@@ -27,6 +27,7 @@ var nnModulePaths = map[string]string{
 	"modules.loss":          "CrossEntropyLoss NLLLoss MSELoss L1Loss BCELoss BCEWithLogitsLoss SmoothL1Loss HuberLoss KLDivLoss",
 	"modules.flatten":       "Flatten Unflatten",
 	"modules.pixelshuffle":  "PixelShuffle PixelUnshuffle",
+	"modules.padding":       "ConstantPad1d ConstantPad2d ConstantPad3d ZeroPad1d ZeroPad2d ZeroPad3d ReflectionPad1d ReflectionPad2d ReflectionPad3d ReplicationPad1d ReplicationPad2d ReplicationPad3d",
 	"modules.upsampling":    "Upsample",
 	"parameter":             "Parameter Buffer",
 }

@@ -206,3 +206,62 @@ torch.fx.GraphModule(m, None)
 		t.Errorf("--strict: exit %d\n%s", code, errOut)
 	}
 }
+
+// TestCensusDropoutShufflePad: Dropout2d draws a noise of one value a
+// channel and multiplies it in (the input itself in eval), PixelShuffle
+// makes one output, the padding layers pad through F.pad (reflect's
+// backward now the poolings'), AdaptiveAvgPool1d is the 2-d pooling
+// squeezed back (recorded rules, no estimate); the others say
+// estimated.
+func TestCensusDropoutShufflePad(t *testing.T) {
+	t.Parallel()
+	src := `import torch
+import torch.nn as nn
+x = torch.rand(8, 64, 32, 32, device='cuda', requires_grad=True)
+d = nn.Dropout2d(0.2)
+y = d(x)
+d.eval()
+print(d, y.grad_fn.name(), d(x) is x)
+z = nn.PixelShuffle(2)(x)
+print(z.shape, z.grad_fn.name())
+r = nn.ReflectionPad2d(1)(x)
+r.sum().backward()
+print(r.shape, nn.ReflectionPad2d(1), nn.ZeroPad2d((1, 2, 3, 4)), nn.ZeroPad2d(2)(x).shape)
+s = torch.rand(4, 16, 100, device='cuda')
+a = nn.AdaptiveAvgPool1d(4)(s)
+print(a.shape, a.grad_fn, nn.AdaptiveAvgPool3d(1)(x.unsqueeze(2)).shape)
+`
+	rows, _ := runCensus(t, src)
+	want := map[int]string{
+		7:  "Dropout2d(p=0.2, inplace=False) MulBackward0 True\n",
+		9:  "torch.Size([8, 16, 64, 64]) PixelShuffleBackward0\n",
+		12: "torch.Size([8, 64, 34, 34]) ReflectionPad2d((1, 1, 1, 1)) ZeroPad2d((1, 2, 3, 4)) torch.Size([8, 64, 36, 36])\n",
+		15: "torch.Size([4, 16, 4]) None torch.Size([8, 64, 1, 1, 1])\n",
+	}
+	for line, w := range want {
+		if got := rows[line].Output; got != w {
+			t.Errorf("line %d printed %q, want %q", line, got, w)
+		}
+	}
+	const mib = 1 << 20
+	for line, grew := range map[int]int64{
+		5:  2*mib + 2048, // the noise, one float a channel (saved), and the output
+		8:  2 * mib,      // one output
+		14: 4 * 16 * 4 * 4,
+	} {
+		if got := rows[line].Allocated - rows[line-1].Allocated; got != grew {
+			t.Errorf("line %d allocated %d more, want %d", line, got, grew)
+		}
+	}
+	for line, op := range map[int]string{5: "F.dropout2d [8, 64, 32, 32] float32: PyTorch's composite", 8: "torch.pixel_shuffle [8, 64, 32, 32] float32", 10: "F.pad [8, 64, 32, 32] float32"} {
+		if r := rows[line]; len(r.Estimates) != 1 || !strings.HasPrefix(r.Estimates[0], op) {
+			t.Errorf("line %d: estimates %q, want one of %s", line, r.Estimates, op)
+		}
+	}
+	if r := rows[11]; r.Error != nil {
+		t.Errorf("reflection padding's backward: %s", *r.Error)
+	}
+	if r := rows[14]; r.Estimates != nil {
+		t.Errorf("AdaptiveAvgPool1d runs recorded rules, yet estimated: %q", r.Estimates)
+	}
+}

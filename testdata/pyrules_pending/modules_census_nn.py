@@ -5,7 +5,9 @@
 # then replaced by the old layer's); InstanceNorm1d, InstanceNorm2d with
 # running stats and affine, InstanceNorm3d; MaxPool1d (with indices too),
 # F.max_pool3d's indices; BatchNorm3d under bf16 autocast, no_grad and
-# inference_mode.
+# inference_mode; Dropout2d trained and in eval, Dropout1d, Dropout3d;
+# PixelUnshuffle; ZeroPad2d, ReflectionPad2d and ReplicationPad2d;
+# AdaptiveAvgPool1d to 1 and to 10, AdaptiveAvgPool3d to 1.
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -95,5 +97,48 @@ bn3.eval()
 with torch.inference_mode():
     y = bn3(v)
 print(f"BatchNorm3d inference_mode: {used()}")
+del y
+d2 = nn.Dropout2d(0.2)
+torch.cuda.reset_peak_memory_stats()
+y = d2(x)
+print(f"Dropout2d: {used()} {peak()} {y.grad_fn.name()}")
+y.sum().backward()
+print(f"Dropout2d backward: {used()}")
+del y
+x.grad = None
+d2.eval()
+y = d2(x)
+print(f"Dropout2d eval: {used()} {y is x}")
+del y
+y = nn.Dropout1d(0.3)(s)
+print(f"Dropout1d: {used()}")
+del y
+y = nn.Dropout3d(0.3)(v)
+print(f"Dropout3d: {used()}")
+del y
+y = nn.PixelUnshuffle(2)(x)
+print(f"PixelUnshuffle: {used()} {y.shape} {y.grad_fn.name()}")
+y.sum().backward()
+print(f"PixelUnshuffle backward: {used()}")
+del y
+x.grad = None
+for pad in (nn.ZeroPad2d((1, 2, 3, 4)), nn.ReflectionPad2d(2), nn.ReplicationPad2d(1)):
+    y = pad(x)
+    print(f"{pad}: {used()} {y.shape} {y.grad_fn.name()}")
+    y.sum().backward()
+    print(f"{type(pad).__name__} backward: {used()}")
+    del y
+    x.grad = None
+for size in (1, 10):
+    y = nn.AdaptiveAvgPool1d(size)(s)
+    print(f"AdaptiveAvgPool1d({size}): {used()} {y.shape} {y.grad_fn.name()}")
+    y.sum().backward()
+    print(f"AdaptiveAvgPool1d({size}) backward: {used()}")
+    del y
+    s.grad = None
+y = nn.AdaptiveAvgPool3d(1)(v)
+print(f"AdaptiveAvgPool3d: {used()} {y.shape} {y.grad_fn.name()}")
+y.sum().backward()
+print(f"AdaptiveAvgPool3d backward: {used()}")
 del y, v, s, x, bn3
 print(f"end: {used()}")

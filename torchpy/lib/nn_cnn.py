@@ -367,3 +367,266 @@ class Softmax(_AlongDim):
 class LogSoftmax(_AlongDim):
     """LogSoftmax(dim=None): F.log_softmax along dim; its result saved."""
     _op = 'log_softmax'
+
+
+def _adaptive_avg_pool1d(input, output_size):
+    # PyTorch's composite: adaptive_avg_pool2d over (..., 1, L), squeezed back
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f'adaptive_avg_pool1d() argument \'input\' (position 1) must be 2D or 3D, but got {input.dim()}D')
+    return functional.adaptive_avg_pool2d(input.unsqueeze(-2), (1, _single(output_size)[0])).squeeze(-2)
+
+
+def _adaptive_avg_pool3d(input, output_size):
+    # to 1 PyTorch takes the mean over the last three dimensions; to other
+    # sizes its own kernel, not modelled
+    size = (output_size,) * 3 if isinstance(output_size, int) else tuple(output_size)
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f'adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {list(input.shape)}')
+    if any(n != 1 for n in size):
+        raise NotImplementedError(f'F.adaptive_avg_pool3d to {size} is not modelled by gpumemrepl (its kernel was not recorded); to 1 it is a mean')
+    # the mean over the last three dimensions, taken here along them
+    # flattened (the same reduction of a contiguous input; the node is the
+    # last unsqueeze's, where PyTorch's is MeanBackward1)
+    _estimate('F.adaptive_avg_pool3d', "to 1, PyTorch's mean over the last three dimensions, not yet recorded on the GPU (testdata/pyrules_pending)", input)
+    return input.flatten(-3).mean(-1, keepdim=True).unsqueeze(-1).unsqueeze(-1)
+
+
+def _feature_dropout(input, p, training, inplace):
+    # PyTorch's feature_dropout: one draw a channel (noise of shape
+    # [N, C, 1, ...], Bernoulli, scaled), multiplied into the input
+    import torch
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f'dropout probability has to be between 0 and 1, but got {p}')
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    _estimate('F.dropout2d' if input.dim() == 4 else 'F.feature_dropout',
+              "PyTorch's composite (noise of one value a channel drawn, scaled and multiplied in), not yet recorded on the GPU (testdata/pyrules_pending)", input)
+    if p == 1:
+        noise = torch.zeros((), device=input.device, dtype=input.dtype)
+    else:
+        noise = torch.empty(list(input.shape[:2]) + [1] * (input.dim() - 2), device=input.device, dtype=input.dtype)
+        noise.bernoulli_(1 - p)
+        noise.div_(1 - p)
+    return input.mul_(noise) if inplace else input.mul(noise)
+
+
+def _dropout1d(input, p=0.5, training=True, inplace=False):
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f'dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).')
+    batched = input.dim() == 3
+    if not batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    out = _feature_dropout(input, p, training, inplace)
+    if not batched:
+        out = out.squeeze_(0) if inplace else out.squeeze(0)
+    return out
+
+
+def _dropout2d(input, p=0.5, training=True, inplace=False):
+    import warnings
+    if input.dim() not in (3, 4):
+        warnings.warn(f'dropout2d: Received a {input.dim()}-D input to dropout2d, which is deprecated and will result in an error in a future release. To retain the behavior and silence this warning, please use dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).')
+    if input.dim() == 3:
+        warnings.warn('dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior will change in a future release to interpret the input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using dropout1d instead.')
+    return _feature_dropout(input, p, training, inplace)
+
+
+def _dropout3d(input, p=0.5, training=True, inplace=False):
+    import warnings
+    if input.dim() not in (4, 5):
+        warnings.warn(f'dropout3d: Received a {input.dim()}-D input to dropout3d, which is deprecated and will result in an error in a future release. To retain the behavior and silence this warning, please use dropout instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D inputs).')
+    batched = input.dim() == 5
+    if not batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    out = _feature_dropout(input, p, training, inplace)
+    if not batched:
+        out = out.squeeze_(0) if inplace else out.squeeze(0)
+    return out
+
+
+functional.adaptive_avg_pool1d = _adaptive_avg_pool1d
+functional.adaptive_avg_pool3d = _adaptive_avg_pool3d
+functional.dropout1d = _dropout1d
+functional.dropout2d = _dropout2d
+functional.dropout3d = _dropout3d
+del _adaptive_avg_pool1d, _adaptive_avg_pool3d, _dropout1d, _dropout2d, _dropout3d
+
+
+class _AdaptiveAvgPoolNd(Module):
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return getattr(functional, self._op)(input, self.output_size)
+
+    def extra_repr(self):
+        return f'output_size={self.output_size}'
+
+
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
+    """AdaptiveAvgPool1d(output_size): F.adaptive_avg_pool1d, PyTorch's composite: adaptive_avg_pool2d of the input unsqueezed, squeezed back."""
+    _op = 'adaptive_avg_pool1d'
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """AdaptiveAvgPool3d(output_size): F.adaptive_avg_pool3d; to 1 a mean over the last three dimensions, as PyTorch takes it (estimated); to other sizes refused."""
+    _op = 'adaptive_avg_pool3d'
+
+
+class _DropoutNd(Module):
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f'dropout probability has to be between 0 and 1, but got {p}')
+        self.p = p
+        self.inplace = inplace
+
+    def forward(self, input):
+        return getattr(functional, self._op)(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f'p={self.p}, inplace={self.inplace}'
+
+
+class Dropout1d(_DropoutNd):
+    """Dropout1d(p=0.5, inplace=False): F.dropout1d, a channel dropped whole (estimated): a float noise of one value a channel, then the input times it (the noise saved)."""
+    _op = 'dropout1d'
+
+
+class Dropout2d(_DropoutNd):
+    """Dropout2d(p=0.5, inplace=False): F.dropout2d, a channel dropped whole (estimated): a float noise of one value a channel, then the input times it (the noise saved)."""
+    _op = 'dropout2d'
+
+
+class Dropout3d(_DropoutNd):
+    """Dropout3d(p=0.5, inplace=False): F.dropout3d, a channel dropped whole (estimated): a float noise of one value a channel, then the input times it (the noise saved)."""
+    _op = 'dropout3d'
+
+
+class _PadNd(Module):
+    # the padding modules over F.pad: padding an int (the same on every
+    # side) or the 2n sides
+    def __init__(self, padding, value=None):
+        super().__init__()
+        self.padding = (padding,) * (2 * self._n) if isinstance(padding, int) else tuple(padding)
+        if value is not None:
+            self.value = value
+
+    def forward(self, input):
+        if self._mode == 'constant':
+            return functional.pad(input, self.padding, 'constant', self.value)
+        return functional.pad(input, self.padding, self._mode)
+
+    def extra_repr(self):
+        return f'{self.padding}'
+
+
+class _ConstantPadNd(_PadNd):
+    _mode = 'constant'
+
+    def extra_repr(self):
+        return f'padding={self.padding}, value={self.value}'
+
+
+class ConstantPad1d(_ConstantPadNd):
+    """ConstantPad1d(padding, value): F.pad(input, padding, 'constant', value) (estimated)."""
+    _n = 1
+
+
+class ConstantPad2d(_ConstantPadNd):
+    """ConstantPad2d(padding, value): F.pad(input, padding, 'constant', value) (estimated)."""
+    _n = 2
+
+
+class ConstantPad3d(_ConstantPadNd):
+    """ConstantPad3d(padding, value): F.pad(input, padding, 'constant', value) (estimated)."""
+    _n = 3
+
+
+class ZeroPad1d(ConstantPad1d):
+    """ZeroPad1d(padding): F.pad with zeros (estimated)."""
+
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f'{self.padding}'
+
+
+class ZeroPad2d(ConstantPad2d):
+    """ZeroPad2d(padding): F.pad with zeros (estimated)."""
+
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f'{self.padding}'
+
+
+class ZeroPad3d(ConstantPad3d):
+    """ZeroPad3d(padding): F.pad with zeros (estimated)."""
+
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f'{self.padding}'
+
+
+class ReflectionPad1d(_PadNd):
+    """ReflectionPad1d(padding): F.pad(input, padding, 'reflect') (estimated; its backward refused)."""
+    _n, _mode = 1, 'reflect'
+
+
+class ReflectionPad2d(_PadNd):
+    """ReflectionPad2d(padding): F.pad(input, padding, 'reflect') (estimated; its backward refused)."""
+    _n, _mode = 2, 'reflect'
+
+
+class ReflectionPad3d(_PadNd):
+    """ReflectionPad3d(padding): F.pad(input, padding, 'reflect') (estimated; its backward refused)."""
+    _n, _mode = 3, 'reflect'
+
+
+class ReplicationPad1d(_PadNd):
+    """ReplicationPad1d(padding): F.pad(input, padding, 'replicate') (estimated; its backward refused)."""
+    _n, _mode = 1, 'replicate'
+
+
+class ReplicationPad2d(_PadNd):
+    """ReplicationPad2d(padding): F.pad(input, padding, 'replicate') (estimated; its backward refused)."""
+    _n, _mode = 2, 'replicate'
+
+
+class ReplicationPad3d(_PadNd):
+    """ReplicationPad3d(padding): F.pad(input, padding, 'replicate') (estimated; its backward refused)."""
+    _n, _mode = 3, 'replicate'
+
+
+class PixelShuffle(Module):
+    """PixelShuffle(upscale_factor): F.pixel_shuffle, one output (estimated)."""
+
+    def __init__(self, upscale_factor):
+        super().__init__()
+        self.upscale_factor = upscale_factor
+
+    def forward(self, input):
+        return functional.pixel_shuffle(input, self.upscale_factor)
+
+    def extra_repr(self):
+        return f'upscale_factor={self.upscale_factor}'
+
+
+class PixelUnshuffle(Module):
+    """PixelUnshuffle(downscale_factor): F.pixel_unshuffle, one output (estimated)."""
+
+    def __init__(self, downscale_factor):
+        super().__init__()
+        self.downscale_factor = downscale_factor
+
+    def forward(self, input):
+        return functional.pixel_unshuffle(input, self.downscale_factor)
+
+    def extra_repr(self):
+        return f'downscale_factor={self.downscale_factor}'
