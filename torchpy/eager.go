@@ -39,6 +39,20 @@ var (
 	functionalSource string
 	//go:embed foreach.py
 	foreachSource string
+	//go:embed cudnn_flags.py
+	cudnnFlagsSource string
+	//go:embed dynamo_config.py
+	dynamoConfigSource string
+	//go:embed inductor_config.py
+	inductorConfigSource string
+	//go:embed distributed_fsdp.py
+	fsdpSource string
+	//go:embed distributed_fsdp_wrap.py
+	fsdpWrapSource string
+	//go:embed distributed_tensor.py
+	dtensorSource string
+	//go:embed distributed_tensor_parallel.py
+	tensorParallelSource string
 )
 
 // compileNote is what torch.compile says once a run: the figures that
@@ -49,8 +63,9 @@ const compileNote = "gpumemrepl: torch.compile runs the model eagerly here, so t
 	"(autotuning's benchmark buffers) allocates once\n"
 
 // eagerModules declares torch.jit (with torch.jit.annotations),
-// torch.fx, torch.compiler, torch._dynamo and torch.distributed as
-// modules of torch, and
+// torch.fx, torch.compiler, torch._dynamo and torch._inductor (with their
+// config modules) and torch.distributed (with fsdp, fsdp.wrap, tensor and
+// tensor.parallel) as modules of torch, and
 // torch.compile, finfo, iinfo, _assert, as_tensor, the composites of
 // functional.py (meshgrid, outer, hstack, vstack), layout and strided,
 // the RNN cells (rnn_cells.py), the _foreach ops model code calls
@@ -60,12 +75,10 @@ const compileNote = "gpumemrepl: torch.compile runs the model eagerly here, so t
 func (b *Binding) eagerModules(torch *eval.ModuleObj) error {
 	in := b.in
 	noted := false
-	for _, sub := range []struct {
-		parent *eval.ModuleObj
-		name   string
-		src    string
-	}{{torch, "jit", jitSource}, {nil, "jit.annotations", jitAnnotationsSource}, {torch, "fx", fxSource},
-		{torch, "compiler", compilerSource}, {torch, "_dynamo", dynamoSource}, {torch, "distributed", distributedSource}} {
+	for _, sub := range []struct{ name, src string }{{"jit", jitSource}, {"jit.annotations", jitAnnotationsSource}, {"fx", fxSource},
+		{"compiler", compilerSource}, {"_dynamo", dynamoSource}, {"_dynamo.config", dynamoConfigSource}, {"_inductor", ""},
+		{"_inductor.config", inductorConfigSource}, {"distributed", distributedSource}, {"distributed.fsdp", fsdpSource},
+		{"distributed.fsdp.wrap", fsdpWrapSource}, {"distributed.tensor", dtensorSource}, {"distributed.tensor.parallel", tensorParallelSource}} {
 		m := in.NewModule("torch." + sub.name)
 		if sub.name == "compiler" {
 			b.fn(m, "_compile_note", "", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
@@ -80,12 +93,15 @@ func (b *Binding) eagerModules(torch *eval.ModuleObj) error {
 			return err
 		}
 		in.AddModule("torch."+sub.name, m)
-		parent, short := sub.parent, sub.name
-		if parent == nil {
-			jit, _ := torch.Dict.GetStr("jit")
-			parent, short = jit.(*eval.ModuleObj), "annotations"
+		// the module's parent: torch, or the module named before the last dot
+		parent := torch
+		path, short, nested := strings.Cut(sub.name, ".")
+		for nested {
+			v, _ := parent.Dict.GetStr(path)
+			parent = v.(*eval.ModuleObj)
+			path, short, nested = strings.Cut(short, ".")
 		}
-		parent.Set(in, short, m)
+		parent.Set(in, path, m)
 		if sub.name == "compiler" {
 			compile, _ := m.Dict.GetStr("compile")
 			torch.Set(in, "compile", compile)
@@ -116,7 +132,7 @@ func (b *Binding) eagerModules(torch *eval.ModuleObj) error {
 	}
 	for _, name := range []string{"finfo", "iinfo", "_assert", "pi", "e", "inf", "nan", "as_tensor", "meshgrid", "outer", "ger", "hstack", "vstack", "layout", "strided", "sparse_coo",
 		"lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
-		"_foreach_add_", "_foreach_sub_", "_foreach_mul_", "_foreach_copy_", "_foreach_lerp_", "_foreach_sub"} {
+		"_foreach_add_", "_foreach_sub_", "_foreach_mul_", "_foreach_copy_", "_foreach_lerp_", "_foreach_sub", "_shape_as_tensor"} {
 		v, _ := info.Dict.GetStr(name)
 		torch.Set(in, name, v)
 	}

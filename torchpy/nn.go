@@ -501,7 +501,9 @@ func (b *Binding) nnModule(in *eval.Interp) (*eval.ModuleObj, error) {
 			return nil, err
 		}
 	}
-	b.nnModuleAliases(in, m)
+	if err := b.nnModuleAliases(in, m); err != nil {
+		return nil, err
+	}
 	for _, name := range []string{"Conv2d", "Conv1d", "Conv3d", "BatchNorm2d", "LayerNorm", "Embedding", "Dropout", "MaxPool2d", "CrossEntropyLoss", "MSELoss", "LSTM", "Softmax", "TransformerEncoderLayer", "MultiheadAttention"} {
 		if _, declared := m.Dict.GetStr(name); declared {
 			continue

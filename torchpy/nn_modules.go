@@ -1,6 +1,7 @@
 package torchpy
 
 import (
+	_ "embed"
 	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/python/eval"
@@ -32,14 +33,25 @@ var nnModulePaths = map[string]string{
 	"parameter":             "Parameter Buffer",
 }
 
+//go:embed lib/nn_modules_utils.py
+var nnModulesUtilsSource string
+
 // nnModuleAliases declares torch.nn.modules and its modules, and
 // torch.nn.parameter, in nn: each holds those of its classes that nn
-// has (a class the tool lacks is absent there as in nn).
-func (b *Binding) nnModuleAliases(in *eval.Interp, nn *eval.ModuleObj) {
+// has (a class the tool lacks is absent there as in nn); and
+// torch.nn.modules.utils, the layers' helpers (_pair, _ntuple, ...).
+func (b *Binding) nnModuleAliases(in *eval.Interp, nn *eval.ModuleObj) error {
 	modules := in.NewModule("torch.nn.modules")
 	defer in.Decref(modules)
 	in.AddModule("torch.nn.modules", modules)
 	nn.Set(in, "modules", modules)
+	utils := in.NewModule("torch.nn.modules.utils")
+	defer in.Decref(utils)
+	if err := b.execInto(utils, "<torch.nn.modules.utils>", nnModulesUtilsSource); err != nil {
+		return err
+	}
+	in.AddModule("torch.nn.modules.utils", utils)
+	modules.Set(in, "utils", utils)
 	for path, names := range nnModulePaths {
 		m := in.NewModule("torch.nn." + path)
 		for _, name := range strings.Fields(names) {
@@ -55,4 +67,5 @@ func (b *Binding) nnModuleAliases(in *eval.Interp, nn *eval.ModuleObj) {
 		parent.Set(in, short, m)
 		in.Decref(m)
 	}
+	return nil
 }

@@ -168,6 +168,9 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		switch name {
 		case "cudnn":
 			b.cudnnFlags(in, sub)
+			if err := b.execInto(sub, "<torch.backends.cudnn>", cudnnFlagsSource); err != nil {
+				return nil, err
+			}
 		case "opt_einsum":
 			b.optEinsumFlags(in, sub)
 		case "cuda":

@@ -265,3 +265,53 @@ print(a.shape, a.grad_fn, nn.AdaptiveAvgPool3d(1)(x.unsqueeze(2)).shape)
 		t.Errorf("AdaptiveAvgPool1d runs recorded rules, yet estimated: %q", r.Estimates)
 	}
 }
+
+// TestCensusSettingsAndPlans: the settings and plans model code names
+// around training, none of which allocates: torch.backends.cudnn.flags
+// sets the flags the session reads at each convolution (flags() turns
+// cuDNN off, so a convolution in it is refused) and restores them;
+// torch._dynamo.config and torch._inductor.config take what nanoGPT
+// sets; FSDP needs a process group, as DDP; its wrap policy, the
+// tensor-parallel plans and torch.nn.modules.utils work as PyTorch's;
+// torch.cuda.manual_seed and _shape_as_tensor answer.
+func TestCensusSettingsAndPlans(t *testing.T) {
+	t.Parallel()
+	src := `import torch
+import torch._inductor.config
+from torch.nn.modules.utils import _pair, _ntuple
+from torch.distributed.fsdp import FullyShardedDataParallel, ShardingStrategy
+from torch.distributed.fsdp.wrap import transformer_auto_wrap_policy
+from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel
+torch._inductor.config.coordinate_descent_tuning = True
+torch._dynamo.config.automatic_dynamic_shapes = False
+torch.cuda.manual_seed(0)
+with torch.backends.cudnn.flags(enabled=False):
+    torch.nn.functional.conv2d(torch.rand(1, 3, 8, 8, device='cuda'), torch.rand(4, 3, 3, 3, device='cuda'))
+print(torch.backends.cudnn.enabled, _pair(3), _ntuple(3)([1, 2, 3]), torch._shape_as_tensor(torch.zeros(2, 5)))
+print(transformer_auto_wrap_policy(torch.nn.Linear(2, 2), False, 0, {torch.nn.Linear}), ColwiseParallel().output_layouts, RowwiseParallel().output_layouts)
+FullyShardedDataParallel(torch.nn.Linear(2, 2), sharding_strategy=ShardingStrategy.FULL_SHARD)
+`
+	rows, _ := runCensus(t, src)
+	want := map[int]string{
+		12: "True (3, 3) (1, 2, 3) tensor([2, 5])\n",
+		13: "True (Shard(dim=-1),) (Replicate(),)\n",
+	}
+	for line, w := range want {
+		if got := rows[line].Output; got != w {
+			t.Errorf("line %d printed %q, want %q", line, got, w)
+		}
+	}
+	for line, e := range map[int]string{
+		10: "NotImplementedError: F.conv2d under torch.backends.cudnn.enabled=False",
+		14: "ValueError: Default process group has not been initialized, please make sure to call init_process_group.",
+	} {
+		if r := rows[line]; r.Error == nil || !strings.Contains(*r.Error, e) {
+			t.Errorf("line %d: error %v, want %q", line, r.Error, e)
+		}
+	}
+	for _, line := range []int{2, 7, 8, 9} {
+		if r := rows[line]; r.Error != nil {
+			t.Errorf("line %d: %s", line, *r.Error)
+		}
+	}
+}
