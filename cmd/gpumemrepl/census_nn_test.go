@@ -273,7 +273,9 @@ print(a.shape, a.grad_fn, nn.AdaptiveAvgPool3d(1)(x.unsqueeze(2)).shape)
 // torch._dynamo.config and torch._inductor.config take what nanoGPT
 // sets; FSDP needs a process group, as DDP; its wrap policy, the
 // tensor-parallel plans and torch.nn.modules.utils work as PyTorch's;
-// torch.cuda.manual_seed and _shape_as_tensor answer.
+// torch.cuda.manual_seed, _shape_as_tensor and the host's autocast
+// queries answer; DistributedSampler takes one replica's share, and
+// without num_replicas asks the process group that is not there.
 func TestCensusSettingsAndPlans(t *testing.T) {
 	t.Parallel()
 	src := `import torch
@@ -290,11 +292,16 @@ with torch.backends.cudnn.flags(enabled=False):
 print(torch.backends.cudnn.enabled, _pair(3), _ntuple(3)([1, 2, 3]), torch._shape_as_tensor(torch.zeros(2, 5)))
 print(transformer_auto_wrap_policy(torch.nn.Linear(2, 2), False, 0, {torch.nn.Linear}), ColwiseParallel().output_layouts, RowwiseParallel().output_layouts)
 FullyShardedDataParallel(torch.nn.Linear(2, 2), sharding_strategy=ShardingStrategy.FULL_SHARD)
+from torch.utils.data.distributed import DistributedSampler
+ds = torch.utils.data.TensorDataset(torch.zeros(10, 1))
+print(list(DistributedSampler(ds, num_replicas=3, rank=1, shuffle=False)), torch.is_autocast_cpu_enabled(), torch.get_autocast_cpu_dtype())
+DistributedSampler(ds)
 `
 	rows, _ := runCensus(t, src)
 	want := map[int]string{
 		12: "True (3, 3) (1, 2, 3) tensor([2, 5])\n",
 		13: "True (Shard(dim=-1),) (Replicate(),)\n",
+		17: "[1, 4, 7, 0] False torch.bfloat16\n",
 	}
 	for line, w := range want {
 		if got := rows[line].Output; got != w {
@@ -304,6 +311,7 @@ FullyShardedDataParallel(torch.nn.Linear(2, 2), sharding_strategy=ShardingStrate
 	for line, e := range map[int]string{
 		10: "NotImplementedError: F.conv2d under torch.backends.cudnn.enabled=False",
 		14: "ValueError: Default process group has not been initialized, please make sure to call init_process_group.",
+		18: "ValueError: Default process group has not been initialized, please make sure to call init_process_group.",
 	} {
 		if r := rows[line]; r.Error == nil || !strings.Contains(*r.Error, e) {
 			t.Errorf("line %d: error %v, want %q", line, r.Error, e)
