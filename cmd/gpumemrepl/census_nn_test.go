@@ -323,3 +323,42 @@ DistributedSampler(ds)
 		}
 	}
 }
+
+// TestCensusTransformerEncoder: nn.TransformerEncoder deep-copies its
+// layer num_layers times (the copies' parameters, not the layer's),
+// warns as PyTorch does that its nested-tensor path is off, runs the
+// copies in turn with is_causal given, and refuses a mask without it.
+func TestCensusTransformerEncoder(t *testing.T) {
+	t.Parallel()
+	src := `import torch
+import torch.nn as nn
+layer = nn.TransformerEncoderLayer(256, 8, 1024)
+enc = nn.TransformerEncoder(layer, 4, norm=nn.LayerNorm(256)).cuda()
+x = torch.rand(32, 8, 256, device='cuda')
+y = enc(x, mask=nn.Transformer.generate_square_subsequent_mask(32, device='cuda'), is_causal=True)
+n = sum(p.numel() for p in layer.parameters())
+print(sum(p.numel() for p in enc.parameters()) == 4 * n + 512, len(enc.layers), enc.layers[0] is layer, y.grad_fn.name())
+enc(x, mask=nn.Transformer.generate_square_subsequent_mask(32, device='cuda'))
+print(isinstance(enc, nn.modules.transformer.TransformerEncoder))
+`
+	rows, path := runCensus(t, src)
+	want := map[int]string{
+		8:  "True 4 False NativeLayerNormBackward0\n",
+		10: "True\n",
+	}
+	for line, w := range want {
+		if got := rows[line].Output; got != w {
+			t.Errorf("line %d printed %q, want %q", line, got, w)
+		}
+	}
+	if got, want := rows[4].Allocated-rows[3].Allocated, int64(4*(4*(3*256*256+3*256+256*256+256+1024*256+1024+256*1024+256)+4*256*4)+2*256*4); got < want {
+		t.Errorf("the encoder on the GPU holds %d bytes, less than its copies' parameters, %d", got, want)
+	}
+	if r := rows[9]; r.Error == nil || !strings.Contains(*r.Error, "NotImplementedError: TransformerEncoder with a mask and is_causal=None") {
+		t.Errorf("line 9: error %v", r.Error)
+	}
+	_, errOut, _ := run(t, "run", "--fake-host", "--device", "sim", "--keep-going", path)
+	if !strings.Contains(errOut, "UserWarning: enable_nested_tensor is True, but self.use_nested_tensor is False because encoder_layer.self_attn.batch_first was not True(use batch_first for better inference performance)") {
+		t.Errorf("no nested-tensor warning:\n%s", errOut)
+	}
+}

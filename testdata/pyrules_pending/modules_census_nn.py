@@ -7,7 +7,8 @@
 # F.max_pool3d's indices; BatchNorm3d under bf16 autocast, no_grad and
 # inference_mode; Dropout2d trained and in eval, Dropout1d, Dropout3d;
 # PixelUnshuffle; ZeroPad2d, ReflectionPad2d and ReplicationPad2d;
-# AdaptiveAvgPool1d to 1 and to 10, AdaptiveAvgPool3d to 1.
+# AdaptiveAvgPool1d to 1 and to 10, AdaptiveAvgPool3d to 1;
+# TransformerEncoder of two layers with a causal mask, trained and in eval.
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -141,4 +142,20 @@ print(f"AdaptiveAvgPool3d: {used()} {y.shape} {y.grad_fn.name()}")
 y.sum().backward()
 print(f"AdaptiveAvgPool3d backward: {used()}")
 del y, v, s, x, bn3
+layer = nn.TransformerEncoderLayer(256, 8, 1024, batch_first=True)
+enc = nn.TransformerEncoder(layer, 2).cuda()
+print(f"TransformerEncoder: {used()} {enc.use_nested_tensor}")
+t = torch.randn(8, 64, 256, device='cuda')
+mask = nn.Transformer.generate_square_subsequent_mask(64, device='cuda')
+torch.cuda.reset_peak_memory_stats()
+y = enc(t, mask=mask, is_causal=True)
+print(f"TransformerEncoder forward: {used()} {peak()} {y.grad_fn.name()}")
+y.sum().backward()
+print(f"TransformerEncoder backward: {used()}")
+del y
+enc.eval()
+with torch.no_grad():
+    y = enc(t)
+print(f"TransformerEncoder eval: {used()}")
+del y, t, mask, enc, layer
 print(f"end: {used()}")

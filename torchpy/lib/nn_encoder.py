@@ -78,6 +78,69 @@ class TransformerEncoderLayer(Module):
         return self.dropout2(x)
 
 
+def _why_not_sparsity(layer):
+    # why TransformerEncoder's nested-tensor path cannot take this layer,
+    # in PyTorch's words ('' when it can)
+    name = 'encoder_layer'
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f'{name} was not TransformerEncoderLayer'
+    attn = layer.self_attn
+    if layer.norm_first:
+        return f'{name}.norm_first was True'
+    if not attn.batch_first:
+        return f'{name}.self_attn.batch_first was not True(use batch_first for better inference performance)'
+    if not attn._qkv_same_embed_dim:
+        return f'{name}.self_attn._qkv_same_embed_dim was not True'
+    if attn.in_proj_bias is None:
+        return f'{name}.self_attn was passed bias=False'
+    if not layer.activation_relu_or_gelu:
+        return f'{name}.activation_relu_or_gelu was not True'
+    if layer.norm1.eps != layer.norm2.eps:
+        return f'{name}.norm1.eps was not equal to {name}.norm2.eps'
+    if attn.num_heads % 2 == 1:
+        return f'{name}.self_attn.num_heads is odd'
+    return ''
+
+
+class TransformerEncoder(Module):
+    """TransformerEncoder(encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True): num_layers deep copies of encoder_layer (each its own parameters), run in turn, then norm; a mask given as bool made additive once, as PyTorch's. Refused: the nested-tensor path (eval with a padding mask), and a mask with is_causal=None (PyTorch compares it with a causal mask, a value the tool does not compute: pass is_causal)."""
+
+    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
+        super().__init__()
+        import copy
+        import warnings
+        self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+        self.enable_nested_tensor = enable_nested_tensor
+        self.use_nested_tensor = enable_nested_tensor
+        self.mask_check = mask_check
+        why = _why_not_sparsity(encoder_layer)
+        if enable_nested_tensor and why:
+            warnings.warn(f'enable_nested_tensor is True, but self.use_nested_tensor is False because {why}')
+            self.use_nested_tensor = False
+
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        src_key_padding_mask = _additive_mask(src_key_padding_mask, 'src_key_padding_mask', src.dtype,
+                                              None if mask is None else mask.dtype, 'mask')
+        mask = _additive_mask(mask, 'mask', src.dtype)
+        first = self.layers[0]
+        if (src_key_padding_mask is not None and mask is None and self.use_nested_tensor and not _why_not_sparsity(first)
+                and first._fast_path(src)):
+            raise NotImplementedError("TransformerEncoder's nested-tensor path (eval, with src_key_padding_mask) is not "
+                                      'modelled by gpumemrepl')
+        if mask is not None and is_causal is None:
+            raise NotImplementedError('TransformerEncoder with a mask and is_causal=None is not modelled by gpumemrepl: '
+                                      'PyTorch compares the mask with a causal one to decide, a value the tool does not '
+                                      'compute; pass is_causal=True or False')
+        output = src
+        for layer in self.layers:
+            output = layer(output, src_mask=mask, is_causal=bool(is_causal), src_key_padding_mask=src_key_padding_mask)
+        if self.norm is not None:
+            output = self.norm(output)
+        return output
+
+
 class Transformer(Module):
     """Transformer: not modelled; Transformer.generate_square_subsequent_mask(sz) is."""
 
