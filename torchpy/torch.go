@@ -152,6 +152,17 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		_, ok := args[0].(*Tensor)
 		return ok, nil
 	})
+	b.fn(m, "is_floating_point", "is_floating_point(input): whether input's dtype is a floating one", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		a, err := in.ArgSpec("is_floating_point", args, kw, 1, "input")
+		if err != nil {
+			return nil, err
+		}
+		t, ok := a[0].(*Tensor)
+		if !ok {
+			return nil, in.Raise(eval.TypeErrorType, "is_floating_point(): argument 'input' (position 1) must be Tensor, not %s", in.TypeName(a[0]))
+		}
+		return t.T.DType.IsFloatingPoint(), nil
+	})
 	b.fn(m, "manual_seed", "manual_seed(seed): values are not computed; a cuDNN RNN with dropout makes its dropout state again after it", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		b.S.SeedCUDA()
 		return eval.None, nil

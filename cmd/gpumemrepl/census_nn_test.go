@@ -362,3 +362,29 @@ print(isinstance(enc, nn.modules.transformer.TransformerEncoder))
 		t.Errorf("no nested-tensor warning:\n%s", errOut)
 	}
 }
+
+// TestCensusQueries: queries that allocate nothing: torch.is_floating_point,
+// Tensor.is_cpu and is_xpu; Module.compile compiles in place, which here
+// runs the module eagerly with torch.compile's note once.
+func TestCensusQueries(t *testing.T) {
+	t.Parallel()
+	src := `import torch
+x = torch.zeros(2)
+y = torch.zeros(2, device='cuda', dtype=torch.int64)
+m = torch.nn.Linear(2, 2).cuda()
+m.compile()
+m.compile(mode='max-autotune')
+print(torch.is_floating_point(x), torch.is_floating_point(y), x.is_cpu, y.is_cpu, y.is_xpu, type(m).__name__, m(y.float().view(1, 2)).shape)
+`
+	rows, path := runCensus(t, src)
+	if got, want := rows[7].Output, "True False True False False Linear torch.Size([1, 2])\n"; got != want {
+		t.Errorf("printed %q, want %q", got, want)
+	}
+	if rows[6].Allocated != rows[4].Allocated {
+		t.Errorf("Module.compile allocated: %d -> %d", rows[4].Allocated, rows[6].Allocated)
+	}
+	_, errOut, _ := run(t, "run", "--fake-host", "--device", "sim", path)
+	if n := strings.Count(errOut, "gpumemrepl: torch.compile runs the model eagerly here"); n != 1 {
+		t.Errorf("torch.compile's note printed %d times:\n%s", n, errOut)
+	}
+}
