@@ -39,6 +39,8 @@ var (
 	functionalSource string
 	//go:embed foreach.py
 	foreachSource string
+	//go:embed profiler.py
+	profilerSource string
 	//go:embed cudnn_flags.py
 	cudnnFlagsSource string
 	//go:embed dynamo_config.py
@@ -65,7 +67,7 @@ const compileNote = "gpumemrepl: torch.compile runs the model eagerly here, so t
 // eagerModules declares torch.jit (with torch.jit.annotations),
 // torch.fx, torch.compiler, torch._dynamo and torch._inductor (with their
 // config modules) and torch.distributed (with fsdp, fsdp.wrap, tensor and
-// tensor.parallel) as modules of torch, and
+// tensor.parallel) and torch.profiler as modules of torch, and
 // torch.compile, finfo, iinfo, _assert, as_tensor, the composites of
 // functional.py (meshgrid, outer, hstack, vstack), layout and strided,
 // the RNN cells (rnn_cells.py), the _foreach ops model code calls
@@ -78,7 +80,7 @@ func (b *Binding) eagerModules(torch *eval.ModuleObj) error {
 	for _, sub := range []struct{ name, src string }{{"jit", jitSource}, {"jit.annotations", jitAnnotationsSource}, {"fx", fxSource},
 		{"compiler", compilerSource}, {"_dynamo", dynamoSource}, {"_dynamo.config", dynamoConfigSource}, {"_inductor", ""},
 		{"_inductor.config", inductorConfigSource}, {"distributed", distributedSource}, {"distributed.fsdp", fsdpSource},
-		{"distributed.fsdp.wrap", fsdpWrapSource}, {"distributed.tensor", dtensorSource}, {"distributed.tensor.parallel", tensorParallelSource}} {
+		{"distributed.fsdp.wrap", fsdpWrapSource}, {"distributed.tensor", dtensorSource}, {"distributed.tensor.parallel", tensorParallelSource}, {"profiler", profilerSource}} {
 		m := in.NewModule("torch." + sub.name)
 		if sub.name == "compiler" {
 			b.fn(m, "_compile_note", "", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
@@ -132,7 +134,7 @@ func (b *Binding) eagerModules(torch *eval.ModuleObj) error {
 	}
 	for _, name := range []string{"finfo", "iinfo", "_assert", "pi", "e", "inf", "nan", "as_tensor", "meshgrid", "outer", "ger", "hstack", "vstack", "layout", "strided", "sparse_coo",
 		"lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
-		"_foreach_add_", "_foreach_sub_", "_foreach_mul_", "_foreach_copy_", "_foreach_lerp_", "_foreach_sub", "_shape_as_tensor"} {
+		"_foreach_add_", "_foreach_sub_", "_foreach_mul_", "_foreach_copy_", "_foreach_lerp_", "_foreach_sub", "_shape_as_tensor", "set_default_tensor_type"} {
 		v, _ := info.Dict.GetStr(name)
 		torch.Set(in, name, v)
 	}

@@ -388,3 +388,47 @@ print(torch.is_floating_point(x), torch.is_floating_point(y), x.is_cpu, y.is_cpu
 		t.Errorf("torch.compile's note printed %d times:\n%s", n, errOut)
 	}
 }
+
+// TestCensusDefaultTypeAndProfiler: torch.set_default_tensor_type (Llama's
+// torch.cuda.HalfTensor) makes the factories and layers allocate in its
+// dtype on its device, with PyTorch's warning once; torch.profiler runs
+// what it wraps and allocates nothing of its own, and refuses what would
+// read its record.
+func TestCensusDefaultTypeAndProfiler(t *testing.T) {
+	t.Parallel()
+	src := `import torch
+torch.set_default_tensor_type(torch.cuda.HalfTensor)
+e = torch.zeros(1024, 1024)
+l = torch.nn.Linear(16, 16)
+torch.set_default_tensor_type('torch.FloatTensor')
+print(e.device, e.dtype, l.weight.device, l.weight.dtype, torch.zeros(1).device)
+from torch.profiler import profile, ProfilerActivity, schedule
+s = schedule(wait=1, warmup=1, active=2, repeat=1)
+with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], profile_memory=True) as prof:
+    x = torch.ones(256, 256, device='cuda')
+print([s(i).name for i in range(5)])
+prof.key_averages()
+`
+	rows, path := runCensus(t, src)
+	for line, w := range map[int]string{
+		6:  "cuda:0 torch.float16 cuda:0 torch.float16 cpu\n",
+		11: "['NONE', 'WARMUP', 'RECORD', 'RECORD_AND_SAVE', 'NONE']\n",
+	} {
+		if got := rows[line].Output; got != w {
+			t.Errorf("line %d printed %q, want %q", line, got, w)
+		}
+	}
+	if got := rows[3].Allocated - rows[2].Allocated; got != 2<<20 {
+		t.Errorf("a 1024x1024 half tensor on the GPU: %d", got)
+	}
+	if got := rows[9].Allocated - rows[8].Allocated; got != 256*256*4 {
+		t.Errorf("the profiled block allocated %d, want its tensor's %d", got, 256*256*4)
+	}
+	if r := rows[12]; r.Error == nil || !strings.Contains(*r.Error, "NotImplementedError: torch.profiler.profile.key_averages is not modelled") {
+		t.Errorf("key_averages: %v", r.Error)
+	}
+	_, errOut, _ := run(t, "run", "--fake-host", "--device", "sim", "--keep-going", path)
+	if n := strings.Count(errOut, "UserWarning: torch.set_default_tensor_type() is deprecated as of PyTorch 2.1"); n != 1 {
+		t.Errorf("the deprecation warned %d times:\n%s", n, errOut)
+	}
+}
