@@ -432,3 +432,36 @@ prof.key_averages()
 		t.Errorf("the deprecation warned %d times:\n%s", n, errOut)
 	}
 }
+
+// TestCensusWeightNorm: nn.utils.weight_norm splits a weight into g (its
+// norms) and v (the weight's own storage), and makes the weight again
+// before each forward: the fused kernel's weight and float32 norms
+// (saved), an estimate; backward gives g and v their gradients;
+// remove_weight_norm makes it one parameter again.
+func TestCensusWeightNorm(t *testing.T) {
+	t.Parallel()
+	src := `import torch
+import torch.nn as nn
+conv = nn.utils.weight_norm(nn.Conv1d(64, 128, 3)).cuda()
+x = torch.rand(8, 64, 100, device='cuda')
+y = conv(x)
+print(sorted(n for n, _ in conv.named_parameters()), conv.weight_g.shape, conv.weight.grad_fn.name())
+y.sum().backward()
+print(conv.weight_g.grad.shape, conv.weight_v.grad.shape)
+nn.utils.remove_weight_norm(conv)
+print(sorted(n for n, _ in conv.named_parameters()))
+`
+	rows, _ := runCensus(t, src)
+	for line, w := range map[int]string{
+		6:  "['bias', 'weight_g', 'weight_v'] torch.Size([128, 1, 1]) WeightNormInterfaceBackward0\n",
+		8:  "torch.Size([128, 1, 1]) torch.Size([128, 64, 3])\n",
+		10: "['bias', 'weight']\n",
+	} {
+		if got := rows[line].Output; got != w {
+			t.Errorf("line %d printed %q, want %q", line, got, w)
+		}
+	}
+	if r := rows[5]; len(r.Estimates) == 0 || !strings.HasPrefix(r.Estimates[0], "torch._weight_norm [128, 64, 3] float32 x [128, 1, 1] float32") {
+		t.Errorf("the forward's estimates: %q", r.Estimates)
+	}
+}

@@ -8,7 +8,9 @@
 # inference_mode; Dropout2d trained and in eval, Dropout1d, Dropout3d;
 # PixelUnshuffle; ZeroPad2d, ReflectionPad2d and ReplicationPad2d;
 # AdaptiveAvgPool1d to 1 and to 10, AdaptiveAvgPool3d to 1;
-# TransformerEncoder of two layers with a causal mask, trained and in eval.
+# TransformerEncoder of two layers with a causal mask, trained and in eval;
+# nn.utils.weight_norm over a Conv1d (its g and v, the weight made again
+# before each forward), trained two steps, then remove_weight_norm.
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -158,4 +160,19 @@ with torch.no_grad():
     y = enc(t)
 print(f"TransformerEncoder eval: {used()}")
 del y, t, mask, enc, layer
+conv = nn.utils.weight_norm(nn.Conv1d(64, 128, 3))
+print(f"weight_norm: {used()} {sorted(n for n, _ in conv.named_parameters())} {conv.weight_g.shape}")
+conv = conv.cuda()
+print(f"weight_norm cuda: {used()} {conv.weight.device}")
+w = torch.randn(8, 64, 100, device='cuda', requires_grad=True)
+for step in range(2):
+    torch.cuda.reset_peak_memory_stats()
+    y = conv(w)
+    print(f"weight_norm forward {step}: {used()} {peak()} {conv.weight.grad_fn.name()}")
+    y.sum().backward()
+    print(f"weight_norm backward {step}: {used()} {conv.weight_g.grad.shape}")
+    del y
+nn.utils.remove_weight_norm(conv)
+print(f"remove_weight_norm: {used()} {sorted(n for n, _ in conv.named_parameters())}")
+del conv, w
 print(f"end: {used()}")
