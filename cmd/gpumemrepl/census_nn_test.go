@@ -365,7 +365,8 @@ print(isinstance(enc, nn.modules.transformer.TransformerEncoder))
 
 // TestCensusQueries: queries that allocate nothing: torch.is_floating_point,
 // Tensor.is_cpu and is_xpu; Module.compile compiles in place, which here
-// runs the module eagerly with torch.compile's note once.
+// runs the module eagerly with torch.compile's note once;
+// torch.serialization.safe_globals adds to the allowlist for its block.
 func TestCensusQueries(t *testing.T) {
 	t.Parallel()
 	src := `import torch
@@ -375,10 +376,17 @@ m = torch.nn.Linear(2, 2).cuda()
 m.compile()
 m.compile(mode='max-autotune')
 print(torch.is_floating_point(x), torch.is_floating_point(y), x.is_cpu, y.is_cpu, y.is_xpu, type(m).__name__, m(y.float().view(1, 2)).shape)
+import torch.serialization
+with torch.serialization.safe_globals([m.__class__]):
+    print(torch.serialization.get_safe_globals() == [m.__class__])
+print(torch.serialization.get_safe_globals())
 `
 	rows, path := runCensus(t, src)
 	if got, want := rows[7].Output, "True False True False False Linear torch.Size([1, 2])\n"; got != want {
 		t.Errorf("printed %q, want %q", got, want)
+	}
+	if got := rows[9].Output + rows[11].Output; got != "True\n[]\n" {
+		t.Errorf("safe_globals: printed %q", got)
 	}
 	if rows[6].Allocated != rows[4].Allocated {
 		t.Errorf("Module.compile allocated: %d -> %d", rows[4].Allocated, rows[6].Allocated)
