@@ -211,8 +211,8 @@ torch.fx.GraphModule(m, None)
 // channel and multiplies it in (the input itself in eval), PixelShuffle
 // makes one output, the padding layers pad through F.pad (reflect's
 // backward now the poolings'), AdaptiveAvgPool1d is the 2-d pooling
-// squeezed back (recorded rules, no estimate); the others say
-// estimated.
+// squeezed back (recorded rules, no estimate); LocalResponseNorm is
+// PyTorch's composite; the others say estimated.
 func TestCensusDropoutShufflePad(t *testing.T) {
 	t.Parallel()
 	src := `import torch
@@ -230,6 +230,8 @@ print(r.shape, nn.ReflectionPad2d(1), nn.ZeroPad2d((1, 2, 3, 4)), nn.ZeroPad2d(2
 s = torch.rand(4, 16, 100, device='cuda')
 a = nn.AdaptiveAvgPool1d(4)(s)
 print(a.shape, a.grad_fn, nn.AdaptiveAvgPool3d(1)(x.unsqueeze(2)).shape)
+lrn = nn.LocalResponseNorm(5)
+print(lrn, lrn(x).grad_fn.name(), nn.functional.local_response_norm(s, 3).shape)
 `
 	rows, _ := runCensus(t, src)
 	want := map[int]string{
@@ -237,6 +239,7 @@ print(a.shape, a.grad_fn, nn.AdaptiveAvgPool3d(1)(x.unsqueeze(2)).shape)
 		9:  "torch.Size([8, 16, 64, 64]) PixelShuffleBackward0\n",
 		12: "torch.Size([8, 64, 34, 34]) ReflectionPad2d((1, 1, 1, 1)) ZeroPad2d((1, 2, 3, 4)) torch.Size([8, 64, 36, 36])\n",
 		15: "torch.Size([4, 16, 4]) None torch.Size([8, 64, 1, 1, 1])\n",
+		17: "LocalResponseNorm(5, alpha=0.0001, beta=0.75, k=1.0) DivBackward0 torch.Size([4, 16, 100])\n",
 	}
 	for line, w := range want {
 		if got := rows[line].Output; got != w {

@@ -10,7 +10,8 @@
 # AdaptiveAvgPool1d to 1 and to 10, AdaptiveAvgPool3d to 1;
 # TransformerEncoder of two layers with a causal mask, trained and in eval;
 # nn.utils.weight_norm over a Conv1d (its g and v, the weight made again
-# before each forward), trained two steps, then remove_weight_norm.
+# before each forward), trained two steps, then remove_weight_norm;
+# LocalResponseNorm of a 4-d and a 3-d input.
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -175,4 +176,15 @@ for step in range(2):
 nn.utils.remove_weight_norm(conv)
 print(f"remove_weight_norm: {used()} {sorted(n for n, _ in conv.named_parameters())}")
 del conv, w
+x = torch.randn(8, 32, 16, 16, device='cuda', requires_grad=True)
+lrn = nn.LocalResponseNorm(5)
+torch.cuda.reset_peak_memory_stats()
+y = lrn(x)
+print(f"LocalResponseNorm: {used()} {peak()} {y.grad_fn.name()}")
+y.sum().backward()
+print(f"LocalResponseNorm backward: {used()}")
+del y
+y = lrn(torch.randn(8, 32, 100, device='cuda'))
+print(f"LocalResponseNorm 3-d: {used()}")
+del y, x, lrn
 print(f"end: {used()}")

@@ -630,3 +630,48 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self):
         return f'downscale_factor={self.downscale_factor}'
+
+
+def _local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    # PyTorch's composite: the squares averaged over size neighbouring
+    # channels (padded, pooled), scaled, raised to beta; the input divided
+    # by it
+    d = input.dim()
+    if d < 3:
+        raise ValueError(f'Expected 3D or higher dimensionality input (got {d} dimensions)')
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    if d == 3:
+        div = div.unsqueeze(1)
+        div = functional.pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = functional.avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.size()
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = functional.pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = functional.avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1)
+        div = div.view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
+
+
+functional.local_response_norm = _local_response_norm
+del _local_response_norm
+
+
+class LocalResponseNorm(Module):
+    """LocalResponseNorm(size, alpha=0.0001, beta=0.75, k=1.0): F.local_response_norm, PyTorch's composite (the squares padded and average-pooled across channels, scaled, raised to beta, divided into the input); estimated through F.pad's and the 3-d pooling's rules."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        return functional.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return '{size}, alpha={alpha}, beta={beta}, k={k}'.format(**self.__dict__)
