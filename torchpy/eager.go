@@ -39,6 +39,12 @@ var (
 	functionalSource string
 	//go:embed foreach.py
 	foreachSource string
+	//go:embed onnx.py
+	onnxSource string
+	//go:embed onnx_operators.py
+	onnxOperatorsSource string
+	//go:embed multiprocessing.py
+	multiprocessingSource string
 	//go:embed serialization.py
 	serializationSource string
 	//go:embed profiler.py
@@ -69,8 +75,9 @@ const compileNote = "gpumemrepl: torch.compile runs the model eagerly here, so t
 // eagerModules declares torch.jit (with torch.jit.annotations),
 // torch.fx, torch.compiler, torch._dynamo and torch._inductor (with their
 // config modules) and torch.distributed (with fsdp, fsdp.wrap, tensor and
-// tensor.parallel), torch.profiler and torch.serialization (its
-// allowlist) as modules of torch, and
+// tensor.parallel), torch.profiler, torch.serialization (its
+// allowlist), torch.onnx (with operators) and torch.multiprocessing as
+// modules of torch, and
 // torch.compile, finfo, iinfo, _assert, as_tensor, the composites of
 // functional.py (meshgrid, outer, hstack, vstack), layout and strided,
 // the RNN cells (rnn_cells.py), the _foreach ops model code calls
@@ -83,7 +90,8 @@ func (b *Binding) eagerModules(torch *eval.ModuleObj) error {
 	for _, sub := range []struct{ name, src string }{{"jit", jitSource}, {"jit.annotations", jitAnnotationsSource}, {"fx", fxSource},
 		{"compiler", compilerSource}, {"_dynamo", dynamoSource}, {"_dynamo.config", dynamoConfigSource}, {"_inductor", ""},
 		{"_inductor.config", inductorConfigSource}, {"distributed", distributedSource}, {"distributed.fsdp", fsdpSource},
-		{"distributed.fsdp.wrap", fsdpWrapSource}, {"distributed.tensor", dtensorSource}, {"distributed.tensor.parallel", tensorParallelSource}, {"profiler", profilerSource}, {"serialization", serializationSource}} {
+		{"distributed.fsdp.wrap", fsdpWrapSource}, {"distributed.tensor", dtensorSource}, {"distributed.tensor.parallel", tensorParallelSource}, {"profiler", profilerSource}, {"serialization", serializationSource},
+		{"onnx", onnxSource}, {"onnx.operators", onnxOperatorsSource}, {"multiprocessing", multiprocessingSource}} {
 		m := in.NewModule("torch." + sub.name)
 		if sub.name == "compiler" {
 			b.fn(m, "_compile_note", "", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {

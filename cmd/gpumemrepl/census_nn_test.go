@@ -369,7 +369,9 @@ print(isinstance(enc, nn.modules.transformer.TransformerEncoder))
 // TestCensusQueries: queries that allocate nothing: torch.is_floating_point,
 // Tensor.is_cpu and is_xpu; Module.compile compiles in place, which here
 // runs the module eagerly with torch.compile's note once;
-// torch.serialization.safe_globals adds to the allowlist for its block.
+// torch.serialization.safe_globals adds to the allowlist for its block;
+// torch.onnx says no export is under way, and refuses one, as
+// torch.multiprocessing refuses to spawn processes.
 func TestCensusQueries(t *testing.T) {
 	t.Parallel()
 	src := `import torch
@@ -383,13 +385,21 @@ import torch.serialization
 with torch.serialization.safe_globals([m.__class__]):
     print(torch.serialization.get_safe_globals() == [m.__class__])
 print(torch.serialization.get_safe_globals())
+print(torch.onnx.is_in_onnx_export(), torch.onnx.operators.shape_as_tensor(y))
+torch.multiprocessing.spawn(print, nprocs=2)
+torch.onnx.export(m, (y,), 'm.onnx')
 `
 	rows, path := runCensus(t, src)
 	if got, want := rows[7].Output, "True False True False False Linear torch.Size([1, 2])\n"; got != want {
 		t.Errorf("printed %q, want %q", got, want)
 	}
-	if got := rows[9].Output + rows[11].Output; got != "True\n[]\n" {
-		t.Errorf("safe_globals: printed %q", got)
+	if got := rows[9].Output + rows[11].Output + rows[12].Output; got != "True\n[]\nFalse tensor([2])\n" {
+		t.Errorf("safe_globals, onnx: printed %q", got)
+	}
+	for line, e := range map[int]string{13: "NotImplementedError: torch.multiprocessing.spawn is not modelled", 14: "NotImplementedError: torch.onnx.export is not modelled"} {
+		if r := rows[line]; r.Error == nil || !strings.Contains(*r.Error, e) {
+			t.Errorf("line %d: error %v, want %q", line, r.Error, e)
+		}
 	}
 	if rows[6].Allocated != rows[4].Allocated {
 		t.Errorf("Module.compile allocated: %d -> %d", rows[4].Allocated, rows[6].Allocated)
