@@ -111,9 +111,11 @@
 //     clamp_min, clamp_max), reorder.go (flip, roll; estimated).
 //   - Factories: factories.go (zeros, ones, empty, full, rand, arange,
 //     the *_like forms, eye, linspace, randint, tril, triu; F.one_hot,
-//     estimated).
+//     estimated); sampling.go (randperm, multinomial; estimated).
 //   - Reductions and selections: reduce.go (with amax, amin and
-//     F.normalize, estimated), reduce_outer.go, selectk.go,
+//     F.normalize, estimated), reduce_outer.go, unique.go (unique,
+//     unique_consecutive; estimated), diag.go (trace, diag; estimated),
+//     selectk.go,
 //     sort.go, topk.go, radixsort.go.
 //   - Indexing: advindex.go, indexcheck.go, indexops.go, masks.go,
 //     maskgrad.go.

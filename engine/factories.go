@@ -3,6 +3,7 @@ package engine
 import (
 	"math"
 	"slices"
+	"strings"
 )
 
 // Factories of the table: tensor, zeros, ones, empty, rand, randn, full
@@ -14,8 +15,24 @@ import (
 // tril and triu make attention masks: a new tensor like the input.
 func init() {
 	for _, name := range []string{"tril", "triu"} {
+		// the in-place form writes the tensor (testdata/pyrules_pending/
+		// ops_census_misc.py, not yet recorded: estimated); under
+		// autograd its node saves nothing and its backward makes the
+		// gradient's triangle, one tensor
+		inPlace := inPlaceUnary(strings.ToUpper(name[:1])+name[1:]+"Backward0", saveNothing, 1)
 		declare(&OpDef{Name: name, Function: true, Method: true, Params: []Param{input, {Name: "diagonal", Kind: IntParam, Default: "0"}},
-			Memory: "new tensor of the input's shape and dtype (a causal mask's); under autograd not modelled",
+			InPlace: name + "_",
+			inPlace: func(s *Session, a Args) error {
+				x := a.Tensor(0)
+				if len(x.Shape) < 2 {
+					return Errorf(RuntimeError, "%s: input tensor must have at least 2 dimensions", name)
+				}
+				if err := s.estimate(nil, "Tensor."+name+"_", "%s: memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)", argShapes(a[:1])); err != nil {
+					return err
+				}
+				return inPlace(s, a)
+			},
+			Memory: "new tensor of the input's shape and dtype (a causal mask's); under autograd not modelled; in place (estimated): nothing, under autograd backward makes the gradient",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				x := a.Tensor(0)
 				if len(x.Shape) < 2 {
@@ -74,9 +91,18 @@ func like(op string, a Args, values ...float64) TensorSpec {
 
 func init() {
 	size := Param{Name: "size", Kind: DimsParam}
+	generator := Param{Name: "generator", Kind: GeneratorParam, Default: "None", KeywordOnly: true}
 	for _, op := range []string{"zeros", "ones", "empty", "rand", "randn"} {
-		declare(factory(op, "new tensor (float32 unless dtype=)", []Param{size}, true,
-			func(a Args) (TensorSpec, error) { return TensorSpec{Op: op, Shape: a.Ints(0), DType: Float32}, nil }))
+		params := []Param{size}
+		if op == "rand" || op == "randn" {
+			params = append(params, generator)
+		}
+		d := factory(op, "new tensor (float32 unless dtype=)", params, true,
+			func(a Args) (TensorSpec, error) { return TensorSpec{Op: op, Shape: a.Ints(0), DType: Float32}, nil })
+		if len(params) > 1 {
+			d = withGenerator(d, 1)
+		}
+		declare(d)
 	}
 	declare(factory("full", "new tensor, its dtype the fill value's (bool, int64 or float32) unless dtype=",
 		[]Param{{Name: "size", Kind: DimsParam}, {Name: "fill_value", Kind: NumberParam}}, true,
@@ -153,16 +179,22 @@ func init() {
 			}),
 		// randint(high, size) or randint(low, high, size): the second
 		// parameter is high or the size, told apart by the third
-		factory("randint", "new tensor of the size (int64)", []Param{integer("low", ""), {Name: "high", Kind: DimsParam}, {Name: "size", Kind: DimsParam, Default: "None"}}, false,
+		withGenerator(factory("randint", "new tensor of the size (int64)", []Param{integer("low", ""), {Name: "high", Kind: DimsParam}, {Name: "size", Kind: DimsParam, Default: "None"}, generator}, false,
 			func(a Args) (TensorSpec, error) {
 				size := a.Ints(2)
 				if a[2] == nil {
 					size = a.Ints(1)
 				}
 				return TensorSpec{Op: "rand", Shape: size, DType: DTypes["int64"]}, nil
-			}),
+			}), 3),
 	)
-	Ops["randint"].Usage = "torch.randint(low=0, high, size, *, dtype=None, device=None, requires_grad=False)"
+	// a 0-d tensor of the default dtype, as torch.tensor(s) of a float
+	// makes it (testdata/pyrules_pending/ops_census_misc.py)
+	declare(estimated(factory("scalar_tensor", "a 0-d tensor of the default dtype unless dtype=", []Param{{Name: "s", Kind: NumberParam}}, true,
+		func(a Args) (TensorSpec, error) {
+			return TensorSpec{Op: "full", DType: Float32, Values: []float64{a.Number(0)}}, nil
+		})))
+	Ops["randint"].Usage = "torch.randint(low=0, high, size, *, generator=None, dtype=None, device=None, requires_grad=False)"
 }
 
 // F.one_hot (testdata/pyrules/ops_repeat_shape.py, not yet

@@ -189,6 +189,12 @@ func init() {
 				}
 				return s.Split(t, splitSizes(t.Shape[d], sizes[0]), a.Int(2), "SplitBackward0")
 			})},
+		// Tensor.split with a list of sizes is this op in PyTorch
+		&OpDef{Name: "split_with_sizes", Function: true, Method: true, Params: []Param{input, {Name: "split_sizes", Kind: DimsParam}, integer("dim", "0")},
+			Memory: "as split with a list of sizes",
+			runTuple: tuple(func(s *Session, a Args) ([]*Tensor, error) {
+				return s.Split(a.Tensor(0), a.Ints(1), a.Int(2), "SplitWithSizesBackward0")
+			})},
 		&OpDef{Name: "unbind", Function: true, Method: true, Params: []Param{input, integer("dim", "0")},
 			Memory:   memory,
 			runTuple: tuple(func(s *Session, a Args) ([]*Tensor, error) { return s.Unbind(a.Tensor(0), a.Int(1)) })},

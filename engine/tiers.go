@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
@@ -150,7 +151,22 @@ func estimated(d *OpDef) *OpDef {
 		name = "Tensor." + d.Name
 	}
 	note := func(s *Session, op string, a Args) error {
-		return s.estimate(nil, op, "%s: memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)", argShapes(a))
+		shapes := argShapes(a)
+		if shapes == "" { // a factory: its sizes
+			var sizes []string
+			for i, p := range d.Params {
+				switch v := a[i].(type) {
+				case int64:
+					sizes = append(sizes, fmt.Sprintf("%s=%d", p.Name, v))
+				case []int64:
+					sizes = append(sizes, p.Name+"="+dimList(v))
+				case float64:
+					sizes = append(sizes, fmt.Sprintf("%s=%g", p.Name, v))
+				}
+			}
+			shapes = strings.Join(sizes, " ")
+		}
+		return s.estimate(nil, op, "%s: memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)", shapes)
 	}
 	if run := d.run; run != nil {
 		d.run = func(s *Session, a Args) (*Tensor, error) {

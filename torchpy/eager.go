@@ -12,7 +12,8 @@ import (
 // torch.jit's and torch.fx's decorators and queries (no-ops outside
 // TorchScript and FX tracing), torch.compile and torch.compiler (the
 // model runs eagerly, with compileNote once), torch._dynamo's helpers,
-// torch.finfo and torch.iinfo, torch._assert and torch's constants.
+// torch.finfo and torch.iinfo, torch._assert and torch's constants,
+// torch.Generator.
 // Each is written in Python, in the .py file of its module beside this
 // one.
 
@@ -63,6 +64,10 @@ var (
 	dtensorSource string
 	//go:embed distributed_tensor_parallel.py
 	tensorParallelSource string
+	//go:embed generator.py
+	generatorSource string
+	//go:embed numpy_array.py
+	numpyArraySource string
 )
 
 // compileNote is what torch.compile says once a run: the figures that
@@ -81,7 +86,8 @@ const compileNote = "gpumemrepl: torch.compile runs the model eagerly here, so t
 // torch.compile, finfo, iinfo, _assert, as_tensor, the composites of
 // functional.py (meshgrid, outer, hstack, vstack), layout and strided,
 // the RNN cells (rnn_cells.py), the _foreach ops model code calls
-// (foreach.py), pi, e, inf and nan in
+// (foreach.py), Generator (generator.py), from_numpy (numpy_array.py, with
+// Tensor.numpy's arrays), pi, e, inf and nan in
 // torch
 // itself.
 func (b *Binding) eagerModules(torch *eval.ModuleObj) error {
@@ -138,19 +144,21 @@ func (b *Binding) eagerModules(torch *eval.ModuleObj) error {
 	})
 	info := in.NewModule("torch")
 	defer in.Decref(info)
-	for _, src := range []string{typeinfoSource, asTensorSource, functionalSource, foreachSource, layoutSource, rnnCellsSource} {
+	for _, src := range []string{typeinfoSource, asTensorSource, functionalSource, foreachSource, layoutSource, rnnCellsSource, generatorSource, numpyArraySource} {
 		if err := b.execInto(info, "<torch>", src); err != nil {
 			return err
 		}
 	}
 	for _, name := range []string{"finfo", "iinfo", "_assert", "pi", "e", "inf", "nan", "as_tensor", "meshgrid", "outer", "ger", "hstack", "vstack", "layout", "strided", "sparse_coo",
 		"lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
-		"_foreach_add_", "_foreach_sub_", "_foreach_mul_", "_foreach_copy_", "_foreach_lerp_", "_foreach_sub", "_shape_as_tensor", "set_default_tensor_type"} {
+		"_foreach_add_", "_foreach_sub_", "_foreach_mul_", "_foreach_copy_", "_foreach_lerp_", "_foreach_sub", "_shape_as_tensor", "set_default_tensor_type", "Generator", "from_numpy"} {
 		v, _ := info.Dict.GetStr(name)
 		torch.Set(in, name, v)
 	}
 	b.strided, _ = info.Dict.GetStr("strided")
 	eval.Incref(b.strided)
+	b.toNumpy, _ = info.Dict.GetStr("_numpy")
+	eval.Incref(b.toNumpy)
 	return nil
 }
 

@@ -130,6 +130,8 @@ type Binding struct {
 	hooksOff   *string
 	// strided is torch.strided, every tensor's layout.
 	strided eval.Value
+	// toNumpy is numpy_array.py's _numpy(tensor, force): Tensor.numpy.
+	toNumpy eval.Value
 	// released is the bytes tensors let go of, ever (what a collection
 	// freed is the difference).
 	released uint64

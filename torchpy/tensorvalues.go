@@ -85,4 +85,15 @@ func init() {
 		}
 		return b.tolist(t.T)
 	})
+	tensorMethod("numpy", "numpy(*, force=False): an array sharing the host tensor's memory (no copy); force=True copies a CUDA tensor to the host first", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		vs, err := b.in.ArgSpec("numpy", args, kw, 0, "force")
+		if err != nil {
+			return nil, err
+		}
+		force := eval.Value(false)
+		if vs[0] != nil {
+			force = vs[0]
+		}
+		return b.in.Call(b.toNumpy, []eval.Value{t, force}, nil)
+	})
 }

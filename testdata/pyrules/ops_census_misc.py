@@ -2,7 +2,8 @@
 # cross entropy (F. and nn.BCELoss), glu, maximum, divide, swapaxes,
 # tensor_split, split_with_sizes, unfold, diff, scatter out of place, triu_,
 # quantile, gumbel_softmax (forward and backward); randperm, a CUDA Generator,
-# scalar_tensor, isin, unique, byte; lerp_, erfinv_, fill_diagonal_, floor_
+# scalar_tensor, isin, unique (with inverse and counts, large, and
+# unique_consecutive), multinomial of 8 samples without replacement, byte; lerp_, erfinv_, fill_diagonal_, floor_
 # under no_grad; PReLU, adaptive_max_pool2d, Unfold and Fold.
 import torch
 
@@ -132,6 +133,21 @@ e = torch.tensor([1, 2, 3, 2, 1], device='cuda')
 print(f"isin: {torch.isin(e, torch.tensor([2], device='cuda')).tolist()} {used()}")
 u = torch.unique(e)
 print(f"unique: {used()} {u.tolist()}")
+u, inv, cnt = e.unique(return_inverse=True, return_counts=True)
+print(f"unique inverse counts: {used()} {u.tolist()} {inv.tolist()} {cnt.tolist()}")
+del inv, cnt
+u = torch.unique_consecutive(e)
+print(f"unique_consecutive: {used()} {u.tolist()}")
+big = torch.randint(0, 1000, (1 << 20,), device='cuda')
+torch.cuda.reset_peak_memory_stats()
+u = big.unique()
+print(f"unique large: {used()} {peak()} {u.shape}")
+del big
+probs = torch.rand(64, 50000, device='cuda')
+torch.cuda.reset_peak_memory_stats()
+m = torch.multinomial(probs, 8)
+print(f"multinomial 8: {used()} {peak()} {m.shape}")
+del m, probs
 del u, e, s
 b8 = x.detach().byte()
 print(f"byte: {used()} {b8.dtype}")
