@@ -15,7 +15,9 @@
 // # Core
 //
 //   - tensor.go: DType, storage (bytes on a device, shared by views) and
-//     Tensor (a view of a storage: shape, strides, offset).
+//     Tensor (a view of a storage: shape, strides, offset); complex.go:
+//     complex dtypes' views (view_as_complex, view_as_real) and polar,
+//     estimated.
 //   - session.go: Session, Options and the GPU presets; taking and
 //     releasing storages, copies between devices.
 //   - families.go: the families' state a Session holds (autocast's,

@@ -84,7 +84,7 @@ func same(d DType) DType { return d }
 func index(DType) DType  { return DTypes["int64"] }
 func toBool(DType) DType { return boolDType }
 func summed(d DType) DType {
-	if isFloat(d) {
+	if isFloat(d) || isComplex(d) {
 		return d
 	}
 	return DTypes["int64"]

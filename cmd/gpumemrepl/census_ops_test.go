@@ -50,6 +50,9 @@ var censusOps = []censusOp{
 	{"s = torch.scalar_tensor(2, device='cuda')", pending("torch.scalar_tensor s=2"), 512},
 	{"u = torch.unique(c)", "torch.unique [3] int64: memory rule from PyTorch's kernel, not yet recorded on the GPU (testdata/pyrules_pending); the output's shape from the values the tool knows", 512},
 	{"v = (x * 1).triu_(1)", pending("Tensor.triu_ [512, 1024] float32"), 2 * mib},
+	{"w1 = torch.view_as_complex(x.reshape(512, 512, 2))", pending("torch.view_as_complex [512, 512, 2] float32"), 0},
+	{"w2 = torch.polar(torch.ones(512, 512, device='cuda'), torch.zeros(512, 512, device='cuda'))", pending("torch.polar [512, 512] float32 x [512, 512] float32"), 2 * mib},
+	{"w3 = torch.view_as_real(torch.zeros(512, 512, dtype=torch.complex64, device='cuda'))", pending("torch.view_as_real [512, 512] complex64"), 2 * mib},
 }
 
 // TestCensusOpsEstimated: each op of censusOps runs through the binary
@@ -66,8 +69,8 @@ func TestCensusOpsEstimated(t *testing.T) {
 	}
 	printLine := first + len(censusOps)
 	b.WriteString("print(a.shape, b.tolist(), d.shape, e.shape, f.shape, g.shape, h.shape, i.tolist(), j.dtype, l.shape, m.grad_fn.name())\n")
-	b.WriteString("print(n.dtype, o.shape, q.grad_fn.name(), r.shape, s.item(), u.tolist(), v.grad_fn.name())\n")
-	b.WriteString("(a.sum() + e.sum() + f.sum() + g.sum() + h.sum() + m.sum() + q + r.sum() + v.sum()).backward()\n")
+	b.WriteString("print(n.dtype, o.shape, q.grad_fn.name(), r.shape, s.item(), u.tolist(), v.grad_fn.name(), w1.dtype, w2.dtype, w3.shape)\n")
+	b.WriteString("(a.sum() + e.sum() + f.sum() + g.sum() + h.sum() + m.sum() + q + r.sum() + v.sum() + torch.view_as_real(w1 * w2).sum()).backward()\n")
 	b.WriteString("print(x.grad.shape)\n")
 	path := writeProgram(t, "census_ops.py", b.String())
 
@@ -103,7 +106,7 @@ func TestCensusOpsEstimated(t *testing.T) {
 	if got := rows[printLine].Output; got != want {
 		t.Errorf("printed %q\nwant    %q", got, want)
 	}
-	if got, want := rows[printLine+1].Output, "torch.int64 torch.Size([4, 2]) TraceBackward0 torch.Size([300, 300]) 2.0 [1, 2, 3] TriuBackward0\n"; got != want {
+	if got, want := rows[printLine+1].Output, "torch.int64 torch.Size([4, 2]) TraceBackward0 torch.Size([300, 300]) 2.0 [1, 2, 3] TriuBackward0 torch.complex64 torch.complex64 torch.Size([512, 512, 2])\n"; got != want {
 		t.Errorf("printed %q\nwant    %q", got, want)
 	}
 	if got := rows[printLine+3].Output; got != "torch.Size([512, 1024])\n" {
