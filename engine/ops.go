@@ -543,6 +543,8 @@ func (s *Session) binary(op string, a, b *Tensor) (*Tensor, error) {
 		dt = quotientType(a, b)
 	case a.number:
 		dt = b.DType
+	case isComplex(b.DType) && !b.number:
+		dt = promoted(a, b) // a real tensor and a complex one: complex
 	}
 	if (a.numFloat || b.numFloat) && !isFloat(dt) {
 		dt = Float32 // an integral tensor and a Python float: the default float dtype

@@ -77,7 +77,47 @@ func init() {
 				}
 				return s.adaptiveAvgPool2d(a.Tensor(0), [2]int64(size))
 			}}),
+		// the census's (testdata/pyrules_pending/ops_census_misc.py, not
+		// yet recorded): as max_pool2d, the output and its int64 indices
+		estimated(functional(&OpDef{Name: "adaptive_max_pool2d", Params: []Param{input, {Name: "output_size", Kind: DimsParam}, boolParam("return_indices", "False")},
+			Memory: "as max_pool2d: the output, then int64 indices of its shape (saved with the input; without grad freed at once); backward as max_pool2d's",
+			runTuple: func(s *Session, a Args) ([]*Tensor, bool, error) {
+				size, err := twoInts("adaptive_max_pool2d", "output_size", a, 1, [2]int64{})
+				if err != nil {
+					return nil, false, err
+				}
+				outs, err := s.adaptiveMaxPool2d(a.Tensor(0), size, a.Bool(2))
+				return outs, a.Bool(2), err
+			}})),
 	)
+}
+
+// adaptiveMaxPool2d is F.adaptive_max_pool2d to size (a 0: the input's
+// own size there): the output and its indices.
+func (s *Session) adaptiveMaxPool2d(x *Tensor, size [2]int64, withIndices bool) ([]*Tensor, error) {
+	r := len(x.Shape)
+	if r != 3 && r != 4 || slices.Contains(x.Shape[r-3:], 0) {
+		return nil, Errorf(RuntimeError, "adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: %s", dimList(x.Shape))
+	}
+	if err := poolModelled("F.adaptive_max_pool2d", x); err != nil {
+		return nil, err
+	}
+	for i, n := range size {
+		if n == 0 {
+			size[i] = x.Shape[r-2+i]
+		}
+	}
+	shape := append(slices.Clone(x.Shape[:r-2]), size[0], size[1])
+	outs, err := s.allocAll(x.Device(), tensorShape{shape, x.DType}, tensorShape{slices.Clone(shape), DTypes["int64"]})
+	if err != nil {
+		return nil, err
+	}
+	s.record("AdaptiveMaxPool2DBackward0", outs[0], []*Tensor{x}, []*Tensor{x, outs[1]}, poolBackward)
+	if withIndices {
+		return outs, nil
+	}
+	s.dropTensor(outs[1])
+	return outs[:1], nil
 }
 
 // window is one dimension of a pooling: kernel, stride, padding,

@@ -53,6 +53,16 @@ var censusOps = []censusOp{
 	{"w1 = torch.view_as_complex(x.reshape(512, 512, 2))", pending("torch.view_as_complex [512, 512, 2] float32"), 0},
 	{"w2 = torch.polar(torch.ones(512, 512, device='cuda'), torch.zeros(512, 512, device='cuda'))", pending("torch.polar [512, 512] float32 x [512, 512] float32"), 2 * mib},
 	{"w3 = torch.view_as_real(torch.zeros(512, 512, dtype=torch.complex64, device='cuda'))", pending("torch.view_as_real [512, 512] complex64"), 2 * mib},
+	// a reduced loss keeps the storage of its input's size, as mse_loss's,
+	// and its node the target
+	{"y1 = F.smooth_l1_loss(x, x.detach() * 0)", pending("F.smooth_l1_loss [512, 1024] float32 x [512, 1024] float32"), 4 * mib},
+	{"y2 = F.binary_cross_entropy(x, x.detach())", pending("F.binary_cross_entropy [512, 1024] float32 x [512, 1024] float32"), 2 * mib},
+	{"y3 = F.adaptive_max_pool2d(x.view(2, 4, 256, 256), 4)", pending("F.adaptive_max_pool2d [2, 4, 256, 256] float32"), 512 + 1024}, // and the saved indices
+	{"y4 = F.softplus(x)", pending("F.softplus [512, 1024] float32"), 2 * mib},
+	{"y5 = F.glu(x)", pending("F.glu [512, 1024] float32"), mib},
+	{"y6 = torch.maximum(x, x.detach())", pending("torch.maximum [512, 1024] float32 x [512, 1024] float32"), 2 * mib},
+	{"y7 = x.scatter(1, c.view(1, 3).expand(512, 3), 0.0)", "torch.scatter [512, 1024] float32 x [512, 3] int64" + pendingNote, 2 * mib},
+	{"y8 = torch.ones(512, 512, device='cuda').fill_diagonal_(0.0)", pending("Tensor.fill_diagonal_ [512, 512] float32"), mib},
 }
 
 // TestCensusOpsEstimated: each op of censusOps runs through the binary
@@ -70,7 +80,8 @@ func TestCensusOpsEstimated(t *testing.T) {
 	printLine := first + len(censusOps)
 	b.WriteString("print(a.shape, b.tolist(), d.shape, e.shape, f.shape, g.shape, h.shape, i.tolist(), j.dtype, l.shape, m.grad_fn.name())\n")
 	b.WriteString("print(n.dtype, o.shape, q.grad_fn.name(), r.shape, s.item(), u.tolist(), v.grad_fn.name(), w1.dtype, w2.dtype, w3.shape)\n")
-	b.WriteString("(a.sum() + e.sum() + f.sum() + g.sum() + h.sum() + m.sum() + q + r.sum() + v.sum() + torch.view_as_real(w1 * w2).sum()).backward()\n")
+	b.WriteString("print(y1.shape, y2.grad_fn.name(), y3.shape, y4.grad_fn.name(), y5.shape, y6.grad_fn.name(), y7.grad_fn.name())\n")
+	b.WriteString("(a.sum() + e.sum() + f.sum() + g.sum() + h.sum() + m.sum() + q + r.sum() + v.sum() + torch.view_as_real(w1 * w2).sum() + y1 + y2 + y3.sum() + y4.sum() + y5.sum() + y6.sum() + y7.sum()).backward()\n")
 	b.WriteString("print(x.grad.shape)\n")
 	path := writeProgram(t, "census_ops.py", b.String())
 
@@ -109,7 +120,10 @@ func TestCensusOpsEstimated(t *testing.T) {
 	if got, want := rows[printLine+1].Output, "torch.int64 torch.Size([4, 2]) TraceBackward0 torch.Size([300, 300]) 2.0 [1, 2, 3] TriuBackward0 torch.complex64 torch.complex64 torch.Size([512, 512, 2])\n"; got != want {
 		t.Errorf("printed %q\nwant    %q", got, want)
 	}
-	if got := rows[printLine+3].Output; got != "torch.Size([512, 1024])\n" {
+	if got, want := rows[printLine+2].Output, "torch.Size([]) BinaryCrossEntropyBackward0 torch.Size([2, 4, 4, 4]) SoftplusBackward0 torch.Size([512, 512]) MaximumBackward0 ScatterBackward1\n"; got != want {
+		t.Errorf("printed %q\nwant    %q", got, want)
+	}
+	if got := rows[printLine+4].Output; got != "torch.Size([512, 1024])\n" {
 		t.Errorf("after backward printed %q", got)
 	}
 
@@ -185,5 +199,43 @@ torch.ones(2, requires_grad=True).numpy()
 		if steps[line].Error != nil {
 			t.Errorf("line %d: %s", line, *steps[line].Error)
 		}
+	}
+}
+
+// TestCensusSmallNames: the census's names that allocate as recorded
+// ops do or not at all: byte/char/short (to), torch.is_floating_point,
+// the CPU autocast queries, torch.cuda.manual_seed(_all),
+// set_default_tensor_type (PyTorch's warning once; a CUDA type makes
+// factories make CUDA tensors), and to_sparse, refused plainly.
+func TestCensusSmallNames(t *testing.T) {
+	steps, printed, errOut := runPython(t, `import torch
+x = torch.rand(4, device='cuda')
+print(x.byte().dtype, x.char().dtype, x.short().dtype, torch.is_floating_point(x), torch.is_floating_point(x.long()))
+print(torch.is_autocast_cpu_enabled(), torch.get_autocast_cpu_dtype())
+torch.cuda.manual_seed(0)
+torch.cuda.manual_seed_all(0)
+torch.set_default_tensor_type(torch.cuda.FloatTensor)
+e = torch.zeros(256, 1024)
+torch.set_default_tensor_type('torch.FloatTensor')
+print(e.device, torch.zeros(1).device)
+x.to_sparse()
+`)
+	for line, want := range map[int]string{
+		3:  "torch.uint8 torch.int8 torch.int16 True False\n",
+		4:  "False torch.bfloat16\n",
+		10: "cuda:0 cpu\n",
+	} {
+		if printed[line] != want {
+			t.Errorf("line %d printed %q, want %q", line, printed[line], want)
+		}
+	}
+	if got := steps[8].Allocated - steps[7].Allocated; got != 1<<20 {
+		t.Errorf("zeros after set_default_tensor_type(torch.cuda.FloatTensor) allocated %d on the GPU, want 1 MiB", got)
+	}
+	if n := strings.Count(errOut, "UserWarning: torch.set_default_tensor_type() is deprecated as of PyTorch 2.1"); n != 1 {
+		t.Errorf("the deprecation warning %d times in\n%s", n, errOut)
+	}
+	if s := steps[11]; s.Error == nil || !strings.Contains(*s.Error, "NotImplementedError: Tensor.to_sparse is not modelled by gpumemrepl: it models dense (strided) tensors only") {
+		t.Errorf("to_sparse: %v", s.Error)
 	}
 }
