@@ -188,6 +188,31 @@ func init() {
 				return TensorSpec{Op: "rand", Shape: size, DType: DTypes["int64"]}, nil
 			}), 3),
 	)
+	// hann_window(N): PyTorch's arange of N (N + 1 when periodic, then
+	// narrowed to N: the storage keeps N + 1), written in place
+	// (testdata/pyrules_pending/ops_census_misc.py: estimated)
+	hann := factory("hann_window", "one tensor of window_length elements (the storage one more when periodic)",
+		[]Param{integer("window_length", ""), boolParam("periodic", "True")}, false,
+		func(a Args) (TensorSpec, error) {
+			n := a.Int(0)
+			if n < 0 {
+				return TensorSpec{}, Errorf(RuntimeError, "hann_window requires non-negative window_length, got window_length=%d", n)
+			}
+			if a.Bool(1) && n > 1 {
+				n++
+			}
+			return TensorSpec{Op: "empty", Shape: []int64{n}, DType: Float32}, nil
+		})
+	made := hann.run
+	hann.run = func(s *Session, a Args) (*Tensor, error) {
+		t, err := made(s, a)
+		if err == nil {
+			t.Shape = []int64{a.Int(0)}
+			s.written(t)
+		}
+		return t, err
+	}
+	declare(estimated(hann))
 	// a 0-d tensor of the default dtype, as torch.tensor(s) of a float
 	// makes it (testdata/pyrules_pending/ops_census_misc.py)
 	declare(estimated(factory("scalar_tensor", "a 0-d tensor of the default dtype unless dtype=", []Param{{Name: "s", Kind: NumberParam}}, true,

@@ -162,3 +162,28 @@ func init() {
 			Memory: "adds src in place: no memory", inPlace: indexWrite("scatter_add_")},
 	)
 }
+
+// Tensor.take(index): the elements at flat indices, a new tensor of the
+// index's shape (testdata/pyrules_pending/ops_census_misc.py, not yet
+// recorded: estimated); TakeBackward0 saves the index and makes the
+// input's gradient, zeros with the gradient added in: one tensor of its
+// shape.
+func init() {
+	declare(estimated(&OpDef{Name: "take", Function: true, Method: true, Params: []Param{input, {Name: "index", Kind: TensorParam}},
+		Memory: "a new tensor of the index's shape; saves the index; backward makes one tensor of the input's shape",
+		run: func(s *Session, a Args) (*Tensor, error) {
+			x, idx := a.Tensor(0), a.Tensor(1)
+			if idx.DType.Name != "int64" {
+				return nil, Errorf(RuntimeError, "take(): Expected a long tensor for index, but got %s", LegacyBase(idx.DType))
+			}
+			if _, err := sameDevice(x, idx); err != nil {
+				return nil, err
+			}
+			out, err := s.alloc(slices.Clone(idx.Shape), x.DType, x.Device())
+			if err != nil {
+				return nil, err
+			}
+			s.record("TakeBackward0", out, []*Tensor{x}, []*Tensor{idx}, likeInput(1))
+			return out, nil
+		}}))
+}

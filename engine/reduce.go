@@ -511,3 +511,37 @@ func normalizeBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 	s.dropTensor(ts[0])
 	return []*Tensor{rest[1]}, nil
 }
+
+// torch.logsumexp along dimensions (testdata/pyrules_pending/
+// ops_repeat_shape.py, not yet recorded): as PyTorch computes it, the
+// maxima (keepdim) and, squeezed, their abs and == inf mask (freed), the
+// input less the maxima (exp in place), its sum, the output; the
+// temporaries freed. LogsumexpBackward0 saves the input and the result
+// and makes grad * (self - result).exp(): two tensors of the input's
+// shape, the first freed.
+func init() {
+	declare(estimated(&OpDef{Name: "logsumexp", Function: true, Method: true, Params: []Param{input, {Name: "dim", Kind: DimsParam}, keepdim},
+		Memory: "the maxima, the input less them (input's size), the output; saves input and result; backward makes two tensors of the input's shape",
+		run: func(s *Session, a Args) (*Tensor, error) {
+			x, dims, keep := a.Tensor(0), a.Ints(1), a.Bool(2)
+			if !isFloat(x.DType) {
+				return nil, NotModelledError("torch.logsumexp of an integral tensor")
+			}
+			kept, err := reducedShape(x.Shape, dims, true)
+			if err != nil {
+				return nil, err
+			}
+			shape, _ := reducedShape(x.Shape, dims, keep)
+			ts, err := s.allocAll(x.Device(), tensorShape{kept, x.DType}, tensorShape{kept, x.DType}, tensorShape{kept, boolDType}, tensorShape{slices.Clone(x.Shape), x.DType}, tensorShape{shape, x.DType})
+			if err != nil {
+				return nil, err
+			}
+			s.dropTensor(ts[2])
+			s.dropTensor(ts[1])
+			s.dropTensor(ts[3])
+			s.dropTensor(ts[0])
+			out := ts[4]
+			s.record("LogsumexpBackward0", out, []*Tensor{x}, []*Tensor{x, out}, likeInput(2))
+			return out, nil
+		}}))
+}

@@ -189,6 +189,43 @@ func init() {
 				}
 				return s.Split(t, splitSizes(t.Shape[d], sizes[0]), a.Int(2), "SplitBackward0")
 			})},
+		// tensor_split: views, by a number of sections (the first
+		// size % n one longer) or at indices; PyTorch slices each piece
+		// (SliceBackward0 each), taken here as split's one node
+		// (testdata/pyrules_pending/ops_census_misc.py: estimated)
+		estimated(&OpDef{Name: "tensor_split", Function: true, Method: true,
+			Params: []Param{input, integer("sections", "None"), intsParam("indices", "None"), integer("dim", "0")},
+			Usage:  "torch.tensor_split(input, indices_or_sections, dim=0)",
+			Memory: "views, as split",
+			runTuple: tuple(func(s *Session, a Args) ([]*Tensor, error) {
+				t := a.Tensor(0)
+				d, err := dimIndex(a.Int(3), len(t.Shape))
+				if err != nil || len(t.Shape) == 0 {
+					return nil, Errorf(RuntimeError, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with %d dims", len(t.Shape))
+				}
+				n := t.Shape[d]
+				var sizes []int64
+				if a[1] != nil { // sections
+					k := a.Int(1)
+					if k <= 0 {
+						return nil, Errorf(RuntimeError, "number of sections must be larger than 0, got %d", k)
+					}
+					for i := range k {
+						sizes = append(sizes, n/k)
+						if i < n%k {
+							sizes[i]++
+						}
+					}
+				} else {
+					prev := int64(0)
+					for _, i := range append(slices.Clone(a.Ints(2)), n) {
+						i = min(max(i, prev), n)
+						sizes = append(sizes, i-prev)
+						prev = i
+					}
+				}
+				return s.Split(t, sizes, int64(d), "SplitWithSizesBackward0")
+			})}),
 		// Tensor.split with a list of sizes is this op in PyTorch
 		&OpDef{Name: "split_with_sizes", Function: true, Method: true, Params: []Param{input, {Name: "split_sizes", Kind: DimsParam}, integer("dim", "0")},
 			Memory: "as split with a list of sizes",

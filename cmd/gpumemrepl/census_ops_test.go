@@ -63,6 +63,14 @@ var censusOps = []censusOp{
 	{"y6 = torch.maximum(x, x.detach())", pending("torch.maximum [512, 1024] float32 x [512, 1024] float32"), 2 * mib},
 	{"y7 = x.scatter(1, c.view(1, 3).expand(512, 3), 0.0)", "torch.scatter [512, 1024] float32 x [512, 3] int64" + pendingNote, 2 * mib},
 	{"y8 = torch.ones(512, 512, device='cuda').fill_diagonal_(0.0)", pending("Tensor.fill_diagonal_ [512, 512] float32"), mib},
+	{"z1 = torch.isin(c, c[:1])", pending("torch.isin [3] int64 x [1] int64"), 512},
+	{"z2 = x.logsumexp(-1)", pending("torch.logsumexp [512, 1024] float32"), 2048},
+	{"z3 = torch.tensor_split(x, 3, dim=1)", pending("torch.tensor_split [512, 1024] float32"), 0},
+	{"z4 = x.unfold(1, 64, 32)", pending("Tensor.unfold [512, 1024] float32"), 0},
+	{"z5 = x.take(c)", pending("torch.take [512, 1024] float32 x [3] int64"), 512},
+	{"z6 = torch.addcmul(x, x, x, value=0.5)", pending("torch.addcmul [512, 1024] float32 x [512, 1024] float32 x [512, 1024] float32"), 2 * mib},
+	{"z7 = torch.diff(x, dim=1)", pending("torch.diff [512, 1024] float32"), 512 * 1023 * 4},
+	{"z8 = torch.hann_window(400, device='cuda')", pending("torch.hann_window window_length=400"), 2048},
 }
 
 // TestCensusOpsEstimated: each op of censusOps runs through the binary
@@ -81,7 +89,8 @@ func TestCensusOpsEstimated(t *testing.T) {
 	b.WriteString("print(a.shape, b.tolist(), d.shape, e.shape, f.shape, g.shape, h.shape, i.tolist(), j.dtype, l.shape, m.grad_fn.name())\n")
 	b.WriteString("print(n.dtype, o.shape, q.grad_fn.name(), r.shape, s.item(), u.tolist(), v.grad_fn.name(), w1.dtype, w2.dtype, w3.shape)\n")
 	b.WriteString("print(y1.shape, y2.grad_fn.name(), y3.shape, y4.grad_fn.name(), y5.shape, y6.grad_fn.name(), y7.grad_fn.name())\n")
-	b.WriteString("(a.sum() + e.sum() + f.sum() + g.sum() + h.sum() + m.sum() + q + r.sum() + v.sum() + torch.view_as_real(w1 * w2).sum() + y1 + y2 + y3.sum() + y4.sum() + y5.sum() + y6.sum() + y7.sum()).backward()\n")
+	b.WriteString("print(z1.tolist(), z2.grad_fn.name(), [p.shape[1] for p in z3], z4.shape, z5.shape, z6.grad_fn.name(), z7.shape, z8.shape)\n")
+	b.WriteString("(a.sum() + e.sum() + f.sum() + g.sum() + h.sum() + m.sum() + q + r.sum() + v.sum() + torch.view_as_real(w1 * w2).sum() + y1 + y2 + y3.sum() + y4.sum() + y5.sum() + y6.sum() + y7.sum() + z2.sum() + z3[0].sum() + z4.sum() + z5.sum() + z6.sum() + z7.sum()).backward()\n")
 	b.WriteString("print(x.grad.shape)\n")
 	path := writeProgram(t, "census_ops.py", b.String())
 
@@ -123,7 +132,10 @@ func TestCensusOpsEstimated(t *testing.T) {
 	if got, want := rows[printLine+2].Output, "torch.Size([]) BinaryCrossEntropyBackward0 torch.Size([2, 4, 4, 4]) SoftplusBackward0 torch.Size([512, 512]) MaximumBackward0 ScatterBackward1\n"; got != want {
 		t.Errorf("printed %q\nwant    %q", got, want)
 	}
-	if got := rows[printLine+4].Output; got != "torch.Size([512, 1024])\n" {
+	if got, want := rows[printLine+3].Output, "[True, False, False] LogsumexpBackward0 [342, 341, 341] torch.Size([512, 31, 64]) torch.Size([3]) AddcmulBackward0 torch.Size([512, 1023]) torch.Size([400])\n"; got != want {
+		t.Errorf("printed %q\nwant    %q", got, want)
+	}
+	if got := rows[printLine+5].Output; got != "torch.Size([512, 1024])\n" {
 		t.Errorf("after backward printed %q", got)
 	}
 

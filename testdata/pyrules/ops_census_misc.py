@@ -1,8 +1,9 @@
 # The rest of the census's list, each alone: smooth_l1_loss, binary
 # cross entropy (F. and nn.BCELoss), glu, maximum, divide, swapaxes,
-# tensor_split, split_with_sizes, unfold, diff, scatter out of place, triu_,
+# tensor_split, split_with_sizes, unfold, diff, take, addcmul, scatter out of
+# place, triu_,
 # quantile, gumbel_softmax (forward and backward); randperm, a CUDA Generator,
-# scalar_tensor, isin, unique (with inverse and counts, large, and
+# scalar_tensor, hann_window, isin, unique (with inverse and counts, large, and
 # unique_consecutive), multinomial of 8 samples without replacement, byte; lerp_, erfinv_, fill_diagonal_, floor_
 # under no_grad; PReLU, adaptive_max_pool2d, Unfold and Fold.
 import torch
@@ -88,6 +89,23 @@ y.sum().backward()
 print(f"diff backward: {used()} {peak()}")
 del y
 x.grad = None
+y = x.take(torch.tensor([0, 5, 7], device='cuda'))
+print(f"take: {used()} {y.grad_fn.name()}")
+torch.cuda.reset_peak_memory_stats()
+y.sum().backward()
+print(f"take backward: {used()} {peak()}")
+del y
+x.grad = None
+y = torch.addcmul(x, x, x, value=0.5)
+print(f"addcmul: {used()} {y.grad_fn.name()}")
+torch.cuda.reset_peak_memory_stats()
+y.sum().backward()
+print(f"addcmul backward: {used()} {peak()}")
+del y
+x.grad = None
+w = torch.hann_window(400, device='cuda')
+print(f"hann_window: {used()} {w.shape}")
+del w
 y = x.scatter(1, torch.zeros(512, 4, dtype=torch.int64, device='cuda'), 0.0)
 print(f"scatter: {used()} {y.grad_fn.name()}")
 torch.cuda.reset_peak_memory_stats()
