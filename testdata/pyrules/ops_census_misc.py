@@ -1,11 +1,11 @@
 # The rest of the census's list, each alone: smooth_l1_loss, binary
 # cross entropy (F. and nn.BCELoss), glu, maximum, divide, swapaxes,
-# tensor_split, split_with_sizes, unfold, diff, take, addcmul, scatter out of
-# place, triu_,
-# quantile, gumbel_softmax (forward and backward); randperm, a CUDA Generator,
-# scalar_tensor, hann_window, isin, unique (with inverse and counts, large, and
-# unique_consecutive), multinomial of 8 samples without replacement, byte; lerp_, erfinv_, fill_diagonal_, floor_
-# under no_grad; PReLU, adaptive_max_pool2d, Unfold and Fold.
+# tensor_split, split_with_sizes, unfold, diff, take, addcmul, scatter out
+# of place, triu_, quantile, gumbel_softmax (forward and backward);
+# randperm, a CUDA Generator, scalar_tensor, hann_window, isin, unique
+# (with inverse and counts, large, and unique_consecutive), multinomial of
+# 8 samples without replacement, byte; lerp_, erfinv_, fill_diagonal_,
+# floor_ under no_grad; PReLU, adaptive_max_pool2d, Unfold and Fold.
 import torch
 
 used = lambda: torch.cuda.memory_allocated()
