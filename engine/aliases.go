@@ -136,7 +136,16 @@ func init() {
 			return TensorSpec{Op: "full", Shape: a.Ints(1), DType: t.DType, Device: t.Device(), Values: []float64{a.Number(2)}}, nil
 		})
 	full.Function, full.Method = false, true
-	declare(full)
+	// new_tensor(data) is torch.tensor(data) of the input's dtype and
+	// device unless dtype=, device=
+	data := factory("new_tensor", "new tensor of the data, of the input's dtype and device unless dtype=, device=",
+		[]Param{input, {Name: "data", Kind: DataParam}}, false,
+		func(a Args) (TensorSpec, error) {
+			t, d := a.Tensor(0), a.Data(1)
+			return TensorSpec{Op: "tensor", Shape: d.Shape, DType: t.DType, Device: t.Device(), Values: d.Values}, nil
+		})
+	data.Function, data.Method = false, true
+	declare(full, data)
 }
 
 // torch.diff(input, n=1, dim=-1): PyTorch's composite, the later

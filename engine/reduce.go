@@ -545,3 +545,62 @@ func init() {
 			return out, nil
 		}}))
 }
+
+// torch.var_mean and std_mean (testdata/pyrules_pending/
+// ops_census_misc.py, not yet recorded: estimated): one Welford kernel
+// with two outputs of the reduced shape (over every element, its 16-byte
+// accumulator a block as std's), var (std) first. Their node saves the
+// input and makes, in backward, var's (std's) temporaries and the mean's
+// gradient, then their sum: four tensors of the input's shape, the last
+// kept.
+func init() {
+	for _, name := range []string{"var_mean", "std_mean"} {
+		declare(estimated(&OpDef{Name: name, Function: true, Params: []Param{input, intsParam("dim", "None"), {Name: "correction", Kind: NumberParam, Default: "None", KeywordOnly: true}, {Name: "keepdim", Kind: BoolParam, Default: "False", KeywordOnly: true}},
+			Memory: "two outputs of the reduced shape (a 16-byte accumulator a block over every element); saves the input; backward makes four tensors of the input's shape, the last the gradient",
+			runTuple: func(s *Session, a Args) ([]*Tensor, bool, error) {
+				x := a.Tensor(0)
+				if !isFloat(x.DType) {
+					return nil, false, Errorf(RuntimeError, "std and var only support floating point and complex dtypes")
+				}
+				shape, err := reducedShape(x.Shape, a.Ints(1), a.Bool(3))
+				if err != nil {
+					return nil, false, err
+				}
+				outs, err := s.allocAll(x.Device(), tensorShape{shape, x.DType}, tensorShape{slices.Clone(shape), x.DType})
+				if err != nil {
+					return nil, false, err
+				}
+				if len(a.Ints(1)) == 0 {
+					if err := s.reductionTemps(x, welford(x.DType)); err != nil {
+						s.dropAll(outs)
+						return nil, false, err
+					}
+				}
+				node := map[string]string{"var_mean": "VarMeanBackward0", "std_mean": "StdMeanBackward0"}[name]
+				s.recordPieces(node, outs, x, outputsBackward(4))
+				return outs, true, nil
+			}}))
+	}
+}
+
+// outputsBackward is the backward of a node of several outputs (their
+// gradients in n.grads, some nil): temps tensors of the input's shape,
+// the last its gradient; the others and the outputs' gradients freed.
+func outputsBackward(temps int) backward {
+	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+		grads := n.grads
+		n.grads = make([]*Tensor, len(grads))
+		defer s.dropAll(grads)
+		for _, gi := range grads {
+			if gi != nil {
+				g = gi
+			}
+		}
+		ts, err := s.allocAll(g.Device(), slices.Repeat([]tensorShape{{n.inputs[0].shape, g.DType}}, temps)...)
+		if err != nil {
+			return []*Tensor{nil}, err
+		}
+		s.dropAll(ts[:temps-1])
+		return ts[temps-1:], nil
+	}
+}

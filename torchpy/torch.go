@@ -171,6 +171,21 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	if err := b.gradModes(m); err != nil {
 		return nil, err
 	}
+	// torch.xpu, Intel's GPUs, as on a machine without one: none is
+	// available, and empty_cache does nothing before one is initialized
+	xpu := in.NewModule("torch.xpu")
+	b.fn(xpu, "is_available", "is_available(): False, as on a machine without an Intel GPU", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return false, b.arity("is_available", args, 0)
+	})
+	b.fn(xpu, "device_count", "device_count(): 0", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return int64(0), b.arity("device_count", args, 0)
+	})
+	b.fn(xpu, "empty_cache", "empty_cache(): nothing, as no Intel GPU was initialized", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return eval.None, b.arity("empty_cache", args, 0)
+	})
+	in.AddModule("torch.xpu", xpu)
+	m.Set(in, "xpu", xpu)
+	in.Decref(xpu)
 	backends := in.NewModule("torch.backends")
 	for _, name := range []string{"cudnn", "cuda", "opt_einsum", "mps"} {
 		sub := in.NewModule("torch.backends." + name)

@@ -71,6 +71,8 @@ var censusOps = []censusOp{
 	{"z6 = torch.addcmul(x, x, x, value=0.5)", pending("torch.addcmul [512, 1024] float32 x [512, 1024] float32 x [512, 1024] float32"), 2 * mib},
 	{"z7 = torch.diff(x, dim=1)", pending("torch.diff [512, 1024] float32"), 512 * 1023 * 4},
 	{"z8 = torch.hann_window(400, device='cuda')", pending("torch.hann_window window_length=400"), 2048},
+	{"z9 = torch.quantile(x.detach(), 0.5, dim=1)", pending("torch.quantile [512, 1024] float32"), 2048},
+	{"z10 = torch.var_mean(x, dim=1)", pending("torch.var_mean [512, 1024] float32"), 2 * 2048},
 }
 
 // TestCensusOpsEstimated: each op of censusOps runs through the binary
@@ -89,8 +91,8 @@ func TestCensusOpsEstimated(t *testing.T) {
 	b.WriteString("print(a.shape, b.tolist(), d.shape, e.shape, f.shape, g.shape, h.shape, i.tolist(), j.dtype, l.shape, m.grad_fn.name())\n")
 	b.WriteString("print(n.dtype, o.shape, q.grad_fn.name(), r.shape, s.item(), u.tolist(), v.grad_fn.name(), w1.dtype, w2.dtype, w3.shape)\n")
 	b.WriteString("print(y1.shape, y2.grad_fn.name(), y3.shape, y4.grad_fn.name(), y5.shape, y6.grad_fn.name(), y7.grad_fn.name())\n")
-	b.WriteString("print(z1.tolist(), z2.grad_fn.name(), [p.shape[1] for p in z3], z4.shape, z5.shape, z6.grad_fn.name(), z7.shape, z8.shape)\n")
-	b.WriteString("(a.sum() + e.sum() + f.sum() + g.sum() + h.sum() + m.sum() + q + r.sum() + v.sum() + torch.view_as_real(w1 * w2).sum() + y1 + y2 + y3.sum() + y4.sum() + y5.sum() + y6.sum() + y7.sum() + z2.sum() + z3[0].sum() + z4.sum() + z5.sum() + z6.sum() + z7.sum()).backward()\n")
+	b.WriteString("print(z1.tolist(), z2.grad_fn.name(), [p.shape[1] for p in z3], z4.shape, z5.shape, z6.grad_fn.name(), z7.shape, z8.shape, z9.shape, z10[1].grad_fn.name())\n")
+	b.WriteString("(a.sum() + e.sum() + f.sum() + g.sum() + h.sum() + m.sum() + q + r.sum() + v.sum() + torch.view_as_real(w1 * w2).sum() + y1 + y2 + y3.sum() + y4.sum() + y5.sum() + y6.sum() + y7.sum() + z2.sum() + z3[0].sum() + z4.sum() + z5.sum() + z6.sum() + z7.sum() + z10[0].sum() + z10[1].sum()).backward()\n")
 	b.WriteString("print(x.grad.shape)\n")
 	path := writeProgram(t, "census_ops.py", b.String())
 
@@ -132,7 +134,7 @@ func TestCensusOpsEstimated(t *testing.T) {
 	if got, want := rows[printLine+2].Output, "torch.Size([]) BinaryCrossEntropyBackward0 torch.Size([2, 4, 4, 4]) SoftplusBackward0 torch.Size([512, 512]) MaximumBackward0 ScatterBackward1\n"; got != want {
 		t.Errorf("printed %q\nwant    %q", got, want)
 	}
-	if got, want := rows[printLine+3].Output, "[True, False, False] LogsumexpBackward0 [342, 341, 341] torch.Size([512, 31, 64]) torch.Size([3]) AddcmulBackward0 torch.Size([512, 1023]) torch.Size([400])\n"; got != want {
+	if got, want := rows[printLine+3].Output, "[True, False, False] LogsumexpBackward0 [342, 341, 341] torch.Size([512, 31, 64]) torch.Size([3]) AddcmulBackward0 torch.Size([512, 1023]) torch.Size([400]) torch.Size([512]) VarMeanBackward0\n"; got != want {
 		t.Errorf("printed %q\nwant    %q", got, want)
 	}
 	if got := rows[printLine+5].Output; got != "torch.Size([512, 1024])\n" {
@@ -218,7 +220,8 @@ torch.ones(2, requires_grad=True).numpy()
 // ops do or not at all: byte/char/short (to), torch.is_floating_point,
 // the CPU autocast queries, torch.cuda.manual_seed(_all),
 // set_default_tensor_type (PyTorch's warning once; a CUDA type makes
-// factories make CUDA tensors), and to_sparse, refused plainly.
+// factories make CUDA tensors), to_sparse, refused plainly, the legacy
+// Tensor.new and new_tensor, and torch.xpu on a machine without one.
 func TestCensusSmallNames(t *testing.T) {
 	steps, printed, errOut := runPython(t, `import torch
 x = torch.rand(4, device='cuda')
@@ -231,11 +234,15 @@ e = torch.zeros(256, 1024)
 torch.set_default_tensor_type('torch.FloatTensor')
 print(e.device, torch.zeros(1).device)
 x.to_sparse()
+print(x.new(2, 3).shape, x.new([1.0, 2.0]).tolist(), x.half().new(torch.Size([5])).dtype, x.new_tensor([[1, 2]]).dtype)
+print(torch.xpu.is_available(), torch.xpu.device_count(), torch.xpu.empty_cache())
 `)
 	for line, want := range map[int]string{
 		3:  "torch.uint8 torch.int8 torch.int16 True False\n",
 		4:  "False torch.bfloat16\n",
 		10: "cuda:0 cpu\n",
+		12: "torch.Size([2, 3]) [1.0, 2.0] torch.float16 torch.float32\n",
+		13: "False 0 None\n",
 	} {
 		if printed[line] != want {
 			t.Errorf("line %d printed %q, want %q", line, printed[line], want)

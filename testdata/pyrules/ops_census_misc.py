@@ -2,7 +2,7 @@
 # cross entropy (F. and nn.BCELoss), glu, maximum, divide, swapaxes,
 # tensor_split, split_with_sizes, unfold, diff, take, addcmul, scatter out
 # of place, triu_, quantile, gumbel_softmax (forward and backward);
-# randperm, a CUDA Generator, scalar_tensor, hann_window, isin, unique
+# var_mean; randperm, a CUDA Generator, scalar_tensor, hann_window, isin, unique
 # (with inverse and counts, large, and unique_consecutive), multinomial of
 # 8 samples without replacement, byte; lerp_, erfinv_, fill_diagonal_,
 # floor_ under no_grad; PReLU, adaptive_max_pool2d, Unfold and Fold.
@@ -102,6 +102,13 @@ torch.cuda.reset_peak_memory_stats()
 y.sum().backward()
 print(f"addcmul backward: {used()} {peak()}")
 del y
+x.grad = None
+vm = torch.var_mean(x, dim=1)
+print(f"var_mean: {used()} {vm[0].grad_fn.name()}")
+torch.cuda.reset_peak_memory_stats()
+(vm[0].sum() + vm[1].sum()).backward()
+print(f"var_mean backward: {used()} {peak()}")
+del vm
 x.grad = None
 w = torch.hann_window(400, device='cuda')
 print(f"hann_window: {used()} {w.shape}")
