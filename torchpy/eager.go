@@ -68,6 +68,10 @@ var (
 	generatorSource string
 	//go:embed numpy_array.py
 	numpyArraySource string
+	//go:embed storage.py
+	storageSource string
+	//go:embed serialization.py
+	serializationSource string
 )
 
 // compileNote is what torch.compile says once a run: the figures that
@@ -96,7 +100,7 @@ func (b *Binding) eagerModules(torch *eval.ModuleObj) error {
 	for _, sub := range []struct{ name, src string }{{"jit", jitSource}, {"jit.annotations", jitAnnotationsSource}, {"fx", fxSource},
 		{"compiler", compilerSource}, {"_dynamo", dynamoSource}, {"_dynamo.config", dynamoConfigSource}, {"_inductor", ""},
 		{"_inductor.config", inductorConfigSource}, {"distributed", distributedSource}, {"distributed.fsdp", fsdpSource},
-		{"distributed.fsdp.wrap", fsdpWrapSource}, {"distributed.tensor", dtensorSource}, {"distributed.tensor.parallel", tensorParallelSource}, {"profiler", profilerSource}, {"serialization", serializationSource},
+		{"distributed.fsdp.wrap", fsdpWrapSource}, {"distributed.tensor", dtensorSource}, {"distributed.tensor.parallel", tensorParallelSource}, {"profiler", profilerSource}, {"storage", storageSource}, {"serialization", serializationSource},
 		{"onnx", onnxSource}, {"onnx.operators", onnxOperatorsSource}, {"multiprocessing", multiprocessingSource}} {
 		m := in.NewModule("torch." + sub.name)
 		if sub.name == "compiler" {
@@ -107,6 +111,9 @@ func (b *Binding) eagerModules(torch *eval.ModuleObj) error {
 				}
 				return eval.None, nil
 			})
+		}
+		if sub.name == "storage" {
+			m.Set(in, "UntypedStorage", untypedStorageType)
 		}
 		if err := b.execInto(m, "<torch."+sub.name+">", sub.src); err != nil {
 			return err
@@ -121,9 +128,15 @@ func (b *Binding) eagerModules(torch *eval.ModuleObj) error {
 			path, short, nested = strings.Cut(short, ".")
 		}
 		parent.Set(in, path, m)
-		if sub.name == "compiler" {
+		switch sub.name {
+		case "compiler":
 			compile, _ := m.Dict.GetStr("compile")
 			torch.Set(in, "compile", compile)
+		case "storage":
+			for _, name := range []string{"UntypedStorage", "TypedStorage", "is_storage"} {
+				v, _ := m.Dict.GetStr(name)
+				torch.Set(in, name, v)
+			}
 		}
 		in.Decref(m)
 	}

@@ -221,7 +221,9 @@ torch.ones(2, requires_grad=True).numpy()
 // the CPU autocast queries, torch.cuda.manual_seed(_all),
 // set_default_tensor_type (PyTorch's warning once; a CUDA type makes
 // factories make CUDA tensors), to_sparse, refused plainly, the legacy
-// Tensor.new and new_tensor, and torch.xpu on a machine without one.
+// Tensor.new and new_tensor, torch.xpu on a machine without one, and
+// torch.storage's UntypedStorage (it keeps its tensor's memory) with
+// torch.serialization's allowlist and location_tag.
 func TestCensusSmallNames(t *testing.T) {
 	steps, printed, errOut := runPython(t, `import torch
 x = torch.rand(4, device='cuda')
@@ -236,6 +238,11 @@ print(e.device, torch.zeros(1).device)
 x.to_sparse()
 print(x.new(2, 3).shape, x.new([1.0, 2.0]).tolist(), x.half().new(torch.Size([5])).dtype, x.new_tensor([[1, 2]]).dtype)
 print(torch.xpu.is_available(), torch.xpu.device_count(), torch.xpu.empty_cache())
+s = torch.rand(256, 1024, device='cuda').untyped_storage()
+print(torch.is_storage(s), isinstance(s, torch.storage.UntypedStorage), s.nbytes(), torch.serialization.location_tag(s))
+del s
+with torch.serialization.safe_globals([dict]):
+    print(torch.serialization.get_safe_globals() == [dict], torch.serialization.normalize_storage_type(torch.UntypedStorage) is torch.UntypedStorage)
 `)
 	for line, want := range map[int]string{
 		3:  "torch.uint8 torch.int8 torch.int16 True False\n",
@@ -243,6 +250,8 @@ print(torch.xpu.is_available(), torch.xpu.device_count(), torch.xpu.empty_cache(
 		10: "cuda:0 cpu\n",
 		12: "torch.Size([2, 3]) [1.0, 2.0] torch.float16 torch.float32\n",
 		13: "False 0 None\n",
+		15: "True True 1048576 cuda:0\n",
+		17: "True True\n",
 	} {
 		if printed[line] != want {
 			t.Errorf("line %d printed %q, want %q", line, printed[line], want)
@@ -253,6 +262,13 @@ print(torch.xpu.is_available(), torch.xpu.device_count(), torch.xpu.empty_cache(
 	}
 	if n := strings.Count(errOut, "UserWarning: torch.set_default_tensor_type() is deprecated as of PyTorch 2.1"); n != 1 {
 		t.Errorf("the deprecation warning %d times in\n%s", n, errOut)
+	}
+	// the storage keeps the tensor's memory until it goes
+	if got := steps[14].Allocated - steps[13].Allocated; got != 1<<20 {
+		t.Errorf("untyped_storage of a temporary kept %d, want its 1 MiB", got)
+	}
+	if got := steps[16].Allocated - steps[13].Allocated; got != 0 {
+		t.Errorf("del of the storage left %d", got)
 	}
 	if s := steps[11]; s.Error == nil || !strings.Contains(*s.Error, "NotImplementedError: Tensor.to_sparse is not modelled by gpumemrepl: it models dense (strided) tensors only") {
 		t.Errorf("to_sparse: %v", s.Error)
