@@ -19,6 +19,8 @@ import (
 // memory) and marks the batches' values as not known. Worker processes
 // (num_workers > 0) give the same batches; their own host memory is
 // not modelled.
+// Its submodule dataloader, where PyTorch defines DataLoader, names the
+// same DataLoader and default_collate.
 func (b *Binding) dataModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m, err := b.valuesModule(in, "torch.utils.data", dataSource)
 	if err != nil {
@@ -31,6 +33,15 @@ func (b *Binding) dataModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	dist.Set(in, "DistributedSampler", sampler)
 	in.AddModule("torch.utils.data.distributed", dist)
 	m.Set(in, "distributed", dist)
+	sub := in.NewModule("torch.utils.data.dataloader")
+	for _, name := range []string{"DataLoader", "default_collate"} {
+		if v, ok := m.Dict.GetStr(name); ok {
+			sub.Set(in, name, v)
+		}
+	}
+	in.AddModule("torch.utils.data.dataloader", sub)
+	m.Set(in, "dataloader", sub)
+	in.Decref(sub)
 	return m, nil
 }
 

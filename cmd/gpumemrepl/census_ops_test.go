@@ -243,6 +243,8 @@ print(torch.is_storage(s), isinstance(s, torch.storage.UntypedStorage), s.nbytes
 del s
 with torch.serialization.safe_globals([dict]):
     print(torch.serialization.get_safe_globals() == [dict], torch.serialization.normalize_storage_type(torch.UntypedStorage) is torch.UntypedStorage)
+from torch.utils.data.dataloader import DataLoader
+print(DataLoader is torch.utils.data.DataLoader)
 `)
 	for line, want := range map[int]string{
 		3:  "torch.uint8 torch.int8 torch.int16 True False\n",
@@ -252,6 +254,7 @@ with torch.serialization.safe_globals([dict]):
 		13: "False 0 None\n",
 		15: "True True 1048576 cuda:0\n",
 		17: "True True\n",
+		20: "True\n",
 	} {
 		if printed[line] != want {
 			t.Errorf("line %d printed %q, want %q", line, printed[line], want)
