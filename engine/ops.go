@@ -644,7 +644,28 @@ func mulBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) { return new
 // b, each laid out as TensorIterator lays out that product.
 func mulGrads(a, b *Tensor) backward {
 	la, lb := layoutGhost(a), layoutGhost(b)
-	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) { return newGrads(s, n, g, 0, lb, la) }
+	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+		if !isComplex(g.DType) {
+			return newGrads(s, n, g, 0, lb, la)
+		}
+		// complex: grad * other.conj(), the conjugate made first and
+		// freed after (the H200's rope backward peaks one conjugate of
+		// freqs_cis above the rest: ops_rope_complex.py's recording, not
+		// yet imported; estimated, as every complex op)
+		var conj []*Tensor
+		defer func() { s.dropAll(conj) }()
+		for i, other := range []*Tensor{lb, la} {
+			if n.inputs[i].to == nil || other == nil {
+				continue
+			}
+			c, err := s.alloc(slices.Clone(other.Shape), g.DType, g.Device())
+			if err != nil {
+				return make([]*Tensor, len(n.inputs)), err
+			}
+			conj = append(conj, c)
+		}
+		return newGrads(s, n, g, 0, lb, la)
+	}
 }
 
 // layoutGhost is t's shape and layout without its storage (nil for a

@@ -190,13 +190,14 @@ func init() {
 				return s.Split(t, splitSizes(t.Shape[d], sizes[0]), a.Int(2), "SplitBackward0")
 			})},
 		// tensor_split: views, by a number of sections (the first
-		// size % n one longer) or at indices; PyTorch slices each piece
-		// (SliceBackward0 each), taken here as split's one node
-		// (testdata/pyrules_pending/ops_census_misc.py: estimated)
+		// size % n one longer) or at indices, each narrowed on its own
+		// (SliceBackward0: backward makes one tensor of the input's
+		// shape), as the H200 showed (testdata/pyrules_pending/
+		// ops_census_misc.py; estimated until imported)
 		estimated(&OpDef{Name: "tensor_split", Function: true, Method: true,
 			Params: []Param{input, integer("sections", "None"), intsParam("indices", "None"), integer("dim", "0")},
 			Usage:  "torch.tensor_split(input, indices_or_sections, dim=0)",
-			Memory: "views, as split",
+			Memory: "views, each a slice (backward makes one tensor of the input's shape)",
 			runTuple: tuple(func(s *Session, a Args) ([]*Tensor, error) {
 				t := a.Tensor(0)
 				d, err := dimIndex(a.Int(3), len(t.Shape))
@@ -224,7 +225,20 @@ func init() {
 						prev = i
 					}
 				}
-				return s.Split(t, sizes, int64(d), "SplitWithSizesBackward0")
+				// each piece a slice of its own (SliceBackward0), as PyTorch
+				// narrows them
+				var out []*Tensor
+				var start int64
+				for _, n := range sizes {
+					p, err := s.NarrowDim(t, int64(d), start, n)
+					if err != nil {
+						s.dropAll(out)
+						return nil, err
+					}
+					out = append(out, p)
+					start += n
+				}
+				return out, nil
 			})}),
 		// Tensor.split with a list of sizes is this op in PyTorch
 		&OpDef{Name: "split_with_sizes", Function: true, Method: true, Params: []Param{input, {Name: "split_sizes", Kind: DimsParam}, integer("dim", "0")},

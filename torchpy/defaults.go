@@ -69,7 +69,7 @@ func (b *Binding) defaults(m *eval.ModuleObj) {
 		}
 		if !warned {
 			warned = true
-			if err := in.Warn(eval.UserWarningType, "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use torch.set_default_dtype() and torch.set_default_device() as alternatives.", 1); err != nil {
+			if err := in.Warn(eval.UserWarningType, "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use torch.set_default_dtype() and torch.set_default_device() as alternatives. (Triggered internally at /pytorch/torch/csrc/tensor/python_tensor.cpp:434.)", 1); err != nil {
 				return nil, err
 			}
 		}
