@@ -77,16 +77,16 @@ func init() {
 				}
 				return s.adaptiveAvgPool2d(a.Tensor(0), [2]int64(size))
 			}}),
-		// the census's (testdata/pyrules_pending/ops_census_misc.py, not
-		// yet recorded): as max_pool2d, the output and its int64 indices
+		// the census's (testdata/pyrules/ops_census_misc.py, recorded,
+		// not yet held to it): as max_pool2d, the output and its int64 indices
 		estimated(functional(&OpDef{Name: "adaptive_max_pool2d", Params: []Param{input, {Name: "output_size", Kind: DimsParam}, boolParam("return_indices", "False")},
 			Memory: "as max_pool2d: the output, then int64 indices of its shape (saved with the input; without grad freed at once); backward as max_pool2d's",
 			runTuple: func(s *Session, a Args) ([]*Tensor, bool, error) {
-				size, err := twoInts("adaptive_max_pool2d", "output_size", a, 1, [2]int64{})
+				size, err := nInts("adaptive_max_pool2d", "output_size", a, 1, 2, []int64{0, 0})
 				if err != nil {
 					return nil, false, err
 				}
-				outs, err := s.adaptiveMaxPool2d(a.Tensor(0), size, a.Bool(2))
+				outs, err := s.adaptiveMaxPool2d(a.Tensor(0), [2]int64(size), a.Bool(2))
 				return outs, a.Bool(2), err
 			}})),
 	)

@@ -70,8 +70,6 @@ var (
 	numpyArraySource string
 	//go:embed storage.py
 	storageSource string
-	//go:embed serialization.py
-	serializationSource string
 )
 
 // compileNote is what torch.compile says once a run: the figures that
@@ -164,7 +162,7 @@ func (b *Binding) eagerModules(torch *eval.ModuleObj) error {
 	}
 	for _, name := range []string{"finfo", "iinfo", "_assert", "pi", "e", "inf", "nan", "as_tensor", "meshgrid", "outer", "ger", "hstack", "vstack", "layout", "strided", "sparse_coo",
 		"lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
-		"_foreach_add_", "_foreach_sub_", "_foreach_mul_", "_foreach_copy_", "_foreach_lerp_", "_foreach_sub", "_shape_as_tensor", "set_default_tensor_type", "Generator", "from_numpy"} {
+		"_foreach_add_", "_foreach_sub_", "_foreach_mul_", "_foreach_copy_", "_foreach_lerp_", "_foreach_sub", "_shape_as_tensor", "Generator", "from_numpy"} {
 		v, _ := info.Dict.GetStr(name)
 		torch.Set(in, name, v)
 	}

@@ -52,27 +52,3 @@ def _shape_as_tensor(input):
     # detection code, for tracing)
     import torch
     return torch.tensor(list(input.shape), dtype=torch.int64)
-
-
-_default_type_warned = []
-
-
-def set_default_tensor_type(t):
-    # PyTorch 2.1's deprecated form of set_default_dtype and
-    # set_default_device: a legacy type (torch.cuda.HalfTensor) or its name;
-    # the factories then make tensors of its dtype on its device. PyTorch
-    # warns once a process
-    import torch
-    if isinstance(t, str):
-        obj = torch
-        for part in t.split('.')[1:]:
-            obj = getattr(obj, part)
-        t = obj
-    if not _default_type_warned:
-        _default_type_warned.append(True)
-        warnings.warn('torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use torch.set_default_dtype() '
-                      'and torch.set_default_device() as alternatives.')
-    if not t.dtype.is_floating_point:
-        raise TypeError('only floating-point types are supported as the default type')
-    torch.set_default_dtype(t.dtype)
-    torch.set_default_device('cuda' if t.is_cuda else None)

@@ -1,11 +1,9 @@
 # The rest of the census's list, each alone: smooth_l1_loss, binary
 # cross entropy (F. and nn.BCELoss), glu, maximum, divide, swapaxes,
-# tensor_split, split_with_sizes, unfold, diff, take, addcmul, scatter out
-# of place, triu_, quantile, gumbel_softmax (forward and backward);
-# var_mean; randperm, a CUDA Generator, scalar_tensor, hann_window, isin, unique
-# (with inverse and counts, large, and unique_consecutive), multinomial of
-# 8 samples without replacement, byte; lerp_, erfinv_, fill_diagonal_,
-# floor_ under no_grad; PReLU, adaptive_max_pool2d, Unfold and Fold.
+# tensor_split, split_with_sizes, unfold, diff, scatter out of place, triu_,
+# quantile, gumbel_softmax (forward and backward); randperm, a CUDA Generator,
+# scalar_tensor, isin, unique, byte; lerp_, erfinv_, fill_diagonal_, floor_
+# under no_grad; PReLU, adaptive_max_pool2d, Unfold and Fold.
 import torch
 
 used = lambda: torch.cuda.memory_allocated()
@@ -89,30 +87,6 @@ y.sum().backward()
 print(f"diff backward: {used()} {peak()}")
 del y
 x.grad = None
-y = x.take(torch.tensor([0, 5, 7], device='cuda'))
-print(f"take: {used()} {y.grad_fn.name()}")
-torch.cuda.reset_peak_memory_stats()
-y.sum().backward()
-print(f"take backward: {used()} {peak()}")
-del y
-x.grad = None
-y = torch.addcmul(x, x, x, value=0.5)
-print(f"addcmul: {used()} {y.grad_fn.name()}")
-torch.cuda.reset_peak_memory_stats()
-y.sum().backward()
-print(f"addcmul backward: {used()} {peak()}")
-del y
-x.grad = None
-vm = torch.var_mean(x, dim=1)
-print(f"var_mean: {used()} {vm[0].grad_fn.name()}")
-torch.cuda.reset_peak_memory_stats()
-(vm[0].sum() + vm[1].sum()).backward()
-print(f"var_mean backward: {used()} {peak()}")
-del vm
-x.grad = None
-w = torch.hann_window(400, device='cuda')
-print(f"hann_window: {used()} {w.shape}")
-del w
 y = x.scatter(1, torch.zeros(512, 4, dtype=torch.int64, device='cuda'), 0.0)
 print(f"scatter: {used()} {y.grad_fn.name()}")
 torch.cuda.reset_peak_memory_stats()
@@ -158,21 +132,6 @@ e = torch.tensor([1, 2, 3, 2, 1], device='cuda')
 print(f"isin: {torch.isin(e, torch.tensor([2], device='cuda')).tolist()} {used()}")
 u = torch.unique(e)
 print(f"unique: {used()} {u.tolist()}")
-u, inv, cnt = e.unique(return_inverse=True, return_counts=True)
-print(f"unique inverse counts: {used()} {u.tolist()} {inv.tolist()} {cnt.tolist()}")
-del inv, cnt
-u = torch.unique_consecutive(e)
-print(f"unique_consecutive: {used()} {u.tolist()}")
-big = torch.randint(0, 1000, (1 << 20,), device='cuda')
-torch.cuda.reset_peak_memory_stats()
-u = big.unique()
-print(f"unique large: {used()} {peak()} {u.shape}")
-del big
-probs = torch.rand(64, 50000, device='cuda')
-torch.cuda.reset_peak_memory_stats()
-m = torch.multinomial(probs, 8)
-print(f"multinomial 8: {used()} {peak()} {m.shape}")
-del m, probs
 del u, e, s
 b8 = x.detach().byte()
 print(f"byte: {used()} {b8.dtype}")

@@ -195,13 +195,6 @@ y.sum().backward()
 print(f"diag backward: {used()} {peak()}")
 del y
 v.grad = None
-y = x.diag(3)
-print(f"diag of a matrix: {used()} {y.shape} {y.grad_fn.name()}")
-torch.cuda.reset_peak_memory_stats()
-y.sum().backward()
-print(f"diag of a matrix backward: {used()} {peak()}")
-del y
-x.grad = None
 y = x[:, :512].trace()
 print(f"trace: {used()} {y.grad_fn.name()}")
 torch.cuda.reset_peak_memory_stats()
