@@ -176,7 +176,7 @@ func (b *Binding) eagerModules(torch *eval.ModuleObj) error {
 // fxSubmodules are torch.fx's modules that code names fx's classes by
 // (torch.fx.node.Node, torch.fx.proxy.Proxy), each holding those of
 // fx.py.
-var fxSubmodules = map[string]string{"node": "Node Target", "proxy": "Proxy", "graph": "Graph", "graph_module": "GraphModule"}
+var fxSubmodules = map[string]string{"node": "Node Target", "proxy": "Proxy", "graph": "Graph", "graph_module": "GraphModule _copy_attr"}
 
 // execInto runs Python source src in module m's namespace.
 func (b *Binding) execInto(m *eval.ModuleObj, file, src string) error {

@@ -10,6 +10,31 @@ def wrap(fn_or_name):
     return fn_or_name
 
 
+def _copy_attr(from_module, to_module, target):
+    # torch.fx.graph_module's helper (torchvision's feature extraction
+    # calls it): the attribute at the dotted path target, from one module
+    # to the same path in another, making the modules on the way that
+    # to_module lacks; a plain tensor (not a Parameter: its type is
+    # torch.Tensor itself) goes in as a buffer. It copies references: no
+    # memory
+    import torch
+    *path, name = target.split('.')
+    for step in path:
+        src = getattr(from_module, step)
+        dst = getattr(to_module, step, None)
+        if src is dst:
+            return
+        if dst is None:
+            dst = torch.nn.Module()
+            setattr(to_module, step, dst)
+        from_module, to_module = src, dst
+    value = getattr(from_module, name)
+    if type(value) is torch.Tensor:
+        to_module.register_buffer(name, value)
+    else:
+        setattr(to_module, name, value)
+
+
 class _Refused:
     def __init__(self, *args, **kwargs):
         raise NotImplementedError(f'torch.fx.{type(self).__name__} is not modelled by gpumemrepl: FX traces a program '

@@ -330,6 +330,24 @@ class AdaptiveAvgPool2d(Module):
         return f'output_size={self.output_size}'
 
 
+class AdaptiveMaxPool2d(Module):
+    """AdaptiveMaxPool2d(output_size, return_indices=False): F.adaptive_max_pool2d (a None in output_size keeps the input's size); the output and int64 indices of its shape (estimated)."""
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def forward(self, input):
+        size = self.output_size
+        if isinstance(size, tuple) and None in size:
+            size = tuple(input.shape[len(input.shape) - len(size) + i] if n is None else n for i, n in enumerate(size))
+        return functional.adaptive_max_pool2d(input, size, self.return_indices)
+
+    def extra_repr(self):
+        return f'output_size={self.output_size}'
+
+
 class ReLU(Module):
     """ReLU(inplace=False): F.relu, a new tensor (its result saved); inplace=True: input.relu_(), no memory."""
 

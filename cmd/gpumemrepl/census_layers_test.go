@@ -1,0 +1,65 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCensusLayerWrappers: nn.AdaptiveMaxPool2d (a None in output_size
+// keeps the input's size), nn.Mish and nn.BCELoss run their functional
+// ops (the same memory as F.adaptive_max_pool2d called directly, each an
+// estimate naming its op) with PyTorch's reprs and nodes, and backward
+// runs through them; torch.fx.graph_module._copy_attr puts a parameter
+// and a buffer at the same dotted paths of another module, sharing them
+// (nothing allocated).
+func TestCensusLayerWrappers(t *testing.T) {
+	t.Parallel()
+	src := `import torch
+import torch.nn as nn
+import torch.nn.functional as F
+x = torch.rand(8, 16, 32, 32, device='cuda', requires_grad=True)
+p = nn.AdaptiveMaxPool2d((4, None))
+y = p(x)
+y2 = F.adaptive_max_pool2d(x, (4, 32))
+z = nn.Mish()(x)
+s = torch.sigmoid(x)
+l = nn.BCELoss()(s, torch.ones_like(x))
+print(p, y.shape, y.grad_fn.name(), nn.Mish(), z.grad_fn.name(), nn.BCELoss(reduction='sum'), l.grad_fn.name())
+(l + y.sum() + z.sum()).backward()
+print(x.grad.shape)
+src = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4)).cuda()
+dst = nn.Module()
+from torch.fx.graph_module import _copy_attr
+_copy_attr(src, dst, '0.weight')
+_copy_attr(src, dst, '1.running_mean')
+print(getattr(dst, '0').weight is src[0].weight, list(dict(getattr(dst, '1').named_buffers())), [n for n, _ in dst.named_parameters()])
+`
+	rows, _ := runCensus(t, src)
+	for line, w := range map[int]string{
+		11: "AdaptiveMaxPool2d(output_size=(4, None)) torch.Size([8, 16, 4, 32]) AdaptiveMaxPool2DBackward0 Mish() MishBackward0 BCELoss() BinaryCrossEntropyBackward0\n",
+		13: "torch.Size([8, 16, 32, 32])\n",
+		19: "True ['running_mean'] ['0.weight']\n",
+	} {
+		if got := rows[line].Output; got != w {
+			t.Errorf("line %d printed %q, want %q", line, got, w)
+		}
+	}
+	grew := func(line int) int64 { return rows[line].Allocated - rows[line-1].Allocated }
+	// the output [8, 16, 4, 32] and its int64 indices, saved for backward
+	if grew(6) != 64<<10+128<<10 || grew(7) != grew(6) {
+		t.Errorf("AdaptiveMaxPool2d made %d, F.adaptive_max_pool2d %d, want 192 KiB each", grew(6), grew(7))
+	}
+	if grew(8) != 512<<10 {
+		t.Errorf("Mish made %d, want its 512 KiB output", grew(8))
+	}
+	for line, op := range map[int]string{6: "F.adaptive_max_pool2d [8, 16, 32, 32]", 8: "F.mish [8, 16, 32, 32]", 10: "F.binary_cross_entropy [8, 16, 32, 32]"} {
+		if e := rows[line].Estimates; len(e) == 0 || !strings.HasPrefix(e[0], op) {
+			t.Errorf("line %d: estimates %q, want one of %s", line, e, op)
+		}
+	}
+	for _, line := range []int{17, 18} {
+		if grew(line) != 0 {
+			t.Errorf("_copy_attr at line %d allocated %d", line, grew(line))
+		}
+	}
+}
