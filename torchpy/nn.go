@@ -424,28 +424,9 @@ func (b *Binding) nnModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	for _, c := range []*eval.Class{ModuleType, LinearType, GELUType} {
 		m.Set(in, c.Name, c)
 	}
-	b.fn(m, "Parameter", "Parameter(data, requires_grad=True)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		a, err := in.ArgSpec("Parameter", args, kw, 1, "data", "requires_grad")
-		if err != nil {
-			return nil, err
-		}
-		t, err := b.tensorOf(a[0], "Parameter")
-		if err != nil {
-			return nil, err
-		}
-		grad, err := b.boolArg(a[1], true)
-		if err != nil {
-			return nil, err
-		}
-		d := b.S.Detach(t.T)
-		if grad {
-			if err := b.S.SetRequiresGrad(d); err != nil {
-				b.S.Release(d)
-				return nil, b.pyErr(err)
-			}
-		}
-		return b.newParam(d), nil
-	})
+	// Parameter is the class (isinstance(p, nn.Parameter), as model code
+	// checks), made by newParameter
+	m.Set(in, "Parameter", ParameterType)
 	f, err := b.functionalModule(in)
 	if err != nil {
 		return nil, err
@@ -521,4 +502,32 @@ func (b *Binding) functionalModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m := in.NewModule("torch.nn.functional")
 	b.opFunctional(m)
 	return m, nil
+}
+
+// nn.Parameter(data, requires_grad=True): a Parameter over data's
+// storage (detached), a leaf that requires grad unless told not to.
+func init() {
+	ParameterType.New = func(in *eval.Interp, _ *eval.Class, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		b := bindingOf(in)
+		a, err := in.ArgSpec("Parameter", args, kw, 1, "data", "requires_grad")
+		if err != nil {
+			return nil, err
+		}
+		t, err := b.tensorOf(a[0], "Parameter")
+		if err != nil {
+			return nil, err
+		}
+		grad, err := b.boolArg(a[1], true)
+		if err != nil {
+			return nil, err
+		}
+		d := b.S.Detach(t.T)
+		if grad {
+			if err := b.S.SetRequiresGrad(d); err != nil {
+				b.S.Release(d)
+				return nil, b.pyErr(err)
+			}
+		}
+		return b.newParam(d), nil
+	}
 }

@@ -11,7 +11,8 @@ import (
 // estimate naming its op) with PyTorch's reprs and nodes, and backward
 // runs through them; torch.fx.graph_module._copy_attr puts a parameter
 // and a buffer at the same dotted paths of another module, sharing them
-// (nothing allocated).
+// (nothing allocated); nn.Parameter is the class a parameter is an
+// instance of (isinstance, as model code checks it).
 func TestCensusLayerWrappers(t *testing.T) {
 	t.Parallel()
 	src := `import torch
@@ -33,12 +34,14 @@ from torch.fx.graph_module import _copy_attr
 _copy_attr(src, dst, '0.weight')
 _copy_attr(src, dst, '1.running_mean')
 print(getattr(dst, '0').weight is src[0].weight, list(dict(getattr(dst, '1').named_buffers())), [n for n, _ in dst.named_parameters()])
+print(isinstance(src[0].weight, nn.Parameter), isinstance(src[1].running_mean, nn.Parameter), type(nn.Parameter(torch.ones(1), requires_grad=False)).__name__)
 `
 	rows, _ := runCensus(t, src)
 	for line, w := range map[int]string{
 		11: "AdaptiveMaxPool2d(output_size=(4, None)) torch.Size([8, 16, 4, 32]) AdaptiveMaxPool2DBackward0 Mish() MishBackward0 BCELoss() BinaryCrossEntropyBackward0\n",
 		13: "torch.Size([8, 16, 32, 32])\n",
 		19: "True ['running_mean'] ['0.weight']\n",
+		20: "True False Parameter\n",
 	} {
 		if got := rows[line].Output; got != w {
 			t.Errorf("line %d printed %q, want %q", line, got, w)
