@@ -70,6 +70,8 @@ var (
 	numpyArraySource string
 	//go:embed storage.py
 	storageSource string
+	//go:embed distributions.py
+	distributionsSource string
 )
 
 // compileNote is what torch.compile says once a run: the figures that
@@ -98,7 +100,7 @@ func (b *Binding) eagerModules(torch *eval.ModuleObj) error {
 	for _, sub := range []struct{ name, src string }{{"jit", jitSource}, {"jit.annotations", jitAnnotationsSource}, {"fx", fxSource},
 		{"compiler", compilerSource}, {"_dynamo", dynamoSource}, {"_dynamo.config", dynamoConfigSource}, {"_inductor", ""},
 		{"_inductor.config", inductorConfigSource}, {"distributed", distributedSource}, {"distributed.fsdp", fsdpSource},
-		{"distributed.fsdp.wrap", fsdpWrapSource}, {"distributed.tensor", dtensorSource}, {"distributed.tensor.parallel", tensorParallelSource}, {"profiler", profilerSource}, {"storage", storageSource}, {"serialization", serializationSource},
+		{"distributed.fsdp.wrap", fsdpWrapSource}, {"distributed.tensor", dtensorSource}, {"distributed.tensor.parallel", tensorParallelSource}, {"profiler", profilerSource}, {"storage", storageSource}, {"distributions", distributionsSource}, {"serialization", serializationSource},
 		{"onnx", onnxSource}, {"onnx.operators", onnxOperatorsSource}, {"multiprocessing", multiprocessingSource}} {
 		m := in.NewModule("torch." + sub.name)
 		if sub.name == "compiler" {

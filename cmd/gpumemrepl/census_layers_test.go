@@ -66,3 +66,66 @@ print(isinstance(src[0].weight, nn.Parameter), isinstance(src[1].running_mean, n
 		}
 	}
 }
+
+// TestCensusCategorical: torch.distributions.Categorical as model code
+// samples with it: logits normalised (a tensor of their size), probs
+// made once (softmax, cached), sample one int64 a row through
+// multinomial, log_prob and entropy with backward through them; each
+// step an estimate naming the composite; the probs form normalises and
+// samples a shape (Size + tuple is a Size, as in PyTorch).
+func TestCensusCategorical(t *testing.T) {
+	t.Parallel()
+	src := `import torch
+from torch.distributions import Categorical
+logits = torch.randn(64, 500, device='cuda', requires_grad=True)
+d = Categorical(logits=logits)
+print(d, d.batch_shape, d.logits.shape)
+a = d.sample()
+print(a.shape, a.dtype, d)
+lp = d.log_prob(a)
+ent = d.entropy()
+print(lp.shape, ent.shape, lp.grad_fn.name())
+(lp.sum() + ent.sum()).backward()
+print(logits.grad.shape)
+p = Categorical(probs=torch.rand(4, 10, device='cuda'))
+print(p.sample((3,)).shape, p.mode.shape, p.logits.shape)
+print(torch.Size([2]) + (3,), torch.Size([2]) + torch.Size([4]))
+`
+	rows, _ := runCensus(t, src)
+	for line, w := range map[int]string{
+		5:  "Categorical(logits: torch.Size([64, 500])) torch.Size([64]) torch.Size([64, 500])\n",
+		7:  "torch.Size([64]) torch.int64 Categorical(probs: torch.Size([64, 500]), logits: torch.Size([64, 500]))\n",
+		10: "torch.Size([64]) torch.Size([64]) SqueezeBackward1\n",
+		12: "torch.Size([64, 500])\n",
+		14: "torch.Size([3, 4]) torch.Size([4]) torch.Size([4, 10])\n",
+		15: "torch.Size([2, 3]) torch.Size([2, 4])\n",
+	} {
+		if got := rows[line].Output; got != w {
+			t.Errorf("line %d printed %q, want %q", line, got, w)
+		}
+	}
+	grew := func(line int) int64 { return rows[line].Allocated - rows[line-1].Allocated }
+	// the normalised logits and logsumexp's [64, 1] result (its backward
+	// saves it)
+	if grew(4) != 128000+512 {
+		t.Errorf("Categorical(logits=) kept %d, want the normalised logits and a 512-byte block", grew(4))
+	}
+	// softmax's probs, cached, and 64 int64 samples
+	if grew(6) != 128000+512 {
+		t.Errorf("sample kept %d, want the probs and the samples", grew(6))
+	}
+	for line, op := range map[int]string{4: "__init__", 6: "sample", 8: "log_prob", 9: "entropy", 13: "__init__"} {
+		found := false
+		for _, e := range rows[line].Estimates {
+			found = found || strings.HasPrefix(e, "torch.distributions.Categorical."+op+" ")
+		}
+		if !found {
+			t.Errorf("line %d: estimates %q, want Categorical.%s's", line, rows[line].Estimates, op)
+		}
+	}
+	for line, r := range rows {
+		if r.Error != nil {
+			t.Errorf("line %d: %s", line, *r.Error)
+		}
+	}
+}
