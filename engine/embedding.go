@@ -39,7 +39,7 @@ func init() {
 const embeddingDirect = 3072
 
 // Embedding is F.embedding(input, weight): the rows of weight that the
-// int64 indices idx pick.
+// int64 indices idx pick (index_select of the indices flattened).
 func (s *Session) Embedding(idx, w *Tensor) (*Tensor, error) {
 	if idx.DType.Name != "int64" && idx.DType.Name != "int32" {
 		return nil, Errorf(RuntimeError, "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got %s instead (while checking arguments for embedding)", tensorType(idx)+"Type")
@@ -50,6 +50,16 @@ func (s *Session) Embedding(idx, w *Tensor) (*Tensor, error) {
 	dev, err := sameDevice(idx, w)
 	if err != nil {
 		return nil, err
+	}
+	// indices of more than one dimension are flattened first
+	// (indices.reshape(-1)): a copy where they cannot be viewed so, as
+	// llama_train's data[:, :-1] showed, freed once the rows are picked
+	var flat *Tensor
+	if _, ok := viewStrides(idx.Shape, idx.Strides(), []int64{int64(idx.Numel())}); len(idx.Shape) > 1 && !ok {
+		if flat, err = s.alloc([]int64{int64(idx.Numel())}, idx.DType, dev); err != nil {
+			return nil, err
+		}
+		defer s.dropTensor(flat)
 	}
 	out, err := s.alloc(append(slices.Clone(idx.Shape), w.Shape[1]), w.DType, dev)
 	if err != nil {
