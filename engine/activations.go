@@ -1,10 +1,13 @@
 package engine
 
+import "slices"
+
 // The census's activations beside relu and leaky_relu: F.hardtanh,
 // F.relu6 (hardtanh between 0 and 6, as PyTorch computes it),
-// F.hardswish and F.hardsigmoid: each a new tensor of its input's
-// shape, its input saved; backward makes the gradient
-// (testdata/pyrules/ops_activations.py, recorded on the GPU, not
+// F.hardswish, F.hardsigmoid, F.mish and F.softplus: each a new tensor
+// of its input's shape, its input saved; backward makes the gradient;
+// F.glu the same with a dimension halved (testdata/pyrules/
+// ops_activations.py and ops_census_misc.py, recorded on the GPU, not
 // yet held to it: their steps say "estimated"). F.hardtanh and F.relu6
 // with inplace=True are hardtanh_: under autograd a clone of the input
 // saved first (HardtanhBackward1: hardtanh_ takes hardtanh's formula,
@@ -43,7 +46,38 @@ func init() {
 		act("relu6", "HardtanhBackward0", "HardtanhBackward1", inplace),
 		act("hardswish", "HardswishBackward0", "", inplace),
 		act("hardsigmoid", "HardsigmoidBackward0", "", inplace),
+		act("mish", "MishBackward0", "", inplace),
 	)
+	// softplus takes no inplace=; its node saves the input too
+	soft := unary("softplus", "SoftplusBackward0", saveInput, 1)
+	declare(estimated(functional(&OpDef{Name: "softplus", Params: []Param{input, numberParam("beta", "1.0"), numberParam("threshold", "20.0")},
+		Memory: soft.Memory,
+		run:    func(s *Session, a Args) (*Tensor, error) { return soft.run(s, a[:1]) }})))
+	// glu halves dimension dim: a = first half, b = second, a * sigmoid(b)
+	// in one kernel; GluBackward0 saves the input and makes its gradient
+	declare(estimated(functional(&OpDef{Name: "glu", Params: []Param{input, {Name: "dim", Kind: IntParam, Default: "-1"}},
+		Memory: "a new tensor of the input's shape with dim halved; saves its input; backward makes the gradient",
+		run: func(s *Session, a Args) (*Tensor, error) {
+			x := a.Tensor(0)
+			if len(x.Shape) == 0 {
+				return nil, Errorf(RuntimeError, "glu does not support scalars because halving size must be even")
+			}
+			d, err := dimIndex(a.Int(1), len(x.Shape))
+			if err != nil {
+				return nil, err
+			}
+			if x.Shape[d]%2 != 0 {
+				return nil, Errorf(RuntimeError, "Halving dimension must be even, but dimension %d is size %d", d, x.Shape[d])
+			}
+			shape := slices.Clone(x.Shape)
+			shape[d] /= 2
+			out, err := s.alloc(shape, x.DType, x.Device())
+			if err != nil {
+				return nil, err
+			}
+			s.record("GluBackward0", out, []*Tensor{x}, []*Tensor{x}, likeInput(1))
+			return out, nil
+		}})))
 }
 
 // F.prelu (nn.PReLU), as PyTorch's prelu composes it: a weight of

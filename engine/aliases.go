@@ -136,5 +136,62 @@ func init() {
 			return TensorSpec{Op: "full", Shape: a.Ints(1), DType: t.DType, Device: t.Device(), Values: []float64{a.Number(2)}}, nil
 		})
 	full.Function, full.Method = false, true
-	declare(full)
+	// new_tensor(data) is torch.tensor(data) of the input's dtype and
+	// device unless dtype=, device=
+	data := factory("new_tensor", "new tensor of the data, of the input's dtype and device unless dtype=, device=",
+		[]Param{input, {Name: "data", Kind: DataParam}}, false,
+		func(a Args) (TensorSpec, error) {
+			t, d := a.Tensor(0), a.Data(1)
+			return TensorSpec{Op: "tensor", Shape: d.Shape, DType: t.DType, Device: t.Device(), Values: d.Values}, nil
+		})
+	data.Function, data.Method = false, true
+	declare(full, data)
+}
+
+// torch.diff(input, n=1, dim=-1): PyTorch's composite, the later
+// elements less the earlier (two narrowed views, sub: one new tensor,
+// SubBackward0), n times (testdata/pyrules_pending/ops_census_misc.py,
+// estimated until recorded); prepend= and append= are refused.
+func init() {
+	declare(estimated(&OpDef{Name: "diff", Function: true, Method: true,
+		Params: []Param{input, {Name: "n", Kind: IntParam, Default: "1"}, {Name: "dim", Kind: IntParam, Default: "-1"}, optTensor("prepend"), optTensor("append")},
+		Memory: "as narrow's views and sub, n times: a new tensor one shorter along dim each time",
+		run: func(s *Session, a Args) (*Tensor, error) {
+			x, n, dim := a.Tensor(0), a.Int(1), a.Int(2)
+			if a.Tensor(3) != nil || a.Tensor(4) != nil {
+				return nil, NotModelledError("torch.diff with prepend= or append=")
+			}
+			if len(x.Shape) == 0 {
+				return nil, Errorf(RuntimeError, "diff expects input to be at least one-dimensional")
+			}
+			if n < 0 {
+				return nil, Errorf(RuntimeError, "order must be non-negative but got %d", n)
+			}
+			out := share(x)
+			for range n {
+				d, err := dimIndex(dim, len(out.Shape))
+				if err != nil {
+					s.dropTensor(out)
+					return nil, err
+				}
+				m := max(out.Shape[d]-1, 0)
+				hi, err := s.NarrowDim(out, int64(d), min(1, out.Shape[d]), m)
+				if err != nil {
+					s.dropTensor(out)
+					return nil, err
+				}
+				lo, err := s.NarrowDim(out, int64(d), 0, m)
+				if err != nil {
+					s.dropAll([]*Tensor{out, hi})
+					return nil, err
+				}
+				next, err := s.Op("sub", hi, lo)
+				s.dropAll([]*Tensor{out, hi, lo})
+				if err != nil {
+					return nil, err
+				}
+				out = next
+			}
+			return out, nil
+		}}))
 }

@@ -87,7 +87,9 @@ func (s *Session) NewTensor(sp TensorSpec) (*Tensor, error) {
 		return nil, err
 	}
 	t.st = st
-	st.vals = createValues(sp.Op, sp.Values)
+	if !isComplex(sp.DType) { // the tool keeps no complex values
+		st.vals = createValues(sp.Op, sp.Values)
+	}
 	if sp.RequiresGrad {
 		t.slot = newGradSlot()
 		st.role = roleParam

@@ -192,3 +192,36 @@ func init() {
 		classify("isnan", "a bool tensor: self != self", func(DType) []DType { return []DType{boolDType} }, math.IsNaN),
 	)
 }
+
+// torch.isin(elements, test_elements) (testdata/pyrules_pending/
+// ops_census_misc.py, not yet recorded): PyTorch compares each element
+// with every test element when there are few of them (fewer than 10 *
+// numel^0.145), a bool of [elements..., tests] reduced with any() along
+// its last dimension (the bool freed); past that it sorts both, which
+// the tool does not model. A bool tensor of the elements' shape.
+func init() {
+	declare(estimated(&OpDef{Name: "isin", Function: true, Params: []Param{{Name: "elements", Kind: TensorParam}, {Name: "test_elements", Kind: TensorParam},
+		boolParam("assume_unique", "False"), boolParam("invert", "False")},
+		Memory: "a bool tensor of the elements' shape, after a bool of every element against every test element (freed); many test elements (a sort) refused",
+		run: func(s *Session, a Args) (*Tensor, error) {
+			x, test := a.Tensor(0), a.Tensor(1)
+			if _, err := sameDevice(x, test); err != nil {
+				return nil, err
+			}
+			n, m := float64(x.Numel()), float64(test.Numel())
+			if m >= 10*math.Pow(n, 0.145) {
+				return nil, NotModelledError("torch.isin with many test elements (PyTorch sorts them)")
+			}
+			ts, err := s.allocAll(x.Device(), tensorShape{append(slices.Clone(x.Shape), int64(m)), boolDType}, tensorShape{slices.Clone(x.Shape), boolDType})
+			if err != nil {
+				return nil, err
+			}
+			s.dropTensor(ts[0])
+			out := ts[1]
+			if tv, ok := test.Values(); ok {
+				invert := a.Bool(3)
+				out.st.vals = mapValues(x, out, func(v float64) float64 { return boolValue(slices.Contains(tv, v) != invert) })
+			}
+			return out, nil
+		}}))
+}

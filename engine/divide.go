@@ -179,6 +179,8 @@ func kind(d DType) int {
 	switch {
 	case d.Name == "bool":
 		return 0
+	case isComplex(d):
+		return 3
 	case isFloat(d):
 		return 2
 	}

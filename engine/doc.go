@@ -15,7 +15,9 @@
 // # Core
 //
 //   - tensor.go: DType, storage (bytes on a device, shared by views) and
-//     Tensor (a view of a storage: shape, strides, offset).
+//     Tensor (a view of a storage: shape, strides, offset); complex.go:
+//     complex dtypes' views (view_as_complex, view_as_real) and polar,
+//     estimated.
 //   - session.go: Session, Options and the GPU presets; taking and
 //     releasing storages, copies between devices.
 //   - families.go: the families' state a Session holds (autocast's,
@@ -112,10 +114,12 @@
 //   - Sampling: multinomial.go (torch.multinomial's fast path).
 //   - Factories: factories.go (zeros, ones, empty, full, rand, arange,
 //     the *_like forms, eye, linspace, randint, tril, triu; F.one_hot,
-//     estimated).
+//     estimated); sampling.go (randperm, multinomial; estimated).
 //   - Reductions and selections: reduce.go (with amax, amin and
 //     F.normalize, estimated), reduce_dims.go (along several dimensions;
-//     std and var's correction, norm's p), reduce_outer.go, selectk.go,
+//     std and var's correction, norm's p), reduce_outer.go, unique.go
+//     (unique, unique_consecutive; estimated), diag.go (trace, diag;
+//     estimated), selectk.go,
 //     sort.go, topk.go, radixsort.go.
 //   - Indexing: advindex.go, indexcheck.go, indexops.go, masks.go,
 //     maskgrad.go.
@@ -126,7 +130,8 @@
 //     (the recorded convolutions), convestimate.go (the others, from
 //     the nearest recorded one) and calibration.go (the user's own
 //     recordings), batchnorm.go, batchnorm_group.go, pool.go,
-//     norm_layer.go, embedding.go, dropout.go, attention.go,
+//     norm_layer.go, weightnorm.go (nn.utils.weight_norm's ops;
+//     estimated), embedding.go, dropout.go, attention.go,
 //     attention_math.go, mha.go, encoder.go, loss.go, loss_nll.go, nn.go
 //     and module.go (parameters, a module's conversions).
 //   - Recurrent layers: rnn.go (torch.lstm, gru, rnn_tanh, rnn_relu and

@@ -114,9 +114,18 @@ func like(op string, a Args, values ...float64) TensorSpec {
 
 func init() {
 	size := Param{Name: "size", Kind: DimsParam}
+	generator := Param{Name: "generator", Kind: GeneratorParam, Default: "None", KeywordOnly: true}
 	for _, op := range []string{"zeros", "ones", "empty", "rand", "randn"} {
-		declare(factory(op, "new tensor (float32 unless dtype=)", []Param{size}, true,
-			func(a Args) (TensorSpec, error) { return TensorSpec{Op: op, Shape: a.Ints(0), DType: Float32}, nil }))
+		params := []Param{size}
+		if op == "rand" || op == "randn" {
+			params = append(params, generator)
+		}
+		d := factory(op, "new tensor (float32 unless dtype=)", params, true,
+			func(a Args) (TensorSpec, error) { return TensorSpec{Op: op, Shape: a.Ints(0), DType: Float32}, nil })
+		if len(params) > 1 {
+			d = withGenerator(d, 1)
+		}
+		declare(d)
 	}
 	declare(factory("full", "new tensor, its dtype the fill value's (bool, int64 or float32) unless dtype=",
 		[]Param{{Name: "size", Kind: DimsParam}, {Name: "fill_value", Kind: NumberParam}}, true,
@@ -193,16 +202,47 @@ func init() {
 			}),
 		// randint(high, size) or randint(low, high, size): the second
 		// parameter is high or the size, told apart by the third
-		factory("randint", "new tensor of the size (int64)", []Param{integer("low", ""), {Name: "high", Kind: DimsParam}, {Name: "size", Kind: DimsParam, Default: "None"}}, false,
+		withGenerator(factory("randint", "new tensor of the size (int64)", []Param{integer("low", ""), {Name: "high", Kind: DimsParam}, {Name: "size", Kind: DimsParam, Default: "None"}, generator}, false,
 			func(a Args) (TensorSpec, error) {
 				size := a.Ints(2)
 				if a[2] == nil {
 					size = a.Ints(1)
 				}
 				return TensorSpec{Op: "rand", Shape: size, DType: DTypes["int64"]}, nil
-			}),
+			}), 3),
 	)
-	Ops["randint"].Usage = "torch.randint(low=0, high, size, *, dtype=None, device=None, requires_grad=False)"
+	// hann_window(N): PyTorch's arange of N (N + 1 when periodic, then
+	// narrowed to N: the storage keeps N + 1), written in place
+	// (testdata/pyrules_pending/ops_census_misc.py: estimated)
+	hann := factory("hann_window", "one tensor of window_length elements (the storage one more when periodic)",
+		[]Param{integer("window_length", ""), boolParam("periodic", "True")}, false,
+		func(a Args) (TensorSpec, error) {
+			n := a.Int(0)
+			if n < 0 {
+				return TensorSpec{}, Errorf(RuntimeError, "hann_window requires non-negative window_length, got window_length=%d", n)
+			}
+			if a.Bool(1) && n > 1 {
+				n++
+			}
+			return TensorSpec{Op: "empty", Shape: []int64{n}, DType: Float32}, nil
+		})
+	made := hann.run
+	hann.run = func(s *Session, a Args) (*Tensor, error) {
+		t, err := made(s, a)
+		if err == nil {
+			t.Shape = []int64{a.Int(0)}
+			s.written(t)
+		}
+		return t, err
+	}
+	declare(estimated(hann))
+	// a 0-d tensor of the default dtype, as torch.tensor(s) of a float
+	// makes it (testdata/pyrules_pending/ops_census_misc.py)
+	declare(estimated(factory("scalar_tensor", "a 0-d tensor of the default dtype unless dtype=", []Param{{Name: "s", Kind: NumberParam}}, true,
+		func(a Args) (TensorSpec, error) {
+			return TensorSpec{Op: "full", DType: Float32, Values: []float64{a.Number(0)}}, nil
+		})))
+	Ops["randint"].Usage = "torch.randint(low=0, high, size, *, generator=None, dtype=None, device=None, requires_grad=False)"
 }
 
 // F.one_hot (testdata/pyrules/ops_repeat_shape.py, not yet

@@ -165,9 +165,73 @@ func init() {
 			}},
 		&OpDef{Name: "index_copy", InPlace: "index_copy_", Params: []Param{input, dim, index, source},
 			Memory: "writes source's slices in place: no memory", inPlace: indexWrite("index_copy_")},
-		&OpDef{Name: "scatter", InPlace: "scatter_", Params: []Param{input, dim, index, src},
-			Memory: "writes src (a tensor or a number) in place: no memory", inPlace: indexWrite("scatter_")},
+		// out of place (testdata/pyrules_pending/ops_census_misc.py, not
+		// yet recorded: estimated): a copy of the input, src written into
+		// it; ScatterBackward saves the index; backward makes the input's
+		// gradient (the written places zeroed) and a tensor src's
+		&OpDef{Name: "scatter", Function: true, Method: true, InPlace: "scatter_", Params: []Param{input, dim, index, src},
+			Memory: "writes src (a tensor or a number) in place: no memory; out of place (estimated) a copy of the input, src written; backward makes the input's gradient and src's",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				x, idx, v := a.Tensor(0), a.Tensor(2), a.Tensor(3)
+				if err := s.estimate(nil, "torch.scatter", "%s: memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)", argShapes(a)); err != nil {
+					return nil, err
+				}
+				if _, err := sameDevice(x, idx); err != nil {
+					return nil, err
+				}
+				out, err := s.alloc(slices.Clone(x.Shape), x.DType, x.Device())
+				if err != nil {
+					return nil, err
+				}
+				name := "ScatterBackward1" // by a number
+				inputs := []*Tensor{x}
+				if !v.number {
+					name = "ScatterBackward0"
+					inputs = append(inputs, v)
+				}
+				s.record(name, out, inputs, []*Tensor{idx}, func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+					grads := make([]*Tensor, len(n.inputs))
+					for i, e := range n.inputs {
+						if e.to == nil {
+							continue
+						}
+						t, err := s.alloc(e.shape, g.DType, g.Device())
+						if err != nil {
+							return grads, err
+						}
+						grads[i] = t
+					}
+					return grads, nil
+				})
+				return out, nil
+			},
+			inPlace: indexWrite("scatter_")},
 		&OpDef{Name: "scatter_add", InPlace: "scatter_add_", Params: []Param{input, dim, index, src},
 			Memory: "adds src in place: no memory", inPlace: indexWrite("scatter_add_")},
 	)
+}
+
+// Tensor.take(index): the elements at flat indices, a new tensor of the
+// index's shape (testdata/pyrules_pending/ops_census_misc.py, not yet
+// recorded: estimated); TakeBackward0 saves the index and makes the
+// input's gradient, zeros with the gradient added in: one tensor of its
+// shape.
+func init() {
+	declare(estimated(&OpDef{Name: "take", Function: true, Method: true, Params: []Param{input, {Name: "index", Kind: TensorParam}},
+		Memory: "a new tensor of the index's shape; saves the index; backward makes one tensor of the input's shape",
+		run: func(s *Session, a Args) (*Tensor, error) {
+			x, idx := a.Tensor(0), a.Tensor(1)
+			if idx.DType.Name != "int64" {
+				return nil, Errorf(RuntimeError, "take(): Expected a long tensor for index, but got %s", LegacyBase(idx.DType))
+			}
+			if _, err := sameDevice(x, idx); err != nil {
+				return nil, err
+			}
+			out, err := s.alloc(slices.Clone(idx.Shape), x.DType, x.Device())
+			if err != nil {
+				return nil, err
+			}
+			s.record("TakeBackward0", out, []*Tensor{x}, []*Tensor{idx}, likeInput(1))
+			return out, nil
+		}}))
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"slices"
+	"strings"
 )
 
 // In-place ops (add_, t += 1, relu_()) write their tensor's own storage
@@ -300,4 +301,22 @@ func (s *Session) fill(t *Tensor, v float64, name string) error {
 		t.st.vals = knownValues{v}
 	}
 	return nil
+}
+
+// The census's in-place writes (testdata/pyrules_pending/
+// ops_census_misc.py, under no_grad; not yet recorded on the GPU, so
+// estimated): lerp_, fill_diagonal_ and erfinv_ write their tensor
+// where it is, allocating nothing; under autograd they are not
+// modelled.
+func init() {
+	write := func(name string, params ...Param) *OpDef {
+		return estimated(&OpDef{Name: strings.TrimSuffix(name, "_"), InPlace: name, Params: append([]Param{input}, params...),
+			Memory:  "writes the tensor in place: no memory",
+			inPlace: func(s *Session, a Args) error { return s.writeUntracked(name, a.Tensor(0)) }})
+	}
+	declare(
+		write("lerp_", Param{Name: "end", Kind: TensorParam}, Param{Name: "weight", Kind: OperandParam}),
+		write("fill_diagonal_", numberParam("fill_value", ""), boolParam("wrap", "False")),
+		write("erfinv_"),
+	)
 }

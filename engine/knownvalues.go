@@ -20,7 +20,7 @@ func (t *Tensor) Values() (vals []float64, ok bool) {
 	if n == 0 && !t.number {
 		return []float64{}, true
 	}
-	if t.number || t.st.vals == nil || !t.IsContiguous() {
+	if t.number || t.st.vals == nil || !t.IsContiguous() || isComplex(t.DType) {
 		return nil, false
 	}
 	vals = make([]float64, n)

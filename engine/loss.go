@@ -44,6 +44,25 @@ func init() {
 		lossOp("l1_loss", pointwiseEnd, false,
 			"(input - target).abs() reduced: sub, abs and mean or sum, each recorded (abs saves the difference)",
 			func(s *Session, a Args, red int) (*Tensor, error) { return s.l1Loss(a.Tensor(0), a.Tensor(1), red) }),
+		// the census's (testdata/pyrules_pending/ops_census_misc.py, not
+		// yet recorded on the GPU): smooth_l1_loss is a kernel as
+		// mse_loss's; binary_cross_entropy makes the loss of the input's
+		// size, reduced into a 0-d tensor copied back into it (PyTorch's
+		// resize_as_ keeps the storage), the 0-d freed; its backward makes
+		// the input's gradient (the target's is PyTorch's error)
+		estimated(lossOp("smooth_l1_loss", []Param{lossSizeAverage, lossReduce, lossReduction, numberParam("beta", "1.0")}, false,
+			"as mse_loss",
+			func(s *Session, a Args, red int) (*Tensor, error) {
+				if a.Number(5) < 0 {
+					return nil, Errorf(RuntimeError, "smooth_l1_loss does not support negative values for beta.")
+				}
+				return s.pointwiseLoss("smooth_l1_loss", "SmoothL1LossBackward0", a.Tensor(0), a.Tensor(1), red)
+			})),
+		estimated(lossOp("binary_cross_entropy", []Param{lossWeight, lossSizeAverage, lossReduce, lossReduction}, false,
+			"the loss of the input's size (reduced: a 0-d tensor and the reduction's temporaries, copied back into it, freed); saves input and target; backward makes the input's gradient",
+			func(s *Session, a Args, red int) (*Tensor, error) {
+				return s.binaryCrossEntropy(a.Tensor(0), a.Tensor(1), red)
+			})),
 		lossOp("binary_cross_entropy_with_logits", []Param{lossWeight, lossSizeAverage, lossReduce, lossReduction, {Name: "pos_weight", Kind: TensorParam, Default: "None"}}, false,
 			"log_sigmoid and 1 - target of the input's size, freed once reduced; saves input and target; backward makes the input's gradient, then the target's (after a temporary)",
 			func(s *Session, a Args, red int) (*Tensor, error) {
@@ -136,7 +155,13 @@ func (s *Session) reduceLoss(l *Tensor) error { return s.reductionTemps(l, opmat
 
 // mseLoss is F.mse_loss(x, t, reduction).
 func (s *Session) mseLoss(x, t *Tensor, red int) (*Tensor, error) {
-	if err := sameShapes("mse_loss", x, t); err != nil {
+	return s.pointwiseLoss("mse_loss", "MseLossBackward0", x, t, red)
+}
+
+// pointwiseLoss is F.name(x, t, reduction) of a loss PyTorch computes
+// as mse_loss (one kernel of the input's size, reduced), recording node.
+func (s *Session) pointwiseLoss(name, node string, x, t *Tensor, red int) (*Tensor, error) {
+	if err := sameShapes(name, x, t); err != nil {
 		return nil, err
 	}
 	out, err := s.alloc(x.Shape, x.DType, x.Device())
@@ -155,7 +180,7 @@ func (s *Session) mseLoss(x, t *Tensor, red int) (*Tensor, error) {
 			return nil, err
 		}
 	}
-	s.record("MseLossBackward0", out, []*Tensor{x, t}, []*Tensor{x, t}, gradPerInput)
+	s.record(node, out, []*Tensor{x, t}, []*Tensor{x, t}, gradPerInput)
 	return out, nil
 }
 
@@ -254,4 +279,32 @@ func (s *Session) l1Loss(x, t *Tensor, red int) (*Tensor, error) {
 	}
 	defer s.dropTensor(abs)
 	return s.Op([...]string{reduceMean: "mean", reduceSum: "sum"}[red], abs)
+}
+
+// binaryCrossEntropy is F.binary_cross_entropy(x, t, reduction).
+func (s *Session) binaryCrossEntropy(x, t *Tensor, red int) (*Tensor, error) {
+	if !slices.Equal(x.Shape, t.Shape) {
+		return nil, Errorf(ValueError, "Using a target size (torch.Size(%s)) that is different to the input size (torch.Size(%s)) is deprecated. Please ensure they have the same size.", dimList(t.Shape), dimList(x.Shape))
+	}
+	if err := sameShapes("binary_cross_entropy", x, t); err != nil {
+		return nil, err
+	}
+	if s.gradEnabled && t.requiresGrad() {
+		return nil, Errorf(RuntimeError, "the derivative for 'target' is not implemented.")
+	}
+	out, err := s.alloc(slices.Clone(x.Shape), x.DType, x.Device())
+	if err != nil {
+		return nil, err
+	}
+	if red != reduceNone {
+		r, err := s.reduced(out)
+		if err != nil {
+			s.dropTensor(out)
+			return nil, err
+		}
+		s.dropTensor(r)
+		out.Shape = nil
+	}
+	s.record("BinaryCrossEntropyBackward0", out, []*Tensor{x, t}, []*Tensor{x, t}, gradPerInput)
+	return out, nil
 }

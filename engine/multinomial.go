@@ -1,7 +1,5 @@
 package engine
 
-import "slices"
-
 // torch.multinomial on the GPU, as PyTorch 2.11's multinomial_out runs
 // its fast path (one sample, or none drawn twice: the Gumbel trick),
 // recorded in gpt2_sample.py's sampling loop (testdata/models/zoo): the
@@ -11,38 +9,11 @@ import "slices"
 // the end, and a 1-byte temporary of its negation); then q of the
 // input's shape (exponential_ in place, the input divided by it in
 // place), the result written by argmax of q, and q freed before the two
-// kept bools. More than one sample draws them by topk into a float
-// tensor of the result's shape, whose scratch is not recorded, and with
-// replacement another kernel: both estimated, as the result alone.
+// kept bools. Other calls are estimated (sampling.go).
 
-func init() {
-	declare(&OpDef{Name: "multinomial", Function: true, Method: true,
-		Params: []Param{input, {Name: "num_samples", Kind: IntParam}, {Name: "replacement", Kind: BoolParam, Default: "False"}},
-		Memory: "int64 [rows, num_samples]; one sample: the checks' reductions and 0-d bools, then a tensor of the input's shape (freed) for the Gumbel trick's argmax; more samples estimated",
-		run: func(s *Session, a Args) (*Tensor, error) {
-			return s.multinomial(a.Tensor(0), a.Int(1), a.Bool(2))
-		}})
-}
-
-func (s *Session) multinomial(x *Tensor, n int64, replacement bool) (*Tensor, error) {
-	switch {
-	case len(x.Shape) < 1 || len(x.Shape) > 2:
-		return nil, Errorf(RuntimeError, "prob_dist must be 1 or 2 dim")
-	case !isFloat(x.DType):
-		return nil, Errorf(RuntimeError, "multinomial only supports floating-point dtypes for input, got: %s", x.DType.Name)
-	case n <= 0:
-		return nil, Errorf(RuntimeError, "cannot sample n_sample <= 0 samples")
-	case !replacement && n > x.Shape[len(x.Shape)-1]:
-		return nil, Errorf(RuntimeError, "cannot sample n_sample > prob_dist.size(-1) samples without replacement")
-	}
-	shape := append(slices.Clone(x.Shape[:len(x.Shape)-1]), n)
-	fast := n == 1 || !replacement
-	if !fast || n > 1 || len(x.Shape) == 1 || !x.Device().CUDA {
-		if err := s.estimate(nil, "torch.multinomial", "%s %s, %d samples: only one sample from rows of probabilities on the GPU is recorded; taken as its int64 result alone", dimList(x.Shape), x.DType.Name, n); err != nil {
-			return nil, err
-		}
-		return s.alloc(shape, DTypes["int64"], x.Device())
-	}
+// multinomialGumbel is one sample from each row of x on the GPU, the
+// recorded case; shape is the result's.
+func (s *Session) multinomialGumbel(x *Tensor, shape []int64) (*Tensor, error) {
 	dev := x.Device()
 	defer s.SetGradEnabled(s.SetGradEnabled(false))
 	out, err := s.alloc(shape, DTypes["int64"], dev)

@@ -636,7 +636,28 @@ func mulBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) { return new
 // b, each laid out as TensorIterator lays out that product.
 func mulGrads(a, b *Tensor) backward {
 	la, lb := layoutGhost(a), layoutGhost(b)
-	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) { return newGrads(s, n, g, 0, lb, la) }
+	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+		if !isComplex(g.DType) {
+			return newGrads(s, n, g, 0, lb, la)
+		}
+		// complex: grad * other.conj(), the conjugate made first and
+		// freed after (the H200's rope backward peaks one conjugate of
+		// freqs_cis above the rest: ops_rope_complex.py's recording, not
+		// yet imported; estimated, as every complex op)
+		var conj []*Tensor
+		defer func() { s.dropAll(conj) }()
+		for i, other := range []*Tensor{lb, la} {
+			if n.inputs[i].to == nil || other == nil {
+				continue
+			}
+			c, err := s.alloc(slices.Clone(other.Shape), g.DType, g.Device())
+			if err != nil {
+				return make([]*Tensor, len(n.inputs)), err
+			}
+			conj = append(conj, c)
+		}
+		return newGrads(s, n, g, 0, lb, la)
+	}
 }
 
 // layoutGhost is t's shape and layout without its storage (nil for a
@@ -786,3 +807,46 @@ func reductionBlocks(n uint64, target int) uint64 {
 }
 
 func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
+
+// torch.addcmul(input, tensor1, tensor2, value=1): input + value *
+// tensor1 * tensor2 in one kernel, a new tensor of the three's broadcast
+// shape (testdata/pyrules_pending/ops_census_misc.py, not yet recorded:
+// estimated). AddcmulBackward0 saves the two factors; backward passes
+// the gradient on to input and makes each factor's (grad * the other *
+// value: a temporary, then it).
+func init() {
+	declare(estimated(&OpDef{Name: "addcmul", Function: true, Method: true,
+		Params: []Param{input, {Name: "tensor1", Kind: TensorParam}, {Name: "tensor2", Kind: TensorParam}, {Name: "value", Kind: NumberParam, Default: "1", KeywordOnly: true}},
+		Memory: "a new tensor of the broadcast shape; saves both factors; backward makes a temporary and a gradient for each factor",
+		run: func(s *Session, a Args) (*Tensor, error) {
+			x, t1, t2 := a.Tensor(0), a.Tensor(1), a.Tensor(2)
+			shape, err := operandsOf(x, t1, t2)
+			if err != nil {
+				return nil, err
+			}
+			out, err := s.alloc(shape, x.DType, x.Device())
+			if err != nil {
+				return nil, err
+			}
+			layOut(out, x, t1, t2)
+			s.record("AddcmulBackward0", out, []*Tensor{x, t1, t2}, []*Tensor{t1, t2}, func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+				grads := make([]*Tensor, 3)
+				if n.inputs[0].to != nil {
+					grads[0] = share(g)
+				}
+				for i := 1; i < 3; i++ {
+					if n.inputs[i].to == nil {
+						continue
+					}
+					ts, err := s.allocAll(g.Device(), tensorShape{n.out, g.DType}, tensorShape{n.out, g.DType})
+					if err != nil {
+						return grads, err
+					}
+					s.dropTensor(ts[0])
+					grads[i] = ts[1]
+				}
+				return grads, nil
+			})
+			return out, nil
+		}}))
+}

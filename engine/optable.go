@@ -40,6 +40,7 @@ const (
 	PaddingParam                         // a convolution's padding: ints as DimsParam, or a str ('same', 'valid')
 	MemoryFormatParam                    // a torch.memory_format (MemoryFormat)
 	NumberOrStringParam                  // a number (as NumberParam) or a str (string): a norm's p, 2 or 'fro'
+	GeneratorParam                       // a torch.Generator: its device (Device)
 )
 
 // Data is a DataParam's value: the nested sequences' shape, their
@@ -392,7 +393,7 @@ func (s *Session) Op(name string, tensors ...*Tensor) (*Tensor, error) {
 // NotModelled are names of PyTorch's the tool knows and does not model:
 // calling one is NotImplementedError saying so.
 var NotModelled = []string{
-	"torch.from_numpy", "torch.save", "torch.load",
+	"torch.save", "torch.load",
 	"torch.compile", "torch.cdist",
 }
 

@@ -57,7 +57,7 @@ func probeCases(t *testing.T) []probeCase {
 func TestPoolErrorsAsRecorded(t *testing.T) {
 	x := &Tensor{Shape: []int64{16, 8, 1, 1024}, DType: Float32}
 	w := window{2, 2, 0, 1}
-	_, err := pooledShape("max_pool2d", x, [2]window{w, w}, false)
+	_, err := pooledShape(x, []window{w, w}, false)
 	want := probeError(t, "max2 (16, 8, 1, 1024) float32")
 	if err == nil || pyText(err) != want {
 		t.Errorf("error %v, PyTorch's %q", err, want)
@@ -98,12 +98,12 @@ func TestPoolsAsRecorded(t *testing.T) {
 			fn = func(x *Tensor) (*Tensor, error) { return p.s.adaptiveAvgPool2d(x, size) }
 		} else if w, ok := windowsOf[c.name]; ok {
 			win := window{w[0], w[1], w[2], 1}
-			ww, ceil := [2]window{win, win}, c.name == "max-ceil"
+			ww, ceil := []window{win, win}, c.name == "max-ceil"
 			fn = func(x *Tensor) (*Tensor, error) {
 				if strings.HasPrefix(c.name, "avg") {
-					return p.s.avgPool2d(x, ww, ceil)
+					return p.s.avgPool("avg_pool2d", x, ww, ceil)
 				}
-				outs, err := p.s.maxPool2d(x, ww, ceil, false)
+				outs, err := p.s.maxPool("max_pool2d", x, ww, ceil, false)
 				if err != nil {
 					return nil, err
 				}

@@ -88,7 +88,7 @@ func same(d DType) DType { return d }
 func index(DType) DType  { return DTypes["int64"] }
 func toBool(DType) DType { return boolDType }
 func summed(d DType) DType {
-	if isFloat(d) {
+	if isFloat(d) || isComplex(d) {
 		return d
 	}
 	return DTypes["int64"]
@@ -449,11 +449,14 @@ func reducedShape(shape, dims []int64, keep bool) ([]int64, error) {
 }
 
 // extremaBackward is amax's and amin's: grad / count * mask, the mask
-// (result == self, bool of the input's shape), its count (int64) and the
-// quotient (the gradient's shape) made first, freed after the gradient.
+// (result == self, bool of the input's shape), its count (int64) and a
+// temporary of the input's shape made first, freed after the gradient
+// (the H200's peak for amax along the last dimension holds two tensors
+// of the input's size beside the mask: testdata/pyrules_pending/
+// ops_repeat_shape.py's recording, not yet imported).
 func extremaBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 	in := n.inputs[0].shape
-	ts, err := s.allocAll(g.Device(), tensorShape{in, boolDType}, tensorShape{g.Shape, DTypes["int64"]}, tensorShape{g.Shape, g.DType}, tensorShape{in, g.DType})
+	ts, err := s.allocAll(g.Device(), tensorShape{in, boolDType}, tensorShape{g.Shape, DTypes["int64"]}, tensorShape{in, g.DType}, tensorShape{in, g.DType})
 	if err != nil {
 		return []*Tensor{nil}, err
 	}
@@ -517,4 +520,98 @@ func normalizeBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 	s.dropTensor(rest[0])
 	s.dropTensor(ts[0])
 	return []*Tensor{rest[1]}, nil
+}
+
+// torch.logsumexp along dimensions (testdata/pyrules_pending/
+// ops_repeat_shape.py, not yet recorded): as PyTorch computes it, the
+// maxima (keepdim) and, squeezed, their abs and == inf mask (freed), the
+// input less the maxima (exp in place), its sum, the output; the
+// temporaries freed. LogsumexpBackward0 saves the input and the result
+// and makes grad * (self - result).exp(): three tensors of the input's
+// shape, the last kept (the H200's peak in ops_repeat_shape.py's
+// recording, not yet imported).
+func init() {
+	declare(estimated(&OpDef{Name: "logsumexp", Function: true, Method: true, Params: []Param{input, {Name: "dim", Kind: DimsParam}, keepdim},
+		Memory: "the maxima, the input less them (input's size), the output; saves input and result; backward makes three tensors of the input's shape",
+		run: func(s *Session, a Args) (*Tensor, error) {
+			x, dims, keep := a.Tensor(0), a.Ints(1), a.Bool(2)
+			if !isFloat(x.DType) {
+				return nil, NotModelledError("torch.logsumexp of an integral tensor")
+			}
+			kept, err := reducedShape(x.Shape, dims, true)
+			if err != nil {
+				return nil, err
+			}
+			shape, _ := reducedShape(x.Shape, dims, keep)
+			ts, err := s.allocAll(x.Device(), tensorShape{kept, x.DType}, tensorShape{kept, x.DType}, tensorShape{kept, boolDType}, tensorShape{slices.Clone(x.Shape), x.DType}, tensorShape{shape, x.DType})
+			if err != nil {
+				return nil, err
+			}
+			s.dropTensor(ts[2])
+			s.dropTensor(ts[1])
+			s.dropTensor(ts[3])
+			s.dropTensor(ts[0])
+			out := ts[4]
+			s.record("LogsumexpBackward0", out, []*Tensor{x}, []*Tensor{x, out}, likeInput(3))
+			return out, nil
+		}}))
+}
+
+// torch.var_mean and std_mean (testdata/pyrules_pending/
+// ops_census_misc.py, not yet recorded: estimated): one Welford kernel
+// with two outputs of the reduced shape (over every element, its 16-byte
+// accumulator a block as std's), var (std) first. Their node saves the
+// input and makes, in backward, var's (std's) temporaries and the mean's
+// gradient, then their sum: four tensors of the input's shape, the last
+// kept.
+func init() {
+	for _, name := range []string{"var_mean", "std_mean"} {
+		declare(estimated(&OpDef{Name: name, Function: true, Params: []Param{input, intsParam("dim", "None"), {Name: "correction", Kind: NumberParam, Default: "None", KeywordOnly: true}, {Name: "keepdim", Kind: BoolParam, Default: "False", KeywordOnly: true}},
+			Memory: "two outputs of the reduced shape (a 16-byte accumulator a block over every element); saves the input; backward makes four tensors of the input's shape, the last the gradient",
+			runTuple: func(s *Session, a Args) ([]*Tensor, bool, error) {
+				x := a.Tensor(0)
+				if !isFloat(x.DType) {
+					return nil, false, Errorf(RuntimeError, "std and var only support floating point and complex dtypes")
+				}
+				shape, err := reducedShape(x.Shape, a.Ints(1), a.Bool(3))
+				if err != nil {
+					return nil, false, err
+				}
+				outs, err := s.allocAll(x.Device(), tensorShape{shape, x.DType}, tensorShape{slices.Clone(shape), x.DType})
+				if err != nil {
+					return nil, false, err
+				}
+				if len(a.Ints(1)) == 0 {
+					if err := s.reductionTemps(x, welford(x.DType)); err != nil {
+						s.dropAll(outs)
+						return nil, false, err
+					}
+				}
+				node := map[string]string{"var_mean": "VarMeanBackward0", "std_mean": "StdMeanBackward0"}[name]
+				s.recordPieces(node, outs, x, outputsBackward(4))
+				return outs, true, nil
+			}}))
+	}
+}
+
+// outputsBackward is the backward of a node of several outputs (their
+// gradients in n.grads, some nil): temps tensors of the input's shape,
+// the last its gradient; the others and the outputs' gradients freed.
+func outputsBackward(temps int) backward {
+	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+		grads := n.grads
+		n.grads = make([]*Tensor, len(grads))
+		defer s.dropAll(grads)
+		for _, gi := range grads {
+			if gi != nil {
+				g = gi
+			}
+		}
+		ts, err := s.allocAll(g.Device(), slices.Repeat([]tensorShape{{n.inputs[0].shape, g.DType}}, temps)...)
+		if err != nil {
+			return []*Tensor{nil}, err
+		}
+		s.dropAll(ts[:temps-1])
+		return ts[temps-1:], nil
+	}
 }

@@ -14,18 +14,23 @@ import (
 //     output, fills it and copies the input into its middle: one tensor;
 //     its backward is constant_pad_nd of the gradient by the negated
 //     pads, one tensor of the input's shape. 'reflect' and 'replicate'
-//     make their output the same way; their backward (a zeroed gradient
-//     scattered into) is refused, as is 'circular' (cat's copies).
+//     make their output the same way; their backward makes the input's
+//     gradient (zeroed, then scattered into), then a dense copy of a
+//     gradient that is not contiguous, freed after, as the poolings'
+//     (poolBackward). 'circular' (cat's copies) is refused.
 //   - interpolate, 'nearest', 'nearest-exact', 'bilinear' and 'linear':
 //     one output of the resampled size; backward makes the input's
 //     gradient, zeroed then scattered into, and a dense copy of a
 //     gradient that is not contiguous, as the poolings' (poolBackward).
+//   - pixel_shuffle and pixel_unshuffle (nn.PixelShuffle, a
+//     super-resolution net's upsampling; modules_census.py): one output,
+//     and backward the other of the two on the gradient, one tensor.
 
 func init() {
 	declare(
 		estimated(functional(&OpDef{Name: "pad",
 			Params: []Param{input, intsParam("pad", ""), {Name: "mode", Kind: StringParam, Default: "'constant'"}, numberParam("value", "None")},
-			Memory: "the padded output; 'constant': backward makes one tensor of the input's shape; 'reflect', 'replicate': backward refused",
+			Memory: "the padded output; 'constant': backward makes one tensor of the input's shape; 'reflect', 'replicate': backward makes the input's gradient, then a dense copy of a gradient that is not contiguous, freed after",
 			run:    func(s *Session, a Args) (*Tensor, error) { return s.pad(a.Tensor(0), a.Ints(1), a.String(2)) }})),
 		estimated(functional(&OpDef{Name: "interpolate",
 			Params: []Param{input, intsParam("size", "None"), numberParam("scale_factor", "None"), {Name: "mode", Kind: StringParam, Default: "'nearest'"},
@@ -34,7 +39,54 @@ func init() {
 			run: func(s *Session, a Args) (*Tensor, error) {
 				return s.interpolate(a.Tensor(0), a[1], a[2], a.String(3), a.Bool(6))
 			}})),
+		estimated(&OpDef{Name: "pixel_shuffle", Function: true, Functional: true, Params: []Param{input, {Name: "upscale_factor", Kind: IntParam}},
+			Memory: "one output, the input's elements rearranged (reshaped, permuted, copied contiguous); backward pixel_unshuffle of the gradient, one tensor of the input's shape",
+			run:    func(s *Session, a Args) (*Tensor, error) { return s.pixelShuffle(a.Tensor(0), a.Int(1), false) }}),
+		estimated(&OpDef{Name: "pixel_unshuffle", Function: true, Functional: true, Params: []Param{input, {Name: "downscale_factor", Kind: IntParam}},
+			Memory: "one output, the input's elements rearranged (reshaped, permuted, copied contiguous); backward pixel_shuffle of the gradient, one tensor of the input's shape",
+			run:    func(s *Session, a Args) (*Tensor, error) { return s.pixelShuffle(a.Tensor(0), a.Int(1), true) }}),
 	)
+}
+
+// pixelShuffle is F.pixel_shuffle(x, r) (F.pixel_unshuffle when un):
+// PyTorch's kernel on the GPU reshapes x to split its channels (or its
+// height and width) by r, permutes, and copies the result contiguous.
+func (s *Session) pixelShuffle(x *Tensor, r int64, un bool) (*Tensor, error) {
+	name, what := "pixel_shuffle", "upscale_factor"
+	if un {
+		name, what = "pixel_unshuffle", "downscale_factor"
+	}
+	n := len(x.Shape)
+	if n < 3 {
+		return nil, Errorf(RuntimeError, "%s expects input to have at least 3 dimensions, but got input with %d dimension(s)", name, n)
+	}
+	if r <= 0 {
+		return nil, Errorf(RuntimeError, "%s expects a positive %s, but got %d", name, what, r)
+	}
+	shape := slices.Clone(x.Shape)
+	c, h, w := shape[n-3], shape[n-2], shape[n-1]
+	switch {
+	case !un && c%(r*r) != 0:
+		return nil, Errorf(RuntimeError, "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, but input.size(-3)=%d is not divisible by %d", c, r*r)
+	case un && h%r != 0:
+		return nil, Errorf(RuntimeError, "pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)=%d is not divisible by %d", h, r)
+	case un && w%r != 0:
+		return nil, Errorf(RuntimeError, "pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)=%d is not divisible by %d", w, r)
+	case un:
+		shape[n-3], shape[n-2], shape[n-1] = c*r*r, h/r, w/r
+	default:
+		shape[n-3], shape[n-2], shape[n-1] = c/(r*r), h*r, w*r
+	}
+	out, err := s.alloc(shape, x.DType, x.Device())
+	if err != nil {
+		return nil, err
+	}
+	node := "PixelShuffleBackward0"
+	if un {
+		node = "PixelUnshuffleBackward0"
+	}
+	s.record(node, out, []*Tensor{x}, nil, likeInput(1))
+	return out, nil
 }
 
 // pad is F.pad(x, pads, mode).
@@ -55,9 +107,7 @@ func (s *Session) pad(x *Tensor, pads []int64, mode string) (*Tensor, error) {
 	case "constant":
 		back = likeInput(1)
 	case "reflect", "replicate":
-		back = func(*Session, *node, *Tensor) ([]*Tensor, error) {
-			return []*Tensor{nil}, NotModelledError("the backward of F.pad(mode='" + mode + "')")
-		}
+		back = poolBackward
 	case "circular":
 		return nil, NotModelledError("F.pad(mode='circular')")
 	default:

@@ -1,6 +1,9 @@
 package engine
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // softmax and log_softmax along a dimension, clamp, where and
 // masked_fill: each a new tensor of its input's shape; what they save and
@@ -263,4 +266,50 @@ func whereBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 		grads[i] = ts[1]
 	}
 	return grads, nil
+}
+
+// torch.maximum and minimum, elementwise of two tensors
+// (testdata/pyrules_pending/ops_census_misc.py, not yet recorded on the
+// GPU): a new tensor of the broadcast shape and promoted dtype; the
+// node saves both. By derivatives.yaml's formula each operand's
+// gradient is where(self == other, grad / 2, grad) with the other
+// side's elements zeroed: a bool mask and the halved gradient, then the
+// gradient and a second mask written into it, all of the output's
+// shape; the masks and the half freed.
+func init() {
+	for _, name := range []string{"maximum", "minimum"} {
+		nodeName := strings.ToUpper(name[:1]) + name[1:] + "Backward0"
+		declare(estimated(&OpDef{Name: name, Function: true, Method: true, Params: []Param{input, {Name: "other", Kind: TensorParam}},
+			Memory: "a new tensor of the broadcast shape; saves both; backward makes, for each operand, two bool masks and a temporary of the output's shape, then its gradient",
+			run: func(s *Session, a Args) (*Tensor, error) {
+				x, y := a.Tensor(0), a.Tensor(1)
+				shape, err := operandsOf(x, y)
+				if err != nil {
+					return nil, err
+				}
+				out, err := s.alloc(shape, promoted(x, y), x.Device())
+				if err != nil {
+					return nil, err
+				}
+				layOut(out, x, y)
+				s.record(nodeName, out, []*Tensor{x, y}, []*Tensor{x, y}, func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+					grads := make([]*Tensor, 2)
+					for i, e := range n.inputs {
+						if e.to == nil {
+							continue
+						}
+						ts, err := s.allocAll(g.Device(), tensorShape{n.out, boolDType}, tensorShape{n.out, g.DType}, tensorShape{n.out, g.DType}, tensorShape{n.out, boolDType})
+						if err != nil {
+							return grads, err
+						}
+						s.dropTensor(ts[3])
+						s.dropTensor(ts[1])
+						s.dropTensor(ts[0])
+						grads[i] = ts[2]
+					}
+					return grads, nil
+				})
+				return out, nil
+			}}))
+	}
 }

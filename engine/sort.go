@@ -286,3 +286,54 @@ func init() {
 				return outs[1], nil
 			}})
 }
+
+// torch.quantile(input, q, dim=None, keepdim=False) with a number q
+// (testdata/pyrules_pending/ops_census_misc.py, not yet recorded:
+// estimated): PyTorch sorts the input (flattened, or along dim) by this
+// file's sort, its indices freed, then gathers and interpolates the two
+// neighbours of the rank: the output of the reduced shape, the sorted
+// values freed after (the gathers' small temporaries are left out). Its
+// backward, through the sort and the interpolation, is refused.
+func init() {
+	declare(estimated(&OpDef{Name: "quantile", Function: true, Method: true,
+		Params: []Param{input, {Name: "q", Kind: NumberParam}, {Name: "dim", Kind: IntParam, Default: "None"}, keepdim, {Name: "interpolation", Kind: StringParam, Default: "'linear'", KeywordOnly: true}},
+		Memory: "sort's values and indices (the indices freed), the output of the reduced shape; the sorted values freed; backward refused",
+		run: func(s *Session, a Args) (*Tensor, error) {
+			x, q, keep := a.Tensor(0), a.Number(1), a.Bool(3)
+			switch {
+			case !isFloat(x.DType):
+				return nil, Errorf(RuntimeError, "quantile() input tensor must be either float or double dtype")
+			case q < 0 || q > 1:
+				return nil, Errorf(RuntimeError, "quantile() q must be in the range [0, 1] but got %g", q)
+			case s.gradEnabled && x.requiresGrad():
+				return nil, NotModelledError("the backward of torch.quantile")
+			}
+			in, dim := share(x), int64(-1)
+			if a[2] == nil {
+				flat, err := s.Flatten(x, 0, -1)
+				s.dropTensor(in)
+				if err != nil {
+					return nil, err
+				}
+				in = flat
+			} else {
+				dim = a.Int(2)
+			}
+			defer s.dropTensor(in)
+			sorted, err := s.Sort(in, dim, false)
+			if err != nil {
+				return nil, err
+			}
+			s.dropTensor(sorted[1])
+			defer s.dropTensor(sorted[0])
+			var shape []int64
+			if a[2] == nil {
+				if keep {
+					shape = slices.Repeat([]int64{1}, len(x.Shape))
+				}
+			} else if shape, err = reducedShape(x.Shape, []int64{dim}, keep); err != nil {
+				return nil, err
+			}
+			return s.alloc(shape, x.DType, x.Device())
+		}}))
+}

@@ -189,6 +189,63 @@ func init() {
 				}
 				return s.Split(t, splitSizes(t.Shape[d], sizes[0]), a.Int(2), "SplitBackward0")
 			})},
+		// tensor_split: views, by a number of sections (the first
+		// size % n one longer) or at indices, each narrowed on its own
+		// (SliceBackward0: backward makes one tensor of the input's
+		// shape), as the H200 showed (testdata/pyrules_pending/
+		// ops_census_misc.py; estimated until imported)
+		estimated(&OpDef{Name: "tensor_split", Function: true, Method: true,
+			Params: []Param{input, integer("sections", "None"), intsParam("indices", "None"), integer("dim", "0")},
+			Usage:  "torch.tensor_split(input, indices_or_sections, dim=0)",
+			Memory: "views, each a slice (backward makes one tensor of the input's shape)",
+			runTuple: tuple(func(s *Session, a Args) ([]*Tensor, error) {
+				t := a.Tensor(0)
+				d, err := dimIndex(a.Int(3), len(t.Shape))
+				if err != nil || len(t.Shape) == 0 {
+					return nil, Errorf(RuntimeError, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with %d dims", len(t.Shape))
+				}
+				n := t.Shape[d]
+				var sizes []int64
+				if a[1] != nil { // sections
+					k := a.Int(1)
+					if k <= 0 {
+						return nil, Errorf(RuntimeError, "number of sections must be larger than 0, got %d", k)
+					}
+					for i := range k {
+						sizes = append(sizes, n/k)
+						if i < n%k {
+							sizes[i]++
+						}
+					}
+				} else {
+					prev := int64(0)
+					for _, i := range append(slices.Clone(a.Ints(2)), n) {
+						i = min(max(i, prev), n)
+						sizes = append(sizes, i-prev)
+						prev = i
+					}
+				}
+				// each piece a slice of its own (SliceBackward0), as PyTorch
+				// narrows them
+				var out []*Tensor
+				var start int64
+				for _, n := range sizes {
+					p, err := s.NarrowDim(t, int64(d), start, n)
+					if err != nil {
+						s.dropAll(out)
+						return nil, err
+					}
+					out = append(out, p)
+					start += n
+				}
+				return out, nil
+			})}),
+		// Tensor.split with a list of sizes is this op in PyTorch
+		&OpDef{Name: "split_with_sizes", Function: true, Method: true, Params: []Param{input, {Name: "split_sizes", Kind: DimsParam}, integer("dim", "0")},
+			Memory: "as split with a list of sizes",
+			runTuple: tuple(func(s *Session, a Args) ([]*Tensor, error) {
+				return s.Split(a.Tensor(0), a.Ints(1), a.Int(2), "SplitWithSizesBackward0")
+			})},
 		&OpDef{Name: "unbind", Function: true, Method: true, Params: []Param{input, integer("dim", "0")},
 			Memory:   memory,
 			runTuple: tuple(func(s *Session, a Args) ([]*Tensor, error) { return s.Unbind(a.Tensor(0), a.Int(1)) })},

@@ -429,3 +429,51 @@ func init() {
 			run:    func(s *Session, a Args) (*Tensor, error) { return s.SelectDim(a.Tensor(0), a.Int(1), a.Int(2)) }}),
 	)
 }
+
+// Tensor.unfold(dimension, size, step): a view of every window of size
+// elements along dimension, step apart, as a new last dimension
+// (testdata/pyrules_pending/ops_census_misc.py, not yet recorded:
+// estimated). UnfoldBackward0 makes the input's gradient, zeros with
+// the windows added in, and an int64 index along the dimension (freed):
+// the H200's peak in ops_census_misc.py's recording, not yet imported.
+func init() {
+	declare(estimated(&OpDef{Name: "unfold", Method: true, Params: []Param{input, {Name: "dimension", Kind: IntParam}, {Name: "size", Kind: IntParam}, {Name: "step", Kind: IntParam}},
+		Memory: "a view, no memory; backward makes one tensor of the input's shape",
+		run: func(s *Session, a Args) (*Tensor, error) {
+			t, size, step := a.Tensor(0), a.Int(2), a.Int(3)
+			n := len(t.Shape)
+			d, err := dimIndex(a.Int(1), max(n, 1))
+			if err != nil {
+				return nil, err
+			}
+			length := int64(1)
+			if n > 0 {
+				length = t.Shape[d]
+			}
+			switch {
+			case size > length:
+				return nil, Errorf(RuntimeError, "maximum size for tensor at dimension %d is %d but size is %d", d, length, size)
+			case step <= 0:
+				return nil, Errorf(RuntimeError, "step is %d but must be > 0", step)
+			}
+			st := t.Strides()
+			shape := slices.Clone(t.Shape)
+			var stride int64 = 1
+			if n > 0 {
+				stride = st[d]
+				shape[d] = (length-size)/step + 1
+				st[d] *= step
+			}
+			v := restrided(t, append(shape, size), append(st, stride), t.offset)
+			s.recordViewNode("UnfoldBackward0", v, t, func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+				in := n.inputs[0].shape
+				ts, err := s.allocAll(g.Device(), tensorShape{in, g.DType}, tensorShape{[]int64{length}, DTypes["int64"]})
+				if err != nil {
+					return []*Tensor{nil}, err
+				}
+				s.dropTensor(ts[1])
+				return ts[:1], nil
+			})
+			return v, nil
+		}}))
+}

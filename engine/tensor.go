@@ -28,6 +28,8 @@ var DTypes = map[string]DType{
 	"int32": {"int32", 4}, "int": {"int32", 4},
 	"int16": {"int16", 2}, "short": {"int16", 2},
 	"int8": {"int8", 1}, "uint8": {"uint8", 1}, "bool": {"bool", 1},
+	"complex64": {"complex64", 8}, "cfloat": {"complex64", 8},
+	"complex128": {"complex128", 16}, "cdouble": {"complex128", 16},
 }
 
 // Float32 is the default dtype.

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
@@ -65,6 +66,19 @@ func (t Tier) Exact() bool { return t.First == nil }
 // models and has not recorded. Under --strict it is the error to raise.
 func (s *Session) EstimateCollection(gen int, bytes uint64) error {
 	return s.estimate(nil, "gc (automatic)", "generation %d freed %s in reference cycles: when CPython starts a collection depends on what it and PyTorch allocate inside, modelled, not recorded", gen, allocator.FormatSize(bytes))
+}
+
+// EstimateComposite records that op, a layer or function the front end
+// composes of the table's ops as PyTorch's source composes it (nn's
+// layers written in Python), ran on ts by a composition not yet
+// recorded on the GPU; why says so and where its rule script waits.
+// Under --strict it is the error to raise.
+func (s *Session) EstimateComposite(op, why string, ts ...*Tensor) error {
+	a := make(Args, len(ts))
+	for i, t := range ts {
+		a[i] = t
+	}
+	return s.estimate(nil, op, "%s: %s", argShapes(a), why)
 }
 
 // tiers is a session's record of its estimates.
@@ -137,7 +151,22 @@ func estimated(d *OpDef) *OpDef {
 		name = "Tensor." + d.Name
 	}
 	note := func(s *Session, op string, a Args) error {
-		return s.estimate(nil, op, "%s: memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)", argShapes(a))
+		shapes := argShapes(a)
+		if shapes == "" { // a factory: its sizes
+			var sizes []string
+			for i, p := range d.Params {
+				switch v := a[i].(type) {
+				case int64:
+					sizes = append(sizes, fmt.Sprintf("%s=%d", p.Name, v))
+				case []int64:
+					sizes = append(sizes, p.Name+"="+dimList(v))
+				case float64:
+					sizes = append(sizes, fmt.Sprintf("%s=%g", p.Name, v))
+				}
+			}
+			shapes = strings.Join(sizes, " ")
+		}
+		return s.estimate(nil, op, "%s: memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)", shapes)
 	}
 	if run := d.run; run != nil {
 		d.run = func(s *Session, a Args) (*Tensor, error) {

@@ -205,9 +205,16 @@ var memoryFormat = Param{Name: "memory_format", Kind: MemoryFormatParam, Default
 var conversions = []struct{ name, dtype string }{
 	{"bfloat16", "bfloat16"}, {"bool", "bool"}, {"double", "float64"}, {"float", "float32"},
 	{"half", "float16"}, {"int", "int32"}, {"long", "int64"},
+	{"byte", "uint8"}, {"char", "int8"}, {"short", "int16"},
 }
 
 func init() {
+	// the census's to_sparse: refused, plainly
+	declare(&OpDef{Name: "to_sparse", Method: true, Params: []Param{input, {Name: "sparse_dim", Kind: IntParam, Default: "None"}},
+		Memory: "refused: the tool models dense (strided) tensors only, and a sparse copy's size depends on how many elements are nonzero",
+		run: func(s *Session, a Args) (*Tensor, error) {
+			return nil, Errorf(NotImplementedError, "Tensor.to_sparse is not modelled by gpumemrepl: it models dense (strided) tensors only, and a sparse copy's size (its indices and values) depends on how many elements are nonzero")
+		}})
 	declare(&OpDef{Name: "clone", Function: true, Method: true, Params: []Param{input, memoryFormat},
 		Memory: "new tensor on the input's device, laid out as the input where that is dense (a permuted view), else contiguous",
 		run: func(s *Session, a Args) (*Tensor, error) {

@@ -145,6 +145,19 @@ func (b *Binding) autocasts(torch *eval.ModuleObj) {
 		}
 		return dtypeObj(b.S.Autocast().DType), nil
 	})
+	// the host's autocast is refused (autocastFn), so never on
+	b.fn(torch, "is_autocast_cpu_enabled", "is_autocast_cpu_enabled(): is_autocast_enabled('cpu'), False: autocast on the host is not modelled", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if err := b.arity("is_autocast_cpu_enabled", args, 0); err != nil {
+			return nil, err
+		}
+		return false, nil
+	})
+	b.fn(torch, "get_autocast_cpu_dtype", "get_autocast_cpu_dtype(): the host's autocast dtype, PyTorch's default torch.bfloat16", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if err := b.arity("get_autocast_cpu_dtype", args, 0); err != nil {
+			return nil, err
+		}
+		return dtypeObj(engine.DTypes["bfloat16"]), nil
+	})
 	b.fn(torch, "is_autocast_cache_enabled", "is_autocast_cache_enabled()", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		if err := b.arity("is_autocast_cache_enabled", args, 0); err != nil {
 			return nil, err

@@ -89,6 +89,18 @@ func (b *Binding) cudaModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		}
 		return b.S.GPUName(i), nil
 	})
+	// the CUDA generators' seeds: values are not computed; a cuDNN RNN
+	// with dropout makes its dropout state again after one, as after
+	// torch.manual_seed (which seeds them all)
+	for _, name := range []string{"manual_seed", "manual_seed_all"} {
+		b.fn(m, name, name+"(seed): values are not computed; a cuDNN RNN with dropout makes its dropout state again after it", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			if _, err := in.ArgSpec(name, args, kw, 1, "seed"); err != nil {
+				return nil, err
+			}
+			b.S.SeedCUDA()
+			return eval.None, nil
+		})
+	}
 	b.fn(m, "is_available", "is_available()", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return b.S.DeviceCount() > 0, nil
 	})

@@ -8,7 +8,8 @@ import (
 // dataModule is torch.utils.data, written in Python over the tensor
 // ops: Dataset, TensorDataset, Subset, ConcatDataset, random_split, the
 // samplers, default_collate and DataLoader, as PyTorch 2.11 runs them in
-// the main process. A batch is each sample fetched (dataset[i]), then
+// the main process, and DistributedSampler (in
+// torch.utils.data.distributed too). A batch is each sample fetched (dataset[i]), then
 // collated (tensors stacked into a new tensor, Python ints and floats
 // made int64 and float64 tensors, tuples transposed into lists,
 // mappings by key), then pinned when pin_memory=True, and only then
@@ -18,8 +19,30 @@ import (
 // memory) and marks the batches' values as not known. Worker processes
 // (num_workers > 0) give the same batches; their own host memory is
 // not modelled.
+// Its submodule dataloader, where PyTorch defines DataLoader, names the
+// same DataLoader and default_collate.
 func (b *Binding) dataModule(in *eval.Interp) (*eval.ModuleObj, error) {
-	return b.valuesModule(in, "torch.utils.data", dataSource)
+	m, err := b.valuesModule(in, "torch.utils.data", dataSource)
+	if err != nil {
+		return m, err
+	}
+	// torch.utils.data.distributed, where DistributedSampler lives
+	dist := in.NewModule("torch.utils.data.distributed")
+	defer in.Decref(dist)
+	sampler, _ := m.Dict.GetStr("DistributedSampler")
+	dist.Set(in, "DistributedSampler", sampler)
+	in.AddModule("torch.utils.data.distributed", dist)
+	m.Set(in, "distributed", dist)
+	sub := in.NewModule("torch.utils.data.dataloader")
+	for _, name := range []string{"DataLoader", "default_collate"} {
+		if v, ok := m.Dict.GetStr(name); ok {
+			sub.Set(in, name, v)
+		}
+	}
+	in.AddModule("torch.utils.data.dataloader", sub)
+	m.Set(in, "dataloader", sub)
+	in.Decref(sub)
+	return m, nil
 }
 
 // valuesModule is the module name written in Python (src) over the

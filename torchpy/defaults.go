@@ -6,7 +6,7 @@ import (
 )
 
 // defaults declares torch.set_default_dtype, get_default_dtype,
-// set_default_device and get_default_device; torch.device blocks are
+// set_default_device, get_default_device and set_default_tensor_type; torch.device blocks are
 // the device's __enter__ and __exit__ (testdata/pyrules/default_device.py).
 func (b *Binding) defaults(m *eval.ModuleObj) {
 	b.fn(m, "set_default_dtype", "set_default_dtype(d): the dtype of floating tensors that factories and modules make when not given dtype=", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
@@ -39,6 +39,49 @@ func (b *Binding) defaults(m *eval.ModuleObj) {
 			if d, err = b.parseDevice(a[0]); err != nil {
 				return nil, err
 			}
+		}
+		b.S.SetDefaultDevice(d)
+		return eval.None, nil
+	})
+	// set_default_tensor_type(t): a legacy type (torch.cuda.FloatTensor,
+	// or its name) sets the default dtype and, for a CUDA type, makes
+	// factories make CUDA tensors, as the default device does; PyTorch
+	// warns once that it is deprecated
+	warned := false
+	b.fn(m, "set_default_tensor_type", "set_default_tensor_type(t): the default dtype from a legacy type, and a CUDA one's device", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		a, err := in.ArgSpec("set_default_tensor_type", args, kw, 1, "t")
+		if err != nil {
+			return nil, err
+		}
+		var lt legacyType
+		ok := false
+		switch t := a[0].(type) {
+		case string:
+			lt.dt, lt.cuda, ok = engine.LegacyType(t)
+			if !ok {
+				return nil, in.Raise(eval.TypeErrorType, "invalid type: '%s'", t)
+			}
+		case *eval.Class:
+			lt, ok = legacyTypes[t]
+		}
+		if !ok {
+			return nil, in.Raise(eval.TypeErrorType, "invalid type object: only floating-point types are supported as the default type")
+		}
+		if !warned {
+			warned = true
+			if err := in.Warn(eval.UserWarningType, "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use torch.set_default_dtype() and torch.set_default_device() as alternatives. (Triggered internally at /pytorch/torch/csrc/tensor/python_tensor.cpp:434.)", 1); err != nil {
+				return nil, err
+			}
+		}
+		if !lt.dt.IsFloatingPoint() {
+			return nil, in.Raise(eval.TypeErrorType, "only floating-point types are supported as the default type")
+		}
+		if err := b.S.SetDefaultDType(lt.dt); err != nil {
+			return nil, b.pyErr(err)
+		}
+		d := engine.CPU
+		if lt.cuda {
+			d = engine.Device{CUDA: true, Index: b.S.CurrentDevice()}
 		}
 		b.S.SetDefaultDevice(d)
 		return eval.None, nil

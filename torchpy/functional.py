@@ -45,3 +45,10 @@ def vstack(tensors):
     import torch
     ts = [t.reshape(1, -1) if t.dim() < 2 else t for t in tensors]
     return torch.cat(ts, 0)
+
+
+def _shape_as_tensor(input):
+    # PyTorch's: the shape as an int64 host tensor (torchvision's
+    # detection code, for tracing)
+    import torch
+    return torch.tensor(list(input.shape), dtype=torch.int64)

@@ -16,7 +16,7 @@ print(hasattr(x, 'index_fill_'), hasattr(x, 'frobnicate'))
 class Net(torch.nn.Module):
     pass
 for f in (lambda: x.index_fill_, lambda: x.frobnicate, lambda: torch.Tensor.index_fill_, lambda: torch.index_put,
-          lambda: torch.nn.functional.fold, lambda: Net().compile, lambda: Net().frobnicate):
+          lambda: torch.nn.functional.fold, lambda: Net().register_load_state_dict_post_hook, lambda: Net().frobnicate):
     try:
         f()
     except AttributeError as e:
@@ -28,7 +28,7 @@ for f in (lambda: x.index_fill_, lambda: x.frobnicate, lambda: torch.Tensor.inde
 type object 'Tensor' has no attribute 'index_fill_' (PyTorch 2.11 has torch.Tensor.index_fill_; gpumemrepl does not model it yet, so it cannot say what memory it uses)
 module 'torch' has no attribute 'index_put' (PyTorch 2.11 has torch.index_put; gpumemrepl does not model it yet, so it cannot say what memory it uses)
 module 'torch.nn.functional' has no attribute 'fold' (PyTorch 2.11 has torch.nn.functional.fold; gpumemrepl does not model it yet, so it cannot say what memory it uses)
-'Net' object has no attribute 'compile' (PyTorch 2.11 has torch.nn.Module.compile; gpumemrepl does not model it yet, so it cannot say what memory it uses)
+'Net' object has no attribute 'register_load_state_dict_post_hook' (PyTorch 2.11 has torch.nn.Module.register_load_state_dict_post_hook; gpumemrepl does not model it yet, so it cannot say what memory it uses)
 'Net' object has no attribute 'frobnicate'
 `
 	if got := runSource(t, 1, src); got != want {

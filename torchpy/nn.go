@@ -441,28 +441,9 @@ func (b *Binding) nnModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	for _, c := range []*eval.Class{ModuleType, LinearType, GELUType} {
 		m.Set(in, c.Name, c)
 	}
-	b.fn(m, "Parameter", "Parameter(data, requires_grad=True)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		a, err := in.ArgSpec("Parameter", args, kw, 1, "data", "requires_grad")
-		if err != nil {
-			return nil, err
-		}
-		t, err := b.tensorOf(a[0], "Parameter")
-		if err != nil {
-			return nil, err
-		}
-		grad, err := b.boolArg(a[1], true)
-		if err != nil {
-			return nil, err
-		}
-		d := b.S.Detach(t.T)
-		if grad {
-			if err := b.S.SetRequiresGrad(d); err != nil {
-				b.S.Release(d)
-				return nil, b.pyErr(err)
-			}
-		}
-		return b.newParam(d), nil
-	})
+	// Parameter is the class (isinstance(p, nn.Parameter), as model code
+	// checks), made by newParameter
+	m.Set(in, "Parameter", ParameterType)
 	f, err := b.functionalModule(in)
 	if err != nil {
 		return nil, err
@@ -475,6 +456,29 @@ func (b *Binding) nnModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		}
 		t, ok := args[0].(*Tensor)
 		return ok && t.param, nil
+	})
+	b.fn(m, "_estimate", "_estimate(op, why, *tensors): the figures of op, a layer composed here as PyTorch composes it, are estimated (why: the rule script that waits for the GPU)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if len(args) < 2 || len(kw) > 0 {
+			return nil, in.Raise(eval.TypeErrorType, "_estimate(op, why, *tensors)")
+		}
+		op, err := b.strArg("_estimate", args[0])
+		if err != nil {
+			return nil, err
+		}
+		why, err := b.strArg("_estimate", args[1])
+		if err != nil {
+			return nil, err
+		}
+		var ts []*engine.Tensor
+		for _, v := range args[2:] {
+			if t, ok := v.(*Tensor); ok {
+				ts = append(ts, t.T)
+			}
+		}
+		if err := b.S.EstimateComposite(op, why, ts...); err != nil {
+			return nil, b.pyErr(err)
+		}
+		return eval.None, nil
 	})
 	if err := b.containerLayers(in, m); err != nil {
 		return nil, err
@@ -495,7 +499,9 @@ func (b *Binding) nnModule(in *eval.Interp) (*eval.ModuleObj, error) {
 			return nil, err
 		}
 	}
-	b.nnModuleAliases(in, m)
+	if err := b.nnModuleAliases(in, m); err != nil {
+		return nil, err
+	}
 	for _, name := range []string{"Conv2d", "Conv1d", "Conv3d", "BatchNorm2d", "LayerNorm", "Embedding", "Dropout", "MaxPool2d", "CrossEntropyLoss", "MSELoss", "LSTM", "Softmax", "TransformerEncoderLayer", "MultiheadAttention"} {
 		if _, declared := m.Dict.GetStr(name); declared {
 			continue
@@ -513,4 +519,32 @@ func (b *Binding) functionalModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m := in.NewModule("torch.nn.functional")
 	b.opFunctional(m)
 	return m, nil
+}
+
+// nn.Parameter(data, requires_grad=True): a Parameter over data's
+// storage (detached), a leaf that requires grad unless told not to.
+func init() {
+	ParameterType.New = func(in *eval.Interp, _ *eval.Class, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		b := bindingOf(in)
+		a, err := in.ArgSpec("Parameter", args, kw, 1, "data", "requires_grad")
+		if err != nil {
+			return nil, err
+		}
+		t, err := b.tensorOf(a[0], "Parameter")
+		if err != nil {
+			return nil, err
+		}
+		grad, err := b.boolArg(a[1], true)
+		if err != nil {
+			return nil, err
+		}
+		d := b.S.Detach(t.T)
+		if grad {
+			if err := b.S.SetRequiresGrad(d); err != nil {
+				b.S.Release(d)
+				return nil, b.pyErr(err)
+			}
+		}
+		return b.newParam(d), nil
+	}
 }

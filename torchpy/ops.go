@@ -394,6 +394,21 @@ func (b *Binding) bind(d *engine.OpDef, name string, args []eval.Value, kw []eva
 				return nil, b.in.Raise(eval.TypeErrorType, "%s(): argument '%s' must be torch.memory_format, not %s", name, p.Name, eval.TypeOf(v).Name)
 			}
 			a[i] = f.F
+		case engine.GeneratorParam:
+			// a torch.Generator (generator.py): the op checks its device
+			if eval.TypeOf(v).Name != "Generator" {
+				return nil, b.in.Raise(eval.TypeErrorType, "%s(): argument '%s' must be torch.Generator, not %s", name, p.Name, eval.TypeOf(v).Name)
+			}
+			dv, err := b.in.GetAttr(v, "device")
+			if err != nil {
+				return nil, err
+			}
+			dev, err := b.deviceArg(dv)
+			b.in.Decref(dv)
+			if err != nil {
+				return nil, err
+			}
+			a[i] = dev
 		case engine.StringParam:
 			str, ok := v.(string)
 			if !ok {

@@ -10,6 +10,18 @@ import (
 // parser does, by rewriting the Python arguments (a method's receiver
 // first) into the one signature the op table declares.
 var overloads = map[string]func(b *Binding, args []eval.Value, kw []eval.KeywordArg) ([]eval.Value, []eval.KeywordArg, error){
+	// tensor_split(input, sections: int, dim) and tensor_split(input,
+	// indices: sequence, dim) are tensor_split(input, sections, indices,
+	// dim)
+	"tensor_split": func(b *Binding, args []eval.Value, kw []eval.KeywordArg) ([]eval.Value, []eval.KeywordArg, error) {
+		if len(args) < 2 {
+			return args, kw, nil
+		}
+		if _, isInt := args[1].(int64); isInt {
+			return append([]eval.Value{args[0], args[1], eval.None}, args[2:]...), kw, nil
+		}
+		return append([]eval.Value{args[0], eval.None, args[1]}, args[2:]...), kw, nil
+	},
 	// Tensor.to(dtype, ...) and Tensor.to(other, ...) are
 	// to(device, dtype, ...): other's device and dtype
 	"to": func(b *Binding, args []eval.Value, kw []eval.KeywordArg) ([]eval.Value, []eval.KeywordArg, error) {

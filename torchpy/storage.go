@@ -45,6 +45,19 @@ func init() {
 	method("nbytes", "nbytes(): the storage's size in bytes", func(u *untypedStorage) eval.Value { return bytesOf(u) })
 	method("size", "size(): an untyped storage's size is its bytes", func(u *untypedStorage) eval.Value { return bytesOf(u) })
 	method("data_ptr", "data_ptr(): the storage's address", func(u *untypedStorage) eval.Value { return int64(u.t.T.StoragePtr()) })
+	method("element_size", "element_size(): an untyped storage's elements are bytes", func(u *untypedStorage) eval.Value { return int64(1) })
+	property := func(name string, f func(u *untypedStorage) eval.Value) {
+		untypedStorageType.SetAttr(name, eval.NewProperty(eval.NewBuiltin(name, "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			return f(s.(*untypedStorage)), nil
+		}), nil))
+	}
+	property("device", func(u *untypedStorage) eval.Value { return u.t.b.deviceObj(u.t.T.Device()) })
+	property("is_cuda", func(u *untypedStorage) eval.Value { return u.t.T.Device().CUDA })
+	// a storage is made with its tensor here; one of its own (memory
+	// not under any tensor) is not modelled
+	untypedStorageType.New = func(in *eval.Interp, _ *eval.Class, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return nil, in.Raise(eval.NotImplementedErrType, "torch.UntypedStorage(...) is not modelled by gpumemrepl: a storage is made with its tensor (Tensor.untyped_storage())")
+	}
 }
 
 // tensorSet is t.set_(source=None, storage_offset=0, size=None,

@@ -130,6 +130,8 @@ type Binding struct {
 	hooksOff   *string
 	// strided is torch.strided, every tensor's layout.
 	strided eval.Value
+	// toNumpy is numpy_array.py's _numpy(tensor, force): Tensor.numpy.
+	toNumpy eval.Value
 	// released is the bytes tensors let go of, ever (what a collection
 	// freed is the difference).
 	released uint64
@@ -231,6 +233,8 @@ func init() {
 	property("device", func(b *Binding, t *Tensor) (eval.Value, error) { return b.deviceObj(t.T.Device()), nil })
 	property("is_cuda", func(b *Binding, t *Tensor) (eval.Value, error) { return t.T.Device().CUDA, nil })
 	property("is_meta", func(b *Binding, t *Tensor) (eval.Value, error) { return t.T.IsMeta(), nil })
+	property("is_cpu", func(b *Binding, t *Tensor) (eval.Value, error) { return !t.T.Device().CUDA && !t.T.IsMeta(), nil })
+	property("is_xpu", func(b *Binding, t *Tensor) (eval.Value, error) { return false, nil }) // no Intel GPU here
 	property("is_leaf", func(b *Binding, t *Tensor) (eval.Value, error) { return t.T.IsLeaf(), nil })
 	property("_version", func(b *Binding, t *Tensor) (eval.Value, error) { return int64(t.T.Version()), nil })
 	property("ndim", func(b *Binding, t *Tensor) (eval.Value, error) { return int64(len(t.T.Shape)), nil })

@@ -2,6 +2,7 @@ package torchpy
 
 import (
 	"math"
+	"slices"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
 	"github.com/gpumemrepl/gpumemrepl/python/eval"
@@ -84,5 +85,51 @@ func init() {
 			return nil, err
 		}
 		return b.tolist(t.T)
+	})
+	tensorMethod("numpy", "numpy(*, force=False): an array sharing the host tensor's memory (no copy); force=True copies a CUDA tensor to the host first", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		vs, err := b.in.ArgSpec("numpy", args, kw, 0, "force")
+		if err != nil {
+			return nil, err
+		}
+		force := eval.Value(false)
+		if vs[0] != nil {
+			force = vs[0]
+		}
+		return b.in.Call(b.toNumpy, []eval.Value{t, force}, nil)
+	})
+}
+
+// Tensor.new, the legacy constructor, as PyTorch's legacy_tensor_new
+// reads its arguments: sizes (ints, or one torch.Size) make an
+// uninitialized tensor of the tensor's dtype and device (new_empty);
+// one list or tuple is data (torch.tensor(data) of that dtype and
+// device); no argument an empty one.
+func init() {
+	tensorMethod("new", "new(*sizes) or new(data): new_empty(sizes), or torch.tensor(data), of this tensor's dtype and device", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		call := func(name string, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			f, err := b.in.GetAttr(t, name)
+			if err != nil {
+				return nil, err
+			}
+			defer b.in.Decref(f)
+			return b.in.Call(f, args, kw)
+		}
+		if len(args) == 1 {
+			switch x := args[0].(type) {
+			case *eval.Tuple:
+				if x.Type() == SizeType {
+					return call("new_empty", args, kw)
+				}
+				return call("new_tensor", args, kw)
+			case *eval.List:
+				return call("new_tensor", args, kw)
+			}
+		}
+		size := b.in.NewTuple(slices.Clone(args))
+		defer b.in.Decref(size)
+		if len(args) == 0 {
+			return call("new_empty", []eval.Value{b.in.NewTuple([]eval.Value{int64(0)})}, kw)
+		}
+		return call("new_empty", []eval.Value{size}, kw)
 	})
 }

@@ -156,6 +156,17 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		_, ok := args[0].(*Tensor)
 		return ok, nil
 	})
+	b.fn(m, "is_floating_point", "is_floating_point(input): whether input's dtype is a floating one", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		a, err := in.ArgSpec("is_floating_point", args, kw, 1, "input")
+		if err != nil {
+			return nil, err
+		}
+		t, ok := a[0].(*Tensor)
+		if !ok {
+			return nil, in.Raise(eval.TypeErrorType, "is_floating_point(): argument 'input' (position 1) must be Tensor, not %s", in.TypeName(a[0]))
+		}
+		return t.T.DType.IsFloatingPoint(), nil
+	})
 	b.fn(m, "manual_seed", "manual_seed(seed): values are not computed; a cuDNN RNN with dropout makes its dropout state again after it", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		b.S.SeedCUDA()
 		return eval.None, nil
@@ -164,6 +175,21 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	if err := b.gradModes(m); err != nil {
 		return nil, err
 	}
+	// torch.xpu, Intel's GPUs, as on a machine without one: none is
+	// available, and empty_cache does nothing before one is initialized
+	xpu := in.NewModule("torch.xpu")
+	b.fn(xpu, "is_available", "is_available(): False, as on a machine without an Intel GPU", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return false, b.arity("is_available", args, 0)
+	})
+	b.fn(xpu, "device_count", "device_count(): 0", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return int64(0), b.arity("device_count", args, 0)
+	})
+	b.fn(xpu, "empty_cache", "empty_cache(): nothing, as no Intel GPU was initialized", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return eval.None, b.arity("empty_cache", args, 0)
+	})
+	in.AddModule("torch.xpu", xpu)
+	m.Set(in, "xpu", xpu)
+	in.Decref(xpu)
 	backends := in.NewModule("torch.backends")
 	for _, name := range []string{"cudnn", "cuda", "opt_einsum", "mps"} {
 		sub := in.NewModule("torch.backends." + name)
@@ -172,6 +198,9 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		switch name {
 		case "cudnn":
 			b.cudnnFlags(in, sub)
+			if err := b.execInto(sub, "<torch.backends.cudnn>", cudnnFlagsSource); err != nil {
+				return nil, err
+			}
 		case "opt_einsum":
 			b.optEinsumFlags(in, sub)
 		case "cuda":

@@ -3,7 +3,6 @@ package torchpy
 import (
 	"fmt"
 	"math/big"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -141,19 +140,32 @@ func init() {
 		}
 		return "torch.Size([" + strings.Join(parts, ", ") + "])", nil
 	}))
-	// a Size and a tuple concatenate into a Size (model code grows a
-	// shape: x.size()[:-1] + (heads, head_size))
-	SizeType.SetMethod(eval.NewBuiltin("__add__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		if len(args) != 1 {
-			return nil, in.Raise(eval.TypeErrorType, "expected 1 argument, got %d", len(args))
-		}
-		o, ok := args[0].(*eval.Tuple)
-		if !ok {
-			return eval.NotImplemented, nil
-		}
-		items := append(slices.Clone(s.(*eval.Tuple).Items()), o.Items()...)
-		return in.NewTupleOf(SizeType, items), nil
-	}))
+	// Size + tuple and tuple + Size are a Size, as PyTorch's Size adds
+	// (its nb_add): shape arithmetic such as sample_shape + batch_shape
+	sizeConcat := func(name string, reflected bool) {
+		SizeType.SetMethod(eval.NewBuiltin(name, "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+			if len(args) != 1 || len(kw) > 0 {
+				return nil, in.Raise(eval.TypeErrorType, "Size.%s() takes exactly one argument", name)
+			}
+			o, ok := args[0].(*eval.Tuple)
+			if !ok {
+				return eval.NotImplemented, nil
+			}
+			first, second := s.(*eval.Tuple).Items(), o.Items()
+			if reflected {
+				first, second = second, first
+			}
+			items := append(append([]eval.Value{}, first...), second...)
+			for _, v := range items {
+				if _, ok := v.(int64); !ok {
+					return eval.NotImplemented, nil
+				}
+			}
+			return in.NewTupleOf(SizeType, items), nil
+		}))
+	}
+	sizeConcat("__add__", false)
+	sizeConcat("__radd__", true)
 	SizeType.SetMethod(eval.NewBuiltin("numel", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		n := int64(1)
 		for _, v := range s.(*eval.Tuple).Items() {

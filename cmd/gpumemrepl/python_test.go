@@ -37,6 +37,7 @@ type pythonStep struct {
 	Reserved  int64   `json:"reserved_bytes"`
 	MaxAlloc  int64   `json:"max_allocated_bytes"`
 	MaxReserv int64   `json:"max_reserved_bytes"`
+	Host      int64   `json:"host_rss_bytes"`
 	Error     *string `json:"error"`
 }
 

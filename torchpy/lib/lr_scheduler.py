@@ -27,6 +27,11 @@ class LRScheduler:
         return {k: v for k, v in self.__dict__.items() if k != 'optimizer'}
 
 
+class _LRScheduler(LRScheduler):
+    # the name LRScheduler had before PyTorch 2.0, which older schedulers subclass
+    pass
+
+
 class StepLR(LRScheduler):
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
         self.step_size = step_size

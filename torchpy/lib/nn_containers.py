@@ -302,6 +302,20 @@ class SiLU(Module):
         return 'inplace=True' if self.inplace else ''
 
 
+class Mish(Module):
+    """Mish(inplace=False): F.mish, a new tensor, its input saved (estimated)."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return functional.mish(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return 'inplace=True' if self.inplace else ''
+
+
 class LeakyReLU(Module):
     def __init__(self, negative_slope=0.01, inplace=False):
         super().__init__()

@@ -13,3 +13,16 @@ class RemovableHandle:
 
     def __exit__(self, *args):
         self.remove()
+
+
+def _module_compile(self, *args, **kwargs):
+    # Module.compile: torch.compile of the module's call, in place; the
+    # module runs eagerly here, as torch.compile's result does, with its
+    # note once a run (unless disable=True)
+    import torch
+    if not kwargs.get('disable', False):
+        torch.compiler._compile_note()
+
+
+Module.compile = _module_compile
+del _module_compile

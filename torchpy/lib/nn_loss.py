@@ -58,6 +58,13 @@ class CrossEntropyLoss(_WeightedLoss):
         return functional.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index, reduction=self.reduction, label_smoothing=self.label_smoothing)
 
 
+class BCELoss(_WeightedLoss):
+    """BCELoss(weight=None, reduction='mean'): F.binary_cross_entropy (estimated: its rule not yet held to a recording)."""
+
+    def forward(self, input, target):
+        return functional.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+
+
 class BCEWithLogitsLoss(_Loss):
     """BCEWithLogitsLoss(weight=None, reduction='mean', pos_weight=None): F.binary_cross_entropy_with_logits."""
 

@@ -42,3 +42,48 @@ def parameters_to_vector(parameters):
 
 def vector_to_parameters(vec, parameters):
     raise NotImplementedError('torch.nn.utils.vector_to_parameters is not modelled by gpumemrepl')
+
+
+class WeightNorm:
+    # the forward pre-hook weight_norm registers: before each forward the
+    # weight is made again from its direction (NAME_v) and magnitude
+    # (NAME_g), replacing the one before
+    def __init__(self, name, dim):
+        self.name = name
+        self.dim = -1 if dim is None else dim
+
+    def compute_weight(self, module):
+        import torch
+        return torch._weight_norm(getattr(module, self.name + '_v'), getattr(module, self.name + '_g'), self.dim)
+
+    def __call__(self, module, inputs):
+        setattr(module, self.name, self.compute_weight(module))
+
+
+def weight_norm(module, name='weight', dim=0):
+    import torch
+    for hook in module._forward_pre_hooks.values():
+        if isinstance(hook, WeightNorm) and hook.name == name:
+            raise RuntimeError(f'Cannot register two weight_norm hooks on the same parameter {name}')
+    fn = WeightNorm(name, dim)
+    weight = getattr(module, name)
+    del module._parameters[name]
+    module.register_parameter(name + '_g', torch.nn.Parameter(torch.norm_except_dim(weight, 2, fn.dim).data))
+    module.register_parameter(name + '_v', torch.nn.Parameter(weight.data))
+    setattr(module, name, fn.compute_weight(module))
+    module.register_forward_pre_hook(fn)
+    return module
+
+
+def remove_weight_norm(module, name='weight'):
+    import torch
+    for key, hook in list(module._forward_pre_hooks.items()):
+        if isinstance(hook, WeightNorm) and hook.name == name:
+            weight = hook.compute_weight(module)
+            delattr(module, name)
+            del module._parameters[name + '_g']
+            del module._parameters[name + '_v']
+            setattr(module, name, torch.nn.Parameter(weight.data))
+            del module._forward_pre_hooks[key]
+            return module
+    raise ValueError(f"weight_norm of '{name}' not found in {module}")

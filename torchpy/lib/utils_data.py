@@ -143,6 +143,52 @@ class RandomSampler(Sampler):
         return self.num_samples
 
 
+class DistributedSampler(Sampler):
+    # torch.utils.data.distributed's: one replica's share of the dataset,
+    # padded (or cut, with drop_last) to a multiple of the replicas. Without
+    # num_replicas and rank PyTorch asks the default process group, which
+    # never exists here. Its order is shuffled by seed and epoch in PyTorch:
+    # here it is in order, and the loader marks what it yields as not known
+    def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=0, drop_last=False):
+        import math
+        import torch.distributed as dist
+        if num_replicas is None:
+            num_replicas = dist.get_world_size()
+        if rank is None:
+            rank = dist.get_rank()
+        if rank >= num_replicas or rank < 0:
+            raise ValueError(f'Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]')
+        self.dataset = dataset
+        self.num_replicas = num_replicas
+        self.rank = rank
+        self.epoch = 0
+        self.drop_last = drop_last
+        n = len(dataset)
+        if drop_last and n % num_replicas != 0:
+            self.num_samples = math.ceil((n - num_replicas) / num_replicas)
+        else:
+            self.num_samples = math.ceil(n / num_replicas)
+        self.total_size = self.num_samples * num_replicas
+        self.shuffle = shuffle
+        self.seed = seed
+
+    def __iter__(self):
+        import math
+        indices = list(range(len(self.dataset)))
+        if not self.drop_last:
+            pad = self.total_size - len(indices)
+            indices += (indices * math.ceil(pad / len(indices)))[:pad]
+        else:
+            indices = indices[:self.total_size]
+        return iter(indices[self.rank:self.total_size:self.num_replicas])
+
+    def __len__(self):
+        return self.num_samples
+
+    def set_epoch(self, epoch):
+        self.epoch = epoch
+
+
 class BatchSampler(Sampler):
     def __init__(self, sampler, batch_size, drop_last):
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
@@ -246,7 +292,7 @@ class DataLoader:
             drop_last = False
         elif batch_size is None and drop_last:
             raise ValueError('batch_size=None option disables auto-batching and is mutually exclusive with drop_last')
-        self._shuffled = bool(shuffle) or isinstance(sampler, RandomSampler)
+        self._shuffled = bool(shuffle) or isinstance(sampler, RandomSampler) or getattr(sampler, 'shuffle', False) is True
         if sampler is None:
             sampler = RandomSampler(dataset) if shuffle else SequentialSampler(dataset)
         if batch_size is not None and batch_sampler is None:
