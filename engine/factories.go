@@ -27,7 +27,7 @@ func init() {
 					return Errorf(RuntimeError, "%s: input tensor must have at least 2 dimensions", name+"_")
 				}
 				if x.Device().CUDA {
-					if err := s.estimate(nil, "Tensor."+name+"_", "%s %s: an in-place kernel, not recorded on the GPU; taken as allocating nothing (its backward, %s, the gradient alone)", dimList(x.Shape), x.DType.Name, node); err != nil {
+					if err := s.estimate(nil, "Tensor."+name+"_", "%s %s: memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)", dimList(x.Shape), x.DType.Name); err != nil {
 						return err
 					}
 				}

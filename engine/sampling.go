@@ -101,7 +101,7 @@ func (s *Session) multinomial(p *Tensor, n int64, replacement bool, gen any) (*T
 	if n == 1 && len(p.Shape) == 2 && dev.CUDA {
 		return s.multinomialGumbel(p, shape)
 	}
-	if err := s.estimate(nil, "torch.multinomial", "%s %s, %d samples: only one sample from rows of probabilities on the GPU is recorded; the rest from PyTorch's formulas (testdata/pyrules_pending)", dimList(p.Shape), p.DType.Name, n); err != nil {
+	if err := s.estimate(nil, "torch.multinomial", "%s %s: memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)", dimList(p.Shape), p.DType.Name); err != nil {
 		return nil, err
 	}
 	if replacement && n > 1 {
