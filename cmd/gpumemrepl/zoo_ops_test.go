@@ -326,3 +326,43 @@ del h
 		t.Errorf("del h after a constant pad freed %d bytes, want its 2 MiB", -got)
 	}
 }
+
+// TestTripletMarginLoss: nn.TripletMarginLoss and F.pairwise_distance
+// (siamese_triplet.py) as PyTorch composes them: the difference and the
+// difference plus eps, the norm along the last dimension (saving its
+// result), the difference freed only after the norm; margin + d(a, p),
+// then minus d(a, n), clamp_min (saving its input), the sum freed after
+// clamp_min, then the mean. Each labelled estimated. nn.PairwiseDistance is
+// F.pairwise_distance.
+func TestTripletMarginLoss(t *testing.T) {
+	rows := runZooOps(t, `import torch
+import torch.nn.functional as F
+a, p, n = (torch.randn(1000, 256, device='cuda', requires_grad=True) for _ in range(3))
+torch.cuda.reset_peak_memory_stats()
+d = F.pairwise_distance(a, p)
+print(d.shape, d.grad_fn.name(), torch.cuda.max_memory_allocated() - torch.cuda.memory_allocated())
+del d
+loss = torch.nn.TripletMarginLoss(margin=1.0)(a, p, n)
+print(loss.grad_fn.name())
+loss.backward()
+print(a.grad.shape, torch.nn.TripletMarginLoss(swap=True)(a, p, n).shape, torch.nn.PairwiseDistance(keepdim=True)(a, p).shape)
+torch.nn.TripletMarginLoss(margin=0.0)
+`)
+	// the difference (1,024,000 bytes) freed once the norm is made; the
+	// shifted difference, which the norm saves, and d kept
+	if want := "torch.Size([1000]) LinalgVectorNormBackward0 1024000\n"; rows[6].Output != want {
+		t.Errorf("printed %q, want %q", rows[6].Output, want)
+	}
+	if !rows[5].estimated("F.pairwise_distance") {
+		t.Errorf("not labelled estimated: %+v", rows[5])
+	}
+	if rows[9].Output != "MeanBackward0\n" || rows[11].Output != "torch.Size([1000, 256]) torch.Size([]) torch.Size([1000, 1])\n" {
+		t.Errorf("printed %q and %q", rows[9].Output, rows[11].Output)
+	}
+	if !rows[8].estimated("F.triplet_margin_loss") {
+		t.Errorf("not labelled estimated: %+v", rows[8])
+	}
+	if e := rows[12].Error; e == nil || !strings.Contains(*e, "ValueError: TripletMarginLoss: expected margin to be greater than 0, got 0.0 instead") {
+		t.Errorf("margin 0: %v", e)
+	}
+}
