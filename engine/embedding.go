@@ -10,10 +10,11 @@ import (
 // the H200): the forward is index_select's, one new tensor of the
 // indices' shape plus the embedding dimension; autograd saves the
 // indices (which an arange made for the call then outlives). Backward is
-// embedding_dense_backward: a dense copy of a gradient that is not
-// contiguous, then the weight's gradient, zeros of the weight's shape,
-// filled directly while there are at most embeddingDirect indices (more
-// are sorted first: its backward is refused).
+// embedding_dense_backward: a dense copy of indices that are not
+// contiguous, then of a gradient that is not, then the weight's
+// gradient, zeros of the weight's shape, filled directly while there
+// are at most embeddingDirect indices (more are sorted first:
+// embeddingSortedGrad).
 
 // F.embedding as a table entry.
 func init() {
@@ -22,7 +23,7 @@ func init() {
 			Params: []Param{input, {Name: "weight", Kind: TensorParam}, {Name: "padding_idx", Kind: IntParam, Default: "None"},
 				{Name: "max_norm", Kind: NumberParam, Default: "None"}, {Name: "norm_type", Kind: NumberParam, Default: "2.0"},
 				{Name: "scale_grad_by_freq", Kind: BoolParam, Default: "False"}, {Name: "sparse", Kind: BoolParam, Default: "False"}},
-			Memory: "new tensor (the indices' shape + [dim]); saves the indices; backward makes the weight's gradient (zeros of its shape) after a dense copy of a strided gradient",
+			Memory: "new tensor (the indices' shape + [dim]); saves the indices; backward makes the weight's gradient (zeros of its shape) after dense copies of strided indices and of a strided gradient",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				switch {
 				case a[3] != nil:
@@ -68,18 +69,31 @@ func (s *Session) Embedding(idx, w *Tensor) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.record("EmbeddingBackward0", out, []*Tensor{w}, []*Tensor{idx}, embeddingBackward(idx.Numel()))
+	var copied *tensorShape
+	if !idx.IsContiguous() {
+		copied = &tensorShape{slices.Clone(idx.Shape), idx.DType}
+	}
+	s.record("EmbeddingBackward0", out, []*Tensor{w}, []*Tensor{idx}, embeddingBackward(idx.Numel(), copied))
 	return out, nil
 }
 
-// embeddingBackward is embedding_dense_backward's for n indices: the
-// contiguous copy of the gradient (freed at the end), then the weight's
-// gradient. Over embeddingDirect indices it sorts them first, with CUB's
-// temporaries (recorded in tfm_embedding.py, not modelled: estimated).
-func embeddingBackward(indices uint64) backward {
+// embeddingBackward is embedding_dense_backward's for n indices: a
+// contiguous copy of strided indices (copied: their shape, as
+// indices.contiguous() makes it first and frees it last; llama_train's
+// recording shows it for data[:, :-1]), the contiguous copy of the
+// gradient (freed at the end), then the weight's gradient. Over
+// embeddingDirect indices it sorts them first, with CUB's temporaries.
+func embeddingBackward(indices uint64, copied *tensorShape) backward {
 	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 		if !g.Device().CUDA {
 			return []*Tensor{nil}, NotModelledError("the backward of an embedding on the host")
+		}
+		if copied != nil {
+			flat, err := s.allocAll(g.Device(), *copied)
+			if err != nil {
+				return []*Tensor{nil}, err
+			}
+			defer s.dropTensor(flat[0])
 		}
 		if indices > embeddingDirect {
 			return embeddingSortedGrad(s, n, g, indices)
