@@ -38,9 +38,13 @@ func readNames(text string) map[string]map[string]bool {
 // missingAttr is the note of an AttributeError for obj.name that PyTorch
 // 2.11 has and the tool does not model (eval.Hooks.MissingAttr): the
 // program is right, the tool cannot follow it there. hasattr stays False,
-// as the attribute is missing still.
+// as the attribute is missing still. Every name numpy's module lacks is
+// such a name (numpy.go).
 func missingAttr(obj eval.Value, name string) string {
 	ns := namespaceOf(obj)
+	if ns == "numpy" {
+		return "gpumemrepl's numpy has only log (of a number) and newaxis, what Whisper's sinusoids use: numpy's arrays live on the host, and the tool does not model them"
+	}
 	if !pytorchNames[ns][name] {
 		return ""
 	}

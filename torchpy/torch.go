@@ -44,6 +44,7 @@ func Install(in *eval.Interp, s *engine.Session) *Binding {
 	in.RegisterModule("torch.utils.checkpoint", in.Unmetered(b.checkpointModule))
 	in.RegisterModule("torch.utils.data", in.Unmetered(b.dataModule))
 	in.RegisterModule("torch.accelerator", in.Unmetered(b.acceleratorModule))
+	in.RegisterModule("numpy", numpyModule)
 	return b
 }
 

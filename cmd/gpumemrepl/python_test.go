@@ -379,10 +379,10 @@ func TestPythonErrors(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, neg+":2:5: RuntimeError: zeros: Dimension size must be non-negative.") {
 		t.Errorf("a negative size: exit %d\n%s", code, errOut)
 	}
-	nomod := write("nomod.py", "import numpy as np\n")
+	nomod := write("nomod.py", "import scipy.signal\n")
 	_, errOut, code = run(t, "run", "--device", "sim", nomod)
-	if code != 1 || !strings.Contains(errOut, nomod+":1:1: ModuleNotFoundError: No module named 'numpy'") {
-		t.Errorf("import numpy: exit %d\n%s", code, errOut)
+	if code != 1 || !strings.Contains(errOut, nomod+":1:1: ModuleNotFoundError: No module named 'scipy'") {
+		t.Errorf("import scipy: exit %d\n%s", code, errOut)
 	}
 }
 

@@ -366,3 +366,30 @@ torch.nn.TripletMarginLoss(margin=0.0)
 		t.Errorf("margin 0: %v", e)
 	}
 }
+
+// TestNumpy: numpy as whisper_encoder.py's sinusoids use it, on the
+// host (no GPU memory): numpy.log of a number is a float, numpy.newaxis
+// indexes as None; numpy.log of a tensor and any other name of numpy are
+// refused, each saying what the tool's numpy has.
+func TestNumpy(t *testing.T) {
+	rows := runZooOps(t, `import numpy as np
+import torch
+print(np.log(10000), np.log(1), np.log(0), np.log(-1.0), np.newaxis)
+x = (-np.log(10000) / 95 * torch.arange(96, device='cuda'))[np.newaxis, :]
+print(x.shape, x.dtype, torch.cuda.memory_allocated())
+np.log(x)
+np.arange(3)
+`)
+	if want := "9.210340371976184 0.0 -inf nan None\n"; rows[3].Output != want {
+		t.Errorf("printed %q, want %q", rows[3].Output, want)
+	}
+	if want := "torch.Size([1, 96]) torch.float32 512\n"; rows[5].Output != want {
+		t.Errorf("printed %q, want %q", rows[5].Output, want)
+	}
+	if e := rows[6].Error; e == nil || !strings.Contains(*e, "NotImplementedError: numpy.log of a Tensor is not modelled by gpumemrepl") {
+		t.Errorf("np.log of a tensor: %v", e)
+	}
+	if e := rows[7].Error; e == nil || !strings.Contains(*e, "AttributeError: module 'numpy' has no attribute 'arange' (gpumemrepl's numpy has only log (of a number) and newaxis") {
+		t.Errorf("np.arange: %v", e)
+	}
+}
