@@ -150,7 +150,12 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 		r.Progress.Begin(fmt.Sprintf("%s:%d:", r.File, line))
 	}
 	r.Progress.Tick()
-	err := run()
+	var err error
+	if r.AsRecorded {
+		err = in.ExecStatement(run)
+	} else {
+		err = run()
+	}
 	r.Progress.Done()
 	if r.AsRecorded && p.b != nil {
 		c := in.GCCount()

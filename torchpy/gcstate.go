@@ -42,7 +42,10 @@ const cudaInitFreedLists = 4
 func (b *Binding) importedState() eval.GCState {
 	s := eval.GCState{Count: importedCount, LongTotal: importedOldest, FreeLists: importedLists, FreeDicts: importedDicts, FreeTuples: importedTuples}
 	if b.AsRecorded {
+		// recorded as exec() returned; the function it made for the
+		// statement (eval's ExecStatement) still counts until then
 		s.Count = recordedCount
+		s.Count[0]++
 	}
 	return s
 }

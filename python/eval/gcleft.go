@@ -251,3 +251,22 @@ func (in *Interp) NewHeld(n int) Value {
 func (in *Interp) ListsFreed(n int) {
 	in.gc.freeLists = min(listFreeMax, in.gc.freeLists+n)
 }
+
+// ExecStatement runs run, one top-level statement, as the builtin exec()
+// runs a compiled statement under scripts/record_gc.py: CPython 3.12's
+// PyEval_EvalCode makes a function object for the code (a container,
+// which schedules a collection when it takes generation 0 past its
+// threshold), the code's first instruction (RESUME) runs a scheduled
+// collection before the statement's own, and the function goes as exec
+// returns, before the recorder reads gc.get_count(). A collection the
+// recorder's reads left due (they run with the collector off) so runs
+// as the next statement starts.
+func (in *Interp) ExecStatement(run func() error) error {
+	fn := Track(in, &heldObject{})
+	err := in.checkInterrupt()
+	if err == nil {
+		err = run()
+	}
+	in.Decref(fn)
+	return err
+}

@@ -75,8 +75,8 @@ func (in *Interp) Iter(v Value) (Value, error) {
 			it.i += int64(n)
 			return str[:n], true, nil
 		}), nil
-	case *Range:
-		return in.newIter(None, func(in *Interp, it *iterObj) (Value, bool, error) {
+	case *Range: // its src is the range, so that it counts nothing (gcCost)
+		return in.newIter(s, func(in *Interp, it *iterObj) (Value, bool, error) {
 			if it.i >= s.Len() {
 				return nil, false, nil
 			}
