@@ -131,7 +131,8 @@
 //     the nearest recorded one) and calibration.go (the user's own
 //     recordings), batchnorm.go, batchnorm_group.go, pool.go,
 //     norm_layer.go, weightnorm.go (nn.utils.weight_norm's ops;
-//     estimated), embedding.go, dropout.go, attention.go,
+//     estimated), embedding.go, embedding_bag.go (torch.embedding_bag;
+//     estimated), dropout.go, attention.go,
 //     attention_math.go, mha.go, encoder.go, loss.go, loss_nll.go, nn.go
 //     and module.go (parameters, a module's conversions).
 //   - Recurrent layers: rnn.go (torch.lstm, gru, rnn_tanh, rnn_relu and

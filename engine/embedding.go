@@ -133,23 +133,36 @@ func embeddingBackward(indices uint64, copied *tensorShape) backward {
 // made where the tool reused a cached block), which an exact label
 // would hide.
 func embeddingSortedGrad(s *Session, n *node, g *Tensor, indices uint64) ([]*Tensor, error) {
-	rows, width := uint64(n.inputs[0].shape[0]), uint64(n.inputs[0].shape[1])
+	shape := n.inputs[0].shape
+	rows, width := uint64(shape[0]), uint64(shape[1])
 	segments := min(indices, rows)
 	partials := indices/10 + segments
-	dev, int64T := g.Device(), DTypes["int64"]
-	sms, _ := s.gpus[dev.Index].b.grid()
-	fused := embeddingFused(segments, width, partials, sms)
+	sms, _ := s.gpus[g.Device().Index].b.grid()
 	path := "the two-pass kernel's partial sums"
-	if fused {
+	if embeddingFused(segments, width, partials, sms) {
 		path = "the fused kernel's map of partial segments"
 	}
 	refusal := NotModelledError(fmt.Sprintf("the backward of an embedding of more than %d indices (it sorts them)", embeddingDirect))
-	{
-		if err := s.estimate(refusal, "F.embedding", "backward of %d indices into a %s weight: PyTorch sorts more than %d indices (CUB's radix sort of 64-bit keys, %d bytes of scratch) and sums them by up to %d segments and %d partial segments (%s), as scripts/probe_embedding.py recorded it on an H100; CUB's unique_by_key scratch fitted to its sizes",
-			indices, dimList(n.inputs[0].shape), embeddingDirect, radixSortScratch(indices, math.MaxUint64), segments, partials, path); err != nil {
-			return []*Tensor{nil}, err
-		}
+	if err := s.estimate(refusal, "F.embedding", "backward of %d indices into a %s weight: PyTorch sorts more than %d indices (CUB's radix sort of 64-bit keys, %d bytes of scratch) and sums them by up to %d segments and %d partial segments (%s), as scripts/probe_embedding.py recorded it on an H100; CUB's unique_by_key scratch fitted to its sizes",
+		indices, dimList(shape), embeddingDirect, radixSortScratch(indices, math.MaxUint64), segments, partials, path); err != nil {
+		return []*Tensor{nil}, err
 	}
+	return s.embeddingSorted(g.Device(), indices, shape, g.DType, false, func() ([]*Tensor, error) { return embeddingGrad(s, n, g) })
+}
+
+// embeddingSorted is the sorted backward's buffers around grad, which
+// makes the weight's gradient (of shape, in dtype): the sort, then
+// grad, then the segments and the kernel's buffers, all freed newest
+// first as it returns (embeddingSortedGrad says which). An embedding
+// bag's (bags) always takes the two-pass kernel: PyTorch fuses only
+// where there is no offset2bag.
+func (s *Session) embeddingSorted(dev Device, indices uint64, shape []int64, dtype DType, bags bool, grad func() ([]*Tensor, error)) ([]*Tensor, error) {
+	rows, width := uint64(shape[0]), uint64(shape[1])
+	segments := min(indices, rows)
+	partials := indices/10 + segments
+	int64T := DTypes["int64"]
+	sms, _ := s.gpus[dev.Index].b.grid()
+	fused := !bags && embeddingFused(segments, width, partials, sms)
 	ints := func(k uint64) tensorShape { return tensorShape{[]int64{int64(k)}, int64T} }
 	var held []*Tensor
 	defer func() {
@@ -169,7 +182,7 @@ func embeddingSortedGrad(s *Session, n *node, g *Tensor, indices uint64) ([]*Ten
 	if err := s.scratchBeside(dev, ints(indices), radixSortScratch(indices, math.MaxUint64)); err != nil {
 		return []*Tensor{nil}, err
 	}
-	grads, err := embeddingGrad(s, n, g)
+	grads, err := grad()
 	if err != nil {
 		return grads, err
 	}
@@ -185,10 +198,10 @@ func embeddingSortedGrad(s *Session, n *node, g *Tensor, indices uint64) ([]*Ten
 	switch {
 	case !fused:
 		steps[last] = func() error {
-			return take(ints(1), ints(partials), tensorShape{[]int64{int64(partials), int64(width)}, accType(g.DType)})
+			return take(ints(1), ints(partials), tensorShape{[]int64{int64(partials), int64(width)}, accType(dtype)})
 		}
-	case accType(g.DType).Name != g.DType.Name:
-		steps = append(steps, func() error { return take(tensorShape{n.inputs[0].shape, accType(g.DType)}) })
+	case accType(dtype).Name != dtype.Name:
+		steps = append(steps, func() error { return take(tensorShape{shape, accType(dtype)}) })
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {

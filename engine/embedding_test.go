@@ -61,16 +61,7 @@ func TestEmbeddingSortedRecorded(t *testing.T) {
 		if json.Unmarshal([]byte(line), &r) != nil || r.Op != "embedding" {
 			continue
 		}
-		var want []string
-		for _, e := range r.Bwd.Events {
-			size := strconv.FormatUint(uint64(e[1].(float64)), 10)
-			switch e[0] {
-			case "alloc":
-				want = append(want, "+"+size)
-			case "free_requested":
-				want = append(want, "-"+size)
-			}
-		}
+		want := probedActions(r.Bwd.Events)
 		s, got := backward(r.N, r.Rows, r.Dim, r.DType)
 		if estimates := min(r.N/(embeddingDirect+1), 1); !slices.Equal(got, want) || int64(len(s.tiers.step)) != estimates {
 			t.Errorf("%s embedding of %d indices into [%d, %d]: %v (estimated %v), PyTorch %v", r.DType, r.N, r.Rows, r.Dim, got, s.tiers.step, want)
@@ -80,4 +71,92 @@ func TestEmbeddingSortedRecorded(t *testing.T) {
 	if checked != 47 {
 		t.Errorf("checked %d configurations, want the recording's 47", checked)
 	}
+}
+
+// TestEmbeddingBagRecorded replays the twelve F.embedding_bag
+// configurations of scripts/probe_embedding.py's recording
+// (testdata/embedding_backward.jsonl: 387 to 262,144 indices in bags of
+// 1 to 16, sum, mean and max, into tables of 10131 x 16 and 100000 x
+// 64): the forward allocates bag_size, offset2bag, the output and in
+// max mode max_indices, as PyTorch did; the backward of a dense gradient
+// sorts the indices and sums them by segments (max mode: the weight's
+// gradient alone), then frees what the node saved, every event in
+// order; each phase labelled estimated once.
+func TestEmbeddingBagRecorded(t *testing.T) {
+	text, err := os.ReadFile("../testdata/embedding_backward.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for line := range strings.Lines(string(text)) {
+		var r struct {
+			Op                string
+			N, Bag, Rows, Dim int64
+			Mode, DType       string
+			Fwd, Bwd          struct{ Events [][]any }
+		}
+		if json.Unmarshal([]byte(line), &r) != nil || r.Op != "embedding_bag" {
+			continue
+		}
+		s, err := NewSession(Options{Preset: Presets["h200"], FakeHost: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := s.NewTensor(TensorSpec{Op: "empty", Shape: []int64{r.Rows, r.Dim}, DType: DTypes[r.DType], Device: cuda0, RequiresGrad: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var idx, offsets *Tensor
+		for _, p := range []struct {
+			t **Tensor
+			n int64
+		}{{&idx, r.N}, {&offsets, r.N / r.Bag}} {
+			if *p.t, err = s.NewTensor(TensorSpec{Op: "empty", Shape: []int64{p.n}, DType: DTypes["int64"], Device: cuda0}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.tiers.beginStep()
+		i := len(s.History(0))
+		outs, err := s.EmbeddingBag(w, idx, offsets, int64(slices.Index(embeddingBagModes, r.Mode)), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range outs[1:] {
+			s.dropTensor(o)
+		}
+		fwd, fwdEst := actionsSince(s, i), len(s.tiers.step)
+		g, err := s.NewTensor(TensorSpec{Op: "empty", Shape: outs[0].Shape, DType: outs[0].DType, Device: cuda0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.tiers.beginStep()
+		i = len(s.History(0))
+		if err := s.BackwardWith(outs[0], g, false); err != nil {
+			t.Fatal(err)
+		}
+		if got := actionsSince(s, i); !slices.Equal(fwd, probedActions(r.Fwd.Events)) || !slices.Equal(got, probedActions(r.Bwd.Events)) || fwdEst != 1 || len(s.tiers.step) != 1 {
+			t.Errorf("embedding_bag of %d indices in bags of %d (%s) into [%d, %d]: forward %v, backward %v (estimated %d, %d), PyTorch %v and %v",
+				r.N, r.Bag, r.Mode, r.Rows, r.Dim, fwd, got, fwdEst, len(s.tiers.step), probedActions(r.Fwd.Events), probedActions(r.Bwd.Events))
+		}
+		checked++
+	}
+	if checked != 12 {
+		t.Errorf("checked %d configurations, want the recording's 12", checked)
+	}
+}
+
+// probedActions are a probe's recorded events as actionsSince writes
+// them: +size for an allocation, -size for a free.
+func probedActions(es [][]any) []string {
+	var out []string
+	for _, e := range es {
+		size := strconv.FormatUint(uint64(e[1].(float64)), 10)
+		switch e[0] {
+		case "alloc":
+			out = append(out, "+"+size)
+		case "free_requested":
+			out = append(out, "-"+size)
+		}
+	}
+	return out
 }

@@ -236,6 +236,29 @@ func init() {
 		return t, err
 	}
 	declare(estimated(hann))
+	// tril_indices and triu_indices: the [2, N] int64 coordinates of a
+	// triangle (DLRM's pairwise interaction picks them), values known;
+	// PyTorch's kernel (TensorFactories.cpp, .cu) allocates the output
+	// alone (testdata/pyrules_pending/zoo_layers.py: estimated)
+	for _, name := range []string{"tril_indices", "triu_indices"} {
+		declare(estimated(factory(name, "new [2, N] int64 tensor of the triangle's coordinates, values known",
+			[]Param{integer("row", ""), integer("col", ""), integer("offset", "0")}, false,
+			func(a Args) (TensorSpec, error) {
+				rows, cols := a.Int(0), a.Int(1)
+				switch { // PyTorch's words, no space before the number
+				case rows < 0:
+					return TensorSpec{}, Errorf(RuntimeError, "row must be non-negative, got%d", rows)
+				case cols < 0:
+					return TensorSpec{}, Errorf(RuntimeError, "col must be non-negative, got%d", cols)
+				}
+				r, c := triangleCoords(rows, cols, a.Int(2), name == "triu_indices")
+				vals := append(r, c...)
+				if uint64(len(vals)) > maxKnownValues {
+					vals = nil
+				}
+				return TensorSpec{Op: "tensor", Shape: []int64{2, int64(len(r))}, DType: DTypes["int64"], Values: vals}, nil
+			})))
+	}
 	// a 0-d tensor of the default dtype, as torch.tensor(s) of a float
 	// makes it (testdata/pyrules_pending/ops_census_misc.py)
 	declare(estimated(factory("scalar_tensor", "a 0-d tensor of the default dtype unless dtype=", []Param{{Name: "s", Kind: NumberParam}}, true,
@@ -302,4 +325,18 @@ func init() {
 			}
 			return out, nil
 		}})))
+}
+
+// triangleCoords are the row and column coordinates, row by row, of the
+// elements of a rows x cols matrix on or below (tril) or above (triu)
+// the diagonal offset.
+func triangleCoords(rows, cols, offset int64, upper bool) (r, c []float64) {
+	for i := range rows {
+		for j := range cols {
+			if upper && j-i >= offset || !upper && j-i <= offset {
+				r, c = append(r, float64(i)), append(c, float64(j))
+			}
+		}
+	}
+	return r, c
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -391,5 +392,59 @@ np.arange(3)
 	}
 	if e := rows[7].Error; e == nil || !strings.Contains(*e, "AttributeError: module 'numpy' has no attribute 'arange' (gpumemrepl's numpy has only log (of a number) and newaxis") {
 		t.Errorf("np.arange: %v", e)
+	}
+}
+
+// TestEmbeddingBag: nn.EmbeddingBag and F.embedding_bag (dlrm_train.py)
+// as PyTorch 2.11 runs them: forward makes bag_size, offset2bag and the
+// output, the node keeping the first two; backward sorts the indices
+// and sums them by segments; under no_grad torch.embedding_bag's other
+// outputs go as F.embedding_bag unpacks them, leaving the output alone
+// (a 2-d input's offsets an arange, freed too). Each labelled
+// estimated, with the reason; PyTorch's ValueErrors for a 2-d input
+// with offsets and an unknown mode; torch.tril_indices's values.
+func TestEmbeddingBag(t *testing.T) {
+	rows := runZooOps(t, `import torch
+import torch.nn as nn
+import torch.nn.functional as F
+bag = nn.EmbeddingBag(10131, 16, mode='sum').cuda()
+idx = torch.randint(0, 10131, (387,), device='cuda')
+off = torch.arange(0, 387, 3, device='cuda')
+torch.cuda.reset_peak_memory_stats()
+y = bag(idx, off)
+print(bag, y.shape, y.grad_fn.name(), torch.cuda.memory_allocated())
+y.sum().backward()
+print(bag.weight.grad.shape, torch.cuda.max_memory_allocated())
+with torch.no_grad():
+    z = F.embedding_bag(idx.view(129, 3), bag.weight, mode='max')
+print(z.shape, torch.cuda.memory_allocated())
+print(torch.tril_indices(4, 4, offset=-1), torch.triu_indices(2, 3).shape)
+F.embedding_bag(idx.view(129, 3), bag.weight, off)
+F.embedding_bag(idx, bag.weight, off, mode='median')
+`)
+	// the weight (648,384 bytes), idx, off; then bag_size (1,032),
+	// offset2bag (3,096) and the output (8,256), each in a 512-byte block
+	for line, want := range map[int]string{
+		9:  "EmbeddingBag(10131, 16, mode='sum') torch.Size([129, 16]) EmbeddingBagBackward0 667648\n",
+		11: "torch.Size([10131, 16]) 1376256\n",
+		14: "torch.Size([129, 16]) 1319936\n",
+		15: "tensor([[1, 2, 2, 3, 3, 3],\n        [0, 0, 1, 0, 1, 2]]) torch.Size([2, 5])\n",
+	} {
+		if rows[line].Output != want {
+			t.Errorf("line %d printed %q, want %q", line, rows[line].Output, want)
+		}
+	}
+	for _, line := range []int{8, 10, 12, 15} {
+		if op := map[int]string{15: "torch.tril_indices"}[line]; !rows[line].estimated(cmp.Or(op, "F.embedding_bag")) {
+			t.Errorf("line %d not labelled estimated: %+v", line, rows[line])
+		}
+	}
+	for line, want := range map[int]string{
+		16: "ValueError: if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed length sequences. However, found offsets of type <class 'torch.Tensor'>",
+		17: "ValueError: mode has to be one of sum, mean or max",
+	} {
+		if e := rows[line].Error; e == nil || !strings.Contains(*e, want) {
+			t.Errorf("line %d: %v, want %s", line, e, want)
+		}
 	}
 }

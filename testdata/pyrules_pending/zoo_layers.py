@@ -2,7 +2,9 @@
 # PyTorch 2.11's source and labelled estimated until this script is
 # recorded: F.pairwise_distance and nn.PairwiseDistance (keepdim too),
 # nn.TripletMarginLoss (mean, sum, none and swap=True) trained forward
-# and backward, and under no_grad.
+# and backward, and under no_grad; nn.EmbeddingBag and F.embedding_bag
+# (sum, mean of a 2-d input, max) trained and under no_grad;
+# torch.tril_indices and triu_indices.
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -37,3 +39,27 @@ del loss
 with torch.no_grad():
     loss = nn.TripletMarginLoss()(a, p, n)
     print(f"TripletMarginLoss no_grad: {used()} {peak()}")
+del loss, a, p, n
+# nn.EmbeddingBag (sum with offsets, mean of a 2-d input, max) trained
+# forward and backward, under no_grad; torch.tril_indices on the host
+# and on the GPU
+bag = nn.EmbeddingBag(10131, 16, mode='sum').cuda()
+idx = torch.randint(0, 10131, (387,), device='cuda')
+off = torch.arange(0, 387, 3, device='cuda')
+print(f"EmbeddingBag: {used()} {bag}")
+for mode in ('sum', 'mean', 'max'):
+    torch.cuda.reset_peak_memory_stats()
+    y = F.embedding_bag(idx, bag.weight, off, mode=mode) if mode != 'mean' else F.embedding_bag(idx.view(129, 3), bag.weight, mode=mode)
+    print(f"embedding_bag {mode}: {used()} {peak()} {y.grad_fn.name()}")
+    y.sum().backward()
+    print(f"embedding_bag {mode} backward: {used()} {peak()}")
+    del y
+    bag.weight.grad = None
+with torch.no_grad():
+    y = bag(idx, off)
+    print(f"EmbeddingBag no_grad: {used()} {peak()}")
+del y
+li = torch.tril_indices(27, 27, offset=-1)
+print(f"tril_indices: {used()} {li.shape} {li.device}")
+li = torch.triu_indices(300, 300, offset=1, device='cuda')
+print(f"triu_indices cuda: {used()} {li.shape}")
