@@ -57,16 +57,44 @@ func isModule(v eval.Value) (*eval.Instance, bool) {
 	return o, ok && o.Type().IsSubclass(ModuleType)
 }
 
-// moduleInit is Module.__init__: the registries (the forward hooks'
-// too), in PyTorch's order.
+// moduleRegistries are what PyTorch 2.11's Module.__init__ sets, in its
+// order: dicts ("dict"), OrderedDicts and the set of non-persistent
+// buffers ("own": one object CPython makes from no free list) and None.
+var moduleRegistries = []struct{ name, kind string }{
+	{"_parameters", "dict"}, {"_buffers", "dict"}, {nonPersistent, "own"},
+	{"_backward_pre_hooks", "own"}, {"_backward_hooks", "own"}, {"_is_full_backward_hook", "none"},
+	{"_forward_hooks", "own"}, {"_forward_hooks_with_kwargs", "own"}, {"_forward_hooks_always_called", "own"},
+	{"_forward_pre_hooks", "own"}, {"_forward_pre_hooks_with_kwargs", "own"},
+	{"_state_dict_hooks", "own"}, {"_state_dict_pre_hooks", "own"},
+	{"_load_state_dict_pre_hooks", "own"}, {"_load_state_dict_post_hooks", "own"},
+	{"_modules", "dict"},
+}
+
+// moduleInit is Module.__init__: the registries, in PyTorch's order,
+// each a dict here (the set of non-persistent buffers' names too),
+// counted by CPython's collector as PyTorch makes them; then the
+// instance's __dict__, which CPython makes (from its attributes, kept
+// inline until then) when Module.__setattr__ or __getattr__ first reads
+// self.__dict__, as every torch.nn module's __init__ does by setting an
+// attribute or adding a child.
 func (b *Binding) moduleInit(o *eval.Instance) {
 	in := b.in
 	in.PutStr(o.Dict, "training", true, "")
-	for _, name := range []string{"_parameters", "_buffers", "_forward_hooks", "_forward_pre_hooks", "_modules"} {
-		if _, ok := o.Dict.GetStr(name); !ok {
-			in.PutStr(o.Dict, name, in.NewDict(), "")
+	for _, r := range moduleRegistries {
+		if _, ok := o.Dict.GetStr(r.name); ok {
+			continue
 		}
+		if r.kind == "none" {
+			in.PutStr(o.Dict, r.name, eval.None, "")
+			continue
+		}
+		d := in.NewDict()
+		if r.kind == "own" {
+			in.CountAsOwn(d)
+		}
+		in.PutStr(o.Dict, r.name, d, "")
 	}
+	in.MaterializeDict(o)
 }
 
 // parameters lists a module's parameters as parameters() yields them:

@@ -77,6 +77,7 @@ func (in *Interp) getAttr(obj Value, name string) (Value, bool, error) {
 			if o.dictOwner != nil {
 				return newRef(o.dictOwner), true, nil
 			}
+			in.MaterializeDict(o)
 			return newRef(o.Dict), true, nil
 		}
 		if name == "__class__" {

@@ -200,6 +200,9 @@ type Instance struct {
 	// base is the built-in value of an instance of a subclass of a
 	// built-in value type (subclass.go): its list, dict, str or int.
 	base Value
+	// dictCounted is set once the collector counted Dict as CPython
+	// counts an instance's dict when it is made (MaterializeDict)
+	dictCounted bool
 	// dictOwner is the instance of a dict subclass whose dict Dict is,
 	// when __dict__ was set to one (self.__dict__ = self makes the
 	// reference cycle CPython makes, which only the collector breaks).

@@ -123,6 +123,7 @@ func (s *Set) Clear(in *Interp) {
 
 func (in *Interp) newSet() *Set {
 	s := &Set{d: in.NewDict()}
+	in.uncount(s.d) // CPython's set keeps its table in itself: one object
 	in.track(s)
 	return s
 }

@@ -175,6 +175,13 @@ func (in *Interp) gcAlloc(o Object) {
 	case c > costClass:
 		g.count[0] += int(c-costClass) - 1
 	}
+	in.gcCount()
+}
+
+// gcCount counts one allocation in generation 0 and schedules a
+// collection when that takes it past its threshold.
+func (in *Interp) gcCount() {
+	g := &in.gc
 	g.count[0]++
 	if g.count[0] > g.threshold[0] && g.threshold[0] != 0 && !in.gcDisabled && !g.collecting && !g.unwinding {
 		g.scheduled = true

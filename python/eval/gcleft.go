@@ -270,3 +270,30 @@ func (in *Interp) ExecStatement(run func() error) error {
 	in.Decref(fn)
 	return err
 }
+
+// CountAsOwn counts o as CPython counts an object of a type no free list
+// serves (an OrderedDict, a set): one allocation, whatever CPython's
+// free lists hold, where the evaluator made it as a dict or list.
+func (in *Interp) CountAsOwn(o Object) {
+	if in.gc.quiet > 0 {
+		return
+	}
+	in.uncount(o)
+	o.header().cost = costPlain
+	in.gcCount()
+}
+
+// MaterializeDict counts o's __dict__ as the dict CPython 3.12 makes
+// when an instance's attributes, kept inline until then, are asked for
+// as a dict (obj.__dict__, vars(obj)): from the dict free list where it
+// has one, once.
+func (in *Interp) MaterializeDict(o *Instance) {
+	if o.Dict == nil || o.dictCounted || o.dictOwner != nil {
+		return
+	}
+	o.dictCounted = true
+	if in.gc.quiet > 0 || o.Dict.header().cost != costNone {
+		return
+	}
+	in.gcAlloc(o.Dict)
+}

@@ -86,6 +86,12 @@ func (in *Interp) newValueInstance(cls, vb *Class, args []Value, kw []KeywordArg
 	if err != nil {
 		return nil, err
 	}
+	if bo, ok := base.(Object); ok {
+		// CPython makes an instance of a list, dict, set or tuple
+		// subclass as one object, from no free list (its tuple's
+		// items are copied out of one that goes back to the free list)
+		in.uncount(bo)
+	}
 	o := in.newInstance(cls)
 	o.base = base
 	return o, nil
