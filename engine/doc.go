@@ -119,8 +119,8 @@
 //     F.normalize, estimated), reduce_dims.go (along several dimensions;
 //     std and var's correction, norm's p), reduce_outer.go, unique.go
 //     (unique, unique_consecutive; estimated), diag.go (trace, diag;
-//     estimated), selectk.go,
-//     sort.go, topk.go, radixsort.go.
+//     estimated), selectk.go, cumprod.go (cumprod and its backward;
+//     estimated), sort.go, topk.go, radixsort.go.
 //   - Indexing: advindex.go, indexcheck.go, indexops.go, masks.go,
 //     maskgrad.go.
 //   - Resampling: resample.go (F.pad, F.interpolate), repeat.go (repeat,

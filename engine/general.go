@@ -19,7 +19,7 @@ import (
 //     an output of the input's shape and dtype, laid out as the input.
 //   - binary: a TensorIterator op of two tensors (atan2, hypot,
 //     copysign): their broadcast shape, their promoted dtype.
-//   - scan: (self, dim) -> Tensor (cumprod, logcumsumexp): the input's
+//   - scan: (self, dim) -> Tensor (logcumsumexp): the input's
 //     shape (and the dtype asked for).
 //   - random: (self, *, generator) -> Tensor (bernoulli): the input's
 //     shape and dtype.
