@@ -5,6 +5,7 @@ once the script has imported torch, what cuda:0 reports.
 
     python3 scripts/record_gc.py SCRIPT.py OUT.jsonl
     python3 scripts/record_gc.py --start OUT.json   (what import torch leaves)
+    python3 scripts/record_gc.py --lines SCRIPT.py OUT.jsonl
 
 Why not record_script.py: its own work between statements (compiling the
 next one, reading the devices, writing the row, a tee for stdout)
@@ -28,6 +29,18 @@ in python3, nothing after it runs) and "devices" (null until torch is
 imported; then cuda:0's allocated, reserved, max_allocated,
 max_reserved), and "gc", "gc_after".
 
+--lines records as the first form does and also gc.get_count() after
+every statement inside the script's compound statements (loop bodies,
+function bodies), in OUT.lines.json: [[line, count0, count1, count2],
+...] in the order they ran. Each probe is two calls of built-ins that
+allocate no container (list.extend of gc.get_count()'s tuple, which
+CPython's free list serves, and list.append of the line), into a list
+made before the script runs; what it adds is an evaluation-loop check
+after each statement, which runs a collection an allocation scheduled
+no later than the program's own next check would. Compiling the probes
+moves the counts before the script's first statement, as compiling any
+script does; what each statement adds is the same.
+
 --start writes, as JSON, what a fresh process's collector holds after
 `import torch`, made after as many throwaway lists as each of several
 counts, to show whether that state depends on what ran before: counts,
@@ -47,11 +60,37 @@ import types
 import builtins
 
 
-def compile_steps(path):
-    """The script's top-level statements, each compiled alone, with its lines."""
+class Probes(ast.NodeTransformer):
+    """Puts a probe after every statement of every body inside the
+    top-level statements (not after one that leaves its body)."""
+
+    def probe(self, stmt):
+        text = f"_gcprobe_list.extend(_gcprobe_count()); _gcprobe_list.append({stmt.lineno})"
+        return [ast.copy_location(s, stmt) for s in ast.parse(text).body]
+
+    def generic_visit(self, node):
+        super().generic_visit(node)
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(node, field, None)
+            if not isinstance(body, list) or not body or not isinstance(body[0], ast.stmt) or isinstance(node, ast.Module):
+                continue
+            out = []
+            for stmt in body:
+                out.append(stmt)
+                if not isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
+                    out.extend(self.probe(stmt))
+            setattr(node, field, out)
+        return node
+
+
+def compile_steps(path, probes=False):
+    """The script's top-level statements, each compiled alone, with its
+    lines; with probes, each with Probes' probes in it."""
     with open(path, "rb") as f:
         source = f.read()
     tree = ast.parse(source, filename=path)
+    if probes:
+        tree = ast.fix_missing_locations(Probes().visit(tree))
     lines = source.decode("utf-8", "replace").splitlines()
     steps = []
     flags = 0
@@ -66,8 +105,8 @@ def compile_steps(path):
     return steps, lines
 
 
-def record(script, out):
-    steps, lines = compile_steps(script)
+def record(script, out, probes=False):
+    steps, lines = compile_steps(script, probes)
     module = types.ModuleType("__main__")
     module.__file__ = script
     module.__builtins__ = builtins
@@ -75,6 +114,8 @@ def record(script, out):
     sys.argv = [script]
     sys.path[0] = os.path.dirname(os.path.abspath(script))
     ns = module.__dict__
+    if probes:
+        ns["_gcprobe_list"], ns["_gcprobe_count"] = [], gc.get_count
     n = len(steps)
     counts = array.array("q", bytes(8 * 6 * n))  # gc before and after reading devices
     figures = array.array("q", bytes(8 * 4 * n))
@@ -133,6 +174,10 @@ def record(script, out):
                    "devices": devices, "gc": list(counts[6 * k:6 * k + 3]), "gc_after": list(counts[6 * k + 3:6 * k + 6])}
             start = ends[k]
             w.write(json.dumps(row, ensure_ascii=False) + "\n")
+    if probes:
+        p = ns.get("_gcprobe_list", [])
+        with open(os.path.splitext(out)[0] + ".lines.json", "w") as w:
+            json.dump([[p[i + 3], p[i], p[i + 1], p[i + 2]] for i in range(0, len(p) - 3, 4)], w)
     sys.stdout.write(text)
 
 
@@ -163,6 +208,8 @@ if __name__ == "__main__":
     args = sys.argv[1:]
     if args[:1] == ["--start"] and len(args) == 2:
         start_states(args[1])
+    elif args[:1] == ["--lines"] and len(args) == 3:
+        record(args[1], args[2], probes=True)
     elif len(args) == 2:
         record(args[0], args[1])
     else:

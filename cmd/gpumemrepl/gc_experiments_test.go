@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -189,5 +190,60 @@ func TestAsRecordedUsage(t *testing.T) {
 	out, errOut, code := run(t, "run", "--as-recorded", "--device", "sim", script)
 	if code != 2 || out != "" || !strings.Contains(errOut, "--as-recorded runs a Python script") || strings.Count(errOut, "\n") != 1 {
 		t.Errorf("run --as-recorded a.gpumem: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// scripts/record_gc.py --lines records what the plain form records
+// (its probes allocate no container, so what each top-level statement
+// adds to the counts is the same) and, in NAME.lines.json, gc.get_count() after each
+// statement that ran inside a loop or function, with its line.
+func TestRecordGCLines(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.py")
+	src := "import gc\n\n\nclass Node:\n    def __init__(self):\n        self.link = self\n\n\nfor i in range(3):\n    n = Node()\n    del n\n"
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rows := func(args ...string) []gcRow {
+		cmd := exec.Command("python3", append([]string{"../../scripts/record_gc.py"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("record_gc.py %v: %v\n%s", args, err, out)
+		}
+		b, err := os.ReadFile(args[len(args)-1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return readGCRows(t, string(b))
+	}
+	plain, probed := rows(script, filepath.Join(dir, "a.jsonl")), rows("--lines", script, filepath.Join(dir, "b.jsonl"))
+	if len(plain) != 3 || len(probed) != 3 {
+		t.Fatalf("%d and %d rows, want 3", len(plain), len(probed))
+	}
+	// the recorder's own compile of the probes moves the counts before
+	// the first statement: what each statement adds is the same
+	for i := 1; i < len(plain); i++ {
+		a, b := plain[i].GC[0]-plain[i-1].GC[0], probed[i].GC[0]-probed[i-1].GC[0]
+		if a != b {
+			t.Errorf("line %d adds %d with probes, %d without", plain[i].Line, b, a)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "b.lines.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var probes [][4]int
+	if err := json.Unmarshal(b, &probes); err != nil {
+		t.Fatal(err)
+	}
+	var lines []int
+	for _, p := range probes {
+		lines = append(lines, p[0])
+	}
+	// the class body's def, then each round's two statements and each
+	// __init__'s one
+	want := []int{5, 6, 10, 11, 6, 10, 11, 6, 10, 11}
+	if !slices.Equal(lines, want) {
+		t.Errorf("probes at lines %v, want %v", lines, want)
 	}
 }

@@ -17,11 +17,12 @@ import "sort"
 // What counts is what CPython allocates as a container (a GC object):
 // lists, dicts, tuples, sets, instances, functions, cells, bound
 // methods, generators, most iterators, classes, tensors. Lists, dicts
-// and tuples of fewer than 20 items come from free lists of CPython's
+// and tuples of up to 20 items come from free lists of CPython's
 // own and go back there when freed, which changes neither count while
 // the list has room (80 lists, 80 dicts, 2000 tuples of each size).
 // What the evaluator makes and CPython does not (a frame for every
-// call, a range iterator, an instance's attribute dict) counts nothing.
+// call, a range iterator, an instance's attribute dict until __dict__
+// is asked for) counts nothing.
 
 // gcGens is the collector's state.
 type gcGens struct {
@@ -54,7 +55,7 @@ const (
 	listFreeMax    = 80
 	dictFreeMax    = 80
 	tupleFreeMax   = 2000
-	tupleFreeSizes = 20 // tuples of 1..19 items
+	tupleFreeSizes = 21 // tuples of 1..20 items (PyTuple_MAXSAVESIZE)
 )
 
 // What an object costs generation 0's count (Header.cost).
