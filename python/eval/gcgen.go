@@ -72,15 +72,14 @@ const (
 
 // classUnits is what CPython counts for a class statement's type: the
 // type object, the weak reference its bases keep in their lists of
-// subclasses, and either the getset descriptors of its __dict__ and
-// __weakref__ (when only built-in types are its bases, which have
-// neither) or, under a class written in Python, one more (made with it
-// and freed with it: the counts of class statements of
-// testdata/experiments/gc recorded under CPython 3.12.3).
+// subclasses and, when only built-in types are its bases (which have
+// neither), the getset descriptors of its __dict__ and __weakref__
+// (type_new adds them only where no base has them). A class whose
+// methods name super counts its __class__ cell besides (a Cell).
 func classUnits(c *Class) int {
 	for _, b := range c.Bases {
 		if !b.Native {
-			return 3
+			return 2
 		}
 	}
 	return 4
