@@ -441,7 +441,9 @@ func (in *Interp) gcMore(m *ModuleObj) {
 		for o := range in.live {
 			o.header().gen = permanent
 		}
-		g.count[0] = 0
+		// every generation's count restarts (CPython 3.12.3:
+		// gc_threshold_set.py's gc.freeze() ends at (0, 0, 0))
+		g.count = [3]int{}
 		return None, nil
 	})
 	in.fn(m, "unfreeze", "unfreeze(): move the permanent generation back to the oldest", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
