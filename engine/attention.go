@@ -114,8 +114,8 @@ func (s *Session) Attention(q, k, v, mask *Tensor, dropout float64, causal bool,
 // withMask runs attend with the mask as the float bias the kernels take
 // (nil for none): a bool mask converted, which goes when attend is done
 // unless autograd saved it. The memory-efficient kernel (pad) reads a
-// bias whose rows are aligned to 16 elements: PyTorch's preprocess_mask
-// pads any other (F.pad to the next multiple of 16, the converted mask
+// bias whose rows are aligned to 8 elements: PyTorch's preprocess_mask
+// pads any other (F.pad to the next multiple of 8, the converted mask
 // then freed) and passes the slice of the mask's width, which its
 // backward keeps (clip_train.py's 77 columns and moe_train.py's 111,
 // recorded in testdata/models/zoo). The cuDNN kernel's handling of such
@@ -126,8 +126,8 @@ func (s *Session) withMask(mask *Tensor, dt DType, pad bool, attend func(bias *T
 	}
 	aligned := biasAligned(mask)
 	if !aligned && (!pad || len(mask.Shape) == 0) {
-		refusal := NotModelledError("an attn_mask whose last dimension is not a multiple of 16 (PyTorch pads it)")
-		if err := s.estimate(refusal, "F.scaled_dot_product_attention", "attn_mask %s: PyTorch pads a mask whose last dimension is not a multiple of 16, not recorded; taken as an unpadded mask's rule (the padded copy and its slice left out)", argShapes(Args{mask})); err != nil {
+		refusal := NotModelledError("an attn_mask whose last dimension is not a multiple of 8 (PyTorch pads it)")
+		if err := s.estimate(refusal, "F.scaled_dot_product_attention", "attn_mask %s: PyTorch pads a mask whose last dimension is not a multiple of 8, not recorded; taken as an unpadded mask's rule (the padded copy and its slice left out)", argShapes(Args{mask})); err != nil {
 			return nil, err
 		}
 		aligned = true
@@ -139,7 +139,7 @@ func (s *Session) withMask(mask *Tensor, dt DType, pad bool, attend func(bias *T
 	if !aligned {
 		n := len(mask.Shape) - 1
 		wide := slices.Clone(mask.Shape)
-		wide[n] += 16 - wide[n]%16
+		wide[n] += 8 - wide[n]%8
 		padded, err := s.alloc(wide, dt, mask.Device())
 		s.dropTensor(bias)
 		if err != nil {
@@ -153,15 +153,17 @@ func (s *Session) withMask(mask *Tensor, dt DType, pad bool, attend func(bias *T
 	return out, err
 }
 
-// biasAligned is PyTorch's aligned_tensor<16> of an attention mask: its
-// last dimension dense and every other stride a multiple of 16 elements.
+// biasAligned is PyTorch's aligned_tensor<8> of an attention mask
+// (attention.cpp's mem_eff_alignment; seq2seq_transformer.py's 23 keys
+// padded to 24, recorded): its last dimension dense and every other
+// stride a multiple of 8 elements.
 func biasAligned(mask *Tensor) bool {
 	st := mask.Strides()
 	if len(st) == 0 || st[len(st)-1] != 1 && mask.Shape[len(st)-1] != 1 {
 		return false
 	}
 	for _, x := range st[:len(st)-1] {
-		if x%16 != 0 {
+		if x%8 != 0 {
 			return false
 		}
 	}

@@ -13,15 +13,18 @@ func (s *Session) ForgetValues(t *Tensor) {
 }
 
 // Values are t's elements in order when the tool knows them (a
-// constant, a range, a copy of one, a view of one laid out densely);
-// ok false otherwise.
+// constant, a range, a copy of one, a view of one, read through its
+// strides as print reads it: a transposed mask's); ok false otherwise.
 func (t *Tensor) Values() (vals []float64, ok bool) {
 	n := t.Numel()
 	if n == 0 && !t.number {
 		return []float64{}, true
 	}
-	if t.number || t.st.vals == nil || !t.IsContiguous() || isComplex(t.DType) {
+	if t.number || t.st.vals == nil || isComplex(t.DType) || !t.IsContiguous() && n > maxKnownValues {
 		return nil, false
+	}
+	if !t.IsContiguous() {
+		return printedValues(t, false)
 	}
 	vals = make([]float64, n)
 	for i := range n {

@@ -74,8 +74,18 @@ func (s *Session) NativeMHA(x, key, value *Tensor, embedDim, heads int64, inW, i
 		out, err := s.nativeMHAFlash(x, heads, headDim, inW, inB, outW, outB)
 		return []*Tensor{out, nil}, err
 	}
-	if x.DType != Float32 || x.Shape[1]%8 != 0 {
-		return nil, NotModelledError("the fast path of nn.MultiheadAttention with need_weights or a mask other than in float32 with a sequence length that is a multiple of 8")
+	refusal := NotModelledError("the fast path of nn.MultiheadAttention with need_weights or a mask other than in float32 with a sequence length that is a multiple of 8")
+	switch l := x.Shape[1]; {
+	case x.DType != Float32 || l > 1024:
+		return nil, refusal
+	case l%8 != 0:
+		// transform_bias_rescale_qkv pads the length to a multiple of 8
+		// for nested tensors only, and _masked_softmax keeps its fused
+		// kernel up to 1024 float32 elements a row: the same tensors at
+		// this length
+		if err := s.estimate(refusal, "torch._native_multi_head_attention", "%s with a sequence length of %d: the recorded rule (lengths that are multiples of 8) at this length, as PyTorch's source makes the same tensors for a dense input (it pads nested ones only), not recorded", argShapes(Args{x}), l); err != nil {
+			return nil, err
+		}
 	}
 	return s.nativeMHAMath(x, heads, headDim, inW, inB, outW, outB, mask, needWeights, average)
 }

@@ -86,7 +86,23 @@ func init() {
 				s.record("MaskedFillBackward0", out, []*Tensor{x}, []*Tensor{mask}, likeInput(1))
 				return out, nil
 			},
-			inPlace: func(s *Session, a Args) error { return s.writeUntracked("masked_fill_", a.Tensor(0)) }},
+			inPlace: func(s *Session, a Args) error {
+				// the values stay known where the tensor is its whole
+				// storage and the mask's and its are known (a bool mask
+				// made additive: zeros_like, -inf where True)
+				x := a.Tensor(0)
+				var vals knownValues
+				if v, ok := numberOf(a[2]); ok && x.Bytes() == x.st.bytes {
+					vals = whereValues(a.Tensor(1), ScalarOf(v, true), x, x)
+				}
+				if err := s.writeUntracked("masked_fill_", x); err != nil {
+					return err
+				}
+				if vals != nil {
+					x.st.vals = vals
+				}
+				return nil
+			}},
 	)
 }
 

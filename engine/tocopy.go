@@ -84,9 +84,7 @@ func (s *Session) ToCopy(x *Tensor, dev Device, dt DType, nonBlocking, copyAll b
 	if nonBlocking && dev.CUDA {
 		s.CopiedAsync(x, dev)
 	}
-	if y.IsContiguous() {
-		st.vals = convertValues(elementValues(x), dt)
-	}
+	st.vals = castValues(x, y, dt)
 	s.record("ToCopyBackward0", y, []*Tensor{x}, nil, toCopyBackward(x.DType, x.Device()))
 	return y, nil
 }

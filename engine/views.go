@@ -206,12 +206,36 @@ func (s *Session) ToDType(t *Tensor, dt DType) (*Tensor, error) {
 		return nil, err
 	}
 	y.st = st
-	st.vals = elementValues(t)
 	if ts := t.Strides(); t.strided && !t.expanded && dense(t.Shape, ts) {
 		laidOut(y, ts) // preserve_format: a dense permutation keeps its layout (mha_bf16.py)
 	}
+	st.vals = castValues(t, y, dt)
 	s.record("ToCopyBackward0", y, []*Tensor{t}, nil, castBackward(t.DType))
 	return y, nil
+}
+
+// castValues are the storage values of y, t converted to dt, where the
+// tool knows t's: in element order when y is contiguous, else, y laid
+// out as t (a dense permutation), t's storage over its elements' range;
+// nil otherwise.
+func castValues(t, y *Tensor, dt DType) knownValues {
+	if y.IsContiguous() {
+		if t.IsContiguous() { // one value for every element stays one
+			return convertValues(elementValues(t), dt)
+		}
+		vals, ok := t.Values()
+		if !ok {
+			return nil
+		}
+		return convertValues(vals, dt)
+	}
+	if t.expanded || !slices.Equal(t.Strides(), y.Strides()) || !dense(t.Shape, t.Strides()) {
+		return nil
+	}
+	if len(t.st.vals) > 1 {
+		return convertValues(t.st.vals[t.offset:t.offset+t.Numel()], dt)
+	}
+	return convertValues(t.st.vals, dt)
 }
 
 // DataPtr is t.data_ptr(): the address of its first element (on the

@@ -115,7 +115,7 @@ func TestStridedInputsCopiedDense(t *testing.T) {
 }
 
 // TestAttentionMaskPadded: the memory-efficient attention kernel reads a
-// mask whose rows are not 16-element aligned from a padded copy (77
+// mask whose rows are not 8-element aligned from a padded copy (77
 // columns: 80), whose slice its backward keeps while the caller's mask
 // may go (clip_train.py's and moe_train.py's recorded events).
 func TestAttentionMaskPadded(t *testing.T) {

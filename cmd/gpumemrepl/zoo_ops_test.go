@@ -424,16 +424,12 @@ F.embedding_bag(idx, bag.weight, off, mode='median')
 `)
 	// the weight (648,384 bytes), idx, off; then bag_size (1,032),
 	// offset2bag (3,096) and the output (8,256), each in a 512-byte block
-	for line, want := range map[int]string{
+	printedRows(t, rows, map[int]string{
 		9:  "EmbeddingBag(10131, 16, mode='sum') torch.Size([129, 16]) EmbeddingBagBackward0 667648\n",
 		11: "torch.Size([10131, 16]) 1376256\n",
 		14: "torch.Size([129, 16]) 1319936\n",
 		15: "tensor([[1, 2, 2, 3, 3, 3],\n        [0, 0, 1, 0, 1, 2]]) torch.Size([2, 5])\n",
-	} {
-		if rows[line].Output != want {
-			t.Errorf("line %d printed %q, want %q", line, rows[line].Output, want)
-		}
-	}
+	})
 	for _, line := range []int{8, 10, 12, 15} {
 		if op := map[int]string{15: "torch.tril_indices"}[line]; !rows[line].estimated(cmp.Or(op, "F.embedding_bag")) {
 			t.Errorf("line %d not labelled estimated: %+v", line, rows[line])
@@ -445,6 +441,67 @@ F.embedding_bag(idx, bag.weight, off, mode='median')
 	} {
 		if e := rows[line].Error; e == nil || !strings.Contains(*e, want) {
 			t.Errorf("line %d: %v, want %s", line, e, want)
+		}
+	}
+}
+
+// TestTransformer: nn.Transformer (seq2seq_transformer.py) as PyTorch
+// 2.11 composes it: a TransformerEncoder and a TransformerDecoder of
+// deep-copied layers, each ending in LayerNorm; the decoder layers
+// (self-attention, attention over the memory, the feed-forward block)
+// labelled estimated, and in eval with a bool causal mask the
+// attention's fast path at a length that is not a multiple of 8; the
+// decoder compares a float mask with the causal one, which needs its
+// values through a transposed view's .float() and masked_fill; the
+// memory-efficient attention pads a mask's rows to 8 elements (23
+// columns: 24, as the zoo's recording shows); PyTorch's error for a
+// tgt of another width.
+func TestTransformer(t *testing.T) {
+	rows := runZooOps(t, `import torch
+import torch.nn as nn
+import torch.nn.functional as F
+m = nn.Transformer(d_model=64, nhead=4, num_encoder_layers=2, num_decoder_layers=2, dim_feedforward=128, batch_first=True).cuda()
+src, tgt = torch.randn(5, 23, 64, device='cuda'), torch.randn(5, 19, 64, device='cuda')
+mask = nn.Transformer.generate_square_subsequent_mask(19, device='cuda')
+out = m(src, tgt, tgt_mask=mask, src_key_padding_mask=torch.zeros(5, 23, dtype=torch.bool, device='cuda'))
+print(out.shape, out.grad_fn.name(), torch.cuda.memory_allocated())
+out.sum().backward()
+m.eval()
+with torch.no_grad():
+    y = m.decoder(tgt[:1, :5], m.encoder(src[:1]), tgt_mask=mask[:5, :5] == float('-inf'))
+print(y.shape, len(m.decoder.layers), type(m.encoder.layers[0]).__name__, type(m.decoder.layers[1]).__name__)
+c = (torch.triu(torch.ones(3, 3, device='cuda')) == 1).transpose(0, 1)
+print(c.float().masked_fill(c == 0, float('-inf')), torch.zeros(2, 2).masked_fill_(torch.tensor([[True, False], [False, True]]), 7.0))
+torch.cuda.memory._record_memory_history()
+q = torch.randn(2, 4, 23, 16, device='cuda')
+a = F.scaled_dot_product_attention(q, q, q, attn_mask=torch.zeros(2, 4, 23, 23, device='cuda'))
+print([e['size'] for e in torch.cuda.memory._snapshot()['device_traces'][0] if e['action'] == 'alloc'][-4:])
+m(src, tgt[:, :, :32])
+`)
+	printedRows(t, rows, map[int]string{
+		8:  "torch.Size([5, 19, 64]) NativeLayerNormBackward0 37400064\n",
+		13: "torch.Size([1, 5, 64]) 2 TransformerEncoderLayer TransformerDecoderLayer\n",
+		15: "tensor([[1., -inf, -inf],\n        [1., 1., -inf],\n        [1., 1., 1.]], device='cuda:0') tensor([[7., 0.],\n        [0., 7.]])\n",
+		// q, the mask, the padded mask [2, 4, 23, 24], the output
+		19: "[11776, 16928, 17664, 11776]\n",
+	})
+	if !rows[7].estimated("nn.TransformerDecoderLayer") {
+		t.Errorf("the forward is not labelled estimated: %+v", rows[7])
+	}
+	if e := rows[11].Estimates; len(e) < 2 || !strings.HasPrefix(e[len(e)-1], "torch._native_multi_head_attention [1, 5, 64] float32 with a sequence length of 5: ") {
+		t.Errorf("eval decoding's estimates: %q", e)
+	}
+	if e := rows[20].Error; e == nil || !strings.Contains(*e, "RuntimeError: the feature number of src and tgt must be equal to d_model") {
+		t.Errorf("a tgt of another width: %v", e)
+	}
+}
+
+// printedRows checks what rows' statements printed, by line.
+func printedRows(t *testing.T, rows map[int]zooRow, want map[int]string) {
+	t.Helper()
+	for line, w := range want {
+		if rows[line].Output != w {
+			t.Errorf("line %d printed %q, want %q", line, rows[line].Output, w)
 		}
 	}
 }

@@ -4,7 +4,8 @@
 # nn.TripletMarginLoss (mean, sum, none and swap=True) trained forward
 # and backward, and under no_grad; nn.EmbeddingBag and F.embedding_bag
 # (sum, mean of a 2-d input, max) trained and under no_grad;
-# torch.tril_indices and triu_indices.
+# torch.tril_indices and triu_indices; nn.Transformer trained, its decoder
+# in eval with a bool causal mask, attention with a mask of 23 columns.
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -63,3 +64,26 @@ li = torch.tril_indices(27, 27, offset=-1)
 print(f"tril_indices: {used()} {li.shape} {li.device}")
 li = torch.triu_indices(300, 300, offset=1, device='cuda')
 print(f"triu_indices cuda: {used()} {li.shape}")
+del li
+# nn.Transformer (2 + 2 layers, batch_first) trained with a float causal
+# mask and padding masks; the decoder alone in eval with a bool causal
+# mask of 5 positions (the attention's fast path at a length that is not
+# a multiple of 8); attention with a mask of 23 columns (padded to 24)
+m = nn.Transformer(d_model=64, nhead=4, num_encoder_layers=2, num_decoder_layers=2, dim_feedforward=128, batch_first=True).cuda()
+src, tgt = torch.randn(5, 23, 64, device='cuda'), torch.randn(5, 19, 64, device='cuda')
+mask = nn.Transformer.generate_square_subsequent_mask(19, device='cuda')
+print(f"Transformer: {used()}")
+torch.cuda.reset_peak_memory_stats()
+out = m(src, tgt, tgt_mask=mask, src_key_padding_mask=torch.zeros(5, 23, dtype=torch.bool, device='cuda'))
+print(f"Transformer forward: {used()} {peak()} {out.grad_fn.name()}")
+out.sum().backward()
+print(f"Transformer backward: {used()} {peak()}")
+del out
+m.eval()
+with torch.no_grad():
+    y = m.decoder(tgt[:1, :5], m.encoder(src[:1]), tgt_mask=mask[:5, :5] == float('-inf'))
+    print(f"decoder eval: {used()} {peak()}")
+q = torch.randn(2, 4, 23, 16, device='cuda')
+torch.cuda.reset_peak_memory_stats()
+a = F.scaled_dot_product_attention(q, q, q, attn_mask=torch.zeros(2, 4, 23, 23, device='cuda'))
+print(f"sdpa mask 23: {used()} {peak()}")

@@ -7,22 +7,32 @@ def _activation_named(activation):
     raise RuntimeError(f'activation should be relu/gelu, not {activation}')
 
 
+def _layer_parts(layer, attentions, blocks, d_model, nhead, dim_feedforward, dropout, layer_norm_eps, batch_first,
+                 norm_first, bias, device, dtype):
+    # a transformer layer's modules in PyTorch's order (its parameters'
+    # order, which .cuda() allocates by): the attentions, the feed-forward
+    # block, then a LayerNorm and a Dropout per residual block
+    made = {'device': device} if dtype is None else {'device': device, 'dtype': dtype}
+    for name in attentions:
+        setattr(layer, name, MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **made))
+    layer.linear1 = Linear(d_model, dim_feedforward, bias=bias, **made)
+    layer.dropout = Dropout(dropout)
+    layer.linear2 = Linear(dim_feedforward, d_model, bias=bias, **made)
+    layer.norm_first = norm_first
+    for i in range(1, blocks + 1):
+        setattr(layer, f'norm{i}', LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **made))
+    for i in range(1, blocks + 1):
+        setattr(layer, f'dropout{i}', Dropout(dropout))
+
+
 class TransformerEncoderLayer(Module):
     """TransformerEncoderLayer(d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=relu, layer_norm_eps=1e-05, batch_first=False, norm_first=False, bias=True): self-attention and a feed-forward block, each with dropout, a residual and LayerNorm."""
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation='relu',
                  layer_norm_eps=1e-05, batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
         super().__init__()
-        made = {'device': device} if dtype is None else {'device': device, 'dtype': dtype}
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **made)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **made)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **made)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **made)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **made)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
+        _layer_parts(self, ('self_attn',), 2, d_model, nhead, dim_feedforward, dropout, layer_norm_eps, batch_first,
+                     norm_first, bias, device, dtype)
         if isinstance(activation, str):
             activation = _activation_named(activation)
         if activation is functional.relu or isinstance(activation, ReLU):
@@ -154,11 +164,115 @@ def _detect_is_causal_mask(mask, is_causal=None, size=None):
     return make_causal
 
 
-class Transformer(Module):
-    """Transformer: not modelled; Transformer.generate_square_subsequent_mask(sz) is."""
+class TransformerDecoderLayer(Module):
+    """TransformerDecoderLayer(d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=relu, layer_norm_eps=1e-05, batch_first=False, norm_first=False, bias=True): self-attention, attention over the memory and a feed-forward block, each with dropout, a residual and LayerNorm (estimated: its composition not yet recorded)."""
 
-    def __init__(self, *args, **kwargs):
-        _mha_refuse('nn.Transformer')
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation='relu',
+                 layer_norm_eps=1e-05, batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        super().__init__()
+        _layer_parts(self, ('self_attn', 'multihead_attn'), 3, d_model, nhead, dim_feedforward, dropout, layer_norm_eps,
+                     batch_first, norm_first, bias, device, dtype)
+        self.activation = _activation_named(activation) if isinstance(activation, str) else activation
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
+        _estimate('nn.TransformerDecoderLayer', "PyTorch's composition (torch/nn/modules/transformer.py: self-attention, attention over the memory, the feed-forward block) of recorded layers, not yet recorded on the GPU (testdata/pyrules_pending)", tgt, memory)
+        x = tgt
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
+            x = x + self._mha_block(self.norm2(x), memory, memory_mask, memory_key_padding_mask, memory_is_causal)
+            x = x + self._ff_block(self.norm3(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
+            x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal))
+            x = self.norm3(x + self._ff_block(x))
+        return x
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, is_causal=is_causal,
+                           need_weights=False)[0]
+        return self.dropout1(x)
+
+    def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal=False):
+        x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask, is_causal=is_causal,
+                                need_weights=False)[0]
+        return self.dropout2(x)
+
+    def _ff_block(self, x):
+        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        return self.dropout3(x)
+
+
+def _get_seq_len(src, batch_first):
+    if src.dim() == 2:
+        return src.size(0)
+    return src.size(1 if batch_first else 0)
+
+
+class TransformerDecoder(Module):
+    """TransformerDecoder(decoder_layer, num_layers, norm=None): num_layers deep copies of the layer run in turn over the memory, then norm; a tgt_mask given without tgt_is_causal is compared with the causal mask."""
+
+    def __init__(self, decoder_layer, num_layers, norm=None):
+        super().__init__()
+        import copy
+        self.layers = ModuleList([copy.deepcopy(decoder_layer) for _ in range(num_layers)])
+        self.num_layers = num_layers
+        self.norm = norm
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
+        output = tgt
+        seq_len = _get_seq_len(tgt, self.layers[0].self_attn.batch_first)
+        tgt_is_causal = _detect_is_causal_mask(tgt_mask, tgt_is_causal, seq_len)
+        for mod in self.layers:
+            output = mod(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                         tgt_key_padding_mask=tgt_key_padding_mask, memory_key_padding_mask=memory_key_padding_mask,
+                         tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+        if self.norm is not None:
+            output = self.norm(output)
+        return output
+
+
+class Transformer(Module):
+    """Transformer(d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048, dropout=0.1, activation=relu, custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-05, batch_first=False, norm_first=False, bias=True): a TransformerEncoder and a TransformerDecoder, each ending in LayerNorm; forward(src, tgt, ...) encodes src, then decodes tgt over it."""
+
+    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048, dropout=0.1,
+                 activation='relu', custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-05, batch_first=False,
+                 norm_first=False, bias=True, device=None, dtype=None):
+        super().__init__()
+        made = {'device': device} if dtype is None else {'device': device, 'dtype': dtype}
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            encoder_layer = TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                                                    batch_first, norm_first, bias, **made)
+            encoder_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **made)
+            self.encoder = TransformerEncoder(encoder_layer, num_encoder_layers, encoder_norm)
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            decoder_layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                                                    batch_first, norm_first, bias, **made)
+            decoder_norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **made)
+            self.decoder = TransformerDecoder(decoder_layer, num_decoder_layers, decoder_norm)
+        self.d_model = d_model
+        self.nhead = nhead
+        self.batch_first = batch_first
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None,
+                tgt_key_padding_mask=None, memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
+                memory_is_causal=False):
+        is_batched = src.dim() == 3
+        if not self.batch_first and src.size(1) != tgt.size(1) and is_batched:
+            raise RuntimeError('the batch number of src and tgt must be equal')
+        elif self.batch_first and src.size(0) != tgt.size(0) and is_batched:
+            raise RuntimeError('the batch number of src and tgt must be equal')
+        if src.size(-1) != self.d_model or tgt.size(-1) != self.d_model:
+            raise RuntimeError('the feature number of src and tgt must be equal to d_model')
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask, memory_key_padding_mask=memory_key_padding_mask,
+                            tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
 
     @staticmethod
     def generate_square_subsequent_mask(sz, device=None, dtype=None):
