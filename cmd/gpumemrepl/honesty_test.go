@@ -46,7 +46,7 @@ func BenchmarkHonesty(b *testing.B) {
 					continue
 				}
 				want, _ := readRecording(b, recordingOf(name, progs[name]))
-				cmd := exec.Command(binary, "run", "--json", "--fake-host", "--device", "sim", "--keep-going", progs[name])
+				cmd := exec.Command(binary, "run", "--json", "--fake-host", "--device", "sim", "--preset", recordedOn(progs[name]), "--keep-going", progs[name])
 				cmd.Env = append(os.Environ(), mode.env...)
 				out, _ := cmd.Output()
 				t.add(name, want, string(out))
