@@ -139,7 +139,7 @@ class TransformerEncoder(Module):
                 and not (torch.is_grad_enabled() and (src.requires_grad or any(p.requires_grad for p in self.parameters())))
                 and not _why_not_sparsity_fast_path(first) and not torch.is_autocast_enabled()):
             _mha_refuse('TransformerEncoder over a nested tensor (enable_nested_tensor with a src_key_padding_mask in eval)')
-        seq_len = src.size(1 if batch_first else 0) if src.dim() == 3 else src.size(0)
+        seq_len = _get_seq_len(src, batch_first)
         is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
         output = src
         for mod in self.layers:
