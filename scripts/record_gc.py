@@ -6,6 +6,7 @@ once the script has imported torch, what cuda:0 reports.
     python3 scripts/record_gc.py SCRIPT.py OUT.jsonl
     python3 scripts/record_gc.py --start OUT.json   (what import torch leaves)
     python3 scripts/record_gc.py --lines SCRIPT.py OUT.jsonl
+    python3 scripts/record_gc.py --trace SCRIPT.py OUT.jsonl
 
 Why not record_script.py: its own work between statements (compiling the
 next one, reading the devices, writing the row, a tee for stdout)
@@ -41,6 +42,21 @@ no later than the program's own next check would. Compiling the probes
 moves the counts before the script's first statement, as compiling any
 script does; what each statement adds is the same.
 
+--trace records as the first form does and also, in OUT.trace.json.gz,
+gc.get_count() after every line that any Python code runs from the
+script's first statement on (torch's own Python and the recorder's
+reads between statements included), each collection as it starts, and
+each statement's end: {"codes": ["FILE:FUNCTION", ...], "events":
+[[code, line, count0, count1, count2], ...], "ends": [events before
+the end of statement 0, 1, ...], "collections": [[events before it,
+generation, count0, count1, count2], ...]}, code an index into codes. Python 3.12's sys.monitoring calls
+a function at each line, which allocates no container; but its call is
+an evaluation-loop check, so a collection an allocation scheduled runs
+at the next line rather than at the program's next check, and the
+figures may differ from the plain recording's: what the trace is for is
+what each line allocates. Before 3.12 the trace is sys.settrace's,
+whose frame objects count as well.
+
 --start writes, as JSON, what a fresh process's collector holds after
 `import torch`, made after as many throwaway lists as each of several
 counts, to show whether that state depends on what ran before: counts,
@@ -50,6 +66,7 @@ len(gc.get_objects()) per generation, and the free lists
 import array
 import ast
 import gc
+import gzip
 import io
 import json
 import os
@@ -105,7 +122,75 @@ def compile_steps(path, probes=False):
     return steps, lines
 
 
-def record(script, out, probes=False):
+class Trace:
+    """gc.get_count() after every line run (five ints an event: code,
+    line, counts), and where each collection started and each statement
+    ended (the count of line events by then), allocating no container
+    as it records."""
+
+    def __init__(self):
+        self.events, self.codes, self.collections, self.ends = [], {}, [], []
+        events, codes, collections, get_count = self.events, self.codes, self.collections, gc.get_count
+
+        def line(code, n):
+            codes[id(code)] = code
+            events.append(id(code))
+            events.append(n)
+            events.extend(get_count())
+
+        def collecting(phase, info):
+            if phase == "start":
+                collections.append(len(events) // 5)
+                collections.append(info["generation"])
+                collections.extend(get_count())
+
+        self.line, self.collecting = line, collecting
+
+    def start(self):
+        gc.callbacks.append(self.collecting)
+        mon = getattr(sys, "monitoring", None)
+        if mon is None:
+            line = self.line
+
+            def local(frame, event, arg):
+                if event == "line":
+                    line(frame.f_code, frame.f_lineno)
+                return local
+
+            sys.settrace(lambda frame, event, arg: local)
+            return
+        mon.use_tool_id(mon.DEBUGGER_ID, "record_gc")
+        mon.register_callback(mon.DEBUGGER_ID, mon.events.LINE, self.line)
+        mon.set_events(mon.DEBUGGER_ID, mon.events.LINE)
+
+    def mark(self):
+        """A statement's end."""
+        self.ends.append(len(self.events) // 5)
+
+    def stop(self, out):
+        mon = getattr(sys, "monitoring", None)
+        if mon is None:
+            sys.settrace(None)
+        else:
+            mon.set_events(mon.DEBUGGER_ID, 0)
+            mon.free_tool_id(mon.DEBUGGER_ID)
+        gc.callbacks.remove(self.collecting)
+        index, names, rows = {}, [], []
+        e = self.events
+        for k in range(0, len(e) - 4, 5):
+            if e[k] not in index:
+                c = self.codes[e[k]]
+                index[e[k]] = len(names)
+                names.append(f"{c.co_filename}:{c.co_name}")
+            rows.append([index[e[k]]] + e[k + 1:k + 5])
+        c = self.collections
+        trace = {"codes": names, "events": rows, "ends": self.ends,
+                 "collections": [c[k:k + 5] for k in range(0, len(c) - 4, 5)]}
+        with gzip.open(os.path.splitext(out)[0] + ".trace.json.gz", "wt") as w:
+            json.dump(trace, w, separators=(",", ":"))
+
+
+def record(script, out, probes=False, trace=None):
     steps, lines = compile_steps(script, probes)
     module = types.ModuleType("__main__")
     module.__file__ = script
@@ -130,6 +215,8 @@ def record(script, out, probes=False):
     codes = [s[0] for s in steps]
     i = 0
     sys.stdout = buf
+    if trace:
+        trace.start()
     try:
         for code in codes:
             try:
@@ -139,6 +226,8 @@ def record(script, out, probes=False):
                 on = isenabled()
                 disable()
                 counts[6 * i], counts[6 * i + 1], counts[6 * i + 2] = c
+                if trace:
+                    trace.mark()
                 del c
                 ends[i] = buf.tell()
                 torch = modules.get("torch")
@@ -161,6 +250,8 @@ def record(script, out, probes=False):
     finally:
         sys.stdout = real
     gc.disable()
+    if trace:
+        trace.stop(out)
     text = buf.getvalue()
     with open(out, "w", encoding="utf-8") as w:
         start = 0
@@ -210,6 +301,8 @@ if __name__ == "__main__":
         start_states(args[1])
     elif args[:1] == ["--lines"] and len(args) == 3:
         record(args[1], args[2], probes=True)
+    elif args[:1] == ["--trace"] and len(args) == 3:
+        record(args[1], args[2], trace=Trace())
     elif len(args) == 2:
         record(args[0], args[1])
     else:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -245,5 +246,71 @@ func TestRecordGCLines(t *testing.T) {
 	want := []int{5, 6, 10, 11, 6, 10, 11, 6, 10, 11}
 	if !slices.Equal(lines, want) {
 		t.Errorf("probes at lines %v, want %v", lines, want)
+	}
+}
+
+// scripts/record_gc.py --trace records what the plain form records and,
+// in NAME.trace.json.gz, gc.get_count() after every line run, where
+// each collection started and each statement ended: a loop that leaves
+// one cycle a round shows it at its last line, one more each round, and
+// gc.collect() shows as a collection of generation 2.
+func TestRecordGCTrace(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.py")
+	src := "import gc\n\n\nclass Node:\n    def __init__(self):\n        self.link = self\n\n\nfor i in range(3):\n    n = Node()\n    del n\ngc.collect()\n"
+	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "a.jsonl")
+	if b, err := exec.Command("python3", "../../scripts/record_gc.py", "--trace", script, out).CombinedOutput(); err != nil {
+		t.Fatalf("record_gc.py --trace: %v\n%s", err, b)
+	}
+	f, err := os.Open(filepath.Join(dir, "a.trace.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trace struct {
+		Codes       []string
+		Events      [][5]int
+		Ends        []int
+		Collections [][5]int
+	}
+	if err := json.NewDecoder(z).Decode(&trace); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows := readGCRows(t, string(b)); len(rows) != 4 || len(trace.Ends) != 4 {
+		t.Fatalf("%d rows and %d statement ends, want 4", len(rows), len(trace.Ends))
+	}
+	var lines, after []int
+	for _, e := range trace.Events {
+		if e[0] < 0 || e[0] >= len(trace.Codes) {
+			t.Fatalf("event %v names no code of %d", e, len(trace.Codes))
+		}
+		if strings.HasPrefix(trace.Codes[e[0]], script+":") {
+			lines = append(lines, e[1])
+			if e[1] == 11 {
+				after = append(after, e[2])
+			}
+		}
+	}
+	want := []int{1, 4, 4, 5, 9, 10, 6, 11, 9, 10, 6, 11, 9, 10, 6, 11, 9, 12}
+	if !slices.Equal(lines, want) {
+		t.Errorf("the script's lines ran %v, want %v", lines, want)
+	}
+	if len(after) != 3 || after[1] != after[0]+1 || after[2] != after[1]+1 {
+		t.Errorf("counts after each round's del %v, want one more each round", after)
+	}
+	if c := trace.Collections; len(c) != 1 || c[0][1] != 2 || c[0][0] > trace.Ends[3] || c[0][0] < trace.Ends[2] {
+		t.Errorf("collections %v, want gc.collect()'s of generation 2 in the last statement (ends %v)", c, trace.Ends)
 	}
 }
