@@ -42,6 +42,7 @@ type Allocator struct {
 	totalAllocated uint64 // bytes obtained from the device
 	limit          uint64 // allowed_memory_maximum; valid when hasLimit
 	hasLimit       bool
+	refusals       uint64 // new segments the device or the limit refused (DeviceRefusals)
 
 	divided bool // cfg rounds some sizes by roundup_power2_divisions
 
@@ -124,6 +125,11 @@ func (a *Allocator) Stats() Stats {
 	}
 	return s
 }
+
+// DeviceRefusals counts the new segments refused so far for want of
+// room, by the device or by the memory fraction: each one an allocation
+// that the device's capacity decided.
+func (a *Allocator) DeviceRefusals() uint64 { return a.refusals }
 
 // ErrUnknownPointer is returned by Free for an address that is not a live
 // allocation.
@@ -313,13 +319,19 @@ func (a *Allocator) allocBlock(pool *BlockPool, s, size uint64, isRetry bool) (*
 		a.stats.NumAllocRetries++
 	}
 	if a.hasLimit && a.totalAllocated+size > a.limit {
+		a.refusals++
 		return nil, nil
 	}
 	if a.cfg.ExpandableSegments {
-		return a.allocExpandable(pool, s)
+		b, err := a.allocExpandable(pool, s)
+		if b == nil && err == nil {
+			a.refusals++
+		}
+		return b, err
 	}
 	ptr, err := a.dev.Malloc(size)
 	if errors.Is(err, device.ErrOutOfMemory) {
+		a.refusals++
 		return nil, nil
 	}
 	if err != nil {

@@ -476,3 +476,27 @@ func TestPoolOrder(t *testing.T) {
 		t.Error("an empty pool is still a tree")
 	}
 }
+
+// TestDeviceRefusals: a request the device has no room for is counted
+// as a refusal whether the retry after releasing the cache succeeds or
+// it ends in out of memory; one that fits is not.
+func TestDeviceRefusals(t *testing.T) {
+	cfg, err := ParseConfig("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := New(sim.New(64*MiB), 0, cfg)
+	p, err := a.Malloc(20 * MiB)
+	if err != nil || a.DeviceRefusals() != 0 {
+		t.Fatalf("20 MiB: %v, %d refusals", err, a.DeviceRefusals())
+	}
+	if err := a.Free(p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Malloc(50 * MiB); err != nil || a.DeviceRefusals() != 1 || a.Stats().NumOOMs != 0 {
+		t.Errorf("50 MiB beside a cached 20: %v, %d refusals, want 1 and the cache released", err, a.DeviceRefusals())
+	}
+	if _, err := a.Malloc(50 * MiB); err == nil || a.DeviceRefusals() < 2 || a.Stats().NumOOMs != 1 {
+		t.Errorf("50 MiB more: %v, %d refusals, want out of memory after more refusals", err, a.DeviceRefusals())
+	}
+}

@@ -98,17 +98,70 @@ func (s *Session) Attention(q, k, v, mask *Tensor, dropout float64, causal bool,
 	}
 	half := q.DType.Name == "float16" || q.DType.Name == "bfloat16"
 	grad := s.gradEnabled && (q.requiresGrad() || k.requiresGrad() || v.requiresGrad())
+	backend := sdpaEfficient
 	switch {
 	case half && g.d <= 256 && g.dv <= 256:
-		return s.withMask(mask, q.DType, false, func(bias *Tensor) (*Tensor, error) { return s.cudnnAttention(q, k, v, bias, g, grad) })
+		backend = sdpaCuDNN
 	case q.DType != Float32:
 		return nil, NotModelledError("F.scaled_dot_product_attention of " + q.DType.Name + " with head dim over 256")
 	}
 	ws, ok := efficientWorkspace(g)
+	backend, err = s.attentionOnCard(q, backend, dropout, ok || !grad)
+	if err != nil {
+		return nil, err
+	}
+	switch backend {
+	case sdpaMath:
+		return s.mathAttention(q, k, v, mask, dropout, causal, scale)
+	case sdpaCuDNN:
+		return s.withMask(mask, q.DType, false, func(bias *Tensor) (*Tensor, error) { return s.cudnnAttention(q, k, v, bias, g, grad) })
+	}
 	if grad && !ok {
 		return nil, NotModelledError(fmt.Sprintf("the backward of the memory-efficient attention kernel for head dim %d", g.d))
 	}
 	return s.withMask(mask, q.DType, true, func(bias *Tensor) (*Tensor, error) { return s.efficientAttention(q, k, v, bias, g, grad, ws) })
+}
+
+// The fused attention backends whose memory the tool models.
+const (
+	sdpaCuDNN = iota
+	sdpaEfficient
+	sdpaMath
+)
+
+// attentionOnCard is the backend PyTorch picks on q's GPU where it picks
+// backend on the GH100 the rules were recorded on (cards.go), with the
+// estimate that makes: the choice follows PyTorch's sdp_utils.cpp
+// (cuDNN attention first only on sm90 and sm100; flash attention from
+// sm80; the memory-efficient kernel from sm50, bfloat16 only from sm80;
+// math everywhere), and the kernels' memory is that of the H200's
+// recordings. Flash attention, the choice for float16 and bfloat16 on
+// sm80 to sm89, is not modelled: cuDNN's memory stands for it, as it
+// does for the math backend with dropout (mathAttention refuses it) and
+// for the memory-efficient kernel where its memory is not modelled
+// (efficient: whether it is, for this call).
+func (s *Session) attentionOnCard(q *Tensor, backend int, dropout float64, efficient bool) (int, error) {
+	dev := q.Device()
+	if s.recordedCard(dev) {
+		return backend, nil
+	}
+	major := s.gpus[dev.Index].b.computeMajor()
+	var cause string
+	switch {
+	case backend == sdpaEfficient:
+		cause = "the memory-efficient kernel, as on the H200; its workspaces recorded on the GH100 only (PyTorch builds it per architecture)"
+	case major >= 8:
+		cause = "flash attention (sdp_utils.cpp prefers cuDNN attention only on sm90 and sm100), not modelled: taken as cuDNN attention's memory on the H200"
+	case q.DType.Name == "bfloat16" && dropout > 0:
+		cause = "the math backend (flash attention needs sm80 and the memory-efficient kernel takes bfloat16 only from sm80: sdp_utils.cpp), with dropout not modelled: taken as cuDNN attention's memory on the H200"
+	case q.DType.Name == "bfloat16":
+		backend, cause = sdpaMath, "the math backend: flash attention needs sm80 and the memory-efficient kernel takes bfloat16 only from sm80 (sdp_utils.cpp); the math backend's memory as recorded on the H200"
+	case !efficient:
+		cause = "the memory-efficient kernel (flash attention needs sm80: sdp_utils.cpp), whose backward at this head dim is not modelled: taken as cuDNN attention's memory on the H200"
+	default:
+		backend, cause = sdpaEfficient, "the memory-efficient kernel (flash attention needs sm80: sdp_utils.cpp), its memory as recorded for float32 on the H200"
+	}
+	return backend, s.onCard(dev, "F.scaled_dot_product_attention", "%s: %s", argShapes(Args{q}), cause)
 }
 
 // withMask runs attend with the mask as the float bias the kernels take
@@ -347,7 +400,7 @@ func (s *Session) cudnnAttention(q, k, v, bias *Tensor, g sdpaShape, grad bool) 
 	}
 	ts, err := s.allocAll(dev, specs...)
 	if err == nil {
-		err = s.scratch(dev, cudnnForwardWorkspace)
+		err = s.libScratch(dev, "cuDNN attention", cudnnForwardWorkspace)
 	}
 	if err != nil {
 		for _, t := range ts {
@@ -364,7 +417,7 @@ func (s *Session) cudnnAttention(q, k, v, bias *Tensor, g sdpaShape, grad bool) 
 				return make([]*Tensor, 3), err
 			}
 			return s.attentionGrads(n, grad, outStrides, layouts, func(dev Device) error {
-				return s.scratch(dev, uint64(4*g.b*g.h*g.m*(g.d+1)+256))
+				return s.libScratch(dev, "cuDNN attention", uint64(4*g.b*g.h*g.m*(g.d+1)+256))
 			})
 		}
 		s.record("ScaledDotProductCudnnAttentionBackward0", out, []*Tensor{q, k, v}, nonNil(bias, k, q, v, lse, out, offset, seed), bw)

@@ -72,7 +72,7 @@ func (s *Session) scanScratch(x *Tensor, d int, dt DType) error {
 	if !ok {
 		n, _ = cumsumScanScratch(x.Numel(), Float32, Float32)
 	}
-	return s.scratch(x.Device(), n)
+	return s.libScratch(x.Device(), "CUB's scan", n)
 }
 
 // cumprodBackward is cumprod_backward's for an input without zeros,

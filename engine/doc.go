@@ -56,6 +56,11 @@
 //     session's figures are exact or rest on its first estimate;
 //     estimated(d) makes a whole entry an estimate (a rule modelled
 //     from PyTorch's formulas, not yet recorded).
+//   - cards.go: the rules that read the GPU (the cuBLAS workspace, a
+//     reduction's blocks, CUB's and cuDNN's scratch, the attention
+//     backend, where the memory runs out), recorded on the GH100 (the
+//     H200 and the H100): on any other card each is an estimate naming
+//     it.
 //   - general.go with opfacts.tsv: the general rule, entries for the
 //     ops PyTorch declares and the table lacks (unary, binary, scan,
 //     random, fill families), from facts scripts/gen_opfacts.py writes

@@ -179,7 +179,7 @@ func (s *Session) embeddingSorted(dev Device, indices uint64, shape []int64, dty
 	if err := take(ints(indices), ints(indices)); err != nil {
 		return []*Tensor{nil}, err
 	}
-	if err := s.scratchBeside(dev, ints(indices), radixSortScratch(indices, math.MaxUint64)); err != nil {
+	if err := s.scratchBeside(dev, ints(indices), "CUB's radix sort", radixSortScratch(indices, math.MaxUint64)); err != nil {
 		return []*Tensor{nil}, err
 	}
 	grads, err := grad()
@@ -189,9 +189,11 @@ func (s *Session) embeddingSorted(dev Device, indices uint64, shape []int64, dty
 	// the segments, the partial segments, and the kernel's buffers
 	steps := []func() error{
 		func() error { return take(ints(indices), ints(1)) },
-		func() error { return s.scratchBeside(dev, ints(indices), uniqueByKeyScratch(indices)) },
+		func() error {
+			return s.scratchBeside(dev, ints(indices), "CUB's unique_by_key", uniqueByKeyScratch(indices))
+		},
 		func() error { return take(ints(segments), ints(segments)) },
-		func() error { return s.scratch(dev, int64ScanScratch(segments)) },
+		func() error { return s.libScratch(dev, "CUB's scan", int64ScanScratch(segments)) },
 		func() error { return take(ints(1), ints(partials), ints(partials)) },
 	}
 	last := len(steps) - 1
@@ -233,15 +235,15 @@ func uniqueByKeyScratch(n uint64) uint64 {
 	return cubTemporaries(16*ceilDiv(n, 4608), 768)
 }
 
-// scratchBeside allocates t and a kernel's scratch of n bytes, then
-// frees both, the scratch first.
-func (s *Session) scratchBeside(dev Device, t tensorShape, n uint64) error {
+// scratchBeside allocates t and a library kernel's scratch of n bytes
+// (libScratch), then frees both, the scratch first.
+func (s *Session) scratchBeside(dev Device, t tensorShape, lib string, n uint64) error {
 	ts, err := s.allocAll(dev, t)
 	if err != nil {
 		return err
 	}
 	defer s.dropTensor(ts[0])
-	return s.scratch(dev, n)
+	return s.libScratch(dev, lib, n)
 }
 
 // embeddingGrad is the weight's gradient of embeddingBackward's direct

@@ -89,7 +89,7 @@ func (s *Session) maskedScatterTemps(source *Tensor, n uint64, maskCopied bool) 
 		}
 		defer s.release(dense)
 	}
-	if err := s.scratch(dev, int64ScanScratch(n)); err != nil {
+	if err := s.libScratch(dev, "CUB's scan", int64ScanScratch(n)); err != nil {
 		return err
 	}
 	if source.IsContiguous() || source.Numel() == 0 {

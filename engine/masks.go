@@ -132,7 +132,7 @@ func (s *Session) nonzeroOf(dev Device, shape []int64, idx knownValues, count in
 	defer s.release(counts)
 	sms, threads := s.gpus[dev.Index].b.grid()
 	for c := range chunks {
-		if err := s.scratch(dev, cubSumScratch(min(n-c*nonzeroChunk, nonzeroChunk), sms, threads)); err != nil {
+		if err := s.libScratch(dev, "CUB's sum", cubSumScratch(min(n-c*nonzeroChunk, nonzeroChunk), sms, threads)); err != nil {
 			return nil, err
 		}
 	}
@@ -142,7 +142,7 @@ func (s *Session) nonzeroOf(dev Device, shape []int64, idx knownValues, count in
 	}
 	t.st.vals = idx
 	for c := range chunks {
-		if err := s.scratch(dev, cubSelectScratch(min(n-c*nonzeroChunk, nonzeroChunk))); err != nil {
+		if err := s.libScratch(dev, "CUB's select", cubSelectScratch(min(n-c*nonzeroChunk, nonzeroChunk))); err != nil {
 			s.dropTensor(t)
 			return nil, err
 		}

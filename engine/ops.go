@@ -118,7 +118,9 @@ func arith(name, memory string, extra ...Param) *OpDef {
 }
 
 // cublasWorkspace is the cuBLAS workspace PyTorch allocates per handle
-// and stream for a device of compute capability major.
+// and stream for a device of compute capability major: 32 MiB from sm90
+// (recorded on the H200), else CUBLAS_WORKSPACE_CONFIG's default
+// :4096:2:16:8 (PyTorch's CublasHandlePool.cpp, not recorded).
 func cublasWorkspace(major int) uint64 {
 	if major >= 9 {
 		return 4096 << 10 * 8
@@ -127,7 +129,9 @@ func cublasWorkspace(major int) uint64 {
 }
 
 // cublasLtWorkspace is the cuBLASLt workspace (CUBLASLT_WORKSPACE_SIZE's
-// default, 1024 KiB; measured on the H200).
+// default, 1024 KiB; measured on the H200). PyTorch's source sizes it
+// alike on every CUDA card (CublasHandlePool.cpp), so it is not one of
+// the rules that read the card (cards.go).
 const cublasLtWorkspace = 1 << 20
 
 // workspaceKey names one library workspace: device, stream, thread,
@@ -155,6 +159,9 @@ func (s *Session) workspace(dev Device, lt bool) error {
 	size := uint64(cublasLtWorkspace)
 	if !lt {
 		size = cublasWorkspace(s.gpus[dev.Index].b.computeMajor())
+		if err := s.onCard(dev, "cuBLAS", "its workspace of %s is PyTorch's default for the compute capability (CublasHandlePool.cpp: :4096:2:16:8 below sm90, 32 MiB from it), recorded only on the GH100 (sm90)", allocator.FormatSize(size)); err != nil {
+			return err
+		}
 	}
 	st, err := s.newStorage(dev, size, false)
 	if err != nil {
@@ -761,6 +768,9 @@ func (s *Session) reductionTemps(x *Tensor, acc uint64) error {
 		ctas := reductionBlocks(n, sms*threads/512)
 		if ctas <= 1 {
 			continue
+		}
+		if err := s.onCard(dev, "reduction", "%s: %s", argShapes(Args{x}), s.smCause(dev, "its blocks")); err != nil {
+			return err
 		}
 		if acc == 0 {
 			return NotModelledError("this reduction's accumulator on a large " + x.DType.Name + " input")

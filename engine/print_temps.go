@@ -271,6 +271,9 @@ func (p *printAllocs) formatterFloat(vals []float64) (locals []*Tensor, sciMode 
 // its count, CUB's sum scratch, its int64 output, CUB's select scratch),
 // then the result, after which nonzero's output goes.
 func (p *printAllocs) maskedSelect(n, k uint64) *Tensor {
+	if !p.dry && p.err == nil {
+		p.err = p.s.onCard(p.dev, "print", "masked_select of %d elements: CUB's sum and select scratch, recorded on the GH100 (sm90): the library sizes it by the architecture's tiles and %s", n, p.s.smCause(p.dev, "the sum's blocks"))
+	}
 	sms, threads := p.s.gpus[p.dev.Index].b.grid()
 	count := p.bytes(4)
 	p.free(p.bytes(cubSumScratch(n, sms, threads)))

@@ -149,7 +149,7 @@ func init() {
 				return nil, err
 			}
 			if scratch > 0 {
-				if err := s.scratch(x.Device(), scratch); err != nil {
+				if err := s.libScratch(x.Device(), "CUB's scan", scratch); err != nil {
 					s.dropTensor(out)
 					return nil, err
 				}

@@ -24,9 +24,10 @@ const (
 
 // outerReduction is the launch of a reduction of x (contiguous) along
 // dimension d, with outputs inside it: the bytes of its buffer across
-// blocks (accumulators of acc bytes) and of its semaphore; 0 and 0 when
-// its blocks need none.
-func (s *Session) outerReduction(x *Tensor, d int, acc uint64) (buf, sem uint64) {
+// blocks (accumulators of acc bytes) and of its semaphore, 0 and 0 when
+// its blocks need none, and whether the GPU's multiprocessors decided
+// that (bySMs: the reduced dimension is long enough to split).
+func (s *Session) outerReduction(x *Tensor, d int, acc uint64) (buf, sem uint64, bySMs bool) {
 	inner, outer := numel(x.Shape[d+1:]), numel(x.Shape[:d])
 	red, outputs := uint64(x.Shape[d]), inner*outer
 	// outputs a thread: 4, halved until it divides the input's first
@@ -62,20 +63,25 @@ func (s *Session) outerReduction(x *Tensor, d int, acc uint64) (buf, sem uint64)
 	grid := ceilDiv(outputs/vec, stepOut)
 	sms, threadsPerSM := s.gpus[x.Device().Index].b.grid()
 	target := uint64(sms) * (uint64(threadsPerSM) / (width * height))
-	if !splitY || perThread < maxValuesPerThread || grid > target {
-		return 0, 0
+	if !splitY || perThread < maxValuesPerThread {
+		return 0, 0, false
 	}
 	ctas := max(min(ceilDiv(target, grid), ceilDiv(perThread, minValuesPerThread)), ceilDiv(perThread, maxValuesPerThread))
-	if ctas <= 1 {
-		return 0, 0
+	if grid > target || ctas <= 1 {
+		return 0, 0, true
 	}
-	return acc * outputs * ctas * width * vec, 4 * grid
+	return acc * outputs * ctas * width * vec, 4 * grid, true
 }
 
 // outerReductionTemps allocates and frees outerReduction's buffer and
 // semaphore.
 func (s *Session) outerReductionTemps(x *Tensor, d int, acc uint64) error {
-	buf, sem := s.outerReduction(x, d, acc)
+	buf, sem, bySMs := s.outerReduction(x, d, acc)
+	if bySMs {
+		if err := s.onCard(x.Device(), "reduction", "%s along dimension %d: %s", argShapes(Args{x}), d, s.smCause(x.Device(), "its blocks")); err != nil {
+			return err
+		}
+	}
 	if buf == 0 {
 		return nil
 	}

@@ -28,7 +28,7 @@ func TestOuterReductionBuffers(t *testing.T) {
 		{"(1024, 1024).max(dim=0)", []int64{1024, 1024}, Float32, 0, 16, 33554432, 32},
 	} {
 		x := mustTensor(t, s, TensorSpec{Op: "empty", Shape: c.shape, DType: c.dtype, Device: cuda0})
-		if buf, sem := s.outerReduction(x, c.dim, c.acc); buf != c.buf || sem != c.sem {
+		if buf, sem, _ := s.outerReduction(x, c.dim, c.acc); buf != c.buf || sem != c.sem {
 			t.Errorf("%s: buffer %d, semaphore %d; PyTorch's %d and %d", c.what, buf, sem, c.buf, c.sem)
 		}
 		s.Release(x)

@@ -251,7 +251,7 @@ func (s *Session) runRNN(op string, mode rnnMode, a Args) ([]*Tensor, error) {
 		x, hx, cx = cast.x, cast.hx, cast.cx
 		call.dtype = x.DType
 	}
-	if err := s.estimateRNN(op, call); err != nil {
+	if err := s.estimateRNN(x.Device(), op, call); err != nil {
 		return nil, err
 	}
 	var dropState *storage

@@ -200,11 +200,12 @@ func (c rnnCall) String() string {
 	return fmt.Sprintf("%s input %d hidden %d layers %d%s %s, %d steps of batch %d", rnnNames[c.mode], c.input, c.hidden, c.layers, dir, c.dtype.Name, c.seq, c.batch)
 }
 
-// estimateRNN labels a call's figures estimated where its workspace and
-// reserve space are not recorded (rnn_table.go).
-func (s *Session) estimateRNN(op string, c rnnCall) error {
+// estimateRNN labels a call on dev's GPU estimated where its workspace
+// and reserve space are not recorded (rnn_table.go), or were recorded
+// on another card (cards.go: cuDNN picks its algorithm per GPU).
+func (s *Session) estimateRNN(dev Device, op string, c rnnCall) error {
 	if _, ok := c.recorded(); ok {
-		return nil
+		return s.onCard(dev, op, "%s: cuDNN's workspace and reserve space recorded on the H100 (testdata/rnn); cuDNN picks its algorithm per GPU", c)
 	}
 	reserve := "none (inference)"
 	if c.train {

@@ -76,7 +76,7 @@ func (s *Session) randpermTemps(out *Tensor) error {
 		return err
 	}
 	defer s.dropAll(ts)
-	return s.scratch(out.Device(), onesweepScratch(uint64(n), key.Size, ceilDiv(bits, 8), onesweepTile[key.Size], true))
+	return s.libScratch(out.Device(), "CUB's radix sort", onesweepScratch(uint64(n), key.Size, ceilDiv(bits, 8), onesweepTile[key.Size], true))
 }
 
 // multinomial is torch.multinomial(p, n, replacement); gen is the

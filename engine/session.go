@@ -479,10 +479,20 @@ func (s *Session) newStorageOn(dev Device, stream, n uint64, fill bool) (*storag
 	}
 	g.history.Stream = stream
 	s.stamp(g)
+	refused := g.alloc.DeviceRefusals()
 	p, err := g.alloc.MallocOn(stream, n)
 	if err != nil {
 		g.history.Add("oom", 0, n)
 		s.noteOOM(g, err)
+		if cerr := s.noteRefusals(dev, g, refused, n); cerr != nil {
+			return nil, cerr
+		}
+		return nil, err
+	}
+	if err := s.noteRefusals(dev, g, refused, n); err != nil {
+		if ferr := g.alloc.Free(p); ferr != nil {
+			return nil, ferr
+		}
 		return nil, err
 	}
 	g.history.Add("alloc", p, n)

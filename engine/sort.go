@@ -146,7 +146,7 @@ func (s *Session) sortTemps(x *Tensor, d int) error {
 		}
 		defer s.release(iota)
 		for range segments {
-			if err := s.scratch(dev, pairsScratch(nsort, key)); err != nil {
+			if err := s.libScratch(dev, "CUB's radix sort", pairsScratch(nsort, key)); err != nil {
 				return err
 			}
 		}
@@ -156,20 +156,20 @@ func (s *Session) sortTemps(x *Tensor, d int) error {
 			return err
 		}
 		defer s.dropAll(ts[:2])
-		err = s.scratch(dev, pairsScratch(n, key))
+		err = s.libScratch(dev, "CUB's radix sort", pairsScratch(n, key))
 		s.dropTensor(ts[2])
 		if err != nil {
 			return err
 		}
 		segmentBits := max(1, uint64(bits.Len64(segments-1)))
-		return s.scratch(dev, onesweepScratch(n, 8, ceilDiv(segmentBits, 8), keysOnlyTile, false))
+		return s.libScratch(dev, "CUB's radix sort", onesweepScratch(n, 8, ceilDiv(segmentBits, 8), keysOnlyTile, false))
 	default:
 		reverse, err := s.newStorage(dev, 8*n, false)
 		if err != nil {
 			return err
 		}
 		defer s.release(reverse)
-		return s.scratch(dev, cubTemporaries(n*key, n*8))
+		return s.libScratch(dev, "CUB's segmented sort", cubTemporaries(n*key, n*8))
 	}
 	return nil
 }

@@ -15,7 +15,8 @@ import (
 // it is estimated when some op followed a general rule instead: a
 // formula from PyTorch's source or declarations not yet recorded, the
 // nearest recorded configuration of a kernel's scratch, a guess at
-// values the tool does not know.
+// values the tool does not know, a rule that reads the card run on a
+// card other than the one it was recorded on (cards.go).
 //
 // Where an op has no recorded rule it calls Session.estimate, which
 // records an Estimate (the op, its shapes, why and from what) and lets

@@ -74,6 +74,9 @@ func (s *Session) topkTemps(x *Tensor, n uint64) error {
 	if !dev.CUDA || !shouldUseMultiblock(slicesN, n) {
 		return nil
 	}
+	if err := s.onCard(dev, "torch.topk", "%s, slices of %d: %s", argShapes(Args{x}), n, s.smCause(dev, "its multi-block kernel's items a block")); err != nil {
+		return err
+	}
 	sms, _ := s.gpus[dev.Index].b.grid()
 	items := min(max(ceilDiv(x.Numel(), uint64(sms*topkBlocksPerSM*256)), 4), 64)
 	blocks := ceilDiv(n, items*256)
@@ -97,10 +100,10 @@ func (s *Session) topkTemps(x *Tensor, n uint64) error {
 		}
 		bufs = append(bufs, b)
 	}
-	if err := s.scratch(dev, topkScanScratch); err != nil {
+	if err := s.libScratch(dev, "CUB's scan", topkScanScratch); err != nil {
 		return err
 	}
-	return s.scratch(dev, topkScanScratch)
+	return s.libScratch(dev, "CUB's scan", topkScanScratch)
 }
 
 func init() {

@@ -112,7 +112,7 @@ func (s *Session) unique(op string, x *Tensor, consecutive, inverse, counts bool
 			scratch = pairsScratch(uint64(n), x.DType.Size)
 		}
 		if dev.CUDA && n > 0 {
-			if err := s.scratch(dev, scratch); err != nil {
+			if err := s.libScratch(dev, "CUB's radix sort", scratch); err != nil {
 				return nil, false, err
 			}
 		}
