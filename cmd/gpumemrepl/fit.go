@@ -183,7 +183,9 @@ func writeFitTable(w io.Writer, file, conf string, fits []repl.Fit) {
 	fmt.Fprintln(w, "\nThe peaks up to a GPU's first out-of-memory error are what ran before it.\n"+
 		"Contexts: the H200's measured with PyTorch 2.11; the other presets' are taken as\n"+
 		"the H200's. Exact: every op followed a rule recorded with PyTorch on the H200\n"+
-		"(the other presets run its kernels).")
+		"or the H100 (both GH100). On the other presets a rule that reads the card (the\n"+
+		"cuBLAS workspace, a reduction's blocks, CUB's and cuDNN's scratch, the attention\n"+
+		"kernel, running out of memory) is an estimate.")
 }
 
 // writeFitEstimates says, under fit's table, how many statements of

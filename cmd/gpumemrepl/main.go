@@ -221,7 +221,9 @@ REPL and run flags:
                        auto (default): this machine's GPUs when the CUDA driver loads,
                        else simulated ones (said once on stderr); cuda: GPUs or an error
   --preset NAME        simulated GPU: h200 (default; 150,109,880,320 bytes, 610 MiB CUDA
-                       context), h100, a100-80gb, a100-40gb, rtx4090, t4
+                       context), h100, a100-80gb, a100-40gb, rtx4090, t4 (the rules were
+                       recorded on the H200 and the H100: on the others a rule that reads
+                       the card, such as the cuBLAS workspace, is an estimate; help estimated)
   --total-bytes N      simulated GPU size instead of the preset's (1 to 2^63-1 bytes)
   --context-bytes N    simulated CUDA context instead of the preset's
   --devices N          number of simulated GPUs (1 to 120, PyTorch's most)
@@ -276,7 +278,8 @@ do not go with each other, nor with --export, --plot or --summary; those three g
 fit flags (each GPU runs the script afresh; its output is not shown; the peaks are the
 highest over the whole run, whatever the script resets; an error other than out-of-memory
 stops fit with that error, exit 1):
-  --gpus A,B           the presets to try (default: all, largest first)
+  --gpus A,B           the presets to try (default: all, largest first); the exact column
+                       says, per GPU, whether the run rests on an estimate (help estimated)
   --alloc-conf STR     PYTORCH_CUDA_ALLOC_CONF (default: that variable)
   --devices N          simulated GPUs of each preset (default 1)
   --strict             an op with no recorded rule is the script's error, not an estimate
