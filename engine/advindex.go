@@ -383,6 +383,9 @@ func (s *Session) indexPutTemps(g *Tensor, n uint64, host []bool, expanded, copi
 	if err != nil {
 		return err
 	}
+	if err := s.scratchOnCard(dev, "CUB's radix sort", scratch); err != nil {
+		return err
+	}
 	var temps []*storage
 	defer func() { // newest first: the scratch, the sort's, the values
 		for i := len(temps) - 1; i >= 0; i-- {

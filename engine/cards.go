@@ -28,8 +28,12 @@ var recordedCards = []string{"NVIDIA H200", "NVIDIA H100 80GB HBM3"}
 // recordedCard reports whether dev's GPU is one the rules that read the
 // card were recorded on.
 func (s *Session) recordedCard(dev Device) bool {
-	return slices.Contains(recordedCards, s.gpus[dev.Index].b.name())
+	return slices.Contains(recordedCards, s.cardOf(dev))
 }
+
+// cardOf is dev's GPU as get_device_name names it: the preset's on a
+// simulated device, the driver's on a real one.
+func (s *Session) cardOf(dev Device) string { return s.gpus[dev.Index].b.name() }
 
 // cardName is dev's GPU as an estimate names it: "the Tesla T4 (sm75)".
 func (s *Session) cardName(dev Device) string {
@@ -87,12 +91,19 @@ func (s *Session) noteRefusals(dev Device, g *gpu, before uint64, n uint64) erro
 // libScratch is scratch of n bytes that a library sizes by the
 // architecture it tunes its kernels for (lib: "CUB's radix sort",
 // "cuDNN attention"), recorded on the GH100: on another GPU an
-// estimate.
+// estimate (scratchOnCard).
 func (s *Session) libScratch(dev Device, lib string, n uint64) error {
-	if n > 0 {
-		if err := s.onCard(dev, lib, "its scratch of %d bytes was recorded on the GH100 (sm90); the library sizes it by the tiles or the kernel it picks for the architecture", n); err != nil {
-			return err
-		}
+	if err := s.scratchOnCard(dev, lib, n); err != nil {
+		return err
 	}
 	return s.scratch(dev, n)
+}
+
+// scratchOnCard records the estimate of lib's scratch of n bytes on
+// dev's GPU, where it is not one the scratch was recorded on.
+func (s *Session) scratchOnCard(dev Device, lib string, n uint64) error {
+	if n == 0 {
+		return nil
+	}
+	return s.onCard(dev, lib, "its scratch of %d bytes was recorded on the GH100 (sm90); the library sizes it by the tiles or the kernel it picks for the architecture", n)
 }

@@ -301,7 +301,7 @@ func (s *Session) conv(op string, dims int, x, w, b *Tensor, p convParams) (*Ten
 	cfg := convConfig{x: x.Shape, w: w.Shape, stride: p.stride, padding: p.padding, dilation: p.dilation, groups: p.groups,
 		bias: b != nil, dtype: x.DType, format: "contiguous", deterministic: s.cudnnFlags().Deterministic,
 		transposed: p.transposed, outPad: p.outPad}
-	e, err := s.convLookup(op, &cfg, gradMask(s.gradEnabled, x, w, b))
+	e, err := s.convLookup(op, dev, &cfg, gradMask(s.gradEnabled, x, w, b))
 	if err != nil {
 		return nil, err
 	}
@@ -407,13 +407,14 @@ func channelsLastStrides(shape []int64) []int64 {
 
 // convLookup is cfg's recorded entry, or, where none was recorded, an
 // estimated one (its forward the nearest recording's, carried over:
-// convestimate.go), an estimate the session records; mask is the grads
-// its backward will make (the refusal's line records that backward too).
+// convestimate.go), an estimate the session records, as is a recording
+// made on other cards than dev's GPU; mask is the grads its backward
+// will make (the refusal's line records that backward too).
 // Under Options.ForceGeneral naming op ("conv2d"; not "all", which is
 // the general rule's ops) the built-in recordings are held out: each
 // configuration is estimated from the others, to measure the estimate
 // against them (a calibration file's stay exact).
-func (s *Session) convLookup(op string, cfg *convConfig, mask string) (*convEntry, error) {
+func (s *Session) convLookup(op string, dev Device, cfg *convConfig, mask string) (*convEntry, error) {
 	table, err := s.convTables()
 	if err != nil {
 		return nil, err
@@ -424,7 +425,7 @@ func (s *Session) convLookup(op string, cfg *convConfig, mask string) (*convEntr
 		if err := e.readEvents(); err != nil {
 			return nil, fmt.Errorf("internal error: the conv table's %s: %w", e.source, err)
 		}
-		if card := s.opts.Preset.Model; !e.calibrated && !slices.Contains(e.cards, card) {
+		if card := s.cardOf(dev); !e.calibrated && !slices.Contains(e.cards, card) {
 			if err := s.estimate(cfg.key().onOtherCard(op, "", e.cards, e.source, card), op, "%s: %s", cfg.brief(), otherCard(e.cards, e.source, card)); err != nil {
 				return nil, err
 			}
@@ -522,7 +523,7 @@ func convBackward(op string, e *convEntry, strided bool) backward {
 		default:
 			strideGrad = true
 		}
-		events, err := s.convBackwardEvents(op, e, bk)
+		events, err := s.convBackwardEvents(op, g.Device(), e, bk)
 		if err != nil {
 			return grads, err
 		}
@@ -574,11 +575,12 @@ func gh100(card string) bool {
 	return strings.Contains(card, "H100") || strings.Contains(card, "H200")
 }
 
-// convBackwardEvents is e's backward bk: recorded, or estimated from the
-// nearest recording of that run (an estimate the session records).
-func (s *Session) convBackwardEvents(op string, e *convEntry, bk convBackwardKey) ([]convEvent, error) {
+// convBackwardEvents is e's backward bk on dev's GPU: recorded (an
+// estimate where on other cards), or estimated from the nearest
+// recording of that run (an estimate the session records).
+func (s *Session) convBackwardEvents(op string, dev Device, e *convEntry, bk convBackwardKey) ([]convEvent, error) {
 	if ev, ok := e.backward[bk]; ok && e.hasPhase(&bk) {
-		if cards, card := e.runOn(bk), s.opts.Preset.Model; !e.calibrated && !slices.Contains(cards, card) {
+		if cards, card := e.runOn(bk), s.cardOf(dev); !e.calibrated && !slices.Contains(cards, card) {
 			refusal := e.cfg.key().onOtherCard(op, fmt.Sprintf(" (its backward for %s, a %s incoming gradient)", bk.mask, bk.grad), cards, e.source, card)
 			if err := s.estimate(refusal, op+" backward", "%s, grads of %s, the incoming gradient %s: %s", e.cfg.brief(), bk.mask, bk.grad, otherCard(cards, e.source, card)); err != nil {
 				return nil, err

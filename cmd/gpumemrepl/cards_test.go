@@ -125,6 +125,12 @@ func TestFitLabelsRulesThatReadTheCard(t *testing.T) {
 		t.Errorf("a sort: %+v, want exact on the H200 and %q on the T4", rows, want)
 	}
 
+	index := writeProgram(t, "index.py", "import torch\nx = torch.rand(4096, device='cuda', requires_grad=True)\nidx = torch.arange(0, 4096, 2, device='cuda')\ny = x[idx]\ny.backward(torch.ones_like(y))\n")
+	rows = fitRows(t, index, "h200,t4")
+	if want := index + ":5: CUB's radix sort on the Tesla T4 (sm75): its scratch of 1 bytes"; !rows["h200"].Exact || rows["t4"].Exact || rows["t4"].FirstEstimate == nil || !strings.HasPrefix(*rows["t4"].FirstEstimate, want) {
+		t.Errorf("index_put_'s sort in an indexing backward: %+v, want exact on the H200 and %q on the T4", rows, want)
+	}
+
 	out, errOut, code := run(t, "fit", "--gpus", "t4", "--strict", sums)
 	if code != 1 || out != "" || !strings.Contains(errOut, sums+":3:") || !strings.Contains(errOut, "NotImplementedError: reduction on the Tesla T4 (sm75)") || !strings.Contains(errOut, "--strict refuses estimates") {
 		t.Errorf("fit --strict on the T4: exit %d\n%s%s", code, out, errOut)
