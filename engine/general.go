@@ -234,13 +234,17 @@ func (s *Session) runGeneral(f *opFact, a Args) (*Tensor, error) {
 	layOut(out, inputs...)
 	var saved []*Tensor
 	for _, n := range f.saves {
+		t := inputs[len(inputs)-1]
 		switch n {
 		case "result":
-			saved = append(saved, out)
+			t = out
 		case "self":
-			saved = append(saved, x)
-		default:
-			saved = append(saved, inputs[len(inputs)-1])
+			t = x
+		}
+		// a Python number is saved as PyTorch saves a wrapped number:
+		// a 0-dim host tensor, no device memory
+		if !t.number {
+			saved = append(saved, t)
 		}
 	}
 	bw := likeInput(1)
