@@ -255,8 +255,39 @@ func (in *Interp) runFrame(fr *Frame) (Value, error) {
 	r, err := in.runCode(fr)
 	in.frame = prev
 	in.depth--
+	in.takeOwnership(fr, err != nil)
 	in.Decref(fr)
 	return r, err
+}
+
+// takeOwnership does what CPython 3.12 does as a frame returns whose
+// frame object something else still holds (a traceback, a caught
+// exception kept in a local): the frame object takes the frame's
+// locals and links its caller's frame object (f_back), making it if
+// the caller had none yet -- a container, counted as made (while an
+// exception unwinds, without scheduling a collection), which lives as
+// long as either does. The caller is the nearest frame of its own: a
+// list, set or dict comprehension runs inlined in its function's.
+func (in *Interp) takeOwnership(fr *Frame, unwinding bool) {
+	if fr.cost == costNone || fr.refs <= 1 || fr.fBack != nil {
+		return
+	}
+	caller := fr.back
+	for caller != nil && caller.inlinedComp() {
+		caller = caller.back
+	}
+	if caller == nil {
+		return
+	}
+	if caller.cost == costNone && in.gc.quiet == 0 {
+		caller.cost = costPlain
+		was := in.gc.unwinding
+		in.gc.unwinding = unwinding
+		in.gcCount()
+		in.gc.unwinding = was
+	}
+	Incref(caller)
+	fr.fBack = caller
 }
 
 // runCode runs the body of fr's function, adding fr to the traceback of

@@ -73,6 +73,16 @@ func (in *Interp) comprehension(fr *Frame, sc *syntax.Scope, gens []*syntax.Comp
 	return result, nil
 }
 
+// inlinedComp reports whether f is a list, set or dict comprehension's
+// frame, which CPython 3.12 runs inlined in its function's (PEP 709).
+func (f *Frame) inlinedComp() bool {
+	switch f.name {
+	case compNames[compList], compNames[compSet], compNames[compDict]:
+		return true
+	}
+	return false
+}
+
 type compLoop struct {
 	gens     []*syntax.Comprehension
 	kind     compKind

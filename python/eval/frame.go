@@ -28,6 +28,9 @@ type Frame struct {
 	// classCell is a class body's __class__ cell, set to the class once
 	// it is made (super() in its methods reads it).
 	classCell *Cell
+	// fBack is the caller's frame, held once this frame's frame object
+	// outlived it (takeOwnership: CPython's f_back).
+	fBack *Frame
 }
 
 // Type is frame.
@@ -52,15 +55,21 @@ func (f *Frame) Traverse(visit func(Value)) {
 	if f.classCell != nil {
 		visit(f.classCell)
 	}
+	if f.fBack != nil {
+		visit(f.fBack)
+	}
 }
 
 // Clear drops the frame's locals in slot order (as CPython clears a
 // frame), then its namespaces.
 func (f *Frame) Clear(in *Interp) {
-	locals, g, ns, cl, cc := f.locals, f.globals, f.ns, f.closure, f.classCell
-	f.locals, f.globals, f.ns, f.closure, f.classCell = nil, nil, nil, nil, nil
+	locals, g, ns, cl, cc, back := f.locals, f.globals, f.ns, f.closure, f.classCell, f.fBack
+	f.locals, f.globals, f.ns, f.closure, f.classCell, f.fBack = nil, nil, nil, nil, nil, nil
 	if cc != nil {
 		in.Decref(cc)
+	}
+	if back != nil {
+		in.Decref(back)
 	}
 	for i, v := range locals {
 		if v != nil {
