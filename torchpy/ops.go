@@ -271,8 +271,16 @@ func (b *Binding) bind(d *engine.OpDef, name string, args []eval.Value, kw []eva
 		}
 	}
 	if last := positional - 1; last >= 0 && d.Params[last].Default == "" && varargs(d.Params[last].Kind, args, positional) {
-		// *dims, *operands: the ints or tensors after the other arguments
-		args = append(args[:last:last], b.in.NewTuple(slices.Clone(args[last:])))
+		// *dims, *operands: the ints or tensors after the other arguments,
+		// in a tuple that goes as the call returns, as CPython's
+		// argument tuple does (back to its free list)
+		items := slices.Clone(args[last:])
+		for _, v := range items {
+			eval.Incref(v)
+		}
+		rest := b.in.NewTuple(items)
+		defer b.in.Decref(rest)
+		args = append(args[:last:last], rest)
 	}
 	if len(args) > positional {
 		return nil, b.in.Raise(eval.TypeErrorType, "%s() takes %d positional arguments but %d were given", name, positional, len(args))

@@ -87,3 +87,30 @@ b.set_(s, 0, (5, 5))
 		t.Errorf("exit %d, want %q\n%s%s", code, want, out, errOut)
 	}
 }
+
+// TestTorchCallsCountAsCPython: a torch function's argument tuple goes
+// back to CPython's free list as the call returns, so a loop that calls
+// torch.randn(4, 8, ...) 2,000 times counts only its first tensor (the
+// tool kept each tuple, so from the free list's 664th on each counted);
+// a torch.Size is a tuple subclass's instance, which no free list
+// serves (PyTorch's THPSize_New allocates it by tp_alloc): one more.
+func TestTorchCallsCountAsCPython(t *testing.T) {
+	path := writeProgram(t, "counts.py", `import gc
+import torch
+
+gc.disable()
+x = torch.empty(4, 8, device="cuda")
+before = gc.get_count()[0]
+s = x.shape
+b = gc.get_count()[0] - before
+before = gc.get_count()[0]
+for _ in range(2000):
+    y = torch.randn(4, 8, device="cuda")
+a = gc.get_count()[0] - before
+print(a, b)
+`)
+	out, errOut, code := run(t, path)
+	if code != 0 || !strings.Contains(out, "\n1 1\n") {
+		t.Errorf("exit %d, want 1 1 printed:\n%s%s", code, out, errOut)
+	}
+}

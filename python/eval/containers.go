@@ -83,10 +83,12 @@ func (in *Interp) NewTuple(items []Value) *Tuple {
 }
 
 // NewTupleOf makes a tuple of a Go-declared tuple subclass (torch.Size)
-// that takes over the references in items.
+// that takes over the references in items. CPython allocates a
+// subclass's instance on its own (type_call's tp_alloc), not from the
+// tuple free list, which serves exact tuples only.
 func (in *Interp) NewTupleOf(cls *Class, items []Value) *Tuple {
-	t := in.NewTuple(items)
-	t.cls = cls
+	t := &Tuple{items: items, cls: cls}
+	in.track(t)
 	return t
 }
 

@@ -138,6 +138,8 @@ func gcCost(o Object) uint8 {
 	case *Tuple:
 		n := len(o.items)
 		switch {
+		case o.cls != nil:
+			return costPlain // a subclass's instance: no free list
 		case n == 0:
 			return costNone // the empty tuple is one object, never made
 		case n < tupleFreeSizes:
