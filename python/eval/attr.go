@@ -104,6 +104,11 @@ func (in *Interp) getAttr(obj Value, name string) (Value, bool, error) {
 			return o.QualName, true, nil
 		case "__module__":
 			return o.Module, true, nil
+		case "__closure__":
+			if o.closureTuple == nil {
+				return None, true, nil
+			}
+			return newRef(o.closureTuple), true, nil
 		}
 		if o.dict != nil {
 			if v, ok := o.dict.getStr(name); ok {
@@ -116,6 +121,13 @@ func (in *Interp) getAttr(obj Value, name string) (Value, bool, error) {
 	case *Builtin:
 		if name == "__name__" {
 			return o.Name, true, nil
+		}
+	case *Cell:
+		if name == "cell_contents" {
+			if o.V == nil {
+				return nil, false, in.Raise(ValueErrorType, "Cell is empty")
+			}
+			return newRef(o.V), true, nil
 		}
 	}
 	if name == "__class__" {

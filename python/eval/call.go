@@ -503,6 +503,14 @@ func (in *Interp) makeFunction(fr *Frame, name string, sc *syntax.Scope, args *s
 		}
 		f.closure = append(f.closure, c)
 	}
+	if len(f.closure) > 0 {
+		// BUILD_TUPLE of the cells, before MAKE_FUNCTION makes the function
+		cells := make([]Value, len(f.closure))
+		for i, c := range f.closure {
+			cells[i] = newRef(c)
+		}
+		f.closureTuple = in.NewTuple(cells)
+	}
 	Incref(fr.globals)
 	in.track(f)
 	for _, c := range f.closure {

@@ -27,9 +27,12 @@ type Function struct {
 	defaults       []Value // for the last len(defaults) positional parameters
 	kwdefaults     []Value // per keyword-only parameter; nil where none
 	closure        []*Cell // the cells of code.free, in order
-	dict           *Dict   // function attributes, made on first use
-	file           string
-	line           int32
+	// closureTuple is the tuple of those cells CPython makes for the
+	// function (func_closure), from its free list where it has one
+	closureTuple *Tuple
+	dict         *Dict // function attributes, made on first use
+	file         string
+	line         int32
 }
 
 // Type is function.
@@ -49,6 +52,9 @@ func (f *Function) Traverse(visit func(Value)) {
 	for _, c := range f.closure {
 		visit(c)
 	}
+	if f.closureTuple != nil {
+		visit(f.closureTuple)
+	}
 	if f.dict != nil {
 		visit(f.dict)
 	}
@@ -56,9 +62,12 @@ func (f *Function) Traverse(visit func(Value)) {
 
 // Clear drops what the function holds.
 func (f *Function) Clear(in *Interp) {
-	g, defs, kwd, cl, d := f.globals, f.defaults, f.kwdefaults, f.closure, f.dict
-	f.globals, f.defaults, f.kwdefaults, f.closure, f.dict = nil, nil, nil, nil, nil
+	g, defs, kwd, cl, d, ct := f.globals, f.defaults, f.kwdefaults, f.closure, f.dict, f.closureTuple
+	f.globals, f.defaults, f.kwdefaults, f.closure, f.dict, f.closureTuple = nil, nil, nil, nil, nil, nil
 	in.decrefAll(defs)
+	if ct != nil {
+		in.Decref(ct)
+	}
 	for _, v := range kwd {
 		if v != nil {
 			in.Decref(v)
