@@ -1,7 +1,6 @@
 # Shape ops the census of model code uses: repeat and tile, repeat_interleave,
 # unflatten, view_as, reshape_as, expand_as, movedim, swapaxes, broadcast_to,
-# flip, roll (also with no dims, of a tensor not contiguous), outer, hstack,
-# concat, amax, amin, cumprod, logsumexp, diag, trace
+# flip, roll, outer, hstack, concat, amax, cumprod, logsumexp, diag, trace
 # (forward and backward, each alone so its peak shows), meshgrid, type_as,
 # new_zeros/ones/full/empty/new_tensor and one_hot.
 import torch
@@ -237,35 +236,6 @@ del o
 o = torch.nn.functional.one_hot(idx)
 print(f"one_hot inferred: {used()} {o.shape}")
 del o, idx
-y = x.amin(1)
-print(f"amin: {used()} {y.grad_fn.name()}")
-torch.cuda.reset_peak_memory_stats()
-y.sum().backward()
-print(f"amin backward: {used()} {peak()}")
-del y
-x.grad = None
-y = x.amax((0, 1))
-print(f"amax all dims: {used()} {y.shape}")
-del y
-counts = torch.tensor([1, 0, 3, 2] * 128, device='cuda')
-y = x.repeat_interleave(counts, dim=0)
-print(f"repeat_interleave counts: {used()} {y.shape} {y.grad_fn.name()}")
-torch.cuda.reset_peak_memory_stats()
-y.sum().backward()
-print(f"repeat_interleave counts backward: {used()} {peak()}")
-del y
-x.grad = None
-print(f"repeat_interleave indices: {torch.repeat_interleave(counts[:4]).tolist()} {used()}")
-y = x.t().roll(5)
-print(f"roll flat: {used()} {y.shape} {y.grad_fn.name()}")
-torch.cuda.reset_peak_memory_stats()
-y.sum().backward()
-print(f"roll flat backward: {used()} {peak()}")
-del y, counts
-x.grad = None
-y = x.clamp_max(0.5)
-print(f"clamp_max: {used()} {y.grad_fn.name()}")
-del y
 with torch.no_grad():
     r = x.repeat(2, 2)
     f = x.flip(1)
