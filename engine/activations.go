@@ -26,7 +26,7 @@ func init() {
 		if inPlace != nil {
 			memory += "; inplace=True: none, but under autograd a clone of the input, saved"
 		}
-		return estimated(functional(&OpDef{Name: name, Params: append([]Param{input}, params...), Memory: memory,
+		return functional(&OpDef{Name: name, Params: append([]Param{input}, params...), Memory: memory,
 			run: func(s *Session, a Args) (*Tensor, error) {
 				if n == 0 || !a.Bool(n) {
 					return u.run(s, a[:1])
@@ -38,7 +38,7 @@ func init() {
 					return nil, err
 				}
 				return a.Tensor(0), nil
-			}}))
+			}})
 	}
 	inplace := boolParam("inplace", "False")
 	declare(
@@ -50,12 +50,12 @@ func init() {
 	)
 	// softplus takes no inplace=; its node saves the input too
 	soft := unary("softplus", "SoftplusBackward0", saveInput, 1)
-	declare(estimated(functional(&OpDef{Name: "softplus", Params: []Param{input, numberParam("beta", "1.0"), numberParam("threshold", "20.0")},
+	declare(functional(&OpDef{Name: "softplus", Params: []Param{input, numberParam("beta", "1.0"), numberParam("threshold", "20.0")},
 		Memory: soft.Memory,
-		run:    func(s *Session, a Args) (*Tensor, error) { return soft.run(s, a[:1]) }})))
+		run:    func(s *Session, a Args) (*Tensor, error) { return soft.run(s, a[:1]) }}))
 	// glu halves dimension dim: a = first half, b = second, a * sigmoid(b)
 	// in one kernel; GluBackward0 saves the input and makes its gradient
-	declare(estimated(functional(&OpDef{Name: "glu", Params: []Param{input, {Name: "dim", Kind: IntParam, Default: "-1"}},
+	declare(functional(&OpDef{Name: "glu", Params: []Param{input, {Name: "dim", Kind: IntParam, Default: "-1"}},
 		Memory: "a new tensor of the input's shape with dim halved; saves its input; backward makes the gradient",
 		run: func(s *Session, a Args) (*Tensor, error) {
 			x := a.Tensor(0)
@@ -77,7 +77,7 @@ func init() {
 			}
 			s.record("GluBackward0", out, []*Tensor{x}, []*Tensor{x}, likeInput(1))
 			return out, nil
-		}})))
+		}}))
 }
 
 // F.prelu (nn.PReLU), as PyTorch's prelu composes it: a weight of
@@ -88,10 +88,10 @@ func init() {
 // the weight's is then summed to the weight's shape (autograd's
 // sum_to), and an output nothing needs is freed.
 func init() {
-	declare(estimated(&OpDef{Name: "prelu", Function: true, Method: true, Functional: true,
+	declare(&OpDef{Name: "prelu", Function: true, Method: true, Functional: true,
 		Params: []Param{input, {Name: "weight", Kind: TensorParam}},
 		Memory: "the weight viewed to broadcast, then a new tensor; saves input and weight; backward makes two tensors of the input's size, the weight's summed to its shape",
-		run:    func(s *Session, a Args) (*Tensor, error) { return s.prelu(a.Tensor(0), a.Tensor(1)) }}))
+		run:    func(s *Session, a Args) (*Tensor, error) { return s.prelu(a.Tensor(0), a.Tensor(1)) }})
 }
 
 func (s *Session) prelu(x, w *Tensor) (*Tensor, error) {

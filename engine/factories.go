@@ -268,14 +268,14 @@ func init() {
 	Ops["randint"].Usage = "torch.randint(low=0, high, size, *, generator=None, dtype=None, device=None, requires_grad=False)"
 }
 
-// F.one_hot (testdata/pyrules/ops_repeat_shape.py, not yet
-// recorded on the GPU): PyTorch's eager kernel, for num_classes=-1 the
+// F.one_hot (testdata/pyrules/ops_repeat_shape.py, held statement
+// by statement by TestRecordedStatements): PyTorch's eager kernel, for num_classes=-1 the
 // input's max first (a 0-d tensor and the reduction's buffer, freed
 // after the value is read: the tool must know the values, else it
 // refuses), then int64 zeros of the input's shape and num_classes, the
 // ones scattered in place. Not recorded by autograd (integers).
 func init() {
-	declare(estimated(functional(&OpDef{Name: "one_hot", Params: []Param{{Name: "tensor", Kind: TensorParam}, {Name: "num_classes", Kind: IntParam, Default: "-1"}},
+	declare(functional(&OpDef{Name: "one_hot", Params: []Param{{Name: "tensor", Kind: TensorParam}, {Name: "num_classes", Kind: IntParam, Default: "-1"}},
 		Memory: "int64 zeros of the input's shape and num_classes (num_classes=-1: the input's max first, a 0-d tensor freed after; its values must be known)",
 		run: func(s *Session, a Args) (*Tensor, error) {
 			x, classes := a.Tensor(0), a.Int(1)
@@ -324,7 +324,7 @@ func init() {
 				out.st.share = 1 / float64(classes)
 			}
 			return out, nil
-		}})))
+		}}))
 }
 
 // triangleCoords are the row and column coordinates, row by row, of the

@@ -5,8 +5,9 @@ import (
 )
 
 // Tensor.repeat, tile and repeat_interleave (testdata/pyrules/
-// ops_repeat_shape.py, recorded on the GPU, not yet held to it: their
-// steps say "estimated"). PyTorch's repeat makes the output and copies the input,
+// ops_repeat_shape.py, held statement by statement by
+// TestRecordedStatements; repeat_interleave by a tensor of counts not
+// yet recorded, pyrules_pending/ops_repeat_more.py: estimated). PyTorch's repeat makes the output and copies the input,
 // expanded, into a view of it: one tensor. Its backward (RepeatBackward0:
 // the gradient summed over the repeats, repeatBackward) is modelled
 // where the sums are reductions whose buffers are recorded rules. repeat_interleave by an int is PyTorch's
@@ -18,10 +19,10 @@ import (
 
 func init() {
 	declare(
-		estimated(&OpDef{Name: "repeat", Method: true, Params: []Param{input, {Name: "repeats", Kind: DimsParam}}, Usage: "Tensor.repeat(*repeats)",
+		&OpDef{Name: "repeat", Method: true, Params: []Param{input, {Name: "repeats", Kind: DimsParam}}, Usage: "Tensor.repeat(*repeats)",
 			Memory: "one tensor of the repeated shape; backward sums the gradient over the repeats (a new tensor of the input's shape)",
-			run:    func(s *Session, a Args) (*Tensor, error) { return s.repeat(a.Tensor(0), a.Ints(1)) }}),
-		estimated(&OpDef{Name: "tile", Function: true, Method: true, Params: []Param{input, {Name: "dims", Kind: DimsParam}},
+			run:    func(s *Session, a Args) (*Tensor, error) { return s.repeat(a.Tensor(0), a.Ints(1)) }},
+		&OpDef{Name: "tile", Function: true, Method: true, Params: []Param{input, {Name: "dims", Kind: DimsParam}},
 			Memory: "repeat, with leading 1s for dimensions dims lacks",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				x, dims := a.Tensor(0), a.Ints(1)
@@ -29,20 +30,25 @@ func init() {
 					dims = append([]int64{1}, dims...)
 				}
 				return s.repeat(x, dims)
-			}}),
-		estimated(&OpDef{Name: "repeat_interleave", Function: true, Method: true,
+			}},
+		&OpDef{Name: "repeat_interleave", Function: true, Method: true,
 			Params: []Param{input, {Name: "repeats", Kind: OperandParam, Default: "None"}, {Name: "dim", Kind: IntParam, Default: "None"},
 				{Name: "output_size", Kind: IntParam, Default: "None", KeywordOnly: true}},
 			Memory: "by an int: one tensor (unsqueeze, expand, a contiguous clone), backward expand's sum; by a tensor of counts: their cumsum and the int64 indices (freed after), index_select's output; the output's size is the counts' sum, refused when their values are not known and output_size is not given",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				return s.repeatInterleave(a.Tensor(0), a.Tensor(1), a[2], a[3])
-			}}),
+			}},
 	)
 }
 
 // repeatInterleave is torch.repeat_interleave(x, repeats, dim,
 // output_size=size); repeats nil is torch.repeat_interleave(counts).
 func (s *Session) repeatInterleave(x, repeats *Tensor, dim, size any) (*Tensor, error) {
+	if repeats == nil || !repeats.number {
+		if err := s.estimate(nil, "torch.repeat_interleave", "%s by a tensor of counts: memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)", argShapes(Args{x, repeats})); err != nil {
+			return nil, err
+		}
+	}
 	if repeats == nil {
 		if len(x.Shape) > 1 {
 			return nil, Errorf(RuntimeError, "repeats must be 0-dim or 1-dim tensor")

@@ -7,17 +7,19 @@ import (
 )
 
 // F.pad and F.interpolate, the census's most used functions the tool
-// lacked (testdata/pyrules/ops_pad_interpolate.py, written for
-// the GPU machine, not yet recorded there: their steps say "estimated").
+// lacked (testdata/pyrules/ops_pad_interpolate.py, pixel_shuffle
+// modules_census.py: held statement by statement by
+// TestRecordedStatements; pixel_unshuffle not yet recorded, estimated).
 //
 //   - pad, mode 'constant': PyTorch's constant_pad_nd makes the padded
 //     output, fills it and copies the input into its middle: one tensor;
 //     its backward is constant_pad_nd of the gradient by the negated
 //     pads, one tensor of the input's shape. 'reflect' and 'replicate'
-//     make their output the same way; their backward makes the input's
-//     gradient (zeroed, then scattered into), then a dense copy of a
-//     gradient that is not contiguous, freed after, as the poolings'
-//     (poolBackward). 'circular' (cat's copies) is refused.
+//     make their output the same way; reflect's backward makes the
+//     input's gradient (zeroed, then scattered into), then a dense copy
+//     of a gradient that is not contiguous, freed after, as the
+//     poolings' (poolBackward); replicate's the input's gradient alone.
+//     'circular' (cat's copies) is refused.
 //   - interpolate, 'nearest', 'nearest-exact', 'bilinear' and 'linear':
 //     one output of the resampled size; backward makes the input's
 //     gradient, zeroed then scattered into, and a dense copy of a
@@ -28,20 +30,20 @@ import (
 
 func init() {
 	declare(
-		estimated(functional(&OpDef{Name: "pad",
+		functional(&OpDef{Name: "pad",
 			Params: []Param{input, intsParam("pad", ""), {Name: "mode", Kind: StringParam, Default: "'constant'"}, numberParam("value", "None")},
-			Memory: "the padded output; 'constant': backward makes one tensor of the input's shape; 'reflect', 'replicate': backward makes the input's gradient, then a dense copy of a gradient that is not contiguous, freed after",
-			run:    func(s *Session, a Args) (*Tensor, error) { return s.pad(a.Tensor(0), a.Ints(1), a.String(2)) }})),
-		estimated(functional(&OpDef{Name: "interpolate",
+			Memory: "the padded output; 'constant': backward makes one tensor of the input's shape; 'reflect': backward makes the input's gradient, then a dense copy of a gradient that is not contiguous, freed after; 'replicate': backward makes the input's gradient",
+			run:    func(s *Session, a Args) (*Tensor, error) { return s.pad(a.Tensor(0), a.Ints(1), a.String(2)) }}),
+		functional(&OpDef{Name: "interpolate",
 			Params: []Param{input, intsParam("size", "None"), numberParam("scale_factor", "None"), {Name: "mode", Kind: StringParam, Default: "'nearest'"},
 				boolParam("align_corners", "None"), boolParam("recompute_scale_factor", "None"), boolParam("antialias", "False")},
 			Memory: "one output of the resampled size (the input's shape saved); backward makes the input's gradient, then a dense copy of a gradient that is not contiguous, freed after",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				return s.interpolate(a.Tensor(0), a[1], a[2], a.String(3), a.Bool(6))
-			}})),
-		estimated(&OpDef{Name: "pixel_shuffle", Function: true, Functional: true, Params: []Param{input, {Name: "upscale_factor", Kind: IntParam}},
+			}}),
+		&OpDef{Name: "pixel_shuffle", Function: true, Functional: true, Params: []Param{input, {Name: "upscale_factor", Kind: IntParam}},
 			Memory: "one output, the input's elements rearranged (reshaped, permuted, copied contiguous); backward pixel_unshuffle of the gradient, one tensor of the input's shape",
-			run:    func(s *Session, a Args) (*Tensor, error) { return s.pixelShuffle(a.Tensor(0), a.Int(1), false) }}),
+			run:    func(s *Session, a Args) (*Tensor, error) { return s.pixelShuffle(a.Tensor(0), a.Int(1), false) }},
 		estimated(&OpDef{Name: "pixel_unshuffle", Function: true, Functional: true, Params: []Param{input, {Name: "downscale_factor", Kind: IntParam}},
 			Memory: "one output, the input's elements rearranged (reshaped, permuted, copied contiguous); backward pixel_shuffle of the gradient, one tensor of the input's shape",
 			run:    func(s *Session, a Args) (*Tensor, error) { return s.pixelShuffle(a.Tensor(0), a.Int(1), true) }}),
@@ -106,8 +108,10 @@ func (s *Session) pad(x *Tensor, pads []int64, mode string) (*Tensor, error) {
 	switch mode {
 	case "constant":
 		back = likeInput(1)
-	case "reflect", "replicate":
+	case "reflect":
 		back = poolBackward
+	case "replicate":
+		back = likeInput(1) // no dense copy of the gradient (ops_pad_interpolate.py)
 	case "circular":
 		return nil, NotModelledError("F.pad(mode='circular')")
 	default:
@@ -117,7 +121,10 @@ func (s *Session) pad(x *Tensor, pads []int64, mode string) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
-	node := map[string]string{"constant": "ConstantPadNdBackward0", "reflect": "ReflectionPad2DBackward0", "replicate": "ReplicationPad2DBackward0"}[mode]
+	node := "ConstantPadNdBackward0"
+	if mode != "constant" { // reflection_pad1d for one pair of pads, 2d for two, 3d for three
+		node = fmt.Sprintf("%sPad%dDBackward0", map[string]string{"reflect": "Reflection", "replicate": "Replication"}[mode], len(pads)/2)
+	}
 	var save []*Tensor
 	if mode != "constant" {
 		save = []*Tensor{x} // reflection_pad2d_backward(grad, self, padding) reads the input

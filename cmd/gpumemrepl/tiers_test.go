@@ -8,12 +8,12 @@ import (
 	"testing"
 )
 
-// estimatedProgram is a program with one estimate (rsqrt, modelled from
+// estimatedProgram is a program with one estimate (flip, modelled from
 // PyTorch's formula and not recorded) at line 3, and the estimate as the
 // reports name it.
 const (
-	estimatedProgram = "import torch\nx = torch.rand(1 << 20, device='cuda', requires_grad=True)\ny = x.rsqrt()\nz = x.exp()\n"
-	rsqrtEstimate    = "torch.rsqrt [1048576] float32: memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)"
+	estimatedProgram = "import torch\nx = torch.rand(1 << 20, device='cuda', requires_grad=True)\ny = x.flip(0)\nz = x.exp()\n"
+	flipEstimate     = "torch.flip [1048576] float32: memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)"
 )
 
 func writeProgram(t *testing.T, name, src string) string {
@@ -37,7 +37,7 @@ func TestFitSaysWhetherExact(t *testing.T) {
 		"GPU   memory      allocated  reserved   + context   exact  fits\n",
 		"h200  139.80 GiB  12.00 MiB  20.00 MiB  630.00 MiB  no ≈   yes\n",
 		"t4    14.57 GiB   12.00 MiB  20.00 MiB  630.00 MiB  no ≈   yes\n",
-		"\n≈ h200, t4: 1 statement estimated, an op following a general rule where none is recorded on the GPU; every figure from the first estimate on rests on it: " + path + ":3: " + rsqrtEstimate + "\n",
+		"\n≈ h200, t4: 1 statement estimated, an op following a general rule where none is recorded on the GPU; every figure from the first estimate on rests on it: " + path + ":3: " + flipEstimate + "\n",
 	} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("exit %d, want %q in\n%s%s", code, want, out, errOut)
@@ -45,11 +45,11 @@ func TestFitSaysWhetherExact(t *testing.T) {
 	}
 	out, _, _ = run(t, "fit", "--gpus", "h200", "--json", path)
 	var got fitJSON
-	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Exact || got.EstimatedStatements != 1 || got.FirstEstimate == nil || *got.FirstEstimate != path+":3: "+rsqrtEstimate {
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Exact || got.EstimatedStatements != 1 || got.FirstEstimate == nil || *got.FirstEstimate != path+":3: "+flipEstimate {
 		t.Errorf("fit --json: %v %s", err, out)
 	}
 	out, errOut, code = run(t, "fit", "--gpus", "h200", "--strict", path)
-	if code != 1 || out != "" || errOut != path+":3:5: NotImplementedError: "+rsqrtEstimate+": its figures would be estimated, and --strict refuses estimates\n(gpumemrepl fit: the script failed on h200)\n" {
+	if code != 1 || out != "" || errOut != path+":3:5: NotImplementedError: "+flipEstimate+": its figures would be estimated, and --strict refuses estimates\n(gpumemrepl fit: the script failed on h200)\n" {
 		t.Errorf("fit --strict: exit %d\n%s%s", code, out, errOut)
 	}
 }
@@ -59,8 +59,8 @@ func TestFitSaysWhetherExact(t *testing.T) {
 // explain at the prompt says so of the session's history first.
 func TestDiffAndExplainSayEstimated(t *testing.T) {
 	a := writeProgram(t, "a.py", estimatedProgram)
-	b := writeProgram(t, "b.py", strings.Replace(estimatedProgram, "rsqrt", "exp", 1))
-	note := "≈ 1 statement estimated, an op following a general rule where none is recorded on the GPU; every figure from the first estimate on rests on it: " + a + ":3: " + rsqrtEstimate
+	b := writeProgram(t, "b.py", strings.Replace(estimatedProgram, "flip(0)", "exp()", 1))
+	note := "≈ 1 statement estimated, an op following a general rule where none is recorded on the GPU; every figure from the first estimate on rests on it: " + a + ":3: " + flipEstimate
 	out, errOut, code := run(t, "diff", a, b)
 	if code != 0 || !strings.Contains(out, "A  "+a+" (default): ") || !strings.Contains(out, "\n   "+note+"\nB  "+b+" (default): ") || strings.Count(out, "≈") != 1 {
 		t.Errorf("diff: exit %d\n%s%s", code, out, errOut)
@@ -78,7 +78,7 @@ func TestDiffAndExplainSayEstimated(t *testing.T) {
 		t.Errorf("diff --strict: exit %d\n%s%s", code, out, errOut)
 	}
 	out, errOut, _ = runStdin(t, estimatedProgram+"explain\n", "--device", "sim", "--fake-host", "--no-color")
-	if !strings.Contains(out, "  5 > explain\n≈ 1 statement estimated, an op following a general rule where none is recorded on the GPU; every figure from the first estimate on rests on it: <stdin>:3: "+rsqrtEstimate+"\nNo out-of-memory error") {
+	if !strings.Contains(out, "  5 > explain\n≈ 1 statement estimated, an op following a general rule where none is recorded on the GPU; every figure from the first estimate on rests on it: <stdin>:3: "+flipEstimate+"\nNo out-of-memory error") {
 		t.Errorf("explain:\n%s%s", out, errOut)
 	}
 }
@@ -87,7 +87,7 @@ func TestDiffAndExplainSayEstimated(t *testing.T) {
 // row carries its own estimates, and the top-level step's row only those
 // not reported by a statement of it yet.
 func TestEachStatementEstimates(t *testing.T) {
-	path := writeProgram(t, "loop.py", "import torch\nx = torch.rand(1024, device='cuda')\nfor i in range(2):\n    y = x.sin()\n    z = x.exp()\n")
+	path := writeProgram(t, "loop.py", "import torch\nx = torch.rand(1024, device='cuda')\nfor i in range(2):\n    y = x.flip(0)\n    z = x.exp()\n")
 	out, errOut, _ := run(t, "run", "--json", "--fake-host", "--device", "sim", "--each-statement", path)
 	var got []string
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
@@ -103,9 +103,9 @@ func TestEachStatementEstimates(t *testing.T) {
 			map[bool]string{true: "exact", false: "≈"}[r.Exact == nil],
 			strings.Join(r.Estimates, "; ")}, " ")))
 	}
-	sin := "≈ torch.sin [1024] float32: memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)"
+	flip := "≈ torch.flip [1024] float32: memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)"
 	// import, x, then the loop's statements y, z, y, z, then its step
-	want := []string{"exact", "exact", sin, "≈", sin, "≈", "≈"}
+	want := []string{"exact", "exact", flip, "≈", flip, "≈", "≈"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("rows:\n%s\nwant:\n%s\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), errOut)
 	}

@@ -123,8 +123,10 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
             n *= d
         if n == 1:
             raise ValueError(f'Expected more than 1 spatial element when training, got input size {input.shape}')
-    _estimate('F.instance_norm', "PyTorch's composite (weights and running stats repeated per sample, batch_norm of the batch as one sample), not yet recorded on the GPU (testdata/pyrules_pending)",
-              input, weight, bias, running_mean, running_var)
+    if running_mean is not None or running_var is not None:
+        # recorded without running stats (testdata/pyrules/modules_census.py)
+        _estimate('F.instance_norm', "PyTorch's composite (weights and running stats repeated per sample, batch_norm of the batch as one sample) with running stats, not yet recorded on the GPU (testdata/pyrules_pending)",
+                  input, weight, bias, running_mean, running_var)
     b, c = input.shape[0], input.shape[1]
     weight_, bias_, mean_, var_ = (None if t is None else t.repeat(b) for t in (weight, bias, running_mean, running_var))
     shape = list(input.shape)
@@ -168,17 +170,17 @@ class _InstanceNorm(_NormBase):
 
 
 class InstanceNorm1d(_InstanceNorm):
-    """InstanceNorm1d(num_features, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False): F.instance_norm of a 2-d or 3-d input (estimated): PyTorch repeats the weights and running stats per sample and batch-normalizes the batch as one sample of N*C channels (output, and a float32 mean and inverse std per sample's channel, saved)."""
+    """InstanceNorm1d(num_features, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False): F.instance_norm of a 2-d or 3-d input (estimated where running stats are tracked): PyTorch repeats the weights and running stats per sample and batch-normalizes the batch as one sample of N*C channels (output, and a float32 mean and inverse std per sample's channel, saved)."""
     _no_batch_dim = 2
 
 
 class InstanceNorm2d(_InstanceNorm):
-    """InstanceNorm2d(num_features, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False): F.instance_norm of a 3-d or 4-d input (estimated): PyTorch repeats the weights and running stats per sample and batch-normalizes the batch as one sample of N*C channels (output, and a float32 mean and inverse std per sample's channel, saved)."""
+    """InstanceNorm2d(num_features, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False): F.instance_norm of a 3-d or 4-d input (estimated where running stats are tracked): PyTorch repeats the weights and running stats per sample and batch-normalizes the batch as one sample of N*C channels (output, and a float32 mean and inverse std per sample's channel, saved)."""
     _no_batch_dim = 3
 
 
 class InstanceNorm3d(_InstanceNorm):
-    """InstanceNorm3d(num_features, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False): F.instance_norm of a 4-d or 5-d input (estimated), as InstanceNorm2d."""
+    """InstanceNorm3d(num_features, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False): F.instance_norm of a 4-d or 5-d input, as InstanceNorm2d."""
     _no_batch_dim = 4
 
 
