@@ -1,12 +1,12 @@
 #!/bin/sh
 # Records every rule script of testdata/pyrules_pending on the GPU machine
 # in one call, all at once (each its own process), into OUTDIR/NAME.jsonl
-# (scripts/record_script.py --events), with census_python.py's stderr as
-# plain python3 printed it, and scripts/probe_rnn.py's grid of cuDNN's RNN
-# sizes into OUTDIR/rnn_probe.jsonl.gz. Run from the repository root:
+# (scripts/record_script.py --events), and scripts/probe_rnn.py's grid of
+# cuDNN's RNN sizes into OUTDIR/rnn_probe.jsonl.gz. Run from the
+# repository root:
 #   sh scripts/record_pending.sh OUTDIR
-# Then move each script and its recording into testdata/pyrules, and
-# check them there (testdata/pyrules_pending/README.md).
+# Then import them (sh scripts/import_pending.sh OUTDIR;
+# testdata/pyrules_pending/README.md, "Importing").
 set -u
 out=${1:?usage: record_pending.sh OUTDIR}
 mkdir -p "$out"
@@ -16,7 +16,6 @@ for f in testdata/pyrules_pending/*.py; do
 	timeout 300 python3 scripts/record_script.py --events "$f" "$out/$n.jsonl" >"$out/$n.log" 2>&1 &
 done
 timeout 300 python3 scripts/probe_rnn.py "$out/rnn_probe.jsonl.gz" >"$out/rnn_probe.log" 2>&1 &
-timeout 120 python3 testdata/pyrules_pending/census_python.py >/dev/null 2>"$out/census_python.stderr"
 # PyTorch 2.11's own declarations, for the general rule's facts
 # (testdata/opfacts/README.md: scripts/gen_opfacts.py --excerpt reads them)
 python3 -c 'import os, torchgen; print(os.path.dirname(torchgen.__file__))' >"$out/torchgen.path" 2>&1 &&

@@ -61,6 +61,8 @@ func TestRecordedStatements(t *testing.T) {
 			for _, l := range listed[name] {
 				if !slices.Contains(differ, l) {
 					t.Errorf("line %d now matches its recording: take it off %s's list in statements_differ.txt", l, name)
+				} else if testing.Verbose() {
+					t.Logf("line %d (listed): %s", l, why[l])
 				}
 			}
 			t.Logf("%d statements differ; estimated ops: %s", len(differ), st.estimatedOps(differ))
