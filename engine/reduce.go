@@ -326,7 +326,7 @@ func (s *Session) reduceAlong(r reduceOp, x, geom *Tensor, d int, shape []int64,
 	return outs, nil
 }
 
-// vectorNormBackward is the vector norm's: grad * (self / norm), with the
+// vectorNormBackward is the 2-norm's: grad * (self / norm), with the
 // zero norm masked: a temporary of the input's size, a bool of the
 // norm's shape (0-d over every element), then the gradient; the bool and
 // the temporary are freed after.
@@ -339,6 +339,19 @@ func vectorNormBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 	s.dropTensor(ts[1])
 	s.dropTensor(ts[0])
 	return []*Tensor{ts[2]}, nil
+}
+
+// l1NormBackward is the 1-norm's: self.sgn() * grad, a temporary of the
+// input's size, then the gradient; the temporary freed after (F.normalize
+// with p=1, testdata/pyrules/ops_pad_interpolate.py).
+func l1NormBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+	in := tensorShape{n.inputs[0].shape, g.DType}
+	ts, err := s.allocAll(g.Device(), in, in)
+	if err != nil {
+		return []*Tensor{nil}, err
+	}
+	s.dropTensor(ts[0])
+	return []*Tensor{ts[1]}, nil
 }
 
 // saves is what r's node keeps of input x and output out.
@@ -462,64 +475,6 @@ func extremaBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 	}
 	s.dropAll(ts[:3])
 	return []*Tensor{ts[3]}, nil
-}
-
-// F.normalize (testdata/pyrules/ops_pad_interpolate.py, not yet
-// recorded on the GPU): PyTorch's Python writes it as input /
-// input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input): the
-// norm and its clamp (the reduced shape; the norm's kernel along an
-// outer dimension may add a buffer, left out), then the quotient. Under
-// autograd the norm (LinalgVectorNormBackward0 saves it with the input)
-// and the clamp (DivBackward0 saves it) stay with the graph, else they
-// are freed after. Backward, by the formulas of derivatives.yaml: the
-// input's gradient through the division (grad / denom), three
-// temporaries of the input's size for the denominator's (-grad * self /
-// denom^2, summed to the reduced shape), the norm's (self * grad / norm)
-// and their sum, the gradient; the others freed after.
-func init() {
-	declare(estimated(functional(&OpDef{Name: "normalize",
-		Params: []Param{input, numberParam("p", "2.0"), {Name: "dim", Kind: IntParam, Default: "1"}, numberParam("eps", "1e-12"), optTensor("out")},
-		Memory: "the norm and its clamp (the reduced shape; kept by autograd, else freed), the quotient; backward makes the gradient through the division, three temporaries of the input's size, the norm's gradient and their sum",
-		run: func(s *Session, a Args) (*Tensor, error) {
-			x := a.Tensor(0)
-			if a.Tensor(4) != nil {
-				return nil, NotModelledError("F.normalize with out=")
-			}
-			if !isFloat(x.DType) {
-				return nil, Errorf(RuntimeError, "linalg.vector_norm: Expected a floating point or complex tensor as input. Got %s", LegacyBase(x.DType))
-			}
-			shape, err := reducedShape(x.Shape, []int64{a.Int(2)}, true)
-			if err != nil {
-				return nil, err
-			}
-			ts, err := s.allocAll(x.Device(), tensorShape{shape, x.DType}, tensorShape{slices.Clone(shape), x.DType}, tensorShape{slices.Clone(x.Shape), x.DType})
-			if err != nil {
-				return nil, err
-			}
-			out := ts[2]
-			layOut(out, x)
-			s.record("DivBackward0", out, []*Tensor{x}, []*Tensor{x, ts[0], ts[1]}, normalizeBackward)
-			s.dropAll(ts[:2])
-			return out, nil
-		}})))
-}
-
-// normalizeBackward is F.normalize's backward as its comment says.
-func normalizeBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
-	in := tensorShape{n.inputs[0].shape, g.DType}
-	ts, err := s.allocAll(g.Device(), in, in, in, in)
-	if err != nil {
-		return []*Tensor{nil}, err
-	}
-	s.dropAll(ts[1:])
-	rest, err := s.allocAll(g.Device(), in, in)
-	if err != nil {
-		s.dropTensor(ts[0])
-		return []*Tensor{nil}, err
-	}
-	s.dropTensor(rest[0])
-	s.dropTensor(ts[0])
-	return []*Tensor{rest[1]}, nil
 }
 
 // torch.logsumexp along dimensions (testdata/pyrules_pending/

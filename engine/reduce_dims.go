@@ -86,7 +86,7 @@ func (r reduceOp) call(a Args) (reduceCall, error) {
 // along one dimension, or along several.
 func (s *Session) reduceDims(r reduceOp, c reduceCall) ([]*Tensor, error) {
 	x := c.x
-	if r.name == "norm" && c.p != 2 && x.Device().CUDA {
+	if r.name == "norm" && c.p != 2 && c.p != 1 && x.Device().CUDA {
 		if err := s.estimate(nil, "torch.norm", "%s with p=%v: its kernel and backward taken as the recorded p=2's (the 2-norm's backward makes a temporary of the input's size, a bool of the norm's shape, then the gradient)", argShapes(Args{x}), c.p); err != nil {
 			return nil, err
 		}
@@ -109,6 +109,9 @@ func (s *Session) reduceDims(r reduceOp, c reduceCall) ([]*Tensor, error) {
 	}
 	if err == nil && c.p != 2 {
 		outs[0].st.vals = nil // the values computed are the 2-norm's
+		if c.p == 1 && outs[0].fn != nil {
+			outs[0].fn.bw = l1NormBackward
+		}
 	}
 	return outs, err
 }

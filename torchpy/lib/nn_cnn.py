@@ -143,6 +143,19 @@ functional.instance_norm = instance_norm
 del instance_norm
 
 
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    # PyTorch's Python: the norm, clamped, expanded, then the quotient;
+    # each op's rule recorded (testdata/pyrules/ops_pad_interpolate.py)
+    if out is not None:
+        raise NotImplementedError('F.normalize with out= is not modelled by gpumemrepl')
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    return input / denom
+
+
+functional.normalize = normalize
+del normalize
+
+
 class _InstanceNorm(_NormBase):
     def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False, device=None, dtype=None):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
