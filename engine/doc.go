@@ -118,10 +118,10 @@
 //     clamp_min, clamp_max), reorder.go (flip, roll; estimated).
 //   - Sampling: multinomial.go (torch.multinomial's fast path).
 //   - Factories: factories.go (zeros, ones, empty, full, rand, arange,
-//     the *_like forms, eye, linspace, randint, tril, triu; F.one_hot,
-//     estimated); sampling.go (randperm, multinomial; estimated).
-//   - Reductions and selections: reduce.go (with amax, amin and
-//     F.normalize, estimated), reduce_dims.go (along several dimensions;
+//     the *_like forms, eye, linspace, randint, tril, triu; F.one_hot);
+//     sampling.go (randperm, multinomial; estimated).
+//   - Reductions and selections: reduce.go (with amax and amin,
+//     estimated), reduce_dims.go (along several dimensions;
 //     std and var's correction, norm's p), reduce_outer.go, unique.go
 //     (unique, unique_consecutive; estimated), diag.go (trace, diag;
 //     estimated), selectk.go, cumprod.go (cumprod and its backward;
