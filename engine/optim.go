@@ -118,15 +118,24 @@ func (s *Session) FreeOptimizer(o *Optimizer) {
 }
 
 // newState makes p's state: a tensor like p for each name, except
-// "step", a 0-d float32 counter (on the GPU: the fused kernels' one).
-func (s *Session) newState(o *Optimizer, p *Tensor, names ...string) error {
+// "step", the 0-d step counter _init_group makes first: on the host, of
+// _get_scalar_dtype() (float64 under a float64 default dtype, else
+// float32), or with fused on p's device in float32, as the fused
+// kernels read it there.
+func (s *Session) newState(o *Optimizer, p *Tensor, fused bool, names ...string) error {
 	st := &ParamState{}
 	for _, name := range names {
-		shape, dt := p.Shape, p.DType
+		shape, dt, dev := p.Shape, p.DType, p.Device()
 		if name == "step" {
 			shape, dt = nil, Float32
+			if !fused {
+				dev = CPU
+				if f64 := DTypes["float64"]; s.defaults.dtype == f64 {
+					dt = f64
+				}
+			}
 		}
-		t, err := s.alloc(shape, dt, p.Device())
+		t, err := s.alloc(shape, dt, dev)
 		if err != nil {
 			for _, t := range st.Tensors {
 				s.dropTensor(t)
@@ -134,11 +143,27 @@ func (s *Session) newState(o *Optimizer, p *Tensor, names ...string) error {
 			return err
 		}
 		t.st.role = roleOptimizer
+		if name == "step" {
+			t.st.vals = knownValues{0}
+		}
 		st.Names = append(st.Names, name)
 		st.Tensors = append(st.Tensors, t)
 	}
 	o.state[p] = st
 	return nil
+}
+
+// countSteps adds one to the step counter of each of ps's state, as
+// every Adam and RMSprop step does (in place: no memory).
+func (o *Optimizer) countSteps(ps []*Tensor) {
+	for _, p := range ps {
+		st := o.state[p]
+		if i := slices.Index(st.Names, "step"); i >= 0 {
+			if v := st.Tensors[i].st.vals; len(v) == 1 {
+				st.Tensors[i].st.vals = knownValues{v[0] + 1}
+			}
+		}
+	}
 }
 
 // list enters the state made for ps into opt.state's order, in ps's

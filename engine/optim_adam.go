@@ -1,14 +1,10 @@
 package engine
 
 // adamState names Adam's per-parameter tensors in the order _init_group
-// makes them: the step counter (a GPU tensor only when fused; otherwise
-// a host scalar the tool does not keep), exp_avg, exp_avg_sq and, with
-// amsgrad, max_exp_avg_sq.
+// makes them: the step counter (on the GPU only when fused: newState),
+// exp_avg, exp_avg_sq and, with amsgrad, max_exp_avg_sq.
 func adamState(opt GroupOptions) []string {
-	names := []string{"exp_avg", "exp_avg_sq"}
-	if opt.Impl == Fused {
-		names = append([]string{"step"}, names...)
-	}
+	names := []string{"step", "exp_avg", "exp_avg_sq"}
 	if opt.AMSGrad {
 		names = append(names, "max_exp_avg_sq")
 	}
@@ -21,11 +17,12 @@ func adamState(opt GroupOptions) []string {
 func (s *Session) adamStep(o *Optimizer, opt GroupOptions, ps []*Tensor) error {
 	for _, p := range ps {
 		if o.state[p] == nil {
-			if err := s.newState(o, p, adamState(opt)...); err != nil {
+			if err := s.newState(o, p, opt.Impl == Fused, adamState(opt)...); err != nil {
 				return err
 			}
 		}
 	}
+	o.countSteps(ps)
 	l2 := opt.WeightDecay != 0 && !opt.Decoupled
 	switch opt.Impl {
 	case Fused:

@@ -5,11 +5,11 @@ package engine
 // step is an estimate.
 
 // rmspropState names RMSprop's per-parameter tensors in the order
-// _init_group makes them (zeros_like each): square_avg, momentum_buffer
-// with momentum, grad_avg when centered. Its step counter is a host
-// scalar unless capturable (refused), which the tool does not keep.
+// _init_group makes them: the step counter (on the host: capturable,
+// which puts it on the GPU, is refused), then zeros_like each of
+// square_avg, momentum_buffer with momentum, grad_avg when centered.
 func rmspropState(opt GroupOptions) []string {
-	names := []string{"square_avg"}
+	names := []string{"step", "square_avg"}
 	if opt.Momentum > 0 {
 		names = append(names, "momentum_buffer")
 	}
@@ -28,11 +28,12 @@ func (s *Session) rmspropStep(o *Optimizer, opt GroupOptions, ps []*Tensor) erro
 	}
 	for _, p := range ps {
 		if o.state[p] == nil {
-			if err := s.newState(o, p, rmspropState(opt)...); err != nil {
+			if err := s.newState(o, p, false, rmspropState(opt)...); err != nil {
 				return err
 			}
 		}
 	}
+	o.countSteps(ps)
 	if opt.Impl == ForLoop {
 		return s.rmspropForLoop(ps, opt)
 	}

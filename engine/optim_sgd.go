@@ -41,7 +41,7 @@ func (s *Session) sgdBucket(o *Optimizer, opt GroupOptions, ps []*Tensor) error 
 	}
 	for _, p := range ps {
 		if o.state[p] == nil {
-			if err := s.newState(o, p, "momentum_buffer"); err != nil {
+			if err := s.newState(o, p, false, "momentum_buffer"); err != nil {
 				return err
 			}
 		}
@@ -102,7 +102,7 @@ func (s *Session) sgdForLoop(o *Optimizer, opt GroupOptions, ps []*Tensor) error
 			continue
 		}
 		if o.state[p] == nil {
-			if err := s.newState(o, p, "momentum_buffer"); err != nil {
+			if err := s.newState(o, p, false, "momentum_buffer"); err != nil {
 				return err
 			}
 		}
@@ -134,7 +134,7 @@ func (s *Session) sgdFused(o *Optimizer, opt GroupOptions, ps []*Tensor) error {
 		return errFusedNewBuffers
 	}
 	for _, p := range ps {
-		if err := s.newState(o, p, "momentum_buffer"); err != nil {
+		if err := s.newState(o, p, false, "momentum_buffer"); err != nil {
 			return err
 		}
 	}

@@ -92,8 +92,8 @@ torch.nn.ReLU6(inplace=True)(x)
 }
 
 // TestRMSprop: torch.optim.RMSprop (unet_train.py's optimizer) makes
-// square_avg, momentum_buffer (momentum > 0) and grad_avg (centered) at
-// a parameter's first step, and each step the temporaries of PyTorch's
+// its step counter (on the host), square_avg, momentum_buffer (momentum
+// > 0) and grad_avg (centered) at a parameter's first step, and each step the temporaries of PyTorch's
 // rmsprop.py: foreach, the weight-decayed gradients' list and avg's;
 // foreach=False with maximize, the negated gradient and avg, one
 // parameter at a time. Each step is labelled estimated; capturable=True
@@ -118,13 +118,13 @@ torch.optim.RMSprop(m.parameters(), capturable=True).step()
 	if got := rows[7].Allocated - rows[6].Allocated; got != 12*mib {
 		t.Errorf("the first centered step with momentum made %d bytes of state, want 3 x 4 MiB", got)
 	}
-	if want := "['grad_avg', 'momentum_buffer', 'square_avg'] 8388608\n"; rows[8].Output != want {
+	if want := "['grad_avg', 'momentum_buffer', 'square_avg', 'step'] 8388608\n"; rows[8].Output != want {
 		t.Errorf("printed %q, want %q (the weight-decayed gradients and avg above the state)", rows[8].Output, want)
 	}
 	if got := rows[12].Allocated - rows[11].Allocated; got != 4*mib {
 		t.Errorf("the first plain step made %d bytes of state, want square_avg's 4 MiB", got)
 	}
-	if want := "['square_avg'] 8388608 True\n"; rows[13].Output != want {
+	if want := "['square_avg', 'step'] 8388608 True\n"; rows[13].Output != want {
 		t.Errorf("printed %q, want %q (the negated gradient and avg)", rows[13].Output, want)
 	}
 	if !rows[7].estimated("torch.optim.RMSprop.step") || !rows[12].estimated("torch.optim.RMSprop.step") {
