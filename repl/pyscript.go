@@ -157,11 +157,15 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 		err = run()
 	}
 	r.Progress.Done()
-	if r.AsRecorded && p.b != nil {
+	if r.AsRecorded {
 		c := in.GCCount()
 		r.stepGC = &c
 		defer func() { r.stepGC = nil }()
-		if rerr := p.b.RecorderReads(); rerr != nil && err == nil {
+		reads := func() error { return nil }
+		if p.b != nil {
+			reads = p.b.RecorderReads
+		}
+		if rerr := in.RecorderRead(reads); rerr != nil && err == nil {
 			err = rerr
 		}
 	}

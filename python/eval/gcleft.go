@@ -75,11 +75,17 @@ func (in *Interp) LeaveClosureCycle(pairs int, current, returned bool, read func
 			return err
 		}
 	}
+	if pairs == 0 { // CUDA not started: an empty dict, walked
+		if err := read(); err != nil {
+			return err
+		}
+		if err := in.walkStats(list, nil, 0); err != nil {
+			return err
+		}
+		return in.orderedDictOf(returned)
+	}
 	if err := read(); err != nil {
 		return err
-	}
-	if pairs == 0 { // CUDA not started: an empty dict, walked
-		return in.walkStats(list, nil, 0)
 	}
 	// the nested dicts: the top one, a stat array's and its pools', the
 	// two stats of oversize allocations and segments
@@ -98,13 +104,24 @@ func (in *Interp) LeaveClosureCycle(pairs int, current, returned bool, read func
 	if err := in.walkStats(list, dicts, pairs); err != nil {
 		return err
 	}
-	if !returned {
-		od := Track(in, &heldObject{})
-		err := in.checkInterrupt()
-		in.Decref(od)
-		return err
+	return in.orderedDictOf(returned)
+}
+
+// orderedDictOf is memory_stats()'s collections.OrderedDict(result): the
+// type call's argument tuple, made and freed as it returns, and the
+// OrderedDict, which memory_allocated() and the other figures read and
+// drop (unless returned: memory_stats() itself gives it back).
+func (in *Interp) orderedDictOf(returned bool) error {
+	args := in.NewTuple([]Value{None})
+	if returned {
+		in.Decref(args)
+		return nil
 	}
-	return nil
+	od := Track(in, &heldObject{})
+	in.Decref(args)
+	err := in.checkInterrupt()
+	in.Decref(od)
+	return err
 }
 
 // The shape of torch._C._cuda_memoryStats()'s nested dict: six numbers,
@@ -186,13 +203,16 @@ func (in *Interp) walkStats(list *List, dicts []*Dict, pairs int) error {
 
 // envMiss is what os.getenv of a variable that is not set allocates in
 // CPython 3.12 (torch.cuda.is_available() reads one on the way to the
-// current device): the KeyError of the dict lookup, the traceback and
-// frame object of _Environ.__getitem__ as it unwinds, the KeyError it
-// raises in its place (a check after that call), its traceback, and in
-// Mapping.get the traceback and frame object of get, which catches it;
-// all freed by the time get returns. What is made while the exception
-// unwinds schedules no collection, as CPython's allocation does not
-// while an error is set.
+// current device): the KeyError of the dict lookup (its args, a
+// 1-tuple of the key, made first), the traceback and frame object of
+// _Environ.__getitem__ as it unwinds, the KeyError it raises in its
+// place (args and instance, a check after that call), its traceback,
+// and in Mapping.get the traceback and frame object of get, which
+// catches it; all freed by the time get returns, the tuples back to
+// CPython's free list (after a full collection emptied it, the first
+// miss counts two more). What is made while the exception unwinds
+// schedules no collection, as CPython's allocation does not while an
+// error is set.
 func (in *Interp) envMiss() error {
 	var made []Value
 	alloc := func(unwinding bool) {
@@ -200,9 +220,12 @@ func (in *Interp) envMiss() error {
 		made = append(made, Track(in, &heldObject{}))
 		in.gc.unwinding = false
 	}
+	args := func() { made = append(made, in.NewTuple([]Value{None})) }
+	args()
 	alloc(false) // KeyError of the lookup
 	alloc(true)  // its traceback
 	alloc(true)  // __getitem__'s frame object
+	args()
 	alloc(false) // KeyError(key)
 	err := in.checkInterrupt()
 	alloc(true) // its traceback
@@ -258,9 +281,10 @@ func (in *Interp) ListsFreed(n int) {
 // which schedules a collection when it takes generation 0 past its
 // threshold), the code's first instruction (RESUME) runs a scheduled
 // collection before the statement's own, and the function goes as exec
-// returns, before the recorder reads gc.get_count(). A collection the
-// recorder's reads left due (they run with the collector off) so runs
-// as the next statement starts.
+// returns, then the check after exec's call runs a collection the
+// statement's last allocations scheduled, before the recorder reads
+// gc.get_count(). A collection the recorder's reads left due (they run
+// with the collector off) so runs as the next statement starts.
 func (in *Interp) ExecStatement(run func() error) error {
 	fn := Track(in, &heldObject{})
 	err := in.checkInterrupt()
@@ -268,7 +292,35 @@ func (in *Interp) ExecStatement(run func() error) error {
 		err = run()
 	}
 	in.Decref(fn)
+	if err == nil {
+		// exec() is a builtin: the check after its call runs a collection
+		// the statement's last allocations scheduled, before the recorder
+		// reads the counts
+		err = in.checkInterrupt()
+	}
 	return err
+}
+
+// RecorderRead does what scripts/record_gc.py does after each statement
+// around reads (its reads of the devices, which it makes with the
+// collector disabled): c = gc.get_count() before and after them, each a
+// 3-tuple from CPython's free list where it has one, freed at del c;
+// the first, with the collector still on, is followed by the evaluation
+// loop's check (its next call, gc.isenabled()).
+func (in *Interp) RecorderRead(reads func() error) error {
+	count := func() error {
+		t := in.NewTuple([]Value{int64(0), int64(0), int64(0)})
+		err := in.checkInterrupt()
+		in.Decref(t)
+		return err
+	}
+	if err := count(); err != nil {
+		return err
+	}
+	if err := reads(); err != nil {
+		return err
+	}
+	return in.CollectorOff(count)
 }
 
 // CountAsOwn counts o as CPython counts an object of a type no free list
