@@ -10,9 +10,20 @@ import (
 // here: a module whose class finds another was patched (registerParam).
 var nativeRegisterParameter eval.Value
 
-// nonPersistent is the registry of buffers state_dict leaves out
-// (PyTorch's _non_persistent_buffers_set; a dict of names here).
+// nonPersistent is the set of the buffers state_dict leaves out
+// (PyTorch's _non_persistent_buffers_set).
 const nonPersistent = "_non_persistent_buffers_set"
+
+// persistent reports whether o's buffer name is in its state_dict: not
+// in its set of non-persistent buffers.
+func persistent(o *eval.Instance, name string) bool {
+	v, ok := o.Dict.GetStr(nonPersistent)
+	if !ok {
+		return true
+	}
+	members, ok := eval.SetOf(v)
+	return !ok || !hasKey(members, name)
+}
 
 // checkName is PyTorch's check of a name being registered on o.
 func (b *Binding) checkName(o *eval.Instance, what string, v eval.Value, reg string) (string, error) {
@@ -75,23 +86,22 @@ func registration(m *eval.Class) {
 		if _, ok := a[1].(*Tensor); !ok && a[1] != eval.None {
 			return nil, b.in.Raise(eval.TypeErrorType, "cannot assign '%s' object to buffer '%s' (torch Tensor or None required)", b.in.TypeName(a[1]), name)
 		}
-		persistent, err := b.boolArg(a[2], true)
+		keep, err := b.boolArg(a[2], true)
 		if err != nil {
 			return nil, err
 		}
 		b.put(o, "_buffers", name, a[1])
-		np := sub(o, nonPersistent)
-		switch {
-		case !persistent && np == nil:
-			np = b.in.NewDict()
-			b.in.PutStr(o.Dict, nonPersistent, np, "")
-			fallthrough
-		case !persistent:
-			b.in.PutStr(np, name, eval.None, "")
-		case np != nil:
-			b.in.DelStr(np, name)
+		np, ok := o.Dict.GetStr(nonPersistent)
+		if !ok {
+			return nil, b.in.Raise(eval.AttributeErrorType, "'%s' object has no attribute '%s'", o.Type().Name, nonPersistent)
 		}
-		return eval.None, nil
+		method := "discard"
+		if !keep {
+			method = "add"
+		}
+		r, err := b.in.CallMethod(np, method, name)
+		b.in.Decref(r)
+		return eval.None, err
 	})
 	modMethod(m, "register_parameter", "register_parameter(name, param)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		a, err := b.in.ArgSpec("register_parameter", args, kw, 2, "name", "param")

@@ -28,10 +28,9 @@ func stateEntries(o *eval.Instance, prefix string, out []stateEntry) []stateEntr
 			return true
 		})
 	}
-	np := sub(o, nonPersistent)
 	if bs := sub(o, "_buffers"); bs != nil {
 		bs.Items(func(k, v eval.Value) bool {
-			if t, ok := v.(*Tensor); ok && (np == nil || !hasKey(np, k.(string))) {
+			if t, ok := v.(*Tensor); ok && persistent(o, k.(string)) {
 				out = append(out, stateEntry{namedMember{prefix + k.(string), t}, bs, k.(string), false})
 			}
 			return true

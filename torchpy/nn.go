@@ -48,7 +48,7 @@ func sub(o *eval.Instance, name string) *eval.Dict {
 	if !ok {
 		return nil
 	}
-	d, _ := v.(*eval.Dict)
+	d, _ := eval.DictOf(v) // a dict, or an OrderedDict's
 	return d
 }
 
@@ -58,43 +58,54 @@ func isModule(v eval.Value) (*eval.Instance, bool) {
 }
 
 // moduleRegistries are what PyTorch 2.11's Module.__init__ sets, in its
-// order: dicts ("dict"), OrderedDicts and the set of non-persistent
-// buffers ("own": one object CPython makes from no free list) and None.
+// order: dicts, the set of non-persistent buffers' names, OrderedDicts
+// (the hooks') and None.
 var moduleRegistries = []struct{ name, kind string }{
-	{"_parameters", "dict"}, {"_buffers", "dict"}, {nonPersistent, "own"},
-	{"_backward_pre_hooks", "own"}, {"_backward_hooks", "own"}, {"_is_full_backward_hook", "none"},
-	{"_forward_hooks", "own"}, {"_forward_hooks_with_kwargs", "own"}, {"_forward_hooks_always_called", "own"},
-	{"_forward_pre_hooks", "own"}, {"_forward_pre_hooks_with_kwargs", "own"},
-	{"_state_dict_hooks", "own"}, {"_state_dict_pre_hooks", "own"},
-	{"_load_state_dict_pre_hooks", "own"}, {"_load_state_dict_post_hooks", "own"},
+	{"_parameters", "dict"}, {"_buffers", "dict"}, {nonPersistent, "set"},
+	{"_backward_pre_hooks", "ordered"}, {"_backward_hooks", "ordered"}, {"_is_full_backward_hook", "none"},
+	{"_forward_hooks", "ordered"}, {"_forward_hooks_with_kwargs", "ordered"}, {"_forward_hooks_always_called", "ordered"},
+	{"_forward_pre_hooks", "ordered"}, {"_forward_pre_hooks_with_kwargs", "ordered"},
+	{"_state_dict_hooks", "ordered"}, {"_state_dict_pre_hooks", "ordered"},
+	{"_load_state_dict_pre_hooks", "ordered"}, {"_load_state_dict_post_hooks", "ordered"},
 	{"_modules", "dict"},
 }
 
 // moduleInit is Module.__init__: the registries, in PyTorch's order,
-// each a dict here (the set of non-persistent buffers' names too),
-// counted by CPython's collector as PyTorch makes them; then the
-// instance's __dict__, which CPython makes (from its attributes, kept
-// inline until then) when Module.__setattr__ or __getattr__ first reads
+// counted by CPython's collector as PyTorch makes them (a set or an
+// OrderedDict one object from no free list); then the instance's
+// __dict__, which CPython makes (from its attributes, kept inline until
+// then) when Module.__setattr__ or __getattr__ first reads
 // self.__dict__, as every torch.nn module's __init__ does by setting an
 // attribute or adding a child.
-func (b *Binding) moduleInit(o *eval.Instance) {
+func (b *Binding) moduleInit(o *eval.Instance) error {
 	in := b.in
 	in.PutStr(o.Dict, "training", true, "")
 	for _, r := range moduleRegistries {
 		if _, ok := o.Dict.GetStr(r.name); ok {
 			continue
 		}
-		if r.kind == "none" {
-			in.PutStr(o.Dict, r.name, eval.None, "")
-			continue
+		var v eval.Value
+		switch r.kind {
+		case "none":
+			v = eval.None
+		case "dict":
+			v = in.NewDict()
+		default:
+			cls := b.orderedDict
+			if r.kind == "set" {
+				cls = eval.SetType
+			}
+			made, err := in.Call(cls, nil, nil)
+			if err != nil {
+				return err
+			}
+			in.CountAsOwn(made.(eval.Object))
+			v = made
 		}
-		d := in.NewDict()
-		if r.kind == "own" {
-			in.CountAsOwn(d)
-		}
-		in.PutStr(o.Dict, r.name, d, "")
+		in.PutStr(o.Dict, r.name, v, "")
 	}
 	in.MaterializeDict(o)
+	return nil
 }
 
 // parameters lists a module's parameters as parameters() yields them:
@@ -163,8 +174,7 @@ func (b *Binding) registerParam(o *eval.Instance, name string, p *Tensor) error 
 func init() {
 	m := ModuleType
 	modMethod(m, "__init__", "Module()", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		b.moduleInit(o)
-		return eval.None, nil
+		return eval.None, b.moduleInit(o)
 	})
 	modMethod(m, "__setattr__", "", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		if err := b.arity("__setattr__", args, 2); err != nil {
@@ -353,7 +363,9 @@ func layers() {
 		if err := b.cudaStarts(dev); err != nil {
 			return nil, err
 		}
-		b.moduleInit(o)
+		if err := b.moduleInit(o); err != nil {
+			return nil, err
+		}
 		in.PutStr(o.Dict, "in_features", nIn, "")
 		in.PutStr(o.Dict, "out_features", nOut, "")
 		ps := sub(o, "_parameters")
@@ -417,7 +429,9 @@ func layers() {
 		if a[0] != nil {
 			approximate = a[0]
 		}
-		b.moduleInit(o)
+		if err := b.moduleInit(o); err != nil {
+			return nil, err
+		}
 		b.in.PutStr(o.Dict, "approximate", approximate, "")
 		return eval.None, nil
 	})

@@ -118,6 +118,9 @@ type Binding struct {
 	// decorate is grad_mode.py's _decorate(mode, fn): a grad mode's
 	// wrapper of a function it decorates.
 	decorate eval.Value
+	// orderedDict is collections.OrderedDict, which import torch
+	// imports (Module.__init__'s hook registries are OrderedDicts).
+	orderedDict eval.Value
 	// deviceBlocks are the default devices that torch.device blocks
 	// entered replaced, innermost last (defaults.go).
 	deviceBlocks []engine.Device

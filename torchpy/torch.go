@@ -107,6 +107,13 @@ func (b *Binding) create(op string, shape []int64, o factoryOpts, values []float
 }
 
 func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
+	collections, err := in.Import("collections") // as torch's own modules import it
+	if err != nil {
+		return nil, err
+	}
+	if b.orderedDict, err = in.GetAttr(collections, "OrderedDict"); err != nil {
+		return nil, err
+	}
 	m := in.NewModule("torch")
 	m.Set(in, "__version__", "2.11.0")
 	m.Set(in, "Tensor", TensorType)

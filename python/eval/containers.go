@@ -123,6 +123,20 @@ func (s *Set) Clear(in *Interp) {
 	}
 }
 
+// SetOf is v's members, as a dict of each to None: a set's, or the set's
+// under an instance of a set subclass. A front end reads them; it
+// changes a set through its methods.
+func SetOf(v Value) (*Dict, bool) {
+	if o, ok := v.(*Instance); ok && o.base != nil {
+		v = o.base
+	}
+	s, ok := v.(*Set)
+	if !ok || s.d == nil {
+		return nil, false
+	}
+	return s.d, true
+}
+
 func (in *Interp) newSet() *Set {
 	s := &Set{d: in.NewDict()}
 	in.uncount(s.d) // CPython's set keeps its table in itself: one object
