@@ -20,7 +20,7 @@ type Category uint8
 
 // The categories, in the order reports list them.
 const (
-	CatParameters  Category = iota // leaves that require grad (nn.Parameter), modules' buffers
+	CatParameters  Category = iota // leaves that require grad, modules' parameters (frozen too) and buffers
 	CatGradients                   // a leaf's .grad
 	CatOptimizer                   // an optimizer's state
 	CatActivations                 // saved by an autograd node for backward
@@ -97,10 +97,11 @@ type peakWatch struct {
 
 // NameTensors sets how the front end names the tensors its program can
 // reach: f calls visit for each (a module's parameters as
-// model.fc1.weight, an optimizer's state, a frame's locals; buffer
-// marks a module's buffer, BatchNorm's running_mean), and the engine
-// reads their storages, grads and autograd state.
-func (s *Session) NameTensors(f func(visit func(name string, t *Tensor, buffer bool))) { s.namer = f }
+// model.fc1.weight, an optimizer's state, a frame's locals; member
+// marks a module's parameter or buffer, a frozen weight or BatchNorm's
+// running_mean among them), and the engine reads their storages, grads
+// and autograd state.
+func (s *Session) NameTensors(f func(visit func(name string, t *Tensor, member bool))) { s.namer = f }
 
 // notePeak is called after each allocation on g.
 func (s *Session) notePeak(g *gpu) {
@@ -180,7 +181,7 @@ type names map[*storage]*storageNames
 // storageNames is what the walk says of one storage.
 type storageNames struct {
 	names  []string
-	params bool // a leaf that requires grad, or a module's buffer, is over it
+	params bool // a leaf that requires grad, or a module's parameter or buffer, is over it
 	grads  bool // a leaf's .grad is over it
 	inputs bool // a tensor outside autograd's graph is over it
 }
@@ -204,19 +205,19 @@ func (s *Session) nameStorages(dev int) names {
 		}
 		return sn
 	}
-	s.namer(func(name string, t *Tensor, buffer bool) {
+	s.namer(func(name string, t *Tensor, member bool) {
 		if t == nil || t.number || t.st == nil || !t.st.device.CUDA || t.st.device.Index != dev {
 			return
 		}
 		sn := add(t.st, name)
 		switch {
-		case buffer:
-			sn.params = true
 		case t.slot != nil:
 			sn.params = true
 			if g := t.slot.grad; g != nil && g.st != nil {
 				add(g.st, name+".grad").grads = true
 			}
+		case member:
+			sn.params = true
 		case t.fn == nil:
 			sn.inputs = true
 		}

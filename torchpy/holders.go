@@ -20,7 +20,7 @@ const maxItems = 256
 // tensors in a list, tuple or dict (batch[0], out['logits']). Module
 // level names come first, so a parameter is named by its model's path
 // before a method's self.weight.
-func (b *Binding) NameTensors(roots func(visit func(fn, name string, v eval.Value)), visit func(name string, t *engine.Tensor, buffer bool)) {
+func (b *Binding) NameTensors(roots func(visit func(fn, name string, v eval.Value)), visit func(name string, t *engine.Tensor, member bool)) {
 	type root struct {
 		label string
 		v     eval.Value
@@ -49,7 +49,7 @@ func (b *Binding) NameTensors(roots func(visit func(fn, name string, v eval.Valu
 		default:
 			if o, ok := isModule(v); ok {
 				ms := b.members.of(o, label)
-				for i, l := range [][]namedMember{ms.params, ms.buffers} {
+				for _, l := range [][]namedMember{ms.params, ms.buffers} {
 					for _, m := range l {
 						if m.t.T == nil {
 							continue
@@ -57,7 +57,7 @@ func (b *Binding) NameTensors(roots func(visit func(fn, name string, v eval.Valu
 						if _, ok := paramNames[m.t.T]; !ok {
 							paramNames[m.t.T] = m.name
 						}
-						visit(m.name, m.t.T, i == 1)
+						visit(m.name, m.t.T, true)
 					}
 				}
 			}
