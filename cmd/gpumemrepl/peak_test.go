@@ -24,7 +24,8 @@ func TestPeakCategoriesSumToPyTorch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	profiled := map[string]bool{"train_mlp": true, "train_cnn": true, "train_gpt": true}
+	profiled := map[string]bool{"train_mlp": true, "train_cnn": true, "train_gpt": true, "train_nanogpt": true,
+		"zoo/resnet50_train": true, "zoo/lora_finetune": true, "zoo/amp_cnn_train": true}
 	trained := []string{"train_mlp", "train_cnn", "train_gpt", "train_nanogpt"} // each has parameters and a workspace at its peak
 	programs := slices.Clone(trained)
 	passing, err := os.ReadFile("../../testdata/python_passing.txt")
@@ -43,7 +44,8 @@ func TestPeakCategoriesSumToPyTorch(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			want := recordedPeak(t, "../../testdata/models/"+name+".jsonl")
-			out, errOut, code := run(t, "run", "--peak", "--json", "--device", "sim", "--fake-host", "../../testdata/models/"+name+".py")
+			script := "../../testdata/models/" + name + ".py"
+			out, errOut, code := run(t, "run", "--peak", "--json", "--device", "sim", "--preset", recordedOn(script), "--fake-host", script)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
