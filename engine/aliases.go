@@ -44,7 +44,7 @@ func init() {
 	// (ClampMinBackward0 saves the input; its backward a mask and the
 	// gradient), taken as clamp with one bound, whose rule is recorded;
 	// clamp_min recorded by testdata/pyrules/ops_trig.py (held statement
-	// by statement), clamp_max not yet (pyrules_pending/ops_repeat_more.py)
+	// by statement), clamp_max not yet (pyrules/ops_repeat_more.py: estimated)
 	bound := func(name string, i int) *OpDef {
 		d := &OpDef{Name: name, Function: true, Method: true, InPlace: name + "_", Params: []Param{input, {Name: name[len("clamp_"):], Kind: NumberParam}},
 			Memory: "as clamp with one bound",

@@ -239,7 +239,7 @@ func init() {
 	// tril_indices and triu_indices: the [2, N] int64 coordinates of a
 	// triangle (DLRM's pairwise interaction picks them), values known;
 	// PyTorch's kernel (TensorFactories.cpp, .cu) allocates the output
-	// alone (testdata/pyrules_pending/zoo_layers.py: estimated)
+	// alone (testdata/pyrules/zoo_layers.py: estimated)
 	for _, name := range []string{"tril_indices", "triu_indices"} {
 		declare(estimated(factory(name, "new [2, N] int64 tensor of the triangle's coordinates, values known",
 			[]Param{integer("row", ""), integer("col", ""), integer("offset", "0")}, false,

@@ -7,7 +7,7 @@ import (
 // Tensor.repeat, tile and repeat_interleave (testdata/pyrules/
 // ops_repeat_shape.py, held statement by statement by
 // TestRecordedStatements; repeat_interleave by a tensor of counts not
-// yet recorded, pyrules_pending/ops_repeat_more.py: estimated). PyTorch's repeat makes the output and copies the input,
+// yet held, pyrules/ops_repeat_more.py: estimated). PyTorch's repeat makes the output and copies the input,
 // expanded, into a view of it: one tensor. Its backward (RepeatBackward0:
 // the gradient summed over the repeats, repeatBackward) is modelled
 // where the sums are reductions whose buffers are recorded rules. repeat_interleave by an int is PyTorch's
