@@ -112,7 +112,7 @@ func (s *Session) batchNorm(x, mean, vr, w, b *Tensor, training bool) (*Tensor, 
 	if training && x.Numel()/uint64(c) == 1 {
 		return nil, Errorf(ValueError, "Expected more than 1 value per channel when training, got input size torch.Size(%s)", dimList(x.Shape))
 	}
-	if err := s.batchNormModelled(x, mean, vr, w, b, dev); err != nil {
+	if err := s.batchNormModelled(x, mean, vr, w, b, dev, training); err != nil {
 		return nil, err
 	}
 	if len(x.Shape) > 4 {
@@ -168,10 +168,12 @@ func (s *Session) batchNorm(x, mean, vr, w, b *Tensor, training bool) (*Tensor, 
 // batchNormModelled refuses what the tool has not recorded: the host,
 // float64, an input that is not contiguous, and weights or stats of
 // another dtype than float32 or, for a float16 or bfloat16 input, its
-// own: those (a model converted by .half()) are estimated, as PyTorch's
-// own kernel (cuDNN takes float32 weights only) makes its output and
-// float32 statistics whatever the weights' dtype.
-func (s *Session) batchNormModelled(x, mean, vr, w, b *Tensor, dev Device) error {
+// own: those (a model converted by .half()) take PyTorch's own kernel
+// (cuDNN takes float32 weights only), which makes its output and float32
+// statistics whatever the weights' dtype; in eval that is recorded
+// (testdata/pyrules/zoo_paths.py, held statement by statement), in
+// training estimated.
+func (s *Session) batchNormModelled(x, mean, vr, w, b *Tensor, dev Device, training bool) error {
 	if !dev.CUDA {
 		return NotModelledError("F.batch_norm on the host")
 	}
@@ -191,7 +193,7 @@ func (s *Session) batchNormModelled(x, mean, vr, w, b *Tensor, dev Device) error
 		}
 		own = true
 	}
-	if own {
+	if own && training {
 		return s.estimate(NotModelledError("F.batch_norm with "+x.DType.Name+" weights or running stats"), "F.batch_norm",
 			"%s with %s weights or running stats: PyTorch's own kernel, modelled as with float32 ones (its output, float32 statistics), not recorded", dimList(x.Shape), x.DType.Name)
 	}

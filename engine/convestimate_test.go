@@ -354,7 +354,7 @@ func TestConvTransposed(t *testing.T) {
 
 // TestConvStridedInput: a strided input (PointNet's Conv1d of
 // points.transpose(2, 1)) is copied dense first: the forward's peak holds
-// the copy too, an estimate that says so.
+// the copy too; recorded for conv1d (zoo_paths.py), it is no estimate.
 func TestConvStridedInput(t *testing.T) {
 	s := newTestSession(t, 1)
 	pts := mustTensor(t, s, TensorSpec{Op: "randn", Shape: []int64{8, 1000, 16}, DType: Float32, Device: cuda0})
@@ -369,9 +369,10 @@ func TestConvStridedInput(t *testing.T) {
 	if peak-now < 512000 {
 		t.Errorf("peak over what is kept %d, want at least the 512000-byte copy", peak-now)
 	}
-	est := s.StepEstimatesSince(0)
-	if len(est) == 0 || !strings.Contains(est[len(est)-1].Cause, "strided input: PyTorch copies it dense first") {
-		t.Errorf("estimates %v", est)
+	for _, e := range s.StepEstimatesSince(0) {
+		if strings.Contains(e.Cause, "strided input") {
+			t.Errorf("estimated: %v", e)
+		}
 	}
 }
 

@@ -239,9 +239,9 @@ func init() {
 	// tril_indices and triu_indices: the [2, N] int64 coordinates of a
 	// triangle (DLRM's pairwise interaction picks them), values known;
 	// PyTorch's kernel (TensorFactories.cpp, .cu) allocates the output
-	// alone (testdata/pyrules/zoo_layers.py: estimated)
+	// alone (testdata/pyrules/zoo_layers.py, held statement by statement)
 	for _, name := range []string{"tril_indices", "triu_indices"} {
-		declare(estimated(factory(name, "new [2, N] int64 tensor of the triangle's coordinates, values known",
+		declare(factory(name, "new [2, N] int64 tensor of the triangle's coordinates, values known",
 			[]Param{integer("row", ""), integer("col", ""), integer("offset", "0")}, false,
 			func(a Args) (TensorSpec, error) {
 				rows, cols := a.Int(0), a.Int(1)
@@ -257,7 +257,7 @@ func init() {
 					vals = nil
 				}
 				return TensorSpec{Op: "tensor", Shape: []int64{2, int64(len(r))}, DType: DTypes["int64"], Values: vals}, nil
-			})))
+			}))
 	}
 	// a 0-d tensor of the default dtype, as torch.tensor(s) of a float
 	// makes it (testdata/pyrules_pending/ops_census_misc.py)

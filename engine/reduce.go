@@ -37,8 +37,8 @@ const maxInnerReduction = 1024
 // n = 2^20 the kernel splits a row across blocks: a buffer and
 // semaphores, not modelled).
 func innerProbed(op string, dtype DType, n, rows int64) bool {
-	return slices.Contains([]string{"sum", "mean", "amax", "max", "argmax", "var"}, op) &&
-		(dtype.Name == "float32" || dtype.Name == "bfloat16") && n <= 100_000 && rows <= 2708 && n*rows <= 1<<27
+	return slices.Contains([]string{"sum", "mean", "amax", "max", "argmax", "var", "norm"}, op) &&
+		(dtype.Name == "float32" || dtype.Name == "bfloat16") && n <= 100_000 && rows <= 14336 && n*rows <= 1<<27
 }
 
 // reduceOp is one reduction's rule.
