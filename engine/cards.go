@@ -58,6 +58,22 @@ func (s *Session) smCause(dev Device, what string) string {
 	return fmt.Sprintf("%s sized for %d multiprocessors of %d threads by the rule recorded on the GH100's 132 of 2048", what, sms, threads)
 }
 
+// ReplayEstimate says what of a history replayed on the simulated GPU
+// of preset p (explain's larger GPU) is an estimate: the capacity of
+// any preset but the H200's, and, off the GH100, the sizes of the
+// kernels' workspaces, which the history holds as the GPU it ran on
+// made them; empty for the H200.
+func ReplayEstimate(p Preset) string {
+	if p.Name == "h200" {
+		return ""
+	}
+	cause := "its total is a published deviceQuery figure and its CUDA context the H200's"
+	if !slices.Contains(recordedCards, p.Model) {
+		cause += fmt.Sprintf(", and the history's library workspaces and kernel scratch are those of the GPU it ran on, which the %s may size otherwise (fit --gpus %s runs the program there)", p.Name, p.Name)
+	}
+	return cause
+}
+
 // capacityMeasured reports whether where dev runs out of memory was
 // measured: a real GPU's is the driver's, a simulated H200's the total
 // and CUDA context measured with PyTorch; the other presets' totals are

@@ -99,7 +99,8 @@ func (r *Runner) explainDevice(p *pyPrompt, dev int, asJSON bool) (string, error
 func ExplainGPUs() []explain.GPU {
 	var gs []explain.GPU
 	for _, n := range engine.PresetNames() {
-		gs = append(gs, explain.GPU{Name: n, Total: engine.Presets[n].Total})
+		p := engine.Presets[n]
+		gs = append(gs, explain.GPU{Name: n, Total: p.Total, Estimated: engine.ReplayEstimate(p)})
 	}
 	return gs
 }

@@ -16,10 +16,12 @@ import (
 )
 
 // GPU is a simulated GPU a history may be replayed on: a preset's name
-// and total memory.
+// and total memory, and what of a replay there is an estimate (empty
+// where nothing is).
 type GPU struct {
-	Name  string `json:"name"`
-	Total uint64 `json:"total_bytes"`
+	Name      string `json:"name"`
+	Total     uint64 `json:"total_bytes"`
+	Estimated string `json:"estimated,omitempty"`
 }
 
 // Input is a history to explain and how it ran.

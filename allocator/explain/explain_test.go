@@ -101,7 +101,8 @@ func twoBlocks(t *testing.T) *trace.Trace {
 }
 
 // On a 1 GiB device the two blocks cannot both live: no setting helps,
-// by 1200 MiB less what the device holds; a larger GPU does.
+// by 1200 MiB less what the device holds; a larger GPU does, and the
+// fix says what of its replay is an estimate.
 func TestLiveTensorsExceedTheDevice(t *testing.T) {
 	in := Input{Trace: twoBlocks(t), Options: trace.Options{TotalBytes: 1024 * mib}}
 	d, err := Explain(in)
@@ -117,7 +118,7 @@ func TestLiveTensorsExceedTheDevice(t *testing.T) {
 	if len(d.Holders) != 1 || d.Holders[0].Label != "op 0" || d.Holders[0].Bytes != 600*mib {
 		t.Errorf("holders %+v, want op 0's 600 MiB", d.Holders)
 	}
-	in.GPUs = []GPU{{"small", 512 * mib}, {"big", 4096 * mib}, {"bigger", 8192 * mib}}
+	in.GPUs = []GPU{{"small", 512 * mib, ""}, {"big", 4096 * mib, "its total a published figure"}, {"bigger", 8192 * mib, ""}}
 	if d, err = Explain(in); err != nil {
 		t.Fatal(err)
 	}
@@ -128,8 +129,11 @@ func TestLiveTensorsExceedTheDevice(t *testing.T) {
 	if err := d.Write(&b); err != nil {
 		t.Fatal(err)
 	}
-	if want := "No allocator setting avoids it: the live tensors exceed what the device can give by 176.00 MiB."; !strings.Contains(b.String(), want) {
-		t.Errorf("text lacks %q:\n%s", want, b.String())
+	for _, want := range []string{"No allocator setting avoids it: the live tensors exceed what the device can give by 176.00 MiB.",
+		"Fix: a big (4.00 GiB) with the same settings avoids", "; estimated: its total a published figure.\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
 	}
 }
 

@@ -191,6 +191,9 @@ func (d *Diagnosis) writeVerdict(b *strings.Builder) {
 	case d.AllocsAfter == 0:
 		fmt.Fprintf(b, "; the history ends with the failing allocation, so what the program would do next is not replayed")
 	}
+	if g := f.Change.GPU; g != nil && g.Estimated != "" {
+		fmt.Fprintf(b, "; estimated: %s", g.Estimated)
+	}
 	fmt.Fprintf(b, ".\n")
 }
 
