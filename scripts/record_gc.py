@@ -45,7 +45,9 @@ script does; what each statement adds is the same.
 --trace records as the first form does and also, in OUT.trace.json.gz,
 gc.get_count() after every line that any Python code runs from the
 script's first statement on (torch's own Python and the recorder's
-reads between statements included), each collection as it starts, and
+reads between statements included; not inside a top-level import
+statement, whose millions of lines, import torch's, would not come
+back from the GPU machine), each collection as it starts, and
 each statement's end: {"codes": ["FILE:FUNCTION", ...], "events":
 [[code, line, count0, count1, count2], ...], "ends": [events before
 the end of statement 0, 1, ...], "collections": [[events before it,
@@ -118,7 +120,7 @@ def compile_steps(path, probes=False):
             for alias in stmt.names:
                 flags |= getattr(__future__, alias.name).compiler_flag
         first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", [])])
-        steps.append((code, first, stmt.end_lineno))
+        steps.append((code, first, stmt.end_lineno, isinstance(stmt, (ast.Import, ast.ImportFrom))))
     return steps, lines
 
 
@@ -157,11 +159,18 @@ class Trace:
                     line(frame.f_code, frame.f_lineno)
                 return local
 
-            sys.settrace(lambda frame, event, arg: local)
+            self.tracer = lambda frame, event, arg: local
             return
         mon.use_tool_id(mon.DEBUGGER_ID, "record_gc")
         mon.register_callback(mon.DEBUGGER_ID, mon.events.LINE, self.line)
-        mon.set_events(mon.DEBUGGER_ID, mon.events.LINE)
+
+    def follow(self, on):
+        """Records lines from now on, or not (a top-level import's)."""
+        mon = getattr(sys, "monitoring", None)
+        if mon is not None:
+            mon.set_events(mon.DEBUGGER_ID, mon.events.LINE if on else 0)
+        else:
+            sys.settrace(self.tracer if on else None)
 
     def mark(self):
         """A statement's end."""
@@ -213,12 +222,15 @@ def record(script, out, probes=False, trace=None):
     get_count, disable, enable, isenabled = gc.get_count, gc.disable, gc.enable, gc.isenabled
     modules = sys.modules
     codes = [s[0] for s in steps]
+    imports = [s[3] for s in steps]
     i = 0
     sys.stdout = buf
     if trace:
         trace.start()
     try:
         for code in codes:
+            if trace:
+                trace.follow(not imports[i])
             try:
                 exec(code, ns)
             finally:
@@ -256,7 +268,7 @@ def record(script, out, probes=False, trace=None):
     with open(out, "w", encoding="utf-8") as w:
         start = 0
         for k in range(done):
-            _, first, last = steps[k]
+            _, first, last, _ = steps[k]
             devices = None
             if has[k]:
                 devices = [dict(zip(("allocated", "reserved", "max_allocated", "max_reserved"), figures[4 * k:4 * k + 4]))]
