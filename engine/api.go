@@ -361,6 +361,15 @@ func (t *Tensor) GradFn() string {
 	return t.fn.name
 }
 
+// NameNode gives the node that made t the name PyTorch's C++ gives it
+// where a composite reaches the op by another overload (pairwise
+// distance's at::norm: NormBackward1); nothing for a leaf.
+func (t *Tensor) NameNode(name string) {
+	if t.fn != nil {
+		t.fn.name = name
+	}
+}
+
 // RequiresGrad reports whether t takes part in autograd.
 func (t *Tensor) RequiresGrad() bool { return t.requiresGrad() }
 

@@ -499,6 +499,18 @@ func (b *Binding) nnModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		t, ok := args[0].(*Tensor)
 		return ok && t.param, nil
 	})
+	b.fn(m, "_name_node", "_name_node(t, name): t's grad_fn named as PyTorch's C++ composite names it", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if err := b.arity("_name_node", args, 2); err != nil {
+			return nil, err
+		}
+		t, ok := args[0].(*Tensor)
+		name, err := b.strArg("_name_node", args[1])
+		if !ok || err != nil {
+			return nil, in.Raise(eval.TypeErrorType, "_name_node(t, name)")
+		}
+		t.T.NameNode(name)
+		return eval.None, nil
+	})
 	b.fn(m, "_estimate", "_estimate(op, why, *tensors): the figures of op, a layer composed here as PyTorch composes it, are estimated (why: the rule script that waits for the GPU)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		if len(args) < 2 || len(kw) > 0 {
 			return nil, in.Raise(eval.TypeErrorType, "_estimate(op, why, *tensors)")
