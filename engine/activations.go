@@ -4,15 +4,15 @@ import "slices"
 
 // The census's activations beside relu and leaky_relu: F.hardtanh,
 // F.relu6 (hardtanh between 0 and 6, as PyTorch computes it),
-// F.hardswish, F.hardsigmoid, F.mish and F.softplus: each a new tensor
-// of its input's shape, its input saved; backward makes the gradient;
-// F.glu the same with a dimension halved (testdata/pyrules/
-// ops_activations.py and ops_census_misc.py, recorded on the GPU, not
-// yet held to it: their steps say "estimated"). F.hardtanh and F.relu6
+// F.hardswish, F.hardsigmoid, F.mish, F.elu and F.softplus: each a new
+// tensor of its input's shape, its input saved; backward makes the
+// gradient; F.glu the same with a dimension halved (testdata/pyrules/
+// ops_activations.py and ops_census_misc.py, recorded on the GPU and
+// held statement by statement). F.hardtanh and F.relu6
 // with inplace=True are hardtanh_: under autograd a clone of the input
 // saved first (HardtanhBackward1: hardtanh_ takes hardtanh's formula,
 // which reads the input), backward makes the gradient; without it, no
-// memory. hardswish and hardsigmoid in place are refused.
+// memory. hardswish, hardsigmoid, mish and elu in place are refused.
 
 func init() {
 	act := func(name, node string, inPlaceNode string, params ...Param) *OpDef {
@@ -47,6 +47,7 @@ func init() {
 		act("hardswish", "HardswishBackward0", "", inplace),
 		act("hardsigmoid", "HardsigmoidBackward0", "", inplace),
 		act("mish", "MishBackward0", "", inplace),
+		act("elu", "EluBackward0", "", numberParam("alpha", "1.0"), inplace),
 	)
 	// softplus takes no inplace=; its node saves the input too
 	soft := unary("softplus", "SoftplusBackward0", saveInput, 1)
