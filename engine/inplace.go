@@ -114,17 +114,17 @@ func broadcastsTo(src, dst []int64) bool {
 // inPlaceUnary is the in-place variant of a one-input op (relu_,
 // sigmoid_): under autograd it records node over the tensor's old one,
 // saving the tensor itself (its new version) where the out-of-place op
-// saves its result; one that saves its input (which PyTorch would
-// clone first) is not modelled.
+// saves its result; one that saves its input (sin_) clones it first,
+// as inPlaceSavingInput.
 func inPlaceUnary(node string, saves, temps int) func(s *Session, a Args) error {
+	if saves == saveInput {
+		return inPlaceSavingInput(node, temps)
+	}
 	return func(s *Session, a Args) error {
 		t := a.Tensor(0)
 		recorded := s.gradEnabled && t.requiresGrad()
 		if recorded && t.fn == nil {
 			return errLeafInPlace
-		}
-		if recorded && saves == saveInput {
-			return Errorf(NotImplementedError, "an in-place op that saves its input for backward (%s) is not modelled by gpumemrepl", node)
 		}
 		s.written(t)
 		if recorded {
