@@ -155,6 +155,17 @@ func (s *Session) SetGradEnabled(on bool) bool {
 // GradEnabled reports whether ops record graphs.
 func (s *Session) GradEnabled() bool { return s.gradEnabled }
 
+// SetInferenceMode sets whether torch.inference_mode is on (ops record
+// no graphs and make inference tensors) and returns what it was.
+func (s *Session) SetInferenceMode(on bool) bool {
+	was := s.inference
+	s.inference = on
+	return was
+}
+
+// InferenceMode reports whether torch.inference_mode is on.
+func (s *Session) InferenceMode() bool { return s.inference }
+
 func gradOf(p *Tensor) *Tensor {
 	if p.slot == nil {
 		return nil
@@ -375,6 +386,11 @@ func (t *Tensor) RequiresGrad() bool { return t.requiresGrad() }
 
 // IsLeaf reports whether t was made by no recorded op.
 func (t *Tensor) IsLeaf() bool { return t.fn == nil }
+
+// IsInference reports whether t is an inference tensor
+// (Tensor.is_inference): its memory was made under
+// torch.inference_mode; a view made there of another tensor is not one.
+func (t *Tensor) IsInference() bool { return t.st.inference }
 
 // Interrupted reports whether the user asked to stop (Ctrl-C) since the
 // step began: long loops of the front end poll it.

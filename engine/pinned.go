@@ -22,7 +22,7 @@ func (s *Session) pinnedHost() *host.Allocator {
 // through (page-locked memory is resident), so host RSS rises by its
 // size, and stays so while the block is cached.
 func (s *Session) newPinnedStorage(n uint64) (*storage, error) {
-	st := &storage{device: Device{}, bytes: n, refs: 1}
+	st := &storage{device: Device{}, bytes: n, refs: 1, inference: s.inference}
 	if n == 0 {
 		return st, nil
 	}

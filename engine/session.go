@@ -167,8 +167,10 @@ type Session struct {
 	tiers       tiers // the estimates made, and where the figures stand (tiers.go)
 	// Autograd: whether ops record graphs, the last node's sequence
 	// number, whether backward is running (it has a thread, and so cuBLAS
-	// workspaces, of its own).
+	// workspaces, of its own); inference is torch.inference_mode's,
+	// which marks the storages made under it.
 	gradEnabled bool
+	inference   bool
 	seq         int
 	inBackward  bool
 	// accStreamMismatch is set when a backward handed a leaf's
@@ -449,7 +451,7 @@ func (s *Session) newStorage(dev Device, n uint64, fill bool) (*storage, error) 
 
 // newStorageOn is newStorage on a CUDA stream (a loaded history's).
 func (s *Session) newStorageOn(dev Device, stream, n uint64, fill bool) (*storage, error) {
-	st := &storage{device: dev, bytes: n, refs: 1, stream: stream}
+	st := &storage{device: dev, bytes: n, refs: 1, stream: stream, inference: s.inference}
 	if err := s.storageMade(st); err != nil {
 		return nil, err
 	}

@@ -74,8 +74,11 @@ type storage struct {
 	// mapped marks a host storage that is a file's pages (torch.load
 	// with mmap=True): no memory of the process's own.
 	mapped bool
-	refs   int // tensors that use it
-	saved  int // of refs, those of autograd's saved tensors
+	// inference marks one made under torch.inference_mode: its tensors,
+	// views too, are inference tensors.
+	inference bool
+	refs      int // tensors that use it
+	saved     int // of refs, those of autograd's saved tensors
 	// version counts the in-place writes to it (PyTorch's version
 	// counter, which a tensor's views share).
 	version int

@@ -12,6 +12,11 @@ type gradMode struct {
 	eval.Header
 	on   bool
 	prev []bool
+	// inference marks inference_mode's object, which also makes the
+	// tensors made under it inference tensors; prevInference is what
+	// that mode was before each __enter__.
+	inference     bool
+	prevInference []bool
 	// set marks set_grad_enabled's object: the call already set the
 	// mode, so __enter__ changes nothing and __exit__ restores the mode
 	// from before the call.
@@ -36,14 +41,23 @@ func init() {
 			g.set = false
 			return eval.None, nil
 		}
-		g.prev = append(g.prev, bindingOf(in).S.SetGradEnabled(g.on))
+		ss := bindingOf(in).S
+		g.prev = append(g.prev, ss.SetGradEnabled(g.on))
+		if g.inference {
+			g.prevInference = append(g.prevInference, ss.SetInferenceMode(true))
+		}
 		return eval.None, nil
 	}))
 	gradModeType.SetMethod(eval.NewBuiltin("__exit__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		g := s.(*gradMode)
+		ss := bindingOf(in).S
 		if n := len(g.prev); n > 0 {
-			bindingOf(in).S.SetGradEnabled(g.prev[n-1])
+			ss.SetGradEnabled(g.prev[n-1])
 			g.prev = g.prev[:n-1]
+		}
+		if n := len(g.prevInference); n > 0 {
+			ss.SetInferenceMode(g.prevInference[n-1])
+			g.prevInference = g.prevInference[:n-1]
 		}
 		return false, nil
 	}))
@@ -84,7 +98,7 @@ func (b *Binding) gradModes(torch *eval.ModuleObj) error {
 func (b *Binding) declareGradModes(m *eval.ModuleObj) {
 	for name, on := range map[string]bool{"no_grad": false, "enable_grad": true, "inference_mode": false} {
 		b.fn(m, name, name+"(): a context manager or decorator", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-			return eval.Track(in, &gradMode{on: on}), nil
+			return eval.Track(in, &gradMode{on: on, inference: name == "inference_mode"}), nil
 		})
 	}
 	b.fn(m, "set_grad_enabled", "set_grad_enabled(mode)", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
@@ -101,6 +115,9 @@ func (b *Binding) declareGradModes(m *eval.ModuleObj) {
 	})
 	b.fn(m, "is_grad_enabled", "is_grad_enabled()", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return b.S.GradEnabled(), nil
+	})
+	b.fn(m, "is_inference_mode_enabled", "is_inference_mode_enabled()", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return b.S.InferenceMode(), nil
 	})
 }
 

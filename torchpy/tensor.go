@@ -448,6 +448,9 @@ func init() {
 	tensorMethod("is_floating_point", "is_floating_point()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return t.T.DType.IsFloatingPoint(), nil
 	})
+	tensorMethod("is_inference", "is_inference(): made under torch.inference_mode", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		return t.T.IsInference(), nil
+	})
 	tensorMethod("is_contiguous", "is_contiguous()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return t.T.IsContiguous(), nil
 	})
