@@ -164,13 +164,14 @@ func init() {
 // elements in one line from dtype in to dtype out on the H200
 // (scripts/probe_cub.py, testdata/cub_scratch.jsonl.gz): float32 a
 // 16-byte tile status for each tile of 3840 items and 32 more (every
-// count from 1 to 4096 and some to 10^7); int64 int64ScanScratch, as
+// count from 1 to 4096 and some to 10^7, and 2^26 in
+// testdata/pyrules/ops_reduce.py); int64 int64ScanScratch, as
 // scripts/probe_mask_scan.py measured it from 1 to 2^22 elements; false
 // for the others.
 func cumsumScanScratch(n uint64, in, out DType) (uint64, bool) {
 	switch {
 	case in.Name != out.Name:
-	case in.Name == "float32" && n <= 10_000_000:
+	case in.Name == "float32" && n <= 1<<26:
 		return cubTemporaries(16 * (ceilDiv(n, 3840) + 32)), true
 	case in.Name == "int64" && n >= 1 && n <= maxScanProbed:
 		return int64ScanScratch(n), true

@@ -17,9 +17,10 @@ import (
 // make PyTorch's allocations and frees in PyTorch's order, and print
 // what PyTorch printed (grad_fn names, strides, next_functions);
 // ops_trig's one-input math includes sin_ and rsqrt_ in place (sin_'s
-// input cloned first, as its backward reads it).
+// input cloned first, as its backward reads it); ops_reduce's cumsum of
+// 2^26 float32 takes CUB's scan scratch by its recorded formula.
 func TestOpRulesEventsAndPrints(t *testing.T) {
-	checkRules(t, "ops_split_grad", "ops_div", "ops_einsum", "ops_reduce_grad", "ops_to", "ops_trig")
+	checkRules(t, "ops_split_grad", "ops_div", "ops_einsum", "ops_reduce_grad", "ops_to", "ops_trig", "ops_reduce")
 }
 
 // TestCUDADeviceArgumentErrors: torch.cuda's functions and torch.device
