@@ -140,8 +140,10 @@ func (s *Session) permuteReshape(t *Tensor, perm []int, shape []int64) (*Tensor,
 // when keep): SumBackward1, whose backward broadcasts the gradient. Its
 // kernel reduces t as laid out in memory: a whole tensor (a 1-element
 // output: sum's buffers over every element), or one run of dimensions
-// of a dense layout, the innermost (up to 1024 elements, nothing more)
-// or an outer one (the buffer across blocks); others are refused.
+// of a dense layout, the innermost (nothing more: up to 1024 elements,
+// or in the range torch.sum's innermost reductions were probed,
+// innerProbed) or an outer one (the buffer across blocks); others are
+// refused.
 func (s *Session) einsumSum(t *Tensor, dims []int, keep bool) (*Tensor, error) {
 	var shape []int64
 	var from []int // the input dimension of each of the output's, -1 for one kept of size 1
@@ -166,8 +168,8 @@ func (s *Session) einsumSum(t *Tensor, dims []int, keep bool) (*Tensor, error) {
 		switch {
 		case !ok:
 			return nil, NotModelledError("torch.einsum summing dimensions that are not one run in memory")
-		case inner == 1 && red > maxInnerReduction && t.Device().CUDA:
-			return nil, NotModelledError(fmt.Sprintf("torch.einsum summing an innermost run of more than %d elements", maxInnerReduction))
+		case inner == 1 && red > maxInnerReduction && t.Device().CUDA && !innerProbed("sum", t.DType, red, outer):
+			return nil, NotModelledError(fmt.Sprintf("torch.einsum summing an innermost run of more than %d elements outside the range of torch.sum's probe", maxInnerReduction))
 		case inner > 1:
 			temps = func() error {
 				x := share(t)
