@@ -19,7 +19,7 @@ import (
 //     input's gradient (zeroed, then scattered into), then a dense copy
 //     of a gradient that is not contiguous, freed after, as the
 //     poolings' (poolBackward); replicate's the input's gradient alone.
-//     'circular' (cat's copies) is refused.
+//     'circular': padCircular.
 //   - interpolate, 'nearest', 'nearest-exact', 'bilinear' and 'linear':
 //     one output of the resampled size; backward makes the input's
 //     gradient, zeroed then scattered into, and a dense copy of a
@@ -32,7 +32,7 @@ func init() {
 	declare(
 		functional(&OpDef{Name: "pad",
 			Params: []Param{input, intsParam("pad", ""), {Name: "mode", Kind: StringParam, Default: "'constant'"}, numberParam("value", "None")},
-			Memory: "the padded output; 'constant': backward makes one tensor of the input's shape; 'reflect': backward makes the input's gradient, then a dense copy of a gradient that is not contiguous, freed after; 'replicate': backward makes the input's gradient",
+			Memory: "the padded output; 'constant': backward makes one tensor of the input's shape; 'reflect': backward makes the input's gradient, then a dense copy of a gradient that is not contiguous, freed after; 'replicate': backward makes the input's gradient; 'circular': copies into the output's slices, each a CopySlices node whose backward makes two tensors of the output's shape and two of its slice's",
 			run:    func(s *Session, a Args) (*Tensor, error) { return s.pad(a.Tensor(0), a.Ints(1), a.String(2)) }}),
 		functional(&OpDef{Name: "interpolate",
 			Params: []Param{input, intsParam("size", "None"), numberParam("scale_factor", "None"), {Name: "mode", Kind: StringParam, Default: "'nearest'"},
@@ -91,6 +91,114 @@ func (s *Session) pixelShuffle(x *Tensor, r int64, un bool) (*Tensor, error) {
 	return out, nil
 }
 
+// padCircular is F.pad(x, pads, 'circular') into shape, as PyTorch's
+// _pad_circular makes it (PadNd.cpp): one output, new_empty, then
+// copy_ into its slices: the input (sliced along each padded dimension,
+// last first: a view, SliceBackward0, cropped where a pad is negative)
+// into the middle, then for each padded dimension, last first, its left
+// and right pads from the other side of the output itself. Under
+// autograd each copy_ into a slice records CopySlices over the output
+// (copySlicesBackward), whose source is a SliceBackward0 view of the
+// output as the earlier copies left it.
+func (s *Session) padCircular(x *Tensor, pads, shape []int64) (*Tensor, error) {
+	k := len(pads) / 2
+	if k+2 != len(x.Shape) {
+		return nil, NotModelledError("F.pad(mode='circular') of an input without a batch dimension")
+	}
+	for i := range k {
+		d := len(shape) - 1 - i
+		if pads[2*i] > x.Shape[d] || pads[2*i+1] > x.Shape[d] {
+			return nil, Errorf(RuntimeError, "Padding value causes wrapping around more than once.")
+		}
+	}
+	out, err := s.alloc(shape, x.DType, x.Device())
+	if err != nil {
+		return nil, err
+	}
+	if !needsGraph(s, []*Tensor{x}) {
+		return out, nil
+	}
+	src := share(x)
+	for i := range k {
+		d := len(shape) - 1 - i
+		lo, hi := max(-pads[2*i], 0), max(-pads[2*i+1], 0)
+		v, err := s.NarrowDim(src, int64(d), lo, src.Shape[d]-lo-hi)
+		s.dropTensor(src)
+		if err != nil {
+			s.dropTensor(out)
+			return nil, err
+		}
+		src = v
+	}
+	s.copySlices(out, src)
+	for i := range k {
+		d := len(shape) - 1 - i
+		l, r, n := pads[2*i], pads[2*i+1], shape[d]
+		if l > 0 {
+			if err := s.copyWithin(out, d, n-l-max(r, 0), l); err != nil {
+				return nil, err
+			}
+		}
+		if r > 0 {
+			if err := s.copyWithin(out, d, max(l, 0), r); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// copyWithin is copy_ into a slice of out, under autograd, from n
+// slices of its dimension d from start: the source a view of out
+// (SliceBackward0), the copy CopySlices over out.
+func (s *Session) copyWithin(out *Tensor, d int, start, n int64) error {
+	v, err := s.NarrowDim(out, int64(d), start, n)
+	if err != nil {
+		s.dropTensor(out)
+		return err
+	}
+	s.copySlices(out, v)
+	return nil
+}
+
+// copySlices records base's node of a copy_ of src, under autograd,
+// into a view of base of src's shape, and lets go of src: PyTorch's
+// CopySlices, whose backward (copySlicesBackward) makes the base's
+// gradient and the view's.
+func (s *Session) copySlices(base, src *Tensor) {
+	old := base.fn
+	s.record("torch::autograd::CopySlices", base, []*Tensor{base, src}, nil, copySlicesBackward(src.Shape))
+	s.replaced(base, old)
+	s.dropTensor(src)
+}
+
+// copySlicesBackward is CopySlices' backward of a copy_ into a view of
+// shape view (functions/tensor.cpp): the base's gradient copied into a
+// new tensor, the view's part of it cloned contiguous for the copy's
+// own backward (CopyBackwards: zeros for the destination's old values,
+// when the base had a graph, written back into the base's gradient and
+// freed; the clone itself for the source). The base's gradient is freed
+// at once where the base had no graph before the copy.
+func copySlicesBackward(view []int64) backward {
+	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+		ts, err := s.allocAll(g.Device(), tensorShape{n.out, g.DType}, tensorShape{view, g.DType})
+		if err != nil {
+			return nil, err
+		}
+		if n.inputs[0].to == nil {
+			s.dropTensor(ts[0])
+			return []*Tensor{nil, ts[1]}, nil
+		}
+		z, err := s.alloc(view, g.DType, g.Device())
+		if err != nil {
+			dropAll(s, ts)
+			return nil, err
+		}
+		s.dropTensor(z)
+		return ts, nil
+	}
+}
+
 // pad is F.pad(x, pads, mode).
 func (s *Session) pad(x *Tensor, pads []int64, mode string) (*Tensor, error) {
 	if len(pads)%2 != 0 || len(pads)/2 > len(x.Shape) {
@@ -104,6 +212,11 @@ func (s *Session) pad(x *Tensor, pads []int64, mode string) (*Tensor, error) {
 			return nil, Errorf(RuntimeError, "The input size %d, plus negative padding %d and %d resulted in a negative output size, which is invalid. Check dimension %d of your input.", x.Shape[d], pads[2*i], pads[2*i+1], d)
 		}
 	}
+	if k := len(pads) / 2; mode != "constant" && (k < 1 || len(x.Shape) != k+1 && len(x.Shape) != k+2) {
+		// _pad_enum: reflection, replication and circular padding of 1, 2
+		// or 3 dimensions, with or without a batch dimension
+		return nil, Errorf(NotImplementedError, "Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now")
+	}
 	var back backward
 	switch mode {
 	case "constant":
@@ -113,7 +226,7 @@ func (s *Session) pad(x *Tensor, pads []int64, mode string) (*Tensor, error) {
 	case "replicate":
 		back = likeInput(1) // no dense copy of the gradient (ops_pad_interpolate.py)
 	case "circular":
-		return nil, NotModelledError("F.pad(mode='circular')")
+		return s.padCircular(x, pads, shape)
 	default:
 		return nil, Errorf(NotImplementedError, "Unrecognised padding mode %s", mode)
 	}
