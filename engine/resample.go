@@ -20,8 +20,8 @@ import (
 //     of a gradient that is not contiguous, freed after, as the
 //     poolings' (poolBackward); replicate's the input's gradient alone.
 //     'circular': padCircular.
-//   - interpolate, 'nearest', 'nearest-exact', 'bilinear' and 'linear':
-//     one output of the resampled size; backward makes the input's
+//   - interpolate, 'nearest', 'nearest-exact', 'bilinear', 'bicubic' and
+//     'linear': one output of the resampled size; backward makes the input's
 //     gradient, zeroed then scattered into, and a dense copy of a
 //     gradient that is not contiguous, as the poolings' (poolBackward).
 //   - pixel_shuffle and pixel_unshuffle (nn.PixelShuffle, a
@@ -250,14 +250,14 @@ func (s *Session) pad(x *Tensor, pads []int64, mode string) (*Tensor, error) {
 // output's size is size, or floor(each spatial size * scale_factor).
 func (s *Session) interpolate(x *Tensor, size, scale any, mode string, antialias bool) (*Tensor, error) {
 	spatial := len(x.Shape) - 2
-	node := map[string]string{"nearest": "UpsampleNearest", "nearest-exact": "UpsampleNearestExact", "linear": "UpsampleLinear", "bilinear": "UpsampleBilinear"}[mode]
+	node := map[string]string{"nearest": "UpsampleNearest", "nearest-exact": "UpsampleNearestExact", "linear": "UpsampleLinear", "bilinear": "UpsampleBilinear", "bicubic": "UpsampleBicubic"}[mode]
 	switch {
 	case spatial < 1 || spatial > 2:
 		return nil, NotModelledError(fmt.Sprintf("F.interpolate of a %d-d input", len(x.Shape)))
 	case node == "" || antialias:
 		return nil, NotModelledError("F.interpolate(mode='" + mode + "', antialias=" + fmt.Sprint(antialias) + ")")
-	case mode == "linear" && spatial != 1 || mode == "bilinear" && spatial != 2:
-		return nil, Errorf(NotImplementedError, "Got %dD input, but %s mode needs %dD input", len(x.Shape), mode, map[string]int{"linear": 3, "bilinear": 4}[mode])
+	case mode == "linear" && spatial != 1 || (mode == "bilinear" || mode == "bicubic") && spatial != 2:
+		return nil, Errorf(NotImplementedError, "Got %dD input, but %s mode needs %dD input", len(x.Shape), mode, map[string]int{"linear": 3, "bilinear": 4, "bicubic": 4}[mode])
 	case (size == nil) == (scale == nil):
 		return nil, Errorf(ValueError, "either size or scale_factor should be defined")
 	}
