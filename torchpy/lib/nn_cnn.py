@@ -156,6 +156,26 @@ functional.normalize = normalize
 del normalize
 
 
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    # PyTorch's Python: Gumbel noise (an empty tensor drawn exponential_
+    # in place, its log negated), added to the logits, divided by tau,
+    # softmax; hard=True the one-hot of its argmax less the soft values
+    # detached, plus them (testdata/pyrules/ops_census_misc.py)
+    import torch
+    gumbels = -torch.empty_like(logits).exponential_().log()
+    gumbels = (logits + gumbels) / tau
+    y_soft = gumbels.softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = torch.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
+functional.gumbel_softmax = gumbel_softmax
+del gumbel_softmax
+
+
 class _InstanceNorm(_NormBase):
     def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False, device=None, dtype=None):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
