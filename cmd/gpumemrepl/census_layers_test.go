@@ -25,7 +25,7 @@ y2 = F.adaptive_max_pool2d(x, (4, 32))
 z = nn.Mish()(x)
 s = torch.sigmoid(x)
 l = nn.BCELoss()(s, torch.ones_like(x))
-print(p, y.shape, y.grad_fn.name(), nn.Mish(), z.grad_fn.name(), nn.BCELoss(reduction='sum'), l.grad_fn.name())
+print(p, y.shape, y.grad_fn.name(), nn.Mish(), z.grad_fn.name(), nn.BCELoss(reduction='sum'), l.grad_fn.name(), nn.ELU(0.5, inplace=True))
 (l + y.sum() + z.sum()).backward()
 print(x.grad.shape)
 src = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4)).cuda()
@@ -38,7 +38,7 @@ print(isinstance(src[0].weight, nn.Parameter), isinstance(src[1].running_mean, n
 `
 	rows, _ := runCensus(t, src)
 	for line, w := range map[int]string{
-		11: "AdaptiveMaxPool2d(output_size=(4, None)) torch.Size([8, 16, 4, 32]) AdaptiveMaxPool2DBackward0 Mish() MishBackward0 BCELoss() BinaryCrossEntropyBackward0\n",
+		11: "AdaptiveMaxPool2d(output_size=(4, None)) torch.Size([8, 16, 4, 32]) AdaptiveMaxPool2DBackward0 Mish() MishBackward0 BCELoss() BinaryCrossEntropyBackward0 ELU(alpha=0.5, inplace=True)\n",
 		13: "torch.Size([8, 16, 32, 32])\n",
 		19: "True ['running_mean'] ['0.weight']\n",
 		20: "True False Parameter\n",

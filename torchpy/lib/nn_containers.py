@@ -316,6 +316,21 @@ class Mish(Module):
         return 'inplace=True' if self.inplace else ''
 
 
+class ELU(Module):
+    """ELU(alpha=1.0, inplace=False): F.elu, a new tensor, its input saved."""
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):
+        return functional.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f'alpha={self.alpha}, inplace=True' if self.inplace else f'alpha={self.alpha}'
+
+
 class LeakyReLU(Module):
     def __init__(self, negative_slope=0.01, inplace=False):
         super().__init__()
