@@ -82,6 +82,14 @@ func (s *Session) EstimateComposite(op, why string, ts ...*Tensor) error {
 	return s.estimate(nil, op, "%s: %s", argShapes(a), why)
 }
 
+// EstimateRefused records that a statement raised msg (which says
+// where), gpumemrepl's refusal of what PyTorch runs or an internal
+// error: the figures from it on leave out what the statement would have
+// done. Under --strict it records nothing (the refusal stands).
+func (s *Session) EstimateRefused(msg string) {
+	s.estimate(nil, "refused", "%s; the figures from here on leave out what PyTorch did there", msg) //nolint:errcheck // under --strict the refusal is the statement's error already
+}
+
 // tiers is a session's record of its estimates.
 type tiers struct {
 	step     []Estimate // this step's, in order (BeginStep clears them)

@@ -197,6 +197,9 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 			r.endedBy = e.Inst.Type()
 		}
 		in.Drop(err)
+		if refused(msg) {
+			r.Session.EstimateRefused(firstLine(strings.TrimSpace(msg)))
+		}
 	}
 	r.Session.EndStep()
 	cur, n := r.measureStep()
@@ -416,4 +419,12 @@ func stmtSpan(s syntax.Stmt) (syntax.Pos, syntax.Pos) {
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
+}
+
+// refused reports whether msg is gpumemrepl's own refusal of a statement
+// PyTorch runs (every one names the tool: "not modelled by gpumemrepl",
+// "gpumemrepl does not model"), or an internal error, rather than an
+// error PyTorch or Python raises too.
+func refused(msg string) bool {
+	return strings.Contains(msg, "gpumemrepl") || strings.Contains(msg, "internal error")
 }

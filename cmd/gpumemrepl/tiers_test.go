@@ -110,3 +110,46 @@ func TestEachStatementEstimates(t *testing.T) {
 		t.Errorf("rows:\n%s\nwant:\n%s\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), errOut)
 	}
 }
+
+// TestRefusalMakesLaterFiguresEstimates: under --keep-going, the figures
+// after a statement gpumemrepl refused (PyTorch ran it) rest on its
+// being left out, so that row and every later one are estimates naming
+// the refusal; an error Python raises too (an attribute no tensor has)
+// is no refusal, and the figures before stay exact.
+func TestRefusalMakesLaterFiguresEstimates(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want []string
+	}{
+		{"import torch\nx = torch.zeros(1024, device='cuda')\nb = x.is_inference()\ny = torch.ones(1024, device='cuda')\n",
+			[]string{"exact", "exact", "≈ refused PATH:3:5: AttributeError: 'Tensor' object has no attribute 'is_inference'", "≈"}},
+		{"import torch\nx = torch.zeros(1024, device='cuda')\nb = x.no_such_attribute\ny = torch.ones(1024, device='cuda')\n",
+			[]string{"exact", "exact", "exact", "exact"}},
+	} {
+		path := writeProgram(t, "refused.py", tc.src)
+		out, errOut, _ := run(t, "run", "--json", "--keep-going", "--fake-host", "--device", "sim", path)
+		var got []string
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			var r struct {
+				Exact     *bool    `json:"exact"`
+				Estimates []string `json:"estimates"`
+			}
+			if err := json.Unmarshal([]byte(l), &r); err != nil {
+				t.Fatalf("%v: %s", err, l)
+			}
+			row := map[bool]string{true: "exact", false: "≈"}[r.Exact == nil]
+			if len(r.Estimates) > 0 {
+				row += " " + r.Estimates[0]
+			}
+			got = append(got, row)
+		}
+		if len(got) != len(tc.want) {
+			t.Fatalf("rows:\n%s\nwant:\n%s\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"), errOut)
+		}
+		for i, w := range tc.want {
+			if w = strings.ReplaceAll(w, "PATH", path); !strings.HasPrefix(got[i], w) {
+				t.Errorf("row %d: %q, want it to begin %q", i+1, got[i], w)
+			}
+		}
+	}
+}
