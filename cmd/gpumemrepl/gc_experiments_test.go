@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -267,24 +266,13 @@ func TestRecordGCTrace(t *testing.T) {
 	if b, err := exec.Command("python3", "../../scripts/record_gc.py", "--trace", script, out).CombinedOutput(); err != nil {
 		t.Fatalf("record_gc.py --trace: %v\n%s", err, b)
 	}
-	f, err := os.Open(filepath.Join(dir, "a.trace.json.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var trace struct {
 		Codes       []string
 		Events      [][5]int
 		Ends        []int
 		Collections [][5]int
 	}
-	if err := json.NewDecoder(z).Decode(&trace); err != nil {
-		t.Fatal(err)
-	}
+	decodeGzipJSON(t, filepath.Join(dir, "a.trace.json.gz"), &trace)
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)

@@ -28,23 +28,12 @@ type profBlock struct {
 // live then by which allocation made them (counted from 0).
 func profilerPeak(t *testing.T, path string) (uint64, map[string]uint64, map[int]profBlock) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var rec struct {
 		Allocations [][5]*int64        `json:"allocations"` // time_ns, allocation_id, size, total_allocated, ptr
 		Timeline    [][6]any           `json:"timeline"`    // time_ns, action, allocation_id, tensor_id, version, bytes
 		Categories  map[string]*string `json:"categories"`  // "tensor_id:version"
 	}
-	if err := json.NewDecoder(z).Decode(&rec); err != nil {
-		t.Fatal(err)
-	}
+	decodeGzipJSON(t, path, &rec)
 	// The peak, and the blocks then.
 	peakAt, total := -1, int64(0)
 	var peak int64
@@ -206,6 +195,24 @@ func compareWithProfiler(t *testing.T, name string, allocated uint64, got []peak
 	slices.Sort(have)
 	if !slices.Equal(rows, have) {
 		t.Errorf("docs/manual.md's rows for %s.py (program | here | PyTorch's profiler | bytes | blocks | why):\n%s\nwant:\n%s", name, strings.Join(have, "\n"), strings.Join(rows, "\n"))
+	}
+}
+
+// decodeGzipJSON decodes the gzipped JSON file at path into v, or
+// stops the test.
+func decodeGzipJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.NewDecoder(z).Decode(v); err != nil {
+		t.Fatal(err)
 	}
 }
 
