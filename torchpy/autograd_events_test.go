@@ -69,6 +69,17 @@ func runRule(t *testing.T, name string) (*engine.Session, map[int]string) {
 	return runScript(t, filepath.Join("..", "testdata", "pyrules", name+".py"))
 }
 
+// ruleSession is the session a rule script runs in: one simulated
+// H200, as gpumemrepl run --device sim --fake-host gives.
+func ruleSession(t *testing.T) *engine.Session {
+	t.Helper()
+	s, err := engine.NewSession(engine.Options{Preset: engine.Presets["h200"], Backend: "sim", FakeHost: true, Devices: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // runScript is runRule of the script at a path.
 func runScript(t *testing.T, script string) (*engine.Session, map[int]string) {
 	t.Helper()
@@ -76,10 +87,7 @@ func runScript(t *testing.T, script string) (*engine.Session, map[int]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := engine.NewSession(engine.Options{Preset: engine.Presets["h200"], Backend: "sim", FakeHost: true, Devices: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := ruleSession(t)
 	var out bytes.Buffer
 	r := &repl.Runner{Session: s, Out: &out, Err: io.Discard, File: script, KeepGoing: true, JSON: true}
 	r.AtEnd = func() { scriptEnd[s] = len(s.History(0)) }

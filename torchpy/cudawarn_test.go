@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gpumemrepl/gpumemrepl/engine"
 	"github.com/gpumemrepl/gpumemrepl/repl"
 )
 
@@ -24,10 +23,7 @@ func scriptStderr(t *testing.T, script string) (got, want string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := engine.NewSession(engine.Options{Preset: engine.Presets["h200"], Backend: "sim", FakeHost: true, Devices: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := ruleSession(t)
 	var stderr bytes.Buffer
 	r := &repl.Runner{Session: s, Out: io.Discard, Err: &stderr, File: script, KeepGoing: true, JSON: true}
 	r.PyScript(src)

@@ -126,10 +126,7 @@ func runStatements(t *testing.T, script string) *statements {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := engine.NewSession(engine.Options{Preset: engine.Presets["h200"], Backend: "sim", FakeHost: true, Devices: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := ruleSession(t)
 	st := &statements{s: s, rows: map[int]statementRow{}}
 	r := &repl.Runner{Session: s, Out: &statementWriter{st: st}, Err: io.Discard, File: script, KeepGoing: true, JSON: true}
 	r.PyScript(src)
