@@ -18,6 +18,23 @@ func collectionsModule(in *Interp) (*ModuleObj, error) {
 		}
 		return "__main__", nil
 	})
+	in.fn(m, "_odict_view", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		// an OrderedDict's keys(), values() or items() (by name): its
+		// dict's view, of CPython's odict_ classes
+		var od Value
+		var name string
+		if err := in.UnpackArgs("_odict_view", args, kw, "od", &od, "name", &name, "/"); err != nil {
+			return nil, err
+		}
+		d, ok := DictOf(od)
+		kind, known := map[string]viewKind{"keys": viewKeys, "values": viewValues, "items": viewItems}[name]
+		if !ok || !known {
+			return nil, in.typeError("_odict_view(%s, %q): not an OrderedDict's view", TypeOf(od).Name, name)
+		}
+		v := in.newView(d, kind)
+		v.ordered = true
+		return v, nil
+	})
 	return in.execModule(m, collectionsSource)
 }
 

@@ -221,20 +221,29 @@ const (
 	viewItems
 )
 
-// dictView is dict.keys(), values() or items(): a live view.
+// dictView is dict.keys(), values() or items(): a live view; ordered
+// for an OrderedDict's, whose classes (odict_keys...) are CPython's
+// subclasses of the dict's.
 type dictView struct {
 	Header
-	d    *Dict
-	kind viewKind
+	d       *Dict
+	kind    viewKind
+	ordered bool
 }
 
 var (
-	dictKeysType   = NewClass("dict_keys", "builtins")
-	dictValuesType = NewClass("dict_values", "builtins")
-	dictItemsType  = NewClass("dict_items", "builtins")
+	dictKeysType    = NewClass("dict_keys", "builtins")
+	dictValuesType  = NewClass("dict_values", "builtins")
+	dictItemsType   = NewClass("dict_items", "builtins")
+	odictKeysType   = NewClass("odict_keys", "builtins", dictKeysType)
+	odictValuesType = NewClass("odict_values", "builtins", dictValuesType)
+	odictItemsType  = NewClass("odict_items", "builtins", dictItemsType)
 )
 
 func (v *dictView) Type() *Class {
+	if v.ordered {
+		return [...]*Class{odictKeysType, odictValuesType, odictItemsType}[v.kind]
+	}
 	return [...]*Class{dictKeysType, dictValuesType, dictItemsType}[v.kind]
 }
 

@@ -13,6 +13,15 @@ class OrderedDict(dict):
             return f'{type(self).__name__}()'
         return f'{type(self).__name__}({list(self.items())!r})'
 
+    def keys(self):
+        return _odict_view(self, 'keys')
+
+    def values(self):
+        return _odict_view(self, 'values')
+
+    def items(self):
+        return _odict_view(self, 'items')
+
     def move_to_end(self, key, last=True):
         value = dict.pop(self, key)
         if last:

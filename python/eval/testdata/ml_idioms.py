@@ -140,6 +140,10 @@ except TypeError as e:
 od = OrderedDict([('x', 1), ('y', 2), ('z', 3)])
 od.move_to_end('x'); od.move_to_end('z', last=False)
 print(od, od.popitem(), od.popitem(last=False), od, OrderedDict(), OrderedDict(a=1) == OrderedDict(a=1), OrderedDict(a=1, b=2) == OrderedDict(b=2, a=1), OrderedDict(a=1, b=2) == {'b': 2, 'a': 1})
+# an OrderedDict's views are CPython's odict_ subclasses of the dict's
+od = OrderedDict(a=1, b=2)
+print(od.keys(), od.values(), od.items(), dict.keys(od), type(od.items()).__mro__)
+print(isinstance(od.keys(), type({}.keys())), len(od.values()), 'a' in od.keys(), od.keys() & {'a'}, list(reversed(od.items())))
 c = Counter(['a', 'b', 'a', 'c', 'a', 'b'])
 c.update('zz')
 c.update({'a': 10})
