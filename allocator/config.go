@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/gpumemrepl/gpumemrepl/internal/refusal"
 )
 
 // Config is a parsed PYTORCH_CUDA_ALLOC_CONF string.
@@ -252,13 +254,13 @@ func (p *confParser) option(c *Config, key string) error {
 		switch v {
 		case "native":
 		case "cudaMallocAsync":
-			err = &ConfigError{Option: key, Value: v, Msg: "the cudaMallocAsync backend is not modelled by gpumemrepl"}
+			err = &refusal.Error{Err: &ConfigError{Option: key, Value: v, Msg: "the cudaMallocAsync backend is not modelled by gpumemrepl"}}
 		default:
 			err = &ConfigError{Option: key, Value: v, Msg: "Unknown allocator backend, options are native and cudaMallocAsync"}
 		}
 	case "pinned_use_cuda_host_register", "pinned_use_hip_host_register", "pinned_num_register_threads",
 		"pinned_reserve_segment_size_mb", "pinned_use_background_threads", "graph_capture_record_stream_reuse":
-		err = &ConfigError{Option: key, Value: v, Msg: "option not supported by gpumemrepl (it configures pinned host memory or CUDA graphs)"}
+		err = &refusal.Error{Err: &ConfigError{Option: key, Value: v, Msg: "option not supported by gpumemrepl (it configures pinned host memory or CUDA graphs)"}}
 	default:
 		err = &ConfigError{Option: key, Value: v, Msg: fmt.Sprintf("Unrecognized key '%s' in Accelerator allocator config.", key)}
 	}

@@ -79,7 +79,7 @@ var errStopRecompute = Errorf(RuntimeError, "torch.utils.checkpoint: recomputati
 // arguments; none with preserve_rng_state=False).
 func (s *Session) BeginCheckpoint(args []*Tensor, rng int) (*Checkpoint, error) {
 	if s.ckpt.forward != nil || s.ckpt.recompute != nil {
-		return nil, Errorf(NotImplementedError, "a checkpoint inside a checkpointed function is not modelled by gpumemrepl")
+		return nil, Refusef(NotImplementedError, "a checkpoint inside a checkpointed function is not modelled by gpumemrepl")
 	}
 	states, err := s.rngStates(rng)
 	if err != nil {
@@ -292,7 +292,7 @@ func (c *Checkpoint) unpacking(bw backward) backward {
 				continue
 			}
 			if sv.holder >= len(c.recomputed) || c.recomputed[sv.holder] == nil {
-				return nil, Errorf(NotImplementedError, "a second backward through a checkpointed region (retain_graph=True) is not modelled by gpumemrepl")
+				return nil, Refusef(NotImplementedError, "a second backward through a checkpointed region (retain_graph=True) is not modelled by gpumemrepl")
 			}
 			n.saved[i].st, c.recomputed[sv.holder] = c.recomputed[sv.holder], nil
 		}
@@ -317,10 +317,10 @@ func (c *Checkpoint) recomputeOnce(s *Session) error {
 		return nil
 	}
 	if s.ckpt.recompute != nil {
-		return Errorf(NotImplementedError, "a checkpointed region recomputed inside another's recomputation is not modelled by gpumemrepl")
+		return Refusef(NotImplementedError, "a checkpointed region recomputed inside another's recomputation is not modelled by gpumemrepl")
 	}
 	if c.hasCasts && len(s.amp.cached) > 0 {
-		return Errorf(NotImplementedError, "recomputing a checkpointed region under autocast while the cast cache holds casts (backward inside the torch.autocast block) is not modelled by gpumemrepl")
+		return Refusef(NotImplementedError, "recomputing a checkpointed region under autocast while the cast cache holds casts (backward inside the torch.autocast block) is not modelled by gpumemrepl")
 	}
 	c.done = true
 	c.records, c.allocs, c.stopped, c.outs = 0, 0, false, nil
@@ -333,7 +333,7 @@ func (c *Checkpoint) recomputeOnce(s *Session) error {
 		return err
 	}
 	if c.lost {
-		return Errorf(NotImplementedError, "recomputing a checkpointed region whose last saving op saves a tensor that is gone by backward is not modelled by gpumemrepl")
+		return Refusef(NotImplementedError, "recomputing a checkpointed region whose last saving op saves a tensor that is gone by backward is not modelled by gpumemrepl")
 	}
 	if len(c.recomputed) != c.holders {
 		return Errorf(RuntimeError, "torch.utils.checkpoint: A different number of tensors was saved during the original forward and recomputation.\nNumber of tensors saved during forward: %d\nNumber of tensors saved during recomputation: %d.", c.holders, len(c.recomputed))

@@ -306,7 +306,7 @@ func (s *Session) conv(op string, dims int, x, w, b *Tensor, p convParams) (*Ten
 		return nil, err
 	}
 	if e.yBytes != numel(shape)*x.DType.Size {
-		return nil, fmt.Errorf("internal error: the table's record of %s has other sizes than its configuration", op)
+		return nil, Refusef(RuntimeError, "internal error: the table's record of %s has other sizes than its configuration", op)
 	}
 	events := e.forward
 	strided := !x.IsContiguous()
@@ -426,7 +426,7 @@ func (s *Session) convLookup(op string, dev Device, cfg *convConfig, mask string
 	held := s.convHeldOut(op)
 	if e := table[key]; e != nil && (!held || e.calibrated) {
 		if err := e.readEvents(); err != nil {
-			return nil, fmt.Errorf("internal error: the conv table's %s: %w", e.source, err)
+			return nil, Refusef(RuntimeError, "internal error: the conv table's %s: %v", e.source, err)
 		}
 		if card := s.cardOf(dev); !e.calibrated && !slices.Contains(e.cards, card) {
 			if err := s.estimate(cfg.key().onOtherCard(op, "", e.cards, e.source, card), op, "%s: %s", cfg.brief(), otherCard(e.cards, e.source, card)); err != nil {
@@ -621,12 +621,12 @@ func gradientRoles(op string, events []convEvent, want []int) ([]int, error) {
 		}
 		i := strings.IndexByte("xwb", e.role)
 		if !slices.Contains(want, i) || slices.Contains(order, i) {
-			return nil, fmt.Errorf("internal error: the table's backward of %s makes the gradient of %c, which was not asked", op, e.role)
+			return nil, Refusef(RuntimeError, "internal error: the table's backward of %s makes the gradient of %c, which was not asked", op, e.role)
 		}
 		order = append(order, i)
 	}
 	if len(order) != len(want) {
-		return nil, fmt.Errorf("internal error: the table's backward of %s makes %d gradients, not %d", op, len(order), len(want))
+		return nil, Refusef(RuntimeError, "internal error: the table's backward of %s makes %d gradients, not %d", op, len(order), len(want))
 	}
 	return order, nil
 }
@@ -687,7 +687,7 @@ func (s *Session) convReplay(dev Device, events []convEvent, shape func(role byt
 		case ev.alloc:
 			st, err := s.newStorage(dev, ev.bytes, false)
 			if err != nil {
-				return fail(Errorf(NotImplementedError, "a convolution's workspace of %d bytes does not fit in what the device has left; cuDNN then tries its next engine, which is not modelled by gpumemrepl", ev.bytes))
+				return fail(Refusef(NotImplementedError, "a convolution's workspace of %d bytes does not fit in what the device has left; cuDNN then tries its next engine, which is not modelled by gpumemrepl", ev.bytes))
 			}
 			st.role = roleWorkspace
 			temps[ev.id] = st

@@ -341,7 +341,7 @@ func (k convKey) describe(op string) string {
 // notRecorded is the error of a convolution the table does not hold:
 // what, and how to record it.
 func (k convKey) notRecorded(op, what string, bwd ...convBackwardKey) error {
-	return Errorf(NotImplementedError, "%s%s is not modelled by gpumemrepl: cuDNN's workspace for it was not recorded; record your program's convolutions on a GPU with `python3 scripts/calibrate.py FILE.py` (docs/calibration.md), or this one with `python3 scripts/probe_conv.py table conv.jsonl.gz --config '%s'`, and pass the file with --calibration or %s",
+	return Refusef(NotImplementedError, "%s%s is not modelled by gpumemrepl: cuDNN's workspace for it was not recorded; record your program's convolutions on a GPU with `python3 scripts/calibrate.py FILE.py` (docs/calibration.md), or this one with `python3 scripts/probe_conv.py table conv.jsonl.gz --config '%s'`, and pass the file with --calibration or %s",
 		k.describe(op), what, k.probeConfig(bwd...), calibrationEnv)
 }
 
@@ -349,7 +349,7 @@ func (k convKey) notRecorded(op, what string, bwd ...convBackwardKey) error {
 // other cards (recorded, in the built-in file source) than the one
 // simulated.
 func (k convKey) onOtherCard(op, what string, recorded []string, source, simulated string) error {
-	return Errorf(NotImplementedError, "%s%s was recorded on %s (%s), not on the simulated %s, so its figures would be estimated, and --strict refuses estimates", k.describe(op), what, strings.Join(recorded, " and "), source, simulated)
+	return Refusef(NotImplementedError, "%s%s was recorded on %s (%s), not on the simulated %s, so its figures would be estimated, and --strict refuses estimates", k.describe(op), what, strings.Join(recorded, " and "), source, simulated)
 }
 
 // pyBool is b as Python writes it.

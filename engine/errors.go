@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
+	"github.com/gpumemrepl/gpumemrepl/internal/refusal"
 )
 
 // ErrorKind is the Python exception class of an error the engine
@@ -60,6 +61,14 @@ func (e *Error) Error() string { return e.Msg }
 // Errorf is an error of kind k with a formatted message.
 func Errorf(k ErrorKind, format string, args ...any) error {
 	return &Error{Kind: k, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Refusef is the engine's refusal of what PyTorch runs (a part it does
+// not model, an internal error): an error of kind k, as Errorf makes it,
+// wrapped as a *refusal.Error so that the runner labels the figures
+// after it estimated.
+func Refusef(k ErrorKind, format string, args ...any) error {
+	return &refusal.Error{Err: Errorf(k, format, args...)}
 }
 
 // KindOf is err's kind: that of the first *Error in its chain,

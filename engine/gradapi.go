@@ -366,7 +366,7 @@ func (s *Session) ClearRequiresGrad(t *Tensor) error {
 	case t.slot == nil:
 		return nil
 	case t.slot.grad != nil || t.slot.acc != nil && t.slot.acc.refs > 0:
-		return Errorf(NotImplementedError, "requires_grad_(False) of a tensor that has a .grad or is in a live graph is not modelled by gpumemrepl")
+		return Refusef(NotImplementedError, "requires_grad_(False) of a tensor that has a .grad or is in a live graph is not modelled by gpumemrepl")
 	}
 	s.dropSlot(t)
 	return nil

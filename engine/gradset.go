@@ -18,7 +18,7 @@ func (s *Session) SetGrad(t, g *Tensor) error {
 	case !slices.Equal(g.Shape, t.Shape):
 		return Errorf(RuntimeError, "attempting to assign a gradient of size '%s' to a tensor of size '%s'. Please ensure that the gradient and the tensor are the same size", dimList(g.Shape), dimList(t.Shape))
 	case t.slot == nil:
-		return Errorf(NotImplementedError, "assigning .grad to a tensor that does not require grad is not modelled by gpumemrepl")
+		return Refusef(NotImplementedError, "assigning .grad to a tensor that does not require grad is not modelled by gpumemrepl")
 	}
 	old := t.slot.grad
 	t.slot.grad = share(g)

@@ -102,7 +102,7 @@ func (s *Session) CheckIndexRange(x *Tensor, specs []IndexSpec) error {
 			if !x.Device().CUDA {
 				return Errorf(IndexError, "index %d is out of bounds for dimension %d with size %d", v, j, size)
 			}
-			return Errorf(AcceleratorError, "index %d is out of bounds for dimension %d with size %d on %s: PyTorch raises nothing at this statement, but its kernel fails a device-side assert, which a later call that waits for the GPU raises as \"AcceleratorError: CUDA error: device-side assert triggered\"; CUDA is unusable in the process after it, so gpumemrepl raises it here", v, j, size, x.Device())
+			return Refusef(AcceleratorError, "index %d is out of bounds for dimension %d with size %d on %s: PyTorch raises nothing at this statement, but its kernel fails a device-side assert, which a later call that waits for the GPU raises as \"AcceleratorError: CUDA error: device-side assert triggered\"; CUDA is unusable in the process after it, so gpumemrepl raises it here", v, j, size, x.Device())
 		}
 	}
 	return nil

@@ -9,7 +9,7 @@ import "slices"
 
 // errConvertFromGPU refuses what module_convert.py did not record: a
 // GPU tensor converted to another dtype on another device.
-var errConvertFromGPU = Errorf(NotImplementedError, "converting a GPU tensor to another device and dtype at once is not modelled by gpumemrepl")
+var errConvertFromGPU = Refusef(NotImplementedError, "converting a GPU tensor to another device and dtype at once is not modelled by gpumemrepl")
 
 // Convert is t.to(dev, dtype) as Module._apply calls it, outside
 // autograd: t itself (another reference) when it already is on dev with

@@ -400,7 +400,7 @@ var NotModelled = []string{
 // NotModelledError is the error of a PyTorch name the tool does not
 // model (torch.X or Tensor.X).
 func NotModelledError(name string) error {
-	return Errorf(NotImplementedError, "%s is not modelled by gpumemrepl", name)
+	return Refusef(NotImplementedError, "%s is not modelled by gpumemrepl", name)
 }
 
 // input is the first parameter of nearly every op.

@@ -3,7 +3,7 @@ package engine
 // errFusedNewBuffers is what the tool says of a fused SGD step where some
 // parameters have momentum buffers and others not yet (PyTorch makes
 // them only when none has one).
-var errFusedNewBuffers = Errorf(NotImplementedError, "a fused SGD step where only some parameters have momentum buffers is not modelled by gpumemrepl")
+var errFusedNewBuffers = Refusef(NotImplementedError, "a fused SGD step where only some parameters have momentum buffers is not modelled by gpumemrepl")
 
 // sgdStep is SGD's step over one group's parameters that have gradients.
 func (s *Session) sgdStep(o *Optimizer, opt GroupOptions, ps []*Tensor) error {

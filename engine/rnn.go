@@ -114,7 +114,7 @@ func cudnnDType(dt DType) bool {
 // notCudnn refuses an RNN PyTorch runs with its own kernels.
 func (s *Session) notCudnn(op string, t *Tensor) error {
 	if !t.Device().CUDA || !cudnnDType(t.DType) || s.cudnnFlags().Disabled {
-		return Errorf(NotImplementedError, "%s of a %s tensor on %s (cuDNN disabled: %v) runs PyTorch's own kernels, outside cuDNN: not modelled by gpumemrepl", op, t.DType.Name, t.Device(), s.cudnnFlags().Disabled)
+		return Refusef(NotImplementedError, "%s of a %s tensor on %s (cuDNN disabled: %v) runs PyTorch's own kernels, outside cuDNN: not modelled by gpumemrepl", op, t.DType.Name, t.Device(), s.cudnnFlags().Disabled)
 	}
 	return nil
 }

@@ -57,7 +57,7 @@ func hostInts(op, what string, t *Tensor) ([]int64, error) {
 	}
 	vals, ok := t.Values()
 	if !ok {
-		return nil, Errorf(NotImplementedError, "%s of %s whose values the tool does not know (it needs them: make them with torch.as_tensor of a list, or values it computed)", op, what)
+		return nil, Refusef(NotImplementedError, "%s of %s whose values the tool does not know (it needs them: make them with torch.as_tensor of a list, or values it computed)", op, what)
 	}
 	out := make([]int64, len(vals))
 	for i, v := range vals {

@@ -141,7 +141,7 @@ func (sv *saver) value(v any, depth int) (any, error) {
 	case nil, bool, int64, float64, string, *big.Int:
 		return v, nil
 	}
-	return nil, Errorf(NotImplementedError, "torch.save of a %T is not modelled by gpumemrepl", v)
+	return nil, Refusef(NotImplementedError, "torch.save of a %T is not modelled by gpumemrepl", v)
 }
 
 // tensor is _rebuild_tensor_v2 of t: its storage (a persistent id, the
@@ -149,14 +149,14 @@ func (sv *saver) value(v any, depth int) (any, error) {
 // requires_grad and an empty OrderedDict of hooks.
 func (sv *saver) tensor(t *Tensor) (*snapshot.Call, error) {
 	if t.number {
-		return nil, Errorf(NotImplementedError, "torch.save of a Python number's tensor is not modelled by gpumemrepl")
+		return nil, Refusef(NotImplementedError, "torch.save of a Python number's tensor is not modelled by gpumemrepl")
 	}
 	if t.IsMeta() {
 		return nil, ErrNoData
 	}
 	class := tensorTypes[t.DType.Name]
 	if class == "" {
-		return nil, Errorf(NotImplementedError, "torch.save of a %s tensor is not modelled by gpumemrepl", t.DType.Name)
+		return nil, Refusef(NotImplementedError, "torch.save of a %s tensor is not modelled by gpumemrepl", t.DType.Name)
 	}
 	key, ok := sv.keys[t.st]
 	if !ok {

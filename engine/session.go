@@ -390,7 +390,7 @@ func (s *Session) copyBytes(dst, src *storage, off, n uint64) error {
 	case dst.device.Meta:
 		return nil
 	case off > src.bytes || n > src.bytes-off || n > dst.bytes:
-		return fmt.Errorf("internal error: a copy of %d bytes from byte %d of a %d-byte storage into a %d-byte one reaches past the storage (the CUDA driver refuses it: CUDA_ERROR_INVALID_VALUE)", n, off, src.bytes, dst.bytes)
+		return Refusef(RuntimeError, "internal error: a copy of %d bytes from byte %d of a %d-byte storage into a %d-byte one reaches past the storage (the CUDA driver refuses it: CUDA_ERROR_INVALID_VALUE)", n, off, src.bytes, dst.bytes)
 	case dst.device.CUDA && src.device.CUDA:
 		to, from := s.gpus[dst.device.Index].b, s.gpus[src.device.Index].b
 		if err := s.peer(src.device, dst.device); err != nil {

@@ -118,7 +118,7 @@ func (s *Session) estimate(refusal error, op, cause string, args ...any) error {
 	e := Estimate{Op: op, Cause: fmt.Sprintf(cause, args...)}
 	if s.opts.Strict {
 		if refusal == nil {
-			refusal = Errorf(NotImplementedError, "%s: its figures would be estimated, and --strict refuses estimates", e)
+			refusal = Refusef(NotImplementedError, "%s: its figures would be estimated, and --strict refuses estimates", e)
 		}
 		return refusal
 	}

@@ -211,7 +211,7 @@ func init() {
 	declare(&OpDef{Name: "to_sparse", Method: true, Params: []Param{input, {Name: "sparse_dim", Kind: IntParam, Default: "None"}},
 		Memory: "refused: the tool models dense (strided) tensors only, and a sparse copy's size depends on how many elements are nonzero",
 		run: func(s *Session, a Args) (*Tensor, error) {
-			return nil, Errorf(NotImplementedError, "Tensor.to_sparse is not modelled by gpumemrepl: it models dense (strided) tensors only, and a sparse copy's size (its indices and values) depends on how many elements are nonzero")
+			return nil, Refusef(NotImplementedError, "Tensor.to_sparse is not modelled by gpumemrepl: it models dense (strided) tensors only, and a sparse copy's size (its indices and values) depends on how many elements are nonzero")
 		}})
 	declare(&OpDef{Name: "clone", Function: true, Method: true, Params: []Param{input, memoryFormat},
 		Memory: "new tensor on the input's device, laid out as the input where that is dense (a permuted view), else contiguous",

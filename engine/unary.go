@@ -55,7 +55,7 @@ func init() {
 				return s.rpow(a.Number(0), a.Tensor(1))
 			}
 			if a.Number(1) == 0 {
-				return nil, Errorf(NotImplementedError, "torch.pow with exponent 0 is not modelled by gpumemrepl")
+				return nil, Refusef(NotImplementedError, "torch.pow with exponent 0 is not modelled by gpumemrepl")
 			}
 			out, err := square.run(s, a[:1])
 			if err == nil {

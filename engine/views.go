@@ -259,7 +259,7 @@ func (s *Session) Cat(ts []*Tensor, d int64) (*Tensor, error) {
 	shape[dim] = 0
 	for i, t := range ts {
 		if len(t.Shape) != len(first.Shape) || t.DType.Name != first.DType.Name {
-			return nil, Errorf(NotImplementedError, "gpumemrepl does not model torch.cat of tensors of other ranks or dtypes yet, so it cannot say what memory it uses")
+			return nil, Refusef(NotImplementedError, "gpumemrepl does not model torch.cat of tensors of other ranks or dtypes yet, so it cannot say what memory it uses")
 		}
 		for d := range t.Shape {
 			if d != dim && t.Shape[d] != first.Shape[d] {

@@ -184,6 +184,9 @@ func (r *Runner) promptStep(p *pyPrompt, s syntax.Stmt) {
 	}
 	r.Session.BeginStep()
 	err := r.execPy(p.in, p.fr, s)
+	if err != nil {
+		r.noteRefusal(err, r.stepErrorOf(p.in, err).String())
+	}
 	r.Session.EndStep()
 	r.seen = reported{}
 	cur, n := r.measureStep()

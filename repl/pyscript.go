@@ -2,6 +2,7 @@ package repl
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/internal/refusal"
 	"github.com/gpumemrepl/gpumemrepl/python/eval"
 	"github.com/gpumemrepl/gpumemrepl/python/syntax"
 	"github.com/gpumemrepl/gpumemrepl/repl/command"
@@ -196,10 +198,8 @@ func (r *Runner) step(p *pyPrompt, out *bytes.Buffer, line, endLine int, text st
 		if e, ok := err.(*eval.Exception); ok {
 			r.endedBy = e.Inst.Type()
 		}
+		r.noteRefusal(err, msg)
 		in.Drop(err)
-		if refused(msg) {
-			r.Session.EstimateRefused(firstLine(strings.TrimSpace(msg)))
-		}
 	}
 	r.Session.EndStep()
 	cur, n := r.measureStep()
@@ -315,7 +315,7 @@ func (r *Runner) execPy(in *eval.Interp, fr *eval.Frame, s syntax.Stmt) (err err
 	defer func() {
 		if p := recover(); p != nil {
 			st, _ := s.Span()
-			err = &placedError{File: r.File, Pos: syntax.Pos{Line: st.Line}, Msg: fmt.Sprintf("internal error: %v (please report this line)", p)}
+			err = &refusal.Error{Err: &placedError{File: r.File, Pos: syntax.Pos{Line: st.Line}, Msg: fmt.Sprintf("internal error: %v (please report this line)", p)}}
 		}
 	}()
 	return in.ExecStmt(fr, s)
@@ -364,10 +364,10 @@ func (r *Runner) stepErrorOf(in *eval.Interp, err error) *stepError {
 		}
 		return &stepError{file, line + "\n"}
 	}
-	switch e := err.(type) {
-	case *syntax.Error:
+	if e, ok := err.(*syntax.Error); ok {
 		return &stepError{e.Filename, e.Pos.String() + ": " + e.Kind + ": " + e.Msg + "\n"}
-	case *placedError:
+	}
+	if e, ok := errors.AsType[*placedError](err); ok {
 		return &stepError{e.File, e.where() + ": " + e.Msg + "\n"}
 	}
 	return &stepError{"", err.Error() + "\n"}
@@ -421,10 +421,13 @@ func firstLine(s string) string {
 	return l
 }
 
-// refused reports whether msg is gpumemrepl's own refusal of a statement
-// PyTorch runs (every one names the tool: "not modelled by gpumemrepl",
-// "gpumemrepl does not model"), or an internal error, rather than an
-// error PyTorch or Python raises too.
-func refused(msg string) bool {
-	return strings.Contains(msg, "gpumemrepl") || strings.Contains(msg, "internal error")
+// noteRefusal labels the figures from here on estimated when err, the
+// error that ended a statement (msg, as reported), is gpumemrepl's own
+// refusal of what PyTorch runs or an internal error (a refusal.Error in
+// its chain), rather than an error PyTorch or Python raises too (a
+// user's raise, whatever its words).
+func (r *Runner) noteRefusal(err error, msg string) {
+	if _, ok := errors.AsType[*refusal.Error](err); ok {
+		r.Session.EstimateRefused(firstLine(strings.TrimSpace(msg)))
+	}
 }

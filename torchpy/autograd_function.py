@@ -143,6 +143,6 @@ def once_differentiable(fn):
         if not torch.is_grad_enabled():
             return outputs
         if any(isinstance(arg, torch.Tensor) and arg.requires_grad for arg in args):
-            raise NotImplementedError('once_differentiable under create_graph=True is not modelled by gpumemrepl')
+            raise _refusal(NotImplementedError('once_differentiable under create_graph=True is not modelled by gpumemrepl'))
         return outputs
     return wrapper

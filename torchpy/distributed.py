@@ -55,9 +55,9 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
         for var in need:
             if var not in os.environ:
                 raise ValueError(f'Error initializing torch.distributed using env:// rendezvous: environment variable {var} expected, but not set')
-    raise NotImplementedError('torch.distributed.init_process_group is not modelled by gpumemrepl: it runs one process, without a '
-                              'process group (NCCL allocates its buffers outside the caching allocator); run the program as a single '
-                              'process (without torchrun\'s RANK), as its non-distributed path does')
+    raise _refusal(NotImplementedError('torch.distributed.init_process_group is not modelled by gpumemrepl: it runs one process, without a '
+                                       'process group (NCCL allocates its buffers outside the caching allocator); run the program as a single '
+                                       'process (without torchrun\'s RANK), as its non-distributed path does'))
 
 
 def destroy_process_group(group=None):

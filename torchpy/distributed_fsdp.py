@@ -29,4 +29,4 @@ class FullyShardedDataParallel:
                  ignored_states=None, device_mesh=None):
         if process_group is None and device_mesh is None:
             raise ValueError('Default process group has not been initialized, please make sure to call init_process_group.')
-        raise NotImplementedError('FullyShardedDataParallel is not modelled by gpumemrepl: it runs one process, without a process group')
+        raise _refusal(NotImplementedError('FullyShardedDataParallel is not modelled by gpumemrepl: it runs one process, without a process group'))

@@ -24,5 +24,5 @@ class RowwiseParallel(ParallelStyle):
 
 
 def parallelize_module(module, device_mesh=None, parallelize_plan=None, *, src_data_rank=0):
-    raise NotImplementedError('torch.distributed.tensor.parallel.parallelize_module is not modelled by gpumemrepl: it needs a '
-                              'device mesh, and the tool runs one process, without a process group')
+    raise _refusal(NotImplementedError('torch.distributed.tensor.parallel.parallelize_module is not modelled by gpumemrepl: it needs a '
+                                       'device mesh, and the tool runs one process, without a process group'))

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/gpumemrepl/gpumemrepl/engine"
+	"github.com/gpumemrepl/gpumemrepl/internal/refusal"
 	"github.com/gpumemrepl/gpumemrepl/python/eval"
 )
 
@@ -22,7 +23,8 @@ var pyClasses = [...]*eval.Class{
 }
 
 // pyErr raises an engine error as the Python exception PyTorch raises:
-// the class its kind names, its text the message. A Python exception
+// the class its kind names, its text the message, the tool's refusal
+// where the engine refused. A Python exception
 // that came back through the engine (raised by a function it called: an
 // optimizer's step, a checkpointed function) goes on unchanged.
 func (b *Binding) pyErr(err error) error {
@@ -33,5 +35,9 @@ func (b *Binding) pyErr(err error) error {
 	if errors.As(err, &ex) {
 		return ex
 	}
-	return b.in.Raise(pyClasses[engine.KindOf(err)], "%s", err.Error())
+	raise := b.in.Raise
+	if _, refused := errors.AsType[*refusal.Error](err); refused {
+		raise = b.in.Refuse
+	}
+	return raise(pyClasses[engine.KindOf(err)], "%s", err.Error())
 }

@@ -37,8 +37,8 @@ def _copy_attr(from_module, to_module, target):
 
 class _Refused:
     def __init__(self, *args, **kwargs):
-        raise NotImplementedError(f'torch.fx.{type(self).__name__} is not modelled by gpumemrepl: FX traces a program '
-                                  'symbolically and rewrites its graph; eager code runs without it')
+        raise _refusal(NotImplementedError(f'torch.fx.{type(self).__name__} is not modelled by gpumemrepl: FX traces a program '
+                                           'symbolically and rewrites its graph; eager code runs without it'))
 
 
 class Graph(_Refused):

@@ -91,5 +91,5 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
 
 
 def load(f, map_location=None, _extra_files=None, _restore_shapes=False, **kwargs):
-    raise NotImplementedError('torch.jit.load is not modelled by gpumemrepl: a TorchScript archive holds compiled code the '
-                              'tool cannot run; load the model\'s state dict with torch.load into its Python module')
+    raise _refusal(NotImplementedError('torch.jit.load is not modelled by gpumemrepl: a TorchScript archive holds compiled code the '
+                                       'tool cannot run; load the model\'s state dict with torch.load into its Python module'))

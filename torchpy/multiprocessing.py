@@ -4,5 +4,5 @@
 
 
 def spawn(fn, args=(), nprocs=1, join=True, daemon=False, start_method='spawn'):
-    raise NotImplementedError('torch.multiprocessing.spawn is not modelled by gpumemrepl: it runs one process; call fn(0, *args) '
-                              'to see one process\'s memory')
+    raise _refusal(NotImplementedError('torch.multiprocessing.spawn is not modelled by gpumemrepl: it runs one process; call fn(0, *args) '
+                                       'to see one process\'s memory'))

@@ -8,7 +8,7 @@ def is_in_onnx_export():
 
 
 def export(model, args=(), f=None, *pos, **kwargs):
-    raise NotImplementedError('torch.onnx.export is not modelled by gpumemrepl: it traces the model into an ONNX file')
+    raise _refusal(NotImplementedError('torch.onnx.export is not modelled by gpumemrepl: it traces the model into an ONNX file'))
 
 
 _export = export

@@ -60,8 +60,8 @@ def schedule(*, wait, warmup, active, repeat=0, skip_first=0, skip_first_wait=0)
 
 
 def _no_trace(what):
-    raise NotImplementedError(f'{what} is not modelled by gpumemrepl: it runs the profiled code but records no trace '
-                              '(the profiler\'s own buffers are outside the caching allocator)')
+    raise _refusal(NotImplementedError(f'{what} is not modelled by gpumemrepl: it runs the profiled code but records no trace '
+                                       '(the profiler\'s own buffers are outside the caching allocator)'))
 
 
 def tensorboard_trace_handler(dir_name, worker_name=None, use_gzip=False):

@@ -89,7 +89,7 @@ func (b *Binding) deviceInfo(m *eval.ModuleObj) {
 		}
 		free, total, err := b.S.MemGetInfo(i)
 		if errors.Is(err, engine.ErrDriverFigure) {
-			return nil, in.Raise(eval.NotImplementedErrType, "torch.cuda.mem_get_info: %v", err)
+			return nil, in.Refuse(eval.NotImplementedErrType, "torch.cuda.mem_get_info: %v", err)
 		}
 		if err != nil {
 			return nil, b.pyErr(err)

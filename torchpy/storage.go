@@ -56,7 +56,7 @@ func init() {
 	// a storage is made with its tensor here; one of its own (memory
 	// not under any tensor) is not modelled
 	untypedStorageType.New = func(in *eval.Interp, _ *eval.Class, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		return nil, in.Raise(eval.NotImplementedErrType, "torch.UntypedStorage(...) is not modelled by gpumemrepl: a storage is made with its tensor (Tensor.untyped_storage())")
+		return nil, in.Refuse(eval.NotImplementedErrType, "torch.UntypedStorage(...) is not modelled by gpumemrepl: a storage is made with its tensor (Tensor.untyped_storage())")
 	}
 }
 

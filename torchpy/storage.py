@@ -10,7 +10,7 @@ class TypedStorage:
     __module__ = "torch"
 
     def __init__(self, *args, **kwargs):
-        raise NotImplementedError("torch.TypedStorage(...) is not modelled by gpumemrepl: a storage is made with its tensor (Tensor.untyped_storage())")
+        raise _refusal(NotImplementedError("torch.TypedStorage(...) is not modelled by gpumemrepl: a storage is made with its tensor (Tensor.untyped_storage())"))
 
 
 def is_storage(obj):

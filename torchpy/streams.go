@@ -119,7 +119,7 @@ func (b *Binding) mark(v eval.Value) engine.EventMark {
 // timing is the error of a question whose answer is the GPU's timing,
 // which the tool, running no kernels, does not have.
 func (b *Binding) timing(what string) error {
-	return b.in.Raise(eval.NotImplementedErrType, "%s depends on GPU timing, which is not modelled by gpumemrepl (it runs no kernels); synchronize first", what)
+	return b.in.Refuse(eval.NotImplementedErrType, "%s depends on GPU timing, which is not modelled by gpumemrepl (it runs no kernels); synchronize first", what)
 }
 
 func init() {

@@ -191,7 +191,7 @@ func (b *Binding) tensorOf(v eval.Value, what string) (*Tensor, error) {
 // notModelled is the error for a part of PyTorch the tool does not
 // model: it says so rather than guess.
 func (b *Binding) notModelled(what string) error {
-	return b.in.Raise(eval.NotImplementedErrType, "gpumemrepl does not model %s yet, so it cannot say what memory it uses", what)
+	return b.in.Refuse(eval.NotImplementedErrType, "gpumemrepl does not model %s yet, so it cannot say what memory it uses", what)
 }
 
 // method declares a Tensor method.
@@ -398,7 +398,7 @@ func init() {
 		if v, ok := knownItem(t.T); ok { // its item(), whose truth is the value's
 			return b.in.Truth(v)
 		}
-		return nil, b.in.Raise(eval.UnknownValueErrorType, "this tool does not compute tensor values, so a tensor has no truth value here")
+		return nil, b.in.Refuse(eval.UnknownValueErrorType, "this tool does not compute tensor values, so a tensor has no truth value here")
 	})
 	tensorMethod("set_", "set_(source=None, storage_offset=0, size=None, stride=None): take source's storage (a tensor's, with its shape and strides, or an untyped storage's, laid out by the rest), an empty one without it", (*Binding).tensorSet)
 	tensorMethod("untyped_storage", "untyped_storage()", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {

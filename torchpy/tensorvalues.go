@@ -43,7 +43,7 @@ func knownItem(t *engine.Tensor) (eval.Value, bool) {
 // them; otherwise the values are not computed.
 func (b *Binding) tolist(t *engine.Tensor) (eval.Value, error) {
 	if t.Numel() > eval.MaxItems {
-		return nil, b.in.Raise(eval.MemoryErrorType, "this tool builds containers of at most %d items", eval.MaxItems)
+		return nil, b.in.Refuse(eval.MemoryErrorType, "this tool builds containers of at most %d items", eval.MaxItems)
 	}
 	vals, ok := t.Values()
 	if !ok {

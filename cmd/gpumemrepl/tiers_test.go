@@ -125,6 +125,16 @@ func TestRefusalMakesLaterFiguresEstimates(t *testing.T) {
 			[]string{"exact", "exact", "≈ refused PATH:3:5: NotImplementedError: torch.cdist is not modelled by gpumemrepl", "≈"}},
 		{"import torch\nx = torch.zeros(1024, device='cuda')\nb = x.no_such_attribute\ny = torch.ones(1024, device='cuda')\n",
 			[]string{"exact", "exact", "exact", "exact"}},
+		// a user's exception is the program's, whatever its words
+		{"import torch\nx = torch.zeros(1024, device='cuda')\nraise RuntimeError('gpumemrepl')\nraise NotImplementedError('x is not modelled by gpumemrepl (internal error)')\ny = torch.ones(1024, device='cuda')\n",
+			[]string{"exact", "exact", "exact", "exact", "exact"}},
+		// the refusals of the interpreter, of the Python the tool embeds
+		// (also caught and raised again by the program) and of a name
+		// PyTorch has
+		{"import torch\nx = torch.zeros(1024, device='cuda')\nv = vars()\ny = torch.ones(1024, device='cuda')\n",
+			[]string{"exact", "exact", "≈ refused PATH:3:5: NotImplementedError: vars() without an argument is not modelled by gpumemrepl", "≈"}},
+		{"import torch\nw = torch.zeros(4, 4, device='cuda')\ntry:\n    torch.nn.init.orthogonal_(w)\nexcept NotImplementedError as e:\n    raise e\ny = torch.ones(1024, device='cuda')\n",
+			[]string{"exact", "exact", "≈ refused PATH:4:5: NotImplementedError: torch.nn.init.orthogonal_ is not modelled by gpumemrepl", "≈"}},
 	} {
 		path := writeProgram(t, "refused.py", tc.src)
 		out, errOut, _ := run(t, "run", "--json", "--keep-going", "--fake-host", "--device", "sim", path)

@@ -16,15 +16,16 @@ func (in *Interp) GetAttr(obj Value, name string) (Value, error) {
 // embedder's note (Hooks.MissingAttr); a __getattr__ written in Go
 // raises it when it finds nothing.
 func (in *Interp) AttrError(obj Value, name string) error {
-	note := ""
+	note, raise := "", in.Raise
 	if in.Hooks.MissingAttr != nil {
 		if n := in.Hooks.MissingAttr(obj, name); n != "" {
-			note = " (" + n + ")"
+			// PyTorch has the attribute: the error is the tool's refusal
+			note, raise = " ("+n+")", in.Refuse
 		}
 	}
 	switch o := obj.(type) {
 	case *ModuleObj:
-		err := in.Raise(AttributeErrorType, "module '%s' has no attribute '%s'%s", o.Name, name, note)
+		err := raise(AttributeErrorType, "module '%s' has no attribute '%s'%s", o.Name, name, note)
 		if note == "" {
 			// the traceback's "Did you mean", from the module's names as
 			// CPython 3.12 takes them from dir(module)
@@ -40,9 +41,9 @@ func (in *Interp) AttrError(obj Value, name string) error {
 		}
 		return err
 	case *Class:
-		return in.Raise(AttributeErrorType, "type object '%s' has no attribute '%s'%s", o.Name, name, note)
+		return raise(AttributeErrorType, "type object '%s' has no attribute '%s'%s", o.Name, name, note)
 	}
-	return in.Raise(AttributeErrorType, "'%s' object has no attribute '%s'%s", TypeOf(obj).Name, name, note)
+	return raise(AttributeErrorType, "'%s' object has no attribute '%s'%s", TypeOf(obj).Name, name, note)
 }
 
 // getAttr looks name up on obj without __getattr__; found is false

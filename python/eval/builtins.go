@@ -64,6 +64,7 @@ var builtinFuncs = []struct {
 	{"sum", "sum(iterable, start=0)", builtinSum},
 	{"vars", "vars(obj)", builtinVars},
 	{"zip", "zip(*iterables, strict=False)", builtinZip},
+	{"_refusal", "_refusal(exc): exc, marked as gpumemrepl's refusal of what it does not model", builtinRefusal},
 }
 
 // installBuiltins fills the builtins namespace: the types, the
@@ -395,7 +396,7 @@ func builtinInput(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, er
 	if err := in.UnpackArgs("input", args, kw, "prompt?", &prompt, "/"); err != nil {
 		return nil, err
 	}
-	return nil, in.Raise(NotImplementedErrType, "this tool does not read input() from a script")
+	return nil, in.Refuse(NotImplementedErrType, "this tool does not read input() from a script")
 }
 
 func builtinIsinstance(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
@@ -510,7 +511,7 @@ func builtinOpen(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, err
 		"errors?", &errors, "newline?", &newline, "closefd?", &closefd, "opener?", &opener); err != nil {
 		return nil, err
 	}
-	return nil, in.Raise(NotImplementedErrType, "this tool does not model files: open() is not available")
+	return nil, in.Refuse(NotImplementedErrType, "this tool does not model files: open() is not available")
 }
 
 func builtinOrd(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
@@ -712,7 +713,7 @@ func builtinVars(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, err
 		return nil, err
 	}
 	if obj == nil {
-		return nil, in.Raise(NotImplementedErrType, "vars() without an argument is not modelled by gpumemrepl")
+		return nil, in.Refuse(NotImplementedErrType, "vars() without an argument is not modelled by gpumemrepl")
 	}
 	d, err := in.GetAttr(obj, "__dict__")
 	if Matches(err, AttributeErrorType) {

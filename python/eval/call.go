@@ -339,7 +339,7 @@ func (in *Interp) construct(cls *Class, args []Value, kw []KeywordArg) (Value, e
 	}
 	for _, k := range cls.MRO {
 		if k.Native && k != ObjectType && k.New == nil && k.Subclassable {
-			return nil, in.Raise(NotImplementedErrType, "this tool cannot subclass %s", k.Name)
+			return nil, in.Refuse(NotImplementedErrType, "this tool cannot subclass %s", k.Name)
 		}
 	}
 	if err := in.checkAbstract(cls); err != nil {

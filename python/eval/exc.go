@@ -1,9 +1,11 @@
 package eval
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/gpumemrepl/gpumemrepl/internal/refusal"
 	"github.com/gpumemrepl/gpumemrepl/python/syntax"
 )
 
@@ -23,6 +25,16 @@ func (e *Exception) Error() string {
 	return e.Inst.cls.Name + ": " + s
 }
 
+// Unwrap is the exception's refusal.Error when it is the tool's own
+// refusal (Interp.Refuse, _refusal in the Python the tool embeds), so
+// that errors.As finds it; nil for any other exception.
+func (e *Exception) Unwrap() error {
+	if !e.Inst.exc.refused {
+		return nil
+	}
+	return &refusal.Error{Err: errors.New(e.Error())}
+}
+
 // excState is the part of an exception object CPython keeps in C: its
 // arguments, traceback, cause and context.
 type excState struct {
@@ -36,6 +48,9 @@ type excState struct {
 	// hint is what the traceback adds after the message (NameError's
 	// "Did you mean").
 	hint string
+	// refused marks the tool's own refusal (Refuse, _refusal): what
+	// Python or PyTorch would run and the tool does not model.
+	refused bool
 }
 
 // tbEntry is one traceback entry: a frame the exception passed through
@@ -193,6 +208,30 @@ func (in *Interp) Raise(cls *Class, format string, args ...any) error {
 		msg = fmt.Sprintf(format, args...)
 	}
 	return in.raiseInst(in.NewException(cls, msg))
+}
+
+// Refuse is Raise for the tool's own refusal of what Python or PyTorch
+// runs (the message says what is not modelled): the exception is cls's,
+// marked so that the runner labels the figures after it estimated.
+func (in *Interp) Refuse(cls *Class, format string, args ...any) error {
+	o := in.NewException(cls, fmt.Sprintf(format, args...))
+	o.exc.refused = true
+	return in.raiseInst(o)
+}
+
+// builtinRefusal is _refusal(exc), for the Python the tool embeds: exc,
+// marked as the tool's refusal (raise _refusal(NotImplementedError(...))).
+func builtinRefusal(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+	var exc Value
+	if err := in.UnpackArgs("_refusal", args, kw, "exc", &exc, "/"); err != nil {
+		return nil, err
+	}
+	o, ok := exc.(*Instance)
+	if !ok || o.exc == nil {
+		return nil, in.typeError("_refusal() argument must be an exception, not %s", TypeOf(exc).Name)
+	}
+	o.exc.refused = true
+	return newRef(o), nil
 }
 
 // raiseInst turns an exception object (whose reference it takes) into

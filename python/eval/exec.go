@@ -178,7 +178,7 @@ func (in *Interp) exec(fr *Frame, s syntax.Stmt) (ctl, error) {
 		}
 		return ctlNext, in.Hooks.Command(s.Text, s.Start)
 	default:
-		return ctlNext, in.Raise(NotImplementedErrType, "this tool cannot run a %T statement", s)
+		return ctlNext, in.Refuse(NotImplementedErrType, "this tool cannot run a %T statement", s)
 	}
 	return ctlNext, nil
 }

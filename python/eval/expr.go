@@ -187,7 +187,7 @@ func (in *Interp) eval(fr *Frame, e syntax.Expr) (Value, error) {
 	case *syntax.Starred:
 		return nil, in.Raise(SyntaxErrorType, "can't use starred expression here")
 	}
-	return nil, in.Raise(NotImplementedErrType, "this tool cannot evaluate a %T expression", e)
+	return nil, in.Refuse(NotImplementedErrType, "this tool cannot evaluate a %T expression", e)
 }
 
 // constant is a literal's value.

@@ -87,7 +87,7 @@ func init() {
 	method(lruType, "__call__", func(in *Interp, self Value, args []Value, kw []KeywordArg) (Value, error) {
 		l := self.(*lruCache)
 		if len(kw) > 0 {
-			return nil, in.Raise(NotImplementedErrType, "this tool's lru_cache takes positional arguments only")
+			return nil, in.Refuse(NotImplementedErrType, "this tool's lru_cache takes positional arguments only")
 		}
 		items := make([]Value, len(args))
 		for i, a := range args {

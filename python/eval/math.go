@@ -289,7 +289,7 @@ func (in *Interp) mathNonNeg(name string, n *big.Int, what string) error {
 		return in.Raise(ValueErrorType, "%s", what)
 	}
 	if n.BitLen() > 20 && name != "isqrt" {
-		return in.Raise(NotImplementedErrType, "math.%s of a number this large is not modelled by gpumemrepl", name)
+		return in.Refuse(NotImplementedErrType, "math.%s of a number this large is not modelled by gpumemrepl", name)
 	}
 	return nil
 }

@@ -231,7 +231,7 @@ const MaxItems = 1 << 26
 // checkLen is the MemoryError for n copies of k items past MaxItems.
 func (in *Interp) checkLen(k, n int64) error {
 	if k > 0 && n > MaxItems/k {
-		return in.Raise(MemoryErrorType, "this tool builds containers of at most %d items", MaxItems)
+		return in.Refuse(MemoryErrorType, "this tool builds containers of at most %d items", MaxItems)
 	}
 	return nil
 }
@@ -549,7 +549,7 @@ func (in *Interp) truth(v Value) (bool, error) {
 var UnknownValueErrorType = NewExceptionClass("UnknownValueError", "gpumemrepl", ExceptionType)
 
 func (in *Interp) unknownError(u Unknown) error {
-	return in.Raise(UnknownValueErrorType, "this tool does not compute tensor values, so %s has no value to test or compare", u.What)
+	return in.Refuse(UnknownValueErrorType, "this tool does not compute tensor values, so %s has no value to test or compare", u.What)
 }
 
 // cmpDunders are each comparison's method and its reflection.

@@ -45,7 +45,7 @@ func osModule(in *Interp) (*ModuleObj, error) {
 			if err := in.unpackIgnored(f.name, f.style, args, kw, f.params); err != nil {
 				return nil, err
 			}
-			return nil, in.Raise(NotImplementedErrType, "os.%s is not modelled by gpumemrepl (scripts touch no files)", f.name)
+			return nil, in.Refuse(NotImplementedErrType, "os.%s is not modelled by gpumemrepl (scripts touch no files)", f.name)
 		})
 	}
 	p, err := posixpathModule(in)

@@ -36,7 +36,7 @@ func randomModule(in *Interp) (*ModuleObj, error) {
 				}
 				return None, nil
 			case randomRefused:
-				return nil, in.Raise(NotImplementedErrType, "this tool does not compute random.%s, whose result decides which objects live", f.name)
+				return nil, in.Refuse(NotImplementedErrType, "this tool does not compute random.%s, whose result decides which objects live", f.name)
 			}
 			return Unknown{What: "random." + f.name + "()"}, nil
 		})

@@ -237,7 +237,7 @@ func newType(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error)
 	case len(args) != 3:
 		return nil, in.typeError("type() takes 1 or 3 arguments")
 	}
-	return nil, in.Raise(NotImplementedErrType, "this tool makes classes with the class statement, not type(name, bases, dict)")
+	return nil, in.Refuse(NotImplementedErrType, "this tool makes classes with the class statement, not type(name, bases, dict)")
 }
 
 func newProperty(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
@@ -305,7 +305,7 @@ func newSuper(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error
 			return nil, in.typeError("super() argument 1 must be a type, not %s", TypeOf(args[0]).Name)
 		}
 		if len(args) == 1 {
-			return nil, in.Raise(NotImplementedErrType, "this tool does not model an unbound super object (super(%s) without its second argument)", c.Name)
+			return nil, in.Refuse(NotImplementedErrType, "this tool does not model an unbound super object (super(%s) without its second argument)", c.Name)
 		}
 		cls, self = c, args[1]
 		if o, isClass := self.(*Class); !TypeOf(self).IsSubclass(cls) && (!isClass || !o.IsSubclass(cls)) {

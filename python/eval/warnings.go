@@ -175,7 +175,7 @@ func (in *Interp) addWarnFilter(action, message string, category *Class, appendL
 	if message != "" {
 		re, err := regexp.Compile("(?i)^(?:" + message + ")")
 		if err != nil {
-			return in.Raise(ValueErrorType, "filterwarnings: message %s is not a regular expression the tool reads", in.ReprOf(message))
+			return in.Refuse(ValueErrorType, "filterwarnings: message %s is not a regular expression the tool reads", in.ReprOf(message))
 		}
 		f.message = re
 	}
@@ -238,7 +238,7 @@ func warningsModule(in *Interp) (*ModuleObj, error) {
 				}
 			}
 			if module != nil && module != "" {
-				return nil, in.Raise(NotImplementedErrType, "%s(module=...) is not modelled by gpumemrepl", name)
+				return nil, in.Refuse(NotImplementedErrType, "%s(module=...) is not modelled by gpumemrepl", name)
 			}
 			category := WarningType
 			if c, ok := cat.(*Class); ok {

@@ -169,7 +169,7 @@ func weakrefModule(in *Interp) (*ModuleObj, error) {
 			return nil, err
 		}
 		if len(kw) > 0 {
-			return nil, in.Raise(NotImplementedErrType, "this tool does not pass keyword arguments to a weakref.finalize callback")
+			return nil, in.Refuse(NotImplementedErrType, "this tool does not pass keyword arguments to a weakref.finalize callback")
 		}
 		return mk(obj, fn, true, args[2:])
 	})

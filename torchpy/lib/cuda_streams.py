@@ -90,7 +90,7 @@ class ExternalStream(Stream):
     """A stream made outside PyTorch, by its handle: refused."""
 
     def __init__(self, stream_ptr, device=None, **kwargs):
-        raise NotImplementedError('torch.cuda.ExternalStream is not modelled by gpumemrepl: it wraps a CUDA stream made outside PyTorch, whose handle and work the tool does not have')
+        raise _refusal(NotImplementedError('torch.cuda.ExternalStream is not modelled by gpumemrepl: it wraps a CUDA stream made outside PyTorch, whose handle and work the tool does not have'))
 
 
 def current_stream(device=None):
@@ -172,7 +172,7 @@ class Event:
             raise ValueError("Both events must be created with argument 'enable_timing=True'.")
         if not (self.cuda_event and end_event.cuda_event):
             raise ValueError('Both events must be recorded before calculating elapsed time.')
-        raise NotImplementedError('Event.elapsed_time() is not modelled by gpumemrepl: it runs no kernels, so no time passes between events')
+        raise _refusal(NotImplementedError('Event.elapsed_time() is not modelled by gpumemrepl: it runs no kernels, so no time passes between events'))
 
     def __repr__(self):
         if not self.cuda_event:

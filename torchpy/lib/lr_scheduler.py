@@ -90,7 +90,7 @@ class ConstantLR(LRScheduler):
 
 def _not_modelled(name):
     def make(*args, **kwargs):
-        raise NotImplementedError(f"gpumemrepl does not model torch.optim.lr_scheduler.{name} yet, so it cannot say what memory it uses")
+        raise _refusal(NotImplementedError(f"gpumemrepl does not model torch.optim.lr_scheduler.{name} yet, so it cannot say what memory it uses"))
     return make
 
 

@@ -3,7 +3,7 @@ import math as _math
 
 
 def _mha_refuse(what):
-    raise NotImplementedError(what + ' is not modelled by gpumemrepl')
+    raise _refusal(NotImplementedError(what + ' is not modelled by gpumemrepl'))
 
 
 class NonDynamicallyQuantizableLinear(Linear):

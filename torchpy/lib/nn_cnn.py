@@ -147,7 +147,7 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     # PyTorch's Python: the norm, clamped, expanded, then the quotient;
     # each op's rule recorded (testdata/pyrules/ops_pad_interpolate.py)
     if out is not None:
-        raise NotImplementedError('F.normalize with out= is not modelled by gpumemrepl')
+        raise _refusal(NotImplementedError('F.normalize with out= is not modelled by gpumemrepl'))
     denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     return input / denom
 
@@ -436,7 +436,7 @@ def _adaptive_avg_pool3d(input, output_size):
     if input.dim() not in (4, 5):
         raise RuntimeError(f'adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {list(input.shape)}')
     if any(n != 1 for n in size):
-        raise NotImplementedError(f'F.adaptive_avg_pool3d to {size} is not modelled by gpumemrepl (its kernel was not recorded); to 1 it is a mean')
+        raise _refusal(NotImplementedError(f'F.adaptive_avg_pool3d to {size} is not modelled by gpumemrepl (its kernel was not recorded); to 1 it is a mean'))
     # the mean over the last three dimensions, taken here along them
     # flattened (the same reduction of a contiguous input; the node is the
     # last unsqueeze's, where PyTorch's is MeanBackward1)

@@ -29,7 +29,7 @@ class _ConvNd(Module):
         if padding_mode not in ('zeros', 'reflect', 'replicate', 'circular'):
             raise ValueError(f"padding_mode must be one of ['zeros', 'reflect', 'replicate', 'circular'], but got padding_mode='{padding_mode}'")
         if padding_mode != 'zeros':
-            raise NotImplementedError(f"{type(self).__name__}(padding_mode='{padding_mode}') is not modelled by gpumemrepl")
+            raise _refusal(NotImplementedError(f"{type(self).__name__}(padding_mode='{padding_mode}') is not modelled by gpumemrepl"))
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = _ntuple(kernel_size, n)

@@ -124,8 +124,8 @@ def kaiming_normal_(tensor, a=0, mode='fan_in', nonlinearity='leaky_relu', gener
 
 
 def orthogonal_(tensor, gain=1, generator=None):
-    raise NotImplementedError('torch.nn.init.orthogonal_ is not modelled by gpumemrepl (its QR temporaries were not recorded)')
+    raise _refusal(NotImplementedError('torch.nn.init.orthogonal_ is not modelled by gpumemrepl (its QR temporaries were not recorded)'))
 
 
 def sparse_(tensor, sparsity, std=0.01, generator=None):
-    raise NotImplementedError('torch.nn.init.sparse_ is not modelled by gpumemrepl')
+    raise _refusal(NotImplementedError('torch.nn.init.sparse_ is not modelled by gpumemrepl'))

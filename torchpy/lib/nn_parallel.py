@@ -16,7 +16,7 @@ class DistributedDataParallel(Module):
         super().__init__()
         if process_group is None and device_mesh is None:
             raise ValueError('Default process group has not been initialized, please make sure to call init_process_group.')
-        raise NotImplementedError('DistributedDataParallel is not modelled by gpumemrepl: it runs one process, without a process group')
+        raise _refusal(NotImplementedError('DistributedDataParallel is not modelled by gpumemrepl: it runs one process, without a process group'))
 
 
 def _device_index(d):
@@ -31,9 +31,9 @@ def _one_device(device_ids):
     if device_ids is None:
         device_ids = list(range(torch.cuda.device_count()))
     if len(device_ids) > 1:
-        raise NotImplementedError('DataParallel over %d GPUs is not modelled by gpumemrepl: each forward replicates the module '
-                                  'on every GPU, scatters the batch and gathers the outputs; give device_ids=[0] to run on one'
-                                  % len(device_ids))
+        raise _refusal(NotImplementedError('DataParallel over %d GPUs is not modelled by gpumemrepl: each forward replicates the module '
+                                           'on every GPU, scatters the batch and gathers the outputs; give device_ids=[0] to run on one'
+                                           % len(device_ids)))
     return torch.device('cuda', _device_index(device_ids[0]))
 
 
@@ -43,11 +43,11 @@ def _scatter(obj, device):
     import torch
     if isinstance(obj, torch.Tensor):
         if obj.device != device:
-            raise NotImplementedError('DataParallel of an input on %s is not modelled by gpumemrepl: its scatter copies it '
-                                      'to %s on a side stream; move it there first' % (obj.device, device))
+            raise _refusal(NotImplementedError('DataParallel of an input on %s is not modelled by gpumemrepl: its scatter copies it '
+                                               'to %s on a side stream; move it there first' % (obj.device, device)))
         if obj.requires_grad:
-            raise NotImplementedError('DataParallel of an input that requires grad is not modelled by gpumemrepl: its '
-                                      "scatter's backward gathers the gradient into a copy")
+            raise _refusal(NotImplementedError('DataParallel of an input that requires grad is not modelled by gpumemrepl: its '
+                                               "scatter's backward gathers the gradient into a copy"))
         return obj
     if isinstance(obj, (list, tuple)):
         return type(obj)(_scatter(o, device) for o in obj)

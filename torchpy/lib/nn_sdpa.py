@@ -46,10 +46,10 @@ class sdpa_kernel:
         needed = (SDPBackend.CUDNN_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH)
         missing = [b.name for b in needed if b not in self.backends]
         if missing or self.set_priority:
-            raise NotImplementedError('sdpa_kernel(%r%s) is not modelled by gpumemrepl: it models the backend PyTorch picks '
-                                      'with CUDNN_ATTENTION, EFFICIENT_ATTENTION and MATH enabled, and this %s'
-                                      % (self.backends, ', set_priority=True' if self.set_priority else '',
-                                         'sets their priority' if not missing else 'leaves out ' + ', '.join(missing)))
+            raise _refusal(NotImplementedError('sdpa_kernel(%r%s) is not modelled by gpumemrepl: it models the backend PyTorch picks '
+                                               'with CUDNN_ATTENTION, EFFICIENT_ATTENTION and MATH enabled, and this %s'
+                                               % (self.backends, ', set_priority=True' if self.set_priority else '',
+                                                  'sets their priority' if not missing else 'leaves out ' + ', '.join(missing))))
         return None
 
     def __exit__(self, *exc):

@@ -1,6 +1,6 @@
 # torch.nn, as gpumemrepl runs it (embedded by module_transformer.go).
 def _refuse(what):
-    raise NotImplementedError(what + ' is not modelled by gpumemrepl')
+    raise _refusal(NotImplementedError(what + ' is not modelled by gpumemrepl'))
 
 
 class Embedding(Module):

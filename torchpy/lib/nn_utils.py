@@ -14,8 +14,8 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     if len(grads) == 0:
         return torch.tensor(0.0)
     if error_if_nonfinite:
-        raise NotImplementedError('clip_grad_norm_(error_if_nonfinite=True) is not modelled by gpumemrepl: '
-                                  'it branches on the norm, a value the tool does not compute')
+        raise _refusal(NotImplementedError('clip_grad_norm_(error_if_nonfinite=True) is not modelled by gpumemrepl: '
+                                           'it branches on the norm, a value the tool does not compute'))
     return _clip_grad_norm(grads, norm_type, foreach is not False and all(g.is_cuda for g in grads))
 
 
@@ -37,11 +37,11 @@ def skip_init(module_cls, *args, **kwargs):
 
 
 def parameters_to_vector(parameters):
-    raise NotImplementedError('torch.nn.utils.parameters_to_vector is not modelled by gpumemrepl')
+    raise _refusal(NotImplementedError('torch.nn.utils.parameters_to_vector is not modelled by gpumemrepl'))
 
 
 def vector_to_parameters(vec, parameters):
-    raise NotImplementedError('torch.nn.utils.vector_to_parameters is not modelled by gpumemrepl')
+    raise _refusal(NotImplementedError('torch.nn.utils.vector_to_parameters is not modelled by gpumemrepl'))
 
 
 class WeightNorm:

@@ -11,7 +11,7 @@ newaxis = None
 def log(x):
     """log(x): the natural logarithm of a number, as a float (numpy's float64 is a float); -inf at 0, nan below it."""
     if isinstance(x, bool) or not isinstance(x, (int, float)):
-        raise NotImplementedError(f"numpy.log of a {type(x).__name__} is not modelled by gpumemrepl: its numpy takes a number (numpy's arrays live on the host)")
+        raise _refusal(NotImplementedError(f"numpy.log of a {type(x).__name__} is not modelled by gpumemrepl: its numpy takes a number (numpy's arrays live on the host)"))
     if x == 0:
         return -_math.inf
     if x < 0 or x != x:

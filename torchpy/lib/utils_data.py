@@ -126,7 +126,7 @@ class RandomSampler(Sampler):
     # loader marks what it yields as not known
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
         if replacement:
-            raise NotImplementedError('RandomSampler(replacement=True) is not modelled by gpumemrepl')
+            raise _refusal(NotImplementedError('RandomSampler(replacement=True) is not modelled by gpumemrepl'))
         self.data_source = data_source
         self._num_samples = num_samples
 
@@ -282,7 +282,7 @@ class DataLoader:
                  worker_init_fn=None, multiprocessing_context=None, generator=None, *,
                  prefetch_factor=None, persistent_workers=False, pin_memory_device=''):
         if isinstance(dataset, IterableDataset):
-            raise NotImplementedError('a DataLoader over an IterableDataset is not modelled by gpumemrepl')
+            raise _refusal(NotImplementedError('a DataLoader over an IterableDataset is not modelled by gpumemrepl'))
         if sampler is not None and shuffle:
             raise ValueError('sampler option is mutually exclusive with shuffle')
         if batch_sampler is not None:

@@ -139,7 +139,7 @@ class ArgumentParser:
             raise ValueError('add_argument needs a name or flags')
         if action not in ('store', 'store_true', 'store_false', 'store_const', 'append',
                           'append_const', 'count', 'help', 'version'):
-            raise NotImplementedError(f'argparse action {action!r} is not modelled by gpumemrepl')
+            raise _refusal(NotImplementedError(f'argparse action {action!r} is not modelled by gpumemrepl'))
         optional = flags[0].startswith('-')
         if dest is None:
             if optional:
@@ -168,7 +168,7 @@ class ArgumentParser:
         return _Group(self)
 
     def add_subparsers(self, **kwargs):
-        raise NotImplementedError('argparse subcommands (add_subparsers) are not modelled by gpumemrepl')
+        raise _refusal(NotImplementedError('argparse subcommands (add_subparsers) are not modelled by gpumemrepl'))
 
     def set_defaults(self, **kwargs):
         self._defaults.update(kwargs)
@@ -192,7 +192,7 @@ class ArgumentParser:
         if len(prefix) + len(line) <= width:
             return prefix + line + '\n'
         if len(prefix) + len(self.prog) > 0.75 * width:
-            raise NotImplementedError("argparse's usage layout for a program name this long is not modelled by gpumemrepl")
+            raise _refusal(NotImplementedError("argparse's usage layout for a program name this long is not modelled by gpumemrepl"))
         indent = ' ' * (len(prefix) + len(self.prog) + 1)
 
         def wrap(parts, first):

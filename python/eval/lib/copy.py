@@ -10,7 +10,7 @@ _atomic = (type(None), int, float, bool, str, bytes, type, range, type(len),
 
 
 def _refuse(x):
-    raise NotImplementedError(f'copying an object of type {type(x).__name__} is not modelled by gpumemrepl')
+    raise _refusal(NotImplementedError(f'copying an object of type {type(x).__name__} is not modelled by gpumemrepl'))
 
 
 def _own(cls, name):

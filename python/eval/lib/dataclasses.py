@@ -241,7 +241,7 @@ def _process(cls, init, repr, eq, order, unsafe_hash, frozen, kw_only):
 def dataclass(cls=None, /, *, init=True, repr=True, eq=True, order=False, unsafe_hash=False,
               frozen=False, match_args=True, kw_only=False, slots=False, weakref_slot=False):
     if slots:
-        raise NotImplementedError('dataclass(slots=True) is not modelled by gpumemrepl')
+        raise _refusal(NotImplementedError('dataclass(slots=True) is not modelled by gpumemrepl'))
 
     def wrap(c):
         return _process(c, init, repr, eq, order, unsafe_hash, frozen, kw_only)
@@ -270,7 +270,7 @@ def _plain(obj, factory):
         return type(obj)((_plain(k, factory), _plain(v, factory)) for k, v in obj.items())
     if obj is None or isinstance(obj, (bool, int, float, str, bytes)):
         return obj
-    raise NotImplementedError(f'dataclasses deep-copies a {type(obj).__name__} value (copy.deepcopy): not modelled by gpumemrepl')
+    raise _refusal(NotImplementedError(f'dataclasses deep-copies a {type(obj).__name__} value (copy.deepcopy): not modelled by gpumemrepl'))
 
 
 def asdict(obj, *, dict_factory=dict):

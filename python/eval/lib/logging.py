@@ -216,7 +216,7 @@ class NullHandler(Handler):
 
 class FileHandler(StreamHandler):
     def __init__(self, filename, mode='a', encoding=None, delay=False, errors=None):
-        raise NotImplementedError('logging to a file is not modelled by gpumemrepl (scripts touch no files)')
+        raise _refusal(NotImplementedError('logging to a file is not modelled by gpumemrepl (scripts touch no files)'))
 
 
 class _LastResort(StreamHandler):
@@ -385,7 +385,7 @@ def basicConfig(**kwargs):
     if root.handlers:
         return
     if 'filename' in kwargs:
-        raise NotImplementedError('logging to a file is not modelled by gpumemrepl (scripts touch no files)')
+        raise _refusal(NotImplementedError('logging to a file is not modelled by gpumemrepl (scripts touch no files)'))
     handlers = kwargs.pop('handlers', None)
     stream = kwargs.pop('stream', None)
     if handlers is None:

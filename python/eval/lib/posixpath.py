@@ -93,4 +93,4 @@ def expanduser(path):
     path = _text(path)
     if not path.startswith('~'):
         return path
-    raise NotImplementedError('os.path.expanduser is not modelled by gpumemrepl (it reads the environment)')
+    raise _refusal(NotImplementedError('os.path.expanduser is not modelled by gpumemrepl (it reads the environment)'))

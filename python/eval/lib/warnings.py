@@ -2,7 +2,7 @@
 class catch_warnings:
     def __init__(self, *, record=False, module=None, action=None, category=Warning, lineno=0, append=False):
         if record:
-            raise NotImplementedError('catch_warnings(record=True) is not modelled by gpumemrepl')
+            raise _refusal(NotImplementedError('catch_warnings(record=True) is not modelled by gpumemrepl'))
         self._action = action
         self._category = category
 
