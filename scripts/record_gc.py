@@ -183,7 +183,13 @@ class Trace:
         else:
             mon.set_events(mon.DEBUGGER_ID, 0)
             mon.free_tool_id(mon.DEBUGGER_ID)
-        gc.callbacks.remove(self.collecting)
+        if self.collecting in gc.callbacks:
+            gc.callbacks.remove(self.collecting)
+        else:
+            # the program took it out (gc.callbacks.clear()): no
+            # collection after that is in the trace
+            print(f"record_gc.py: {out}: the program removed the recorder's gc callback; "
+                  "the trace holds no collection after that", file=sys.stderr)
         index, names, rows = {}, [], []
         e = self.events
         for k in range(0, len(e) - 4, 5):

@@ -304,3 +304,30 @@ func TestRecordGCTrace(t *testing.T) {
 		t.Errorf("collections %v, want gc.collect()'s of generation 2 in the last statement (ends %v)", c, trace.Ends)
 	}
 }
+
+// A program that clears gc.callbacks (testdata/experiments/gc's
+// gc_threshold_set does) takes the recorder's callback out with its
+// own: record_gc.py --trace still writes the recording and its trace,
+// with the collections up to then, and says that later ones are not in
+// it.
+func TestRecordGCTraceCallbacksCleared(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.py")
+	if err := os.WriteFile(script, []byte("import gc\ngc.collect()\ngc.callbacks.clear()\ngc.collect()\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "a.jsonl")
+	b, err := exec.Command("python3", "../../scripts/record_gc.py", "--trace", script, out).CombinedOutput()
+	if err != nil {
+		t.Fatalf("record_gc.py --trace: %v\n%s", err, b)
+	}
+	if !strings.Contains(string(b), "removed the recorder's gc callback") {
+		t.Errorf("record_gc.py says %q, want it to say the program removed its callback", b)
+	}
+	var trace struct{ Collections [][5]int }
+	decodeGzipJSON(t, filepath.Join(dir, "a.trace.json.gz"), &trace)
+	if len(trace.Collections) != 1 {
+		t.Errorf("collections %v, want the first gc.collect()'s alone", trace.Collections)
+	}
+}
