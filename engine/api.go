@@ -332,7 +332,7 @@ func describe(t *Tensor) string {
 	d := fmt.Sprintf("%s %s %s on %s", allocator.FormatSize(t.Bytes()), t.DType.Name, dimList(t.Shape), t.Device())
 	switch {
 	case t.fn != nil:
-		d += ", grad_fn=<" + t.fn.name + ">"
+		d += ", grad_fn=<" + className(t.fn.name) + ">"
 	case t.slot != nil:
 		d += ", requires_grad"
 		if t.slot.grad != nil {

@@ -167,7 +167,7 @@ func (s *Session) newNode(name string, out *Tensor, inputs []*Tensor, bw backwar
 				e.to, e.out = in.fn, in.out
 			case in.slot != nil:
 				if in.slot.acc == nil {
-					in.slot.acc = &node{name: "AccumulateGrad", leaf: in.slot, seq: -1}
+					in.slot.acc = &node{name: "torch::autograd::AccumulateGrad", leaf: in.slot, seq: -1}
 				}
 				e.to = in.slot.acc
 			}

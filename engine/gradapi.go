@@ -39,7 +39,7 @@ func rootNode(t *Tensor) *node {
 		return t.fn
 	}
 	if t.slot.acc == nil {
-		t.slot.acc = &node{name: "AccumulateGrad", leaf: t.slot, seq: -1}
+		t.slot.acc = &node{name: "torch::autograd::AccumulateGrad", leaf: t.slot, seq: -1}
 	}
 	return t.slot.acc
 }

@@ -1,5 +1,7 @@
 package engine
 
+import "strings"
+
 // GradNode is an autograd node as Python sees it: a tensor's grad_fn,
 // or a node of its next_functions (AccumulateGrad for a leaf). Holding
 // one does not keep the graph's saved tensors alive here.
@@ -13,8 +15,23 @@ func (t *Tensor) GradNode() *GradNode {
 	return &GradNode{t.fn}
 }
 
-// Name is the node's PyTorch name ("MulBackward0").
+// Name is the node's PyTorch name(): "MulBackward0", or with its C++
+// namespace for a node PyTorch writes by hand
+// ("torch::autograd::CopySlices", "torch::autograd::AccumulateGrad").
 func (g *GradNode) Name() string { return g.n.name }
+
+// Class is the name of the node's Python class, which its repr and a
+// tensor's print show: its name without the namespace ("CopySlices").
+func (g *GradNode) Class() string { return className(g.n.name) }
+
+// className is a node's name without its C++ namespace, as PyTorch's
+// class of the node and _tensor_str (name().rsplit("::", 1)[-1]) have it.
+func className(name string) string {
+	if i := strings.LastIndex(name, "::"); i >= 0 {
+		return name[i+2:]
+	}
+	return name
+}
 
 // Next are the nodes g's inputs lead to, and which of each node's
 // outputs the input is (next_functions); a nil node where an input takes

@@ -179,7 +179,7 @@ func sizeTuple(shape []int64) string {
 func gradSuffix(t *Tensor) string {
 	switch {
 	case t.fn != nil:
-		return ", grad_fn=<" + t.fn.name + ">"
+		return ", grad_fn=<" + className(t.fn.name) + ">"
 	case t.slot != nil:
 		return ", requires_grad=True"
 	}

@@ -200,7 +200,7 @@ func (s *Session) padPacked(data, batchSizesT *Tensor, batchFirst bool, total in
 		s.dropTensor(out)
 		return nil, err
 	}
-	s.record("CopySlices", out, []*Tensor{data}, nil, gradPerInput)
+	s.record("torch::autograd::CopySlices", out, []*Tensor{data}, nil, gradPerInput)
 	if batchFirst {
 		t := s.Transpose(out, 0, 1)
 		s.recordPermute("TransposeBackward0", t, out, swapped(len(out.Shape), 0, 1))
@@ -231,7 +231,7 @@ func (s *Session) padSequence(seqs []*Tensor, batchFirst bool) (*Tensor, error) 
 	if err != nil {
 		return nil, err
 	}
-	s.record("CopySlices", out, seqs, nil, gradPerInput)
+	s.record("torch::autograd::CopySlices", out, seqs, nil, gradPerInput)
 	return out, nil
 }
 

@@ -541,7 +541,7 @@ var gradFnClasses sync.Map // string -> *eval.Class
 
 // Type is the class of g's node's name.
 func (g *gradFn) Type() *eval.Class {
-	name := g.node.Name()
+	name := g.node.Class()
 	if c, ok := gradFnClasses.Load(name); ok {
 		return c.(*eval.Class)
 	}
@@ -557,7 +557,7 @@ func init() {
 		return s.(*gradFn).node.Name(), nil
 	}))
 	gradFnType.SetMethod(eval.NewBuiltin("__repr__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		return "<" + s.(*gradFn).node.Name() + " object>", nil
+		return "<" + s.(*gradFn).node.Class() + " object>", nil
 	}))
 	gradFnType.SetAttr("next_functions", eval.NewProperty(eval.NewBuiltin("next_functions", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		g := s.(*gradFn)

@@ -236,3 +236,27 @@ print(out.dtype, c.dtype, lstm.weight_hh_l0.grad.dtype)
 		t.Errorf("printed %q, want %q (stderr %s)", printed[6], want, errOut)
 	}
 }
+
+// TestCopySlicesNames: pad_sequence and pad_packed_sequence copy into
+// slices of their output, so its grad_fn is PyTorch's CopySlices, whose
+// name() has its C++ namespace (as F.pad's circular copies print it in
+// testdata/pyrules/ops_pad_interpolate) and whose class, repr and the
+// tensor's print have not; a leaf's AccumulateGrad likewise.
+func TestCopySlicesNames(t *testing.T) {
+	t.Parallel()
+	src := `import torch
+from torch.nn.utils.rnn import pad_sequence, pack_padded_sequence, pad_packed_sequence
+a = torch.ones(3, 4, device='cuda', requires_grad=True)
+p = pad_sequence([a, a[:2]])
+print(p.grad_fn.name(), type(p.grad_fn).__name__, p.grad_fn, p.grad_fn.next_functions[0][0].name())
+q, _ = pad_packed_sequence(pack_padded_sequence(p, [3, 2]))
+print(q.grad_fn.name(), q)
+`
+	_, printed, errOut := runPython(t, src)
+	if want := "torch::autograd::CopySlices CopySlices <CopySlices object> torch::autograd::AccumulateGrad\n"; printed[5] != want {
+		t.Errorf("printed %q, want %q (stderr %s)", printed[5], want, errOut)
+	}
+	if !strings.HasPrefix(printed[7], "torch::autograd::CopySlices tensor(") || !strings.Contains(printed[7], ", grad_fn=<CopySlices>") {
+		t.Errorf("printed %q, want CopySlices' name() and a print that says grad_fn=<CopySlices>", printed[7])
+	}
+}
