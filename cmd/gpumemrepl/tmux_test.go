@@ -171,12 +171,13 @@ func TestInteractiveInterrupt(t *testing.T) {
 
 // TestProgressLine: on a terminal, a script's step that runs over a
 // second shows which line runs and for how long, and the line is gone
-// when the step ends.
+// when the step ends. The loop runs for some seconds (150,000 rounds,
+// once enough, came to under one on the CI's machine).
 func TestProgressLine(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed: apt-get install tmux")
 	}
-	script := writeScript(t, "long.py", "import torch\nfor i in range(150000):\n    x = torch.zeros(1, device='cuda')\nprint('loop done')\n")
+	script := writeScript(t, "long.py", "import torch\nfor i in range(2000000):\n    x = torch.zeros(1, device='cuda')\nprint('loop done')\n")
 	term := &terminal{t: t, sock: filepath.Join(t.TempDir(), "tmux.sock"), home: t.TempDir()}
 	term.tmux("new-session", "-d", "-x", "200", "-y", "50", "sh", "-c", binary+" --device sim --fake-host --no-color "+script+"; sleep 60")
 	t.Cleanup(func() { exec.Command("tmux", "-S", term.sock, "kill-server").Run() })
