@@ -17,7 +17,7 @@ import (
 // first, no workspace), then the bias's, a sum of the incoming
 // gradient, which a broadcast gradient takes through a reduction
 // buffer; a broadcast gradient is first made dense, once for each of the
-// two cuDNN calls. The workspaces' sizes follow cuDNN's heuristics, so
+// two cuDNN calls, a strided one as its backend does (convgrad.go). The workspaces' sizes follow cuDNN's heuristics, so
 // each configuration's allocations are read from the table of recorded
 // ones (convtable.go; calibration files add the user's own,
 // calibration.go); one not in it is estimated from the nearest recorded
@@ -531,10 +531,9 @@ func convBackward(op string, e *convEntry, strided bool) backward {
 			return grads, err
 		}
 		if strideGrad {
-			if err := s.estimate(nil, op+" backward", "%s with an incoming gradient that is not contiguous: PyTorch makes it dense before each cuDNN call (y bytes), as the recorded broadcast gradients show, a rule not recorded for a strided one", e.cfg.brief()); err != nil {
+			if events, err = s.stridedGradient(op, e, g, bk.mask, events); err != nil {
 				return grads, err
 			}
-			events = withDenseGradient(events, e.yBytes)
 		}
 		if strided {
 			if len(e.cfg.x) != 3 { // conv1d's recorded (zoo_paths.py)
@@ -553,6 +552,14 @@ func convBackward(op string, e *convEntry, strided bool) backward {
 		})
 		if err != nil {
 			return grads, err
+		}
+		if strideGrad && strings.Contains(bk.mask, "b") {
+			if err := s.biasGradientTemps(op, e, g); err != nil {
+				for _, t := range outs {
+					s.dropTensor(t)
+				}
+				return grads, err
+			}
 		}
 		for j, i := range order {
 			grads[i] = outs[j]

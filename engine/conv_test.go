@@ -206,3 +206,27 @@ func TestConvRefusals(t *testing.T) {
 	_, err = convOnce(t, s, []int64{64, 4, 32, 32}, []int64{32, 3, 3, 3}, false)
 	wantErr(t, "channels", err, "RuntimeError: Given groups=1, weight of size [32, 3, 3, 3], expected input[64, 4, 32, 32] to have 3 channels, but got 4 channels instead")
 }
+
+// TestChannelsLastLike: suggest_memory_format's test of strides, as
+// c10's is_channels_last_strides_2d_s4 and _3d_s5 decide it.
+func TestChannelsLastLike(t *testing.T) {
+	for _, c := range []struct {
+		what            string
+		shape, strides  []int64
+		channelsLastish bool
+	}{
+		{"contiguous", []int64{2, 3, 4, 5}, []int64{60, 20, 5, 1}, false},
+		{"channels_last", []int64{2, 3, 4, 5}, []int64{60, 1, 15, 3}, true},
+		{"a permute back from channels last (convnext)", []int64{6, 384, 3, 3}, []int64{3456, 1, 1152, 384}, true},
+		{"flatten(2).transpose(1, 2) of a slice (vit)", []int64{10, 384, 14, 14}, []int64{75648, 1, 5376, 384}, true},
+		{"H and W transposed", []int64{2, 3, 4, 5}, []int64{60, 20, 1, 4}, false},
+		{"a broadcast channel", []int64{2, 3, 4, 5}, []int64{20, 0, 5, 1}, false},
+		{"N111, strides alike", []int64{4, 1, 1, 1}, []int64{1, 1, 1, 1}, false},
+		{"channels_last_3d", []int64{2, 3, 4, 5, 6}, []int64{360, 1, 90, 18, 3}, true},
+		{"3-d", []int64{2, 3, 4}, []int64{12, 1, 3}, false},
+	} {
+		if got := channelsLastLike(c.shape, c.strides); got != c.channelsLastish {
+			t.Errorf("%s: %v, want %v", c.what, got, c.channelsLastish)
+		}
+	}
+}

@@ -133,7 +133,8 @@
 //     estimated.
 //   - Layers: conv.go with convtable.go, convparse.go and convtable/
 //     (the recorded convolutions), convestimate.go (the others, from
-//     the nearest recorded one) and calibration.go (the user's own
+//     the nearest recorded one), convgrad.go (a backward whose incoming
+//     gradient is strided) and calibration.go (the user's own
 //     recordings), batchnorm.go, batchnorm_group.go, pool.go,
 //     norm_layer.go, weightnorm.go (nn.utils.weight_norm's ops;
 //     estimated), embedding.go, embedding_bag.go (torch.embedding_bag;

@@ -175,7 +175,7 @@ func (s *Session) einsumSum(t *Tensor, dims []int, keep bool) (*Tensor, error) {
 				x := share(t)
 				defer s.dropTensor(x)
 				x.Shape, x.strides, x.strided, x.expanded = []int64{outer, red, inner}, nil, false, false
-				return s.outerReductionTemps(x, 1, acc)
+				return s.outerReductionTemps(x, []int{1}, acc)
 			}
 		}
 	}

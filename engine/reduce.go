@@ -305,7 +305,7 @@ func (s *Session) reduceAlong(r reduceOp, x, geom *Tensor, d int, shape []int64,
 		return nil, err
 	}
 	if x.Device().CUDA && !innermost {
-		if err := s.outerReductionTemps(geom, d, acc(x.DType)); err != nil {
+		if err := s.outerReductionTemps(geom, []int{d}, acc(x.DType)); err != nil {
 			for _, o := range outs {
 				s.dropTensor(o)
 			}

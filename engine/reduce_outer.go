@@ -1,6 +1,10 @@
 package engine
 
-import "slices"
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
 
 // A reduction along a dimension that is not the innermost of a
 // contiguous tensor: PyTorch's kernel lays its blocks' threads across
@@ -22,22 +26,100 @@ const (
 	warpSize           = 32
 )
 
-// outerReduction is the launch of a reduction of x (contiguous) along
-// dimension d, with outputs inside it: the bytes of its buffer across
-// blocks (accumulators of acc bytes) and of its semaphore, 0 and 0 when
-// its blocks need none, and whether the GPU's multiprocessors decided
-// that (bySMs: the reduced dimension is long enough to split).
-func (s *Session) outerReduction(x *Tensor, d int, acc uint64) (buf, sem uint64, bySMs bool) {
-	inner, outer := numel(x.Shape[d+1:]), numel(x.Shape[:d])
-	red, outputs := uint64(x.Shape[d]), inner*outer
-	// outputs a thread: 4, halved until it divides the input's first
-	// element, the outputs' innermost run and the input's other strides
-	vec := uint64(4)
-	for _, n := range []uint64{x.DataPtr() / x.DType.Size, inner, inner, red * inner} {
-		for n%vec != 0 {
-			vec /= 2
+// reduceLayout is a reduction as TensorIterator hands it to the kernel
+// (setReduceConfig): its outputs, the input values reduced into each,
+// the outputs a thread takes (get_output_vec_size: 1 where the outputs
+// are not the input's unit-stride dimension), and whether the reduced
+// values are the fastest-moving dimension instead (inner: the kernel's
+// other arrangement, which this file does not model).
+type reduceLayout struct {
+	outputs, red, vec uint64
+	inner             bool
+}
+
+// reductionLayout is x reduced along dims laid out as TensorIterator
+// lays a reduction out: dimensions of size 1 dropped, the reduced ones
+// first, each group fastest first (the reduced by x's strides, the kept
+// by the output's: from the last dimension), and neighbours in a group
+// merged where the outer one starts where the inner one ends in x.
+func reductionLayout(x *Tensor, dims []int) reduceLayout {
+	strides := x.Strides()
+	type dim struct {
+		size, stride int64
+		reduced      bool
+	}
+	var order []dim
+	for d := len(x.Shape) - 1; d >= 0; d-- {
+		if x.Shape[d] != 1 {
+			order = append(order, dim{x.Shape[d], strides[d], slices.Contains(dims, d)})
 		}
 	}
+	slices.SortStableFunc(order, func(a, b dim) int {
+		switch {
+		case a.reduced != b.reduced:
+			if a.reduced {
+				return -1
+			}
+			return 1
+		case a.reduced:
+			return cmp.Compare(a.stride, b.stride)
+		}
+		return 0
+	})
+	var merged []dim
+	for _, d := range order {
+		if n := len(merged); n > 0 && merged[n-1].reduced == d.reduced && merged[n-1].size*merged[n-1].stride == d.stride {
+			merged[n-1].size *= d.size
+			continue
+		}
+		merged = append(merged, d)
+	}
+	l := reduceLayout{outputs: 1, red: 1, vec: 1}
+	first := len(merged) // the first kept dimension
+	for i, d := range merged {
+		if d.reduced {
+			l.red *= uint64(d.size)
+		} else {
+			l.outputs *= uint64(d.size)
+			first = min(first, i)
+		}
+	}
+	if first == len(merged) || merged[0].stride < merged[first].stride {
+		l.inner = true
+		return l
+	}
+	if merged[first].stride != 1 {
+		return l
+	}
+	// outputs a thread: 4, halved until it divides the input's first
+	// element, the outputs' innermost run and the input's other strides
+	l.vec = 4
+	ns := []uint64{x.DataPtr() / x.DType.Size, uint64(merged[first].size)}
+	for i, d := range merged {
+		if i != first {
+			ns = append(ns, uint64(d.stride))
+		}
+	}
+	for _, n := range ns {
+		for n%l.vec != 0 {
+			l.vec /= 2
+		}
+	}
+	return l
+}
+
+// outerReduction is the launch of a reduction of x along dims whose
+// outputs are x's fastest-moving values (an outer dimension of a
+// contiguous x): the bytes of its buffer across blocks (accumulators of
+// acc bytes) and of its semaphore, 0 and 0 when its blocks need none,
+// and whether the GPU's multiprocessors decided that (bySMs: the
+// reduced values are many enough to split).
+func (s *Session) outerReduction(x *Tensor, dims []int, acc uint64) (buf, sem uint64, bySMs bool) {
+	l := reductionLayout(x, dims)
+	if l.inner {
+		return 0, 0, false
+	}
+	red, outputs, vec := l.red, l.outputs, l.vec
 	most := reduceThreads / vec
 	fit := func(n uint64) uint64 { // n's largest power of 2, at most most
 		if n >= most {
@@ -75,10 +157,14 @@ func (s *Session) outerReduction(x *Tensor, d int, acc uint64) (buf, sem uint64,
 
 // outerReductionTemps allocates and frees outerReduction's buffer and
 // semaphore.
-func (s *Session) outerReductionTemps(x *Tensor, d int, acc uint64) error {
-	buf, sem, bySMs := s.outerReduction(x, d, acc)
+func (s *Session) outerReductionTemps(x *Tensor, dims []int, acc uint64) error {
+	buf, sem, bySMs := s.outerReduction(x, dims, acc)
 	if bySMs {
-		if err := s.onCard(x.Device(), "reduction", "%s along dimension %d: %s", argShapes(Args{x}), d, s.smCause(x.Device(), "its blocks")); err != nil {
+		along := fmt.Sprint("dimension ", dims[0])
+		if len(dims) > 1 {
+			along = fmt.Sprint("dimensions ", dims)
+		}
+		if err := s.onCard(x.Device(), "reduction", "%s along %s: %s", argShapes(Args{x}), along, s.smCause(x.Device(), "its blocks")); err != nil {
 			return err
 		}
 	}
@@ -123,5 +209,5 @@ func (s *Session) sumToTemps(g *Tensor, shape []int64) error {
 		return s.reductionTemps(g, opmath(g.DType))
 	}
 	rows := &Tensor{Shape: []int64{int64(numel(g.Shape[:lead])), int64(numel(shape))}, DType: g.DType, st: g.st, offset: g.offset}
-	return s.outerReductionTemps(rows, 0, opmath(g.DType))
+	return s.outerReductionTemps(rows, []int{0}, opmath(g.DType))
 }

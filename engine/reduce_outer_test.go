@@ -28,9 +28,39 @@ func TestOuterReductionBuffers(t *testing.T) {
 		{"(1024, 1024).max(dim=0)", []int64{1024, 1024}, Float32, 0, 16, 33554432, 32},
 	} {
 		x := mustTensor(t, s, TensorSpec{Op: "empty", Shape: c.shape, DType: c.dtype, Device: cuda0})
-		if buf, sem, _ := s.outerReduction(x, c.dim, c.acc); buf != c.buf || sem != c.sem {
+		if buf, sem, _ := s.outerReduction(x, []int{c.dim}, c.acc); buf != c.buf || sem != c.sem {
 			t.Errorf("%s: buffer %d, semaphore %d; PyTorch's %d and %d", c.what, buf, sem, c.buf, c.sem)
 		}
 		s.Release(x)
+	}
+}
+
+// TestStridedReductionBuffers: a reduction of a strided tensor is laid
+// out as TensorIterator lays it (the reduced dimensions first, merged
+// where they run on in memory, the outputs the fastest-moving), and its
+// buffer across blocks follows: vit_train's patch embedding's bias
+// gradient, the sum over (0, 2, 3) of the channels-last-like slice of
+// the incoming gradient (10 x 197 tokens, the class token's left out),
+// took a 6094848-byte buffer and a 12-byte semaphore in PyTorch
+// (testdata/pyrules/zoo_paths.py); the same sum of a contiguous
+// gradient, whose fastest dimension is reduced, is the kernel's other
+// arrangement.
+func TestStridedReductionBuffers(t *testing.T) {
+	s := newTestSession(t, 1)
+	grad := mustTensor(t, s, TensorSpec{Op: "empty", Shape: []int64{10, 197, 384}, DType: Float32, Device: cuda0})
+	defer s.Release(grad)
+	g := restrided(grad, []int64{10, 384, 14, 14}, []int64{197 * 384, 1, 14 * 384, 384}, 384)
+	defer s.dropTensor(g)
+	l := reductionLayout(g, []int{0, 2, 3})
+	if l.outputs != 384 || l.red != 1960 || l.vec != 4 || l.inner {
+		t.Errorf("layout %+v, want 384 outputs of 1960 values, 4 a thread", l)
+	}
+	if buf, sem, _ := s.outerReduction(g, []int{0, 2, 3}, 4); buf != 6094848 || sem != 12 {
+		t.Errorf("buffer %d, semaphore %d; PyTorch's 6094848 and 12", buf, sem)
+	}
+	dense := restrided(grad, []int64{10, 384, 14, 14}, denseStrides([]int64{10, 384, 14, 14}), 0)
+	defer s.dropTensor(dense)
+	if l := reductionLayout(dense, []int{0, 2, 3}); !l.inner {
+		t.Errorf("a contiguous gradient's sum over (0, 2, 3): %+v, want the inner arrangement", l)
 	}
 }

@@ -255,5 +255,5 @@ func repeatBackward(repeats []int64) backward {
 // outer reduction's buffer across blocks, when it splits them.
 func (s *Session) sumRowsTemps(t *Tensor, rows int64) error {
 	v := &Tensor{Shape: []int64{rows, int64(t.Numel()) / rows}, DType: t.DType, st: t.st, offset: t.offset}
-	return s.outerReductionTemps(v, 0, opmath(t.DType))
+	return s.outerReductionTemps(v, []int{0}, opmath(t.DType))
 }
