@@ -403,10 +403,11 @@ func (s *Session) castToInputs(n *node, grads []*Tensor) error {
 
 // addToBuffer adds g to the gradient waiting for node n (InputBuffer):
 // the first is kept; a second is added in place into the first when
-// nothing else holds it and it is no view (input_buffer.cpp's
-// can_accumulate_inplace: a view's base holds the storage too), else the
-// sum is a new tensor and the first goes (testdata/pyrules/
-// autograd_buffer.py). kept reports whether the buffer took g itself; a
+// nothing else holds it, it is no view and it is dense in some order, a
+// transposed one too (input_buffer.cpp's can_accumulate_inplace: a
+// view's base holds the storage too; is_non_overlapping_and_dense, as
+// clip_train's text blocks recorded), else the sum is a new tensor and
+// the first goes (testdata/pyrules/autograd_buffer.py). kept reports whether the buffer took g itself; a
 // g added into another stays with the node's outputs, which go once all
 // of them are added (evaluate_function's outputs, in order).
 func (s *Session) addToBuffer(buffers map[*node]*Tensor, n *node, g *Tensor) (kept bool, err error) {
@@ -415,7 +416,7 @@ func (s *Session) addToBuffer(buffers map[*node]*Tensor, n *node, g *Tensor) (ke
 	case !ok:
 		buffers[n] = g
 		return true, nil
-	case unshared(old) && !old.view:
+	case !old.view && !old.expanded && (old.strides != nil || !old.strided) && dense(old.Shape, old.Strides()) && (old.st.refs == 1 || old.sole):
 		return false, nil
 	}
 	sum, err := s.alloc(old.Shape, old.DType, old.Device())
