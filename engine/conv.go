@@ -34,7 +34,7 @@ func init() {
 			Params: []Param{input, {Name: "weight", Kind: TensorParam}, {Name: "bias", Kind: TensorParam, Default: "None"},
 				{Name: "stride", Kind: DimsParam, Default: "1"}, {Name: "padding", Kind: PaddingParam, Default: "0"},
 				{Name: "dilation", Kind: DimsParam, Default: "1"}, {Name: "groups", Kind: IntParam, Default: "1"}},
-			Memory: "cuDNN's, from the table of recorded configurations (others estimated from the nearest recorded one; a calibration file records yours: docs/calibration.md): the output, then its workspace, freed (the bias added in place; input and weight saved); backward the input's gradient and workspace, the weight's and workspace, then the bias's (a sum); a broadcast gradient made dense first; a strided input copied dense first (estimated)",
+			Memory: "cuDNN's, from the table of recorded configurations (others estimated from the nearest recorded one; a calibration file records yours: docs/calibration.md): the output, then its workspace, freed (the bias added in place; input and weight saved); backward the input's gradient and workspace, the weight's and workspace, then the bias's (a sum); a broadcast gradient made dense first, once for each cuDNN call, a strided one as its backend does (cuDNN once where it suggests channels_last, the depthwise kernel once); a strided input copied dense first (estimated)",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				op := "F." + name
 				p, err := convArgs(op, dims, a)

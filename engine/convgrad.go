@@ -30,10 +30,10 @@ import (
 // over its strides, with a buffer across blocks where its launch needs
 // one (reduce_outer.go). Recorded: cuDNN's single copy of a weight's
 // backward (clip_train's patch embedding, testdata/models/zoo), and of a
-// weight's and bias's (testdata/pyrules/zoo_paths.py: vit_train's), and
-// the depthwise kernel's of all three gradients (zoo_paths.py:
-// convnext_train's 7x7 convolutions after a permute); the last two are
-// held back as estimates (heldBack).
+// weight's and bias's (testdata/pyrules/zoo_paths.py: vit_train's, held
+// back as an estimate: heldBack), and the depthwise kernel's of all
+// three gradients (zoo_paths.py and convnext_train: its 7x7
+// convolutions after a permute).
 
 // convCopy is how a backend makes a strided incoming gradient dense.
 type convCopy int
@@ -55,7 +55,7 @@ func (e *convEntry) gradientCopy(g *Tensor, mask string) (convCopy, string) {
 	case depthwise && c.dtype.Name == "float16":
 		return copyOnce, "a float16 depthwise convolution, which PyTorch sends to cuDNN or to its own kernel by the workload (use_cudnn_depthwise), taken as its own kernel's one copy, not recorded"
 	case depthwise && mask == "xwb":
-		return copyOnce, heldBack("zoo_paths.py's depthwise permuted backward", "convnext_train")
+		return copyOnce, ""
 	case depthwise:
 		return copyOnce, "PyTorch's depthwise kernel's one copy (expect_contiguous), recorded for the gradients of input, weight and bias, not of " + mask
 	case len(c.x) == 5 && c.groups > 1 && c.groups == c.x[1]:

@@ -42,8 +42,9 @@ func init() {
 // ConvNeXt's blocks make), layer_norm_cuda takes a contiguous copy
 // first (expect_contiguous) and frees it at its end, after the
 // statistics; the output is contiguous, the node saves the input
-// itself; backward copies it again (layerNormBackward). That copy's
-// rule is modelled from PyTorch's source, not recorded: estimated.
+// itself; backward copies it again (layerNormBackward). Recorded:
+// testdata/pyrules/zoo_paths.py (a permute to channels last and a
+// sequence-first permute, trained; float16 under no_grad).
 func (s *Session) LayerNorm(x *Tensor, normalized []int64, w, b *Tensor) (*Tensor, error) {
 	stats, err := normStats(x, normalized, w, b)
 	if err != nil {
@@ -51,10 +52,6 @@ func (s *Session) LayerNorm(x *Tensor, normalized []int64, w, b *Tensor) (*Tenso
 	}
 	var copied *Tensor
 	if !x.IsContiguous() {
-		if err := s.estimate(NotModelledError("layer_norm and rms_norm of a tensor that is not contiguous (PyTorch copies it first)"), "F.layer_norm",
-			"%s %s not contiguous: PyTorch's contiguous copy before the kernel and in backward, modelled from its source, not recorded", dimList(x.Shape), x.DType.Name); err != nil {
-			return nil, err
-		}
 		if copied, err = s.alloc(x.Shape, x.DType, x.Device()); err != nil {
 			return nil, err
 		}
