@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
+	"github.com/gpumemrepl/gpumemrepl/allocator/device"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 )
 
@@ -87,6 +88,9 @@ func (s *Session) NewTensor(sp TensorSpec) (*Tensor, error) {
 		return nil, err
 	}
 	t.st = st
+	if sp.Op == "zeros" || sp.Op == "ones" || sp.Op == "full" {
+		s.driverEvent(sp.Device, device.Kernel) // the fill
+	}
 	if !isComplex(sp.DType) { // the tool keeps no complex values
 		st.vals = createValues(sp.Op, sp.Values)
 	}

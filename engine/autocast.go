@@ -1,6 +1,10 @@
 package engine
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator/device"
+)
 
 // torch.autocast on CUDA, as PyTorch 2.11 dispatches it
 // (aten/src/ATen/autocast_mode.h and .cpp, recorded in
@@ -251,6 +255,7 @@ func (s *Session) autocastArg(t *Tensor, dt DType, made *[]*Tensor) (*Tensor, er
 	if err != nil {
 		return nil, err
 	}
+	s.driverEvent(c.Device(), device.Kernel) // the cast
 	if ckpt != nil && cacheable {
 		ckpt.autocastCast(t.st, c, true)
 	}

@@ -487,12 +487,16 @@ func (s *Session) accumulateGrad(slot *gradSlot, g *Tensor) error {
 // alloc makes an uninitialised tensor (torch.empty): the gradients and
 // temporaries of backward and of optimizers.
 func (s *Session) alloc(shape []int64, dt DType, dev Device) (*Tensor, error) {
+	s.kernelRan()
 	t := &Tensor{Shape: shape, DType: dt}
 	st, err := s.newStorage(dev, t.Bytes(), false)
 	if err != nil {
 		return nil, err
 	}
 	t.st = st
+	if dev.CUDA {
+		s.kernelDue = &dev
+	}
 	return t, nil
 }
 

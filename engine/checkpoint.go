@@ -2,6 +2,8 @@ package engine
 
 import (
 	"slices"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator/device"
 )
 
 // Activation checkpointing (torch.utils.checkpoint), as memory
@@ -81,6 +83,7 @@ func (s *Session) BeginCheckpoint(args []*Tensor, rng int) (*Checkpoint, error) 
 	if s.ckpt.forward != nil || s.ckpt.recompute != nil {
 		return nil, Refusef(NotImplementedError, "a checkpoint inside a checkpointed function is not modelled by gpumemrepl")
 	}
+	s.processEvent(device.Library)
 	states, err := s.rngStates(rng)
 	if err != nil {
 		return nil, err

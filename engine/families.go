@@ -35,6 +35,10 @@ type families struct {
 	prepacked []prepacked
 	// rnn is cuDNN's RNN state (rnn.go).
 	rnn rnnStates
+	// kernelDue is the device of the op output last allocated, whose
+	// kernel the device is told of before the next output is allocated
+	// (driverevents.go); nil when none is due.
+	kernelDue *Device
 }
 
 // familiesStart is called when the session starts: the families that

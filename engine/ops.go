@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
+	"github.com/gpumemrepl/gpumemrepl/allocator/device"
 )
 
 // Tensor operations, as memory: each allocates its output (values are not
@@ -163,18 +164,33 @@ func (s *Session) workspace(dev Device, lt bool) error {
 			return err
 		}
 	}
+	if !s.blasHandle(key) {
+		s.driverEvent(dev, device.BLASHandle)
+	}
 	st, err := s.newStorage(dev, size, false)
 	if err != nil {
 		return err
 	}
 	st.role = roleWorkspace
 	s.workspaces[key] = st
+	s.kernelRan() // the product's, which comes after its workspace
 	what := "cuBLAS"
 	if lt {
 		what = "cuBLASLt"
 	}
 	s.event("%s workspace on %s: %s, kept", what, dev, allocator.FormatSize(size))
 	return nil
+}
+
+// blasHandle reports whether the thread of key has its cuBLAS handle on
+// key's device: a workspace of it made before, on any stream.
+func (s *Session) blasHandle(key workspaceKey) bool {
+	for k := range s.workspaces {
+		if k.device == key.device && k.autograd == key.autograd {
+			return true
+		}
+	}
+	return false
 }
 
 // sameDevice checks that the tensor operands of an op share a device.
@@ -763,6 +779,7 @@ func (s *Session) reductionTemps(x *Tensor, acc uint64) error {
 	if !dev.CUDA {
 		return nil
 	}
+	s.reductionRan(dev)
 	sms, threads := s.gpus[dev.Index].b.grid()
 	for _, n := range indexablePieces(x.Numel(), x.DType.Size) {
 		ctas := reductionBlocks(n, sms*threads/512)

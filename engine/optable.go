@@ -303,6 +303,7 @@ func (s *Session) Run(d *OpDef, a Args) (*Tensor, error) {
 	if err = s.hookFailed(ts, a, err); err != nil {
 		return nil, err
 	}
+	s.opRan(d, a, ts, false)
 	return ts[0], nil
 }
 
@@ -335,6 +336,7 @@ func (s *Session) RunTuple(d *OpDef, a Args) (outs []*Tensor, tuple bool, err er
 	if err = s.hookFailed(outs, a, err); err != nil {
 		return nil, false, err
 	}
+	s.opRan(d, a, outs, false)
 	return outs, tuple, nil
 }
 
@@ -343,7 +345,11 @@ func (s *Session) RunInPlace(d *OpDef, a Args) error {
 	if d.inPlace == nil {
 		return NotModelledError("Tensor." + d.Name + "_")
 	}
-	return s.hookFailed(nil, a, d.inPlace(s, a))
+	if err := s.hookFailed(nil, a, d.inPlace(s, a)); err != nil {
+		return err
+	}
+	s.opRan(d, a, nil, true)
+	return nil
 }
 
 // checkNumbers refuses a Python number where the op needs a tensor.

@@ -1,6 +1,10 @@
 package engine
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator/device"
+)
 
 // The optimizers of torch.optim, as memory: PyTorch 2.11's SGD, Adam and
 // AdamW on CUDA, each in its three implementations, with the state each
@@ -62,6 +66,7 @@ type ParamState struct {
 // NewOptimizer is an optimizer of kind "SGD", "Adam" or "RMSprop" with
 // no state yet.
 func (s *Session) NewOptimizer(kind string) *Optimizer {
+	s.processEvent(device.Library)
 	return &Optimizer{kind: kind, state: map[*Tensor]*ParamState{}}
 }
 

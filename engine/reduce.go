@@ -304,6 +304,7 @@ func (s *Session) reduceAlong(r reduceOp, x, geom *Tensor, d int, shape []int64,
 	if err != nil {
 		return nil, err
 	}
+	s.reductionRan(x.Device())
 	if x.Device().CUDA && !innermost {
 		if err := s.outerReductionTemps(geom, []int{d}, acc(x.DType)); err != nil {
 			for _, o := range outs {

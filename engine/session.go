@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
+	"github.com/gpumemrepl/gpumemrepl/allocator/device"
 	"github.com/gpumemrepl/gpumemrepl/allocator/device/sim"
 	"github.com/gpumemrepl/gpumemrepl/allocator/host"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
@@ -95,6 +96,13 @@ type Options struct {
 	// rules: to measure the general rule's error against the recordings
 	// (general.go). Not for users: cmd sets it from GPUMEMREPL_FORCE_GENERAL.
 	ForceGeneral []string
+	// DriverAddresses has the simulated device take the address space
+	// the CUDA driver takes for itself as the program runs (the engine
+	// reports what makes it: driverevents.go), which decides which of
+	// two equal free blocks PyTorch's best fit takes. Off by default
+	// until the programs built on the host are recorded with their
+	// addresses (testdata/segments/README.md).
+	DriverAddresses bool
 	// Calibration names calibration files: recordings of convolutions
 	// made on the user's GPU (scripts/calibrate.py), read at the start
 	// and exact over the built-in tables (calibration.go).
@@ -103,6 +111,7 @@ type Options struct {
 
 type gpu struct {
 	b     backend
+	dev   device.Device        // the memory under alloc
 	alloc *allocator.Allocator // nil until the device is first used
 	ctx   uint64               // driver-used when the context was made: its cost
 	// history is the device's memory history, as
@@ -317,7 +326,7 @@ func (s *Session) initGPU(i int) (*gpu, error) {
 		if !s.opts.FakeHost { // real microsecond times; the golden tests keep numbered ones
 			g.history.Now = func() int64 { return time.Now().UnixMicro() }
 		}
-		g.alloc = allocator.New(log, i, s.cfg)
+		g.alloc, g.dev = allocator.New(log, i, s.cfg), dev
 		g.streams.s, g.streams.g = s, g
 		g.alloc.SetStreamEvents(&g.streams)
 		if used, ok := g.b.driverUsed(); ok {

@@ -83,11 +83,16 @@ func ruleSession(t *testing.T) *engine.Session {
 // runScript is runRule of the script at a path.
 func runScript(t *testing.T, script string) (*engine.Session, map[int]string) {
 	t.Helper()
+	return runScriptIn(t, ruleSession(t), script)
+}
+
+// runScriptIn is runScript in session s.
+func runScriptIn(t *testing.T, s *engine.Session, script string) (*engine.Session, map[int]string) {
+	t.Helper()
 	src, err := os.ReadFile(script)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := ruleSession(t)
 	var out bytes.Buffer
 	r := &repl.Runner{Session: s, Out: &out, Err: io.Discard, File: script, KeepGoing: true, JSON: true}
 	r.AtEnd = func() { scriptEnd[s] = len(s.History(0)) }

@@ -39,3 +39,32 @@ type Device interface {
 	// UnmapPages unmaps and frees the memory of [ptr, ptr+size).
 	UnmapPages(ptr, size uint64) error
 }
+
+// Event is something a program does besides allocating that makes the
+// CUDA driver take device address space for itself, so that the segments
+// made after it sit elsewhere (testdata/segments/README.md).
+type Event int
+
+// The events the engine reports.
+const (
+	// Kernel is a kernel launched, other than PyTorch's random number
+	// generators (whose first launch grew nothing in the recordings).
+	Kernel Event = iota
+	// BLASHandle is a cuBLAS handle created: the first product of a
+	// thread (the program's, then autograd's backward thread), before
+	// the workspace PyTorch allocates for it.
+	BLASHandle
+	// Reduction is a reduction kernel launched (sum, mean, ...).
+	Reduction
+	// Library is the shared library mapped into the process at the first
+	// torch.optim optimizer or activation checkpoint.
+	Library
+)
+
+// Observer is a device whose addresses depend on what the process does
+// besides allocating: the simulated one, which must take for the driver
+// what the real driver takes. The engine reports each event to a device
+// that implements it; the CUDA device need not (its driver sees them).
+type Observer interface {
+	Observe(Event)
+}

@@ -6,6 +6,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -35,12 +36,46 @@ const H200Total = 150109880320
 //     bare driver process and in PyTorch's): relative to the first, a
 //     2 MiB gap at 0 in the newer chunk, a 24 MiB gap at +74 MiB in an
 //     older one; fresh address space starts 414 MiB below the first.
+//   - A chunk's top is on a 32 MiB boundary of the address space, which
+//     the context's 2 MiB gap sits 2 MiB below (the first segment of
+//     every recording in testdata/segments is 8 MiB above one).
 const (
 	vaBase    = 0x7f0000000000 // where the context's 2 MiB gap is
+	vaAnchor  = vaBase + granule
 	vaBottom  = 0x100000000
 	granule   = 2 << 20
 	chunkUnit = 32 << 20
 	mib       = 1 << 20
+)
+
+// What the driver and the process take for themselves as a PyTorch
+// program runs (testdata/segments/README.md, from the H200's recordings
+// with /proc/self/maps; the engine reports the events, Observe):
+//
+//   - The context's local memory is the 414 MiB below its 2 MiB gap.
+//     The first kernel other than PyTorch's random number generators
+//     grows it: the driver reserves a new 512 MiB chunk as any other,
+//     takes its lowest 504 MiB and 2 MiB host-mapped above them (its
+//     top 6 MiB are a gap), and gives back the old 414 MiB, a gap in
+//     the oldest chunk, the context's, that later allocations fill from
+//     the bottom up.
+//   - A cuBLAS handle takes 64 MiB by the driver's rule, before the
+//     workspace PyTorch allocates for it: the program's thread makes
+//     one at its first product, autograd's backward thread another. The
+//     first handle takes 2 MiB more.
+//   - The first reduction kernel takes 10 MiB (8.25 MiB of it mapped to
+//     the host), 12 MiB where a cuBLAS handle was made before it.
+//   - The first torch.optim optimizer and the first activation
+//     checkpoint map a 142 MiB shared library into the process, at the
+//     top of the highest free range (on a 2 MiB boundary): the driver's
+//     next chunk goes below it.
+const (
+	lmemOld    = 414 * mib
+	lmemNew    = 512 * mib
+	lmemTaken  = 506 * mib
+	blasHandle = 64 * mib
+	reduction  = 10 * mib
+	library    = 142 * mib
 )
 
 type span struct{ start, size uint64 }
@@ -89,13 +124,17 @@ type Device struct {
 	reserved map[uint64]uint64
 	// mapped holds the granules of reservations backed by memory.
 	mapped map[uint64]bool
+	// grown, reduced and library are the events observed that happen
+	// once in a process, handles the cuBLAS handles made (Observe).
+	grown, reduced, library bool
+	handles                 int
 }
 
 // New returns a simulated device with total bytes of memory.
 func New(total uint64) *Device {
 	return &Device{
 		total: total,
-		free:  []span{{vaBottom, vaBase - 414*mib - vaBottom}},
+		free:  []span{{vaBottom, vaBase - lmemOld - vaBottom}},
 		chunks: []*chunk{
 			{span: span{vaBase + 74*mib, 24 * mib}, pinned: true},
 			{span: span{vaBase, 2 * mib}, pinned: true},
@@ -119,49 +158,61 @@ func (d *Device) Malloc(size uint64) (uint64, error) {
 	if size == 0 || d.used+va > d.total {
 		return 0, fmt.Errorf("cudaMalloc(%d): %w", size, device.ErrOutOfMemory)
 	}
+	at, c, err := d.take(va)
+	if err != nil {
+		return 0, err
+	}
+	d.live[at] = c
+	d.used += va
+	return at, nil
+}
+
+// take places va bytes by the driver's rule: in a gap of the chunks,
+// else at the bottom of a new chunk.
+func (d *Device) take(va uint64) (uint64, *chunk, error) {
 	for i := len(d.chunks) - 1; i >= 0; i-- {
 		c := d.chunks[i]
 		if at, j, ok := c.fit(va); ok {
 			c.used = append(c.used, span{})
 			copy(c.used[j+1:], c.used[j:])
 			c.used[j] = span{at, va}
-			return d.place(at, va, c), nil
+			return at, c, nil
 		}
 	}
 	c, err := d.reserve(roundUp(va, chunkUnit))
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	c.used = append(c.used, span{c.start, va})
-	return d.place(c.start, va, c), nil
-}
-
-func (d *Device) place(at, va uint64, c *chunk) uint64 {
-	d.live[at] = c
-	d.used += va
-	return at
+	return c.start, c, nil
 }
 
 // carve takes size bytes from the top of the highest free address range
-// that is strictly larger than size (so no range is ever used up whole).
-func (d *Device) carve(size uint64) (uint64, bool) {
-	best := -1
+// that is strictly larger than size (so no range is ever used up whole),
+// the top brought down to a multiple of align above anchor; what lies
+// above it stays free.
+func (d *Device) carve(size, anchor, align uint64) (uint64, bool) {
+	best, top := -1, uint64(0)
 	for i, r := range d.free {
-		if r.size > size && (best < 0 || r.start > d.free[best].start) {
-			best = i
+		t := anchor - roundUp(anchor-r.end(), align) // all free space lies below anchor
+		if t > r.start && t-r.start > size && (best < 0 || r.start > d.free[best].start) {
+			best, top = i, t
 		}
 	}
 	if best < 0 {
 		return 0, false
 	}
-	r := &d.free[best]
-	r.size -= size
-	return r.end(), true
+	r := d.free[best]
+	d.free[best].size = top - size - r.start
+	if top < r.end() {
+		d.free = append(d.free, span{top, r.end() - top})
+	}
+	return top - size, true
 }
 
 // reserve carves a new chunk of size bytes.
 func (d *Device) reserve(size uint64) (*chunk, error) {
-	start, ok := d.carve(size)
+	start, ok := d.carve(size, vaAnchor, chunkUnit)
 	if !ok {
 		return nil, fmt.Errorf("cudaMalloc: address space exhausted: %w", device.ErrOutOfMemory)
 	}
@@ -194,6 +245,36 @@ func (d *Device) Free(ptr uint64) error {
 	return nil
 }
 
+// Observe implements device.Observer: what the driver and the process
+// take for themselves (see the constants above). Their bytes are not
+// counted as used: the preset's context stands for the driver's.
+func (d *Device) Observe(e device.Event) {
+	switch {
+	case e == device.Kernel && !d.grown:
+		d.grown = true
+		d.chunks = slices.Insert(d.chunks, 0, &chunk{span: span{vaBase - lmemOld, lmemOld}, pinned: true})
+		if c, err := d.reserve(lmemNew); err == nil { // no room is no place to model
+			c.used = append(c.used, span{c.start, lmemTaken})
+		}
+	case e == device.BLASHandle:
+		d.take(blasHandle)
+		if d.handles == 0 {
+			d.take(granule)
+		}
+		d.handles++
+	case e == device.Reduction && !d.reduced:
+		d.reduced = true
+		n := uint64(reduction)
+		if d.handles > 0 {
+			n += granule
+		}
+		d.take(n)
+	case e == device.Library && !d.library:
+		d.library = true
+		d.carve(library, vaAnchor, granule)
+	}
+}
+
 // release returns an empty chunk's range to the free address space.
 func (d *Device) release(c *chunk) {
 	for i, x := range d.chunks {
@@ -221,7 +302,7 @@ func (d *Device) release(c *chunk) {
 // chunk, but holds no cudaMalloc allocations.
 func (d *Device) ReserveAddress(size uint64) (uint64, error) {
 	size = roundUp(size, granule)
-	ptr, ok := d.carve(size)
+	ptr, ok := d.carve(size, vaAnchor, granule)
 	if !ok {
 		return 0, fmt.Errorf("cuMemAddressReserve(%d): %w", size, device.ErrOutOfMemory)
 	}

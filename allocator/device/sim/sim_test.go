@@ -90,6 +90,10 @@ func TestOutOfMemory(t *testing.T) {
 // device does not model first took address space beside the driver's
 // reservation (testdata/segments/README.md): from there on the
 // recordings are the evidence of what is not modelled, not a target.
+// Past those statements the driver takes address space for itself
+// (Observe); torchpy's TestSegmentsWhereTheDriverPutThem runs the
+// scripts with the engine reporting those events and holds them
+// further.
 func TestPlacementInPyTorch(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -154,5 +158,35 @@ func TestPlacementInPyTorch(t *testing.T) {
 				t.Errorf("%d segments compared, want %d", n, c.segs)
 			}
 		})
+	}
+}
+
+// TestDriverTakings: after the first kernel other than a random number
+// generator and a cuBLAS handle, the next segment goes 64 MiB above the
+// bottom of the context's old local memory, 424 MiB below the first
+// segment, as in every recording of testdata/segments that ran a
+// product, and the next above it; small ones go to the top of the new
+// local memory's chunk, 4 and 2 MiB below its top (the handle took the
+// 2 MiB under them: probe_segments' lines 14 and 15), then to the
+// context's 2 MiB gap.
+func TestDriverTakings(t *testing.T) {
+	d := New(H200Total)
+	first, err := d.Malloc(16 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Observe(device.Kernel)
+	d.Observe(device.BLASHandle)
+	for _, c := range []struct {
+		size uint64
+		want int64 // MiB from the first segment
+	}{{32 << 20, -424}, {20 << 20, -392}, {2 << 20, -492}, {2 << 20, -490}, {2 << 20, -74}} {
+		p, err := d.Malloc(c.size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := (int64(p) - int64(first)) >> 20; got != c.want {
+			t.Errorf("a %d MiB segment at %+d MiB, want %+d", c.size>>20, got, c.want)
+		}
 	}
 }

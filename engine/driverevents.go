@@ -1,0 +1,77 @@
+package engine
+
+import "github.com/gpumemrepl/gpumemrepl/allocator/device"
+
+// What the program does that makes the CUDA driver take device address
+// space for itself (device.Event), reported to a device that models it
+// (the simulated one: testdata/segments/README.md). The real driver sees
+// these itself, and the CUDA device ignores them.
+
+// noKernel are the ops of the table whose CUDA output no kernel the
+// driver answers writes: PyTorch's random number generators (whose
+// first launch grew nothing in the recordings) and the empty factories;
+// the filling factories report their kernel themselves (NewTensor).
+var noKernel = map[string]bool{
+	"bernoulli": true, "cauchy": true, "exponential": true, "geometric": true, "log_normal": true,
+	"normal": true, "rand": true, "rand_like": true, "randint": true, "randint_like": true,
+	"randn": true, "randn_like": true, "random": true, "randperm": true, "uniform": true,
+	"empty": true, "empty_like": true, "new_empty": true,
+}
+
+// driverEvent reports e on dev to its device, where the device models
+// it and its context exists.
+func (s *Session) driverEvent(dev Device, e device.Event) {
+	if !s.opts.DriverAddresses || !dev.CUDA || dev.Index >= len(s.gpus) {
+		return
+	}
+	if g := s.gpus[dev.Index]; g.alloc != nil {
+		if o, ok := g.dev.(device.Observer); ok {
+			o.Observe(e)
+		}
+	}
+}
+
+// processEvent reports e, something the process as a whole does (a
+// library mapped), to every device whose context exists: their
+// address space is the process's.
+func (s *Session) processEvent(e device.Event) {
+	for i := range s.gpus {
+		s.driverEvent(Device{CUDA: true, Index: i}, e)
+	}
+}
+
+// kernelRan reports the kernel of the op output last allocated
+// (Session.alloc), if not yet told: it ran before anything the engine
+// allocates next, but for a product's cuBLAS handle and workspace,
+// which come first.
+func (s *Session) kernelRan() {
+	if d := s.kernelDue; d != nil {
+		s.kernelDue = nil
+		s.driverEvent(*d, device.Kernel)
+	}
+}
+
+// reductionRan reports a reduction kernel on dev, its output allocated.
+func (s *Session) reductionRan(dev Device) {
+	s.kernelRan()
+	s.driverEvent(dev, device.Reduction)
+}
+
+// opRan reports the kernel of op d, run on a with outputs outs, where
+// it wrote a CUDA tensor: an output that is not a view of its input, or
+// the input itself where d ran in place.
+func (s *Session) opRan(d *OpDef, a Args, outs []*Tensor, inPlace bool) {
+	if noKernel[d.Name] {
+		return
+	}
+	in := a.Tensor(0)
+	if inPlace && in != nil && !in.number {
+		s.driverEvent(in.Device(), device.Kernel)
+		return
+	}
+	for _, t := range outs {
+		if t != nil && !t.number && t.st != nil && (in == nil || in.st != t.st) {
+			s.driverEvent(t.Device(), device.Kernel)
+		}
+	}
+}

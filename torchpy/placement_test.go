@@ -1,0 +1,111 @@
+package torchpy_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gpumemrepl/gpumemrepl/engine"
+)
+
+// TestSegmentsWhereTheDriverPutThem runs the rule scripts recorded with
+// their segments' addresses (testdata/segments, scripts/record_script.py
+// --addresses) on the simulated H200 with the driver's own address space
+// modelled (Options.DriverAddresses) and requires each segment PyTorch
+// made, in order, at the driver's address relative to the first: the
+// engine reports what makes the driver take address space for itself
+// (its first kernel, cuBLAS handles, the first reduction, the library
+// an optimizer maps: device.Event) and the simulated device takes it
+// (allocator/device/sim). Each script is held as far as the model goes:
+// its first segment placed elsewhere is the one named, and a change
+// that places more must raise the count.
+func TestSegmentsWhereTheDriverPutThem(t *testing.T) {
+	for _, c := range []struct {
+		recording string // under testdata/segments
+		script    string // under testdata
+		segs      int    // segments at the driver's address, from the first
+		stops     string // what places the next one elsewhere
+	}{
+		{"ckpt_block", "pyrules/ckpt_block", 10, ""},
+		{"amp_linear", "pyrules/amp_linear", 8, ""},
+		{"amp_scaler", "pyrules/amp_scaler", 9, "line 25: 2 MiB more of the driver's where the backward thread's workspace ends"},
+		{"autograd_buffer", "pyrules/autograd_buffer", 7, "line 80: as amp_scaler's line 25"},
+		{"module_convert", "pyrules/module_convert", 2, "line 32: the parameters made on the host first moved the driver's next chunk above the context"},
+		{"cnn_net", "pyrules/cnn_net", 1, "line 30: what cuDNN takes"},
+		{"h100/ckpt_block", "pyrules/ckpt_block", 10, ""},
+		{"h100/amp_linear", "pyrules/amp_linear", 8, ""},
+		{"h100/amp_scaler", "pyrules/amp_scaler", 8, "line 22: a 16 MiB segment the H200 put at -504 at -276, the driver's own 2 MiB pieces placed otherwise in the two runs"},
+		{"h100/module_convert", "pyrules/module_convert", 2, "as on the H200"},
+		{"h100/llama_train", "models/zoo/llama_train", 3, "line 142: a model built on the host, the driver's chunks between its threads' malloc arenas"},
+		{"h100/ckpt_gpt_train", "models/zoo/ckpt_gpt_train", 6, "line 67: the first reduction's buffer not below the segment, 10 MiB lower in the tool"},
+		{"h100/dcgan_train", "models/zoo/dcgan_train", 3, "line 65: 6 MiB more of the driver's below the segment (cuDNN's)"},
+		{"h100/siamese_triplet", "models/zoo/siamese_triplet", 1, "line 42: 2 MiB of the driver's first in the context's 24 MiB gap (cuDNN's)"},
+		{"h100/vae_mnist", "models/zoo/vae_mnist", 2, "line 53: the first workspace in a chunk 32 MiB lower"},
+		{"h100/vit_train", "models/zoo/vit_train", 7, "line 91: a 2 MiB segment below the driver's reservations, not in the top of its new local memory's"},
+	} {
+		t.Run(c.recording, func(t *testing.T) {
+			want := recordedSegments(t, filepath.Join("..", "testdata", "segments", c.recording+".jsonl"))
+			preset := "h200"
+			if strings.HasPrefix(c.recording, "h100/") {
+				preset = "h100"
+			}
+			s, err := engine.NewSession(engine.Options{Preset: engine.Presets[preset], Backend: "sim", FakeHost: true, Devices: 1, DriverAddresses: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			runScriptIn(t, s, filepath.Join("..", "testdata", c.script+".py"))
+			var got []uint64
+			for _, e := range s.History(0)[:scriptEnd[s]] {
+				if e.Action == "segment_alloc" {
+					got = append(got, e.Addr)
+				}
+			}
+			n := 0
+			for n < min(len(got), len(want)) && got[n]-got[0] == want[n]-want[0] {
+				n++
+			}
+			if n != c.segs {
+				t.Errorf("%d of %d segments at the driver's address, want %d (%s)", n, len(want), c.segs, c.stops)
+			}
+			if c.stops == "" && (n != len(want) || len(got) != len(want)) {
+				t.Errorf("%d segments made, PyTorch's %d", len(got), len(want))
+			}
+		})
+	}
+}
+
+// recordedSegments are the addresses of the segments a recording made,
+// in order.
+func recordedSegments(t *testing.T, path string) []uint64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var addrs []uint64
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<22)
+	for sc.Scan() {
+		var row struct {
+			Events [][3]json.RawMessage `json:"events"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range row.Events {
+			var action string
+			var addr uint64
+			if json.Unmarshal(e[0], &action) == nil && action == "segment_alloc" {
+				if err := json.Unmarshal(e[2], &addr); err != nil {
+					t.Fatalf("%s: a segment_alloc without its address", path)
+				}
+				addrs = append(addrs, addr)
+			}
+		}
+	}
+	return addrs
+}
