@@ -227,7 +227,12 @@ REPL and run flags:
   --total-bytes N      simulated GPU size instead of the preset's (1 to 2^63-1 bytes)
   --context-bytes N    simulated CUDA context instead of the preset's
   --devices N          number of simulated GPUs (1 to 120, PyTorch's most)
-                       (the four simulated-GPU flags pick the simulated device under auto)
+  --driver-addresses   the simulated GPU also takes the address space the CUDA driver
+                       takes for itself (the context's local memory, cuBLAS handles, the
+                       first reduction, torch.optim's library), which decides which of two
+                       equal free blocks PyTorch takes (testdata/segments/README.md); not
+                       the default while programs built on the host are not recorded
+                       (the five simulated-GPU flags pick the simulated device under auto)
   --calibration FILE[:FILE...]
                        calibration files: convolutions recorded on your GPU by
                        scripts/calibrate.py (docs/calibration.md), exact over the built-in

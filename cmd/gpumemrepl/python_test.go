@@ -104,9 +104,9 @@ func recordedOn(script string) string {
 	return "h200"
 }
 
-// runScriptOn is runScript on the simulated preset.
-func runScriptOn(script string, strict bool, preset string) []pythonStep {
-	args := []string{"run", "--json", "--fake-host", "--device", "sim", "--preset", preset, "--keep-going", script}
+// runScriptOn is runScript on the simulated preset, with more flags.
+func runScriptOn(script string, strict bool, preset string, flags ...string) []pythonStep {
+	args := append([]string{"run", "--json", "--fake-host", "--device", "sim", "--preset", preset, "--keep-going", script}, flags...)
 	if strict {
 		args = append(args, "--strict")
 	}

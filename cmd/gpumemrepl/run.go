@@ -22,7 +22,7 @@ import (
 type sessionFlags struct {
 	json, keepGoing, noColor, fakeHost bool
 	eachStatement, strict, peak        bool
-	asRecorded                         bool
+	asRecorded, driverAddresses        bool
 	preset, allocConf, device, plot    string
 	calibration                        string
 	totalBytes, contextBytes           optUint
@@ -46,6 +46,7 @@ func (f *sessionFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.totalBytes, "total-bytes", "simulated device size in bytes")
 	fs.Var(&f.contextBytes, "context-bytes", "simulated CUDA context size in bytes")
 	fs.IntVar(&f.devices, "devices", 1, "number of simulated devices")
+	fs.BoolVar(&f.driverAddresses, "driver-addresses", false, "the simulated device also takes the address space the CUDA driver takes for itself")
 	fs.Var(&f.hostBudget, "host-budget", "real host memory for host tensors, past it counted")
 	fs.Var(&f.hostTotal, "host-total", "the simulated machine's host memory")
 	fs.StringVar(&f.calibration, "calibration", "", "calibration files (scripts/calibrate.py), ':'-separated")
@@ -57,7 +58,7 @@ func (f *sessionFlags) register(fs *flag.FlagSet) {
 const forceGeneralEnv = "GPUMEMREPL_FORCE_GENERAL"
 
 // simOnly are the flags that describe a simulated device.
-var simOnly = []string{"preset", "total-bytes", "context-bytes", "devices"}
+var simOnly = []string{"preset", "total-bytes", "context-bytes", "devices", "driver-addresses"}
 
 // session makes the session the flags ask for. Under --device auto, a
 // flag that describes a simulated device picks the simulated device; a
@@ -88,7 +89,8 @@ func (f *sessionFlags) session(fs *flag.FlagSet, stderr io.Writer) (*engine.Sess
 		return nil, fmt.Errorf("--device %s: want auto, sim or cuda", strconv.Quote(f.device))
 	}
 	o := engine.Options{Preset: p, AllocConf: f.allocConf, Devices: f.devices, FakeHost: f.fakeHost, Backend: backend, Strict: f.strict,
-		HostBudget: f.hostBudget.Get().(uint64), HostTotal: f.hostTotal.Get().(uint64)}
+		DriverAddresses: f.driverAddresses,
+		HostBudget:      f.hostBudget.Get().(uint64), HostTotal: f.hostTotal.Get().(uint64)}
 	if f.totalBytes.v != nil {
 		o.TotalBytes = *f.totalBytes.v
 	}
