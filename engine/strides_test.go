@@ -81,3 +81,38 @@ func TestSavedTensorModifiedInPlace(t *testing.T) {
 		t.Errorf("w.add_(1) on a leaf: %v", err)
 	}
 }
+
+// TestPiecesBackwardLayout: cat's and stack's backward give each input
+// its piece of the incoming gradient laid out as the gradient is, from
+// the piece's start (a narrow, a select): vit_train's patch tokens are
+// the gradient of its cat with the class token past the first token,
+// 197 tokens apart.
+func TestPiecesBackwardLayout(t *testing.T) {
+	s := newTestSession(t, 1)
+	g := mustTensor(t, s, TensorSpec{Op: "empty", Shape: []int64{10, 197, 384}, DType: Float32, Device: cuda0})
+	defer s.Release(g)
+	cat := &node{inputs: []edge{{to: &node{}, shape: []int64{10, 1, 384}}, {to: &node{}, shape: []int64{10, 196, 384}}}}
+	grads, err := piecesBackward(1)(s, cat, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := grads[1]; !slices.Equal(p.Strides(), []int64{197 * 384, 384, 1}) || p.offset != 384 || p.IsContiguous() {
+		t.Errorf("cat's second piece: strides %v offset %d contiguous %v", p.Strides(), p.offset, p.IsContiguous())
+	}
+	s.dropTensor(grads[0])
+	s.dropTensor(grads[1])
+	stack := &node{inputs: []edge{{shape: []int64{10, 384}}, {to: &node{}, shape: []int64{10, 384}}}}
+	h := mustTensor(t, s, TensorSpec{Op: "empty", Shape: []int64{10, 2, 384}, DType: Float32, Device: cuda0})
+	defer s.Release(h)
+	if grads, err = piecesBackward(1)(s, stack, h); err != nil {
+		t.Fatal(err)
+	}
+	if p := grads[1]; !slices.Equal(p.Strides(), []int64{768, 1}) || p.offset != 384 || grads[0] != nil {
+		t.Errorf("stack's second piece: strides %v offset %d; the first %v", p.Strides(), p.offset, grads[0])
+	}
+	for _, p := range grads {
+		if p != nil {
+			s.dropTensor(p)
+		}
+	}
+}

@@ -282,16 +282,33 @@ func (s *Session) Cat(ts []*Tensor, d int64) (*Tensor, error) {
 
 // piecesBackward is the backward of an op that lays its inputs side by
 // side along dim (cat, stack): each input's gradient is its piece of
-// the incoming one, a view (strided unless dim is 0).
+// the incoming one, a view (strided unless dim is 0) laid out as the
+// incoming one is, from its piece's start (a cat's narrow, a stack's
+// select).
 func piecesBackward(dim int) backward {
 	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 		grads := make([]*Tensor, len(n.inputs))
+		gs := g.Strides()
+		start := int64(0) // the piece's first index along dim
 		for i, e := range n.inputs {
-			if e.to == nil {
-				continue
+			stacked := len(e.shape) < len(g.Shape)
+			if e.to != nil {
+				grads[i] = gradView(g, e.shape)
+				grads[i].strided = dim > 0
+				if !g.expanded {
+					st := slices.Clone(gs)
+					if stacked {
+						st = slices.Delete(st, dim, dim+1)
+					}
+					grads[i].strides, grads[i].offset = st, g.offset+uint64(start*gs[dim])
+					grads[i].strided = !contiguous(e.shape, st)
+				}
 			}
-			grads[i] = gradView(g, e.shape)
-			grads[i].strided = dim > 0
+			if stacked {
+				start++
+			} else {
+				start += e.shape[dim]
+			}
 		}
 		return grads, nil
 	}
