@@ -253,7 +253,9 @@ func (b *Binding) backward(t *Tensor, gradient, retain, create, inputs eval.Valu
 	if err != nil {
 		return nil, err
 	}
-	err = b.S.BackwardWith(t.T, seed, keep)
+	err = b.backwardPython(gradient == nil || gradient == eval.None, func() error {
+		return b.pyErr(b.S.BackwardWith(t.T, seed, keep))
+	})
 	if err == nil {
 		err = b.warnStreamMismatch()
 	}
@@ -281,6 +283,9 @@ func (b *Binding) warnStreamMismatch() error {
 func (b *Binding) tensorBackward(t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 	a, err := b.in.ArgSpec("backward", args, kw, 0, "gradient", "retain_graph", "create_graph", "inputs")
 	if err != nil {
+		return nil, err
+	}
+	if err := b.in.Check(); err != nil { // Tensor.backward's Python
 		return nil, err
 	}
 	return b.backward(t, a[0], a[1], a[2], a[3])

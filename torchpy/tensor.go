@@ -101,6 +101,9 @@ type Binding struct {
 	AsRecorded, imported bool
 	// cudaHeld is what CUDA's start made in Python (cudaInitObjects).
 	cudaHeld eval.Value
+	// typingHeld is what typing caches at the first backward
+	// (backwardPython).
+	typingHeld []eval.Value
 	// cudaUsed is set once CUDA was first used (PYTORCH_CUDA_ALLOC_CONF
 	// is read then).
 	cudaUsed bool

@@ -349,3 +349,20 @@ func (in *Interp) MaterializeDict(o *Instance) {
 	}
 	in.gcAlloc(o.Dict)
 }
+
+// NewInternal makes one container object of a library's own that a
+// script never sees (a typing alias, a generator, a zip): one allocation
+// in CPython's count, freed when the caller drops it.
+func (in *Interp) NewInternal() Value { return Track(in, &heldObject{}) }
+
+// LeaveGarbage makes one container object that refers to itself and
+// drops it: it counts until a collection frees it.
+func (in *Interp) LeaveGarbage() {
+	c := Track(in, &Cell{})
+	c.V = newRef(c)
+	in.Decref(c)
+}
+
+// Check is the evaluation loop's check at a Python function's start or
+// a loop's next round: it runs a collection an allocation scheduled.
+func (in *Interp) Check() error { return in.checkInterrupt() }
