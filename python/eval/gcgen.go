@@ -215,6 +215,25 @@ func (in *Interp) gcFree(h *Header) {
 	}
 }
 
+// counted makes o, a list or dict the evaluator took from a free list,
+// an allocation CPython counts: one its type's call makes (dict(...),
+// whose tp_alloc no free list serves), which still goes back to the free
+// list when freed.
+func (in *Interp) counted(o Object) {
+	h := o.header()
+	if h.cost&fromFree == 0 || in.gc.quiet > 0 {
+		return
+	}
+	h.cost &^= fromFree
+	switch h.cost {
+	case costList:
+		in.gc.freeLists++
+	case costDict:
+		in.gc.freeDicts++
+	}
+	in.gcCount()
+}
+
 // uncount takes back the count of an object CPython does not allocate
 // on its own (an instance's attribute dict, kept inline in 3.12).
 func (in *Interp) uncount(o Object) {

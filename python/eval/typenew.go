@@ -117,14 +117,16 @@ func newList(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error)
 	if err := in.unpackExpected("list", args, kw, "iterable?", &iterable, "/"); err != nil {
 		return nil, err
 	}
-	if iterable == nil {
-		return in.NewList(nil), nil
+	var items []Value
+	if iterable != nil {
+		var err error
+		if items, err = in.collect(iterable); err != nil {
+			return nil, err
+		}
 	}
-	items, err := in.collect(iterable)
-	if err != nil {
-		return nil, err
-	}
-	return in.NewList(items), nil
+	l := in.NewList(items)
+	in.counted(l) // list's vectorcall allocates with tp_alloc, not from the free list
+	return l, nil
 }
 
 func newTuple(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
@@ -151,6 +153,7 @@ func newDict(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error)
 		return nil, err
 	}
 	d := in.NewDict()
+	in.counted(d) // dict_new allocates with tp_alloc, not from the free list
 	if other != nil {
 		if err := in.dictUpdate(d, other); err != nil {
 			in.Decref(d)
