@@ -82,7 +82,7 @@ torch.nn.ReLU6(inplace=True)(x)
 	if got := rows[9].Allocated - rows[8].Allocated; got != 2*mib {
 		t.Errorf("relu6_ under no_grad: %d bytes more, want x * 2's 2 MiB alone", got)
 	}
-	if rows[5].Exact != nil { // recorded: ops_activations.py, mobilenetv2_train.py
+	if rows[5].Exact != nil { // recorded: models/zoo/mobilenetv2_train.py's ReLU6(inplace=True), trained
 		t.Errorf("relu6_'s row is labelled estimated: %+v", rows[5])
 	}
 	if e := rows[11].Error; e == nil || !strings.Contains(*e, "RuntimeError: a leaf Variable that requires grad is being used in an in-place operation.") {
