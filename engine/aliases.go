@@ -60,7 +60,7 @@ func init() {
 			inPlace: func(s *Session, a Args) error { return Ops["clamp"].inPlace(s, Args{a.Tensor(0), a[1], a[1]}) }}
 		return d
 	}
-	declare(bound("clamp_min", 1), estimated(bound("clamp_max", 2)))
+	declare(bound("clamp_min", 1), estimated("ops_repeat_more.py", bound("clamp_max", 2)))
 	declare(absolute, clip, concat("concat"), concat("concatenate"),
 		alias("divide", "div", true, true, other, Param{Name: "rounding_mode", Kind: StringParam, Default: "None", KeywordOnly: true}),
 		alias("swapaxes", "transpose", true, true, dim("axis0"), dim("axis1")),
@@ -151,10 +151,10 @@ func init() {
 
 // torch.diff(input, n=1, dim=-1): PyTorch's composite, the later
 // elements less the earlier (two narrowed views, sub: one new tensor,
-// SubBackward0), n times (testdata/pyrules_pending/ops_census_misc.py,
-// estimated until recorded); prepend= and append= are refused.
+// SubBackward0), n times (testdata/pyrules/ops_census_misc.py,
+// estimated until held to it); prepend= and append= are refused.
 func init() {
-	declare(estimated(&OpDef{Name: "diff", Function: true, Method: true,
+	declare(estimated("ops_census_misc.py", &OpDef{Name: "diff", Function: true, Method: true,
 		Params: []Param{input, {Name: "n", Kind: IntParam, Default: "1"}, {Name: "dim", Kind: IntParam, Default: "-1"}, optTensor("prepend"), optTensor("append")},
 		Memory: "as narrow's views and sub, n times: a new tensor one shorter along dim each time",
 		run: func(s *Session, a Args) (*Tensor, error) {

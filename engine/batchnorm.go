@@ -118,7 +118,7 @@ func (s *Session) batchNorm(x, mean, vr, w, b *Tensor, training bool) (*Tensor, 
 	if len(x.Shape) > 4 {
 		// BatchNorm3d's: the same kernels by PyTorch's source, recorded
 		// only up to 4-d (modules_census.py records a 5-d one)
-		if err := s.estimate(nil, "F.batch_norm", "%s: a %d-d input takes the rule recorded for 2-d to 4-d ones (the same kernels), not yet recorded on the GPU (testdata/pyrules_pending)", argShapes(Args{x}), len(x.Shape)); err != nil {
+		if err := s.estimate(nil, "F.batch_norm", "%s: a %d-d input takes the rule recorded for 2-d to 4-d ones (the same kernels), %s", argShapes(Args{x}), len(x.Shape), recording("modules_census.py")); err != nil {
 			return nil, err
 		}
 	}

@@ -155,7 +155,7 @@ func (s *Session) finiteMask(shape []int64, dt DType, dev Device) (*Tensor, erro
 // isfinite ones_like, one bool tensor.
 func init() {
 	classify := func(name, memory string, temps func(DType) []DType, f func(float64) bool) *OpDef {
-		return estimated(&OpDef{Name: name, Function: true, Method: true, Params: []Param{input}, Memory: memory,
+		return estimated("ops_trig.py", &OpDef{Name: name, Function: true, Method: true, Params: []Param{input}, Memory: memory,
 			run: func(s *Session, a Args) (*Tensor, error) {
 				x := a.Tensor(0)
 				var out *Tensor
@@ -193,14 +193,14 @@ func init() {
 	)
 }
 
-// torch.isin(elements, test_elements) (testdata/pyrules_pending/
-// ops_census_misc.py, not yet recorded): PyTorch compares each element
+// torch.isin(elements, test_elements) (testdata/pyrules/
+// ops_census_misc.py, not yet held to it): PyTorch compares each element
 // with every test element when there are few of them (fewer than 10 *
 // numel^0.145), a bool of [elements..., tests] reduced with any() along
 // its last dimension (the bool freed); past that it sorts both, which
 // the tool does not model. A bool tensor of the elements' shape.
 func init() {
-	declare(estimated(&OpDef{Name: "isin", Function: true, Params: []Param{{Name: "elements", Kind: TensorParam}, {Name: "test_elements", Kind: TensorParam},
+	declare(estimated("ops_census_misc.py", &OpDef{Name: "isin", Function: true, Params: []Param{{Name: "elements", Kind: TensorParam}, {Name: "test_elements", Kind: TensorParam},
 		boolParam("assume_unique", "False"), boolParam("invert", "False")},
 		Memory: "a bool tensor of the elements' shape, after a bool of every element against every test element (freed); many test elements (a sort) refused",
 		run: func(s *Session, a Args) (*Tensor, error) {

@@ -3,7 +3,7 @@ package engine
 import "slices"
 
 // torch.cumprod, modelled from PyTorch 2.11's source and not yet
-// recorded on the GPU (testdata/pyrules_pending/ops_scan.py): estimated.
+// recorded on the GPU (testdata/pyrules/ops_scan.py), not yet held to it: estimated.
 // The forward is impl_func_cum_ops's: the output (of dtype= or the
 // input's, integers as int64), the input converted to it or made
 // contiguous where it is neither (freed after), and, for a scan of a
@@ -23,7 +23,7 @@ import "slices"
 // x 1024 float32 tensor, forward and backward, is made in order, and
 // ddpm_unet.py's recording shows the 1,023 bytes of scratch for 1,000.
 func init() {
-	declare(estimated(&OpDef{Name: "cumprod", Function: true, Method: true,
+	declare(estimated("ops_scan.py", &OpDef{Name: "cumprod", Function: true, Method: true,
 		Params: []Param{input, {Name: "dim", Kind: DimParam}, {Name: "dtype", Kind: DTypeParam, Default: "None", KeywordOnly: true}},
 		Memory: "new tensor of the input's shape (a converted or contiguous copy of the input first, freed; CUB's scan scratch for one line); saves input and result; backward makes result * grad, a bool mask, two flips and a cumsum of its size before the gradient",
 		run: func(s *Session, a Args) (*Tensor, error) {

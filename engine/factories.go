@@ -27,7 +27,8 @@ func init() {
 					return Errorf(RuntimeError, "%s: input tensor must have at least 2 dimensions", name+"_")
 				}
 				if x.Device().CUDA {
-					if err := s.estimate(nil, "Tensor."+name+"_", "%s %s: memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)", dimList(x.Shape), x.DType.Name); err != nil {
+					rec := map[string]string{"triu": "ops_census_misc.py"}[name] // tril_ has no recording
+					if err := s.estimate(nil, "Tensor."+name+"_", "%s %s: memory rule from PyTorch's formula, %s", dimList(x.Shape), x.DType.Name, recording(rec)); err != nil {
 						return err
 					}
 				}
@@ -213,7 +214,7 @@ func init() {
 	)
 	// hann_window(N): PyTorch's arange of N (N + 1 when periodic, then
 	// narrowed to N: the storage keeps N + 1), written in place
-	// (testdata/pyrules_pending/ops_census_misc.py: estimated)
+	// (testdata/pyrules/ops_census_more.py: estimated)
 	hann := factory("hann_window", "one tensor of window_length elements (the storage one more when periodic)",
 		[]Param{integer("window_length", ""), boolParam("periodic", "True")}, false,
 		func(a Args) (TensorSpec, error) {
@@ -235,7 +236,7 @@ func init() {
 		}
 		return t, err
 	}
-	declare(estimated(hann))
+	declare(estimated("ops_census_more.py", hann))
 	// tril_indices and triu_indices: the [2, N] int64 coordinates of a
 	// triangle (DLRM's pairwise interaction picks them), values known;
 	// PyTorch's kernel (TensorFactories.cpp, .cu) allocates the output
@@ -260,8 +261,8 @@ func init() {
 			}))
 	}
 	// a 0-d tensor of the default dtype, as torch.tensor(s) of a float
-	// makes it (testdata/pyrules_pending/ops_census_misc.py)
-	declare(estimated(factory("scalar_tensor", "a 0-d tensor of the default dtype unless dtype=", []Param{{Name: "s", Kind: NumberParam}}, true,
+	// makes it (testdata/pyrules/ops_census_misc.py)
+	declare(estimated("ops_census_misc.py", factory("scalar_tensor", "a 0-d tensor of the default dtype unless dtype=", []Param{{Name: "s", Kind: NumberParam}}, true,
 		func(a Args) (TensorSpec, error) {
 			return TensorSpec{Op: "full", DType: Float32, Values: []float64{a.Number(0)}}, nil
 		})))

@@ -71,7 +71,7 @@ func (s *Session) recordIndexAdd(op string, out, x, index, source *Tensor) error
 		s.record("IndexAddBackward0", out, []*Tensor{x}, []*Tensor{index}, passGrad)
 		return nil
 	}
-	if err := s.estimate(NotModelledError("the backward of index_add to its source"), op, "%s: the source's gradient, grad.index_select(dim, index), from PyTorch's derivatives.yaml, not recorded on the GPU", argShapes(Args{x, index, source})); err != nil {
+	if err := s.estimate(NotModelledError("the backward of index_add to its source"), op, "%s: the source's gradient, grad.index_select(dim, index), from PyTorch's derivatives.yaml, %s", argShapes(Args{x, index, source}), recording("zoo_paths.py")); err != nil {
 		return err
 	}
 	s.record("IndexAddBackward0", out, []*Tensor{x, source}, []*Tensor{index, source}, func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
@@ -165,15 +165,15 @@ func init() {
 			}},
 		&OpDef{Name: "index_copy", InPlace: "index_copy_", Params: []Param{input, dim, index, source},
 			Memory: "writes source's slices in place: no memory", inPlace: indexWrite("index_copy_")},
-		// out of place (testdata/pyrules_pending/ops_census_misc.py, not
-		// yet recorded: estimated): a copy of the input, src written into
+		// out of place (testdata/pyrules/ops_census_misc.py, not
+		// yet held to it: estimated): a copy of the input, src written into
 		// it; ScatterBackward saves the index; backward makes the input's
 		// gradient (the written places zeroed) and a tensor src's
 		&OpDef{Name: "scatter", Function: true, Method: true, InPlace: "scatter_", Params: []Param{input, dim, index, src},
 			Memory: "writes src (a tensor or a number) in place: no memory; out of place (estimated) a copy of the input, src written; backward makes the input's gradient and src's",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				x, idx, v := a.Tensor(0), a.Tensor(2), a.Tensor(3)
-				if err := s.estimate(nil, "torch.scatter", "%s: memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)", argShapes(a)); err != nil {
+				if err := s.estimate(nil, "torch.scatter", "%s: memory rule from PyTorch's formula, %s", argShapes(a), recording("ops_census_misc.py")); err != nil {
 					return nil, err
 				}
 				if _, err := sameDevice(x, idx); err != nil {
@@ -212,12 +212,12 @@ func init() {
 }
 
 // Tensor.take(index): the elements at flat indices, a new tensor of the
-// index's shape (testdata/pyrules_pending/ops_census_misc.py, not yet
-// recorded: estimated); TakeBackward0 saves the index and makes the
+// index's shape (testdata/pyrules/ops_census_more.py, not yet
+// held to it: estimated); TakeBackward0 saves the index and makes the
 // input's gradient, zeros with the gradient added in: one tensor of its
 // shape.
 func init() {
-	declare(estimated(&OpDef{Name: "take", Function: true, Method: true, Params: []Param{input, {Name: "index", Kind: TensorParam}},
+	declare(estimated("ops_census_more.py", &OpDef{Name: "take", Function: true, Method: true, Params: []Param{input, {Name: "index", Kind: TensorParam}},
 		Memory: "a new tensor of the index's shape; saves the index; backward makes one tensor of the input's shape",
 		run: func(s *Session, a Args) (*Tensor, error) {
 			x, idx := a.Tensor(0), a.Tensor(1)

@@ -191,7 +191,7 @@ func TestReductionInnerRecorded(t *testing.T) {
 			return err
 		})
 		switch {
-		case probed && (!slices.Equal(got, r.Allocs) || !exact && r.Op != "amax"): // amax: estimated as an op (testdata/pyrules_pending)
+		case probed && (!slices.Equal(got, r.Allocs) || !exact && r.Op != "amax"): // amax: estimated as an op (testdata/pyrules/ops_repeat_more.py)
 			t.Errorf("%s.%s(dim=-1) of %v allocated %v (exact %v), PyTorch %v", r.DType, r.Op, r.Shape, got, exact, r.Allocs)
 		case probed:
 			checked++

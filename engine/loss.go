@@ -61,7 +61,7 @@ func init() {
 				}
 				return s.pointwiseLoss("smooth_l1_loss", "SmoothL1LossBackward0", a.Tensor(0), a.Tensor(1), red)
 			}),
-		estimated(lossOp("binary_cross_entropy", []Param{lossWeight, lossSizeAverage, lossReduce, lossReduction}, false,
+		estimated("ops_census_misc.py", lossOp("binary_cross_entropy", []Param{lossWeight, lossSizeAverage, lossReduce, lossReduction}, false,
 			"the loss of the input's size (reduced: a 0-d tensor and the reduction's temporaries, copied back into it, freed); saves input and target; backward makes the input's gradient",
 			func(s *Session, a Args, red int) (*Tensor, error) {
 				return s.binaryCrossEntropy(a.Tensor(0), a.Tensor(1), red)

@@ -83,7 +83,7 @@ func (s *Session) NativeMHA(x, key, value *Tensor, embedDim, heads int64, inW, i
 		// for nested tensors only, and _masked_softmax keeps its fused
 		// kernel up to 1024 float32 elements a row: the same tensors at
 		// this length
-		if err := s.estimate(refusal, "torch._native_multi_head_attention", "%s with a sequence length of %d: the recorded rule (lengths that are multiples of 8) at this length, as PyTorch's source makes the same tensors for a dense input (it pads nested ones only), not recorded", argShapes(Args{x}), l); err != nil {
+		if err := s.estimate(refusal, "torch._native_multi_head_attention", "%s with a sequence length of %d: the recorded rule (lengths that are multiples of 8) at this length, as PyTorch's source makes the same tensors for a dense input (it pads nested ones only), %s", argShapes(Args{x}), l, recording("zoo_paths.py")); err != nil {
 			return nil, err
 		}
 	}

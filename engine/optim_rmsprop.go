@@ -23,7 +23,7 @@ func rmspropState(opt GroupOptions) []string {
 // gradients: the state of each that has none, in order, then the
 // group's update (RMSprop has no fused form).
 func (s *Session) rmspropStep(o *Optimizer, opt GroupOptions, ps []*Tensor) error {
-	if err := s.estimate(nil, "torch.optim.RMSprop.step", "over %d parameters (%s): its temporaries modelled from PyTorch's rmsprop.py, not yet recorded on the GPU", len(ps), rmspropImpl(opt)); err != nil {
+	if err := s.estimate(nil, "torch.optim.RMSprop.step", "over %d parameters (%s): its temporaries modelled from PyTorch's rmsprop.py, %s", len(ps), rmspropImpl(opt), recording("zoo_paths.py")); err != nil {
 		return err
 	}
 	for _, p := range ps {

@@ -25,8 +25,8 @@ import (
 // The poolings as table entries, with PyTorch's signatures: over two
 // dimensions recorded, over three (max_pool3d, avg_pool3d) modelled from
 // PyTorch's CUDA kernels, which allocate as the two-dimensional ones do,
-// and labelled estimated until modules_census.py is recorded
-// (testdata/pyrules_pending). The one-dimensional poolings are
+// and labelled estimated until held to modules_census.py's recording
+// (testdata/pyrules). The one-dimensional poolings are
 // PyTorch's composites over these (nn_cnn.py).
 func init() {
 	for _, dims := range []int{2, 3} {
@@ -59,7 +59,7 @@ func init() {
 		}
 		if dims == 3 {
 			for _, d := range defs {
-				estimated(d)
+				estimated("modules_census.py", d)
 			}
 		}
 		declare(defs...)
@@ -79,7 +79,7 @@ func init() {
 			}}),
 		// the census's (testdata/pyrules/ops_census_misc.py, recorded,
 		// not yet held to it): as max_pool2d, the output and its int64 indices
-		estimated(functional(&OpDef{Name: "adaptive_max_pool2d", Params: []Param{input, {Name: "output_size", Kind: DimsParam}, boolParam("return_indices", "False")},
+		estimated("ops_census_misc.py", functional(&OpDef{Name: "adaptive_max_pool2d", Params: []Param{input, {Name: "output_size", Kind: DimsParam}, boolParam("return_indices", "False")},
 			Memory: "as max_pool2d: the output, then int64 indices of its shape (saved with the input; without grad freed at once); backward as max_pool2d's",
 			runTuple: func(s *Session, a Args) ([]*Tensor, bool, error) {
 				size, err := nInts("adaptive_max_pool2d", "output_size", a, 1, 2, []int64{0, 0})

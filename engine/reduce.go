@@ -425,7 +425,7 @@ func init() {
 	for _, name := range []string{"amax", "amin"} {
 		node := "A" + name[1:] + "Backward0"
 		r := reduceOp{name: name, acc: elem, out: same, node: node, bw: extremaBackward, saveResult: true, dimNode: node, dimBw: extremaBackward}
-		declare(estimated(&OpDef{Name: name, Function: true, Method: true, Params: []Param{input, intsParam("dim", "()"), keepdim},
+		declare(estimated("ops_repeat_more.py", &OpDef{Name: name, Function: true, Method: true, Params: []Param{input, intsParam("dim", "()"), keepdim},
 			Memory: "max's (min's) values: over every element a scalar and the kernel's buffer, along a dimension the reduced output; saves input and result; backward makes a bool mask of the input's shape, its count and the gradient divided by it, then the gradient",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				outs, err := s.reduceDims(r, reduceCall{x: a.Tensor(0), dims: a.Ints(1), keep: a.Bool(2), correction: 1, p: 2})
@@ -467,8 +467,8 @@ func reducedShape(shape, dims []int64, keep bool) ([]int64, error) {
 // (result == self, bool of the input's shape), its count (int64) and a
 // temporary of the input's shape made first, freed after the gradient
 // (the H200's peak for amax along the last dimension holds two tensors
-// of the input's size beside the mask: testdata/pyrules_pending/
-// ops_repeat_shape.py's recording, not yet imported).
+// of the input's size beside the mask: testdata/pyrules/
+// ops_repeat_shape.py's recording).
 func extremaBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 	in := n.inputs[0].shape
 	ts, err := s.allocAll(g.Device(), tensorShape{in, boolDType}, tensorShape{g.Shape, DTypes["int64"]}, tensorShape{in, g.DType}, tensorShape{in, g.DType})
@@ -479,8 +479,8 @@ func extremaBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 	return []*Tensor{ts[3]}, nil
 }
 
-// torch.logsumexp along dimensions (testdata/pyrules_pending/
-// ops_repeat_shape.py, not yet recorded): as PyTorch computes it, the
+// torch.logsumexp along dimensions (testdata/pyrules/
+// ops_repeat_shape.py, not yet held to it): as PyTorch computes it, the
 // maxima (keepdim) and, squeezed, their abs and == inf mask (freed), the
 // input less the maxima (exp in place), its sum, the output; the
 // temporaries freed. LogsumexpBackward0 saves the input and the result
@@ -488,7 +488,7 @@ func extremaBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 // shape, the last kept (the H200's peak in ops_repeat_shape.py's
 // recording, not yet imported).
 func init() {
-	declare(estimated(&OpDef{Name: "logsumexp", Function: true, Method: true, Params: []Param{input, {Name: "dim", Kind: DimsParam}, keepdim},
+	declare(estimated("ops_repeat_shape.py", &OpDef{Name: "logsumexp", Function: true, Method: true, Params: []Param{input, {Name: "dim", Kind: DimsParam}, keepdim},
 		Memory: "the maxima, the input less them (input's size), the output; saves input and result; backward makes three tensors of the input's shape",
 		run: func(s *Session, a Args) (*Tensor, error) {
 			x, dims, keep := a.Tensor(0), a.Ints(1), a.Bool(2)
@@ -522,8 +522,9 @@ func init() {
 // gradient, then their sum: four tensors of the input's shape, the last
 // kept.
 func init() {
-	for _, name := range []string{"var_mean", "std_mean"} {
-		declare(estimated(&OpDef{Name: name, Function: true, Params: []Param{input, intsParam("dim", "None"), {Name: "correction", Kind: NumberParam, Default: "None", KeywordOnly: true}, {Name: "keepdim", Kind: BoolParam, Default: "False", KeywordOnly: true}},
+	for _, op := range [...][2]string{{"var_mean", "ops_census_more.py"}, {"std_mean", ""}} { // each with its recording
+		name, rec := op[0], op[1]
+		declare(estimated(rec, &OpDef{Name: name, Function: true, Params: []Param{input, intsParam("dim", "None"), {Name: "correction", Kind: NumberParam, Default: "None", KeywordOnly: true}, {Name: "keepdim", Kind: BoolParam, Default: "False", KeywordOnly: true}},
 			Memory: "two outputs of the reduced shape (a 16-byte accumulator a block over every element); saves the input; backward makes four tensors of the input's shape, the last the gradient",
 			runTuple: func(s *Session, a Args) ([]*Tensor, bool, error) {
 				x := a.Tensor(0)

@@ -14,7 +14,7 @@ import "slices"
 
 func init() {
 	declare(
-		estimated(&OpDef{Name: "flip", Function: true, Method: true, Params: []Param{input, {Name: "dims", Kind: DimsParam}},
+		estimated("ops_repeat_shape.py", &OpDef{Name: "flip", Function: true, Method: true, Params: []Param{input, {Name: "dims", Kind: DimsParam}},
 			Memory: "a copy laid out as the input; saves nothing; backward makes the gradient, flipped",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				x := a.Tensor(0)
@@ -37,7 +37,7 @@ func init() {
 				s.record("FlipBackward0", out, []*Tensor{x}, nil, likeInput(1))
 				return out, nil
 			}}),
-		estimated(&OpDef{Name: "roll", Function: true, Method: true, Params: []Param{input, {Name: "shifts", Kind: DimsParam}, {Name: "dims", Kind: DimsParam, Default: "None"}},
+		estimated("ops_repeat_shape.py", &OpDef{Name: "roll", Function: true, Method: true, Params: []Param{input, {Name: "shifts", Kind: DimsParam}, {Name: "dims", Kind: DimsParam, Default: "None"}},
 			Memory: "a contiguous copy of an input that is not contiguous (freed after), then one output for each dimension rolled, the one before freed; saves nothing; backward rolls the gradient back the same way",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				x, shifts, dims := a.Tensor(0), a.Ints(1), a.Ints(2)

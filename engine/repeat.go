@@ -45,7 +45,7 @@ func init() {
 // output_size=size); repeats nil is torch.repeat_interleave(counts).
 func (s *Session) repeatInterleave(x, repeats *Tensor, dim, size any) (*Tensor, error) {
 	if repeats == nil || !repeats.number {
-		if err := s.estimate(nil, "torch.repeat_interleave", "%s by a tensor of counts: memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)", argShapes(Args{x, repeats})); err != nil {
+		if err := s.estimate(nil, "torch.repeat_interleave", "%s by a tensor of counts: memory rule from PyTorch's formula, %s", argShapes(Args{x, repeats}), recording("ops_repeat_more.py")); err != nil {
 			return nil, err
 		}
 	}

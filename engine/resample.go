@@ -44,7 +44,7 @@ func init() {
 		&OpDef{Name: "pixel_shuffle", Function: true, Functional: true, Params: []Param{input, {Name: "upscale_factor", Kind: IntParam}},
 			Memory: "one output, the input's elements rearranged (reshaped, permuted, copied contiguous); backward pixel_unshuffle of the gradient, one tensor of the input's shape",
 			run:    func(s *Session, a Args) (*Tensor, error) { return s.pixelShuffle(a.Tensor(0), a.Int(1), false) }},
-		estimated(&OpDef{Name: "pixel_unshuffle", Function: true, Functional: true, Params: []Param{input, {Name: "downscale_factor", Kind: IntParam}},
+		estimated("modules_census_nn.py", &OpDef{Name: "pixel_unshuffle", Function: true, Functional: true, Params: []Param{input, {Name: "downscale_factor", Kind: IntParam}},
 			Memory: "one output, the input's elements rearranged (reshaped, permuted, copied contiguous); backward pixel_shuffle of the gradient, one tensor of the input's shape",
 			run:    func(s *Session, a Args) (*Tensor, error) { return s.pixelShuffle(a.Tensor(0), a.Int(1), true) }}),
 	)

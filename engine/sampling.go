@@ -5,9 +5,9 @@ import (
 	"slices"
 )
 
-// Random permutations and samples (testdata/pyrules_pending/
-// ops_census_misc.py and census_python.py, not yet recorded on the GPU:
-// their steps say "estimated"). Their values are random: the tool knows
+// Random permutations and samples (testdata/pyrules/
+// ops_census_misc.py, ops_census_more.py and census_python.py, recorded
+// but not yet held to them: their steps say "estimated"). Their values are random: the tool knows
 // none of them.
 //
 // randperm(n) on a GPU, as PyTorch's kernel makes it: the output, an
@@ -48,7 +48,7 @@ func init() {
 		}
 		return out, err
 	}
-	declare(estimated(withGenerator(randperm, 1)))
+	declare(estimated("ops_census_misc.py", withGenerator(randperm, 1)))
 	declare(&OpDef{Name: "multinomial", Function: true, Method: true,
 		Params: []Param{input, {Name: "num_samples", Kind: IntParam}, boolParam("replacement", "False"), {Name: "generator", Kind: GeneratorParam, Default: "None", KeywordOnly: true}},
 		Memory: "int64 samples; one sample from rows on the GPU (recorded): the checks' reductions and 0-d bools, then a tensor of the input's shape (freed) for the Gumbel trick's argmax; otherwise estimated: without replacement the checks, exponential noise of the input's shape (freed), topk's values (freed); with: two tensors of the input's shape (freed)",
@@ -101,7 +101,7 @@ func (s *Session) multinomial(p *Tensor, n int64, replacement bool, gen any) (*T
 	if n == 1 && len(p.Shape) == 2 && dev.CUDA {
 		return s.multinomialGumbel(p, shape)
 	}
-	if err := s.estimate(nil, "torch.multinomial", "%s %s: memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)", dimList(p.Shape), p.DType.Name); err != nil {
+	if err := s.estimate(nil, "torch.multinomial", "%s %s: memory rule from PyTorch's formula, %s", dimList(p.Shape), p.DType.Name, recording("ops_census_more.py")); err != nil {
 		return nil, err
 	}
 	if replacement && n > 1 {

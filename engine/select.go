@@ -285,17 +285,18 @@ func whereBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 }
 
 // torch.maximum and minimum, elementwise of two tensors
-// (testdata/pyrules_pending/ops_census_misc.py, not yet recorded on the
-// GPU): a new tensor of the broadcast shape and promoted dtype; the
+// (testdata/pyrules/ops_census_misc.py and zoo_layers.py, not yet held
+// to them): a new tensor of the broadcast shape and promoted dtype; the
 // node saves both. By derivatives.yaml's formula each operand's
 // gradient is where(self == other, grad / 2, grad) with the other
 // side's elements zeroed: a bool mask and the halved gradient, then the
 // gradient and a second mask written into it, all of the output's
 // shape; the masks and the half freed.
 func init() {
-	for _, name := range []string{"maximum", "minimum"} {
+	for _, op := range [...][2]string{{"maximum", "ops_census_misc.py"}, {"minimum", "zoo_layers.py"}} { // each with its recording
+		name, rec := op[0], op[1]
 		nodeName := strings.ToUpper(name[:1]) + name[1:] + "Backward0"
-		declare(estimated(&OpDef{Name: name, Function: true, Method: true, Params: []Param{input, {Name: "other", Kind: TensorParam}},
+		declare(estimated(rec, &OpDef{Name: name, Function: true, Method: true, Params: []Param{input, {Name: "other", Kind: TensorParam}},
 			Memory: "a new tensor of the broadcast shape; saves both; backward makes, for each operand, two bool masks and a temporary of the output's shape, then its gradient",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				x, y := a.Tensor(0), a.Tensor(1)

@@ -288,14 +288,14 @@ func init() {
 }
 
 // torch.quantile(input, q, dim=None, keepdim=False) with a number q
-// (testdata/pyrules_pending/ops_census_misc.py, not yet recorded:
+// (testdata/pyrules/ops_census_misc.py, not yet held to it:
 // estimated): PyTorch sorts the input (flattened, or along dim) by this
 // file's sort, its indices freed, then gathers and interpolates the two
 // neighbours of the rank: the output of the reduced shape, the sorted
 // values freed after (the gathers' small temporaries are left out). Its
 // backward, through the sort and the interpolation, is refused.
 func init() {
-	declare(estimated(&OpDef{Name: "quantile", Function: true, Method: true,
+	declare(estimated("ops_census_misc.py", &OpDef{Name: "quantile", Function: true, Method: true,
 		Params: []Param{input, {Name: "q", Kind: NumberParam}, {Name: "dim", Kind: IntParam, Default: "None"}, keepdim, {Name: "interpolation", Kind: StringParam, Default: "'linear'", KeywordOnly: true}},
 		Memory: "sort's values and indices (the indices freed), the output of the reduced shape; the sorted values freed; backward refused",
 		run: func(s *Session, a Args) (*Tensor, error) {

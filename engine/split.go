@@ -192,9 +192,9 @@ func init() {
 		// tensor_split: views, by a number of sections (the first
 		// size % n one longer) or at indices, each narrowed on its own
 		// (SliceBackward0: backward makes one tensor of the input's
-		// shape), as the H200 showed (testdata/pyrules_pending/
-		// ops_census_misc.py; estimated until imported)
-		estimated(&OpDef{Name: "tensor_split", Function: true, Method: true,
+		// shape), as the H200 showed (testdata/pyrules/
+		// ops_census_misc.py; estimated until held to it)
+		estimated("ops_census_misc.py", &OpDef{Name: "tensor_split", Function: true, Method: true,
 			Params: []Param{input, integer("sections", "None"), intsParam("indices", "None"), integer("dim", "0")},
 			Usage:  "torch.tensor_split(input, indices_or_sections, dim=0)",
 			Memory: "views, each a slice (backward makes one tensor of the input's shape)",

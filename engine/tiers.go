@@ -146,12 +146,24 @@ func (t *tiers) beginStep() {
 	t.stepSeen = false
 }
 
+// recording says where a rule modelled from PyTorch's source stands
+// against the GPU, in an estimate's cause: rec is the rule script of
+// testdata/pyrules that recorded the op, whose statements the rule is
+// not yet held to (TestRecordedStatements lists those that differ),
+// or "" where no recording covers the op yet.
+func recording(rec string) string {
+	if rec == "" {
+		return "not yet recorded on the GPU"
+	}
+	return "recorded on the GPU in testdata/pyrules/" + rec + " but not yet held to it"
+}
+
 // estimated marks an entry whose rule was modelled from PyTorch's
-// formulas and not yet recorded on the GPU (testdata/pyrules_pending):
-// help says so, and every run of it, in place too, is an estimate
-// naming its arguments' shapes (refused under Options.Strict).
-func estimated(d *OpDef) *OpDef {
-	d.Memory += " (not yet recorded on the GPU: estimated from PyTorch's formulas)"
+// formulas and is not yet held to a recording (rec, as recording
+// takes it): help says so, and every run of it, in place too, is an
+// estimate naming its arguments' shapes (refused under Options.Strict).
+func estimated(rec string, d *OpDef) *OpDef {
+	d.Memory += " (" + recording(rec) + ": estimated from PyTorch's formulas)"
 	name := "torch." + d.Name
 	switch {
 	case !d.Function && !d.Method:
@@ -175,7 +187,7 @@ func estimated(d *OpDef) *OpDef {
 			}
 			shapes = strings.Join(sizes, " ")
 		}
-		return s.estimate(nil, op, "%s: memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)", shapes)
+		return s.estimate(nil, op, "%s: memory rule from PyTorch's formula, %s", shapes, recording(rec))
 	}
 	if run := d.run; run != nil {
 		d.run = func(s *Session, a Args) (*Tensor, error) {

@@ -34,9 +34,9 @@ func init() {
 		// estimated while llama_train.py, which runs them, differs from
 		// its recording where its allocator events are PyTorch's (a
 		// block found free where PyTorch made a new segment)
-		estimated(unary("sin", "SinBackward0", saveInput, 2)),
-		estimated(unary("cos", "CosBackward0", saveInput, 3)),
-		estimated(unary("rsqrt", "RsqrtBackward0", saveResult, 3)),
+		estimated("ops_trig.py", unary("sin", "SinBackward0", saveInput, 2)),
+		estimated("ops_trig.py", unary("cos", "CosBackward0", saveInput, 3)),
+		estimated("ops_trig.py", unary("rsqrt", "RsqrtBackward0", saveResult, 3)),
 		unary("erf", "ErfBackward0", saveInput, 5),
 		unary("atan", "AtanBackward0", saveInput, 3),
 		unary("log2", "Log2Backward0", saveInput, 2),

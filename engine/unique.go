@@ -4,9 +4,9 @@ import (
 	"slices"
 )
 
-// torch.unique and unique_consecutive (testdata/pyrules_pending/
-// ops_census_misc.py, not yet recorded on the GPU: their steps say
-// "estimated"), of the flattened input (dim=None; a dim is refused).
+// torch.unique and unique_consecutive (testdata/pyrules/
+// ops_census_misc.py and ops_census_more.py, not yet held to them: their
+// steps say "estimated"), of the flattened input (dim=None; a dim is refused).
 // PyTorch's CUDA kernel sorts a copy of the input (unique always sorts
 // on the GPU; unique_consecutive does not), finds the unique values in
 // it and resizes its output down to their count: the output's storage
@@ -26,7 +26,7 @@ import (
 
 func init() {
 	params := []Param{input, boolParam("return_inverse", "False"), boolParam("return_counts", "False"), {Name: "dim", Kind: IntParam, Default: "None"}}
-	memory := " (estimated: not yet recorded on the GPU): the output keeps the input's count of elements (PyTorch resizes it down), its shape the distinct values' count when the tool knows the values, else the input's count; a sorted copy, CUB's sort scratch; int64 inverse and counts when asked"
+	memory := " (estimated: " + recording("ops_census_more.py") + "): the output keeps the input's count of elements (PyTorch resizes it down), its shape the distinct values' count when the tool knows the values, else the input's count; a sorted copy, CUB's sort scratch; int64 inverse and counts when asked"
 	declare(
 		&OpDef{Name: "unique", Function: true, Method: true,
 			Params: append([]Param{input, boolParam("sorted", "True")}, params[1:]...),
@@ -79,7 +79,7 @@ func (s *Session) unique(op string, x *Tensor, consecutive, inverse, counts bool
 	if !known {
 		cause = "values unknown: the output's shape taken as every element distinct, the largest it can be"
 	}
-	if err := s.estimate(nil, op, "%s: memory rule from PyTorch's kernel, not yet recorded on the GPU (testdata/pyrules_pending); %s", argShapes(Args{x}), cause); err != nil {
+	if err := s.estimate(nil, op, "%s: memory rule from PyTorch's kernel, %s; %s", argShapes(Args{x}), recording("ops_census_more.py"), cause); err != nil {
 		return nil, false, err
 	}
 	dev, flat := x.Device(), []int64{n}

@@ -2,8 +2,8 @@ package engine
 
 import "fmt"
 
-// nn.utils.weight_norm's ops (testdata/pyrules_pending/modules_census_nn.py;
-// not yet recorded on the GPU: estimated from PyTorch's source):
+// nn.utils.weight_norm's ops (testdata/pyrules/modules_census_nn.py;
+// recorded, not yet held to it: estimated from PyTorch's source):
 //
 //   - norm_except_dim(v, pow=2, dim=0): the norm of v over every
 //     dimension but dim (0 or the last), shaped as v with 1s elsewhere,
@@ -20,11 +20,11 @@ import "fmt"
 
 func init() {
 	declare(
-		estimated(&OpDef{Name: "norm_except_dim", Function: true,
+		estimated("modules_census_nn.py", &OpDef{Name: "norm_except_dim", Function: true,
 			Params: []Param{{Name: "v", Kind: TensorParam}, {Name: "pow", Kind: IntParam, Default: "2"}, {Name: "dim", Kind: IntParam, Default: "0"}},
 			Memory: "the norm over every dimension but dim (0 or the last), one tensor shaped as v with 1s elsewhere; backward refused",
 			run:    func(s *Session, a Args) (*Tensor, error) { return s.normExceptDim(a.Tensor(0), a.Int(2)) }}),
-		estimated(&OpDef{Name: "_weight_norm", Function: true,
+		estimated("modules_census_nn.py", &OpDef{Name: "_weight_norm", Function: true,
 			Params: []Param{{Name: "v", Kind: TensorParam}, {Name: "g", Kind: TensorParam}, {Name: "dim", Kind: IntParam, Default: "0"}},
 			Memory: "the fused kernel's w (v's shape), then the norms (g's shape, float32), saved with v and g; backward a dense copy of a gradient that is not contiguous, then v's and g's gradients",
 			run:    func(s *Session, a Args) (*Tensor, error) { return s.weightNorm(a.Tensor(0), a.Tensor(1), a.Int(2)) }}),

@@ -45,5 +45,5 @@ def _foreach_sub(self, other, *, alpha=1):
     import torch
     pairs = _pairs(self, other)
     torch.nn._estimate('torch._foreach_sub', "one result per tensor, made in order before the fused kernel runs, "
-                       "not yet recorded on the GPU (testdata/pyrules_pending)", *self)
+                       "recorded on the GPU in testdata/pyrules/census_eager_nn.py but not yet held to it", *self)
     return [t.sub(o, alpha=alpha) for t, o in pairs]

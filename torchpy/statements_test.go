@@ -35,7 +35,8 @@ var differList = filepath.Join("..", "testdata", "pyrules", "statements_differ.t
 // modelled (segments, which depend on what came before, are left to
 // TestPythonAsPasted's figures). Its log names the ops estimated in each
 // script and whether every statement running them matched: those whose
-// label may go (testdata/pyrules_pending/README.md, "Importing").
+// label may go (testdata/pyrules_pending/README.md, "Importing"); no
+// estimate of a recorded script may say its op is not recorded.
 func TestRecordedStatements(t *testing.T) {
 	listed := readDifferList(t)
 	found := map[string][]int{}
@@ -66,10 +67,33 @@ func TestRecordedStatements(t *testing.T) {
 				}
 			}
 			t.Logf("%d statements differ; estimated ops: %s", len(differ), st.estimatedOps(differ))
+			st.checkCauses(t)
 		})
 	}
 	if *update {
 		writeDifferList(t, names, found)
+	}
+}
+
+// checkCauses holds what the estimates of a recorded rule script's run
+// say of the GPU to what is true: the script recorded every op it ran,
+// so no estimate says its op is not yet recorded or waits in
+// testdata/pyrules_pending, and a recording an estimate names exists.
+func (st *statements) checkCauses(t *testing.T) {
+	t.Helper()
+	for line, r := range st.rows {
+		for _, e := range r.estimates {
+			if strings.Contains(e, "not yet recorded") || strings.Contains(e, "pyrules_pending") {
+				t.Errorf("line %d: %q: the op is recorded (this script ran it on the GPU)", line, e)
+			}
+			for rest := e; strings.Contains(rest, "testdata/pyrules/"); {
+				_, rest, _ = strings.Cut(rest, "testdata/pyrules/")
+				name, _, _ := strings.Cut(rest, ".py")
+				if _, err := os.Stat(filepath.Join("..", "testdata", "pyrules", name+".py")); err != nil {
+					t.Errorf("line %d: %q names a recording that is not there: %v", line, e, err)
+				}
+			}
+		}
 	}
 }
 

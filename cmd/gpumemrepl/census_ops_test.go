@@ -9,19 +9,22 @@ import (
 
 // censusOp is one statement of TestCensusOpsEstimated: an op of issue
 // 35's census modelled from PyTorch's formulas, the estimate its step
-// must name while not yet recorded (testdata/pyrules_pending; "" once
-// recorded and held, testdata/pyrules/statements_differ.txt), and how
-// much more it leaves allocated.
+// must name while its rule is not held to its recording (its rule script
+// in testdata/pyrules; "" once held, testdata/pyrules/
+// statements_differ.txt), and how much more it leaves allocated.
 type censusOp struct {
 	stmt, est string
 	grew      int64
 }
 
-// pendingNote ends the estimate of an op modelled from PyTorch's
-// formulas (engine's estimated); pending is op's estimate so.
-const pendingNote = ": memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)"
+// unheldNote ends the estimate of an op modelled from PyTorch's
+// formulas (engine's estimated) whose rule script rec recorded it;
+// unheld is op's estimate so.
+func unheldNote(rec string) string {
+	return ": memory rule from PyTorch's formula, recorded on the GPU in testdata/pyrules/" + rec + " but not yet held to it"
+}
 
-func pending(op string) string { return op + pendingNote }
+func unheld(op, rec string) string { return op + unheldNote(rec) }
 
 // censusSetup runs before the ops: x needs grad, c are known counts.
 const censusSetup = `import torch
@@ -33,47 +36,47 @@ gen = torch.Generator(device='cuda').manual_seed(0)
 
 var censusOps = []censusOp{
 	{"a = x.repeat_interleave(2, dim=0)", "", 4 * mib},
-	{"b = torch.repeat_interleave(c)", "torch.repeat_interleave [3] int64 by a tensor of counts" + pendingNote, 512},
-	{"d = torch.ones(3, 4, device='cuda').repeat_interleave(c, dim=0)", "torch.repeat_interleave [3, 4] float32 x [3] int64 by a tensor of counts" + pendingNote, 512},
-	{"e = x.flip(0)", pending("torch.flip [512, 1024] float32"), 2 * mib},
-	{"f = torch.roll(x, (1, 2), (0, 1))", pending("torch.roll [512, 1024] float32"), 2 * mib},
-	{"g = x.amax(dim=-1)", pending("torch.amax [512, 1024] float32"), 2048},
+	{"b = torch.repeat_interleave(c)", "torch.repeat_interleave [3] int64 by a tensor of counts" + unheldNote("ops_repeat_more.py"), 512},
+	{"d = torch.ones(3, 4, device='cuda').repeat_interleave(c, dim=0)", "torch.repeat_interleave [3, 4] float32 x [3] int64 by a tensor of counts" + unheldNote("ops_repeat_more.py"), 512},
+	{"e = x.flip(0)", unheld("torch.flip [512, 1024] float32", "ops_repeat_shape.py"), 2 * mib},
+	{"f = torch.roll(x, (1, 2), (0, 1))", unheld("torch.roll [512, 1024] float32", "ops_repeat_shape.py"), 2 * mib},
+	{"g = x.amax(dim=-1)", unheld("torch.amax [512, 1024] float32", "ops_repeat_more.py"), 2048},
 	{"h = F.normalize(x, dim=1)", "", 2*mib + 2*2048},
 	{"i = F.one_hot(c, 5)", "", 512},
-	{"j = torch.isinf(x)", pending("torch.isinf [512, 1024] float32"), mib / 2},
-	{"k = x.isnan()", pending("torch.isnan [512, 1024] float32"), mib / 2},
-	{"l = torch.isfinite(x)", pending("torch.isfinite [512, 1024] float32"), mib / 2},
+	{"j = torch.isinf(x)", unheld("torch.isinf [512, 1024] float32", "ops_trig.py"), mib / 2},
+	{"k = x.isnan()", unheld("torch.isnan [512, 1024] float32", "ops_trig.py"), mib / 2},
+	{"l = torch.isfinite(x)", unheld("torch.isfinite [512, 1024] float32", "ops_trig.py"), mib / 2},
 	{"m = x.clamp_min(0.5)", "", 2 * mib},
-	{"n = torch.randperm(1000, device='cuda', generator=gen)", pending("torch.randperm n=1000"), 8192},
-	{"o = torch.multinomial(torch.ones(4, 1000, device='cuda'), 2)", pending("torch.multinomial [4, 1000] float32"), 512},
-	{"q = x[:, :512].trace()", pending("torch.trace [512, 512] float32"), 512},
-	{"r = torch.diag(x[0, :300])", pending("torch.diag [300] float32"), 360448},
-	{"s = torch.scalar_tensor(2, device='cuda')", pending("torch.scalar_tensor s=2"), 512},
-	{"u = torch.unique(c)", "torch.unique [3] int64: memory rule from PyTorch's kernel, not yet recorded on the GPU (testdata/pyrules_pending); the output's shape from the values the tool knows", 512},
-	{"v = (x * 1).triu_(1)", pending("Tensor.triu_ [512, 1024] float32"), 2 * mib},
-	{"w1 = torch.view_as_complex(x.reshape(512, 512, 2))", pending("torch.view_as_complex [512, 512, 2] float32"), 0},
-	{"w2 = torch.polar(torch.ones(512, 512, device='cuda'), torch.zeros(512, 512, device='cuda'))", pending("torch.polar [512, 512] float32 x [512, 512] float32"), 2 * mib},
-	{"w3 = torch.view_as_real(torch.zeros(512, 512, dtype=torch.complex64, device='cuda'))", pending("torch.view_as_real [512, 512] complex64"), 2 * mib},
+	{"n = torch.randperm(1000, device='cuda', generator=gen)", unheld("torch.randperm n=1000", "ops_census_misc.py"), 8192},
+	{"o = torch.multinomial(torch.ones(4, 1000, device='cuda'), 2)", unheld("torch.multinomial [4, 1000] float32", "ops_census_more.py"), 512},
+	{"q = x[:, :512].trace()", unheld("torch.trace [512, 512] float32", "ops_repeat_shape.py"), 512},
+	{"r = torch.diag(x[0, :300])", unheld("torch.diag [300] float32", "ops_repeat_shape.py"), 360448},
+	{"s = torch.scalar_tensor(2, device='cuda')", unheld("torch.scalar_tensor s=2", "ops_census_misc.py"), 512},
+	{"u = torch.unique(c)", "torch.unique [3] int64: memory rule from PyTorch's kernel, recorded on the GPU in testdata/pyrules/ops_census_more.py but not yet held to it; the output's shape from the values the tool knows", 512},
+	{"v = (x * 1).triu_(1)", unheld("Tensor.triu_ [512, 1024] float32", "ops_census_misc.py"), 2 * mib},
+	{"w1 = torch.view_as_complex(x.reshape(512, 512, 2))", unheld("torch.view_as_complex [512, 512, 2] float32", "ops_rope_complex.py"), 0},
+	{"w2 = torch.polar(torch.ones(512, 512, device='cuda'), torch.zeros(512, 512, device='cuda'))", unheld("torch.polar [512, 512] float32 x [512, 512] float32", "ops_rope_complex.py"), 2 * mib},
+	{"w3 = torch.view_as_real(torch.zeros(512, 512, dtype=torch.complex64, device='cuda'))", unheld("torch.view_as_real [512, 512] complex64", "ops_rope_complex.py"), 2 * mib},
 	// a reduced loss keeps the storage of its input's size, as mse_loss's,
 	// and its node the target
 	{"y1 = F.smooth_l1_loss(x, x.detach() * 0)", "", 4 * mib},
-	{"y2 = F.binary_cross_entropy(x, x.detach())", pending("F.binary_cross_entropy [512, 1024] float32 x [512, 1024] float32"), 2 * mib},
-	{"y3 = F.adaptive_max_pool2d(x.view(2, 4, 256, 256), 4)", pending("F.adaptive_max_pool2d [2, 4, 256, 256] float32"), 512 + 1024}, // and the saved indices
+	{"y2 = F.binary_cross_entropy(x, x.detach())", unheld("F.binary_cross_entropy [512, 1024] float32 x [512, 1024] float32", "ops_census_misc.py"), 2 * mib},
+	{"y3 = F.adaptive_max_pool2d(x.view(2, 4, 256, 256), 4)", unheld("F.adaptive_max_pool2d [2, 4, 256, 256] float32", "ops_census_misc.py"), 512 + 1024}, // and the saved indices
 	{"y4 = F.softplus(x)", "", 2 * mib},
 	{"y5 = F.glu(x)", "", mib},
-	{"y6 = torch.maximum(x, x.detach())", pending("torch.maximum [512, 1024] float32 x [512, 1024] float32"), 2 * mib},
-	{"y7 = x.scatter(1, c.view(1, 3).expand(512, 3), 0.0)", "torch.scatter [512, 1024] float32 x [512, 3] int64" + pendingNote, 2 * mib},
-	{"y8 = torch.ones(512, 512, device='cuda').fill_diagonal_(0.0)", pending("Tensor.fill_diagonal_ [512, 512] float32"), mib},
-	{"z1 = torch.isin(c, c[:1])", pending("torch.isin [3] int64 x [1] int64"), 512},
-	{"z2 = x.logsumexp(-1)", pending("torch.logsumexp [512, 1024] float32"), 2048},
-	{"z3 = torch.tensor_split(x, 3, dim=1)", pending("torch.tensor_split [512, 1024] float32"), 0},
-	{"z4 = x.unfold(1, 64, 32)", pending("Tensor.unfold [512, 1024] float32"), 0},
-	{"z5 = x.take(c)", pending("torch.take [512, 1024] float32 x [3] int64"), 512},
-	{"z6 = torch.addcmul(x, x, x, value=0.5)", pending("torch.addcmul [512, 1024] float32 x [512, 1024] float32 x [512, 1024] float32"), 2 * mib},
-	{"z7 = torch.diff(x, dim=1)", pending("torch.diff [512, 1024] float32"), 512 * 1023 * 4},
-	{"z8 = torch.hann_window(400, device='cuda')", pending("torch.hann_window window_length=400"), 2048},
-	{"z9 = torch.quantile(x.detach(), 0.5, dim=1)", pending("torch.quantile [512, 1024] float32"), 2048},
-	{"z10 = torch.var_mean(x, dim=1)", pending("torch.var_mean [512, 1024] float32"), 2 * 2048},
+	{"y6 = torch.maximum(x, x.detach())", unheld("torch.maximum [512, 1024] float32 x [512, 1024] float32", "ops_census_misc.py"), 2 * mib},
+	{"y7 = x.scatter(1, c.view(1, 3).expand(512, 3), 0.0)", "torch.scatter [512, 1024] float32 x [512, 3] int64" + unheldNote("ops_census_misc.py"), 2 * mib},
+	{"y8 = torch.ones(512, 512, device='cuda').fill_diagonal_(0.0)", unheld("Tensor.fill_diagonal_ [512, 512] float32", "ops_census_misc.py"), mib},
+	{"z1 = torch.isin(c, c[:1])", unheld("torch.isin [3] int64 x [1] int64", "ops_census_misc.py"), 512},
+	{"z2 = x.logsumexp(-1)", unheld("torch.logsumexp [512, 1024] float32", "ops_repeat_shape.py"), 2048},
+	{"z3 = torch.tensor_split(x, 3, dim=1)", unheld("torch.tensor_split [512, 1024] float32", "ops_census_misc.py"), 0},
+	{"z4 = x.unfold(1, 64, 32)", unheld("Tensor.unfold [512, 1024] float32", "ops_census_misc.py"), 0},
+	{"z5 = x.take(c)", unheld("torch.take [512, 1024] float32 x [3] int64", "ops_census_more.py"), 512},
+	{"z6 = torch.addcmul(x, x, x, value=0.5)", unheld("torch.addcmul [512, 1024] float32 x [512, 1024] float32 x [512, 1024] float32", "ops_census_more.py"), 2 * mib},
+	{"z7 = torch.diff(x, dim=1)", unheld("torch.diff [512, 1024] float32", "ops_census_misc.py"), 512 * 1023 * 4},
+	{"z8 = torch.hann_window(400, device='cuda')", unheld("torch.hann_window window_length=400", "ops_census_more.py"), 2048},
+	{"z9 = torch.quantile(x.detach(), 0.5, dim=1)", unheld("torch.quantile [512, 1024] float32", "ops_census_misc.py"), 2048},
+	{"z10 = torch.var_mean(x, dim=1)", unheld("torch.var_mean [512, 1024] float32", "ops_census_more.py"), 2 * 2048},
 }
 
 // TestCensusOpsEstimated: each op of censusOps runs through the binary

@@ -186,9 +186,9 @@ print(o.grad_fn.name(), m[0].shape, m[0].stride(), m[1].stride(), torch.hstack([
 	}
 }
 
-// TestUnrecordedOpsSayEstimated: the ops modelled before
-// their rule script was recorded on the GPU (testdata/pyrules_pending)
-// are estimates: their step names the op and its shapes, its row and
+// TestUnrecordedOpsSayEstimated: the ops modelled from PyTorch's
+// formulas whose rules are not yet held to their rule script's
+// recording are estimates: their step names the op and its shapes, its row and
 // every later one say exact false and name the first estimate, the text
 // report marks them and ends saying how many statements estimated, and
 // help torch says so of each; under --strict the op is refused.
@@ -212,7 +212,7 @@ func TestUnrecordedOpsSayEstimated(t *testing.T) {
 			rows[r.Line] = r
 		}
 	}
-	const est = "torch.flip [1024] float32: memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)"
+	const est = "torch.flip [1024] float32: memory rule from PyTorch's formula, recorded on the GPU in testdata/pyrules/ops_repeat_shape.py but not yet held to it"
 	if r := rows[3]; r.Exact != nil || r.Estimates != nil || r.FirstEstimate != "" {
 		t.Errorf("exp, recorded, before any estimate: %+v", r)
 	}
@@ -239,7 +239,7 @@ func TestUnrecordedOpsSayEstimated(t *testing.T) {
 		t.Errorf("--strict: exit %d\n%s%s", code, out, errOut)
 	}
 	help, _, _ := runStdin(t, "help flip\n")
-	if !strings.Contains(help, "not yet recorded on the GPU") {
+	if !strings.Contains(help, "recorded on the GPU in testdata/pyrules/ops_repeat_shape.py but not yet held to it: estimated") {
 		t.Errorf("help flip: %s", help)
 	}
 }

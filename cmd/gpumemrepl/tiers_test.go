@@ -9,11 +9,11 @@ import (
 )
 
 // estimatedProgram is a program with one estimate (flip, modelled from
-// PyTorch's formula and not recorded) at line 3, and the estimate as the
-// reports name it.
+// PyTorch's formula and not yet held to its recording) at line 3, and
+// the estimate as the reports name it.
 const (
 	estimatedProgram = "import torch\nx = torch.rand(1 << 20, device='cuda', requires_grad=True)\ny = x.flip(0)\nz = x.exp()\n"
-	flipEstimate     = "torch.flip [1048576] float32: memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)"
+	flipEstimate     = "torch.flip [1048576] float32: memory rule from PyTorch's formula, recorded on the GPU in testdata/pyrules/ops_repeat_shape.py but not yet held to it"
 )
 
 func writeProgram(t *testing.T, name, src string) string {
@@ -103,7 +103,7 @@ func TestEachStatementEstimates(t *testing.T) {
 			map[bool]string{true: "exact", false: "≈"}[r.Exact == nil],
 			strings.Join(r.Estimates, "; ")}, " ")))
 	}
-	flip := "≈ torch.flip [1024] float32: memory rule from PyTorch's formula, not yet recorded on the GPU (testdata/pyrules_pending)"
+	flip := "≈ torch.flip [1024] float32: memory rule from PyTorch's formula, recorded on the GPU in testdata/pyrules/ops_repeat_shape.py but not yet held to it"
 	// import, x, then the loop's statements y, z, y, z, then its step
 	want := []string{"exact", "exact", flip, "≈", flip, "≈", "≈"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

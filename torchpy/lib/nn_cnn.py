@@ -125,7 +125,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
             raise ValueError(f'Expected more than 1 spatial element when training, got input size {input.shape}')
     if running_mean is not None or running_var is not None:
         # recorded without running stats (testdata/pyrules/modules_census.py)
-        _estimate('F.instance_norm', "PyTorch's composite (weights and running stats repeated per sample, batch_norm of the batch as one sample) with running stats, not yet recorded on the GPU (testdata/pyrules_pending)",
+        _estimate('F.instance_norm', "PyTorch's composite (weights and running stats repeated per sample, batch_norm of the batch as one sample) with running stats, recorded on the GPU in testdata/pyrules/modules_census_nn.py but not yet held to it",
                   input, weight, bias, running_mean, running_var)
     b, c = input.shape[0], input.shape[1]
     weight_, bias_, mean_, var_ = (None if t is None else t.repeat(b) for t in (weight, bias, running_mean, running_var))
@@ -440,7 +440,7 @@ def _adaptive_avg_pool3d(input, output_size):
     # the mean over the last three dimensions, taken here along them
     # flattened (the same reduction of a contiguous input; the node is the
     # last unsqueeze's, where PyTorch's is MeanBackward1)
-    _estimate('F.adaptive_avg_pool3d', "to 1, PyTorch's mean over the last three dimensions, not yet recorded on the GPU (testdata/pyrules_pending)", input)
+    _estimate('F.adaptive_avg_pool3d', "to 1, PyTorch's mean over the last three dimensions, recorded on the GPU in testdata/pyrules/modules_census_nn.py but not yet held to it", input)
     return input.flatten(-3).mean(-1, keepdim=True).unsqueeze(-1).unsqueeze(-1)
 
 
@@ -453,7 +453,7 @@ def _feature_dropout(input, p, training, inplace):
     if p == 0 or not training or input.numel() == 0:
         return input
     _estimate('F.dropout2d' if input.dim() == 4 else 'F.feature_dropout',
-              "PyTorch's composite (noise of one value a channel drawn, scaled and multiplied in), not yet recorded on the GPU (testdata/pyrules_pending)", input)
+              "PyTorch's composite (noise of one value a channel drawn, scaled and multiplied in), recorded on the GPU in testdata/pyrules/modules_census_nn.py but not yet held to it", input)
     if p == 1:
         noise = torch.zeros((), device=input.device, dtype=input.dtype)
     else:
