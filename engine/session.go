@@ -29,6 +29,9 @@ type Preset struct {
 	// SMs and ThreadsPerSM are the multiprocessor count and the most
 	// threads one runs at once: they size a reduction's grid.
 	SMs, ThreadsPerSM int
+	// ContextMeasured is whether ContextBytes was measured on this GPU
+	// with PyTorch 2.11; else it is the H200's, taken (fit marks it).
+	ContextMeasured bool
 }
 
 // h200Context is the CUDA context of a PyTorch 2.11 process on the H200
@@ -46,12 +49,12 @@ const h200Context = 639631360
 // scripts/probe_reduce.py), as are the names get_device_name gives and
 // the compute capabilities.
 var Presets = map[string]Preset{
-	"h200":      {"h200", "NVIDIA H200", sim.H200Total, h200Context, 9, 0, true, 132, 2048},
-	"h100":      {"h100", "NVIDIA H100 80GB HBM3", 85017755648, h200Context, 9, 0, true, 132, 2048},       // [13.0]
-	"a100-80gb": {"a100-80gb", "NVIDIA A100-SXM4-80GB", 85100068864, h200Context, 8, 0, true, 108, 2048},  // [12.5]
-	"a100-40gb": {"a100-40gb", "NVIDIA A100-SXM4-40GB", 42298834944, h200Context, 8, 0, true, 108, 2048},  // [12.2]
-	"rtx4090":   {"rtx4090", "NVIDIA GeForce RTX 4090", 25250627584, h200Context, 8, 9, false, 128, 1536}, // [13.0]
-	"t4":        {"t4", "Tesla T4", 15642329088, h200Context, 7, 5, true, 40, 1024},                       // [12.4]
+	"h200":      {"h200", "NVIDIA H200", sim.H200Total, h200Context, 9, 0, true, 132, 2048, true},
+	"h100":      {"h100", "NVIDIA H100 80GB HBM3", 85017755648, h200Context, 9, 0, true, 132, 2048, false},       // [13.0]
+	"a100-80gb": {"a100-80gb", "NVIDIA A100-SXM4-80GB", 85100068864, h200Context, 8, 0, true, 108, 2048, false},  // [12.5]
+	"a100-40gb": {"a100-40gb", "NVIDIA A100-SXM4-40GB", 42298834944, h200Context, 8, 0, true, 108, 2048, false},  // [12.2]
+	"rtx4090":   {"rtx4090", "NVIDIA GeForce RTX 4090", 25250627584, h200Context, 8, 9, false, 128, 1536, false}, // [13.0]
+	"t4":        {"t4", "Tesla T4", 15642329088, h200Context, 7, 5, true, 40, 1024, false},                       // [12.4]
 }
 
 // PresetNames lists the presets, sorted.

@@ -159,7 +159,11 @@ func writeFitTable(w io.Writer, file, conf string, fits []repl.Fit) {
 			if !f.Tier.Exact() {
 				exact = "no " + repl.EstimatedMark
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, allocator.FormatSize(f.GPU.Total), allocator.FormatSize(d.PeakAllocated), allocator.FormatSize(d.PeakReserved), allocator.FormatSize(d.WithContext), exact, verdict)
+			withContext := allocator.FormatSize(d.WithContext)
+			if !f.GPU.ContextMeasured {
+				withContext += " " + repl.EstimatedMark
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, allocator.FormatSize(f.GPU.Total), allocator.FormatSize(d.PeakAllocated), allocator.FormatSize(d.PeakReserved), withContext, exact, verdict)
 		}
 	}
 	tw.Flush()
@@ -181,11 +185,13 @@ func writeFitTable(w io.Writer, file, conf string, fits []repl.Fit) {
 		}
 	}
 	fmt.Fprintln(w, "\nThe peaks up to a GPU's first out-of-memory error are what ran before it.\n"+
-		"Contexts: the H200's measured with PyTorch 2.11; the other presets' are taken as\n"+
-		"the H200's. Exact: every op followed a rule recorded with PyTorch on the H200\n"+
-		"or the H100 (both GH100). On the other presets a rule that reads the card (the\n"+
-		"cuBLAS workspace, a reduction's blocks, CUB's and cuDNN's scratch, the attention\n"+
-		"kernel, running out of memory) is an estimate.")
+		"+ context: the CUDA context measured with PyTorch 2.11 on the H200 after its\n"+
+		"first kernel (it grows with the kernels loaded: 518 to 742 MiB there); "+repl.EstimatedMark+" marks\n"+
+		"a preset whose context was not measured: the H200's is taken, and where its\n"+
+		"memory runs out rests on it. Exact: every op followed a rule recorded with\n"+
+		"PyTorch on the H200 or the H100 (both GH100). On the other presets a rule that\n"+
+		"reads the card (the cuBLAS workspace, a reduction's blocks, CUB's and cuDNN's\n"+
+		"scratch, the attention kernel, running out of memory) is an estimate.")
 }
 
 // writeFitEstimates says, under fit's table, how many statements of
@@ -211,16 +217,19 @@ func writeFitEstimates(w io.Writer, fits []repl.Fit) {
 
 // fitJSON is one GPU device's line of fit --json.
 type fitJSON struct {
-	GPU           string  `json:"gpu"`
-	Device        int     `json:"device"`
-	TotalBytes    uint64  `json:"total_bytes"`
-	PeakAllocated uint64  `json:"peak_allocated_bytes"`
-	PeakReserved  uint64  `json:"peak_reserved_bytes"`
-	WithContext   uint64  `json:"reserved_plus_context_bytes"`
-	Fits          bool    `json:"fits"`
-	OOMAt         *string `json:"oom_at"`
-	OOMSource     *string `json:"oom_source"`
-	OOMMessage    *string `json:"oom_message"`
+	GPU           string `json:"gpu"`
+	Device        int    `json:"device"`
+	TotalBytes    uint64 `json:"total_bytes"`
+	PeakAllocated uint64 `json:"peak_allocated_bytes"`
+	PeakReserved  uint64 `json:"peak_reserved_bytes"`
+	WithContext   uint64 `json:"reserved_plus_context_bytes"`
+	// ContextEstimated: the preset's CUDA context was not measured on
+	// it (the H200's is taken).
+	ContextEstimated bool    `json:"context_estimated"`
+	Fits             bool    `json:"fits"`
+	OOMAt            *string `json:"oom_at"`
+	OOMSource        *string `json:"oom_source"`
+	OOMMessage       *string `json:"oom_message"`
 	// Exact is whether every figure followed recorded rules; otherwise
 	// EstimatedStatements statements estimated, the first FirstEstimate.
 	Exact               bool    `json:"exact"`
@@ -236,7 +245,7 @@ func writeFitJSON(w io.Writer, fits []repl.Fit) {
 	for _, f := range fits {
 		for i, d := range f.Devices {
 			oomHere := f.OOM != nil && f.OOM.Device == i
-			row := fitJSON{GPU: f.GPU.Name, Device: i, TotalBytes: f.GPU.Total, PeakAllocated: d.PeakAllocated, PeakReserved: d.PeakReserved, WithContext: d.WithContext, Fits: !oomHere,
+			row := fitJSON{GPU: f.GPU.Name, Device: i, TotalBytes: f.GPU.Total, PeakAllocated: d.PeakAllocated, PeakReserved: d.PeakReserved, WithContext: d.WithContext, ContextEstimated: !f.GPU.ContextMeasured, Fits: !oomHere,
 				Exact: f.Tier.Exact(), EstimatedStatements: f.Tier.Steps}
 			if first := repl.FirstEstimate(f.Tier); first != "" {
 				row.FirstEstimate = &first

@@ -34,9 +34,9 @@ func TestFitSaysWhetherExact(t *testing.T) {
 	path := writeProgram(t, "est.py", estimatedProgram)
 	out, errOut, code := run(t, "fit", "--gpus", "h200,t4", path)
 	for _, want := range []string{
-		"GPU   memory      allocated  reserved   + context   exact  fits\n",
-		"h200  139.80 GiB  12.00 MiB  20.00 MiB  630.00 MiB  no ≈   yes\n",
-		"t4    14.57 GiB   12.00 MiB  20.00 MiB  630.00 MiB  no ≈   yes\n",
+		"GPU   memory      allocated  reserved   + context     exact  fits\n",
+		"h200  139.80 GiB  12.00 MiB  20.00 MiB  630.00 MiB    no ≈   yes\n",
+		"t4    14.57 GiB   12.00 MiB  20.00 MiB  630.00 MiB ≈  no ≈   yes\n",
 		"\n≈ h200, t4: 1 statement estimated, an op following a general rule where none is recorded on the GPU; every figure from the first estimate on rests on it: " + path + ":3: " + flipEstimate + "\n",
 	} {
 		if code != 0 || !strings.Contains(out, want) {
@@ -45,8 +45,13 @@ func TestFitSaysWhetherExact(t *testing.T) {
 	}
 	out, _, _ = run(t, "fit", "--gpus", "h200", "--json", path)
 	var got fitJSON
-	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Exact || got.EstimatedStatements != 1 || got.FirstEstimate == nil || *got.FirstEstimate != path+":3: "+flipEstimate {
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Exact || got.EstimatedStatements != 1 || got.FirstEstimate == nil || *got.FirstEstimate != path+":3: "+flipEstimate || got.ContextEstimated {
 		t.Errorf("fit --json: %v %s", err, out)
+	}
+	// the T4's context is the H200's, not measured on it
+	out, _, _ = run(t, "fit", "--gpus", "t4", "--json", path)
+	if err := json.Unmarshal([]byte(out), &got); err != nil || !got.ContextEstimated {
+		t.Errorf("fit --json on the t4: %v %s", err, out)
 	}
 	out, errOut, code = run(t, "fit", "--gpus", "h200", "--strict", path)
 	if code != 1 || out != "" || errOut != path+":3:5: NotImplementedError: "+flipEstimate+": its figures would be estimated, and --strict refuses estimates\n(gpumemrepl fit: the script failed on h200)\n" {
