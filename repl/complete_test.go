@@ -1,12 +1,9 @@
 package repl
 
 import (
-	"bytes"
 	"os"
 	"slices"
 	"testing"
-
-	"github.com/gpumemrepl/gpumemrepl/engine"
 )
 
 // candidates are the completions of text (the cursor at its end), whole.
@@ -24,13 +21,7 @@ func candidates(c *completer, text string) []string {
 // attributes, names in scope, file names after a file command or in a
 // string; private names only when asked.
 func TestCompleteInContext(t *testing.T) {
-	s, err := engine.NewSession(engine.Options{Preset: engine.Presets["h200"], Backend: "sim", FakeHost: true, Devices: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	r := &Runner{Session: s, Out: &out, Err: &out}
-	py := r.newPyPrompt()
+	r, py, _ := newTestPrompt(t)
 	r.pyInput(py, "x = torch.zeros(3, device='cuda')")
 	r.pyInput(py, "import torch.nn as nn")
 	r.pyInput(py, "model_a = nn.Linear(2, 3)")
