@@ -101,9 +101,10 @@ type Binding struct {
 	AsRecorded, imported bool
 	// cudaHeld is what CUDA's start made in Python (cudaInitObjects).
 	cudaHeld eval.Value
-	// typingHeld is what typing caches at the first backward
-	// (backwardPython).
+	// typingHeld is what typing caches at the first backwards, how
+	// many backwards ran (backwardPython).
 	typingHeld []eval.Value
+	backwards  int
 	// cudaUsed is set once CUDA was first used (PYTORCH_CUDA_ALLOC_CONF
 	// is read then).
 	cudaUsed bool
