@@ -75,13 +75,15 @@ func (e *convEntry) gradientCopy(g *Tensor, mask string) (convCopy, string) {
 // heldBack is the cause of an estimate whose rule a rule script
 // recorded and the tool matches (recorded), kept because with it the
 // zoo's program would run without an estimate and yet differ from its
-// recording: where its second iteration asks for a block PyTorch found
-// free in its cache the simulated allocator makes a new segment, the
-// choice among equal free blocks that the simulated driver's addresses
-// decide, most likely (testdata/pyrules_pending/README.md, "Held
-// back"). Once that program matches, the estimate goes.
+// recording: every allocation and free of its first iteration is
+// PyTorch's, by size and in order, yet in its second PyTorch finds a
+// free block where the simulated allocator makes a new segment, the
+// cached blocks placed otherwise (by the driver's addresses or by which
+// of two equal blocks a free gave back; --driver-addresses leaves it:
+// testdata/pyrules_pending/README.md, "Held back"). Once that program
+// matches, the estimate goes.
 func heldBack(recorded, program string) string {
-	return "recorded (" + recorded + ") and matched, held back while testdata/models/zoo/" + program + ".py, which then runs without an estimate, differs from its recording where the simulated driver's addresses most likely decide a free block"
+	return "recorded (" + recorded + ") and matched, held back while testdata/models/zoo/" + program + ".py, which then runs without an estimate, differs from its recording where its cached blocks lie otherwise than PyTorch's (not yet traced)"
 }
 
 // convGradient4d is g's shape and strides as convolution_backward sees
