@@ -60,7 +60,10 @@ func stateDicts(m *eval.Class) {
 		if err != nil {
 			return nil, err
 		}
-		d := b.in.NewDict()
+		d, err := b.stateDestination(o, prefix)
+		if err != nil {
+			return nil, err
+		}
 		for _, e := range stateEntries(o, prefix, nil) {
 			var v eval.Value = e.t
 			if keep {
@@ -68,7 +71,12 @@ func stateDicts(m *eval.Class) {
 			} else {
 				v = b.wrap(b.S.Detach(e.t.T))
 			}
-			b.in.PutStr(d, e.name, v, "")
+			err := b.in.SetItem(d, e.name, v)
+			b.in.Decref(v)
+			if err != nil {
+				b.in.Decref(d)
+				return nil, err
+			}
 		}
 		return d, nil
 	})
@@ -93,6 +101,62 @@ func stateDicts(m *eval.Class) {
 	})
 }
 
+// stateDestination is state_dict()'s destination as PyTorch 2.11 makes
+// it: an OrderedDict whose _metadata, an OrderedDict too, holds each
+// module's local_metadata, dict(version=module._version), under its
+// prefix less the dot, the module first and its children after. For
+// CPython's collector the two OrderedDicts are objects of their own and
+// each dict(...) call an allocation no free list serves, which goes back
+// to the dict free list when the state dict dies (the object each
+// load_state_dict(state_dict()) round of gh20199_state_dict_cycle adds).
+func (b *Binding) stateDestination(o *eval.Instance, prefix string) (eval.Value, error) {
+	in := b.in
+	ordered := func() (eval.Value, error) {
+		v, err := in.Call(b.orderedDict, nil, nil)
+		if err == nil {
+			in.CountAsOwn(v.(eval.Object))
+		}
+		return v, err
+	}
+	d, err := ordered()
+	if err != nil {
+		return nil, err
+	}
+	meta, err := ordered()
+	if err == nil {
+		err = in.SetAttr(d, "_metadata", meta)
+		in.Decref(meta)
+	}
+	var add func(m *eval.Instance, prefix string) error
+	add = func(m *eval.Instance, prefix string) error {
+		version, err := in.GetAttr(m, "_version")
+		if err != nil {
+			return err
+		}
+		local, err := in.Call(eval.DictType, nil, []eval.KeywordArg{{Name: "version", Value: version}})
+		in.Decref(version)
+		if err != nil {
+			return err
+		}
+		err = in.SetItem(meta, strings.TrimSuffix(prefix, "."), local)
+		in.Decref(local)
+		for _, c := range children(m) {
+			if err == nil {
+				err = add(c.m, prefix+c.name+".")
+			}
+		}
+		return err
+	}
+	if err == nil {
+		err = add(o, prefix)
+	}
+	if err != nil {
+		in.Decref(d)
+		return nil, err
+	}
+	return d, nil
+}
+
 // loadStateDict copies each entry of sd into the module's tensor of the
 // same key (param.copy_(input) under no_grad: in place, across devices
 // and dtypes with no new GPU memory; into a meta tensor, nothing), or
@@ -101,6 +165,12 @@ func stateDicts(m *eval.Class) {
 // _IncompatibleKeys.
 func (b *Binding) loadStateDict(o *eval.Instance, sd *eval.Dict, strict, assign bool) (eval.Value, error) {
 	in := b.in
+	live := b.loadStateDictPython(o)
+	defer func() {
+		for _, v := range live {
+			in.Decref(v)
+		}
+	}()
 	var missing, unexpected, mismatched []string
 	expected := map[string]bool{}
 	for _, e := range stateEntries(o, "", nil) {
@@ -122,9 +192,19 @@ func (b *Binding) loadStateDict(o *eval.Instance, sd *eval.Dict, strict, assign 
 			b.assignEntry(e, src)
 			continue
 		}
+		// torch.no_grad(): the object, what its __enter__ makes and the
+		// set_grad_enabled its __exit__ makes, freed by the next entry
+		noGrad := []eval.Value{in.NewInternal(), in.NewInternal(), in.NewInternal(), in.NewInternal()}
 		was := b.S.SetGradEnabled(false)
-		r, err := in.CallMethod(e.t, "copy_", src)
+		err := in.Check()
+		var r eval.Value
+		if err == nil {
+			r, err = in.CallMethod(e.t, "copy_", src)
+		}
 		b.S.SetGradEnabled(was)
+		for _, v := range noGrad {
+			in.Decref(v)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -156,6 +236,35 @@ func (b *Binding) loadStateDict(o *eval.Instance, sd *eval.Dict, strict, assign 
 	in.Decref(mk)
 	in.Decref(un)
 	return r, err
+}
+
+// loadStateDictPython makes what load_state_dict's Python keeps while
+// it runs, as scripts/record_gc.py --trace recorded it for an nn.Linear
+// (gh20199_state_dict_cycle.py): its five cells and its load closure,
+// and for each module load visits two objects; the first call in a
+// process also makes three it keeps (that round adds 6, the later ones
+// 1, which is the state dict's dict(...) going back to the free list).
+func (b *Binding) loadStateDictPython(o *eval.Instance) []eval.Value {
+	in := b.in
+	if !b.stateLoaded {
+		b.stateLoaded = true
+		for range 3 {
+			b.typingHeld = append(b.typingHeld, in.NewInternal())
+		}
+	}
+	var live []eval.Value
+	var visit func(m *eval.Instance)
+	visit = func(m *eval.Instance) {
+		live = append(live, in.NewInternal(), in.NewInternal())
+		for _, c := range children(m) {
+			visit(c.m)
+		}
+	}
+	for range 6 {
+		live = append(live, in.NewInternal())
+	}
+	visit(o)
+	return live
 }
 
 // assignEntry makes src the module's tensor of entry e (setattr): for a

@@ -173,6 +173,7 @@ func (b *Binding) registerParam(o *eval.Instance, name string, p *Tensor) error 
 
 func init() {
 	m := ModuleType
+	m.SetAttr("_version", int64(1)) // state_dict()'s local_metadata
 	modMethod(m, "__init__", "Module()", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		return eval.None, b.moduleInit(o)
 	})

@@ -41,6 +41,14 @@ w.sum().backward()
 opt.step()
 opt.load_state_dict(opt.state_dict())
 `, "error: 6:1: NotImplementedError: gpumemrepl does not model optimizer.load_state_dict of a state that holds tensors (each is cast to its parameter's device and dtype) yet, so it cannot say what memory it uses\n"},
+		// Module.state_dict's destination: an OrderedDict with _metadata,
+		// each module's dict(version=1) under its prefix, the module first
+		{"module", `import torch
+net = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Sequential(torch.nn.ReLU()))
+sd = net.state_dict()
+print(type(sd).__name__, list(sd), sd._metadata)
+print(net.load_state_dict(sd))
+`, "OrderedDict ['0.weight', '0.bias'] OrderedDict([('', {'version': 1}), ('0', {'version': 1}), ('1', {'version': 1}), ('1.0', {'version': 1})])\n<All keys matched successfully>\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

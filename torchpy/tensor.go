@@ -101,10 +101,13 @@ type Binding struct {
 	AsRecorded, imported bool
 	// cudaHeld is what CUDA's start made in Python (cudaInitObjects).
 	cudaHeld eval.Value
-	// typingHeld is what typing caches at the first backwards, how
-	// many backwards ran (backwardPython).
+	// typingHeld is what the first backwards (backwardPython) and
+	// load_state_dict keep for good; backwards counts the backwards.
 	typingHeld []eval.Value
 	backwards  int
+	// stateLoaded is set once a load_state_dict ran
+	// (loadStateDictPython keeps what its first call makes there too).
+	stateLoaded bool
 	// cudaUsed is set once CUDA was first used (PYTORCH_CUDA_ALLOC_CONF
 	// is read then).
 	cudaUsed bool
