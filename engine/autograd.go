@@ -403,10 +403,12 @@ func (s *Session) castToInputs(n *node, grads []*Tensor) error {
 
 // addToBuffer adds g to the gradient waiting for node n (InputBuffer):
 // the first is kept; a second is added in place into the first when
-// nothing else holds it, it is no view and it is dense in some order, a
-// transposed one too (input_buffer.cpp's can_accumulate_inplace: a
-// view's base holds the storage too; is_non_overlapping_and_dense, as
-// clip_train's text blocks recorded), else the sum is a new tensor and
+// it is dense in some order, a transposed one too, and its storage is
+// held by it alone (input_buffer.cpp's can_accumulate_inplace:
+// is_non_overlapping_and_dense, as clip_train's text blocks recorded,
+// and a storage use count of one: a view's base holds the storage too,
+// and so does every other view of a cuDNN RNN's weight-gradient buffer,
+// as gru_seq2seq.py's decoder steps recorded), else the sum is a new tensor and
 // the first goes (testdata/pyrules/autograd_buffer.py). kept reports whether the buffer took g itself; a
 // g added into another stays with the node's outputs, which go once all
 // of them are added (evaluate_function's outputs, in order).
@@ -416,7 +418,7 @@ func (s *Session) addToBuffer(buffers map[*node]*Tensor, n *node, g *Tensor) (ke
 	case !ok:
 		buffers[n] = g
 		return true, nil
-	case !old.view && !old.expanded && (old.strides != nil || !old.strided) && dense(old.Shape, old.Strides()) && (old.st.refs == 1 || old.sole):
+	case !old.expanded && (old.strides != nil || !old.strided) && dense(old.Shape, old.Strides()) && old.st.refs == 1 && (!old.view || old.sole):
 		return false, nil
 	}
 	sum, err := s.alloc(old.Shape, old.DType, old.Device())

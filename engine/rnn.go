@@ -403,7 +403,7 @@ func (f *rnnForward) run(s *Session, x, hx, cx *Tensor, params []*Tensor, isFlat
 		return nil, err
 	}
 	var xCopy *Tensor
-	if f.batchFirst || !x.IsContiguous() { // x = input.contiguous() of the [steps, batch] view
+	if f.needsCopy(x) { // x = input.contiguous() of the [steps, batch] view
 		t, err := s.alloc(slices.Clone(f.xShape), x.DType, x.Device())
 		if err != nil {
 			return nil, err
@@ -532,8 +532,8 @@ func (f *rnnForward) dataPass(s *Session, grads []*Tensor, workspace uint64) (dx
 		shape []int64
 		dt    DType
 	}{
-		{f.batchFirst || !f.x.IsContiguous(), f.xShape, f.x.DType},
-		{f.batchFirst || !grads[0].IsContiguous(), f.yShape, grads[0].DType},
+		{f.needsCopy(&f.x), f.xShape, f.x.DType},
+		{f.needsCopy(grads[0]), f.yShape, grads[0].DType},
 	}
 	for _, cp := range copies {
 		if cp.need {
@@ -579,13 +579,28 @@ func (f *rnnForward) dataPass(s *Session, grads []*Tensor, workspace uint64) (dx
 	return dx, dhx, dcx, nil
 }
 
+// needsCopy reports whether t, read in the [steps, batch, ...] order
+// cuDNN takes (batch_first's transpose of it), is not contiguous, so
+// that .contiguous() copies it: a batch of one, or one step, is
+// contiguous either way (PyTorch's contiguity skips dimensions of size
+// 1), and is not copied.
+func (f *rnnForward) needsCopy(t *Tensor) bool {
+	if !f.batchFirst || len(t.Shape) < 2 {
+		return !t.IsContiguous()
+	}
+	shape, strides := slices.Clone(t.Shape), slices.Clone(t.Strides())
+	shape[0], shape[1] = shape[1], shape[0]
+	strides[0], strides[1] = strides[1], strides[0]
+	return !contiguous(shape, strides)
+}
+
 // weightPass is _cudnn_rnn_backward_weight: a zeroed buffer of the
 // weight space and a workspace (of workspace bytes); each weight's
 // gradient a view of the buffer (with biases) or a copy out of it.
 func (f *rnnForward) weightPass(s *Session, n *node, workspace uint64) ([]*Tensor, error) {
 	c, dev := f.call, f.x.Device()
 	var xCopy *Tensor
-	if f.batchFirst || !f.x.IsContiguous() {
+	if f.needsCopy(&f.x) {
 		t, err := s.alloc(slices.Clone(f.xShape), f.x.DType, dev)
 		if err != nil {
 			return nil, err
