@@ -10,13 +10,12 @@ import "slices"
 // ops_activations.py and ops_census_misc.py, recorded on the GPU and
 // held statement by statement). F.hardtanh and F.relu6
 // with inplace=True are hardtanh_: under autograd a clone of the input
-// saved first (HardtanhBackward1: hardtanh_ takes hardtanh's formula,
-// which reads the input), backward makes the gradient; without it, no
-// memory. The clone is held to a recording by mobilenetv2_train.py's
-// (testdata/models/zoo, nn.ReLU6(inplace=True) trained: without the
-// clone its figures differ from PyTorch's); testdata/pyrules_pending/
-// hardtanh_inplace.py waits to record it event by event, with other
-// bounds, dtypes and layouts. hardswish, hardsigmoid, mish and elu in
+// saved first (HardtanhBackward0: hardtanh_ takes hardtanh's formula,
+// which reads the input, and its node's name), backward makes the
+// gradient; without it, no memory (testdata/pyrules/hardtanh_inplace.py,
+// recorded event by event: bounds, dtypes, a module trained; of a view,
+// PyTorch's CopySlices, estimated: inplace.go's onView). hardswish,
+// hardsigmoid, mish and elu in
 // place are refused.
 
 func init() {
@@ -39,6 +38,9 @@ func init() {
 				if inPlace == nil {
 					return nil, NotModelledError("F." + name + "(inplace=True)")
 				}
+				if err := s.onView("F."+name+"(inplace=True)", a[:1]); err != nil {
+					return nil, err
+				}
 				if err := inPlace(s, a[:1]); err != nil {
 					return nil, err
 				}
@@ -47,8 +49,8 @@ func init() {
 	}
 	inplace := boolParam("inplace", "False")
 	declare(
-		act("hardtanh", "HardtanhBackward0", "HardtanhBackward1", numberParam("min_val", "-1.0"), numberParam("max_val", "1.0"), inplace),
-		act("relu6", "HardtanhBackward0", "HardtanhBackward1", inplace),
+		act("hardtanh", "HardtanhBackward0", "HardtanhBackward0", numberParam("min_val", "-1.0"), numberParam("max_val", "1.0"), inplace),
+		act("relu6", "HardtanhBackward0", "HardtanhBackward0", inplace),
 		act("hardswish", "HardswishBackward0", "", inplace),
 		act("hardsigmoid", "HardsigmoidBackward0", "", inplace),
 		act("mish", "MishBackward0", "", inplace),

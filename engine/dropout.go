@@ -72,6 +72,9 @@ func (s *Session) DropoutInPlace(x *Tensor, p float64, training bool) error {
 	if p == 1 || !x.Device().CUDA {
 		return NotModelledError("F.dropout(inplace=True) with p=1 or on the host")
 	}
+	if err := s.onView("F.dropout(inplace=True)", Args{x}); err != nil {
+		return err
+	}
 	recorded := s.gradEnabled && x.requiresGrad()
 	if recorded && x.fn == nil {
 		return errLeafInPlace

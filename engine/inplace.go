@@ -96,6 +96,27 @@ func (s *Session) written(t *Tensor) {
 	t.st.vals, t.st.share = nil, 0
 }
 
+// onView labels an in-place op of the program's (op, writing
+// a.Tensor(0)) estimated where autograd records it on a view: PyTorch
+// then records CopySlices over the view's base (its backward clones the
+// base's gradient, then the slice's, and runs the op's backward on the
+// clone), where the tool records the op's own node on the view as if it
+// were a tensor of its own. The ops' own in-place writes into views they
+// make (a linear's bias added into its product) are no program's and
+// are not labelled.
+func (s *Session) onView(op string, a Args) error {
+	t := a.Tensor(0)
+	if t == nil || !t.view || !s.gradEnabled {
+		return nil
+	}
+	for i := range a {
+		if x := a.Tensor(i); x != nil && x.requiresGrad() {
+			return s.estimate(nil, op, "in place on a view under autograd: PyTorch records CopySlices over the view's base, whose backward clones the base's gradient and the slice's; modelled as if the view were a tensor of its own")
+		}
+	}
+	return nil
+}
+
 // broadcastsTo reports whether shape src broadcasts to dst without
 // growing it.
 func broadcastsTo(src, dst []int64) bool {

@@ -345,6 +345,9 @@ func (s *Session) RunInPlace(d *OpDef, a Args) error {
 	if d.inPlace == nil {
 		return NotModelledError("Tensor." + d.Name + "_")
 	}
+	if err := s.onView("Tensor."+d.Name+"_", a); err != nil {
+		return err
+	}
 	if err := s.hookFailed(nil, a, d.inPlace(s, a)); err != nil {
 		return err
 	}

@@ -72,7 +72,7 @@ torch.nn.ReLU6(inplace=True)(x)
 	if got := rows[5].Allocated - rows[4].Allocated; got != 2*mib {
 		t.Errorf("relu6_ under autograd took %d bytes, want its input's clone, 2 MiB", got)
 	}
-	if rows[6].Output != "True HardtanhBackward1\n" {
+	if rows[6].Output != "True HardtanhBackward0\n" { // hardtanh_inplace.py recorded PyTorch's name
 		t.Errorf("printed %q", rows[6].Output)
 	}
 	// backward frees the clone: x, y and x.grad are left
@@ -90,13 +90,45 @@ torch.nn.ReLU6(inplace=True)(x)
 	}
 }
 
+// TestInPlaceOnViewEstimated: an in-place op that autograd records on a
+// view (a transposed product's mul_, F.relu6(inplace=True) of one, an
+// in-place dropout of a slice) is labelled estimated, PyTorch's
+// CopySlices not modelled (hardtanh_inplace.py's transposed case
+// differs from its recording); on a tensor of its own, or outside
+// autograd, the same ops stay exact.
+func TestInPlaceOnViewEstimated(t *testing.T) {
+	rows := runZooOps(t, `import torch
+import torch.nn.functional as F
+m = torch.randn(1024, 512, device='cuda', requires_grad=True)
+y = (m * 2).t()
+y.mul_(3)
+z = F.relu6((m * 2).t(), inplace=True)
+w = F.dropout((m * 2)[:512], 0.5, inplace=True)
+u = m * 2
+u.mul_(3)
+with torch.no_grad():
+    v = (m * 2).t()
+    v.mul_(3)
+`)
+	for line, op := range map[int]string{5: "Tensor.mul_", 6: "F.relu6(inplace=True)", 7: "F.dropout(inplace=True)"} {
+		if !rows[line].estimated(op) || !strings.Contains(rows[line].Estimates[0], "CopySlices") {
+			t.Errorf("line %d: %s on a view under autograd not labelled estimated: %+v", line, op, rows[line])
+		}
+	}
+	for _, line := range []int{9, 10} { // 10: the with block, one step
+		if r, ok := rows[line]; !ok || len(r.Estimates) > 0 {
+			t.Errorf("line %d: %+v, want a row without estimates", line, r)
+		}
+	}
+}
+
 // TestRMSprop: torch.optim.RMSprop (unet_train.py's optimizer) makes
 // its step counter (on the host), square_avg, momentum_buffer (momentum
 // > 0) and grad_avg (centered) at a parameter's first step, and each step the temporaries of PyTorch's
 // rmsprop.py: foreach, the weight-decayed gradients' list and avg's;
 // foreach=False with maximize, the negated gradient and avg, one
-// parameter at a time. Each step is labelled estimated; capturable=True
-// is refused.
+// parameter at a time. Each step is exact (testdata/pyrules/
+// optim_rmsprop.py recorded every path); capturable=True is refused.
 func TestRMSprop(t *testing.T) {
 	rows := runZooOps(t, `import torch
 m = torch.nn.Linear(1024, 1024, bias=False, device='cuda')
@@ -126,8 +158,8 @@ torch.optim.RMSprop(m.parameters(), capturable=True).step()
 	if want := "['square_avg', 'step'] 8388608 True\n"; rows[13].Output != want {
 		t.Errorf("printed %q, want %q (the negated gradient and avg)", rows[13].Output, want)
 	}
-	if !rows[7].estimated("torch.optim.RMSprop.step") || !rows[12].estimated("torch.optim.RMSprop.step") {
-		t.Errorf("RMSprop's steps are not labelled estimated: %+v %+v", rows[7], rows[12])
+	if len(rows[7].Estimates) > 0 || len(rows[12].Estimates) > 0 {
+		t.Errorf("RMSprop's steps are labelled estimated, though optim_rmsprop.py recorded every path: %+v %+v", rows[7], rows[12])
 	}
 	if e := rows[14].Error; e == nil || !strings.Contains(*e, "RMSprop(capturable=True)") {
 		t.Errorf("capturable: %v", e)
