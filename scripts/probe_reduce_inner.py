@@ -5,13 +5,20 @@ tensor longer than 1024 (a block's lanes then may split the input across
 blocks, combining partial results through a buffer and semaphores).
 
     python3 scripts/probe_reduce_inner.py OUT.jsonl [--dry-run]
+    python3 scripts/probe_reduce_inner.py --strided OUT.jsonl [--dry-run]
 
 For each op (sum, mean, amax, max with indices, argmax, var, logsumexp),
 dtype and [rows, n] shape, one JSON row: {"op", "dtype", "shape",
 "allocs": every alloc's size in the op's order, "frees": every free's
-size}; the outputs come first. --dry-run lists the cases.
+size}; the outputs come first. --dry-run lists the cases. --strided
+reduces rows that are not contiguous with each other instead: x[:, k] of
+a [rows, 3, n] tensor (a greedy decoder's logits[:, -1]: each row's
+elements adjacent, the rows 3n apart), at k = 1 (its rows start n
+elements in, misaligned for vector loads where n is odd) and k = 2, in
+float16 too; its rows carry "layout": "row_slice" and "k".
 """
 import json
+import sys
 
 from probe_embedding import out_path
 
@@ -21,15 +28,33 @@ OPS = ["sum", "mean", "amax", "max", "argmax", "var", "logsumexp"]
 DTYPES = ["float32", "bfloat16"]
 
 
+STRIDED = "--strided" in sys.argv
+if STRIDED:
+    sys.argv.remove("--strided")
+
+
 def cases():
     out = []
-    for dtype in DTYPES:
+    for dtype in DTYPES + (["float16"] if STRIDED else []):
         for op in OPS:
             for rows in ROWS:
                 for n in LENGTHS:
-                    if rows * n <= 1 << 27:
+                    if STRIDED and rows > 1 and 3 * rows * n <= 1 << 28:
+                        for k in (1, 2):
+                            out.append({"op": op, "dtype": dtype, "shape": [rows, n], "layout": "row_slice", "k": k})
+                    elif not STRIDED and rows * n <= 1 << 27:
                         out.append({"op": op, "dtype": dtype, "shape": [rows, n]})
     return out
+
+
+def make(torch, c):
+    """The case's input: a contiguous [rows, n] tensor, or row k of each
+    [3, n] block of a [rows, 3, n] one."""
+    dtype = getattr(torch, c["dtype"])
+    if c.get("layout") == "row_slice":
+        rows, n = c["shape"]
+        return torch.randn(rows, 3, n, device="cuda", dtype=dtype)[:, c["k"]]
+    return torch.randn(c["shape"], device="cuda", dtype=dtype)
 
 
 def main():
@@ -39,7 +64,7 @@ def main():
         w.write(json.dumps({"torch": torch.__version__, "device": torch.cuda.get_device_name(0),
                             "sm_count": torch.cuda.get_device_properties(0).multi_processor_count}) + "\n")
         for c in cases():
-            x = torch.randn(c["shape"], device="cuda", dtype=getattr(torch, c["dtype"]))
+            x = make(torch, c)
             op = c["op"]
             torch.cuda.synchronize()
             torch.cuda.memory._record_memory_history(enabled="all", context=None, stacks="python", max_entries=1 << 12, clear_history=True)
