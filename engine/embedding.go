@@ -106,7 +106,9 @@ func embeddingBackward(indices uint64, copied *tensorShape) backward {
 // embeddingDirect indices, where PyTorch sorts them first
 // (embedding_dense_backward_cuda, then embedding_backward_cuda_kernel),
 // every size set by the count of indices n, the table's rows and width,
-// none by the indices' values: the sorted indices and their original
+// none by the indices' values: a dense copy of an incoming gradient that
+// is not contiguous first (freed after everything else), the sorted
+// indices and their original
 // places (int64, n each), then the range sorted with them (n) and CUB's
 // radix sort scratch over all 64 bits of the keys (PyTorch passes no bit
 // count), both freed; the gradient; the segments' offsets (n), their
@@ -147,7 +149,19 @@ func embeddingSortedGrad(s *Session, n *node, g *Tensor, indices uint64) ([]*Ten
 		indices, dimList(shape), embeddingDirect, radixSortScratch(indices, math.MaxUint64), segments, partials, path); err != nil {
 		return []*Tensor{nil}, err
 	}
-	return s.embeddingSorted(g.Device(), indices, shape, g.DType, false, func() ([]*Tensor, error) { return embeddingGrad(s, n, g) })
+	// grad_.contiguous() comes before the sort and goes as the function
+	// returns, after the kernel's buffers (zoo_paths.py's 4096 indices)
+	dense, err := s.denseGrad(g)
+	if err != nil {
+		return []*Tensor{nil}, err
+	}
+	if dense != g {
+		defer s.dropTensor(dense)
+	}
+	return s.embeddingSorted(g.Device(), indices, shape, g.DType, false, func() ([]*Tensor, error) {
+		gw, err := s.alloc(n.inputs[0].shape, g.DType, g.Device())
+		return []*Tensor{gw}, err
+	})
 }
 
 // embeddingSorted is the sorted backward's buffers around grad, which
