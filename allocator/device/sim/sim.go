@@ -6,7 +6,6 @@ package sim
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -34,7 +33,8 @@ const H200Total = 150109880320
 //     address space, merging with free neighbours.
 //   - The CUDA context leaves two gaps in chunks of its own (the same in a
 //     bare driver process and in PyTorch's): relative to the first, a
-//     2 MiB gap at 0 in the newer chunk, a 24 MiB gap at +74 MiB in an
+//     2 MiB gap at 0 in the newer chunk (above the context's local
+//     memory), a 24 MiB gap at +74 MiB in an
 //     older one; fresh address space starts 414 MiB below the first.
 //   - A chunk's top is on a 32 MiB boundary of the address space, which
 //     the context's 2 MiB gap sits 2 MiB below (the first segment of
@@ -52,19 +52,22 @@ const (
 // program runs (testdata/segments/README.md, from the H200's recordings
 // with /proc/self/maps; the engine reports the events, Observe):
 //
-//   - The context's local memory is the 414 MiB below its 2 MiB gap.
-//     The first kernel other than PyTorch's random number generators
-//     grows it: the driver reserves a new 512 MiB chunk as any other,
-//     takes its lowest 504 MiB and 2 MiB host-mapped above them (its
-//     top 6 MiB are a gap), and gives back the old 414 MiB, a gap in
-//     the oldest chunk, the context's, that later allocations fill from
-//     the bottom up.
+//   - The context's local memory is the 414 MiB below its 2 MiB gap,
+//     in the same chunk. The first kernel other than PyTorch's random
+//     number generators grows it: the driver reserves a new 512 MiB
+//     chunk as any other, takes its lowest 504 MiB and 2 MiB host-mapped
+//     above them (its top 6 MiB are a gap), and gives back the old
+//     414 MiB, which with the 2 MiB gap above it makes one hole of the
+//     context's chunk that later allocations fill from the bottom up
+//     (after every newer chunk's holes, before the older chunk's 24 MiB
+//     gap: testdata/segments/h100/nanogpt_bf16_accum.jsonl, line 83).
 //   - A cuBLAS handle takes 64 MiB by the driver's rule, before the
 //     workspace PyTorch allocates for it: the program's thread makes
 //     one at its first product, autograd's backward thread another. The
 //     first handle takes 2 MiB more.
-//   - The first reduction kernel takes 10 MiB (8.25 MiB of it mapped to
-//     the host), 12 MiB where a cuBLAS handle was made before it.
+//   - The first reduction kernel or embedding lookup (index_select's
+//     kernel) takes 10 MiB (8.25 MiB of it mapped to the host), 12 MiB
+//     where a cuBLAS handle was made before it.
 //   - The first torch.optim optimizer and the first activation
 //     checkpoint map a 142 MiB shared library into the process, at the
 //     top of the highest free range (on a 2 MiB boundary): the driver's
@@ -128,18 +131,20 @@ type Device struct {
 	// once in a process, handles the cuBLAS handles made (Observe).
 	grown, reduced, library bool
 	handles                 int
+	// ctx is the CUDA context's chunk that holds its local memory, its
+	// lowest span until the local memory grows.
+	ctx *chunk
 }
 
 // New returns a simulated device with total bytes of memory.
 func New(total uint64) *Device {
+	ctx := &chunk{span: span{vaBase - lmemOld, lmemOld + granule}, used: []span{{vaBase - lmemOld, lmemOld}}, pinned: true}
 	return &Device{
-		total: total,
-		free:  []span{{vaBottom, vaBase - lmemOld - vaBottom}},
-		chunks: []*chunk{
-			{span: span{vaBase + 74*mib, 24 * mib}, pinned: true},
-			{span: span{vaBase, 2 * mib}, pinned: true},
-		},
-		live: make(map[uint64]*chunk),
+		total:  total,
+		free:   []span{{vaBottom, vaBase - lmemOld - vaBottom}},
+		chunks: []*chunk{{span: span{vaBase + 74*mib, 24 * mib}, pinned: true}, ctx},
+		ctx:    ctx,
+		live:   make(map[uint64]*chunk),
 	}
 }
 
@@ -252,7 +257,7 @@ func (d *Device) Observe(e device.Event) {
 	switch {
 	case e == device.Kernel && !d.grown:
 		d.grown = true
-		d.chunks = slices.Insert(d.chunks, 0, &chunk{span: span{vaBase - lmemOld, lmemOld}, pinned: true})
+		d.ctx.used = d.ctx.used[1:]
 		if c, err := d.reserve(lmemNew); err == nil { // no room is no place to model
 			c.used = append(c.used, span{c.start, lmemTaken})
 		}
