@@ -69,6 +69,9 @@ func (s *Session) Embedding(idx, w *Tensor) (*Tensor, error) {
 	if err != nil {
 		return nil, err
 	}
+	// the lookup's kernel makes the driver take what the first
+	// reduction's does (nanogpt_bf16_accum's recording with addresses)
+	s.reductionRan(dev)
 	var copied *tensorShape
 	if !idx.IsContiguous() {
 		copied = &tensorShape{slices.Clone(idx.Shape), idx.DType}

@@ -45,6 +45,8 @@ func TestSegmentsWhereTheDriverPutThem(t *testing.T) {
 		{"h100/siamese_triplet", "models/zoo/siamese_triplet", 1, "line 42: 2 MiB of the driver's first in the context's 24 MiB gap (cuDNN's)"},
 		{"h100/vae_mnist", "models/zoo/vae_mnist", 2, "line 53: the first workspace in a chunk 32 MiB lower"},
 		{"h100/vit_train", "models/zoo/vit_train", 7, "line 91: a 2 MiB segment below the driver's reservations, not in the top of its new local memory's"},
+		{"h100/nanogpt_bf16_accum", "models/zoo/nanogpt_bf16_accum", 7, "line 83: 10 MiB of the driver's above the first workspace (8 MiB, then 2 MiB host-mapped) before attention's next segment, not modelled"},
+		{"h100/train_sweep", "models/train_sweep", 6, "line 56: a chunk above the context, where the model's host tensors were until .cuda() copied them"},
 	} {
 		t.Run(c.recording, func(t *testing.T) {
 			want := recordedSegments(t, filepath.Join("..", "testdata", "segments", c.recording+".jsonl"))

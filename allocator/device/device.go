@@ -54,7 +54,9 @@ const (
 	// thread (the program's, then autograd's backward thread), before
 	// the workspace PyTorch allocates for it.
 	BLASHandle
-	// Reduction is a reduction kernel launched (sum, mean, ...).
+	// Reduction is a reduction kernel launched (sum, mean, ...) or an
+	// embedding's lookup (index_select's kernel): the first of either
+	// makes the driver take the same 10 MiB.
 	Reduction
 	// Library is the shared library mapped into the process at the first
 	// torch.optim optimizer or activation checkpoint.
