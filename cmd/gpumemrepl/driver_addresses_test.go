@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -24,5 +26,78 @@ func TestDriverAddresses(t *testing.T) {
 	// the flag describes a simulated device: it does not go with a real one
 	if _, errOut, code := run(t, "run", "--device", "cuda", "--driver-addresses", script); code == 0 || !strings.Contains(errOut, "--driver-addresses describes a simulated device") {
 		t.Errorf("--device cuda --driver-addresses: exit %d, %s", code, errOut)
+	}
+}
+
+// TestDriverAddressesInTheZoo runs the recorded programs whose figures
+// the driver's addresses decide, as users run them (estimates allowed),
+// with and without --driver-addresses, and requires the first
+// difference from PyTorch's recording each has ("" where it matches at
+// every statement): the flag makes the first three match, keeps
+// nanogpt_bf16_accum matching, and breaks models/train_sweep.py (built
+// on the host: its driver puts a chunk where the model's host tensors
+// were, testdata/segments/README.md).
+func TestDriverAddressesInTheZoo(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		with, off string // the first line that differs, with and without the flag
+	}{
+		{"models/zoo/ckpt_gpt_train", "", "line 67:"},
+		{"models/zoo/dcgan_train", "", "line 65:"},
+		{"models/zoo/siamese_triplet", "", "line 42:"},
+		{"models/zoo/nanogpt_bf16_accum", "", ""},
+		{"models/train_sweep", "line 64:", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			script := "../../testdata/" + c.name + ".py"
+			want, _ := readRecording(t, recordingOf(c.name, script))
+			for _, flags := range [][]string{{"--driver-addresses"}, nil} {
+				diffs, _ := diffSteps(want, runScriptOn(script, false, recordedOn(script), flags...))
+				first, wantFirst := "", c.off
+				if len(diffs) > 0 {
+					first, _, _ = strings.Cut(diffs[0], ":")
+					first += ":"
+				}
+				if flags != nil {
+					wantFirst = c.with
+				}
+				if first != wantFirst {
+					t.Errorf("%v: first difference %q, want %q\n%s", flags, first, wantFirst, strings.Join(diffs, "\n"))
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDriverAddresses measures --driver-addresses over every
+// recorded program (a report, not a speed: go test -run X -bench
+// DriverAddresses -benchtime 1x ./cmd/gpumemrepl): each runs as users
+// run it (estimates allowed) with and without the flag, and the report
+// counts the statements whose figures or error differ from PyTorch's
+// recording in each, and names each program where the two counts
+// differ. The README quotes its figures.
+func BenchmarkDriverAddresses(b *testing.B) {
+	progs := pythonRecordings(b)
+	names := make([]string, 0, len(progs))
+	for n := range progs {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for range b.N {
+		var with, without int
+		var changed []string
+		for _, name := range names {
+			want, _ := readRecording(b, recordingOf(name, progs[name]))
+			on, _ := diffSteps(want, runScriptOn(progs[name], false, recordedOn(progs[name]), "--driver-addresses"))
+			off, _ := diffSteps(want, runScriptOn(progs[name], false, recordedOn(progs[name])))
+			with += len(on)
+			without += len(off)
+			if len(on) != len(off) {
+				changed = append(changed, fmt.Sprintf("%s %d -> %d", name, len(off), len(on)))
+			}
+		}
+		fmt.Printf("%d programs: %d statements differ from PyTorch without --driver-addresses, %d with it\n", len(names), without, with)
+		fmt.Printf("  where the flag changes the count (without -> with): %s\n", strings.Join(changed, "; "))
 	}
 }
