@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -73,28 +75,42 @@ func TestDriverAddressesInTheZoo(t *testing.T) {
 // BenchmarkDriverAddresses measures --driver-addresses over every
 // recorded program (a report, not a speed: go test -run X -bench
 // DriverAddresses -benchtime 1x ./cmd/gpumemrepl): each runs as users
-// run it (estimates allowed) with and without the flag, and the report
-// counts the statements whose figures or error differ from PyTorch's
-// recording in each, and names each program where the two counts
-// differ. The README quotes its figures.
+// run it (estimates allowed), the leak experiments of
+// testdata/experiments/gc as recorded (--as-recorded), with and without
+// the flag, and the report counts the statements whose figures or error
+// differ from PyTorch's recording in each, and names each program where
+// the two counts differ. The README quotes its figures. (The allocator
+// traces of testdata/traces are replayed, with no program to tell the
+// driver's events: the flag is not replay's.)
 func BenchmarkDriverAddresses(b *testing.B) {
 	progs := pythonRecordings(b)
-	names := make([]string, 0, len(progs))
-	for n := range progs {
-		names = append(names, n)
+	gcScripts, err := filepath.Glob("../../testdata/experiments/gc/*.py")
+	if err != nil {
+		b.Fatal(err)
 	}
-	slices.Sort(names)
+	for _, s := range gcScripts {
+		progs["experiments/gc/"+strings.TrimSuffix(filepath.Base(s), ".py")] = s
+	}
+	names := slices.Sorted(maps.Keys(progs))
+	differing := func(name string, flags ...string) int {
+		script := progs[name]
+		if strings.HasPrefix(name, "experiments/gc/") {
+			memory, _, _ := gcExperimentDiffs(b, script, flags...)
+			return len(memory)
+		}
+		want, _ := readRecording(b, recordingOf(name, script))
+		diffs, _ := diffSteps(want, runScriptOn(script, false, recordedOn(script), flags...))
+		return len(diffs)
+	}
 	for range b.N {
 		var with, without int
 		var changed []string
 		for _, name := range names {
-			want, _ := readRecording(b, recordingOf(name, progs[name]))
-			on, _ := diffSteps(want, runScriptOn(progs[name], false, recordedOn(progs[name]), "--driver-addresses"))
-			off, _ := diffSteps(want, runScriptOn(progs[name], false, recordedOn(progs[name])))
-			with += len(on)
-			without += len(off)
-			if len(on) != len(off) {
-				changed = append(changed, fmt.Sprintf("%s %d -> %d", name, len(off), len(on)))
+			on, off := differing(name, "--driver-addresses"), differing(name)
+			with += on
+			without += off
+			if on != off {
+				changed = append(changed, fmt.Sprintf("%s %d -> %d", name, off, on))
 			}
 		}
 		fmt.Printf("%d programs: %d statements differ from PyTorch without --driver-addresses, %d with it\n", len(names), without, with)

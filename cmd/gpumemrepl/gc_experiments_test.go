@@ -47,7 +47,7 @@ func (r gcRow) figures(recorded bool) [4]int64 {
 }
 
 // readGCRows reads JSON rows, one a line, skipping what is not a row.
-func readGCRows(t *testing.T, text string) []gcRow {
+func readGCRows(t testing.TB, text string) []gcRow {
 	t.Helper()
 	var rows []gcRow
 	sc := bufio.NewScanner(strings.NewReader(text))
@@ -62,20 +62,20 @@ func readGCRows(t *testing.T, text string) []gcRow {
 }
 
 // gcExperimentDiffs runs a leak experiment as its recording was made
-// (--as-recorded) and lists the statements whose memory figures
-// (allocated, reserved and their peaks), printed text or error differ
-// from PyTorch's (memory), and those that match there but whose
-// gc.get_count() differs from CPython's (counts); it returns them and
-// how many statements the recording has.
-func gcExperimentDiffs(t *testing.T, script string) (memory, counts []string, n int) {
+// (--as-recorded, with more flags) and lists the statements whose
+// memory figures (allocated, reserved and their peaks), printed text or
+// error differ from PyTorch's (memory), and those that match there but
+// whose gc.get_count() differs from CPython's (counts); it returns them
+// and how many statements the recording has.
+func gcExperimentDiffs(t testing.TB, script string, flags ...string) (memory, counts []string, n int) {
 	rec, err := os.ReadFile(strings.TrimSuffix(script, ".py") + ".jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := readGCRows(t, string(rec))
-	out, _, _ := run(t, "run", "--json", "--fake-host", "--device", "sim", "--keep-going", "--as-recorded", script)
+	out, _ := exec.Command(binary, append([]string{"run", "--json", "--fake-host", "--device", "sim", "--keep-going", "--as-recorded", script}, flags...)...).Output()
 	got := map[int]gcRow{}
-	for _, r := range readGCRows(t, out) {
+	for _, r := range readGCRows(t, string(out)) {
 		got[r.Line] = r
 	}
 	for _, w := range want {
