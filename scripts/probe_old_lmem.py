@@ -6,7 +6,10 @@
 # lived above the context while it was made, then freed, takes the
 # driver's next chunk (train_sweep's line 56: its model was built on the
 # host). PROBE_HOST=1 makes the first tensor on the host and copies it;
-# otherwise it is made on the GPU. Run under scripts/record_script.py
+# otherwise it is made on the GPU. PROBE_FIRST=embedding makes the first
+# kernel an embedding lookup (train_sweep's), of indices and a table
+# that PyTorch's random number generators made (they grow nothing);
+# otherwise it is a fill. Run under scripts/record_script.py
 # --addresses; testdata/segments/README.md reads the recordings.
 import os
 
@@ -14,14 +17,18 @@ import torch
 import torch.nn.functional as F
 
 HOST = os.environ.get("PROBE_HOST") == "1"
+LOOKUP_FIRST = os.environ.get("PROBE_FIRST") == "embedding"
 
 MiB = 1 << 20
-first = torch.ones(96 * MiB, dtype=torch.uint8, device="cpu" if HOST else "cuda")
+first = torch.empty(96 * MiB, dtype=torch.uint8, device="cpu" if HOST else "cuda")
 d = first.cuda()
 del first
 gap = torch.empty(24 * MiB, dtype=torch.uint8, device="cuda")
 a = torch.empty(20 * MiB, dtype=torch.uint8, device="cuda")
-b = torch.zeros(1024, device="cuda")
+if LOOKUP_FIRST:
+    b = F.embedding(torch.randint(0, 8, (256,), device="cuda"), torch.randn(8, 4, device="cuda"))
+else:
+    b = torch.zeros(1024, device="cuda")
 c = torch.empty(20 * MiB, dtype=torch.uint8, device="cuda")
 e = torch.empty(20 * MiB, dtype=torch.uint8, device="cuda")
 f = torch.empty(64 * MiB, dtype=torch.uint8, device="cuda")
