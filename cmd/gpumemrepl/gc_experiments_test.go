@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -99,20 +100,37 @@ func gcExperimentDiffs(t testing.TB, script string, flags ...string) (memory, co
 // firstDifference is the first line of printed text that differs, and
 // CPython's.
 func firstDifference(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := range max(len(g), len(w)) {
-		var a, b string
-		if i < len(g) {
-			a = g[i]
+	d := lineDiffs(strings.Split(got, "\n"), strings.Split(want, "\n"))
+	if len(d) == 0 {
+		return "the same"
+	}
+	return fmt.Sprintf("%q at its line %d, CPython %q", d[0].got, d[0].line, d[0].want)
+}
+
+// lineDiff is a line (counted from 1) where two texts differ: what each
+// has there (a text that ends before has "").
+type lineDiff struct {
+	line      int
+	got, want string
+}
+
+// lineDiffs lists the lines where got and want differ.
+func lineDiffs(got, want []string) []lineDiff {
+	var out []lineDiff
+	for i := range max(len(got), len(want)) {
+		var d lineDiff
+		if i < len(got) {
+			d.got = got[i]
 		}
-		if i < len(w) {
-			b = w[i]
+		if i < len(want) {
+			d.want = want[i]
 		}
-		if a != b {
-			return fmt.Sprintf("%q at its line %d, CPython %q", a, i+1, b)
+		if d.got != d.want {
+			d.line = i + 1
+			out = append(out, d)
 		}
 	}
-	return "the same"
+	return out
 }
 
 // TestCollectorExperiments runs the published leak experiments of
@@ -140,10 +158,8 @@ func TestCollectorExperiments(t *testing.T) {
 			t.Fatalf("matching.txt: %q is not NAME MEMORY/STATEMENTS COUNTS/STATEMENTS", l)
 		}
 		for i, p := range []*int{&e.memory, &e.counts} {
-			k, total, ok := strings.Cut(f[1+i], "/")
-			a, err1 := strconv.Atoi(k)
-			b, err2 := strconv.Atoi(total)
-			if !ok || err1 != nil || err2 != nil || (i == 1 && b != e.n) {
+			a, b, ok := ratio(f[1+i])
+			if !ok || (i == 1 && b != e.n) {
 				t.Fatalf("matching.txt: %q is not NAME MEMORY/STATEMENTS COUNTS/STATEMENTS", l)
 			}
 			*p, e.n = a, b
@@ -174,6 +190,14 @@ func TestCollectorExperiments(t *testing.T) {
 			}
 		})
 	}
+}
+
+// ratio reads "A/B", two ints.
+func ratio(s string) (a, b int, ok bool) {
+	x, y, found := strings.Cut(s, "/")
+	a, err1 := strconv.Atoi(x)
+	b, err2 := strconv.Atoi(y)
+	return a, b, found && err1 == nil && err2 == nil
 }
 
 // --as-recorded is in run's help, and runs only a Python script: with a
@@ -329,5 +353,87 @@ func TestRecordGCTraceCallbacksCleared(t *testing.T) {
 	decodeGzipJSON(t, filepath.Join(dir, "a.trace.json.gz"), &trace)
 	if len(trace.Collections) != 1 {
 		t.Errorf("collections %v, want the first gc.collect()'s alone", trace.Collections)
+	}
+}
+
+// freeListLine is a line of sys._debugmallocstats() that gives a free
+// list the collector's model holds: dicts, lists, tuples by size.
+var freeListLine = regexp.MustCompile(`^ *\d+ free (PyDict|PyList|\d+-sized PyTuple)Objects \* `)
+
+// freeListReads splits what sys._debugmallocstats() wrote to stderr
+// into its reads, each the free-list lines of freeListLine (a read
+// starts with the dicts').
+func freeListReads(stderr string) [][]string {
+	var reads [][]string
+	for _, l := range strings.Split(stderr, "\n") {
+		m := freeListLine.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		if m[1] == "PyDict" || len(reads) == 0 {
+			reads = append(reads, nil)
+		}
+		reads[len(reads)-1] = append(reads[len(reads)-1], l)
+	}
+	return reads
+}
+
+// TestFreeLists runs the probes whose recordings read CPython's free
+// lists (scripts/NAME.py under scripts/record_gc.py, its stderr
+// testdata/experiments/gc/NAME.stderr) as they were recorded, and holds
+// each read of the free lists of dicts, lists and tuples to CPython's,
+// line for line. free_lists.txt says how many reads match; the test
+// fails when fewer do, and when more do.
+func TestFreeLists(t *testing.T) {
+	listed, err := os.ReadFile("../../testdata/experiments/gc/free_lists.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, l := range strings.Split(string(listed), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		if len(f) != 2 {
+			t.Fatalf("free_lists.txt: %q is not NAME MATCHING/READS", l)
+		}
+		want, reads, ok := ratio(f[1])
+		if !ok {
+			t.Fatalf("free_lists.txt: %q is not NAME MATCHING/READS", l)
+		}
+		n++
+		t.Run(f[0], func(t *testing.T) {
+			t.Parallel()
+			rec, err := os.ReadFile("../../testdata/experiments/gc/" + f[0] + ".stderr")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, errOut, _ := run(t, "run", "--json", "--fake-host", "--device", "sim", "--as-recorded", "../../scripts/"+f[0]+".py")
+			cpython, tool := freeListReads(string(rec)), freeListReads(errOut)
+			if len(cpython) != reads || len(tool) != reads {
+				t.Fatalf("CPython read the free lists %d times, the tool %d; free_lists.txt says %d", len(cpython), len(tool), reads)
+			}
+			var diffs []string
+			m := reads
+			for i := range cpython {
+				if d := lineDiffs(tool[i], cpython[i]); len(d) > 0 {
+					m--
+					diffs = append(diffs, fmt.Sprintf("read %d:", i))
+					for _, l := range d {
+						diffs = append(diffs, "  tool    "+l.got, "  CPython "+l.want)
+					}
+				}
+			}
+			switch {
+			case m < want:
+				t.Errorf("%d of %d reads match CPython's; free_lists.txt says %d:\n%s", m, reads, want, strings.Join(diffs, "\n"))
+			case m > want:
+				t.Errorf("more reads match now: say %s %d/%d in free_lists.txt", f[0], m, reads)
+			}
+		})
+	}
+	if n == 0 {
+		t.Fatal("free_lists.txt lists no recording")
 	}
 }

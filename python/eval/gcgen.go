@@ -1,6 +1,10 @@
 package eval
 
-import "sort"
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
 
 // CPython 3.12's generational collector, as far as it decides when
 // objects in reference cycles die: three generations, the count of
@@ -118,6 +122,39 @@ func (g *gcGens) init() {
 	g.threshold = [3]int{700, 10, 10}
 	g.freeLists, g.freeDicts = startFreeLists, startFreeDicts
 	copy(g.freeTuples[:], startFreeTuples[:])
+}
+
+// freeListStats is what CPython 3.12's sys._debugmallocstats() prints
+// of the free lists the model holds, dicts, lists and tuples of 1 to 20
+// items, in its format and order, after a line that says the rest of
+// its report (pymalloc's arenas, the other free lists) is not here.
+func (g *gcGens) freeListStats() string {
+	var b strings.Builder
+	b.WriteString("# gpumemrepl: CPython's free lists of dicts, lists and tuples as its collector's model holds them (pymalloc's arenas and the other free lists are not modelled)\n")
+	line := func(n int, what string, size int) {
+		b.WriteString(mallocStatsLine(fmt.Sprintf("%d free %ss * %d bytes each", n, what, size), n*size))
+	}
+	line(g.freeDicts, "PyDictObject", 48)
+	line(g.freeLists, "PyListObject", 40)
+	for n := 1; n < tupleFreeSizes; n++ {
+		line(g.freeTuples[n], fmt.Sprintf("%d-sized PyTupleObject", n), 24+8*n)
+	}
+	return b.String()
+}
+
+// mallocStatsLine is one line of sys._debugmallocstats(): what, right
+// aligned to 48 columns, and the bytes with thousands separators, right
+// aligned to 21 after an equals sign (CPython's printone).
+func mallocStatsLine(what string, bytes int) string {
+	digits := fmt.Sprint(bytes)
+	var num strings.Builder
+	for i, c := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			num.WriteByte(',')
+		}
+		num.WriteRune(c)
+	}
+	return fmt.Sprintf("%48s =%21s\n", what, num.String())
 }
 
 // gcCost is what CPython allocates for o, as Header.cost says it.

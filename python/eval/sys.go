@@ -31,7 +31,7 @@ func init() {
 }
 
 // sysModule is sys: argv, the standard streams, maxsize, version,
-// getrefcount, exc_info, getrecursionlimit and exit.
+// getrefcount, exc_info, _debugmallocstats, getrecursionlimit and exit.
 func sysModule(in *Interp) (*ModuleObj, error) {
 	m := in.NewModule("sys")
 	args := []Value{""}
@@ -81,6 +81,13 @@ func sysModule(in *Interp) (*ModuleObj, error) {
 		}
 		t := in.NewTuple([]Value{newRef(e.cls), newRef(e), tb})
 		return t, nil
+	})
+	in.fn(m, "_debugmallocstats", "_debugmallocstats(): the free lists of dicts, lists and tuples the collector's model holds, on stderr", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
+		if err := in.UnpackArgs("sys._debugmallocstats", args, kw); err != nil {
+			return nil, err
+		}
+		_, _ = in.Stderr.Write([]byte(in.gc.freeListStats()))
+		return None, nil
 	})
 	in.fn(m, "getrecursionlimit", "", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
 		if err := in.UnpackArgs("sys.getrecursionlimit", args, kw); err != nil {
