@@ -15,6 +15,11 @@ type Class struct {
 	Bases  []*Class
 	MRO    []*Class
 	Dict   *Dict // the class namespace: methods, properties, attributes
+	// typeTuples stand for the tuples a class statement's type keeps,
+	// its __bases__ and __mro__ (CPython's tp_bases and tp_mro): made
+	// from CPython's free lists of tuples and back there when the class
+	// goes, they hold None here.
+	typeTuples []Value
 	// Native is set for a type whose instances are Go values made by Go
 	// code (not *Instance): a class statement cannot subclass it unless
 	// it is Subclassable.
@@ -48,11 +53,12 @@ func (c *Class) Traverse(visit func(Value)) {
 
 // Clear drops the class's namespace and bases.
 func (c *Class) Clear(in *Interp) {
-	bases, d := c.Bases, c.Dict
-	c.Bases, c.Dict, c.MRO = nil, nil, nil
+	bases, d, tuples := c.Bases, c.Dict, c.typeTuples
+	c.Bases, c.Dict, c.MRO, c.typeTuples = nil, nil, nil, nil
 	for _, b := range bases {
 		in.Decref(b)
 	}
+	in.decrefAll(tuples)
 	if d != nil {
 		in.Decref(d)
 	}

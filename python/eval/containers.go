@@ -82,6 +82,16 @@ func (in *Interp) NewTuple(items []Value) *Tuple {
 	return t
 }
 
+// noneTuple is a tuple of n Nones: one that stands for a tuple CPython
+// makes whose items do not matter here.
+func (in *Interp) noneTuple(n int) Value {
+	items := make([]Value, n)
+	for i := range items {
+		items[i] = None
+	}
+	return in.NewTuple(items)
+}
+
 // NewTupleOf makes a tuple of a Go-declared tuple subclass (torch.Size)
 // that takes over the references in items. CPython allocates a
 // subclass's instance on its own (type_call's tp_alloc), not from the

@@ -562,7 +562,9 @@ func (in *Interp) execClass(fr *Frame, s *syntax.ClassDef) error {
 			in.Decref(k.Value)
 		}
 	}()
+	var typeTuples []Value // what the class keeps (Class.typeTuples)
 	fail := func(err error) error {
+		in.decrefAll(typeTuples)
 		in.decrefAll(bases)
 		in.decrefAll(decos)
 		return err
@@ -577,6 +579,11 @@ func (in *Interp) execClass(fr *Frame, s *syntax.ClassDef) error {
 			return fail(in.typeError("type '%s' is not an acceptable base type", c.Name))
 		}
 		cbases = append(cbases, c)
+	}
+	// __build_class__ makes the bases' tuple before the body runs;
+	// type() makes (object,) when there are none
+	if len(bases) > 0 {
+		typeTuples = append(typeTuples, in.noneTuple(len(bases)))
 	}
 	if len(cbases) == 0 {
 		cbases = []*Class{ObjectType}
@@ -620,7 +627,10 @@ func (in *Interp) execClass(fr *Frame, s *syntax.ClassDef) error {
 			in.SetStr(body.ns, "__hash__", None) // __eq__ without __hash__: unhashable
 		}
 	}
-	cls := &Class{Name: s.Name, Module: modName, Dict: newRef(body.ns).(*Dict)}
+	if len(bases) == 0 {
+		typeTuples = append(typeTuples, in.noneTuple(1))
+	}
+	cls := &Class{Name: s.Name, Module: modName, Dict: newRef(body.ns).(*Dict), typeTuples: typeTuples}
 	for _, b := range cbases {
 		Incref(b)
 	}
@@ -635,6 +645,7 @@ func (in *Interp) execClass(fr *Frame, s *syntax.ClassDef) error {
 		return in.typeError("%s", merr.Error())
 	}
 	cls.MRO = mro
+	cls.typeTuples = append(cls.typeTuples, in.mroTuple(len(cbases), len(mro)))
 	if layoutConflict(cls) {
 		in.Decref(cls)
 		in.Decref(body)
@@ -656,6 +667,20 @@ func (in *Interp) execClass(fr *Frame, s *syntax.ClassDef) error {
 	}
 	in.storeName(fr, s.Name, v)
 	return nil
+}
+
+// mroTuple stands for the __mro__ tuple of n classes that type() makes
+// for a class of nbases bases: with several, CPython 3.12's
+// mro_implementation merges them into a list (from the list free list)
+// that it copies into the tuple and frees.
+func (in *Interp) mroTuple(nbases, n int) Value {
+	if nbases == 1 {
+		return in.noneTuple(n)
+	}
+	merged := in.NewList(nil)
+	t := in.noneTuple(n)
+	in.Decref(merged)
+	return t
 }
 
 // initSubclass calls the __init_subclass__ of cls's bases (implicitly
