@@ -99,7 +99,7 @@ type Binding struct {
 	// runner calls RecorderReads after each statement); imported is set
 	// once the script has imported torch (an import statement).
 	AsRecorded, imported bool
-	// cudaHeld is what CUDA's start made in Python (cudaInitObjects).
+	// cudaHeld is what CUDA's start made in Python and keeps (cudaInitKept).
 	cudaHeld eval.Value
 	// typingHeld is what the first backwards (backwardPython) and
 	// load_state_dict keep for good; backwards counts the backwards.

@@ -69,8 +69,10 @@ func (b *Binding) cudaStarts(dev engine.Device) error {
 		return nil
 	}
 	b.cudaUsed = true
-	// what CUDA's lazy initialization makes in Python and keeps
-	b.cudaHeld = b.in.NewHeld(cudaInitObjects)
+	// what CUDA's lazy initialization makes in Python, leaves for the
+	// collector and keeps
+	b.in.LeaveCycle(cudaInitLeft)
+	b.cudaHeld = b.in.NewHeld(cudaInitKept)
 	b.in.ListsFreed(cudaInitFreedLists)
 	os, ok := b.in.Imported("os")
 	if !ok {

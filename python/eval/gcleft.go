@@ -251,22 +251,69 @@ func (in *Interp) CollectorOff(f func() error) error {
 }
 
 // heldObject is an object a library makes and keeps that a script never
-// sees (NewHeld).
-type heldObject struct{ Header }
+// sees (NewHeld), or, holding items, the object of a cycle it leaves
+// (LeaveCycle).
+type heldObject struct {
+	Header
+	items []Value
+}
 
-func (o *heldObject) Type() *Class         { return ObjectType }
-func (o *heldObject) Traverse(func(Value)) {}
-func (o *heldObject) Clear(*Interp)        {}
+func (o *heldObject) Type() *Class { return ObjectType }
 
-// NewHeld makes n container objects and the list that holds them (the
-// list made last, from CPython's free list where it has one), as a
-// library's state that lives as long as the caller keeps the list.
-func (in *Interp) NewHeld(n int) Value {
-	items := make([]Value, n)
-	for i := range items {
-		items[i] = Track(in, &heldObject{})
+func (o *heldObject) Traverse(visit func(Value)) {
+	for _, v := range o.items {
+		visit(v)
 	}
-	return in.NewList(items)
+}
+
+func (o *heldObject) Clear(in *Interp) {
+	items := o.items
+	o.items = nil
+	in.decrefAll(items)
+}
+
+// Made is what a library's Python makes beside what a script sees:
+// container objects of types no free list serves, and dicts and tuples
+// (by how many items), which come from CPython's free lists where they
+// have them and go back there when freed.
+type Made struct {
+	Objects, Dicts int
+	Tuples         map[int]int
+}
+
+// build makes m: its objects, then its dicts, then its tuples, shortest
+// first.
+func (in *Interp) build(m Made) []Value {
+	var out []Value
+	for range m.Objects {
+		out = append(out, Track(in, &heldObject{}))
+	}
+	for range m.Dicts {
+		out = append(out, in.NewDict())
+	}
+	for n := 1; n < tupleFreeSizes; n++ {
+		for range m.Tuples[n] {
+			out = append(out, in.noneTuple(n))
+		}
+	}
+	return out
+}
+
+// NewHeld makes m and the list that holds them (the list made last,
+// from CPython's free list where it has one), as a library's state that
+// lives as long as the caller keeps the list.
+func (in *Interp) NewHeld(m Made) Value {
+	return in.NewList(in.build(m))
+}
+
+// LeaveCycle makes m, one of its objects referring to itself and to
+// the rest, and drops them: garbage until a collection frees them, the
+// dicts and tuples back to their free lists. m has at least one object.
+func (in *Interp) LeaveCycle(m Made) {
+	m.Objects--
+	o := Track(in, &heldObject{})
+	o.items = append(in.build(m), newRef(o))
+	in.Decref(o)
 }
 
 // ListsFreed counts n lists a library made and freed: back on
