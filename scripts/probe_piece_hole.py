@@ -14,9 +14,10 @@ import torch.nn.functional as F
 SUM = os.environ.get("PROBE_OP") == "sum"
 
 MiB = 1 << 20
+small = [torch.empty(MiB, dtype=torch.uint8, device="cuda") for _ in range(2)]  # a 2 MiB segment: the context's 2 MiB gap
 gap = torch.empty(24 * MiB, dtype=torch.uint8, device="cuda")  # the context's 24 MiB gap
 a = torch.empty(20 * MiB, dtype=torch.uint8, device="cuda")  # a new 32 MiB chunk, 12 MiB free
-small = [torch.empty(MiB, dtype=torch.uint8, device="cuda") for _ in range(3)]  # 2 MiB segments: the 2 MiB gap, then the chunk's hole
+more = torch.empty(MiB, dtype=torch.uint8, device="cuda")  # a 2 MiB segment in the chunk: 10 MiB free
 b = torch.zeros(1024, device="cuda")  # the first kernel: the local memory grows
 if SUM:
     r = b.sum()
