@@ -45,6 +45,14 @@ type node struct {
 	// its backward unpacks the saved tensors itself when it reads
 	// ctx.saved_tensors; nil for every other node.
 	fn *FunctionCall
+	// namesReversed: the node's generated class declares its saved
+	// tensors in the sorted order of their names (torchgen's
+	// gen_autograd_functions), the reverse of saved's (MulBackward0's
+	// other_ and self_, saved self first). release_variables, as
+	// backward runs the node, resets them in the declared order; the
+	// destructor of a node that dies unrun destroys them in the
+	// reverse, saved's.
+	namesReversed bool
 }
 
 // edge leads from a node to the node of one of its inputs.
@@ -245,7 +253,7 @@ func (s *Session) unref(n *node) {
 		}
 		return
 	}
-	s.releaseSaved(n)
+	s.releaseSaved(n, false)
 	if c := n.fn; c != nil && c.Dropped != nil { // a custom Function's context goes with its node
 		d := c.Dropped
 		c.Dropped = nil
@@ -280,13 +288,20 @@ func checkSaved(n *node) error {
 	return nil
 }
 
-func (s *Session) releaseSaved(n *node) {
+// releaseSaved lets go of what n keeps for its backward: as backward
+// ran it (ran) or as it dies.
+func (s *Session) releaseSaved(n *node, ran bool) {
 	s.unpackedGone(n)
 	if f := n.dropped; f != nil {
 		n.dropped = nil
 		f()
 	}
-	for _, sv := range n.saved {
+	saved := n.saved
+	if ran && n.namesReversed {
+		saved = slices.Clone(saved)
+		slices.Reverse(saved)
+	}
+	for _, sv := range saved {
 		switch {
 		case sv.hooks != nil:
 			sv.hooks.Drop(sv.packed)

@@ -260,7 +260,9 @@ func (s *Session) runGeneral(f *opFact, a Args) (*Tensor, error) {
 	}
 	bw := likeInput(1)
 	if f.family == "binary" {
-		bw = func(s *Session, n *node, g *Tensor) ([]*Tensor, error) { return newGrads(s, n, g, 0) }
+		ps, _ := f.params()
+		order := formulaOrder(ps[0].Name, ps[1].Name)
+		bw = func(s *Session, n *node, g *Tensor) ([]*Tensor, error) { return newGrads(s, n, g, 0, order) }
 	}
 	if len(f.grads) == 0 {
 		return out, nil

@@ -267,7 +267,7 @@ func (s *Session) evaluate(n *node, g *Tensor, deps map[*node]int, buffers map[*
 		return nil, err
 	}
 	if !retain && len(n.saved) > 0 {
-		s.releaseSaved(n)
+		s.releaseSaved(n, true)
 		n.released = true
 	}
 	// the gradients not taken by a buffer go once all are added, in

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/device"
@@ -606,6 +607,12 @@ func (s *Session) binary(op string, a, b *Tensor) (*Tensor, error) {
 		save = append(save, &Tensor{DType: Float32, st: &storage{}, number: true}) // a wrapped number: saved-tensor hooks skip it
 	}
 	s.record("MulBackward0", out, []*Tensor{tensorOrNil(a), tensorOrNil(b)}, save, mulGrads(a, b))
+	if n := out.fn; n != nil && len(n.saved) == 2 {
+		// both factors saved: backward releases other_ before self_
+		// (llama_train.py's SwiGLU product, whose factors PyTorch frees
+		// w3's first: testdata/segments/h100/llama_train.jsonl)
+		n.namesReversed = true
+	}
 	return out, nil
 }
 
@@ -650,18 +657,43 @@ func passGrad(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 
 // subBackward: the incoming gradient for self, a negated copy of it
 // for other.
-func subBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) { return newGrads(s, n, g, 1) }
+func subBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+	return newGrads(s, n, g, 1, nil)
+}
 
-// mulBackward: grad * other, then grad * self.
-func mulBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) { return newGrads(s, n, g, 0) }
+// formulaOrder is the order (input indices) in which a node generated
+// from derivatives.yaml computes the gradients of inputs so named:
+// torchgen's load_derivatives takes a function's formulas in the sorted
+// order of the names they are for, and the generated apply computes them
+// in that order (mm's mat2 before self, div's other before self).
+func formulaOrder(names ...string) []int {
+	order := make([]int, len(names))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return strings.Compare(names[i], names[j]) })
+	return order
+}
 
-// mulGrads is the backward of a * b: grad * b for a, then grad * a for
-// b, each laid out as TensorIterator lays out that product.
+// selfOther is formulaOrder of self and other: other's gradient first.
+// It shows where one of the two is summed to a broadcast input's shape
+// and freed: RMSNorm's x * weight, whose weight's product PyTorch makes
+// first and frees first (llama_train.py's first backward,
+// testdata/segments/h100/llama_train.jsonl).
+var selfOther = formulaOrder("self", "other")
+
+// mulBackward: grad * self for other, then grad * other for self.
+func mulBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+	return newGrads(s, n, g, 0, selfOther)
+}
+
+// mulGrads is the backward of a * b: grad * a for b, then grad * b for
+// a (selfOther), each laid out as TensorIterator lays out that product.
 func mulGrads(a, b *Tensor) backward {
 	la, lb := layoutGhost(a), layoutGhost(b)
 	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 		if !isComplex(g.DType) {
-			return newGrads(s, n, g, 0, lb, la)
+			return newGrads(s, n, g, 0, selfOther, lb, la)
 		}
 		// complex: grad * other.conj(), the conjugate made first and
 		// freed after (the H200's rope backward peaks one conjugate of
@@ -669,17 +701,19 @@ func mulGrads(a, b *Tensor) backward {
 		// yet imported; estimated, as every complex op)
 		var conj []*Tensor
 		defer func() { s.dropAll(conj) }()
-		for i, other := range []*Tensor{lb, la} {
-			if n.inputs[i].to == nil || other == nil {
+		others := []*Tensor{lb, la}
+		for _, i := range selfOther {
+			if n.inputs[i].to == nil || others[i] == nil {
 				continue
 			}
+			other := others[i]
 			c, err := s.alloc(slices.Clone(other.Shape), g.DType, g.Device())
 			if err != nil {
 				return make([]*Tensor, len(n.inputs)), err
 			}
 			conj = append(conj, c)
 		}
-		return newGrads(s, n, g, 0, lb, la)
+		return newGrads(s, n, g, 0, selfOther, lb, la)
 	}
 }
 
@@ -693,12 +727,19 @@ func layoutGhost(t *Tensor) *Tensor {
 }
 
 // newGrads gives each input that takes a gradient a new tensor of g's
-// size, except the inputs before from, which take g itself; input i's
+// size, except the inputs before from, which take g itself, in the
+// order of the inputs' indices in order (nil: first to last); input i's
 // is laid out as an elementwise op over g and others[i] would be.
-func newGrads(s *Session, n *node, g *Tensor, from int, others ...*Tensor) ([]*Tensor, error) {
+func newGrads(s *Session, n *node, g *Tensor, from int, order []int, others ...*Tensor) ([]*Tensor, error) {
 	grads := make([]*Tensor, len(n.inputs))
-	for i, e := range n.inputs {
-		if e.to == nil {
+	if order == nil {
+		order = make([]int, len(n.inputs))
+		for i := range order {
+			order[i] = i
+		}
+	}
+	for _, i := range order {
+		if n.inputs[i].to == nil {
 			continue
 		}
 		if i < from {

@@ -33,7 +33,8 @@ func init() {
 		// sin, cos and rsqrt match their statements too, but stay
 		// estimated while llama_train.py, which runs them, differs from
 		// its recording where its allocator events are PyTorch's (a
-		// block found free where PyTorch made a new segment)
+		// block found free where PyTorch made a new segment): it
+		// matches with --driver-addresses, not yet the default
 		estimated("ops_trig.py", unary("sin", "SinBackward0", saveInput, 2)),
 		estimated("ops_trig.py", unary("cos", "CosBackward0", saveInput, 3)),
 		estimated("ops_trig.py", unary("rsqrt", "RsqrtBackward0", saveResult, 3)),
