@@ -4,6 +4,7 @@ count: torch.masked_select (nonzero of its mask, then index) and a 1-d
 torch.cumsum (a device scan).
 
     python3 scripts/probe_cub.py OUT.jsonl
+    python3 scripts/probe_cub.py --scan-dtypes OUT.jsonl
 
 One JSON row an op, dtype, element count n and (masked_select) count k
 of true mask elements: {"op", "dtype", "n", "k", "events"}, events being
@@ -14,6 +15,11 @@ half of it at every count up to 64 and every 7th; then a sparse set of
 larger counts to see the pattern past the table. Kept, gzipped, as
 testdata/cub_scratch.jsonl.gz (each row's events run on into the next
 row's setup: the mask's fill and count; the op's own come first).
+
+--scan-dtypes probes the scan of a tensor's only line by dtype instead:
+torch.cumsum and torch.cumprod of float16, bfloat16, float64 and int64
+(cumprod of float32 too), every count to 4096 and the larger ones; kept
+as testdata/cub_scan_dtypes.jsonl.gz.
 """
 import json
 import sys
@@ -40,11 +46,18 @@ def cases():
         yield "cumsum", torch.int64, n, None
 
 
-def main(out):
+def scan_cases():
+    for dt in (torch.float16, torch.bfloat16, torch.float64, torch.int64, torch.float32):
+        for op in ("cumsum", "cumprod"):
+            if (op, dt) != ("cumsum", torch.float32):
+                for n in list(range(1, 4097)) + EXTRA:
+                    yield op, dt, n, None
+
+
+def main(out, todo):
     big = max(EXTRA)
     xs = {dt: torch.ones(big, dtype=dt, device="cuda") for dt in (torch.float32, torch.float16, torch.bfloat16, torch.float64)}
     xi = torch.ones(big, dtype=torch.int64, device="cuda")
-    todo = list(cases())
     masks = {}
     torch.cuda.synchronize()
     torch.cuda.memory._record_memory_history(enabled="all", context=None, stacks="python", max_entries=1 << 23)
@@ -66,7 +79,7 @@ def main(out):
             torch.cuda.synchronize()
             mark = torch.empty(MARK + i, dtype=torch.uint8, device="cuda")
             del mark
-            r = torch.cumsum(x, 0)
+            r = getattr(torch, op)(x, 0)
             del r
         torch.cuda.synchronize()
     mark = torch.empty(MARK + len(todo), dtype=torch.uint8, device="cuda")
@@ -90,6 +103,8 @@ def main(out):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    args = sys.argv[1:]
+    scan = args[:1] == ["--scan-dtypes"]
+    if len(args) != 1 + scan:
         sys.exit(__doc__)
-    main(sys.argv[1])
+    main(args[-1], list(scan_cases() if scan else cases()))
