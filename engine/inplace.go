@@ -93,7 +93,7 @@ func (s *Session) WriteInto(t *Tensor) { s.written(t) }
 // (backward checks it), and its values are no longer known.
 func (s *Session) written(t *Tensor) {
 	t.st.version++
-	t.st.vals, t.st.share = nil, 0
+	t.st.vals, t.st.share, t.st.zeros = nil, 0, nil
 }
 
 // onView labels an in-place op of the program's (op, writing

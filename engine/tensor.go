@@ -88,6 +88,10 @@ type storage struct {
 	// where not known. A nonzero of unknown values counts on it, an
 	// estimate.
 	share float64
+	// zeros, where vals are not known, are the offsets of the elements
+	// known to be zero (written so: WriteZeroInto), sorted; nil where
+	// none is known.
+	zeros []uint64
 	// made is the index of its alloc event in its device's history;
 	// role is what the engine made it for, savedBy the autograd node
 	// that first saved it (holdings.go).

@@ -617,10 +617,28 @@ func (b *Binding) setItem(t *Tensor, key, value eval.Value) error {
 		return err
 	}
 	if p, ok := part.(*Tensor); ok {
-		b.S.WriteInto(p.T)
+		if isZero(value) {
+			b.S.WriteZeroInto(p.T)
+		} else {
+			b.S.WriteInto(p.T)
+		}
 	}
 	b.in.Decref(part)
 	return nil
+}
+
+// isZero reports whether a value written into a tensor is the number 0
+// (False too).
+func isZero(v eval.Value) bool {
+	switch x := v.(type) {
+	case int64:
+		return x == 0
+	case float64:
+		return x == 0
+	case bool:
+		return !x
+	}
+	return false
 }
 
 // maskAssign is t[mask] = value (engine.MaskAssign; a mask on the host
