@@ -78,9 +78,9 @@ func (e *convEntry) gradientCopy(g *Tensor, mask string) (convCopy, string) {
 // recording: every allocation and free of its first iteration is
 // PyTorch's, by size and in order, yet in its second PyTorch finds a
 // free block where the simulated allocator makes a new segment, the
-// cached blocks placed otherwise (by the driver's addresses or by which
-// of two equal blocks a free gave back; --driver-addresses leaves it:
-// testdata/pyrules_pending/README.md, "Held back"). Once that program
+// cached blocks placed otherwise (vit_train's by the driver's address
+// for a segment, which --driver-addresses places otherwise than the
+// H100's driver: testdata/pyrules_pending/README.md, "Held back"). Once that program
 // matches, the estimate goes.
 func heldBack(recorded, program string) string {
 	return "recorded (" + recorded + ") and matched, held back while testdata/models/zoo/" + program + ".py, which then runs without an estimate, differs from its recording where its cached blocks lie otherwise than PyTorch's (not yet traced)"

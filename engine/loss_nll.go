@@ -252,16 +252,21 @@ func (s *Session) labelSmoothing(x, t *Tensor, red int) (*Tensor, error) {
 		return nil, err
 	}
 	locals = append(locals, ret)
-	a, err := s.binary("mul", nll, Scalar())
-	if err != nil {
-		return nil, err
-	}
-	defer s.dropTensor(a)
+	// (1 - ls) * nllloss + ret * (ls / n_classes): the compiler computes
+	// the right operand first, so backward reaches the smoothing term's
+	// product after the nll term's (vit_train.py's first backward frees
+	// the one it made second: testdata/segments/h100/vit_train.jsonl);
+	// the temporaries go as made, the last first
 	b, err := s.binary("mul", ret, Scalar())
 	if err != nil {
 		return nil, err
 	}
 	defer s.dropTensor(b)
+	a, err := s.binary("mul", nll, Scalar())
+	if err != nil {
+		return nil, err
+	}
+	defer s.dropTensor(a)
 	return s.binary("add", a, b)
 }
 

@@ -255,22 +255,33 @@ type recordedRow struct {
 // recordedRows are a recording's statements.
 func recordedRows(t *testing.T, path string) []recordedRow {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var rows []recordedRow
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<22)
-	for sc.Scan() {
+	eachRow(t, path, func(b []byte) {
 		var row recordedRow
-		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+		if err := json.Unmarshal(b, &row); err != nil {
 			t.Fatal(err)
 		}
 		rows = append(rows, row)
-	}
+	})
 	return rows
+}
+
+// eachRow calls f with each line of the recording at path.
+func eachRow(t *testing.T, path string, f func([]byte)) {
+	t.Helper()
+	file, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	sc := bufio.NewScanner(file)
+	sc.Buffer(nil, 1<<26)
+	for sc.Scan() {
+		f(sc.Bytes())
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestInputBufferEvents: where gradients meet at one input, the second is

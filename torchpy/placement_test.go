@@ -1,9 +1,6 @@
 package torchpy_test
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -83,30 +80,10 @@ func TestSegmentsWhereTheDriverPutThem(t *testing.T) {
 // in order.
 func recordedSegments(t *testing.T, path string) []uint64 {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var addrs []uint64
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<22)
-	for sc.Scan() {
-		var row struct {
-			Events [][3]json.RawMessage `json:"events"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range row.Events {
-			var action string
-			var addr uint64
-			if json.Unmarshal(e[0], &action) == nil && action == "segment_alloc" {
-				if err := json.Unmarshal(e[2], &addr); err != nil {
-					t.Fatalf("%s: a segment_alloc without its address", path)
-				}
-				addrs = append(addrs, addr)
-			}
+	for _, e := range readAddressed(t, path) {
+		if e.action == "segment_alloc" {
+			addrs = append(addrs, e.block)
 		}
 	}
 	return addrs
