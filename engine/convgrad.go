@@ -28,12 +28,7 @@ import (
 // The bias's gradient, grad_output.sum over every dimension but the
 // channels, comes after and reads the gradient as it is: a reduction
 // over its strides, with a buffer across blocks where its launch needs
-// one (reduce_outer.go). Recorded: cuDNN's single copy of a weight's
-// backward (clip_train's patch embedding, testdata/models/zoo), and of a
-// weight's and bias's (testdata/pyrules/zoo_paths.py: vit_train's, held
-// back as an estimate: heldBack), and the depthwise kernel's of all
-// three gradients (zoo_paths.py and convnext_train: its 7x7
-// convolutions after a permute).
+// one (reduce_outer.go). What was recorded: gradientCopy.
 
 // convCopy is how a backend makes a strided incoming gradient dense.
 type convCopy int
@@ -44,32 +39,45 @@ const (
 )
 
 // gradientCopy is how e's backend makes g, a strided incoming gradient,
-// dense for a backward of mask, and, where that way was not recorded,
-// the estimate's cause.
+// dense for a backward of mask, and, where that way was not recorded
+// for mask, the estimate's cause. Recorded (testdata/pyrules): cuDNN's
+// one copy of a channels_last-like gradient for the weight's gradient
+// (clip_train), the input's and weight's, and all three
+// (conv_strided_grad.py, a conv1d's too), and the weight's and bias's
+// (zoo_paths.py; held back: heldBack); cuDNN's copy for each pass
+// of a gradient taken for contiguous, for all three; the transposed
+// convolution's one copy, for all three; the depthwise kernel's, for
+// all three (zoo_paths.py) and for the weight's and bias's; a float16
+// depthwise convolution's one copy of a channels_last-like gradient,
+// for all three (cuDNN's, by the workload: its copy is the kernel's).
 func (e *convEntry) gradientCopy(g *Tensor, mask string) (convCopy, string) {
 	c := &e.cfg
 	depthwise := !c.transposed && len(c.x) != 5 && c.groups > 1 && c.groups == c.x[1]
+	lastLike := g.strides != nil && channelsLastLike(convGradient4d(g))
+	const cudnnOnce = "cuDNN's one copy (grad_output.to(input.suggest_memory_format()))"
+	how, way, recorded := copyOnce, cudnnOnce, []string{"w", "wb", "xw", "xwb"}
 	switch {
 	case c.transposed:
-		return copyOnce, "cudnn_convolution_transpose_backward's grad_output.contiguous(), once (PyTorch's source), not recorded"
+		way, recorded = "cudnn_convolution_transpose_backward's one copy (grad_output.contiguous())", []string{"xwb"}
+	case depthwise && c.dtype.Name == "float16" && !lastLike:
+		return copyOnce, "a float16 depthwise convolution of a gradient PyTorch takes for contiguous, which cuDNN copies for each pass and PyTorch's own kernel once, PyTorch picking one by the workload (use_cudnn_depthwise): taken as its own kernel's one copy, not recorded"
 	case depthwise && c.dtype.Name == "float16":
-		return copyOnce, "a float16 depthwise convolution, which PyTorch sends to cuDNN or to its own kernel by the workload (use_cudnn_depthwise), taken as its own kernel's one copy, not recorded"
-	case depthwise && mask == "xwb":
-		return copyOnce, ""
+		way, recorded = "a float16 depthwise convolution's one copy (cuDNN's or PyTorch's own kernel's, by the workload)", []string{"xwb"}
 	case depthwise:
-		return copyOnce, "PyTorch's depthwise kernel's one copy (expect_contiguous), recorded for the gradients of input, weight and bias, not of " + mask
+		way, recorded = "PyTorch's depthwise kernel's one copy (expect_contiguous)", []string{"wb", "xwb"}
 	case len(c.x) == 5 && c.groups > 1 && c.groups == c.x[1]:
 		return copyOnce, "a 3-d depthwise convolution (PyTorch's conv_depthwise3d kernel), taken as the 2-d one's one copy, not recorded"
 	case g.strides == nil:
 		return copyEachPass, "a gradient whose strides the tool does not follow, taken as copied for each cuDNN pass, not recorded"
-	case !channelsLastLike(convGradient4d(g)):
-		return copyEachPass, "a gradient PyTorch takes for contiguous (suggest_memory_format): a copy for each cuDNN pass, as the broadcast gradients recorded, not recorded for a strided one"
-	case mask == "w":
-		return copyOnce, ""
+	case !lastLike:
+		how, way, recorded = copyEachPass, "a copy for each cuDNN pass of a gradient PyTorch takes for contiguous (suggest_memory_format)", []string{"xwb"}
 	case mask == "wb":
 		return copyOnce, heldBack("zoo_paths.py's patch embedding backward", "vit_train")
 	}
-	return copyOnce, "cuDNN's one copy (grad_output.to(input.suggest_memory_format())), recorded for the gradients of the weight, and of weight and bias, not of " + mask
+	if slices.Contains(recorded, mask) {
+		return how, ""
+	}
+	return how, fmt.Sprintf("%s, recorded for the gradients of %s, not of %s", way, strings.Join(recorded, " and of "), mask)
 }
 
 // heldBack is the cause of an estimate whose rule a rule script
