@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator/device"
 )
 
 // Convolutions (F.conv1d, conv2d, conv3d, conv_transpose1d/2d/3d;
@@ -319,6 +321,11 @@ func (s *Session) conv(op string, dims int, x, w, b *Tensor, p convParams) (*Ten
 		}
 		events = withInputCopy(events, e.xBytes, dims == 1)
 	}
+	if cfg.onCuDNN() {
+		// before the output: siamese_triplet's 2 MiB came before its
+		// first convolution's output made a segment (device.CuDNNHandle)
+		s.driverEvent(dev, device.CuDNNHandle)
+	}
 	outs, err := s.convReplay(dev, events, func(byte) tensorShape { return tensorShape{shape, x.DType} })
 	if err != nil {
 		return nil, err
@@ -487,6 +494,15 @@ func (s *Session) convHeldOut(op string) bool {
 func (c *convConfig) brief() string {
 	k := c.key()
 	return fmt.Sprintf("%s x %s stride %s %s", k.X, k.W, k.Stride, k.DType)
+}
+
+// onCuDNN is whether PyTorch runs c on cuDNN (ConvUtils' backend
+// selection): every convolution but a depthwise one (groups = input
+// channels, not transposed), which runs on PyTorch's own kernels, or in
+// float16 on either by the workload (use_cudnn_depthwise), taken as its
+// own.
+func (c *convConfig) onCuDNN() bool {
+	return c.transposed || c.groups <= 1 || c.groups != c.x[1]
 }
 
 // gradMask is which of x, w and b autograd would ask gradients of

@@ -28,7 +28,8 @@
 //     a real one) and what a GPU is made of (preset, properties.go);
 //     driverevents.go: what the program does that makes the CUDA driver
 //     take address space for itself (the first kernel, cuBLAS handles,
-//     the first reduction, a library mapped), told to the device.
+//     the first reduction, a library mapped, cuDNN's first handle), told
+//     to the device.
 //   - hostmem.go, hostbudget.go, pinned.go: host tensors' memory
 //     (mmap'd, so RSS moves; counted, not allocated, past the host
 //     budget) and the caching host allocator of pinned memory.

@@ -61,6 +61,9 @@ const (
 	// Library is the shared library mapped into the process at the first
 	// torch.optim optimizer or activation checkpoint.
 	Library
+	// CuDNNHandle is a convolution cuDNN runs, before its output is
+	// allocated: the process's first makes cuDNN's handle.
+	CuDNNHandle
 )
 
 // Observer is a device whose addresses depend on what the process does

@@ -17,7 +17,8 @@ import (
 // and reserves 16 MiB more from line 35 on. With it the zoo's
 // llama_train.py matches at every statement too (its estimates, sin,
 // cos and rsqrt, held back only for the addresses: pyrules_pending's
-// README).
+// README), and vit_train.py under --strict on the simulated H100, its
+// recording's card.
 func TestDriverAddresses(t *testing.T) {
 	const script = "../../testdata/pyrules/ckpt_block.py"
 	want, _ := readRecording(t, recordingOf("pyrules/ckpt_block", script))
@@ -36,6 +37,17 @@ func TestDriverAddresses(t *testing.T) {
 	want, _ = readRecording(t, recordingOf("models/zoo/llama_train", llama))
 	if diffs, _ := diffSteps(want, runScriptOn(llama, false, "h100", "--driver-addresses")); len(diffs) > 0 {
 		t.Errorf("with --driver-addresses llama_train.py differs from PyTorch:\n%s", strings.Join(diffs, "\n"))
+	}
+	// the zoo's vit_train.py, whose cached blocks tie by their addresses
+	// from its second iteration: exact with the flag (convgrad.go's
+	// heldBack lifted), labelled without it
+	const vit = "../../testdata/models/zoo/vit_train.py"
+	want, _ = readRecording(t, recordingOf("models/zoo/vit_train", vit))
+	if diffs, _ := diffSteps(want, runScriptOn(vit, true, "h100", "--driver-addresses")); len(diffs) > 0 {
+		t.Errorf("with --driver-addresses vit_train.py differs from PyTorch:\n%s", strings.Join(diffs, "\n"))
+	}
+	if diffs, _ := diffSteps(want, runScriptOn(vit, true, "h100")); len(diffs) == 0 || !strings.HasPrefix(diffs[0], "line 91:") {
+		t.Errorf("without --driver-addresses vit_train.py's first difference (--strict) is %q, want line 91's", diffs)
 	}
 	// the flag describes a simulated device: it does not go with a real one
 	if _, errOut, code := run(t, "run", "--device", "cuda", "--driver-addresses", script); code == 0 || !strings.Contains(errOut, "--driver-addresses describes a simulated device") {

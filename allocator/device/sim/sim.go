@@ -72,6 +72,15 @@ const (
 //     checkpoint map a 142 MiB shared library into the process, at the
 //     top of the highest free range (on a 2 MiB boundary): the driver's
 //     next chunk goes below it.
+//   - cuDNN's first handle takes 2 MiB where no kernel has grown the
+//     local memory yet (a convolution the program's first kernel), as
+//     any other request: siamese_triplet's in the context's 24 MiB gap,
+//     its first segment 2 MiB higher (testdata/segments/h100), and
+//     vit_train's in the 12 MiB gap of its newest chunk, so that its
+//     12 MiB segment after the cuBLAS workspace goes to the local memory
+//     (its recording with addresses of 2026-12-06). What cuDNN takes
+//     once the local memory has grown (6 MiB, 2 of them host-mapped, in
+//     dcgan_train and cnn_net) is not modelled.
 const (
 	lmemOld    = 414 * mib
 	lmemNew    = 512 * mib
@@ -127,10 +136,11 @@ type Device struct {
 	reserved map[uint64]uint64
 	// mapped holds the granules of reservations backed by memory.
 	mapped map[uint64]bool
-	// grown, reduced and library are the events observed that happen
-	// once in a process, handles the cuBLAS handles made (Observe).
-	grown, reduced, library bool
-	handles                 int
+	// grown, reduced, library and cudnn are the events observed that
+	// happen once in a process, handles the cuBLAS handles made
+	// (Observe).
+	grown, reduced, library, cudnn bool
+	handles                        int
 	// ctx is the CUDA context's chunk that holds its local memory, its
 	// lowest span until the local memory grows.
 	ctx *chunk
@@ -277,6 +287,11 @@ func (d *Device) Observe(e device.Event) {
 	case e == device.Library && !d.library:
 		d.library = true
 		d.carve(library, vaAnchor, granule)
+	case e == device.CuDNNHandle && !d.cudnn:
+		d.cudnn = true
+		if !d.grown {
+			d.take(granule)
+		}
 	}
 }
 
