@@ -59,7 +59,7 @@ func TestDriverAddresses(t *testing.T) {
 // the driver's addresses decide, as users run them (estimates allowed),
 // with and without --driver-addresses, and requires the first
 // difference from PyTorch's recording each has ("" where it matches at
-// every statement): the flag makes the first three match, keeps
+// every statement): the flag makes the first four match, keeps
 // nanogpt_bf16_accum matching, and breaks models/train_sweep.py (built
 // on the host: its driver puts a chunk where the model's host tensors
 // were, testdata/segments/README.md).
@@ -71,6 +71,7 @@ func TestDriverAddressesInTheZoo(t *testing.T) {
 		{"models/zoo/ckpt_gpt_train", "", "line 67:"},
 		{"models/zoo/dcgan_train", "", "line 65:"},
 		{"models/zoo/siamese_triplet", "", "line 42:"},
+		{"models/zoo/vit_train", "", "line 91:"},
 		{"models/zoo/nanogpt_bf16_accum", "", ""},
 		{"models/train_sweep", "line 64:", ""},
 	} {
