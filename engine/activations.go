@@ -19,11 +19,14 @@ import "slices"
 // place are refused.
 
 func init() {
-	act := func(name, node string, inPlaceNode string, params ...Param) *OpDef {
+	// act is the activation name whose node saves its input; with
+	// inPlaceModelled its inplace=True records the same node
+	// (hardtanh_'s takes hardtanh's name and formula).
+	act := func(name, node string, inPlaceModelled bool, params ...Param) *OpDef {
 		u := unary(name, node, saveInput, 1)
 		var inPlace func(s *Session, a Args) error
-		if inPlaceNode != "" {
-			inPlace = inPlaceSavingInput(inPlaceNode, 1)
+		if inPlaceModelled {
+			inPlace = inPlaceSavingInput(node, 1)
 		}
 		n := len(params)
 		memory := u.Memory
@@ -49,12 +52,12 @@ func init() {
 	}
 	inplace := boolParam("inplace", "False")
 	declare(
-		act("hardtanh", "HardtanhBackward0", "HardtanhBackward0", numberParam("min_val", "-1.0"), numberParam("max_val", "1.0"), inplace),
-		act("relu6", "HardtanhBackward0", "HardtanhBackward0", inplace),
-		act("hardswish", "HardswishBackward0", "", inplace),
-		act("hardsigmoid", "HardsigmoidBackward0", "", inplace),
-		act("mish", "MishBackward0", "", inplace),
-		act("elu", "EluBackward0", "", numberParam("alpha", "1.0"), inplace),
+		act("hardtanh", "HardtanhBackward0", true, numberParam("min_val", "-1.0"), numberParam("max_val", "1.0"), inplace),
+		act("relu6", "HardtanhBackward0", true, inplace),
+		act("hardswish", "HardswishBackward0", false, inplace),
+		act("hardsigmoid", "HardsigmoidBackward0", false, inplace),
+		act("mish", "MishBackward0", false, inplace),
+		act("elu", "EluBackward0", false, numberParam("alpha", "1.0"), inplace),
 	)
 	// softplus takes no inplace=; its node saves the input too
 	soft := unary("softplus", "SoftplusBackward0", saveInput, 1)

@@ -72,10 +72,10 @@ func (s *Session) rmspropForeach(ps []*Tensor, opt GroupOptions) error {
 }
 
 // rmspropForLoop is _single_tensor_rmsprop: per parameter, grad is
-// grads[i] (the last one's new grad goes), then -grad with maximize (new), then grad + wd * param with weight decay
-// (new); avg is square_avg.sqrt() (centered: addcmul, then sqrt_ in
-// place), new, the previous one freed once it exists. At return, grad
-// then avg.
+// grads[i] (the last parameter's new grad goes), then -grad with
+// maximize (new), then grad + wd * param with weight decay (new); avg
+// is square_avg.sqrt() (centered: addcmul, then sqrt_ in place), new,
+// the previous one freed once it exists. At return, grad then avg.
 func (s *Session) rmspropForLoop(ps []*Tensor, opt GroupOptions) error {
 	grad := loopGrad{s: s}
 	var avg *Tensor
