@@ -81,21 +81,6 @@ func (e *convEntry) gradientCopy(g *Tensor, mask string, addressed bool) (convCo
 	return how, fmt.Sprintf("%s, recorded for the gradients of %s, not of %s", way, strings.Join(recorded, " and of "), mask)
 }
 
-// heldBack is the cause of an estimate whose rule a rule script
-// recorded and the tool matches (recorded), kept where the simulated
-// device does not model the driver's own address space
-// (Options.DriverAddresses), because the zoo's program would then run
-// without an estimate and yet differ from its recording: its best fit
-// breaks ties between equal free blocks by their addresses, and its
-// segments fill the context's old local memory upward in PyTorch's
-// process, where the simulated device's go down. With the driver's
-// addresses it matches event for event, blocks in PyTorch's places
-// (torchpy's TestVitTrainPlacedAsPyTorch); once they are the default,
-// the estimate goes.
-func heldBack(recorded, program string) string {
-	return "recorded (" + recorded + ") and matched, held back while testdata/models/zoo/" + program + ".py, which then runs without an estimate, differs from its recording where its best fit breaks ties by the driver's addresses (exact with --driver-addresses)"
-}
-
 // convGradient4d is g's shape and strides as convolution_backward sees
 // them: a 1-d convolution's unsqueezed at dimension 2 (view4d).
 func convGradient4d(g *Tensor) ([]int64, []int64) {

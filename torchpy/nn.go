@@ -524,13 +524,23 @@ func (b *Binding) nnModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		if err != nil {
 			return nil, err
 		}
-		var ts []*engine.Tensor
-		for _, v := range args[2:] {
-			if t, ok := v.(*Tensor); ok {
-				ts = append(ts, t.T)
+		if err := b.S.EstimateComposite(op, why, tensorsAmong(args[2:])...); err != nil {
+			return nil, b.pyErr(err)
+		}
+		return eval.None, nil
+	})
+	b.fn(m, "_held_back", "_held_back(op, recorded, program, *tensors): the figures of op, a layer composed here as PyTorch composes it, whose recording (recorded) it matches, are estimated where the driver's addresses are not modelled, as testdata/models/zoo's program then differs from its recording", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		if len(args) < 3 || len(kw) > 0 {
+			return nil, in.Raise(eval.TypeErrorType, "_held_back(op, recorded, program, *tensors)")
+		}
+		var names [3]string
+		for i := range names {
+			var err error
+			if names[i], err = b.strArg("_held_back", args[i]); err != nil {
+				return nil, err
 			}
 		}
-		if err := b.S.EstimateComposite(op, why, ts...); err != nil {
+		if err := b.S.HoldBackComposite(names[0], names[1], names[2], tensorsAmong(args[3:])...); err != nil {
 			return nil, b.pyErr(err)
 		}
 		return eval.None, nil
@@ -602,4 +612,15 @@ func init() {
 		}
 		return b.newParam(d), nil
 	}
+}
+
+// tensorsAmong is the engine's tensors among vs, in order.
+func tensorsAmong(vs []eval.Value) []*engine.Tensor {
+	var ts []*engine.Tensor
+	for _, v := range vs {
+		if t, ok := v.(*Tensor); ok {
+			ts = append(ts, t.T)
+		}
+	}
+	return ts
 }

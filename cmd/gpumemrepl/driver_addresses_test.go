@@ -38,16 +38,20 @@ func TestDriverAddresses(t *testing.T) {
 	if diffs, _ := diffSteps(want, runScriptOn(llama, false, "h100", "--driver-addresses")); len(diffs) > 0 {
 		t.Errorf("with --driver-addresses llama_train.py differs from PyTorch:\n%s", strings.Join(diffs, "\n"))
 	}
-	// the zoo's vit_train.py, whose cached blocks tie by their addresses
-	// from its second iteration: exact with the flag (convgrad.go's
-	// heldBack lifted), labelled without it
-	const vit = "../../testdata/models/zoo/vit_train.py"
-	want, _ = readRecording(t, recordingOf("models/zoo/vit_train", vit))
-	if diffs, _ := diffSteps(want, runScriptOn(vit, true, "h100", "--driver-addresses")); len(diffs) > 0 {
-		t.Errorf("with --driver-addresses vit_train.py differs from PyTorch:\n%s", strings.Join(diffs, "\n"))
-	}
-	if diffs, _ := diffSteps(want, runScriptOn(vit, true, "h100")); len(diffs) == 0 || !strings.HasPrefix(diffs[0], "line 91:") {
-		t.Errorf("without --driver-addresses vit_train.py's first difference (--strict) is %q, want line 91's", diffs)
+	// the zoo's programs whose cached blocks tie by their addresses:
+	// exact with the flag (the rules held back without it lifted:
+	// vit_train's strided convolution gradient copy, from its second
+	// iteration; siamese_triplet's triplet_margin_loss), labelled without
+	// it, where --strict stops them
+	for _, c := range []struct{ name, stop string }{{"vit_train", "line 91:"}, {"siamese_triplet", "line 42:"}} {
+		script := "../../testdata/models/zoo/" + c.name + ".py"
+		want, _ = readRecording(t, recordingOf("models/zoo/"+c.name, script))
+		if diffs, _ := diffSteps(want, runScriptOn(script, true, "h100", "--driver-addresses")); len(diffs) > 0 {
+			t.Errorf("with --driver-addresses %s.py differs from PyTorch:\n%s", c.name, strings.Join(diffs, "\n"))
+		}
+		if diffs, _ := diffSteps(want, runScriptOn(script, true, "h100")); len(diffs) == 0 || !strings.HasPrefix(diffs[0], c.stop) {
+			t.Errorf("without --driver-addresses %s.py's first difference (--strict) is %q, want %s", c.name, diffs, c.stop)
+		}
 	}
 	// the flag describes a simulated device: it does not go with a real one
 	if _, errOut, code := run(t, "run", "--device", "cuda", "--driver-addresses", script); code == 0 || !strings.Contains(errOut, "--driver-addresses describes a simulated device") {
