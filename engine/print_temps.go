@@ -38,10 +38,21 @@ import (
 // know takes nothing: its print is refused unless no values could make
 // it change a figure (unknownPrint).
 func (s *Session) printTemps(t *Tensor) error {
-	if t.number || !t.Device().CUDA || t.Numel() == 0 {
+	if s.reporting || t.number || !t.Device().CUDA || t.Numel() == 0 {
 		return nil
 	}
 	return s.formatterTemps(t, false)
+}
+
+// Reporting runs f, the tool's own report calling the program's code (a
+// module's extra_repr for a step's note), with prints of CUDA tensors
+// taking nothing on their GPU: PyTorch's formatter runs where the
+// program prints, not where the tool describes what it holds.
+func (s *Session) Reporting(f func()) {
+	was := s.reporting
+	s.reporting = true
+	defer func() { s.reporting = was }()
+	f()
 }
 
 // formatterTemps is printTemps's work; worst takes the temporaries of the

@@ -177,6 +177,9 @@ type Session struct {
 	events      []string
 	notice      string
 	tiers       tiers // the estimates made, and where the figures stand (tiers.go)
+	// reporting is set while the tool's own report runs the program's
+	// code (Reporting).
+	reporting bool
 	// Autograd: whether ops record graphs, the last node's sequence
 	// number, whether backward is running (it has a thread, and so cuBLAS
 	// workspaces, of its own); inference is torch.inference_mode's,

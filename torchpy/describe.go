@@ -79,14 +79,16 @@ func (b *Binding) oneLine(o *eval.Instance, open map[*eval.Instance]bool) string
 	open[o] = true
 	defer delete(open, o)
 	var parts []string
-	if extra, err := b.in.CallMethod(o, "extra_repr"); err == nil {
-		if s, _ := extra.(string); s != "" {
-			parts = append(parts, strings.ReplaceAll(s, "\n", " "))
+	b.S.Reporting(func() { // EmbeddingBag's prints its weight
+		if extra, err := b.in.CallMethod(o, "extra_repr"); err == nil {
+			if s, _ := extra.(string); s != "" {
+				parts = append(parts, strings.ReplaceAll(s, "\n", " "))
+			}
+			b.in.Decref(extra)
+		} else {
+			b.in.Drop(err)
 		}
-		b.in.Decref(extra)
-	} else {
-		b.in.Drop(err)
-	}
+	})
 	if ms := sub(o, "_modules"); ms != nil {
 		ms.Items(func(_, v eval.Value) bool {
 			if m, ok := isModule(v); ok {

@@ -36,3 +36,30 @@ func TestPrintUnknownCUDAEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbeddingBagReprPrintsWeight: nn.EmbeddingBag's extra_repr
+// formats the repr of every attribute, so printing the module prints
+// its weight where it is, with the formatter's temporaries on its GPU
+// (zoo_layers.py line 50), as many as printing the weight alone; the
+// step's note, which describes a module bound at top level by the same
+// extra_repr, takes none.
+func TestEmbeddingBagReprPrintsWeight(t *testing.T) {
+	_, printed := runSnippet(t, `import torch
+import torch.nn as nn
+n = lambda: torch.cuda.memory_stats()['allocation.all.allocated']
+bag = nn.EmbeddingBag(10131, 16, mode='sum', device='cuda')
+with torch.no_grad():
+    bag.weight.fill_(1.5)
+a = n()
+alias = bag
+b = n()
+s = repr(bag.weight)
+c = n()
+s = repr(bag)
+d = n()
+print(b - a, c - b, d - c)
+`)
+	if got, want := printed[14], "0 28 28\n"; got != want {
+		t.Errorf("allocations by the note, the weight's print and the module's: %q, want %q", got, want)
+	}
+}

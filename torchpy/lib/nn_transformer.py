@@ -110,17 +110,20 @@ class EmbeddingBag(Module):
                                         self.sparse, per_sample_weights, self.include_last_offset, self.padding_idx)
 
     def extra_repr(self):
-        s = f'{self.num_embeddings}, {self.embedding_dim}'
+        s = '{num_embeddings}, {embedding_dim}'
         if self.max_norm is not None:
-            s += f', max_norm={self.max_norm!r}'
+            s += ', max_norm={max_norm}'
         if self.norm_type != 2:
-            s += f', norm_type={self.norm_type!r}'
+            s += ', norm_type={norm_type}'
         if self.scale_grad_by_freq is not False:
-            s += f', scale_grad_by_freq={self.scale_grad_by_freq!r}'
-        s += f', mode={self.mode!r}'
+            s += ', scale_grad_by_freq={scale_grad_by_freq}'
+        s += ', mode={mode}'
         if self.padding_idx is not None:
-            s += f', padding_idx={self.padding_idx!r}'
-        return s
+            s += ', padding_idx={padding_idx}'
+        # PyTorch's: the repr of every attribute, so the weight is printed
+        # where it is, its formatter's temporaries on its GPU
+        # (testdata/pyrules/zoo_layers.py line 50)
+        return s.format(**{k: repr(v) for k, v in self.__dict__.items()})
 
 def _norm_init(self, normalized_shape, eps, elementwise_affine, device, dtype):
     import torch
