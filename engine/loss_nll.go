@@ -194,7 +194,11 @@ func (s *Session) probabilityLoss(lsm, t *Tensor, red int) (*Tensor, error) {
 		return neg, err
 	}
 	temps = append(temps, neg)
-	return s.binary("div", neg, Scalar())
+	out, err := s.binary("div", neg, Scalar())
+	if err == nil {
+		out.NameNode("DivBackward1") // C++'s div.Scalar (loss_ce.py line 109)
+	}
+	return out, err
 }
 
 // labelSmoothing is cross_entropy of class indices with

@@ -575,18 +575,20 @@ func (s *Session) binary(op string, a, b *Tensor) (*Tensor, error) {
 	case "add":
 		s.record("AddBackward0", out, []*Tensor{tensorOrNil(a), tensorOrNil(b)}, nil, passGrad)
 		return out, nil
+	// Python's bindings leave out sub.Scalar and div.Scalar (torchgen's
+	// SKIP_PYTHON_BINDINGS_SIGNATURES): x - 1 and x / 2 wrap the number
+	// and run the Tensor overloads, whose nodes are SubBackward0 and
+	// DivBackward0 (torch.divide(x, 3.0) and div_(2) recorded so:
+	// ops_census_misc.py, ops_inplace.py); 1 - x is rsub.Scalar's.
 	case "sub": // self's gradient is the incoming one, other's its negation
 		name := "SubBackward0"
-		switch {
-		case a.number:
+		if a.number {
 			name = "RsubBackward1"
-		case b.number:
-			name = "SubBackward1"
 		}
 		s.record(name, out, []*Tensor{tensorOrNil(a), tensorOrNil(b)}, nil, subBackward)
 		return out, nil
 	case "div": // by a number: the gradient divided by it, a new tensor
-		s.record("DivBackward1", out, []*Tensor{tensorOrNil(a), nil}, nil, mulBackward)
+		s.record("DivBackward0", out, []*Tensor{tensorOrNil(a), nil}, nil, mulBackward)
 		return out, nil
 	case "remainder": // self's gradient is the incoming one
 		s.record("RemainderBackward0", out, []*Tensor{tensorOrNil(a), nil}, nil, passGrad)

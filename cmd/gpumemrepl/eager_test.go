@@ -168,7 +168,7 @@ m = torch.meshgrid(v, w, indexing='ij')
 print(o.grad_fn.name(), m[0].shape, m[0].stride(), m[1].stride(), torch.hstack([v, w]).shape)
 `)
 	want := map[int]string{
-		6:  "ClampBackward1 AbsBackward0 DivBackward1 TransposeBackward0\n",
+		6:  "ClampBackward1 AbsBackward0 DivBackward0 TransposeBackward0\n",
 		7:  "torch.Size([512, 32, 32]) PermuteBackward0 torch.Size([1024, 512]) torch.Size([2048])\n",
 		8:  "(0, 1) torch.Size([3, 1024]) True torch.float16\n",
 		11: "torch.float32 cuda:0 False tensor([2.5000, 2.5000, 2.5000], device='cuda:0', dtype=torch.float16) torch.int64\n",
