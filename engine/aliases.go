@@ -43,8 +43,8 @@ func init() {
 	// clamp_min and clamp_max are kernels of their own in PyTorch
 	// (ClampMinBackward0 saves the input; its backward a mask and the
 	// gradient), taken as clamp with one bound, whose rule is recorded;
-	// clamp_min recorded by testdata/pyrules/ops_trig.py (held statement
-	// by statement), clamp_max not yet (pyrules/ops_repeat_more.py: estimated)
+	// clamp_min recorded by testdata/pyrules/ops_trig.py, clamp_max by
+	// ops_repeat_more.py (both held statement by statement)
 	bound := func(name string, i int) *OpDef {
 		d := &OpDef{Name: name, Function: true, Method: true, InPlace: name + "_", Params: []Param{input, {Name: name[len("clamp_"):], Kind: NumberParam}},
 			Memory: "as clamp with one bound",
@@ -60,7 +60,7 @@ func init() {
 			inPlace: func(s *Session, a Args) error { return Ops["clamp"].inPlace(s, Args{a.Tensor(0), a[1], a[1]}) }}
 		return d
 	}
-	declare(bound("clamp_min", 1), estimated("ops_repeat_more.py", bound("clamp_max", 2)))
+	declare(bound("clamp_min", 1), bound("clamp_max", 2))
 	declare(absolute, clip, concat("concat"), concat("concatenate"),
 		alias("divide", "div", true, true, other, Param{Name: "rounding_mode", Kind: StringParam, Default: "None", KeywordOnly: true}),
 		alias("swapaxes", "transpose", true, true, dim("axis0"), dim("axis1")),

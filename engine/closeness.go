@@ -148,14 +148,14 @@ func (s *Session) finiteMask(shape []int64, dt DType, dev Device) (*Tensor, erro
 }
 
 // torch.isfinite, isinf and isnan: a bool tensor of the input's shape.
-// PyTorch writes each of ordinary ops (not recorded alone:
-// testdata/pyrules/ops_trig.py): isfinite as isclose makes it
+// PyTorch writes each of ordinary ops (testdata/pyrules/ops_trig.py,
+// held statement by statement): isfinite as isclose makes it
 // (finiteMask); isinf abs() == inf, the abs freed after; isnan
 // self != self. Of an integral input isinf and isnan are zeros_like and
 // isfinite ones_like, one bool tensor.
 func init() {
 	classify := func(name, memory string, temps func(DType) []DType, f func(float64) bool) *OpDef {
-		return estimated("ops_trig.py", &OpDef{Name: name, Function: true, Method: true, Params: []Param{input}, Memory: memory,
+		return &OpDef{Name: name, Function: true, Method: true, Params: []Param{input}, Memory: memory,
 			run: func(s *Session, a Args) (*Tensor, error) {
 				x := a.Tensor(0)
 				var out *Tensor
@@ -182,7 +182,7 @@ func init() {
 				}
 				out.st.vals = mapValues(x, out, func(v float64) float64 { return boolValue(f(v)) })
 				return out, nil
-			}})
+			}}
 	}
 	declare(
 		classify("isfinite", "a bool tensor: abs, != inf and == itself, their product (the three freed)", nil,

@@ -5,8 +5,8 @@ import (
 )
 
 // Complex tensors as Llama's rotary embedding makes them
-// (testdata/pyrules/ops_rope_complex.py, recorded but not yet held to it:
-// their steps say "estimated"): view_as_complex, a view of a float
+// (testdata/pyrules/ops_rope_complex.py, held statement by statement):
+// view_as_complex, a view of a float
 // tensor whose last dimension holds (real, imaginary) pairs, as complex
 // elements of twice the size; view_as_real, the reverse view; polar, a
 // new complex tensor of its operands' broadcast shape. Views allocate
@@ -29,7 +29,7 @@ func isComplex(d DType) bool { return realOf[d.Name] != "" }
 
 func init() {
 	declare(
-		estimated("ops_rope_complex.py", &OpDef{Name: "view_as_complex", Function: true, Params: []Param{input},
+		&OpDef{Name: "view_as_complex", Function: true, Params: []Param{input},
 			Memory: "a view: the last dimension's pairs as complex elements, no memory; backward passes the gradient on viewed as real",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				x := a.Tensor(0)
@@ -57,8 +57,8 @@ func init() {
 					return []*Tensor{realGrad(g)}, nil
 				})
 				return v, nil
-			}}),
-		estimated("ops_rope_complex.py", &OpDef{Name: "view_as_real", Function: true, Params: []Param{input},
+			}},
+		&OpDef{Name: "view_as_real", Function: true, Params: []Param{input},
 			Memory: "a view: each complex element as a (real, imaginary) pair, no memory; backward views the gradient as complex (a dense copy of one that is not contiguous first)",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				x := a.Tensor(0)
@@ -82,8 +82,8 @@ func init() {
 					return []*Tensor{complexGrad(c)}, nil
 				})
 				return v, nil
-			}}),
-		estimated("ops_rope_complex.py", &OpDef{Name: "polar", Function: true, Params: []Param{{Name: "abs", Kind: TensorParam}, {Name: "angle", Kind: TensorParam}},
+			}},
+		&OpDef{Name: "polar", Function: true, Params: []Param{{Name: "abs", Kind: TensorParam}, {Name: "angle", Kind: TensorParam}},
 			Memory: "a new complex tensor of the broadcast shape; saves its result; backward makes two temporaries of the output's shape, then each operand's gradient",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				r, th := a.Tensor(0), a.Tensor(1)
@@ -112,7 +112,7 @@ func init() {
 					return ts[2:], nil
 				})
 				return out, nil
-			}}),
+			}},
 	)
 }
 

@@ -13,22 +13,23 @@ import (
 
 // tril and triu make attention masks: a new tensor like the input.
 // Their in-place forms (CLIP's mask.triu_(1)) write the tensor through
-// the same out= kernel, which reads any strides: nothing allocated, not
-// recorded on the GPU (a CUDA tensor's figures are estimated).
+// the same out= kernel, which reads any strides: nothing allocated
+// (triu_ held to testdata/pyrules/ops_census_misc.py statement by
+// statement; tril_ not recorded, so a CUDA tensor's figures are
+// estimated).
 func init() {
 	for _, name := range []string{"tril", "triu"} {
 		node := map[string]string{"tril": "TrilBackward0", "triu": "TriuBackward0"}[name]
 		declare(&OpDef{Name: name, Function: true, Method: true, Params: []Param{input, {Name: "diagonal", Kind: IntParam, Default: "0"}},
-			Memory:  "new tensor of the input's shape and dtype (a causal mask's); under autograd not modelled; " + name + "_ writes in place, nothing allocated (estimated on the GPU)",
+			Memory:  "new tensor of the input's shape and dtype (a causal mask's); under autograd not modelled; " + name + "_ writes in place, nothing allocated",
 			InPlace: name + "_",
 			inPlace: func(s *Session, a Args) error {
 				x := a.Tensor(0)
 				if len(x.Shape) < 2 {
 					return Errorf(RuntimeError, "%s: input tensor must have at least 2 dimensions", name+"_")
 				}
-				if x.Device().CUDA {
-					rec := map[string]string{"triu": "ops_census_misc.py"}[name] // tril_ has no recording
-					if err := s.estimate(nil, "Tensor."+name+"_", "%s %s: memory rule from PyTorch's formula, %s", dimList(x.Shape), x.DType.Name, recording(rec)); err != nil {
+				if x.Device().CUDA && name == "tril" { // triu_'s rule is held to its recording
+					if err := s.estimate(nil, "Tensor.tril_", "%s %s: memory rule from PyTorch's formula, %s", dimList(x.Shape), x.DType.Name, recording("")); err != nil {
 						return err
 					}
 				}
@@ -214,7 +215,7 @@ func init() {
 	)
 	// hann_window(N): PyTorch's arange of N (N + 1 when periodic, then
 	// narrowed to N: the storage keeps N + 1), written in place
-	// (testdata/pyrules/ops_census_more.py: estimated)
+	// (testdata/pyrules/ops_census_more.py, held statement by statement)
 	hann := factory("hann_window", "one tensor of window_length elements (the storage one more when periodic)",
 		[]Param{integer("window_length", ""), boolParam("periodic", "True")}, false,
 		func(a Args) (TensorSpec, error) {
@@ -236,7 +237,7 @@ func init() {
 		}
 		return t, err
 	}
-	declare(estimated("ops_census_more.py", hann))
+	declare(hann)
 	// tril_indices and triu_indices: the [2, N] int64 coordinates of a
 	// triangle (DLRM's pairwise interaction picks them), values known;
 	// PyTorch's kernel (TensorFactories.cpp, .cu) allocates the output
@@ -261,11 +262,12 @@ func init() {
 			}))
 	}
 	// a 0-d tensor of the default dtype, as torch.tensor(s) of a float
-	// makes it (testdata/pyrules/ops_census_misc.py)
-	declare(estimated("ops_census_misc.py", factory("scalar_tensor", "a 0-d tensor of the default dtype unless dtype=", []Param{{Name: "s", Kind: NumberParam}}, true,
+	// makes it (testdata/pyrules/ops_census_misc.py, held statement by
+	// statement)
+	declare(factory("scalar_tensor", "a 0-d tensor of the default dtype unless dtype=", []Param{{Name: "s", Kind: NumberParam}}, true,
 		func(a Args) (TensorSpec, error) {
 			return TensorSpec{Op: "full", DType: Float32, Values: []float64{a.Number(0)}}, nil
-		})))
+		}))
 	Ops["randint"].Usage = "torch.randint(low=0, high, size, *, generator=None, dtype=None, device=None, requires_grad=False)"
 }
 

@@ -165,17 +165,14 @@ func init() {
 			}},
 		&OpDef{Name: "index_copy", InPlace: "index_copy_", Params: []Param{input, dim, index, source},
 			Memory: "writes source's slices in place: no memory", inPlace: indexWrite("index_copy_")},
-		// out of place (testdata/pyrules/ops_census_misc.py, not
-		// yet held to it: estimated): a copy of the input, src written into
+		// out of place (testdata/pyrules/ops_census_misc.py, held
+		// statement by statement): a copy of the input, src written into
 		// it; ScatterBackward saves the index; backward makes the input's
 		// gradient (the written places zeroed) and a tensor src's
 		&OpDef{Name: "scatter", Function: true, Method: true, InPlace: "scatter_", Params: []Param{input, dim, index, src},
-			Memory: "writes src (a tensor or a number) in place: no memory; out of place (estimated) a copy of the input, src written; backward makes the input's gradient and src's",
+			Memory: "writes src (a tensor or a number) in place: no memory; out of place a copy of the input, src written; backward makes the input's gradient and src's",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				x, idx, v := a.Tensor(0), a.Tensor(2), a.Tensor(3)
-				if err := s.estimate(nil, "torch.scatter", "%s: memory rule from PyTorch's formula, %s", argShapes(a), recording("ops_census_misc.py")); err != nil {
-					return nil, err
-				}
 				if _, err := sameDevice(x, idx); err != nil {
 					return nil, err
 				}
@@ -212,12 +209,12 @@ func init() {
 }
 
 // Tensor.take(index): the elements at flat indices, a new tensor of the
-// index's shape (testdata/pyrules/ops_census_more.py, not yet
-// held to it: estimated); TakeBackward0 saves the index and makes the
+// index's shape (testdata/pyrules/ops_census_more.py, held
+// statement by statement); TakeBackward0 saves the index and makes the
 // input's gradient, zeros with the gradient added in: one tensor of its
 // shape.
 func init() {
-	declare(estimated("ops_census_more.py", &OpDef{Name: "take", Function: true, Method: true, Params: []Param{input, {Name: "index", Kind: TensorParam}},
+	declare(&OpDef{Name: "take", Function: true, Method: true, Params: []Param{input, {Name: "index", Kind: TensorParam}},
 		Memory: "a new tensor of the index's shape; saves the index; backward makes one tensor of the input's shape",
 		run: func(s *Session, a Args) (*Tensor, error) {
 			x, idx := a.Tensor(0), a.Tensor(1)
@@ -233,5 +230,5 @@ func init() {
 			}
 			s.record("TakeBackward0", out, []*Tensor{x}, []*Tensor{idx}, likeInput(1))
 			return out, nil
-		}}))
+		}})
 }

@@ -325,15 +325,15 @@ func (s *Session) fill(t *Tensor, v float64, name string) error {
 }
 
 // The census's in-place writes (testdata/pyrules/
-// ops_census_misc.py, under no_grad; recorded, not yet held to it, so
-// estimated): lerp_, fill_diagonal_ and erfinv_ write their tensor
+// ops_census_misc.py, under no_grad, held statement by statement):
+// lerp_, fill_diagonal_ and erfinv_ write their tensor
 // where it is, allocating nothing; under autograd they are not
 // modelled.
 func init() {
 	write := func(name string, params ...Param) *OpDef {
-		return estimated("ops_census_misc.py", &OpDef{Name: strings.TrimSuffix(name, "_"), InPlace: name, Params: append([]Param{input}, params...),
+		return &OpDef{Name: strings.TrimSuffix(name, "_"), InPlace: name, Params: append([]Param{input}, params...),
 			Memory:  "writes the tensor in place: no memory",
-			inPlace: func(s *Session, a Args) error { return s.writeUntracked(name, a.Tensor(0)) }})
+			inPlace: func(s *Session, a Args) error { return s.writeUntracked(name, a.Tensor(0)) }}
 	}
 	declare(
 		write("lerp_", Param{Name: "end", Kind: TensorParam}, Param{Name: "weight", Kind: OperandParam}),

@@ -880,12 +880,12 @@ func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
 
 // torch.addcmul(input, tensor1, tensor2, value=1): input + value *
 // tensor1 * tensor2 in one kernel, a new tensor of the three's broadcast
-// shape (testdata/pyrules/ops_census_more.py, not yet held to it:
-// estimated). AddcmulBackward0 saves the two factors; backward passes
+// shape (testdata/pyrules/ops_census_more.py, held statement by
+// statement). AddcmulBackward0 saves the two factors; backward passes
 // the gradient on to input and makes each factor's (grad * the other *
 // value: a temporary, then it).
 func init() {
-	declare(estimated("ops_census_more.py", &OpDef{Name: "addcmul", Function: true, Method: true,
+	declare(&OpDef{Name: "addcmul", Function: true, Method: true,
 		Params: []Param{input, {Name: "tensor1", Kind: TensorParam}, {Name: "tensor2", Kind: TensorParam}, {Name: "value", Kind: NumberParam, Default: "1", KeywordOnly: true}},
 		Memory: "a new tensor of the broadcast shape; saves both factors; backward makes a temporary and a gradient for each factor",
 		run: func(s *Session, a Args) (*Tensor, error) {
@@ -918,5 +918,5 @@ func init() {
 				return grads, nil
 			})
 			return out, nil
-		}}))
+		}})
 }

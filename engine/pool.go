@@ -24,9 +24,9 @@ import (
 
 // The poolings as table entries, with PyTorch's signatures: over two
 // dimensions recorded, over three (max_pool3d, avg_pool3d) modelled from
-// PyTorch's CUDA kernels, which allocate as the two-dimensional ones do,
-// and labelled estimated until held to modules_census.py's recording
-// (testdata/pyrules). The one-dimensional poolings are
+// PyTorch's CUDA kernels, which allocate as the two-dimensional ones do
+// (held to testdata/pyrules/modules_census.py's recording statement by
+// statement). The one-dimensional poolings are
 // PyTorch's composites over these (nn_cnn.py).
 func init() {
 	for _, dims := range []int{2, 3} {
@@ -57,11 +57,6 @@ func init() {
 					return s.avgPool(avgName, a.Tensor(0), w, a.Bool(4))
 				}}),
 		}
-		if dims == 3 {
-			for _, d := range defs {
-				estimated("modules_census.py", d)
-			}
-		}
 		declare(defs...)
 	}
 	declare(
@@ -77,9 +72,9 @@ func init() {
 				}
 				return s.adaptiveAvgPool2d(a.Tensor(0), [2]int64(size))
 			}}),
-		// the census's (testdata/pyrules/ops_census_misc.py, recorded,
-		// not yet held to it): as max_pool2d, the output and its int64 indices
-		estimated("ops_census_misc.py", functional(&OpDef{Name: "adaptive_max_pool2d", Params: []Param{input, {Name: "output_size", Kind: DimsParam}, boolParam("return_indices", "False")},
+		// the census's (testdata/pyrules/ops_census_misc.py, held statement
+		// by statement): as max_pool2d, the output and its int64 indices
+		functional(&OpDef{Name: "adaptive_max_pool2d", Params: []Param{input, {Name: "output_size", Kind: DimsParam}, boolParam("return_indices", "False")},
 			Memory: "as max_pool2d: the output, then int64 indices of its shape (saved with the input; without grad freed at once); backward as max_pool2d's",
 			runTuple: func(s *Session, a Args) ([]*Tensor, bool, error) {
 				size, err := nInts("adaptive_max_pool2d", "output_size", a, 1, 2, []int64{0, 0})
@@ -88,7 +83,7 @@ func init() {
 				}
 				outs, err := s.adaptiveMaxPool2d(a.Tensor(0), [2]int64(size), a.Bool(2))
 				return outs, a.Bool(2), err
-			}})),
+			}}),
 	)
 }
 

@@ -414,8 +414,8 @@ func sumBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 	return []*Tensor{v}, nil
 }
 
-// amax and amin (testdata/pyrules/ops_repeat_shape.py, not yet
-// recorded on the GPU: their steps say "estimated"): max and min's
+// amax and amin (testdata/pyrules/ops_repeat_more.py, held statement by
+// statement): max and min's
 // kernels without indices, over every element (dim=()) as max's, along
 // one dimension as max's values, along several as reduce_dims.go's. AmaxBackward0 saves the input and the result and, by
 // derivatives.yaml's formula, makes a bool mask of the input's shape
@@ -425,7 +425,7 @@ func init() {
 	for _, name := range []string{"amax", "amin"} {
 		node := "A" + name[1:] + "Backward0"
 		r := reduceOp{name: name, acc: elem, out: same, node: node, bw: extremaBackward, saveResult: true, dimNode: node, dimBw: extremaBackward}
-		declare(estimated("ops_repeat_more.py", &OpDef{Name: name, Function: true, Method: true, Params: []Param{input, intsParam("dim", "()"), keepdim},
+		declare(&OpDef{Name: name, Function: true, Method: true, Params: []Param{input, intsParam("dim", "()"), keepdim},
 			Memory: "max's (min's) values: over every element a scalar and the kernel's buffer, along a dimension the reduced output; saves input and result; backward makes a bool mask of the input's shape, its count and the gradient divided by it, then the gradient",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				outs, err := s.reduceDims(r, reduceCall{x: a.Tensor(0), dims: a.Ints(1), keep: a.Bool(2), correction: 1, p: 2})
@@ -433,7 +433,7 @@ func init() {
 					return nil, err
 				}
 				return outs[0], nil
-			}}))
+			}})
 	}
 }
 

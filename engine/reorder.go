@@ -3,8 +3,7 @@ package engine
 import "slices"
 
 // flip and roll: a copy with its elements reordered (testdata/
-// pyrules/ops_repeat_shape.py, not yet recorded on the GPU:
-// their steps say "estimated"). flip is one TensorIterator kernel: an
+// pyrules/ops_repeat_shape.py, held statement by statement). flip is one TensorIterator kernel: an
 // output laid out as its input (FlipBackward0 flips the gradient: one
 // tensor). roll on CUDA makes a contiguous copy of an input that is not
 // contiguous, then its output, and rolls one dimension a call: several
@@ -14,7 +13,7 @@ import "slices"
 
 func init() {
 	declare(
-		estimated("ops_repeat_shape.py", &OpDef{Name: "flip", Function: true, Method: true, Params: []Param{input, {Name: "dims", Kind: DimsParam}},
+		&OpDef{Name: "flip", Function: true, Method: true, Params: []Param{input, {Name: "dims", Kind: DimsParam}},
 			Memory: "a copy laid out as the input; saves nothing; backward makes the gradient, flipped",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				x := a.Tensor(0)
@@ -36,8 +35,8 @@ func init() {
 				layOut(out, x)
 				s.record("FlipBackward0", out, []*Tensor{x}, nil, likeInput(1))
 				return out, nil
-			}}),
-		estimated("ops_repeat_shape.py", &OpDef{Name: "roll", Function: true, Method: true, Params: []Param{input, {Name: "shifts", Kind: DimsParam}, {Name: "dims", Kind: DimsParam, Default: "None"}},
+			}},
+		&OpDef{Name: "roll", Function: true, Method: true, Params: []Param{input, {Name: "shifts", Kind: DimsParam}, {Name: "dims", Kind: DimsParam, Default: "None"}},
 			Memory: "a contiguous copy of an input that is not contiguous (freed after), then one output for each dimension rolled, the one before freed; saves nothing; backward rolls the gradient back the same way",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				x, shifts, dims := a.Tensor(0), a.Ints(1), a.Ints(2)
@@ -59,7 +58,7 @@ func init() {
 					return []*Tensor{r}, err
 				})
 				return out, nil
-			}}),
+			}},
 	)
 }
 

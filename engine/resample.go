@@ -8,8 +8,8 @@ import (
 
 // F.pad and F.interpolate, the census's most used functions the tool
 // lacked (testdata/pyrules/ops_pad_interpolate.py, pixel_shuffle
-// modules_census.py: held statement by statement by
-// TestRecordedStatements; pixel_unshuffle not yet recorded, estimated).
+// modules_census.py, pixel_unshuffle modules_census_nn.py: held
+// statement by statement by TestRecordedStatements).
 //
 //   - pad, mode 'constant': PyTorch's constant_pad_nd makes the padded
 //     output, fills it and copies the input into its middle: one tensor;
@@ -44,9 +44,9 @@ func init() {
 		&OpDef{Name: "pixel_shuffle", Function: true, Functional: true, Params: []Param{input, {Name: "upscale_factor", Kind: IntParam}},
 			Memory: "one output, the input's elements rearranged (reshaped, permuted, copied contiguous); backward pixel_unshuffle of the gradient, one tensor of the input's shape",
 			run:    func(s *Session, a Args) (*Tensor, error) { return s.pixelShuffle(a.Tensor(0), a.Int(1), false) }},
-		estimated("modules_census_nn.py", &OpDef{Name: "pixel_unshuffle", Function: true, Functional: true, Params: []Param{input, {Name: "downscale_factor", Kind: IntParam}},
+		&OpDef{Name: "pixel_unshuffle", Function: true, Functional: true, Params: []Param{input, {Name: "downscale_factor", Kind: IntParam}},
 			Memory: "one output, the input's elements rearranged (reshaped, permuted, copied contiguous); backward pixel_shuffle of the gradient, one tensor of the input's shape",
-			run:    func(s *Session, a Args) (*Tensor, error) { return s.pixelShuffle(a.Tensor(0), a.Int(1), true) }}),
+			run:    func(s *Session, a Args) (*Tensor, error) { return s.pixelShuffle(a.Tensor(0), a.Int(1), true) }},
 	)
 }
 

@@ -193,8 +193,8 @@ func init() {
 		// size % n one longer) or at indices, each narrowed on its own
 		// (SliceBackward0: backward makes one tensor of the input's
 		// shape), as the H200 showed (testdata/pyrules/
-		// ops_census_misc.py; estimated until held to it)
-		estimated("ops_census_misc.py", &OpDef{Name: "tensor_split", Function: true, Method: true,
+		// ops_census_misc.py, held statement by statement)
+		&OpDef{Name: "tensor_split", Function: true, Method: true,
 			Params: []Param{input, integer("sections", "None"), intsParam("indices", "None"), integer("dim", "0")},
 			Usage:  "torch.tensor_split(input, indices_or_sections, dim=0)",
 			Memory: "views, each a slice (backward makes one tensor of the input's shape)",
@@ -239,7 +239,7 @@ func init() {
 					start += n
 				}
 				return out, nil
-			})}),
+			})},
 		// Tensor.split with a list of sizes is this op in PyTorch
 		&OpDef{Name: "split_with_sizes", Function: true, Method: true, Params: []Param{input, {Name: "split_sizes", Kind: DimsParam}, integer("dim", "0")},
 			Memory: "as split with a list of sizes",

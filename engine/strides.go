@@ -432,12 +432,12 @@ func init() {
 
 // Tensor.unfold(dimension, size, step): a view of every window of size
 // elements along dimension, step apart, as a new last dimension
-// (testdata/pyrules/ops_census_misc.py, not yet held to it:
-// estimated). UnfoldBackward0 makes the input's gradient, zeros with
+// (testdata/pyrules/ops_census_misc.py, held statement by statement).
+// UnfoldBackward0 makes the input's gradient, zeros with
 // the windows added in, and an int64 index along the dimension (freed):
-// the H200's peak in ops_census_misc.py's recording, not yet imported.
+// the H200's peak in ops_census_misc.py's recording.
 func init() {
-	declare(estimated("ops_census_misc.py", &OpDef{Name: "unfold", Method: true, Params: []Param{input, {Name: "dimension", Kind: IntParam}, {Name: "size", Kind: IntParam}, {Name: "step", Kind: IntParam}},
+	declare(&OpDef{Name: "unfold", Method: true, Params: []Param{input, {Name: "dimension", Kind: IntParam}, {Name: "size", Kind: IntParam}, {Name: "step", Kind: IntParam}},
 		Memory: "a view, no memory; backward makes one tensor of the input's shape",
 		run: func(s *Session, a Args) (*Tensor, error) {
 			t, size, step := a.Tensor(0), a.Int(2), a.Int(3)
@@ -475,5 +475,5 @@ func init() {
 				return ts[:1], nil
 			})
 			return v, nil
-		}}))
+		}})
 }

@@ -8,12 +8,12 @@ import (
 	"testing"
 )
 
-// estimatedProgram is a program with one estimate (flip, modelled from
-// PyTorch's formula and not yet held to its recording) at line 3, and
-// the estimate as the reports name it.
+// estimatedProgram is a program with one estimate (sinh, by the general
+// rule: no rule of its own recorded) at line 3, and the estimate as the
+// reports name it.
 const (
-	estimatedProgram = "import torch\nx = torch.rand(1 << 20, device='cuda', requires_grad=True)\ny = x.flip(0)\nz = x.exp()\n"
-	flipEstimate     = "torch.flip [1048576] float32: memory rule from PyTorch's formula, recorded on the GPU in testdata/pyrules/ops_repeat_shape.py but not yet held to it"
+	estimatedProgram = "import torch\nx = torch.rand(1 << 20, device='cuda', requires_grad=True)\ny = x.sinh()\nz = x.exp()\n"
+	sinhEstimate     = "torch.sinh [1048576] float32: no rule recorded on the GPU; the general rule of unary ops from PyTorch's declarations: an output of the input's shape and dtype, its backward (SinhBackward0) saving self and making the gradient alone"
 )
 
 func writeProgram(t *testing.T, name, src string) string {
@@ -37,7 +37,7 @@ func TestFitSaysWhetherExact(t *testing.T) {
 		"GPU   memory      allocated  reserved   + context     exact  fits\n",
 		"h200  139.80 GiB  12.00 MiB  20.00 MiB  630.00 MiB    no ≈   yes\n",
 		"t4    14.57 GiB   12.00 MiB  20.00 MiB  630.00 MiB ≈  no ≈   yes\n",
-		"\n≈ h200, t4: 1 statement estimated, an op following a general rule where none is recorded on the GPU; every figure from the first estimate on rests on it: " + path + ":3: " + flipEstimate + "\n",
+		"\n≈ h200, t4: 1 statement estimated, an op following a general rule where none is recorded on the GPU; every figure from the first estimate on rests on it: " + path + ":3: " + sinhEstimate + "\n",
 	} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("exit %d, want %q in\n%s%s", code, want, out, errOut)
@@ -45,7 +45,7 @@ func TestFitSaysWhetherExact(t *testing.T) {
 	}
 	out, _, _ = run(t, "fit", "--gpus", "h200", "--json", path)
 	var got fitJSON
-	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Exact || got.EstimatedStatements != 1 || got.FirstEstimate == nil || *got.FirstEstimate != path+":3: "+flipEstimate || got.ContextEstimated {
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Exact || got.EstimatedStatements != 1 || got.FirstEstimate == nil || *got.FirstEstimate != path+":3: "+sinhEstimate || got.ContextEstimated {
 		t.Errorf("fit --json: %v %s", err, out)
 	}
 	// the T4's context is the H200's, not measured on it
@@ -54,7 +54,7 @@ func TestFitSaysWhetherExact(t *testing.T) {
 		t.Errorf("fit --json on the t4: %v %s", err, out)
 	}
 	out, errOut, code = run(t, "fit", "--gpus", "h200", "--strict", path)
-	if code != 1 || out != "" || errOut != path+":3:5: NotImplementedError: "+flipEstimate+": its figures would be estimated, and --strict refuses estimates\n(gpumemrepl fit: the script failed on h200)\n" {
+	if code != 1 || out != "" || errOut != path+":3:5: NotImplementedError: "+sinhEstimate+": its figures would be estimated, and --strict refuses estimates\n(gpumemrepl fit: the script failed on h200)\n" {
 		t.Errorf("fit --strict: exit %d\n%s%s", code, out, errOut)
 	}
 }
@@ -64,8 +64,8 @@ func TestFitSaysWhetherExact(t *testing.T) {
 // explain at the prompt says so of the session's history first.
 func TestDiffAndExplainSayEstimated(t *testing.T) {
 	a := writeProgram(t, "a.py", estimatedProgram)
-	b := writeProgram(t, "b.py", strings.Replace(estimatedProgram, "flip(0)", "exp()", 1))
-	note := "≈ 1 statement estimated, an op following a general rule where none is recorded on the GPU; every figure from the first estimate on rests on it: " + a + ":3: " + flipEstimate
+	b := writeProgram(t, "b.py", strings.Replace(estimatedProgram, "sinh()", "exp()", 1))
+	note := "≈ 1 statement estimated, an op following a general rule where none is recorded on the GPU; every figure from the first estimate on rests on it: " + a + ":3: " + sinhEstimate
 	out, errOut, code := run(t, "diff", a, b)
 	if code != 0 || !strings.Contains(out, "A  "+a+" (default): ") || !strings.Contains(out, "\n   "+note+"\nB  "+b+" (default): ") || strings.Count(out, "≈") != 1 {
 		t.Errorf("diff: exit %d\n%s%s", code, out, errOut)
@@ -83,7 +83,7 @@ func TestDiffAndExplainSayEstimated(t *testing.T) {
 		t.Errorf("diff --strict: exit %d\n%s%s", code, out, errOut)
 	}
 	out, errOut, _ = runStdin(t, estimatedProgram+"explain\n", "--device", "sim", "--fake-host", "--no-color")
-	if !strings.Contains(out, "  5 > explain\n≈ 1 statement estimated, an op following a general rule where none is recorded on the GPU; every figure from the first estimate on rests on it: <stdin>:3: "+flipEstimate+"\nNo out-of-memory error") {
+	if !strings.Contains(out, "  5 > explain\n≈ 1 statement estimated, an op following a general rule where none is recorded on the GPU; every figure from the first estimate on rests on it: <stdin>:3: "+sinhEstimate+"\nNo out-of-memory error") {
 		t.Errorf("explain:\n%s%s", out, errOut)
 	}
 }
@@ -92,7 +92,7 @@ func TestDiffAndExplainSayEstimated(t *testing.T) {
 // row carries its own estimates, and the top-level step's row only those
 // not reported by a statement of it yet.
 func TestEachStatementEstimates(t *testing.T) {
-	path := writeProgram(t, "loop.py", "import torch\nx = torch.rand(1024, device='cuda')\nfor i in range(2):\n    y = x.flip(0)\n    z = x.exp()\n")
+	path := writeProgram(t, "loop.py", "import torch\nx = torch.rand(1024, device='cuda')\nfor i in range(2):\n    y = x.sinh()\n    z = x.exp()\n")
 	out, errOut, _ := run(t, "run", "--json", "--fake-host", "--device", "sim", "--each-statement", path)
 	var got []string
 	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
@@ -108,9 +108,9 @@ func TestEachStatementEstimates(t *testing.T) {
 			map[bool]string{true: "exact", false: "≈"}[r.Exact == nil],
 			strings.Join(r.Estimates, "; ")}, " ")))
 	}
-	flip := "≈ torch.flip [1024] float32: memory rule from PyTorch's formula, recorded on the GPU in testdata/pyrules/ops_repeat_shape.py but not yet held to it"
+	sinh := "≈ torch.sinh [1024] float32: no rule recorded on the GPU; the general rule of unary ops from PyTorch's declarations: an output of the input's shape and dtype, its backward (SinhBackward0) saving self and making the gradient alone"
 	// import, x, then the loop's statements y, z, y, z, then its step
-	want := []string{"exact", "exact", flip, "≈", flip, "≈", "≈"}
+	want := []string{"exact", "exact", sinh, "≈", sinh, "≈", "≈"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("rows:\n%s\nwant:\n%s\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), errOut)
 	}
