@@ -151,10 +151,10 @@ func init() {
 
 // torch.diff(input, n=1, dim=-1): PyTorch's composite, the later
 // elements less the earlier (two narrowed views, sub: one new tensor,
-// SubBackward0), n times (testdata/pyrules/ops_census_misc.py,
-// estimated until held to it); prepend= and append= are refused.
+// SubBackward0), n times (testdata/pyrules/ops_census_misc.py, held
+// statement by statement); prepend= and append= are refused.
 func init() {
-	declare(estimated("ops_census_misc.py", &OpDef{Name: "diff", Function: true, Method: true,
+	declare(&OpDef{Name: "diff", Function: true, Method: true,
 		Params: []Param{input, {Name: "n", Kind: IntParam, Default: "1"}, {Name: "dim", Kind: IntParam, Default: "-1"}, optTensor("prepend"), optTensor("append")},
 		Memory: "as narrow's views and sub, n times: a new tensor one shorter along dim each time",
 		run: func(s *Session, a Args) (*Tensor, error) {
@@ -176,14 +176,16 @@ func init() {
 					return nil, err
 				}
 				m := max(out.Shape[d]-1, 0)
-				hi, err := s.NarrowDim(out, int64(d), min(1, out.Shape[d]), m)
+				// the compiled composite makes -'s right operand first, so
+				// its node runs last in backward (ops_census_misc.py line 86)
+				lo, err := s.NarrowDim(out, int64(d), 0, m)
 				if err != nil {
 					s.dropTensor(out)
 					return nil, err
 				}
-				lo, err := s.NarrowDim(out, int64(d), 0, m)
+				hi, err := s.NarrowDim(out, int64(d), min(1, out.Shape[d]), m)
 				if err != nil {
-					s.dropAll([]*Tensor{out, hi})
+					s.dropAll([]*Tensor{out, lo})
 					return nil, err
 				}
 				next, err := s.Op("sub", hi, lo)
@@ -194,5 +196,5 @@ func init() {
 				out = next
 			}
 			return out, nil
-		}}))
+		}})
 }
