@@ -6,7 +6,8 @@ import (
 
 // Batch normalization on the GPU (testdata/pyrules/cnn_batchnorm.py;
 // cnn_probe.txt: 12 shapes in float32, float16 and bfloat16, 2-d to
-// 4-d inputs; a 5-d one, BatchNorm3d's, is estimated by the same rule).
+// 4-d inputs; a 5-d one, BatchNorm3d's, takes the same kernels: held to
+// modules_census.py and modules_census_nn.py statement by statement).
 // PyTorch runs cuDNN's kernels for a float32 or float16
 // input of 3 or more dimensions with weight and bias (cudnnBatchNorm),
 // its own otherwise (bfloat16, affine=False, a 2-d input):
@@ -114,13 +115,6 @@ func (s *Session) batchNorm(x, mean, vr, w, b *Tensor, training bool) (*Tensor, 
 	}
 	if err := s.batchNormModelled(x, mean, vr, w, b, dev, training); err != nil {
 		return nil, err
-	}
-	if len(x.Shape) > 4 {
-		// BatchNorm3d's: the same kernels by PyTorch's source, recorded
-		// only up to 4-d (modules_census.py records a 5-d one)
-		if err := s.estimate(nil, "F.batch_norm", "%s: a %d-d input takes the rule recorded for 2-d to 4-d ones (the same kernels), %s", argShapes(Args{x}), len(x.Shape), recording("modules_census.py")); err != nil {
-			return nil, err
-		}
 	}
 	k := bnBackward{cudnn: cudnnBatchNorm(x, mean, vr, w, b, training) && training, innermost: channelsInnermost(x)}
 	k.evalStats = !training && k.innermost && cudnnBatchNorm(x, mean, vr, w, b, training)

@@ -2,9 +2,8 @@ package engine
 
 import "slices"
 
-// trace and diag (testdata/pyrules/ops_repeat_shape.py, held statement
-// by statement; diag stays estimated: ops_census_more.py's diag of a
-// matrix differs from its recording). trace of a matrix
+// trace and diag (testdata/pyrules/ops_repeat_shape.py and
+// ops_census_more.py, held statement by statement). trace of a matrix
 // is PyTorch's diagonal().sum(): a 0-d result (int64 for an integral
 // input) and the reduction's buffer over the diagonal's elements;
 // TraceBackward0 makes zeros of the input's shape and an int64 index of
@@ -42,7 +41,7 @@ func init() {
 				})
 				return out, nil
 			}},
-		estimated("ops_repeat_shape.py", &OpDef{Name: "diag", Function: true, Method: true, Params: []Param{input, {Name: "diagonal", Kind: IntParam, Default: "0"}},
+		&OpDef{Name: "diag", Function: true, Method: true, Params: []Param{input, {Name: "diagonal", Kind: IntParam, Default: "0"}},
 			Memory: "of a vector a square tensor with it on the diagonal; of a matrix a copy of the diagonal; backward makes one tensor of the input's shape",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				x, k := a.Tensor(0), a.Int(1)
@@ -59,7 +58,7 @@ func init() {
 					} else {
 						rows += k
 					}
-					shape, node = []int64{max(0, min(rows, cols))}, "DiagonalCopyBackward0"
+					shape, node = []int64{max(0, min(rows, cols))}, "DiagonalBackward0_copy" // diagonal_copy's node, as named
 				default:
 					return nil, Errorf(RuntimeError, "diag(): Supports 1D or 2D tensors. Got %dD", len(x.Shape))
 				}
@@ -69,6 +68,6 @@ func init() {
 				}
 				s.record(node, out, []*Tensor{x}, nil, likeInput(1))
 				return out, nil
-			}}),
+			}},
 	)
 }

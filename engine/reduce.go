@@ -480,15 +480,15 @@ func extremaBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 }
 
 // torch.logsumexp along dimensions (testdata/pyrules/
-// ops_repeat_shape.py, not yet held to it): as PyTorch computes it, the
-// maxima (keepdim) and, squeezed, their abs and == inf mask (freed), the
-// input less the maxima (exp in place), its sum, the output; the
-// temporaries freed. LogsumexpBackward0 saves the input and the result
-// and makes grad * (self - result).exp(): three tensors of the input's
-// shape, the last kept (the H200's peak in ops_repeat_shape.py's
-// recording, not yet imported).
+// ops_repeat_shape.py, held statement by statement): as PyTorch computes
+// it, the maxima (keepdim) and, squeezed, their abs and == inf mask
+// (freed, mask first, when masked_fill_'s statement ends), the input less
+// the maxima (exp in place), its sum, the output; then the difference
+// and the maxima freed. LogsumexpBackward0 saves the input and the
+// result and makes grad * (self - result).exp(): three tensors of the
+// input's shape, the last kept.
 func init() {
-	declare(estimated("ops_repeat_shape.py", &OpDef{Name: "logsumexp", Function: true, Method: true, Params: []Param{input, {Name: "dim", Kind: DimsParam}, keepdim},
+	declare(&OpDef{Name: "logsumexp", Function: true, Method: true, Params: []Param{input, {Name: "dim", Kind: DimsParam}, keepdim},
 		Memory: "the maxima, the input less them (input's size), the output; saves input and result; backward makes three tensors of the input's shape",
 		run: func(s *Session, a Args) (*Tensor, error) {
 			x, dims, keep := a.Tensor(0), a.Ints(1), a.Bool(2)
@@ -500,18 +500,25 @@ func init() {
 				return nil, err
 			}
 			shape, _ := reducedShape(x.Shape, dims, keep)
-			ts, err := s.allocAll(x.Device(), tensorShape{kept, x.DType}, tensorShape{kept, x.DType}, tensorShape{kept, boolDType}, tensorShape{slices.Clone(x.Shape), x.DType}, tensorShape{shape, x.DType})
+			// the maxima, their abs and the mask, freed with the statement
+			// that made them; then the input less the maxima, the output
+			maxima, err := s.allocAll(x.Device(), tensorShape{kept, x.DType}, tensorShape{kept, x.DType}, tensorShape{kept, boolDType})
 			if err != nil {
 				return nil, err
 			}
-			s.dropTensor(ts[2])
-			s.dropTensor(ts[1])
-			s.dropTensor(ts[3])
+			s.dropTensor(maxima[2])
+			s.dropTensor(maxima[1])
+			ts, err := s.allocAll(x.Device(), tensorShape{slices.Clone(x.Shape), x.DType}, tensorShape{shape, x.DType})
+			if err != nil {
+				s.dropTensor(maxima[0])
+				return nil, err
+			}
 			s.dropTensor(ts[0])
-			out := ts[4]
+			s.dropTensor(maxima[0])
+			out := ts[1]
 			s.record("LogsumexpBackward0", out, []*Tensor{x}, []*Tensor{x, out}, likeInput(3))
 			return out, nil
-		}}))
+		}})
 }
 
 // torch.var_mean and std_mean (testdata/pyrules_pending/

@@ -62,6 +62,11 @@ func (s *Session) Reshape(t *Tensor, shape []int64) (*Tensor, error) {
 		return nil, err
 	}
 	if _, ok := viewStrides(t.Shape, t.Strides(), shape); ok {
+		// PyTorch views a contiguous tensor, and aliases one that is not
+		// (_reshape_alias: ops_repeat_shape.py's x.t().reshape_as)
+		if !t.IsContiguous() {
+			return s.view(t, shape, "ReshapeAliasBackward0")
+		}
 		return s.View(t, shape)
 	}
 	c, err := s.Contiguous(t)
@@ -89,6 +94,11 @@ func (s *Session) unsafeView(c *Tensor, shape []int64) *Tensor {
 // ViewBackward0, whose backward reshapes the gradient back: a view, or
 // a dense copy of a gradient that is not contiguous.
 func (s *Session) View(t *Tensor, shape []int64) (*Tensor, error) {
+	return s.view(t, shape, "ViewBackward0")
+}
+
+// view is View under autograd node name (whose backward is the same).
+func (s *Session) view(t *Tensor, shape []int64, name string) (*Tensor, error) {
 	shape, err := viewShape(t.Numel(), shape)
 	if err != nil {
 		return nil, err
@@ -101,7 +111,7 @@ func (s *Session) View(t *Tensor, shape []int64) (*Tensor, error) {
 	if t.IsContiguous() {
 		v.strides = nil
 	}
-	s.recordViewNode("ViewBackward0", v, t, reshapeBack)
+	s.recordViewNode(name, v, t, reshapeBack)
 	return v, nil
 }
 

@@ -67,7 +67,7 @@ class BatchNorm2d(_BatchNorm):
 
 
 class BatchNorm3d(_BatchNorm):
-    """BatchNorm3d(num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True): as BatchNorm2d, of a 5-d input (F.batch_norm's rule recorded up to 4-d: estimated)."""
+    """BatchNorm3d(num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True): as BatchNorm2d, of a 5-d input."""
 
     def _check_input_dim(self, input):
         if input.dim() != 5:
@@ -437,23 +437,20 @@ def _adaptive_avg_pool3d(input, output_size):
         raise RuntimeError(f'adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {list(input.shape)}')
     if any(n != 1 for n in size):
         raise _refusal(NotImplementedError(f'F.adaptive_avg_pool3d to {size} is not modelled by gpumemrepl (its kernel was not recorded); to 1 it is a mean'))
-    # the mean over the last three dimensions, taken here along them
-    # flattened (the same reduction of a contiguous input; the node is the
-    # last unsqueeze's, where PyTorch's is MeanBackward1)
-    _estimate('F.adaptive_avg_pool3d', "to 1, PyTorch's mean over the last three dimensions, recorded on the GPU in testdata/pyrules/modules_census_nn.py but not yet held to it", input)
-    return input.flatten(-3).mean(-1, keepdim=True).unsqueeze(-1).unsqueeze(-1)
+    # the mean over the last three dimensions (MeanBackward1), held to
+    # testdata/pyrules/modules_census_nn.py statement by statement
+    return input.mean((-3, -2, -1), keepdim=True)
 
 
 def _feature_dropout(input, p, training, inplace):
     # PyTorch's feature_dropout: one draw a channel (noise of shape
-    # [N, C, 1, ...], Bernoulli, scaled), multiplied into the input
+    # [N, C, 1, ...], Bernoulli, scaled), multiplied into the input (held
+    # to testdata/pyrules/modules_census_nn.py statement by statement)
     import torch
     if p < 0.0 or p > 1.0:
         raise ValueError(f'dropout probability has to be between 0 and 1, but got {p}')
     if p == 0 or not training or input.numel() == 0:
         return input
-    _estimate('F.dropout2d' if input.dim() == 4 else 'F.feature_dropout',
-              "PyTorch's composite (noise of one value a channel drawn, scaled and multiplied in), recorded on the GPU in testdata/pyrules/modules_census_nn.py but not yet held to it", input)
     if p == 1:
         noise = torch.zeros((), device=input.device, dtype=input.dtype)
     else:
