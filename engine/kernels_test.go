@@ -144,64 +144,128 @@ func TestLinearCublasLt(t *testing.T) {
 }
 
 // TestReductionInnerRecorded replays scripts/probe_reduce_inner.py's
-// recording (testdata/reduce_inner.jsonl, on an NVIDIA H100 80GB HBM3
-// lent for the H200): sum, mean, amax, max, argmax and var along the
-// innermost dimension of more than 1024 elements allocate, within the
-// probed range (innerProbed), what PyTorch allocated, in order, and no
-// figure is estimated (but amax's, an op whose rule is pending); past it (2^20 elements, where the kernel adds a
-// buffer and semaphores) the tool estimates.
+// recordings (on an NVIDIA H100 80GB HBM3 lent for the H200): sum, mean,
+// amax, max, argmax and var along the innermost dimension of more than
+// 1024 elements, of a contiguous tensor (testdata/reduce_inner.jsonl)
+// and of rows not contiguous with each other (--strided: x[:, k] of a
+// [rows, 3, n] tensor, testdata/reduce_inner_strided.jsonl.gz), allocate,
+// within the probed ranges (innerProbed, apartProbed), what PyTorch
+// allocated, in order, and no figure is estimated (but amax's, an op
+// whose rule is pending); past them (2^20 elements, where the kernel adds
+// a buffer and semaphores) the tool estimates.
 func TestReductionInnerRecorded(t *testing.T) {
 	type row struct {
 		Op     string   `json:"op"`
 		DType  string   `json:"dtype"`
 		Shape  []int64  `json:"shape"`
+		Layout string   `json:"layout"`
+		K      int64    `json:"k"`
 		Allocs []uint64 `json:"allocs"`
 	}
-	checked, outside := 0, 0
-	for _, r := range readRows[row](t, "../testdata/reduce_inner.jsonl") {
-		if r.Op == "" || r.Op == "logsumexp" { // logsumexp: a composite of its own
-			continue
+	for _, c := range []struct {
+		file             string
+		checked, outside int
+	}{{"reduce_inner.jsonl", 840, 60}, {"reduce_inner_strided.jsonl.gz", 2160, 144}} {
+		checked, outside := 0, 0
+		for _, r := range readRows[row](t, "../testdata/"+c.file) {
+			if r.Op == "" || r.Op == "logsumexp" { // logsumexp: a composite of its own
+				continue
+			}
+			rows, n := r.Shape[0], r.Shape[1]
+			probed := innerProbed(r.Op, DTypes[r.DType], n, rows)
+			if r.Layout == "row_slice" {
+				probed = apartProbed(r.Op, DTypes[r.DType], n, rows)
+			}
+			exact := true
+			got := allocsDuring(t, func(s *Session) []*Tensor {
+				if r.Layout != "row_slice" {
+					x, err := s.NewTensor(TensorSpec{Op: "empty", Shape: r.Shape, DType: DTypes[r.DType], Device: cuda0})
+					if err != nil {
+						t.Fatal(err)
+					}
+					return []*Tensor{x}
+				}
+				whole, err := s.NewTensor(TensorSpec{Op: "empty", Shape: []int64{rows, 3, n}, DType: DTypes[r.DType], Device: cuda0})
+				if err != nil {
+					t.Fatal(err)
+				}
+				x, err := s.Run(Ops["select"], Args{whole, int64(1), r.K})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return []*Tensor{x, whole}
+			}, func(s *Session, ts []*Tensor) error {
+				var dim any = int64(-1)
+				if r.Op == "amax" {
+					dim = []int64{-1}
+				}
+				d := Ops[r.Op]
+				a := make(Args, len(d.Params))
+				for i, p := range d.Params {
+					a[i] = p.DefaultValue()
+				}
+				a[0], a[slices.IndexFunc(d.Params, func(p Param) bool { return p.Name == "dim" })] = ts[0], dim
+				var err error
+				if d.Tuple() {
+					_, _, err = s.RunTuple(d, a)
+				} else {
+					_, err = s.Run(d, a)
+				}
+				exact = s.Tier().Exact()
+				return err
+			})
+			switch {
+			case probed && (!slices.Equal(got, r.Allocs) || !exact && r.Op != "amax"): // amax: estimated as an op (testdata/pyrules/ops_repeat_more.py)
+				t.Errorf("%s: %s.%s(dim=-1) of %v %s %d allocated %v (exact %v), PyTorch %v", c.file, r.DType, r.Op, r.Shape, r.Layout, r.K, got, exact, r.Allocs)
+			case probed:
+				checked++
+			case exact:
+				t.Errorf("%s: %s.%s(dim=-1) of %v %s %d, outside the probed range: exact, want estimated", c.file, r.DType, r.Op, r.Shape, r.Layout, r.K)
+			default:
+				outside++
+			}
 		}
-		probed := innerProbed(r.Op, DTypes[r.DType], r.Shape[1], r.Shape[0])
-		exact := true
-		got := allocsDuring(t, func(s *Session) []*Tensor {
-			x, err := s.NewTensor(TensorSpec{Op: "empty", Shape: r.Shape, DType: DTypes[r.DType], Device: cuda0})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return []*Tensor{x}
-		}, func(s *Session, ts []*Tensor) error {
-			var dim any = int64(-1)
-			if r.Op == "amax" {
-				dim = []int64{-1}
-			}
-			d := Ops[r.Op]
-			a := make(Args, len(d.Params))
-			for i, p := range d.Params {
-				a[i] = p.DefaultValue()
-			}
-			a[0], a[slices.IndexFunc(d.Params, func(p Param) bool { return p.Name == "dim" })] = ts[0], dim
-			var err error
-			if d.Tuple() {
-				_, _, err = s.RunTuple(d, a)
-			} else {
-				_, err = s.Run(d, a)
-			}
-			exact = s.Tier().Exact()
-			return err
-		})
-		switch {
-		case probed && (!slices.Equal(got, r.Allocs) || !exact && r.Op != "amax"): // amax: estimated as an op (testdata/pyrules/ops_repeat_more.py)
-			t.Errorf("%s.%s(dim=-1) of %v allocated %v (exact %v), PyTorch %v", r.DType, r.Op, r.Shape, got, exact, r.Allocs)
-		case probed:
-			checked++
-		case exact:
-			t.Errorf("%s.%s(dim=-1) of %v, outside the probed range: exact, want estimated", r.DType, r.Op, r.Shape)
-		default:
-			outside++
+		if checked != c.checked || outside != c.outside {
+			t.Errorf("%s: %d recorded reductions in the probed range, %d outside; want %d and %d", c.file, checked, outside, c.checked, c.outside)
 		}
 	}
-	if checked != 840 || outside != 60 {
-		t.Errorf("%d recorded reductions in the probed range, %d outside; want 840 and 60", checked, outside)
+}
+
+// TestRowsApart: a view is taken for rows apart (reduced as the strided
+// probe recorded) only where its innermost elements are adjacent and its
+// other dimensions step as one dimension of rows that do not overlap.
+func TestRowsApart(t *testing.T) {
+	s, err := NewSession(Options{Preset: Presets["h200"], FakeHost: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := s.NewTensor(TensorSpec{Op: "empty", Shape: []int64{4, 3, 2, 1100}, DType: DTypes["float32"], Device: cuda0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := func(x *Tensor, err error) *Tensor {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	row := view(s.SelectDim(whole, 1, 2)) // [4, 2, 1100], rows 1100 apart in pairs 6600 apart
+	last := view(s.SelectDim(row, 1, 1))  // [4, 1100], rows 6600 apart
+	for _, c := range []struct {
+		name string
+		x    *Tensor
+		want bool
+	}{
+		{"x[:, 2, 1]", last, true},
+		{"x[:, 2]", row, false},
+		{"x[:, 2, 1][1:3]", view(s.NarrowDim(last, 0, 1, 2)), true},
+		{"x[:, 2, 1][:, :1000]", view(s.NarrowDim(last, 1, 0, 1000)), true},
+		{"x[:, 2, 1].t()", s.Transpose(last, 0, 1), false},
+		{"x[:1, 2, 1]", view(s.NarrowDim(last, 0, 0, 1)), true},
+	} {
+		if got := rowsApart(c.x, len(c.x.Shape)-1); got != c.want {
+			t.Errorf("%s (shape %v, strides %v): rows apart %v, want %v", c.name, c.x.Shape, c.x.Strides(), got, c.want)
+		}
 	}
 }

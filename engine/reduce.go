@@ -15,10 +15,11 @@ import (
 // One along a dimension makes its output (max and min: values, then
 // int64 indices) and nothing else when the dimension is the innermost of
 // a contiguous tensor and at most maxInnerReduction long, or within the
-// range scripts/probe_reduce_inner.py recorded (innerProbed); along an
-// outer dimension, then the buffer and semaphore its launch needs, if
-// any (reduce_outer.go). A longer innermost dimension and a tensor that
-// is not contiguous are estimated (--strict refuses them).
+// range scripts/probe_reduce_inner.py recorded (innerProbed; for rows not
+// contiguous with each other, apartProbed); along an outer dimension,
+// then the buffer and semaphore its launch needs, if any
+// (reduce_outer.go). A longer innermost dimension and other tensors that
+// are not contiguous are estimated (--strict refuses them).
 
 // maxInnerReduction is the longest innermost dimension reduced without
 // splitting across blocks that the tool models (1024 is recorded; a
@@ -39,6 +40,43 @@ const maxInnerReduction = 1024
 func innerProbed(op string, dtype DType, n, rows int64) bool {
 	return slices.Contains([]string{"sum", "mean", "amax", "max", "argmax", "var", "norm"}, op) &&
 		(dtype.Name == "float32" || dtype.Name == "bfloat16") && n <= 100_000 && rows <= 14336 && n*rows <= 1<<27
+}
+
+// apartProbed reports whether a reduction of op along the innermost
+// dimension, n long, of rows not contiguous with each other is in the
+// range scripts/probe_reduce_inner.py --strided recorded
+// (testdata/reduce_inner_strided.jsonl.gz, on the same H100): x[:, k] of
+// a [rows, 3, n] tensor, as a greedy decoder's logits[:, -1], for sum,
+// mean, amax, max, argmax and var of float32, bfloat16 and float16, n
+// from 1025 to 100,000 over 2 to 2,708 rows, the whole tensor at most
+// 2^28 elements: each made its outputs and nothing else, as contiguous
+// rows do (the kernel's launch depends on the rows' count and length,
+// not on where they start).
+func apartProbed(op string, dtype DType, n, rows int64) bool {
+	return slices.Contains([]string{"sum", "mean", "amax", "max", "argmax", "var"}, op) &&
+		slices.Contains([]string{"float32", "bfloat16", "float16"}, dtype.Name) &&
+		n > maxInnerReduction && n <= 100_000 && rows <= 2708 && 3*n*rows <= 1<<28
+}
+
+// rowsApart reports whether x's elements along its innermost dimension
+// d are adjacent and its other dimensions step as one, by at least a row
+// (the rows of a [rows, n] view apart, not overlapping).
+func rowsApart(x *Tensor, d int) bool {
+	st := x.Strides()
+	if d != len(x.Shape)-1 || st[d] != 1 || x.expanded {
+		return false
+	}
+	want := int64(0) // the stride the next dimension out must have; 0: the rows' own
+	for i := d - 1; i >= 0; i-- {
+		if x.Shape[i] == 1 {
+			continue
+		}
+		if want == 0 && st[i] < x.Shape[d] || want != 0 && st[i] != want {
+			return false
+		}
+		want = st[i] * x.Shape[i]
+	}
+	return true
 }
 
 // reduceOp is one reduction's rule.
@@ -267,13 +305,20 @@ func (s *Session) reduceDim(r reduceOp, x *Tensor, dim int64, keep bool) ([]*Ten
 // its dimension d; dims names them for an estimate.
 func (s *Session) reduceAlong(r reduceOp, x, geom *Tensor, d int, shape []int64, dims string) ([]*Tensor, error) {
 	innermost := numel(geom.Shape[d+1:]) == 1
-	long := innermost && geom.Shape[d] > maxInnerReduction && !innerProbed(r.name, x.DType, geom.Shape[d], int64(numel(geom.Shape[:d])))
-	if x.Device().CUDA && (!geom.IsContiguous() || long || x.Bytes() > 1<<31-1) {
+	n, rows := geom.Shape[d], int64(numel(geom.Shape[:d]))
+	long := innermost && n > maxInnerReduction && !innerProbed(r.name, x.DType, n, rows)
+	// rows apart: x itself reduced along its innermost dimension (geom
+	// merged from several dimensions keeps no strides of its own)
+	apart := !geom.IsContiguous() && geom == x && rowsApart(x, d)
+	probedApart := apart && apartProbed(r.name, x.DType, n, rows)
+	if x.Device().CUDA && (!geom.IsContiguous() && !probedApart || geom.IsContiguous() && long || x.Bytes() > 1<<31-1) {
 		refusal := NotModelledError(fmt.Sprintf("torch.%s along a dimension of a tensor that is not contiguous, the innermost of more than %d elements, or over 2 GiB (the kernel's buffer across blocks)", r.name, maxInnerReduction))
 		why := "a tensor that is not contiguous"
 		switch {
 		case x.Bytes() > 1<<31-1:
 			why = "a tensor over 2 GiB"
+		case apart:
+			why = "rows not contiguous with each other outside the probed range (scripts/probe_reduce_inner.py --strided)"
 		case geom.IsContiguous():
 			why = fmt.Sprintf("an innermost dimension of more than %d elements outside the probed range (scripts/probe_reduce_inner.py)", maxInnerReduction)
 		}
