@@ -10,12 +10,12 @@ import "slices"
 // contiguous where it is neither (freed after), and, for a scan of a
 // tensor's only line (numel equal to the scanned dimension), CUB's
 // DeviceScan scratch, made and freed after the output: the same as a
-// cumsum's of the dtype (cumsumScanScratch: float32's matched at 1,000,
-// 4,096 and 2^20 elements); for a dtype whose scratch was not recorded
-// (float16: 1,279 bytes at 1,000 where float32 takes 1,023) float32's is
-// taken, an estimate. A scan of a longer tensor, along its last
-// dimension or another, has no temporaries. CumprodBackward0 saves the
-// input and the result; its backward is cumprod_backward's
+// cumsum's of the dtype (cumsumScanScratch: float32's, float16's,
+// bfloat16's, float64's and int64's recorded by scripts/probe_cub.py
+// --scan-dtypes); for a dtype or count whose scratch was not recorded
+// float32's is taken, an estimate. A scan of a longer tensor, along its
+// last dimension or another, has no temporaries. CumprodBackward0 saves
+// the input and the result; its backward is cumprod_backward's
 // (cumprodBackward), whose path the input's zeros choose.
 func init() {
 	declare(&OpDef{Name: "cumprod", Function: true, Method: true,

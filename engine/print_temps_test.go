@@ -17,8 +17,12 @@ func eventsDuring(t *testing.T, s *Session, f func() error) string {
 	return eventsSince(s, before)
 }
 
-// cubScratch is scripts/probe_cub.py's recording.
-const cubScratch = "../testdata/cub_scratch.jsonl.gz"
+// cubScratch is scripts/probe_cub.py's recording; cubScanDTypes its
+// --scan-dtypes one.
+const (
+	cubScratch    = "../testdata/cub_scratch.jsonl.gz"
+	cubScanDTypes = "../testdata/cub_scan_dtypes.jsonl.gz"
+)
 
 // cubRow is one op of cubScratch: its events during the op, then the
 // next row's setup.
@@ -44,13 +48,14 @@ func (r cubRow) events() string {
 	return strings.Join(out, " ")
 }
 
-// replayCub sets op up for each of cubScratch's rows of op, on a fresh
+// replayCub sets op up for each of file's rows of op, on a fresh
 // session, runs what setup returns and checks that it allocates and
-// frees what PyTorch did, in order; it returns how many rows it checked.
-func replayCub(t *testing.T, op string, setup func(s *Session, r cubRow) func() error) int {
+// frees what PyTorch did, in order, and that its figures are exact; it
+// returns how many rows it checked.
+func replayCub(t *testing.T, file, op string, setup func(s *Session, r cubRow) func() error) int {
 	t.Helper()
 	checked := 0
-	for _, r := range readRows[cubRow](t, cubScratch) {
+	for _, r := range readRows[cubRow](t, file) {
 		if r.Op != op {
 			continue
 		}
@@ -59,6 +64,9 @@ func replayCub(t *testing.T, op string, setup func(s *Session, r cubRow) func() 
 		if want := r.events(); !strings.HasPrefix(want+" ", got+" ") {
 			t.Fatalf("%s %s of %d (%d picked): %s, PyTorch's %s", r.DType, op, r.N, r.K, got, want)
 		}
+		if !s.Tier().Exact() {
+			t.Fatalf("%s %s of %d (%d picked): estimated, want exact", r.DType, op, r.N, r.K)
+		}
 		checked++
 	}
 	return checked
@@ -66,23 +74,32 @@ func replayCub(t *testing.T, op string, setup func(s *Session, r cubRow) func() 
 
 // TestCumsumScanScratch replays probe_cub's 1-d cumsums on the H200:
 // torch.cumsum of each recorded count of float32 (every one from 1 to
-// 4096, some to 10^7) and int64 makes its output, then CUB's scratch.
+// 4096, some to 10^7) and int64 makes its output, then CUB's scratch;
+// and --scan-dtypes' on the H100: cumsum and cumprod of float16,
+// bfloat16, float64 and int64, and float32's cumprod, every count to
+// 4096 and some to 10^7, make theirs, exact.
 func TestCumsumScanScratch(t *testing.T) {
-	n := replayCub(t, "cumsum", func(s *Session, r cubRow) func() error {
-		x, err := s.alloc([]int64{int64(r.N)}, DTypes[r.DType], cuda0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return func() error {
-			y, err := s.Run(Ops["cumsum"], Args{x, int64(0)})
-			if err == nil {
-				s.dropTensor(y)
+	scan := func(op string) func(s *Session, r cubRow) func() error {
+		return func(s *Session, r cubRow) func() error {
+			x, err := s.alloc([]int64{int64(r.N)}, DTypes[r.DType], cuda0)
+			if err != nil {
+				t.Fatal(err)
 			}
-			return err
+			return func() error {
+				y, err := s.Run(Ops[op], Args{x, int64(0)})
+				if err == nil {
+					s.dropTensor(y)
+				}
+				return err
+			}
 		}
-	})
-	if n < 4096 {
+	}
+	if n := replayCub(t, cubScratch, "cumsum", scan("cumsum")); n < 4096 {
 		t.Errorf("%d cumsum rows checked", n)
+	}
+	sums, prods := replayCub(t, cubScanDTypes, "cumsum", scan("cumsum")), replayCub(t, cubScanDTypes, "cumprod", scan("cumprod"))
+	if sums != 4*4110 || prods != 5*4110 {
+		t.Errorf("--scan-dtypes: %d cumsum and %d cumprod rows checked, want %d and %d", sums, prods, 4*4110, 5*4110)
 	}
 }
 
@@ -93,7 +110,7 @@ func TestCumsumScanScratch(t *testing.T) {
 // masked_select allocates and frees what PyTorch's did, in order (the
 // recording then frees the result, as the test does).
 func TestMaskedSelectScratch(t *testing.T) {
-	n := replayCub(t, "masked_select", func(s *Session, r cubRow) func() error {
+	n := replayCub(t, cubScratch, "masked_select", func(s *Session, r cubRow) func() error {
 		return func() error {
 			p := &printAllocs{s: s, dev: cuda0, size: DTypes[r.DType].Size}
 			p.free(p.maskedSelect(r.N, r.K))

@@ -199,23 +199,35 @@ func init() {
 }
 
 // cumsumScanScratch is CUB's DeviceScan scratch for a cumsum of n
-// elements in one line from dtype in to dtype out on the H200
-// (scripts/probe_cub.py, testdata/cub_scratch.jsonl.gz): float32 a
-// 16-byte tile status for each tile of 3840 items and 32 more (every
-// count from 1 to 4096 and some to 10^7, and 2^26 in
-// testdata/pyrules/ops_reduce.py); int64 int64ScanScratch, as
-// scripts/probe_mask_scan.py measured it from 1 to 2^22 elements; false
-// for the others.
+// elements in one line from dtype in to dtype out (the same for a
+// cumprod of that dtype): float32 a 16-byte tile status for each tile
+// of 3840 items and 32 more (scripts/probe_cub.py on the H200,
+// testdata/cub_scratch.jsonl.gz: every count from 1 to 4096 and some to
+// 10^7, and 2^26 in testdata/pyrules/ops_reduce.py); float16 and
+// bfloat16 the same status for tiles of 7680 items, twice float32's,
+// and 256 bytes more; int64 and float64 int64ScanScratch, as
+// scripts/probe_mask_scan.py measured it from 1 to 2^22 elements. The
+// three dtypes besides float32, and float32's cumprod, as
+// probe_cub.py --scan-dtypes recorded them on the H100 lent for the
+// H200 (testdata/cub_scan_dtypes.jsonl.gz: every count from 1 to 4096
+// and some to scanDTypesProbed); false for the others.
 func cumsumScanScratch(n uint64, in, out DType) (uint64, bool) {
 	switch {
 	case in.Name != out.Name:
 	case in.Name == "float32" && n <= 1<<26:
 		return cubTemporaries(16 * (ceilDiv(n, 3840) + 32)), true
-	case in.Name == "int64" && n >= 1 && n <= maxScanProbed:
+	case n < 1 || n > scanDTypesProbed:
+	case in.Name == "float16" || in.Name == "bfloat16":
+		return cubTemporaries(16*(ceilDiv(n, 7680)+32), 256), true
+	case in.Name == "int64" || in.Name == "float64":
 		return int64ScanScratch(n), true
 	}
 	return 0, false
 }
+
+// scanDTypesProbed is the largest count of one line scripts/probe_cub.py
+// --scan-dtypes scanned.
+const scanDTypesProbed = 10_000_000
 
 // reduction is r's entry: torch.name and Tensor.name, over every element
 // (dim None) or along one dimension; for the ops whose dim is a list

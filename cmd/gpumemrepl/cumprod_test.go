@@ -16,10 +16,11 @@ import (
 // at the last flip, 17,408 bytes above the three 4 KiB blocks. A zero
 // written into the input takes cumprod_backward's other path, whose
 // masks, scans, select and scatter peak 47,616 bytes above the input and
-// result (testdata/pyrules/ops_scan.py's line 24). A scan of a longer
-// tensor takes no scratch. These are recorded, so exact (--strict runs
-// them); a float16 line, whose scan scratch was not recorded, and the
-// other path over several lines are labelled estimated.
+// result (testdata/pyrules/ops_scan.py's line 24). A float16 line's
+// scan takes 1,279 bytes (scripts/probe_cub.py --scan-dtypes). A scan of
+// a longer tensor takes no scratch. These are recorded, so exact
+// (--strict runs them); a float16 line longer than any recorded, and the
+// other path over several lines, are labelled estimated.
 func TestCumprod(t *testing.T) {
 	exact := `import torch
 x = torch.rand(1000, device='cuda', requires_grad=True)
@@ -44,15 +45,20 @@ base = torch.cuda.memory_allocated()
 torch.cuda.reset_peak_memory_stats()
 y.sum().backward()
 print(torch.cuda.memory_allocated() - base, torch.cuda.max_memory_allocated() - base)
+h = torch.rand(1000, device='cuda', dtype=torch.float16)
+base = torch.cuda.memory_allocated()
+torch.cuda.reset_peak_memory_stats()
+k = h.cumprod(0)
+print(torch.cuda.memory_allocated() - base, torch.cuda.max_memory_allocated() - base)
 `
 	estimated := `m = torch.rand(4, 100, device='cuda')
 m[1, 5] = 0
 m.requires_grad_()
 m.cumprod(1).sum().backward()
-h = torch.rand(1000, device='cuda', dtype=torch.float16).cumprod(0)
+h = torch.rand(10**7 + 1, device='cuda', dtype=torch.float16).cumprod(0)
 `
 	rows := runZooOps(t, exact+estimated)
-	for _, line := range []int{4, 9, 14, 22} {
+	for _, line := range []int{4, 9, 14, 22, 27} {
 		if r := rows[line]; r.Line != line || len(r.Estimates) > 0 {
 			t.Errorf("line %d: estimates %v, want none (recorded)", line, r.Estimates)
 		}
@@ -69,11 +75,14 @@ h = torch.rand(1000, device='cuda', dtype=torch.float16).cumprod(0)
 	if r := rows[23]; r.Output != "4096 47616\n" {
 		t.Errorf("backward with a zero: %q, want the gradient kept and PyTorch's peak", r.Output)
 	}
-	if r := rows[27]; !r.estimated("torch.cumprod's backward") {
+	if r := rows[28]; r.Output != "2048 3584\n" {
+		t.Errorf("a float16 line: %q, want the output and the scan's 1,536-byte block at the peak", r.Output)
+	}
+	if r := rows[32]; !r.estimated("torch.cumprod's backward") {
 		t.Errorf("a zero in one of 4 lines: estimates %v, want the backward's", r.Estimates)
 	}
-	if r := rows[28]; !r.estimated("torch.cumprod") {
-		t.Errorf("a float16 line: estimates %v, want torch.cumprod's", r.Estimates)
+	if r := rows[33]; !r.estimated("torch.cumprod") {
+		t.Errorf("a float16 line of 10^7 + 1: estimates %v, want torch.cumprod's", r.Estimates)
 	}
 	dir := t.TempDir()
 	for _, c := range []struct {
