@@ -21,7 +21,8 @@ import (
 // bool (a dense copy of its shape), the masked softmax's output, then
 // the scores and the bool mask go; the context written over q; the
 // scores go unless need_weights; the context reordered to [N, L, E] (a
-// new tensor) for the out-projection, freed once it exists; with
+// new tensor, but a view where L or the heads are 1) for the
+// out-projection, freed once it exists; with
 // need_weights and average_attn_weights, the scores summed over heads
 // ([N, L, L], divided in place), which frees them; then q, k and v go.
 
@@ -74,18 +75,13 @@ func (s *Session) NativeMHA(x, key, value *Tensor, embedDim, heads int64, inW, i
 		out, err := s.nativeMHAFlash(x, heads, headDim, inW, inB, outW, outB)
 		return []*Tensor{out, nil}, err
 	}
-	refusal := NotModelledError("the fast path of nn.MultiheadAttention with need_weights or a mask other than in float32 with a sequence length that is a multiple of 8")
-	switch l := x.Shape[1]; {
-	case x.DType != Float32 || l > 1024:
-		return nil, refusal
-	case l%8 != 0:
-		// transform_bias_rescale_qkv pads the length to a multiple of 8
-		// for nested tensors only, and _masked_softmax keeps its fused
-		// kernel up to 1024 float32 elements a row: the same tensors at
-		// this length
-		if err := s.estimate(refusal, "torch._native_multi_head_attention", "%s with a sequence length of %d: the recorded rule (lengths that are multiples of 8) at this length, as PyTorch's source makes the same tensors for a dense input (it pads nested ones only), %s", argShapes(Args{x}), l, recording("zoo_paths.py")); err != nil {
-			return nil, err
-		}
+	// a length that is not a multiple of 8 makes the same tensors
+	// (transform_bias_rescale_qkv pads nested tensors only; zoo_paths.py
+	// and zoo_layers.py record lengths 1 to 12 and 20), and
+	// _masked_softmax keeps its fused kernel up to 1024 float32
+	// elements a row
+	if x.DType != Float32 || x.Shape[1] > 1024 {
+		return nil, NotModelledError("the fast path of nn.MultiheadAttention with need_weights or a mask other than in float32 up to a sequence length of 1024")
 	}
 	return s.nativeMHAMath(x, heads, headDim, inW, inB, outW, outB, mask, needWeights, average)
 }
@@ -164,16 +160,23 @@ func (s *Session) nativeMHAMath(x *Tensor, heads, headDim int64, inW, inB, outW,
 		s.dropTensor(scores)
 		scores = nil
 	}
-	ctx, err := s.alloc([]int64{n, l, e}, x.DType, dev)
-	if err != nil {
-		s.dropTensor(scores)
-		return nil, err
+	// transform_0213: the context, written over q, permuted to [N, L, E]
+	// and made contiguous, which copies it unless a length or the heads
+	// are 1
+	ctx := qkvHeads
+	if !contiguous([]int64{n, l, heads, headDim}, []int64{heads * l * headDim, headDim, l * headDim, 1}) {
+		if ctx, err = s.alloc([]int64{n, l, e}, x.DType, dev); err != nil {
+			s.dropTensor(scores)
+			return nil, err
+		}
 	}
 	flat := share(ctx)
 	flat.Shape = []int64{n * l, e}
 	out, err := s.Linear(flat, outW, outB)
 	s.dropTensor(flat)
-	s.dropTensor(ctx)
+	if ctx != qkvHeads {
+		s.dropTensor(ctx)
+	}
 	if err != nil {
 		s.dropTensor(scores)
 		return nil, err

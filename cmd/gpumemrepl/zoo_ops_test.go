@@ -490,9 +490,9 @@ print(bag)
 // 2.11 composes it: a TransformerEncoder and a TransformerDecoder of
 // deep-copied layers, each ending in LayerNorm; the decoder layers
 // (self-attention, attention over the memory, the feed-forward block)
-// labelled estimated, and in eval with a bool causal mask the
-// attention's fast path at a length that is not a multiple of 8; the
-// decoder compares a float mask with the causal one, which needs its
+// and, in eval with a bool causal mask, the attention's fast path at a
+// length that is not a multiple of 8 exact, as testdata/pyrules/
+// zoo_layers.py and zoo_paths.py hold them; the decoder compares a float mask with the causal one, which needs its
 // values through a transposed view's .float() and masked_fill; the
 // memory-efficient attention pads a mask's rows to 8 elements (23
 // columns: 24, as the zoo's recording shows); PyTorch's error for a
@@ -526,11 +526,10 @@ m(src, tgt[:, :, :32])
 		// q, the mask, the padded mask [2, 4, 23, 24], the output
 		19: "[11776, 16928, 17664, 11776]\n",
 	})
-	if !rows[7].estimated("nn.TransformerDecoderLayer") {
-		t.Errorf("the forward is not labelled estimated: %+v", rows[7])
-	}
-	if e := rows[11].Estimates; len(e) < 2 || !strings.HasPrefix(e[len(e)-1], "torch._native_multi_head_attention [1, 5, 64] float32 with a sequence length of 5: ") {
-		t.Errorf("eval decoding's estimates: %q", e)
+	for _, line := range []int{7, 9, 11} {
+		if e := rows[line].Estimates; len(e) > 0 {
+			t.Errorf("line %d: estimates %q, want none (recorded)", line, e)
+		}
 	}
 	if e := rows[20].Error; e == nil || !strings.Contains(*e, "RuntimeError: the feature number of src and tgt must be equal to d_model") {
 		t.Errorf("a tgt of another width: %v", e)

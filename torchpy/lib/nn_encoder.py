@@ -165,7 +165,7 @@ def _detect_is_causal_mask(mask, is_causal=None, size=None):
 
 
 class TransformerDecoderLayer(Module):
-    """TransformerDecoderLayer(d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=relu, layer_norm_eps=1e-05, batch_first=False, norm_first=False, bias=True): self-attention, attention over the memory and a feed-forward block, each with dropout, a residual and LayerNorm (estimated: its composition recorded, testdata/pyrules/zoo_layers.py, but not yet held to it)."""
+    """TransformerDecoderLayer(d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=relu, layer_norm_eps=1e-05, batch_first=False, norm_first=False, bias=True): self-attention, attention over the memory and a feed-forward block, each with dropout, a residual and LayerNorm."""
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation='relu',
                  layer_norm_eps=1e-05, batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
@@ -176,7 +176,6 @@ class TransformerDecoderLayer(Module):
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
-        _estimate('nn.TransformerDecoderLayer', "PyTorch's composition (torch/nn/modules/transformer.py: self-attention, attention over the memory, the feed-forward block) of recorded layers, recorded on the GPU in testdata/pyrules/zoo_layers.py but not yet held to it", tgt, memory)
         x = tgt
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask, tgt_is_causal)
