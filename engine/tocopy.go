@@ -214,12 +214,17 @@ func init() {
 			return nil, Refusef(NotImplementedError, "Tensor.to_sparse is not modelled by gpumemrepl: it models dense (strided) tensors only, and a sparse copy's size (its indices and values) depends on how many elements are nonzero")
 		}})
 	declare(&OpDef{Name: "clone", Function: true, Method: true, Params: []Param{input, memoryFormat},
-		Memory: "new tensor on the input's device, laid out as the input where that is dense (a permuted view), else contiguous",
+		Memory: "new tensor on the input's device, laid out as the input where that is dense (a permuted view), else contiguous; saves nothing; backward passes the gradient on",
 		run: func(s *Session, a Args) (*Tensor, error) {
 			if f, _ := a[1].(MemoryFormat); f != PreserveFormat {
 				return nil, NotModelledError("Tensor.clone with a memory_format other than torch.preserve_format")
 			}
-			return s.Clone(a.Tensor(0))
+			x := a.Tensor(0)
+			c, err := s.Clone(x)
+			if err == nil {
+				s.record("CloneBackward0", c, []*Tensor{x}, nil, passGrad) // derivatives.yaml: self: grad
+			}
+			return c, err
 		}})
 	declare(&OpDef{Name: "cpu", Method: true, Params: []Param{input, memoryFormat},
 		Memory: "itself when on the host already, else as to('cpu'): a new host tensor",
