@@ -6,6 +6,7 @@ indices directly and sorts more first; embedding_bag's backward sorts
 always).
 
     python3 scripts/probe_embedding.py OUT.jsonl [--dry-run]
+    python3 scripts/probe_embedding.py --counts OUT.jsonl [--dry-run]
 
 Each case runs from an empty cache and writes one JSON line: the op, the
 number of indices, the table's rows and width, its dtype, the bag size
@@ -15,6 +16,14 @@ requires grad) the allocator's trace events [action, size, addr_id]
 (addr_id numbers the phase's addresses in order of appearance) and the
 peak allocated over the phase's start. --dry-run lists the cases and
 runs nothing.
+
+--counts records F.embedding's sorted backward over index counts
+instead, for the scratch CUB's radix sort and unique_by_key take by
+count (the first grid has eleven counts): every 256th count from 3,073
+to 2^18 and larger ones to 3,000,000, into a 65 x 16 float32 table (the
+fused kernel's path); some of those counts into a 50304 x 64 table (the
+two-pass kernel's) and in bfloat16 and float16 (the fused path's float32
+accumulator, not yet recorded).
 """
 import json
 import sys
@@ -40,6 +49,17 @@ def cases():
     return out
 
 
+def count_cases():
+    """--counts' grid: embedding's backward by index count."""
+    counts = list(range(3073, (1 << 18) + 1, 256)) + [1 << 18, 300000, 1 << 19, 600000, 1 << 20, 1 << 21, 3000000]
+    out = [{"op": "embedding", "n": n, "rows": 65, "dim": 16, "dtype": "float32"} for n in counts]
+    for n in [3073, 4096, 65536, 100000, 1 << 20]:
+        out.append({"op": "embedding", "n": n, "rows": 50304, "dim": 64, "dtype": "float32"})
+        for dtype in ("bfloat16", "float16"):
+            out.append({"op": "embedding", "n": n, "rows": 65, "dim": 16, "dtype": dtype})
+    return out
+
+
 def out_path(doc, grid):
     """A probe's one argument, OUT.jsonl; with --dry-run, its cases are
     printed instead and the process exits (shared by the probes that
@@ -57,7 +77,11 @@ def out_path(doc, grid):
 
 
 def main():
-    out = out_path(__doc__, cases)
+    counts = "--counts" in sys.argv
+    if counts:
+        sys.argv.remove("--counts")
+    grid = count_cases if counts else cases
+    out = out_path(__doc__, grid)
     import torch
     import torch.nn.functional as F
 
@@ -84,7 +108,7 @@ def main():
     torch.manual_seed(0)
     with open(out, "w") as w:
         w.write(json.dumps({"torch": torch.__version__, "device": torch.cuda.get_device_name(0)}) + "\n")
-        for c in cases():
+        for c in grid():
             torch.cuda.empty_cache()
             dtype = getattr(torch, c["dtype"])
             weight = torch.randn(c["rows"], c["dim"], device="cuda", dtype=dtype, requires_grad=True)
