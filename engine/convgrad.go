@@ -121,8 +121,8 @@ func channelsLastLike(shape, strides []int64) bool {
 // incoming gradient, which the table holds) made those of g, a strided
 // one, for a backward of mask: its dense copies (gradientCopy), and the
 // events after the bias's gradient (its sum's buffer, of a dense
-// gradient) left out, since the sum over g is made apart
-// (biasGradientTemps).
+// gradient) left out where the sum over g launches otherwise, since it
+// is then made apart (biasGradientTemps).
 func (s *Session) stridedGradient(op string, e *convEntry, g *Tensor, mask string, events []convEvent) ([]convEvent, error) {
 	how, cause := e.gradientCopy(g, mask, s.opts.DriverAddresses)
 	if cause != "" {
@@ -130,7 +130,7 @@ func (s *Session) stridedGradient(op string, e *convEntry, g *Tensor, mask strin
 			return nil, err
 		}
 	}
-	if i := slices.IndexFunc(events, func(ev convEvent) bool { return ev.alloc && ev.kept && ev.role == 'b' }); i >= 0 {
+	if i := slices.IndexFunc(events, func(ev convEvent) bool { return ev.alloc && ev.kept && ev.role == 'b' }); i >= 0 && !sameIteration(g, biasSumDims(g)) {
 		events = events[:i+1]
 	}
 	if how == copyEachPass {
@@ -159,17 +159,29 @@ func withGradientCopy(events []convEvent, yBytes uint64) []convEvent {
 	return renumbered(out)
 }
 
-// biasGradientTemps allocates and frees what the bias's gradient of a
-// strided incoming gradient g takes besides itself: the sum over every
-// dimension but the channels, a reduction along g's strides.
-func (s *Session) biasGradientTemps(op string, e *convEntry, g *Tensor) error {
+// biasSumDims are the dimensions the bias's gradient sums g over: all
+// but the channels.
+func biasSumDims(g *Tensor) []int {
 	var dims []int
 	for d := range g.Shape {
 		if d != 1 {
 			dims = append(dims, d)
 		}
 	}
-	if reductionLayout(g, dims).inner {
+	return dims
+}
+
+// biasGradientTemps allocates and frees what the bias's gradient of a
+// strided incoming gradient g takes besides itself: the sum over every
+// dimension but the channels, a reduction along g's strides; nothing
+// where it launches as a dense gradient's does (a channel slice of a
+// concatenation's gradient: the table's events stay, stridedGradient).
+func (s *Session) biasGradientTemps(op string, e *convEntry, g *Tensor) error {
+	dims := biasSumDims(g)
+	switch {
+	case sameIteration(g, dims):
+		return nil
+	case reductionLayout(g, dims).inner:
 		names := make([]string, len(dims))
 		for i, d := range dims {
 			names[i] = fmt.Sprint(d)

@@ -37,24 +37,27 @@ type reduceLayout struct {
 	inner             bool
 }
 
-// reductionLayout is x reduced along dims laid out as TensorIterator
-// lays a reduction out: dimensions of size 1 dropped, the reduced ones
-// first, each group fastest first (the reduced by x's strides, the kept
-// by the output's: from the last dimension), and neighbours in a group
-// merged where the outer one starts where the inner one ends in x.
-func reductionLayout(x *Tensor, dims []int) reduceLayout {
-	strides := x.Strides()
-	type dim struct {
-		size, stride int64
-		reduced      bool
-	}
-	var order []dim
-	for d := len(x.Shape) - 1; d >= 0; d-- {
-		if x.Shape[d] != 1 {
-			order = append(order, dim{x.Shape[d], strides[d], slices.Contains(dims, d)})
+// iterDim is one dimension of a reduction as TensorIterator lays it out
+// (iterationDims).
+type iterDim struct {
+	size, stride int64
+	reduced      bool
+}
+
+// iterationDims is a tensor of shape and strides reduced along dims laid
+// out as TensorIterator lays a reduction out: dimensions of size 1
+// dropped, the reduced ones first, each group fastest first (the reduced
+// by the strides, the kept by the output's: from the last dimension),
+// and neighbours in a group merged where the outer one starts where the
+// inner one ends.
+func iterationDims(shape, strides []int64, dims []int) []iterDim {
+	var order []iterDim
+	for d := len(shape) - 1; d >= 0; d-- {
+		if shape[d] != 1 {
+			order = append(order, iterDim{shape[d], strides[d], slices.Contains(dims, d)})
 		}
 	}
-	slices.SortStableFunc(order, func(a, b dim) int {
+	slices.SortStableFunc(order, func(a, b iterDim) int {
 		switch {
 		case a.reduced != b.reduced:
 			if a.reduced {
@@ -66,7 +69,7 @@ func reductionLayout(x *Tensor, dims []int) reduceLayout {
 		}
 		return 0
 	})
-	var merged []dim
+	var merged []iterDim
 	for _, d := range order {
 		if n := len(merged); n > 0 && merged[n-1].reduced == d.reduced && merged[n-1].size*merged[n-1].stride == d.stride {
 			merged[n-1].size *= d.size
@@ -74,6 +77,24 @@ func reductionLayout(x *Tensor, dims []int) reduceLayout {
 		}
 		merged = append(merged, d)
 	}
+	return merged
+}
+
+// sameIteration reports whether x reduced along dims reaches the kernel
+// as a contiguous tensor of its shape does: the same dimensions, of the
+// same sizes, in the same order, the fastest moving as far apart.
+// setReduceConfig reads no more (the sizes, how many are reduced, the
+// fastest stride), so both launch alike, buffer across blocks and all.
+func sameIteration(x *Tensor, dims []int) bool {
+	got, dense := iterationDims(x.Shape, x.Strides(), dims), iterationDims(x.Shape, denseStrides(x.Shape), dims)
+	return len(got) > 0 && len(got) == len(dense) && got[0].stride == dense[0].stride &&
+		slices.EqualFunc(got, dense, func(a, b iterDim) bool { return a.size == b.size && a.reduced == b.reduced })
+}
+
+// reductionLayout is x reduced along dims laid out as iterationDims lays
+// it out, as the kernel reads it.
+func reductionLayout(x *Tensor, dims []int) reduceLayout {
+	merged := iterationDims(x.Shape, x.Strides(), dims)
 	l := reduceLayout{outputs: 1, red: 1, vec: 1}
 	first := len(merged) // the first kept dimension
 	for i, d := range merged {

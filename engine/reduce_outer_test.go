@@ -63,4 +63,37 @@ func TestStridedReductionBuffers(t *testing.T) {
 	if l := reductionLayout(dense, []int{0, 2, 3}); !l.inner {
 		t.Errorf("a contiguous gradient's sum over (0, 2, 3): %+v, want the inner arrangement", l)
 	}
+	if sameIteration(g, []int{0, 2, 3}) || !sameIteration(dense, []int{0, 2, 3}) {
+		t.Errorf("the channels-last-like slice launches as a contiguous gradient: %v, a contiguous one: %v; want false and true", sameIteration(g, []int{0, 2, 3}), sameIteration(dense, []int{0, 2, 3}))
+	}
+}
+
+// TestChannelSliceIteration: the bias's gradient of a channel slice of a
+// concatenation's gradient (ddpm_unet.py's U-Net, whose skip connections
+// are torch.cat's: [13, 32, 40, 40] of [13, 64, 40, 40]) reaches
+// the reduction kernel as a contiguous gradient does, every dimension of
+// the same size in the same order, so it launches alike and the
+// convolution table's events of a dense gradient hold for it (the
+// program's recording matches, its events in order: TestZooEventsInOrder);
+// a slice along the width does not.
+func TestChannelSliceIteration(t *testing.T) {
+	s := newTestSession(t, 1)
+	cat := mustTensor(t, s, TensorSpec{Op: "empty", Shape: []int64{13, 64, 40, 40}, DType: Float32, Device: cuda0})
+	defer s.Release(cat)
+	for _, c := range []struct {
+		name           string
+		shape, strides []int64
+		offset         uint64
+		want           bool
+	}{
+		{"[:, :32]", []int64{13, 32, 40, 40}, denseStrides([]int64{13, 64, 40, 40}), 0, true},
+		{"[:, 32:]", []int64{13, 32, 40, 40}, denseStrides([]int64{13, 64, 40, 40}), 32 * 1600, true},
+		{"[..., :20]", []int64{13, 64, 40, 20}, denseStrides([]int64{13, 64, 40, 40}), 0, false},
+	} {
+		g := restrided(cat, c.shape, c.strides, c.offset)
+		if got := sameIteration(g, []int{0, 2, 3}); got != c.want {
+			t.Errorf("%s: launches as a contiguous gradient %v", c.name, got)
+		}
+		s.dropTensor(g)
+	}
 }
