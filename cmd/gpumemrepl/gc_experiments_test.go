@@ -2,8 +2,10 @@ package main
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -378,12 +380,41 @@ func freeListReads(stderr string) [][]string {
 	return reads
 }
 
-// TestFreeLists runs the probes whose recordings read CPython's free
-// lists (scripts/NAME.py under scripts/record_gc.py, its stderr
-// testdata/experiments/gc/NAME.stderr) as they were recorded, and holds
-// each read of the free lists of dicts, lists and tuples to CPython's,
-// line for line. free_lists.txt says how many reads match; the test
-// fails when fewer do, and when more do.
+// freeListRecording is what free_lists.txt's NAME names: a probe,
+// scripts/NAME.py, with its stderr testdata/experiments/gc/NAME.stderr,
+// or rounds/EXPERIMENT, the copy of a leak experiment that
+// scripts/gc_free_lists_rounds.sh ran, with its stderr gzipped beside it
+// (testdata/experiments/gc/rounds/EXPERIMENT.py and .stderr.gz).
+func freeListRecording(t *testing.T, name string) (script, stderr string) {
+	const dir = "../../testdata/experiments/gc/"
+	if !strings.HasPrefix(name, "rounds/") {
+		rec, err := os.ReadFile(dir + name + ".stderr")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return "../../scripts/" + name + ".py", string(rec)
+	}
+	f, err := os.Open(dir + name + ".stderr.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir + name + ".py", string(rec)
+}
+
+// TestFreeLists runs the recordings that read CPython's free lists
+// (freeListRecording's, under scripts/record_gc.py) as they were
+// recorded, and holds each read of the free lists of dicts, lists and
+// tuples to CPython's, line for line. free_lists.txt says how many reads
+// match; the test fails when fewer do, and when more do.
 func TestFreeLists(t *testing.T) {
 	listed, err := os.ReadFile("../../testdata/experiments/gc/free_lists.txt")
 	if err != nil {
@@ -405,12 +436,9 @@ func TestFreeLists(t *testing.T) {
 		n++
 		t.Run(f[0], func(t *testing.T) {
 			t.Parallel()
-			rec, err := os.ReadFile("../../testdata/experiments/gc/" + f[0] + ".stderr")
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, errOut, _ := run(t, "run", "--json", "--fake-host", "--device", "sim", "--as-recorded", "../../scripts/"+f[0]+".py")
-			cpython, tool := freeListReads(string(rec)), freeListReads(errOut)
+			script, rec := freeListRecording(t, f[0])
+			_, errOut, _ := run(t, "run", "--json", "--fake-host", "--device", "sim", "--as-recorded", script)
+			cpython, tool := freeListReads(rec), freeListReads(errOut)
 			if len(cpython) != reads || len(tool) != reads {
 				t.Fatalf("CPython read the free lists %d times, the tool %d; free_lists.txt says %d", len(cpython), len(tool), reads)
 			}
