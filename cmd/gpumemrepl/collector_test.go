@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -114,5 +115,26 @@ print(a, b)
 	out, errOut, code := run(t, path)
 	if code != 0 || !strings.Contains(out, "\n1 1\n") {
 		t.Errorf("exit %d, want 1 1 printed:\n%s%s", code, out, errOut)
+	}
+}
+
+// TestImportSysMakesNothing: CPython makes sys before a script runs, so
+// importing it after torch takes nothing from the free lists and counts
+// nothing: the collector's figures are those of a script that imported
+// it first (the leak experiments' `import torch, sys` copies of
+// testdata/experiments/gc/rounds).
+func TestImportSysMakesNothing(t *testing.T) {
+	figures := func(imports string) string {
+		path := writeProgram(t, "sys.py", imports+"\nsys._debugmallocstats()\nprint(gc.get_count())\n")
+		out, errOut, code := run(t, path)
+		reads, count := freeListReads(errOut), regexp.MustCompile(`\(\d+, \d+, \d+\)`).FindString(out)
+		if code != 0 || len(reads) != 1 || count == "" {
+			t.Fatalf("exit %d\n%s%s", code, out, errOut)
+		}
+		return count + "\n" + strings.Join(reads[0], "\n")
+	}
+	first, after := figures("import sys\nimport gc\nimport torch"), figures("import gc\nimport torch\nimport sys")
+	if first != after {
+		t.Errorf("import sys after torch moved the collector's figures:\n%s\nwhere importing it first leaves\n%s", after, first)
 	}
 }
