@@ -13,8 +13,16 @@ import (
 // register_forward_hook return a handle whose remove() drops the hook.
 // The hooks are the user's Python, so their memory is their ops'.
 
-// hookRegistries are where a module keeps each kind of hook.
-var hookRegistries = map[string]string{"register_forward_pre_hook": "_forward_pre_hooks", "register_forward_hook": "_forward_hooks"}
+// hookRegistries are where a module keeps each kind of hook, and the
+// registries its handle also holds weakly (a pre-hook's one dict, a
+// hook's list of two, as Module's register methods pass them).
+var hookRegistries = map[string]struct {
+	hooks  string
+	extras []string
+}{
+	"register_forward_pre_hook": {"_forward_pre_hooks", []string{"_forward_pre_hooks_with_kwargs"}},
+	"register_forward_hook":     {"_forward_hooks", []string{"_forward_hooks_with_kwargs", "_forward_hooks_always_called"}},
+}
 
 // hookMethods declares the two register methods.
 func hookMethods(m *eval.Class) {
@@ -32,26 +40,48 @@ func hookMethods(m *eval.Class) {
 					return nil, err
 				}
 			}
-			d := sub(o, reg)
+			hooks, _ := o.Dict.GetStr(reg.hooks)
+			d := sub(o, reg.hooks)
+			extras := make([]eval.Value, len(reg.extras))
+			for i, name := range reg.extras {
+				extras[i], _ = o.Dict.GetStr(name)
+				if extras[i] == nil {
+					d = nil
+				}
+			}
 			if d == nil {
 				return nil, b.in.Raise(eval.AttributeErrorType, "cannot register a hook before Module.__init__() call")
 			}
-			id := int64(0)
-			d.Items(func(k, _ eval.Value) bool {
-				if n, ok := k.(int64); ok && n >= id {
-					id = n + 1
-				}
-				return true
-			})
-			if err := b.in.SetItem(d, id, a[0]); err != nil {
-				return nil, err
+			for _, e := range extras {
+				eval.Incref(e)
+			}
+			// one reference to the handle's extra_dict: a pre-hook's dict,
+			// or a new list of a hook's two
+			extra := extras[0]
+			if len(extras) > 1 {
+				extra = b.in.NewList(extras)
 			}
 			nn, err := b.in.Import("torch.nn")
 			if err != nil {
+				b.in.Decref(extra)
 				return nil, err
 			}
 			cls, _ := nn.Dict.GetStr("RemovableHandle")
-			return b.in.Call(cls, []eval.Value{d, id}, nil)
+			handle, err := b.in.Call(cls, []eval.Value{hooks}, []eval.KeywordArg{{Name: "extra_dict", Value: extra}})
+			b.in.Decref(extra)
+			if err != nil {
+				return nil, err
+			}
+			id, err := b.in.GetAttr(handle, "id")
+			if err == nil {
+				err = b.in.SetItem(d, id, a[0])
+				b.in.Decref(id)
+			}
+			if err != nil {
+				b.in.Decref(handle)
+				return nil, err
+			}
+			return handle, nil
 		})
 	}
 }

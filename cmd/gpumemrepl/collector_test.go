@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -136,5 +137,48 @@ func TestImportSysMakesNothing(t *testing.T) {
 	first, after := figures("import sys\nimport gc\nimport torch"), figures("import gc\nimport torch\nimport sys")
 	if first != after {
 		t.Errorf("import sys after torch moved the collector's figures:\n%s\nwhere importing it first leaves\n%s", after, first)
+	}
+}
+
+// TestTupleOfGeneratorShrinks: tuple() of an iterable that gives no
+// length (a generator) takes a 10-tuple, CPython's guess, and shrinks it
+// in place to its items: the 10-tuple free list loses one, and the pair
+// free list gains one when the tuple dies (torch.nn's RemovableHandle
+// makes one for each forward hook: rounds/gh46386_hook_self's reads).
+// Of a list it makes a tuple of the list's length.
+func TestTupleOfGeneratorShrinks(t *testing.T) {
+	path := writeProgram(t, "shrink.py", `import sys
+import torch
+
+sys._debugmallocstats()
+t = tuple(x for x in "ab")
+sys._debugmallocstats()
+del t
+sys._debugmallocstats()
+t = tuple(["a", "b"])
+sys._debugmallocstats()
+`)
+	_, errOut, code := run(t, path)
+	reads := freeListReads(errOut)
+	sized := func(read, n int) int {
+		for _, l := range reads[read] {
+			var k, size int
+			if _, err := fmt.Sscanf(strings.TrimSpace(l), "%d free %d-sized", &k, &size); err == nil && size == n {
+				return k
+			}
+		}
+		t.Fatalf("read %d has no %d-sized line:\n%s", read, n, strings.Join(reads[read], "\n"))
+		return 0
+	}
+	if code != 0 || len(reads) != 4 {
+		t.Fatalf("exit %d, %d reads\n%s", code, len(reads), errOut)
+	}
+	tens := []int{sized(0, 10), sized(1, 10), sized(2, 10), sized(3, 10)}
+	pairs := []int{sized(0, 2), sized(1, 2), sized(2, 2), sized(3, 2)}
+	if tens[1] != tens[0]-1 || tens[2] != tens[1] || tens[3] != tens[2] {
+		t.Errorf("10-tuples on the free list %v: want one taken by the generator's tuple, none after", tens)
+	}
+	if pairs[1] != pairs[0] || pairs[2] != pairs[1]+1 || pairs[3] != pairs[2]-1 {
+		t.Errorf("pairs on the free list %v: want one back as the shrunk tuple dies, one taken by the list's", pairs)
 	}
 }

@@ -271,6 +271,17 @@ func (in *Interp) counted(o Object) {
 	in.gcCount()
 }
 
+// resized is _PyTuple_Resize of a tuple t's items were just set to: the
+// object is reallocated in place, so no free list serves it or gets it
+// back, but freed it goes to that of its new size.
+func (in *Interp) resized(t *Tuple) {
+	h := t.header()
+	if h.cost&^fromFree == costNone {
+		return // made unmetered, or the empty tuple
+	}
+	h.cost = gcCost(t) | h.cost&fromFree
+}
+
 // uncount takes back the count of an object CPython does not allocate
 // on its own (an instance's attribute dict, kept inline in 3.12).
 func (in *Interp) uncount(o Object) {

@@ -140,11 +140,71 @@ func newTuple(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error
 	if t, ok := iterable.(*Tuple); ok && t.cls == nil {
 		return newRef(t), nil
 	}
-	items, err := in.collect(iterable)
+	if _, ok := iterable.(*List); ok {
+		items, _ := in.collect(iterable)
+		return in.NewTuple(items), nil
+	}
+	// PySequence_Tuple: a tuple of the iterable's length hint (10 when it
+	// gives none, as a generator), made before the items come and resized
+	// to them, so that it leaves the free list of its first size and goes
+	// back to that of its last
+	hint, err := in.lengthHint(iterable, 10)
 	if err != nil {
 		return nil, err
 	}
-	return in.NewTuple(items), nil
+	t := in.noneTuple(int(hint)).(*Tuple)
+	items, err := in.collect(iterable)
+	if err != nil || len(items) == 0 {
+		in.Decref(t)
+		if err != nil {
+			return nil, err
+		}
+		return in.NewTuple(nil), nil
+	}
+	t.items = items
+	in.resized(t)
+	return t, nil
+}
+
+// lengthHint is PyObject_LengthHint(v, def): v's len() where it has one,
+// else what its __length_hint__ says (a built-in list's or tuple's
+// iterator: the items left), else def.
+func (in *Interp) lengthHint(v Value, def int64) (int64, error) {
+	switch x := plain(v, "__len__").(type) {
+	case string, Bytes, *List, *Tuple, *Dict, *Set, *dictView, *Range:
+		return in.Len(x)
+	case *iterObj:
+		switch s := x.src.(type) {
+		case *List:
+			return max(0, int64(len(s.items))-x.i), nil
+		case *Tuple:
+			return max(0, int64(len(s.items))-x.i), nil
+		}
+		return def, nil
+	case *Generator:
+		return def, nil
+	}
+	cls := TypeOf(v)
+	if cls.lookup("__len__") != nil {
+		return in.Len(v)
+	}
+	f := cls.lookup("__length_hint__")
+	if f == nil {
+		return def, nil
+	}
+	r, err := in.callWithSelf(f, v, nil, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Decref(r)
+	if r == NotImplemented {
+		return def, nil
+	}
+	n, err := in.Index(r)
+	if err == nil && n < 0 {
+		err = in.Raise(ValueErrorType, "__length_hint__() should return >= 0")
+	}
+	return n, err
 }
 
 func newDict(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
