@@ -146,6 +146,10 @@ func truthy(in *eval.Interp, d *eval.Dict, name string) bool {
 // params is a list of the tensors, the defaults filling what it lacks.
 func (b *Binding) addParamGroup(o *Optimizer, v eval.Value) error {
 	in := b.in
+	if !b.dynamoImported {
+		b.dynamoImported = true
+		in.ImportCollected(dynamoImport, dynamoImportRan, dynamoImportMade)
+	}
 	src, ok := v.(*eval.Dict)
 	if !ok {
 		return in.Raise(eval.TypeErrorType, "param_group must be a dict")

@@ -108,6 +108,9 @@ type Binding struct {
 	// stateLoaded is set once a load_state_dict ran
 	// (loadStateDictPython keeps what its first call makes there too).
 	stateLoaded bool
+	// dynamoImported is set once an optimizer's add_param_group ran
+	// (the first imports torch._dynamo: dynamoImport).
+	dynamoImported bool
 	// cudaUsed is set once CUDA was first used (PYTORCH_CUDA_ALLOC_CONF
 	// is read then).
 	cudaUsed bool

@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -180,5 +182,36 @@ sys._debugmallocstats()
 	}
 	if pairs[1] != pairs[0] || pairs[2] != pairs[1]+1 || pairs[3] != pairs[2]-1 {
 		t.Errorf("pairs on the free list %v: want one back as the shrunk tuple dies, one taken by the list's", pairs)
+	}
+}
+
+// TestDynamoImportCounts: the first optimizer's add_param_group imports
+// torch._dynamo, whose collections leave CPython's collector as
+// scripts/gc_dynamo_import.py's recording shows; from import torch to
+// the statement after the optimizer's, gc.get_count() is the
+// recording's after each statement (before it, the recorder's own start
+// is not knowable).
+func TestDynamoImportCounts(t *testing.T) {
+	rec, err := os.ReadFile("../../testdata/experiments/gc/gc_dynamo_import.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, _ := run(t, "run", "--json", "--fake-host", "--device", "sim", "--as-recorded", "../../scripts/gc_dynamo_import.py")
+	got := map[int][]int{}
+	for _, r := range readGCRows(t, out) {
+		got[r.Line] = r.GC
+	}
+	n := 0
+	for _, w := range readGCRows(t, string(rec)) {
+		if w.Line < 11 || w.Line > 18 {
+			continue
+		}
+		n++
+		if !slices.Equal(got[w.Line], w.GC) {
+			t.Errorf("line %d: gc.get_count() %v, CPython's %v\n%s", w.Line, got[w.Line], w.GC, errOut)
+		}
+	}
+	if n != 5 {
+		t.Errorf("%d rows from import torch to the statement after the optimizer's, want 5", n)
 	}
 }

@@ -410,6 +410,30 @@ func (in *Interp) SetGCState(s GCState) {
 	g.scheduled = false
 }
 
+// ImportCollected puts the collector in state s as an import too large
+// to model leaves it (torch._dynamo's, which the first optimizer's
+// add_param_group runs): its full collections free the garbage there
+// was (one here, gc.callbacks told), the generations' collections it ran
+// are added to gc.get_stats(), and the objects made until now are in the
+// oldest generation, as those that survived its full collections are.
+// With the collector disabled the import runs none: the objects it made
+// and keeps add to generation 0's count.
+func (in *Interp) ImportCollected(s GCState, ran [3]int, made int) {
+	g := &in.gc
+	if in.gcDisabled {
+		g.count[0] += made
+		return
+	}
+	if !g.collecting {
+		in.collectWithCallbacks(2)
+		ran[2]--
+	}
+	in.SetGCState(s)
+	for i, n := range ran {
+		g.stats[i].collections += n
+	}
+}
+
 // gcMore adds to the gc module what reads and sets the generations.
 func (in *Interp) gcMore(m *ModuleObj) {
 	g := &in.gc
