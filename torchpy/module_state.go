@@ -210,6 +210,9 @@ func (b *Binding) loadStateDict(o *eval.Instance, sd *eval.Dict, strict, assign 
 		}
 		in.Decref(r)
 	}
+	if strict {
+		splitKeys(in, o, sd, "")
+	}
 	sd.Items(func(k, _ eval.Value) bool {
 		if name, ok := k.(string); !ok || !expected[name] {
 			unexpected = append(unexpected, in.StrOf(k))
@@ -244,6 +247,11 @@ func (b *Binding) loadStateDict(o *eval.Instance, sd *eval.Dict, strict, assign 
 // and for each module load visits two objects; the first call in a
 // process also makes three it keeps (that round adds 6, the later ones
 // 1, which is the state dict's dict(...) going back to the free list).
+// Its lists missing_keys, unexpected_keys and error_msgs come from
+// CPython's free list of lists, and go back there as it returns: where
+// that list holds two, the third is counted (the trace's round 0, whose
+// free-list reads (rounds/gh20199_state_dict_cycle) find three lists
+// more after it than before).
 func (b *Binding) loadStateDictPython(o *eval.Instance) []eval.Value {
 	in := b.in
 	if !b.stateLoaded {
@@ -252,7 +260,7 @@ func (b *Binding) loadStateDictPython(o *eval.Instance) []eval.Value {
 			b.typingHeld = append(b.typingHeld, in.NewInternal())
 		}
 	}
-	var live []eval.Value
+	live := []eval.Value{in.NewList(nil), in.NewList(nil), in.NewList(nil)}
 	var visit func(m *eval.Instance)
 	visit = func(m *eval.Instance) {
 		live = append(live, in.NewInternal(), in.NewInternal())
@@ -265,6 +273,31 @@ func (b *Binding) loadStateDictPython(o *eval.Instance) []eval.Value {
 	}
 	visit(o)
 	return live
+}
+
+// splitKeys makes the lists of _load_from_state_dict's strict check,
+// module m's first and its children's after, as load() visits them:
+// key[len(prefix):].split(".", 1) of each key of the state dict that m
+// is given (those under its prefix), each list made while the one before
+// is still held (input_name), the last freed as the call returns.
+func splitKeys(in *eval.Interp, m *eval.Instance, sd *eval.Dict, prefix string) {
+	var held eval.Value
+	sd.Items(func(k, _ eval.Value) bool {
+		if name, ok := k.(string); ok && strings.HasPrefix(name, prefix) {
+			l := in.NewList(nil)
+			if held != nil {
+				in.Decref(held)
+			}
+			held = l
+		}
+		return true
+	})
+	if held != nil {
+		in.Decref(held)
+	}
+	for _, c := range children(m) {
+		splitKeys(in, c.m, sd, prefix+c.name+".")
+	}
 }
 
 // assignEntry makes src the module's tensor of entry e (setattr): for a
