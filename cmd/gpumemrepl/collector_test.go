@@ -215,3 +215,41 @@ func TestDynamoImportCounts(t *testing.T) {
 		t.Errorf("%d rows from import torch to the statement after the optimizer's, want 5", n)
 	}
 }
+
+// TestClassCallArgsTuple: calling a class a class statement made (a heap
+// type, with no vectorcall in CPython 3.12) goes through
+// _PyObject_MakeTpCall, which makes a tuple of the positional arguments
+// for type_call: with the pair free list emptied, C(1, 2) makes a pair
+// that goes back to the free list as the call returns.
+func TestClassCallArgsTuple(t *testing.T) {
+	path := writeProgram(t, "classcall.py", `import sys
+import torch
+
+
+class C:
+    def __init__(self, a, b):
+        self.a = a
+
+
+keep = [(i, i + 1) for i in range(2000)]
+sys._debugmallocstats()
+c = C(1, 2)
+sys._debugmallocstats()
+`)
+	_, errOut, code := run(t, path)
+	reads := freeListReads(errOut)
+	if code != 0 || len(reads) != 2 {
+		t.Fatalf("exit %d, %d reads\n%s", code, len(reads), errOut)
+	}
+	pairs := func(read []string) string {
+		for _, l := range read {
+			if strings.Contains(l, " 2-sized ") {
+				return strings.Fields(l)[0]
+			}
+		}
+		return ""
+	}
+	if before, after := pairs(reads[0]), pairs(reads[1]); before != "0" || after != "1" {
+		t.Errorf("pairs on the free list %s before C(1, 2) and %s after, want 0 and 1 (its arguments' tuple)", before, after)
+	}
+}

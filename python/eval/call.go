@@ -345,6 +345,7 @@ func (in *Interp) construct(cls *Class, args []Value, kw []KeywordArg) (Value, e
 	if err := in.checkAbstract(cls); err != nil {
 		return nil, err
 	}
+	defer in.heapTypeCall(cls, args, kw)()
 	var inst Value
 	vb := valueBase(cls)
 	if nw := cls.lookup("__new__"); nw != nil && nw != objectNew {
@@ -389,6 +390,38 @@ func (in *Interp) construct(cls *Class, args []Value, kw []KeywordArg) (Value, e
 		return nil, in.typeError("%s() takes no arguments", cls.Name)
 	}
 	return inst, nil
+}
+
+// heapTypeCall makes what CPython 3.12 makes to call a class a class
+// statement made (a heap type, which has no vectorcall):
+// _PyObject_MakeTpCall's tuple of the positional arguments and dict of
+// the keyword ones, which live while type_call runs __new__ and
+// __init__. It returns what frees them as the call returns. An
+// exception's tuple is its args (BaseException_new keeps it).
+func (in *Interp) heapTypeCall(cls *Class, args []Value, kw []KeywordArg) func() {
+	var t, d Value
+	if len(args) > 0 && !isException(cls) {
+		items := make([]Value, len(args))
+		for i, a := range args {
+			items[i] = newRef(a)
+		}
+		t = in.NewTuple(items)
+	}
+	if len(kw) > 0 {
+		kd := in.NewDict()
+		for _, k := range kw {
+			in.SetStr(kd, k.Name, k.Value)
+		}
+		d = kd
+	}
+	return func() {
+		if t != nil {
+			in.Decref(t)
+		}
+		if d != nil {
+			in.Decref(d)
+		}
+	}
 }
 
 // newTakesArgs reports whether cls's __new__ is not object's (its own,
