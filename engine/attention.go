@@ -398,6 +398,9 @@ func (s *Session) cudnnAttention(q, k, v, bias *Tensor, g sdpaShape, grad bool) 
 	if grad {
 		specs = append(specs, tensorShape{[]int64{g.b, g.h, g.m}, Float32})
 	}
+	if err := s.cudnnHandle(dev, "F.scaled_dot_product_attention", Args{q, k, v}); err != nil {
+		return nil, err
+	}
 	ts, err := s.allocAll(dev, specs...)
 	if err == nil {
 		err = s.libScratch(dev, "cuDNN attention", cudnnForwardWorkspace)

@@ -19,16 +19,39 @@ var noKernel = map[string]bool{
 }
 
 // driverEvent reports e on dev to its device, where the device models
-// it and its context exists.
+// it and its context exists. Only cuDNN's first handle can leave the
+// device unable to place what follows (cudnnHandle).
 func (s *Session) driverEvent(dev Device, e device.Event) {
+	if o := s.observer(dev); o != nil {
+		o.Observe(e) //nolint:errcheck // the simulated device fails only at device.CuDNNHandle, reported by cudnnHandle
+	}
+}
+
+// observer is dev's device where it models the driver's own address
+// space (Options.DriverAddresses) and its context exists, else nil.
+func (s *Session) observer(dev Device) device.Observer {
 	if !s.opts.DriverAddresses || !dev.CUDA || dev.Index >= len(s.gpus) {
-		return
+		return nil
 	}
 	if g := s.gpus[dev.Index]; g.alloc != nil {
 		if o, ok := g.dev.(device.Observer); ok {
-			o.Observe(e)
+			return o
 		}
 	}
+	return nil
+}
+
+// cudnnHandle reports op's use of cuDNN on dev (device.CuDNNHandle),
+// before its output is allocated: where the device then no longer knows
+// where the driver puts segments, every figure from here on is an
+// estimate naming op and a its arguments.
+func (s *Session) cudnnHandle(dev Device, op string, a Args) error {
+	if o := s.observer(dev); o != nil {
+		if err := o.Observe(device.CuDNNHandle); err != nil {
+			return s.estimate(nil, op, "%s: %v", argShapes(a), err)
+		}
+	}
+	return nil
 }
 
 // processEvent reports e, something the process as a whole does (a
@@ -59,7 +82,9 @@ func (s *Session) reductionRan(dev Device) {
 
 // opRan reports the kernel of op d, run on a with outputs outs, where
 // it wrote a CUDA tensor: an output that is not a view of its input, or
-// the input itself where d ran in place.
+// the input itself where d ran in place. A contiguous host tensor
+// copied to the GPU in its dtype runs none (a cudaMemcpy:
+// probe_old_lmem_host1's 96 MiB .cuda() grew nothing, its fill did).
 func (s *Session) opRan(d *OpDef, a Args, outs []*Tensor, inPlace bool) {
 	if noKernel[d.Name] {
 		return
@@ -70,7 +95,8 @@ func (s *Session) opRan(d *OpDef, a Args, outs []*Tensor, inPlace bool) {
 		return
 	}
 	for _, t := range outs {
-		if t != nil && !t.number && t.st != nil && (in == nil || in.st != t.st) {
+		memcpy := in != nil && !in.number && !in.Device().CUDA && in.DType == t.DType && in.IsContiguous()
+		if t != nil && !t.number && t.st != nil && (in == nil || in.st != t.st) && !memcpy {
 			s.driverEvent(t.Device(), device.Kernel)
 		}
 	}

@@ -1,7 +1,11 @@
 package torchpy_test
 
 import (
+	"bytes"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -21,29 +25,37 @@ import (
 // one named, and a change that places more must raise the count.
 func TestSegmentsWhereTheDriverPutThem(t *testing.T) {
 	for _, c := range []struct {
-		recording string // under testdata/segments
-		script    string // under testdata
-		segs      int    // segments at the driver's address, from the first
-		stops     string // what places the next one elsewhere
+		recording string            // under testdata/segments
+		script    string            // under testdata
+		env       map[string]string // the probe's os.environ.get(NAME), given
+		segs      int               // segments at the driver's address, from the first
+		stops     string            // what places the next one elsewhere
 	}{
-		{"ckpt_block", "pyrules/ckpt_block", 10, ""},
-		{"amp_linear", "pyrules/amp_linear", 8, ""},
-		{"amp_scaler", "pyrules/amp_scaler", 9, "line 25: 2 MiB more of the driver's where the backward thread's workspace ends"},
-		{"autograd_buffer", "pyrules/autograd_buffer", 7, "line 80: as amp_scaler's line 25"},
-		{"module_convert", "pyrules/module_convert", 2, "line 32: the parameters made on the host first moved the driver's next chunk above the context"},
-		{"cnn_net", "pyrules/cnn_net", 1, "line 30: what cuDNN takes"},
-		{"h100/ckpt_block", "pyrules/ckpt_block", 10, ""},
-		{"h100/amp_linear", "pyrules/amp_linear", 8, ""},
-		{"h100/amp_scaler", "pyrules/amp_scaler", 8, "line 22: a 16 MiB segment the H200 put at -504 at -276, the driver's own 2 MiB pieces placed otherwise in the two runs"},
-		{"h100/module_convert", "pyrules/module_convert", 2, "as on the H200"},
-		{"h100/llama_train", "models/zoo/llama_train", 3, "line 142: a model built on the host, the driver's chunks between its threads' malloc arenas"},
-		{"h100/ckpt_gpt_train", "models/zoo/ckpt_gpt_train", 6, "line 67: the first reduction's buffer not below the segment, 10 MiB lower in the tool"},
-		{"h100/dcgan_train", "models/zoo/dcgan_train", 3, "line 65: 6 MiB more of the driver's below the segment (cuDNN's)"},
-		{"h100/siamese_triplet", "models/zoo/siamese_triplet", 2, "line 42: a 2 MiB segment in the top gap of the new local memory, which the driver reserved below the libraries cuDNN mapped at its first convolution (not modelled)"},
-		{"h100/vae_mnist", "models/zoo/vae_mnist", 2, "line 53: the first workspace in a chunk 32 MiB lower"},
-		{"h100/vit_train", "models/zoo/vit_train", 7, "line 91: as siamese_triplet's; its segments in PyTorch's order all the same (TestVitTrainPlacedAsPyTorch)"},
-		{"h100/nanogpt_bf16_accum", "models/zoo/nanogpt_bf16_accum", 7, "line 83: 10 MiB of the driver's above the first workspace (8 MiB, then 2 MiB host-mapped) before attention's next segment, not modelled"},
-		{"h100/train_sweep", "models/train_sweep", 6, "line 56: a chunk above the context, where the model's host tensors were until .cuda() copied them"},
+		{"ckpt_block", "pyrules/ckpt_block", nil, 10, ""},
+		{"amp_linear", "pyrules/amp_linear", nil, 8, ""},
+		{"amp_scaler", "pyrules/amp_scaler", nil, 9, "line 25: 2 MiB more of the driver's where the backward thread's workspace ends"},
+		{"autograd_buffer", "pyrules/autograd_buffer", nil, 7, "line 80: as amp_scaler's line 25"},
+		{"module_convert", "pyrules/module_convert", nil, 2, "line 32: the parameters made on the host first moved the driver's next chunk above the context"},
+		{"cnn_net", "pyrules/cnn_net", nil, 1, "line 30: what cuDNN takes"},
+		{"h100/ckpt_block", "pyrules/ckpt_block", nil, 10, ""},
+		{"h100/amp_linear", "pyrules/amp_linear", nil, 8, ""},
+		{"h100/amp_scaler", "pyrules/amp_scaler", nil, 8, "line 22: a 16 MiB segment the H200 put at -504 at -276, the driver's own 2 MiB pieces placed otherwise in the two runs"},
+		{"h100/module_convert", "pyrules/module_convert", nil, 2, "as on the H200"},
+		{"h100/llama_train", "models/zoo/llama_train", nil, 3, "line 142: a model built on the host, the driver's chunks between its threads' malloc arenas"},
+		{"h100/ckpt_gpt_train", "models/zoo/ckpt_gpt_train", nil, 13, "line 67: a 2 MiB segment in the new local memory's top gap 2 MiB above the tool's, the driver's own 2 MiB pieces placed otherwise, as amp_scaler's line 25"},
+		{"h100/dcgan_train", "models/zoo/dcgan_train", nil, 3, "line 65: 6 MiB more of the driver's below the segment (cuDNN's)"},
+		{"h100/siamese_triplet", "models/zoo/siamese_triplet", nil, 2, "line 42: a 2 MiB segment in the top gap of the new local memory, which the driver reserved below the libraries cuDNN mapped at its first convolution (not modelled)"},
+		{"h100/vae_mnist", "models/zoo/vae_mnist", nil, 2, "line 53: the first workspace in a chunk 32 MiB lower"},
+		{"h100/vit_train", "models/zoo/vit_train", nil, 7, "line 91: as siamese_triplet's; its segments in PyTorch's order all the same (TestVitTrainPlacedAsPyTorch)"},
+		{"h100/nanogpt_bf16_accum", "models/zoo/nanogpt_bf16_accum", nil, 7, "line 83: 10 MiB of the driver's above the first workspace (8 MiB, then 2 MiB host-mapped) before attention's next segment, not modelled"},
+		{"h100/train_sweep", "models/train_sweep", nil, 6, "line 56: a chunk above the context, where the model's host tensors were until .cuda() copied them"},
+		{"h100/train_sweep_again", "models/train_sweep", nil, 6, "as train_sweep's, that chunk 32 MiB higher"},
+		{"h100/probe_old_lmem_host0_fill", "../scripts/probe_old_lmem", map[string]string{"PROBE_HOST": "0", "PROBE_FIRST": "fill"}, 8, "line 38: the host's own mapping (malloc's, line 37) in the old local memory the driver gave back"},
+		{"h100/probe_old_lmem_host0_embedding", "../scripts/probe_old_lmem", map[string]string{"PROBE_HOST": "0", "PROBE_FIRST": "embedding"}, 7, "line 36: as host0_fill's line 38 (line 35's mapping)"},
+		{"h100/probe_old_lmem_host1_fill", "../scripts/probe_old_lmem", map[string]string{"PROBE_HOST": "1", "PROBE_FIRST": "fill"}, 2, "line 27: a chunk above the context, where the host tensor was until .cuda() copied it"},
+		{"h100/probe_old_lmem_host1_embedding", "../scripts/probe_old_lmem", map[string]string{"PROBE_HOST": "1", "PROBE_FIRST": "embedding"}, 2, "as host1_fill's"},
+		{"h100/probe_piece_hole_sum", "../scripts/probe_piece_hole", map[string]string{"PROBE_OP": "sum"}, 6, ""},
+		{"h100/probe_piece_hole_embedding", "../scripts/probe_piece_hole", map[string]string{"PROBE_OP": "embedding"}, 6, ""},
 	} {
 		t.Run(c.recording, func(t *testing.T) {
 			want := recordedSegments(t, filepath.Join("..", "testdata", "segments", c.recording+".jsonl"))
@@ -55,7 +67,11 @@ func TestSegmentsWhereTheDriverPutThem(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			runScriptIn(t, s, filepath.Join("..", "testdata", c.script+".py"))
+			script := filepath.Join("..", "testdata", c.script+".py")
+			if c.env != nil {
+				script = withEnv(t, script, c.env)
+			}
+			runScriptIn(t, s, script)
 			var got []uint64
 			for _, e := range s.History(0)[:scriptEnd[s]] {
 				if e.Action == "segment_alloc" {
@@ -74,6 +90,30 @@ func TestSegmentsWhereTheDriverPutThem(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withEnv is a copy of script (in a test's directory) that reads the
+// values env gives where it reads os.environ.get(NAME): the tool's os
+// holds PYTORCH_* variables only, and a probe is recorded once for each
+// setting of its own.
+func withEnv(t *testing.T, script string, env map[string]string) string {
+	t.Helper()
+	src, err := os.ReadFile(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range env {
+		call := fmt.Sprintf("os.environ.get(%q)", k)
+		if !bytes.Contains(src, []byte(call)) {
+			t.Fatalf("%s does not read %s", script, call)
+		}
+		src = bytes.ReplaceAll(src, []byte(call), []byte(strconv.Quote(v)))
+	}
+	out := filepath.Join(t.TempDir(), filepath.Base(script))
+	if err := os.WriteFile(out, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // recordedSegments are the addresses of the segments a recording made,

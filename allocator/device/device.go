@@ -61,8 +61,9 @@ const (
 	// Library is the shared library mapped into the process at the first
 	// torch.optim optimizer or activation checkpoint.
 	Library
-	// CuDNNHandle is a convolution cuDNN runs, before its output is
-	// allocated: the process's first makes cuDNN's handle.
+	// CuDNNHandle is a convolution or attention cuDNN runs, before its
+	// output is allocated: the process's first makes cuDNN's handle and
+	// maps its libraries.
 	CuDNNHandle
 )
 
@@ -70,6 +71,9 @@ const (
 // besides allocating: the simulated one, which must take for the driver
 // what the real driver takes. The engine reports each event to a device
 // that implements it; the CUDA device need not (its driver sees them).
+// Observe fails where the event leaves the device unable to say where
+// the driver puts the segments after it (what it does not model): the
+// figures from there on are an estimate.
 type Observer interface {
-	Observe(Event)
+	Observe(Event) error
 }

@@ -177,8 +177,8 @@ func TestDriverTakings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.Observe(device.Kernel)
-	d.Observe(device.BLASHandle)
+	d.Observe(device.Kernel)     //nolint:errcheck // a kernel fails nothing
+	d.Observe(device.BLASHandle) //nolint:errcheck // nor a handle
 	for _, c := range []struct {
 		size uint64
 		want int64 // MiB from the first segment
@@ -189,6 +189,71 @@ func TestDriverTakings(t *testing.T) {
 		}
 		if got := (int64(p) - int64(first)) >> 20; got != c.want {
 			t.Errorf("a %d MiB segment at %+d MiB, want %+d", c.size>>20, got, c.want)
+		}
+	}
+}
+
+// TestOldLocalMemory: at the first kernel the driver takes 2 MiB by its
+// rule before it reserves the new local memory. Where that lands in the
+// context's 2 MiB gap, the old local memory stays a hole of the
+// context's chunk that fills from the bottom up; where it lands in a
+// newer chunk's hole, the context's chunk is empty when the old local
+// memory goes, and is given back: new chunks are carved from its top.
+// The segments are scripts/probe_piece_hole.py's and probe_old_lmem.py's
+// (testdata/segments/h100/probe_*): in the first, the 10 MiB of the first
+// reduction no longer fits the 10 MiB hole the 2 MiB piece went to.
+func TestOldLocalMemory(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		before []uint64 // MiB, segments before the first kernel
+		reduce bool     // a reduction after it
+		after  []uint64 // MiB, segments after
+		want   []int64  // where those go, MiB from the first segment
+	}{
+		{"piece_hole", []uint64{2, 24, 20, 2}, true, []uint64{20, 20}, []int64{-404, -384}},
+		{"old_lmem_host0_fill", []uint64{96, 24, 20, 2}, false, []uint64{20, 20, 64}, []int64{480, 448, 384}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := New(H200Total)
+			var first uint64
+			for i, n := range c.before {
+				p := alloc(t, d, n<<20)
+				if i == 0 {
+					first = p
+				}
+			}
+			d.Observe(device.Kernel) //nolint:errcheck // a kernel fails nothing
+			if c.reduce {
+				d.Observe(device.Reduction) //nolint:errcheck // as the kernel
+			}
+			for i, n := range c.after {
+				if got := (int64(alloc(t, d, n<<20)) - int64(first)) >> 20; got != c.want[i] {
+					t.Errorf("a %d MiB segment at %+d MiB, want %+d", n, got, c.want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestCuDNNAfterTheGiveBack: cuDNN's first handle once the driver gave
+// the old local memory back is where the simulated device stops knowing
+// where segments go (its libraries go there, train_sweep's line 64);
+// where the old local memory stayed, it is not. A 96 MiB segment fills
+// its chunk and a 24 MiB one the context's 24 MiB gap, so the driver's
+// 2 MiB go to its 2 MiB gap; a 20 MiB one after them leaves a hole in a
+// newer chunk, which they take (probe_old_lmem's segments).
+func TestCuDNNAfterTheGiveBack(t *testing.T) {
+	for _, c := range []struct {
+		before []uint64 // MiB, segments before the first kernel
+		fails  bool
+	}{{[]uint64{96, 24, 20}, true}, {[]uint64{96, 24}, false}} {
+		d := New(H200Total)
+		for _, n := range c.before {
+			alloc(t, d, n<<20)
+		}
+		d.Observe(device.Kernel) //nolint:errcheck // a kernel fails nothing
+		if err := d.Observe(device.CuDNNHandle); (err != nil) != c.fails {
+			t.Errorf("segments of %v MiB: cuDNN's first handle gave %v", c.before, err)
 		}
 	}
 }
