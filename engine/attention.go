@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator/device"
 )
 
 // scaled_dot_product_attention, as memory (testdata/pyrules/tfm_sdpa.py,
@@ -398,9 +400,7 @@ func (s *Session) cudnnAttention(q, k, v, bias *Tensor, g sdpaShape, grad bool) 
 	if grad {
 		specs = append(specs, tensorShape{[]int64{g.b, g.h, g.m}, Float32})
 	}
-	if err := s.cudnnHandle(dev, "F.scaled_dot_product_attention", Args{q, k, v}); err != nil {
-		return nil, err
-	}
+	s.driverEvent(dev, device.CuDNNHandle)
 	ts, err := s.allocAll(dev, specs...)
 	if err == nil {
 		err = s.libScratch(dev, "cuDNN attention", cudnnForwardWorkspace)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/gpumemrepl/gpumemrepl/allocator/device"
 )
 
 // Convolutions (F.conv1d, conv2d, conv3d, conv_transpose1d/2d/3d;
@@ -322,9 +324,7 @@ func (s *Session) conv(op string, dims int, x, w, b *Tensor, p convParams) (*Ten
 	if cfg.onCuDNN() {
 		// before the output: siamese_triplet's 2 MiB came before its
 		// first convolution's output made a segment (device.CuDNNHandle)
-		if err := s.cudnnHandle(dev, op, Args{x, w}); err != nil {
-			return nil, err
-		}
+		s.driverEvent(dev, device.CuDNNHandle)
 	}
 	outs, err := s.convReplay(dev, events, func(byte) tensorShape { return tensorShape{shape, x.DType} })
 	if err != nil {

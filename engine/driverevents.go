@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/gpumemrepl/gpumemrepl/allocator/device"
+import (
+	"github.com/gpumemrepl/gpumemrepl/allocator"
+	"github.com/gpumemrepl/gpumemrepl/allocator/device"
+)
 
 // What the program does that makes the CUDA driver take device address
 // space for itself (device.Event), reported to a device that models it
@@ -19,11 +22,10 @@ var noKernel = map[string]bool{
 }
 
 // driverEvent reports e on dev to its device, where the device models
-// it and its context exists. Only cuDNN's first handle can leave the
-// device unable to place what follows (cudnnHandle).
+// it and its context exists.
 func (s *Session) driverEvent(dev Device, e device.Event) {
 	if o := s.observer(dev); o != nil {
-		o.Observe(e) //nolint:errcheck // the simulated device fails only at device.CuDNNHandle, reported by cudnnHandle
+		o.Observe(e)
 	}
 }
 
@@ -41,14 +43,14 @@ func (s *Session) observer(dev Device) device.Observer {
 	return nil
 }
 
-// cudnnHandle reports op's use of cuDNN on dev (device.CuDNNHandle),
-// before its output is allocated: where the device then no longer knows
-// where the driver puts segments, every figure from here on is an
-// estimate naming op and a its arguments.
-func (s *Session) cudnnHandle(dev Device, op string, a Args) error {
+// notePlacement records an estimate where dev's device placed the
+// segment of n bytes just made where it cannot say the driver would
+// (device.Observer's Unplaced): every figure from here on rests on it.
+// Under --strict it is the error to raise.
+func (s *Session) notePlacement(dev Device, n uint64) error {
 	if o := s.observer(dev); o != nil {
-		if err := o.Observe(device.CuDNNHandle); err != nil {
-			return s.estimate(nil, op, "%s: %v", argShapes(a), err)
+		if err := o.Unplaced(); err != nil {
+			return s.estimate(nil, "cudaMalloc", "%s on cuda:%d: %v", allocator.FormatSize(n), dev.Index, err)
 		}
 	}
 	return nil

@@ -102,9 +102,10 @@ type Options struct {
 	// DriverAddresses has the simulated device take the address space
 	// the CUDA driver takes for itself as the program runs (the engine
 	// reports what makes it: driverevents.go), which decides which of
-	// two equal free blocks PyTorch's best fit takes. Off by default
-	// until the programs built on the host are recorded with their
-	// addresses (testdata/segments/README.md).
+	// two equal free blocks PyTorch's best fit takes
+	// (testdata/segments/README.md). The binary turns it on for every
+	// simulated run (run, the prompt, fit, diff); --driver-addresses=false
+	// turns it off for run and the prompt.
 	DriverAddresses bool
 	// Calibration names calibration files: recordings of convolutions
 	// made on the user's GPU (scripts/calibrate.py), read at the start
@@ -506,7 +507,11 @@ func (s *Session) newStorageOn(dev Device, stream, n uint64, fill bool) (*storag
 		}
 		return nil, err
 	}
-	if err := s.noteRefusals(dev, g, refused, n); err != nil {
+	err = s.noteRefusals(dev, g, refused, n)
+	if err == nil {
+		err = s.notePlacement(dev, n)
+	}
+	if err != nil {
 		if ferr := g.alloc.Free(p); ferr != nil {
 			return nil, ferr
 		}

@@ -150,7 +150,7 @@ func fitOn(prog Program, o FitOptions, p engine.Preset) (Fit, error) {
 			}
 		}
 	}
-	s, err := RunScript(prog, engine.Options{Preset: p, AllocConf: o.AllocConf, Devices: o.Devices, FakeHost: true, Backend: "sim", HostTotal: o.HostTotal, Strict: o.Strict}, atEnd)
+	s, err := RunScript(prog, engine.Options{Preset: p, AllocConf: o.AllocConf, Devices: o.Devices, FakeHost: true, Backend: "sim", HostTotal: o.HostTotal, Strict: o.Strict, DriverAddresses: true}, atEnd)
 	if se, ok := err.(*ScriptError); ok {
 		se.Run = "gpumemrepl fit: the script failed on " + p.Name
 		return Fit{}, se

@@ -71,9 +71,10 @@ const (
 // besides allocating: the simulated one, which must take for the driver
 // what the real driver takes. The engine reports each event to a device
 // that implements it; the CUDA device need not (its driver sees them).
-// Observe fails where the event leaves the device unable to say where
-// the driver puts the segments after it (what it does not model): the
-// figures from there on are an estimate.
+// Unplaced says, once, why the segment it placed last may not lie where
+// the driver would put it (what it does not model), nil where it does:
+// the figures from there on are an estimate.
 type Observer interface {
-	Observe(Event) error
+	Observe(Event)
+	Unplaced() error
 }

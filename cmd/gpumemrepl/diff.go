@@ -170,7 +170,7 @@ func scriptSide(path string, o trace.Options, strict bool) (diff.Source, trace.O
 		categories = r.AllocCategories()
 		saveErr = s.SaveSnapshot(saved, 0)
 	}
-	s, err := repl.RunScript(repl.Program{Src: src, File: path}, engine.Options{Preset: h200, AllocConf: conf, FakeHost: true, Backend: "sim", Strict: strict}, save)
+	s, err := repl.RunScript(repl.Program{Src: src, File: path}, engine.Options{Preset: h200, AllocConf: conf, FakeHost: true, Backend: "sim", Strict: strict, DriverAddresses: true}, save)
 	if err != nil {
 		if se, ok := err.(*repl.ScriptError); ok { // its first line is the script's FILE:LINE:COL
 			se.Run = "gpumemrepl diff: the script failed"

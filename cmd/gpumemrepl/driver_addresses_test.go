@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// TestDriverAddresses: with --driver-addresses the simulated H200 takes
-// the address space the CUDA driver takes for itself, and
+// TestDriverAddresses: by default the simulated H200 takes the address
+// space the CUDA driver takes for itself (--driver-addresses), and
 // testdata/pyrules/ckpt_block.py, whose best fit breaks a tie between
 // two free 6 MiB blocks by their addresses, matches its recording at
 // every statement (--strict); without it the tool takes the other block
@@ -23,12 +23,15 @@ import (
 func TestDriverAddresses(t *testing.T) {
 	const script = "../../testdata/pyrules/ckpt_block.py"
 	want, _ := readRecording(t, recordingOf("pyrules/ckpt_block", script))
-	if diffs, _ := diffSteps(want, runScriptOn(script, true, "h200", "--driver-addresses")); len(diffs) > 0 {
-		t.Errorf("with --driver-addresses ckpt_block.py differs from PyTorch:\n%s", strings.Join(diffs, "\n"))
+	if diffs, _ := diffSteps(want, runScriptOn(script, true, "h200")); len(diffs) > 0 {
+		t.Errorf("ckpt_block.py differs from PyTorch:\n%s", strings.Join(diffs, "\n"))
 	}
-	diffs, _ := diffSteps(want, runScriptOn(script, true, "h200"))
+	diffs, _ := diffSteps(want, runScriptOn(script, true, "h200", "--driver-addresses=false"))
 	if len(diffs) == 0 || !strings.HasPrefix(diffs[0], "line 35:") {
-		t.Errorf("without --driver-addresses ckpt_block.py's first difference is %q, want line 35's", diffs)
+		t.Errorf("with --driver-addresses=false ckpt_block.py's first difference is %q, want line 35's", diffs)
+	}
+	if diffs, _ := diffSteps(want, runScriptOn(script, true, "h200", "--driver-addresses")); len(diffs) > 0 {
+		t.Errorf("with --driver-addresses (the default, said) ckpt_block.py differs from PyTorch:\n%s", strings.Join(diffs, "\n"))
 	}
 	// llama_train.py on the H100 it was recorded on: its training
 	// segments where the driver put them, and each backward's frees in
@@ -36,32 +39,33 @@ func TestDriverAddresses(t *testing.T) {
 	// and freed first; SwiGLU's saved factors released other_ first)
 	const llama = "../../testdata/models/zoo/llama_train.py"
 	want, _ = readRecording(t, recordingOf("models/zoo/llama_train", llama))
-	if diffs, _ := diffSteps(want, runScriptOn(llama, false, "h100", "--driver-addresses")); len(diffs) > 0 {
-		t.Errorf("with --driver-addresses llama_train.py differs from PyTorch:\n%s", strings.Join(diffs, "\n"))
+	if diffs, _ := diffSteps(want, runScriptOn(llama, false, "h100")); len(diffs) > 0 {
+		t.Errorf("llama_train.py differs from PyTorch:\n%s", strings.Join(diffs, "\n"))
 	}
 	// the zoo's programs whose cached blocks tie by their addresses:
-	// exact with the flag (the rules held back without it lifted:
+	// exact with them (the rules held back without them lifted:
 	// vit_train's strided convolution gradient copy, from its second
-	// iteration; siamese_triplet's triplet_margin_loss), labelled without
-	// it, where --strict stops them
+	// iteration; siamese_triplet's triplet_margin_loss), labelled
+	// without them, where --strict stops them
 	for _, c := range []struct{ name, stop string }{{"vit_train", "line 91:"}, {"siamese_triplet", "line 42:"}} {
 		script := "../../testdata/models/zoo/" + c.name + ".py"
 		want, _ = readRecording(t, recordingOf("models/zoo/"+c.name, script))
-		if diffs, _ := diffSteps(want, runScriptOn(script, true, "h100", "--driver-addresses")); len(diffs) > 0 {
-			t.Errorf("with --driver-addresses %s.py differs from PyTorch:\n%s", c.name, strings.Join(diffs, "\n"))
+		if diffs, _ := diffSteps(want, runScriptOn(script, true, "h100")); len(diffs) > 0 {
+			t.Errorf("%s.py differs from PyTorch:\n%s", c.name, strings.Join(diffs, "\n"))
 		}
-		if diffs, _ := diffSteps(want, runScriptOn(script, true, "h100")); len(diffs) == 0 || !strings.HasPrefix(diffs[0], c.stop) {
-			t.Errorf("without --driver-addresses %s.py's first difference (--strict) is %q, want %s", c.name, diffs, c.stop)
+		if diffs, _ := diffSteps(want, runScriptOn(script, true, "h100", "--driver-addresses=false")); len(diffs) == 0 || !strings.HasPrefix(diffs[0], c.stop) {
+			t.Errorf("with --driver-addresses=false %s.py's first difference (--strict) is %q, want %s", c.name, diffs, c.stop)
 		}
 	}
 	// models/train_sweep.py: its attention's cuDNN maps libraries where
 	// the driver gave the old local memory back (its 2 MiB at the first
-	// kernel went to a newer chunk), which is not modelled: its figures
-	// are estimated from there, and --strict refuses them
+	// kernel went to a newer chunk), which is not modelled, and the
+	// tool then carves a chunk there: its figures are estimated from
+	// there, and --strict refuses them
 	const sweep = "../../testdata/models/train_sweep.py"
-	steps := runScriptOn(sweep, true, "h100", "--driver-addresses")
-	if i := slices.IndexFunc(steps, func(s pythonStep) bool { return s.Error != nil }); i < 0 || steps[i].Line != 64 || !strings.Contains(*steps[i].Error, "cuDNN's first use maps its libraries") {
-		t.Errorf("train_sweep.py under --strict: %+v, want line 64 refused at cuDNN's first use", steps)
+	steps := runScriptOn(sweep, true, "h100")
+	if i := slices.IndexFunc(steps, func(s pythonStep) bool { return s.Error != nil }); i < 0 || steps[i].Line != 64 || !strings.Contains(*steps[i].Error, "on cuda:0: a range where cuDNN's libraries may lie") {
+		t.Errorf("train_sweep.py under --strict: %+v, want line 64 refused where a chunk goes among cuDNN's libraries", steps)
 	}
 	// the flag describes a simulated device: it does not go with a real one
 	if _, errOut, code := run(t, "run", "--device", "cuda", "--driver-addresses", script); code == 0 || !strings.Contains(errOut, "--driver-addresses describes a simulated device") {
@@ -71,16 +75,17 @@ func TestDriverAddresses(t *testing.T) {
 
 // TestDriverAddressesInTheZoo runs the recorded programs whose figures
 // the driver's addresses decide, as users run them (estimates allowed),
-// with and without --driver-addresses, and requires the first
-// difference from PyTorch's recording each has ("" where it matches at
-// every statement): the flag makes the first four match, keeps
+// with the driver's addresses (the default) and without
+// (--driver-addresses=false), and requires the first difference from
+// PyTorch's recording each has ("" where it matches at every
+// statement): the addresses make the first four match, keeps
 // nanogpt_bf16_accum matching, and makes models/train_sweep.py differ
 // where its figures are estimated (cuDNN's libraries where the driver
 // gave the old local memory back, testdata/segments/README.md).
 func TestDriverAddressesInTheZoo(t *testing.T) {
 	for _, c := range []struct {
 		name      string
-		with, off string // the first line that differs, with and without the flag
+		with, off string // the first line that differs, with and without the addresses
 	}{
 		{"models/zoo/ckpt_gpt_train", "", "line 67:"},
 		{"models/zoo/dcgan_train", "", "line 65:"},
@@ -93,30 +98,28 @@ func TestDriverAddressesInTheZoo(t *testing.T) {
 			t.Parallel()
 			script := "../../testdata/" + c.name + ".py"
 			want, _ := readRecording(t, recordingOf(c.name, script))
-			for _, flags := range [][]string{{"--driver-addresses"}, nil} {
-				diffs, _ := diffSteps(want, runScriptOn(script, false, recordedOn(script), flags...))
-				first, wantFirst := "", c.off
+			for flag, wantFirst := range map[string]string{"--driver-addresses": c.with, "--driver-addresses=false": c.off} {
+				diffs, _ := diffSteps(want, runScriptOn(script, false, recordedOn(script), flag))
+				first := ""
 				if len(diffs) > 0 {
 					first, _, _ = strings.Cut(diffs[0], ":")
 					first += ":"
 				}
-				if flags != nil {
-					wantFirst = c.with
-				}
 				if first != wantFirst {
-					t.Errorf("%v: first difference %q, want %q\n%s", flags, first, wantFirst, strings.Join(diffs, "\n"))
+					t.Errorf("%s: first difference %q, want %q\n%s", flag, first, wantFirst, strings.Join(diffs, "\n"))
 				}
 			}
 		})
 	}
 }
 
-// BenchmarkDriverAddresses measures --driver-addresses over every
+// BenchmarkDriverAddresses measures the driver's addresses (the
+// default; --driver-addresses=false turns them off) over every
 // recorded program (a report, not a speed: go test -run X -bench
 // DriverAddresses -benchtime 1x ./cmd/gpumemrepl): each runs as users
 // run it (estimates allowed), the leak experiments of
 // testdata/experiments/gc as recorded (--as-recorded), with and without
-// the flag, and the report counts the statements whose figures or error
+// them, and the report counts the statements whose figures or error
 // differ from PyTorch's recording in each, and names each program where
 // the two counts differ. The README quotes its figures. (The allocator
 // traces of testdata/traces are replayed, with no program to tell the
@@ -145,14 +148,14 @@ func BenchmarkDriverAddresses(b *testing.B) {
 		var with, without int
 		var changed []string
 		for _, name := range names {
-			on, off := differing(name, "--driver-addresses"), differing(name)
+			on, off := differing(name), differing(name, "--driver-addresses=false")
 			with += on
 			without += off
 			if on != off {
 				changed = append(changed, fmt.Sprintf("%s %d -> %d", name, off, on))
 			}
 		}
-		fmt.Printf("%d programs: %d statements differ from PyTorch without --driver-addresses, %d with it\n", len(names), without, with)
-		fmt.Printf("  where the flag changes the count (without -> with): %s\n", strings.Join(changed, "; "))
+		fmt.Printf("%d programs: %d statements differ from PyTorch with --driver-addresses=false, %d with the driver's addresses (the default)\n", len(names), without, with)
+		fmt.Printf("  where the addresses change the count (without -> with): %s\n", strings.Join(changed, "; "))
 	}
 }

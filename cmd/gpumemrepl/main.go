@@ -227,13 +227,12 @@ REPL and run flags:
   --total-bytes N      simulated GPU size instead of the preset's (1 to 2^63-1 bytes)
   --context-bytes N    simulated CUDA context instead of the preset's
   --devices N          number of simulated GPUs (1 to 120, PyTorch's most)
-  --driver-addresses   the simulated GPU also takes the address space the CUDA driver
-                       takes for itself (the context's local memory, cuBLAS handles, the
-                       first reduction or embedding lookup, torch.optim's library, cuDNN's
-                       first handle), which decides which of two equal free blocks PyTorch
-                       takes (testdata/segments/README.md); not the default: a model built
-                       on the host (testdata/models/train_sweep.py) puts the driver's
-                       chunks where the tool does not
+  --driver-addresses=false
+                       the simulated GPU does not take the address space the CUDA driver
+                       takes for itself (by default it does: the context's local memory,
+                       cuBLAS handles, the first reduction or embedding lookup,
+                       torch.optim's library, cuDNN's first handle), which decides which
+                       of two equal free blocks PyTorch takes (testdata/segments/README.md)
                        (the five simulated-GPU flags pick the simulated device under auto)
   --calibration FILE[:FILE...]
                        calibration files: convolutions recorded on your GPU by

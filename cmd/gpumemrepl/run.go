@@ -46,7 +46,7 @@ func (f *sessionFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.totalBytes, "total-bytes", "simulated device size in bytes")
 	fs.Var(&f.contextBytes, "context-bytes", "simulated CUDA context size in bytes")
 	fs.IntVar(&f.devices, "devices", 1, "number of simulated devices")
-	fs.BoolVar(&f.driverAddresses, "driver-addresses", false, "the simulated device also takes the address space the CUDA driver takes for itself")
+	fs.BoolVar(&f.driverAddresses, "driver-addresses", true, "the simulated device also takes the address space the CUDA driver takes for itself (=false: it does not)")
 	fs.Var(&f.hostBudget, "host-budget", "real host memory for host tensors, past it counted")
 	fs.Var(&f.hostTotal, "host-total", "the simulated machine's host memory")
 	fs.StringVar(&f.calibration, "calibration", "", "calibration files (scripts/calibrate.py), ':'-separated")

@@ -12,7 +12,9 @@ import (
 // carry each segment's stream and a record_stream block freed and still
 // waiting shows as active_pending_free (active, not allocated); replay
 // --check of that snapshot leaves the block waiting, as the history
-// does (free_requested without free_completed), and matches.
+// does (free_requested without free_completed), and matches. (The
+// side stream's segment lies below x's: x's took the context's 2 MiB
+// gap, and the new local memory's top gap takes the next 2 MiB.)
 func TestStreamsSnapshot(t *testing.T) {
 	dir := t.TempDir()
 	pickle := filepath.Join(dir, "s.pickle")
@@ -32,7 +34,7 @@ torch.cuda.memory._dump_snapshot(` + "'" + pickle + "'" + `)
 		t.Fatal(err)
 	}
 	out, errOut, code := run(t, "run", "--device", "sim", "--no-color", script)
-	want := "False 0 4096 ['active_pending_free', 'inactive']\nTrue 4096 4096 ['active_allocated', 'inactive']\n"
+	want := "True 4096 4096 ['active_allocated', 'inactive']\nFalse 0 4096 ['active_pending_free', 'inactive']\n"
 	if code != 0 || !strings.Contains(out, want) {
 		t.Fatalf("exit %d, want %q in:\n%s%s", code, want, out, errOut)
 	}

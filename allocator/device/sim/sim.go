@@ -92,8 +92,9 @@ const (
 //     it maps at its first use go (about 350 MiB): below the new local
 //     memory, which moves later chunks down but not their order, and
 //     into the old local memory where the driver gave it back
-//     (train_sweep's line 64), where the tool would carve chunks: there
-//     Observe fails, and the figures after are estimated.
+//     (train_sweep's line 64), where the tool would carve chunks: a
+//     range carved there after cuDNN's first handle is unplaced
+//     (Unplaced), and the figures after it are estimated.
 const (
 	lmemOld    = 414 * mib
 	lmemNew    = 512 * mib
@@ -151,10 +152,17 @@ type Device struct {
 	mapped map[uint64]bool
 	// grown, reduced, library and cudnn are the events observed that
 	// happen once in a process, handles the cuBLAS handles made
-	// (Observe); gaveBack says the context's chunk was empty when the
-	// local memory grew, and given back.
-	grown, reduced, library, cudnn, gaveBack bool
-	handles                                  int
+	// (Observe).
+	grown, reduced, library, cudnn bool
+	handles                        int
+	// gaveBack is the context's chunk where it was empty when the local
+	// memory grew, and given back; libraries the free ranges in it at
+	// cuDNN's first handle, where cuDNN's libraries may lie (not
+	// modelled); unplaced why the range carved last may be elsewhere on
+	// the GPU (Unplaced).
+	gaveBack  span
+	libraries []span
+	unplaced  error
 	// ctx is the CUDA context's chunk that holds its local memory, its
 	// lowest span until the local memory grows.
 	ctx *chunk
@@ -232,6 +240,11 @@ func (d *Device) carve(size, anchor, align uint64) (uint64, bool) {
 		return 0, false
 	}
 	r := d.free[best]
+	for _, l := range d.libraries {
+		if top-size < l.end() && l.start < top {
+			d.unplaced = errors.New("a range where cuDNN's libraries may lie: it maps them (about 350 MiB, by the engines it loads) at its first use, part of them into the old local memory the driver gave back at the first kernel (its 2 MiB then went to a newer chunk's hole), which the simulated device does not model (testdata/segments/README.md)")
+		}
+	}
 	d.free[best].size = top - size - r.start
 	if top < r.end() {
 		d.free = append(d.free, span{top, r.end() - top})
@@ -276,10 +289,8 @@ func (d *Device) Free(ptr uint64) error {
 
 // Observe implements device.Observer: what the driver and the process
 // take for themselves (see the constants above). Their bytes are not
-// counted as used: the preset's context stands for the driver's. It
-// fails at cuDNN's first handle after the driver gave the old local
-// memory back: where cuDNN's libraries go then is not modelled.
-func (d *Device) Observe(e device.Event) error {
+// counted as used: the preset's context stands for the driver's.
+func (d *Device) Observe(e device.Event) {
 	switch {
 	case e == device.Kernel && !d.grown:
 		d.grown = true
@@ -287,7 +298,7 @@ func (d *Device) Observe(e device.Event) error {
 		d.ctx.used = d.ctx.used[1:]
 		if len(d.ctx.used) == 0 {
 			d.release(d.ctx)
-			d.gaveBack = true
+			d.gaveBack = d.ctx.span
 		}
 		if c, err := d.reserve(lmemNew); err == nil { // no room is no place to model
 			c.used = append(c.used, span{c.start, lmemTaken})
@@ -309,11 +320,20 @@ func (d *Device) Observe(e device.Event) error {
 		if !d.grown {
 			d.take(granule)
 		}
-		if d.gaveBack {
-			return errors.New("cuDNN's first use maps its libraries (about 350 MiB, by the engines it loads) into the process, part of them into the old local memory the driver gave back at the first kernel (the context's 2 MiB gap held nothing then), which the simulated device does not model: where the driver puts the segments after it is not known (testdata/segments/README.md)")
+		for _, f := range d.free { // where its libraries may go
+			if lo, hi := max(f.start, d.gaveBack.start), min(f.end(), d.gaveBack.end()); lo < hi {
+				d.libraries = append(d.libraries, span{lo, hi - lo})
+			}
 		}
 	}
-	return nil
+}
+
+// Unplaced implements device.Observer: a range carved where cuDNN's
+// libraries may lie (Observe) may not be where the driver puts it.
+func (d *Device) Unplaced() error {
+	err := d.unplaced
+	d.unplaced = nil
+	return err
 }
 
 // release returns an empty chunk's range to the free address space.

@@ -177,8 +177,8 @@ func TestDriverTakings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.Observe(device.Kernel)     //nolint:errcheck // a kernel fails nothing
-	d.Observe(device.BLASHandle) //nolint:errcheck // nor a handle
+	d.Observe(device.Kernel)
+	d.Observe(device.BLASHandle)
 	for _, c := range []struct {
 		size uint64
 		want int64 // MiB from the first segment
@@ -222,9 +222,9 @@ func TestOldLocalMemory(t *testing.T) {
 					first = p
 				}
 			}
-			d.Observe(device.Kernel) //nolint:errcheck // a kernel fails nothing
+			d.Observe(device.Kernel)
 			if c.reduce {
-				d.Observe(device.Reduction) //nolint:errcheck // as the kernel
+				d.Observe(device.Reduction)
 			}
 			for i, n := range c.after {
 				if got := (int64(alloc(t, d, n<<20)) - int64(first)) >> 20; got != c.want[i] {
@@ -235,25 +235,33 @@ func TestOldLocalMemory(t *testing.T) {
 	}
 }
 
-// TestCuDNNAfterTheGiveBack: cuDNN's first handle once the driver gave
-// the old local memory back is where the simulated device stops knowing
-// where segments go (its libraries go there, train_sweep's line 64);
-// where the old local memory stayed, it is not. A 96 MiB segment fills
-// its chunk and a 24 MiB one the context's 24 MiB gap, so the driver's
-// 2 MiB go to its 2 MiB gap; a 20 MiB one after them leaves a hole in a
-// newer chunk, which they take (probe_old_lmem's segments).
+// TestCuDNNAfterTheGiveBack: once the driver gave the old local memory
+// back, cuDNN's first handle maps libraries into it, which the
+// simulated device does not model: a chunk it then carves from that
+// range is unplaced, while one elsewhere, or any where the old local
+// memory stayed, is not. A 96 MiB segment fills its chunk and a 24 MiB
+// one the context's 24 MiB gap, so the driver's 2 MiB go to its 2 MiB
+// gap; a 20 MiB one after them leaves a hole in a newer chunk, which
+// they take (probe_old_lmem's segments).
 func TestCuDNNAfterTheGiveBack(t *testing.T) {
 	for _, c := range []struct {
 		before []uint64 // MiB, segments before the first kernel
-		fails  bool
-	}{{[]uint64{96, 24, 20}, true}, {[]uint64{96, 24}, false}} {
+		after  []bool   // for each 32 MiB segment after cuDNN's handle: unplaced
+	}{
+		{[]uint64{96, 24, 20}, []bool{true, true}},
+		{[]uint64{96, 24}, []bool{false, false}},
+	} {
 		d := New(H200Total)
 		for _, n := range c.before {
 			alloc(t, d, n<<20)
 		}
-		d.Observe(device.Kernel) //nolint:errcheck // a kernel fails nothing
-		if err := d.Observe(device.CuDNNHandle); (err != nil) != c.fails {
-			t.Errorf("segments of %v MiB: cuDNN's first handle gave %v", c.before, err)
+		d.Observe(device.Kernel)
+		d.Observe(device.CuDNNHandle)
+		for i, want := range c.after {
+			alloc(t, d, 32<<20)
+			if err := d.Unplaced(); (err != nil) != want {
+				t.Errorf("segments of %v MiB, then the %d-th 32 MiB one after cuDNN's handle: unplaced %v, want %v", c.before, i+1, err, want)
+			}
 		}
 	}
 }
