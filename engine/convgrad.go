@@ -40,18 +40,17 @@ const (
 
 // gradientCopy is how e's backend makes g, a strided incoming gradient,
 // dense for a backward of mask, and, where that way was not recorded
-// for mask, the estimate's cause (addressed: the session models the
-// driver's addresses). Recorded (testdata/pyrules): cuDNN's one copy of
-// a channels_last-like gradient for the weight's gradient (clip_train),
-// the input's and weight's, and all three (conv_strided_grad.py, a
-// conv1d's too), and the weight's and bias's (zoo_paths.py; held back
-// without the driver's addresses: heldBack); cuDNN's copy for each pass
+// for mask, the estimate's cause. Recorded (testdata/pyrules): cuDNN's
+// one copy of a channels_last-like gradient for the weight's gradient
+// (clip_train), the input's and weight's, and all three
+// (conv_strided_grad.py, a conv1d's too), and the weight's and bias's
+// (zoo_paths.py: vit_train's patch embedding); cuDNN's copy for each pass
 // of a gradient taken for contiguous, for all three; the transposed
 // convolution's one copy, for all three; the depthwise kernel's, for
 // all three (zoo_paths.py) and for the weight's and bias's; a float16
 // depthwise convolution's one copy of a channels_last-like gradient,
 // for all three (cuDNN's, by the workload: its copy is the kernel's).
-func (e *convEntry) gradientCopy(g *Tensor, mask string, addressed bool) (convCopy, string) {
+func (e *convEntry) gradientCopy(g *Tensor, mask string) (convCopy, string) {
 	c := &e.cfg
 	depthwise := !c.transposed && len(c.x) != 5 && c.groups > 1 && c.groups == c.x[1]
 	lastLike := g.strides != nil && channelsLastLike(convGradient4d(g))
@@ -72,8 +71,6 @@ func (e *convEntry) gradientCopy(g *Tensor, mask string, addressed bool) (convCo
 		return copyEachPass, "a gradient whose strides the tool does not follow, taken as copied for each cuDNN pass, not recorded"
 	case !lastLike:
 		how, way, recorded = copyEachPass, "a copy for each cuDNN pass of a gradient PyTorch takes for contiguous (suggest_memory_format)", []string{"xwb"}
-	case mask == "wb" && !addressed:
-		return copyOnce, heldBack("zoo_paths.py's patch embedding backward", "vit_train")
 	}
 	if slices.Contains(recorded, mask) {
 		return how, ""
@@ -124,7 +121,7 @@ func channelsLastLike(shape, strides []int64) bool {
 // gradient) left out where the sum over g launches otherwise, since it
 // is then made apart (biasGradientTemps).
 func (s *Session) stridedGradient(op string, e *convEntry, g *Tensor, mask string, events []convEvent) ([]convEvent, error) {
-	how, cause := e.gradientCopy(g, mask, s.opts.DriverAddresses)
+	how, cause := e.gradientCopy(g, mask)
 	if cause != "" {
 		if err := s.estimate(nil, op+" backward", "%s with an incoming gradient that is not contiguous: %s", e.cfg.brief(), cause); err != nil {
 			return nil, err

@@ -45,10 +45,7 @@ func init() {
 			"(input - target).abs() reduced: sub, abs and mean or sum, each recorded (abs saves the difference)",
 			func(s *Session, a Args, red int) (*Tensor, error) { return s.l1Loss(a.Tensor(0), a.Tensor(1), red) }),
 		// the census's (testdata/pyrules/ops_census_misc.py, held
-		// statement by statement by TestRecordedStatements; binary cross
-		// entropy stays estimated while dcgan_train.py, which runs it,
-		// differs from its recording where its allocator events are
-		// PyTorch's, as llama_train.py's: engine/unary.go): smooth_l1_loss is a kernel as
+		// statement by statement by TestRecordedStatements): smooth_l1_loss is a kernel as
 		// mse_loss's; binary_cross_entropy makes the loss of the input's
 		// size, reduced into a 0-d tensor copied back into it (PyTorch's
 		// resize_as_ keeps the storage), the 0-d freed; its backward makes
@@ -61,11 +58,11 @@ func init() {
 				}
 				return s.pointwiseLoss("smooth_l1_loss", "SmoothL1LossBackward0", a.Tensor(0), a.Tensor(1), red)
 			}),
-		estimated("ops_census_misc.py", lossOp("binary_cross_entropy", []Param{lossWeight, lossSizeAverage, lossReduce, lossReduction}, false,
+		lossOp("binary_cross_entropy", []Param{lossWeight, lossSizeAverage, lossReduce, lossReduction}, false,
 			"the loss of the input's size (reduced: a 0-d tensor and the reduction's temporaries, copied back into it, freed); saves input and target; backward makes the input's gradient",
 			func(s *Session, a Args, red int) (*Tensor, error) {
 				return s.binaryCrossEntropy(a.Tensor(0), a.Tensor(1), red)
-			})),
+			}),
 		lossOp("binary_cross_entropy_with_logits", []Param{lossWeight, lossSizeAverage, lossReduce, lossReduction, {Name: "pos_weight", Kind: TensorParam, Default: "None"}}, false,
 			"log_sigmoid and 1 - target of the input's size, freed once reduced; saves input and target; backward makes the input's gradient, then the target's (after a temporary)",
 			func(s *Session, a Args, red int) (*Tensor, error) {

@@ -82,33 +82,6 @@ func (s *Session) EstimateComposite(op, why string, ts ...*Tensor) error {
 	return s.estimate(nil, op, "%s: %s", argShapes(a), why)
 }
 
-// HoldBackComposite is EstimateComposite for a composite whose rule a
-// rule script recorded and the tool matches (recorded), held back
-// (heldBack) where the session does not model the driver's addresses:
-// program, which runs it, then differs from its recording.
-func (s *Session) HoldBackComposite(op, recorded, program string, ts ...*Tensor) error {
-	if s.opts.DriverAddresses {
-		return nil
-	}
-	return s.EstimateComposite(op, heldBack(recorded, program), ts...)
-}
-
-// heldBack is the cause of an estimate whose rule a rule script
-// recorded and the tool matches (recorded), kept where the simulated
-// device does not model the driver's own address space
-// (Options.DriverAddresses), because the zoo's program would then run
-// without an estimate and yet differ from its recording: its best fit
-// breaks ties between equal free blocks by their addresses, which the
-// driver places otherwise (vit_train's segments fill the context's old
-// local memory upward in PyTorch's process, where the simulated
-// device's go down). With the driver's addresses it matches (vit_train
-// event for event, blocks in PyTorch's places: torchpy's
-// TestVitTrainPlacedAsPyTorch; siamese_triplet at every statement);
-// once they are the default, the estimate goes.
-func heldBack(recorded, program string) string {
-	return "recorded (" + recorded + ") and matched, held back while testdata/models/zoo/" + program + ".py, which then runs without an estimate, differs from its recording where its best fit breaks ties by the driver's addresses (exact with --driver-addresses)"
-}
-
 // EstimateRefused records that a statement raised msg (which says
 // where), gpumemrepl's refusal of what PyTorch runs or an internal
 // error: the figures from it on leave out what the statement would have

@@ -30,14 +30,9 @@ func init() {
 		// -0.5 * grad * result.pow(3); erf's 2/sqrt(pi) * exp(-self.pow(2))
 		// * grad; atan's grad / (self * self + 1); log2's and log10's
 		// grad / (self * ln b); expm1's grad * (result + 1); sign's zeros.
-		// sin, cos and rsqrt match their statements too, but stay
-		// estimated while llama_train.py, which runs them, differs from
-		// its recording where its allocator events are PyTorch's (a
-		// block found free where PyTorch made a new segment): it
-		// matches with --driver-addresses, not yet the default
-		estimated("ops_trig.py", unary("sin", "SinBackward0", saveInput, 2)),
-		estimated("ops_trig.py", unary("cos", "CosBackward0", saveInput, 3)),
-		estimated("ops_trig.py", unary("rsqrt", "RsqrtBackward0", saveResult, 3)),
+		unary("sin", "SinBackward0", saveInput, 2),
+		unary("cos", "CosBackward0", saveInput, 3),
+		unary("rsqrt", "RsqrtBackward0", saveResult, 3),
 		unary("erf", "ErfBackward0", saveInput, 5),
 		unary("atan", "AtanBackward0", saveInput, 3),
 		unary("log2", "Log2Backward0", saveInput, 2),

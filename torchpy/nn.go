@@ -529,22 +529,6 @@ func (b *Binding) nnModule(in *eval.Interp) (*eval.ModuleObj, error) {
 		}
 		return eval.None, nil
 	})
-	b.fn(m, "_held_back", "_held_back(op, recorded, program, *tensors): the figures of op, a layer composed here as PyTorch composes it, whose recording (recorded) it matches, are estimated where the driver's addresses are not modelled, as testdata/models/zoo's program then differs from its recording", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
-		if len(args) < 3 || len(kw) > 0 {
-			return nil, in.Raise(eval.TypeErrorType, "_held_back(op, recorded, program, *tensors)")
-		}
-		var names [3]string
-		for i := range names {
-			var err error
-			if names[i], err = b.strArg("_held_back", args[i]); err != nil {
-				return nil, err
-			}
-		}
-		if err := b.S.HoldBackComposite(names[0], names[1], names[2], tensorsAmong(args[3:])...); err != nil {
-			return nil, b.pyErr(err)
-		}
-		return eval.None, nil
-	})
 	if err := b.containerLayers(in, m); err != nil {
 		return nil, err
 	}

@@ -15,10 +15,10 @@ import (
 // two free 6 MiB blocks by their addresses, matches its recording at
 // every statement (--strict); without it the tool takes the other block
 // and reserves 16 MiB more from line 35 on. With it the zoo's
-// llama_train.py matches at every statement too (its estimates, sin,
-// cos and rsqrt, held back only for the addresses: pyrules_pending's
-// README), and vit_train.py under --strict on the simulated H100, its
-// recording's card; models/train_sweep.py is refused there at cuDNN's
+// llama_train.py matches at every statement too (sin, cos and rsqrt,
+// once held back for the addresses, exact: pyrules_pending's README),
+// and vit_train.py and siamese_triplet.py under --strict on the
+// simulated H100, their recordings' card; models/train_sweep.py is refused there at cuDNN's
 // first use, where the device stops knowing where segments go.
 func TestDriverAddresses(t *testing.T) {
 	const script = "../../testdata/pyrules/ckpt_block.py"

@@ -102,10 +102,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     a, q, n = anchor.dim(), positive.dim(), negative.dim()
     if not (a == q == n):
         raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of dimensions, but got: anchor {a}D, positive {q}D, and negative {n}D inputs")
-    # recorded (testdata/pyrules/zoo_layers.py, every statement matched),
-    # held back without the driver's addresses: siamese_triplet.py, which
-    # runs it, then differs from its recording in reserved bytes alone
-    _held_back('F.triplet_margin_loss', "testdata/pyrules/zoo_layers.py's triplet_margin_loss", 'siamese_triplet', anchor, positive, negative)
+    # recorded (testdata/pyrules/zoo_layers.py, every statement matched)
     dist_pos = functional.pairwise_distance(anchor, positive, p, eps)
     dist_neg = functional.pairwise_distance(anchor, negative, p, eps)
     if swap:
