@@ -367,8 +367,8 @@ del h
 // result, its node at::norm's NormBackward1), the difference freed only
 // after the norm (recorded: zoo_layers.py); margin + d(a, p), then minus
 // d(a, n), clamp_min (saving its input), the sum freed after clamp_min,
-// then the mean, labelled estimated. nn.PairwiseDistance is
-// F.pairwise_distance.
+// then the mean (recorded: zoo_layers.py, so exact). nn.PairwiseDistance
+// is F.pairwise_distance.
 func TestTripletMarginLoss(t *testing.T) {
 	rows := runZooOps(t, `import torch
 import torch.nn.functional as F
@@ -394,8 +394,8 @@ torch.nn.TripletMarginLoss(margin=0.0)
 	if rows[9].Output != "MeanBackward0\n" || rows[11].Output != "torch.Size([1000, 256]) torch.Size([]) torch.Size([1000, 1])\n" {
 		t.Errorf("printed %q and %q", rows[9].Output, rows[11].Output)
 	}
-	if !rows[8].estimated("F.triplet_margin_loss") {
-		t.Errorf("not labelled estimated: %+v", rows[8])
+	if rows[8].Exact != nil {
+		t.Errorf("labelled estimated: %+v", rows[8])
 	}
 	if e := rows[12].Error; e == nil || !strings.Contains(*e, "ValueError: TripletMarginLoss: expected margin to be greater than 0, got 0.0 instead") {
 		t.Errorf("margin 0: %v", e)
