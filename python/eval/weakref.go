@@ -161,6 +161,15 @@ func weakrefModule(in *Interp) (*ModuleObj, error) {
 		if err := in.unpackExpected("__new__", args, kw, "object", &obj, "callback?", &cb, "/"); err != nil {
 			return nil, err
 		}
+		if o, ok := obj.(Object); ok && (cb == nil || cb == None) {
+			// CPython hands out an object's one reference without a
+			// callback again (weakref___new__'s get_basic_refs)
+			for _, w := range in.weakrefs[o] {
+				if w.callback == nil && !w.finalize {
+					return newRef(w), nil
+				}
+			}
+		}
 		return mk(obj, cb, false, nil)
 	})
 	in.fn(m, "finalize", "finalize(obj, func, *args)", func(in *Interp, _ Value, args []Value, kw []KeywordArg) (Value, error) {
