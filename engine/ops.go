@@ -578,8 +578,8 @@ func (s *Session) binary(op string, a, b *Tensor) (*Tensor, error) {
 	// Python's bindings leave out sub.Scalar and div.Scalar (torchgen's
 	// SKIP_PYTHON_BINDINGS_SIGNATURES): x - 1 and x / 2 wrap the number
 	// and run the Tensor overloads, whose nodes are SubBackward0 and
-	// DivBackward0 (torch.divide(x, 3.0) and div_(2) recorded so:
-	// ops_census_misc.py, ops_inplace.py); 1 - x is rsub.Scalar's.
+	// DivBackward0 (recorded so: ops_scalar_nodes.py, ops_census_misc.py,
+	// ops_inplace.py); 1 - x is rsub.Scalar's.
 	case "sub": // self's gradient is the incoming one, other's its negation
 		name := "SubBackward0"
 		if a.number {

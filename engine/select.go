@@ -285,7 +285,8 @@ func whereBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 }
 
 // torch.maximum and minimum, elementwise of two tensors
-// (testdata/pyrules/ops_census_misc.py and zoo_layers.py): a new tensor
+// (testdata/pyrules/ops_census_misc.py and zoo_layers.py, and
+// ops_scalar_nodes.py for a broadcast row and two dtypes): a new tensor
 // of the broadcast shape and promoted dtype; the node saves both. By
 // derivatives.yaml's formula each operand's gradient (other's first, as
 // for every generated node: selfOther) is where(self == other, grad / 2,
@@ -293,24 +294,18 @@ func whereBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 // evaluates where's arguments right to left, so the halved gradient
 // comes before the mask self == other, then the gradient and the second
 // mask, which the full expression's end frees first, then the first
-// mask and the half (both recordings: each operand's events in that
+// mask and the half (every recording: each operand's events in that
 // order).
 func init() {
-	for _, op := range [...][2]string{{"maximum", "ops_census_misc.py"}, {"minimum", "zoo_layers.py"}} { // each with its recording
-		name, rec := op[0], op[1]
+	for _, name := range [...]string{"maximum", "minimum"} {
 		nodeName := strings.ToUpper(name[:1]) + name[1:] + "Backward0"
 		declare(&OpDef{Name: name, Function: true, Method: true, Params: []Param{input, {Name: "other", Kind: TensorParam}},
-			Memory: "a new tensor of the broadcast shape; saves both; backward makes, for each operand, two bool masks and a temporary of the output's shape, then its gradient (recorded in testdata/pyrules/" + rec + " for operands of one shape and dtype; others estimated)",
+			Memory: "a new tensor of the broadcast shape; saves both; backward makes, for each operand, two bool masks and a temporary of the output's shape, then its gradient, summed or converted to its input's shape and dtype",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				x, y := a.Tensor(0), a.Tensor(1)
 				shape, err := operandsOf(x, y)
 				if err != nil {
 					return nil, err
-				}
-				if !slices.Equal(x.Shape, y.Shape) || x.DType != y.DType {
-					if err := s.estimate(nil, "torch."+name, "%s: operands of two shapes or dtypes (their gradients summed or converted to each input's), where testdata/pyrules/%s recorded one of each", argShapes(a), rec); err != nil {
-						return nil, err
-					}
 				}
 				out, err := s.alloc(shape, promoted(x, y), x.Device())
 				if err != nil {
