@@ -54,6 +54,9 @@ func TestSegmentsWhereTheDriverPutThem(t *testing.T) {
 		{"h100/probe_old_lmem_host0_embedding", "../scripts/probe_old_lmem", map[string]string{"PROBE_HOST": "0", "PROBE_FIRST": "embedding"}, 7, "line 36: as host0_fill's line 38 (line 35's mapping)"},
 		{"h100/probe_old_lmem_host1_fill", "../scripts/probe_old_lmem", map[string]string{"PROBE_HOST": "1", "PROBE_FIRST": "fill"}, 2, "line 27: a chunk above the context, where the host tensor was until .cuda() copied it"},
 		{"h100/probe_old_lmem_host1_embedding", "../scripts/probe_old_lmem", map[string]string{"PROBE_HOST": "1", "PROBE_FIRST": "embedding"}, 2, "as host1_fill's"},
+		{"h100/probe_cudnn_libs_attention", "../scripts/probe_cudnn_libs", map[string]string{"PROBE_CUDNN": "attention"}, 5, "line 30: below the new local memory, cuDNN's libraries having filled the old local memory the driver gave back, where the tool carves it (an estimate there)"},
+		{"h100/probe_cudnn_libs_conv", "../scripts/probe_cudnn_libs", map[string]string{"PROBE_CUDNN": "conv"}, 5, "as the attention's"},
+		{"h100/gpt2_sample", "models/zoo/gpt2_sample", nil, 3, "line 125: a model built on the host, the driver's next chunks above the context where its host tensors were (+832 on)"},
 		{"h100/probe_piece_hole_sum", "../scripts/probe_piece_hole", map[string]string{"PROBE_OP": "sum"}, 6, ""},
 		{"h100/probe_piece_hole_embedding", "../scripts/probe_piece_hole", map[string]string{"PROBE_OP": "embedding"}, 6, ""},
 	} {
