@@ -471,8 +471,9 @@ func sumBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 	return []*Tensor{v}, nil
 }
 
-// amax and amin (testdata/pyrules/ops_repeat_more.py, held statement by
-// statement): max and min's
+// amax and amin (testdata/pyrules/ops_repeat_more.py and
+// ops_repeat_shape.py, held statement by statement; the backward over
+// every element estimated): max and min's
 // kernels without indices, over every element (dim=()) as max's, along
 // one dimension as max's values, along several as reduce_dims.go's. AmaxBackward0 saves the input and the result and, by
 // derivatives.yaml's formula, makes a bool mask of the input's shape
@@ -520,20 +521,36 @@ func reducedShape(shape, dims []int64, keep bool) ([]int64, error) {
 	return out, nil
 }
 
-// extremaBackward is amax's and amin's: grad / count * mask, the mask
-// (result == self, bool of the input's shape), its count (int64) and a
-// temporary of the input's shape made first, freed after the gradient
-// (the H200's peak for amax along the last dimension holds two tensors
-// of the input's size beside the mask: testdata/pyrules/
-// ops_repeat_shape.py's recording).
+// extremaBackward is amax's and amin's, scale_grad_by_count's
+// (grad / mask.sum(dims, keepdim=True)) * mask: the mask (result ==
+// self, bool of the input's shape), its count (int64, the reduced
+// shape), the mask cast to int64 for the sum (the input's shape, freed
+// at once), the quotient (the reduced shape), then the gradient; the
+// quotient, the count and the mask freed, newest first
+// (testdata/pyrules/ops_repeat_more.py line 14, ops_repeat_shape.py
+// lines 165 and 172).
 func extremaBackward(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 	in := n.inputs[0].shape
-	ts, err := s.allocAll(g.Device(), tensorShape{in, boolDType}, tensorShape{g.Shape, DTypes["int64"]}, tensorShape{in, g.DType}, tensorShape{in, g.DType})
+	if len(g.Shape) == 0 && len(in) > 0 {
+		// the count's sum over every element may take a buffer across
+		// blocks, and this backward was recorded along a dimension only
+		if err := s.estimate(nil, n.name, "backward of %s over every element: the mask's count summed across blocks, recorded along a dimension only (ops_repeat_more.py, ops_repeat_shape.py)", dimList(in)); err != nil {
+			return []*Tensor{nil}, err
+		}
+	}
+	ts, err := s.allocAll(g.Device(), tensorShape{in, boolDType}, tensorShape{g.Shape, DTypes["int64"]}, tensorShape{in, DTypes["int64"]})
 	if err != nil {
 		return []*Tensor{nil}, err
 	}
-	s.dropAll(ts[:3])
-	return []*Tensor{ts[3]}, nil
+	s.dropTensor(ts[2])
+	rest, err := s.allocAll(g.Device(), tensorShape{g.Shape, g.DType}, tensorShape{in, g.DType})
+	defer s.dropTensor(ts[0])
+	defer s.dropTensor(ts[1])
+	if err != nil {
+		return []*Tensor{nil}, err
+	}
+	s.dropTensor(rest[0])
+	return rest[1:], nil
 }
 
 // torch.logsumexp along dimensions (testdata/pyrules/
