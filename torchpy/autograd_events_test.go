@@ -70,10 +70,11 @@ func runRule(t *testing.T, name string) (*engine.Session, map[int]string) {
 }
 
 // ruleSession is the session a rule script runs in: one simulated
-// H200, as gpumemrepl run --device sim --fake-host gives.
+// H200 with the driver's addresses, as gpumemrepl run --device sim
+// --fake-host gives (the mode users run, so the labels are held in it).
 func ruleSession(t *testing.T) *engine.Session {
 	t.Helper()
-	s, err := engine.NewSession(engine.Options{Preset: engine.Presets["h200"], Backend: "sim", FakeHost: true, Devices: 1})
+	s, err := engine.NewSession(engine.Options{Preset: engine.Presets["h200"], Backend: "sim", FakeHost: true, Devices: 1, DriverAddresses: true})
 	if err != nil {
 		t.Fatal(err)
 	}

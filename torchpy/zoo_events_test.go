@@ -22,7 +22,7 @@ func TestZooEventsInOrder(t *testing.T) {
 		"unet_train", "vae_mnist", "vit_encoder_infer",
 	} {
 		t.Run(name, func(t *testing.T) {
-			s, err := engine.NewSession(engine.Options{Preset: engine.Presets["h100"], Backend: "sim", FakeHost: true, Devices: 1})
+			s, err := engine.NewSession(engine.Options{Preset: engine.Presets["h100"], Backend: "sim", FakeHost: true, Devices: 1, DriverAddresses: true})
 			if err != nil {
 				t.Fatal(err)
 			}
