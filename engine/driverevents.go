@@ -50,7 +50,7 @@ func (s *Session) observer(dev Device) device.Observer {
 func (s *Session) notePlacement(dev Device, n uint64) error {
 	if o := s.observer(dev); o != nil {
 		if err := o.Unplaced(); err != nil {
-			return s.estimate(nil, "cudaMalloc", "%s on cuda:%d: %v", allocator.FormatSize(n), dev.Index, err)
+			return s.estimate(nil, "cudaMalloc", "a new segment for %s on cuda:%d: %v", allocator.FormatSize(n), dev.Index, err)
 		}
 	}
 	return nil

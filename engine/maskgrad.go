@@ -30,10 +30,10 @@ const maxScanProbed = 1 << 22
 // 28,673, 43,009 and 57,345 elements (mask_scan_probe.txt).
 const int64ScanTile = 448
 
-// int64ScanScratch is CUB's DeviceScan scratch for n (1 to
-// maxScanProbed) int64 sums, as mask_scan_probe.txt measured it for
-// masked_scatter_'s exclusive sum of its mask and for a 1-d int64
-// cumsum alike: 8 bytes a tile of int64ScanTile elements and 768 more,
+// int64ScanScratch is CUB's DeviceScan scratch for n int64 sums, as
+// mask_scan_probe.txt measured it for masked_scatter_'s exclusive sum of
+// its mask (1 to maxScanProbed) and cub_scan_dtypes.jsonl.gz for a 1-d
+// int64 cumsum (to scanDTypesProbed) alike: 8 bytes a tile of int64ScanTile elements and 768 more,
 // each rounded up to 256 bytes, and 255 (cubTemporaries); 1,279 bytes
 // up to 14,336 elements, 19,967 at 2^20.
 func int64ScanScratch(n uint64) uint64 {
