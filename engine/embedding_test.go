@@ -15,8 +15,9 @@ import (
 // 7919 x 512, 50304 x 320 and 100000 x 64, float32 and bfloat16), the
 // backward of a dense gradient allocates and frees what PyTorch did, in
 // order (past 3072 indices: the sort of 64-bit keys, the segments, the
-// fused or two-pass kernel's buffers), labelled estimated past 3072
-// indices (one estimate a backward) and exact up to them.
+// fused or two-pass kernel's buffers), exact up to 65,536 indices
+// (uniqueByKeyBracketed) and labelled estimated past them (one estimate
+// a backward) and on bfloat16's fused path, not recorded (into 65 rows).
 func TestEmbeddingSortedRecorded(t *testing.T) {
 	backward := func(n, rows, dim int64, dtype string) (*Session, []string) {
 		s, err := NewSession(Options{Preset: Presets["h200"], FakeHost: true})
@@ -63,13 +64,18 @@ func TestEmbeddingSortedRecorded(t *testing.T) {
 		}
 		want := probedActions(r.Bwd.Events)
 		s, got := backward(r.N, r.Rows, r.Dim, r.DType)
-		if estimates := min(r.N/(embeddingDirect+1), 1); !slices.Equal(got, want) || int64(len(s.tiers.step)) != estimates {
+		if estimated := r.N > uniqueByKeyBracketed; !slices.Equal(got, want) || len(s.tiers.step) != map[bool]int{true: 1}[estimated] {
 			t.Errorf("%s embedding of %d indices into [%d, %d]: %v (estimated %v), PyTorch %v", r.DType, r.N, r.Rows, r.Dim, got, s.tiers.step, want)
 		}
 		checked++
 	}
 	if checked != 47 {
 		t.Errorf("checked %d configurations, want the recording's 47", checked)
+	}
+	for _, dtype := range []string{"bfloat16", "float16"} {
+		if s, _ := backward(4096, 65, 384, dtype); len(s.tiers.step) != 1 {
+			t.Errorf("%s embedding of 4096 indices into [65, 384] (the fused path, not recorded in 16 bits): estimates %v, want one", dtype, s.tiers.step)
+		}
 	}
 }
 
