@@ -131,11 +131,10 @@ func embeddingBackward(indices uint64, copied *tensorShape) backward {
 // scripts/record_zoo.sh on an NVIDIA H100 80GB HBM3, the GPU machine lent
 // for the H200, PyTorch 2.11.0+cu130) is reproduced in order
 // (TestEmbeddingSortedRecorded), and tfm_embedding.py's three on the
-// H200. Exact up to uniqueByKeyBracketed indices, in float32 and, by the
-// two-pass kernel, bfloat16 (ckpt_gpt_train.py's 4096 into 65 rows);
-// estimated past them, where unique_by_key's scratch is fitted to two
-// recorded sizes, not derived, and for the fused path of float16 and
-// bfloat16 and the two-pass one of float16, not recorded.
+// H200; and the 1,034 of --counts (every 256th count from 3,073 to 2^18
+// and some to 3,000,000, float32, bfloat16 and float16's fused paths
+// too). Exact up to embeddingSortProbed indices but on float16's
+// two-pass path, not recorded; estimated otherwise.
 func embeddingSortedGrad(s *Session, n *node, g *Tensor, indices uint64) ([]*Tensor, error) {
 	shape := n.inputs[0].shape
 	rows, width := uint64(shape[0]), uint64(shape[1])
@@ -147,10 +146,10 @@ func embeddingSortedGrad(s *Session, n *node, g *Tensor, indices uint64) ([]*Ten
 	if fused {
 		path = "the fused kernel's map of partial segments"
 	}
-	if recorded := g.DType.Name == "float32" || g.DType.Name == "bfloat16" && !fused; indices > uniqueByKeyBracketed || !recorded {
-		refusal := NotModelledError(fmt.Sprintf("the backward of an embedding of %d indices in %s (it sorts more than %d; recorded up to %d, in float32 and bfloat16's two-pass path)", indices, g.DType.Name, embeddingDirect, uniqueByKeyBracketed))
-		if err := s.estimate(refusal, "F.embedding", "backward of %d indices into a %s %s weight: PyTorch sorts more than %d indices (CUB's radix sort of 64-bit keys, %d bytes of scratch) and sums them by up to %d segments and %d partial segments (%s), as scripts/probe_embedding.py recorded it on an H100 up to %d indices in float32 and bfloat16's two-pass path; CUB's unique_by_key scratch past them fitted to its sizes",
-			indices, g.DType.Name, dimList(shape), embeddingDirect, radixSortScratch(indices, math.MaxUint64), segments, partials, path, uniqueByKeyBracketed); err != nil {
+	if recorded := g.DType.Name != "float16" || fused; indices > embeddingSortProbed || !recorded {
+		refusal := NotModelledError(fmt.Sprintf("the backward of an embedding of %d indices in %s by %s (it sorts more than %d; recorded up to %d, but float16's two-pass path)", indices, g.DType.Name, path, embeddingDirect, embeddingSortProbed))
+		if err := s.estimate(refusal, "F.embedding", "backward of %d indices into a %s %s weight: PyTorch sorts more than %d indices (CUB's radix sort of 64-bit keys, %d bytes of scratch) and sums them by up to %d segments and %d partial segments (%s), as scripts/probe_embedding.py recorded it on an H100 up to %d indices, but for float16's two-pass path",
+			indices, g.DType.Name, dimList(shape), embeddingDirect, radixSortScratch(indices, math.MaxUint64), segments, partials, path, embeddingSortProbed); err != nil {
 			return []*Tensor{nil}, err
 		}
 	}
@@ -245,19 +244,18 @@ func embeddingFused(segments, width, partials uint64, sms int) bool {
 	return grid < uint64(sms)*4 && partials > grid*4
 }
 
-// uniqueByKeyBracketed is the most keys for which the recordings fix
-// uniqueByKeyScratch: it is 1,279 bytes at 3,073 keys, the fewest sorted,
-// and at 65,536, and CUB's scratch grows with its tiles, never shrinks,
-// so it is 1,279 at every count between.
-const uniqueByKeyBracketed = 65536
+// embeddingSortProbed is the most indices scripts/probe_embedding.py
+// --counts sorted.
+const embeddingSortProbed = 3_000_000
 
 // uniqueByKeyScratch is CUB's DeviceSelect::UniqueByKey scratch for n
-// int64 keys as PyTorch's embedding backward asks for it: fitted to the
-// sizes recorded (1,279 bytes up to 65,536 keys, 2,047 at 2^18, 4,863 at
-// 2^20) as a 16-byte tile status a tile of 4,608 keys and 768 bytes
-// more, each rounded up to 256 bytes, and 255.
+// int64 keys as PyTorch's embedding backward asks for it: a 16-byte tile
+// status a tile of 4,480 keys and 768 bytes more, each rounded up to 256
+// bytes, and 255 (1,279 bytes up to 71,680 keys, 256 more every 16
+// tiles: scripts/probe_embedding.py --counts, every 256th count from
+// 3,073 to 2^18 and some to 3,000,000).
 func uniqueByKeyScratch(n uint64) uint64 {
-	return cubTemporaries(16*ceilDiv(n, 4608), 768)
+	return cubTemporaries(16*ceilDiv(n, 4480), 768)
 }
 
 // scratchBeside allocates t and a library kernel's scratch of n bytes

@@ -24,8 +24,7 @@ import (
 // TestEmbeddingBagRecorded holds every event of them. Their index counts
 // and modes, and dlrm_train's (testdata/pyrules/zoo_paths.py and
 // zoo_layers.py, held statement by statement), are exact; others
-// estimated, as embedding's sorted backward is (CUB's unique_by_key
-// scratch fitted to its sizes).
+// estimated (a bag's own steps are held at those counts only).
 func init() {
 	declare(&OpDef{Name: "embedding_bag", Function: true,
 		Params: []Param{{Name: "weight", Kind: TensorParam}, {Name: "indices", Kind: TensorParam}, {Name: "offsets", Kind: TensorParam},
@@ -76,7 +75,7 @@ func (s *Session) EmbeddingBag(w, idx, offsets *Tensor, mode int64, includeLast 
 		bags = max(bags-1, 0)
 	}
 	if !embeddingBagHeld[[2]int64{idx.Shape[0], mode}] {
-		if err := s.estimate(nil, "F.embedding_bag", "%s mode %s: PyTorch's _embedding_bag_cuda and its dense backward, from its source, as scripts/probe_embedding.py recorded them on an H100, not yet held exact (the backward's CUB unique_by_key scratch fitted to its sizes)",
+		if err := s.estimate(nil, "F.embedding_bag", "%s mode %s: PyTorch's _embedding_bag_cuda and its dense backward, from its source, as scripts/probe_embedding.py recorded them on an H100, not yet held exact at this count and mode",
 			argShapes(Args{idx, w, offsets}), embeddingBagModes[mode]); err != nil {
 			return nil, err
 		}
@@ -108,7 +107,7 @@ var embeddingBagHeld = map[[2]int64]bool{{387, 0}: true, {3870, 0}: true, {65536
 func embeddingBagBackward(indices uint64, mode int64) backward {
 	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
 		shape := n.inputs[0].shape
-		how := fmt.Sprintf("the indices sorted (CUB's radix sort of 64-bit keys, %d bytes of scratch) and summed by segments as embedding's backward does, as scripts/probe_embedding.py recorded it on an H100; CUB's unique_by_key scratch fitted to its sizes", radixSortScratch(indices, math.MaxUint64))
+		how := fmt.Sprintf("the indices sorted (CUB's radix sort of 64-bit keys, %d bytes of scratch) and summed by segments as embedding's backward does, as scripts/probe_embedding.py recorded it on an H100, not yet held exact at this count", radixSortScratch(indices, math.MaxUint64))
 		if mode == 2 {
 			how = "the weight's gradient alone, from PyTorch's source, as scripts/probe_embedding.py recorded it on an H100, not yet held exact"
 		}

@@ -15,9 +15,10 @@ import (
 // 7919 x 512, 50304 x 320 and 100000 x 64, float32 and bfloat16), the
 // backward of a dense gradient allocates and frees what PyTorch did, in
 // order (past 3072 indices: the sort of 64-bit keys, the segments, the
-// fused or two-pass kernel's buffers), exact up to 65,536 indices
-// (uniqueByKeyBracketed) and labelled estimated past them (one estimate
-// a backward) and on bfloat16's fused path, not recorded (into 65 rows).
+// fused or two-pass kernel's buffers), exact, and so are the 1,034 of its
+// --counts recording (testdata/embedding_counts.jsonl.gz: every 256th
+// count from 3,073 to 2^18 and some to 3,000,000); estimated past them
+// and on float16's two-pass path, not recorded (one estimate a backward).
 func TestEmbeddingSortedRecorded(t *testing.T) {
 	backward := func(n, rows, dim int64, dtype string) (*Session, []string) {
 		s, err := NewSession(Options{Preset: Presets["h200"], FakeHost: true})
@@ -47,35 +48,37 @@ func TestEmbeddingSortedRecorded(t *testing.T) {
 		}
 		return s, actionsSince(s, i)
 	}
-	text, err := os.ReadFile("../testdata/embedding_backward.jsonl")
-	if err != nil {
-		t.Fatal(err)
+	type row struct {
+		Op           string
+		N, Rows, Dim int64
+		DType        string
+		Bwd          struct{ Events [][]any }
 	}
-	checked := 0
-	for line := range strings.Lines(string(text)) {
-		var r struct {
-			Op           string
-			N, Rows, Dim int64
-			DType        string
-			Bwd          struct{ Events [][]any }
+	for _, c := range []struct {
+		file string
+		want int
+	}{{"embedding_backward.jsonl", 47}, {"embedding_counts.jsonl.gz", 1034}} {
+		checked := 0
+		for _, r := range readRows[row](t, "../testdata/"+c.file) {
+			if r.Op != "embedding" {
+				continue
+			}
+			want := probedActions(r.Bwd.Events)
+			s, got := backward(r.N, r.Rows, r.Dim, r.DType)
+			if estimated := r.N > embeddingSortProbed; !slices.Equal(got, want) || len(s.tiers.step) != map[bool]int{true: 1}[estimated] {
+				t.Errorf("%s: %s embedding of %d indices into [%d, %d]: %v (estimated %v), PyTorch %v", c.file, r.DType, r.N, r.Rows, r.Dim, got, s.tiers.step, want)
+			}
+			checked++
 		}
-		if json.Unmarshal([]byte(line), &r) != nil || r.Op != "embedding" {
-			continue
+		if checked != c.want {
+			t.Errorf("%s: checked %d configurations, want the recording's %d", c.file, checked, c.want)
 		}
-		want := probedActions(r.Bwd.Events)
-		s, got := backward(r.N, r.Rows, r.Dim, r.DType)
-		if estimated := r.N > uniqueByKeyBracketed; !slices.Equal(got, want) || len(s.tiers.step) != map[bool]int{true: 1}[estimated] {
-			t.Errorf("%s embedding of %d indices into [%d, %d]: %v (estimated %v), PyTorch %v", r.DType, r.N, r.Rows, r.Dim, got, s.tiers.step, want)
-		}
-		checked++
 	}
-	if checked != 47 {
-		t.Errorf("checked %d configurations, want the recording's 47", checked)
+	if s, _ := backward(4096, 7919, 512, "float16"); len(s.tiers.step) != 1 {
+		t.Errorf("float16 embedding of 4096 indices into [7919, 512] (the two-pass path, not recorded in float16): estimates %v, want one", s.tiers.step)
 	}
-	for _, dtype := range []string{"bfloat16", "float16"} {
-		if s, _ := backward(4096, 65, 384, dtype); len(s.tiers.step) != 1 {
-			t.Errorf("%s embedding of 4096 indices into [65, 384] (the fused path, not recorded in 16 bits): estimates %v, want one", dtype, s.tiers.step)
-		}
+	if s, _ := backward(embeddingSortProbed+1, 65, 16, "float32"); len(s.tiers.step) != 1 {
+		t.Errorf("float32 embedding of %d indices, past the recorded: estimates %v, want one", embeddingSortProbed+1, s.tiers.step)
 	}
 }
 
