@@ -48,6 +48,10 @@ func (s *Session) observer(dev Device) device.Observer {
 // (device.Observer's Unplaced): every figure from here on rests on it.
 // Under --strict it is the error to raise.
 func (s *Session) notePlacement(dev Device, n uint64) error {
+	if _, sim := s.gpus[dev.Index].b.(*simBackend); sim && s.opts.PlacementUnmodelled && !s.placementNoted {
+		s.placementNoted = true
+		return s.estimate(nil, "cudaMalloc", "a new segment for %s on cuda:%d, placed without the driver's addresses (--driver-addresses=false): where two equal free blocks tie, PyTorch's best fit may take the other", allocator.FormatSize(n), dev.Index)
+	}
 	if o := s.observer(dev); o != nil {
 		if err := o.Unplaced(); err != nil {
 			return s.estimate(nil, "cudaMalloc", "a new segment for %s on cuda:%d: %v", allocator.FormatSize(n), dev.Index, err)

@@ -107,6 +107,11 @@ type Options struct {
 	// simulated run (run, the prompt, fit, diff); --driver-addresses=false
 	// turns it off for run and the prompt.
 	DriverAddresses bool
+	// PlacementUnmodelled says the user turned DriverAddresses off on a
+	// simulated device (--driver-addresses=false): the first segment it
+	// makes is an estimate, since where two equal free blocks tie,
+	// PyTorch's best fit may take the other (driverevents.go).
+	PlacementUnmodelled bool
 	// Calibration names calibration files: recordings of convolutions
 	// made on the user's GPU (scripts/calibrate.py), read at the start
 	// and exact over the built-in tables (calibration.go).
@@ -178,6 +183,8 @@ type Session struct {
 	events      []string
 	notice      string
 	tiers       tiers // the estimates made, and where the figures stand (tiers.go)
+	// placementNoted: the estimate of Options.PlacementUnmodelled made
+	placementNoted bool
 	// reporting is set while the tool's own report runs the program's
 	// code (Reporting).
 	reporting bool

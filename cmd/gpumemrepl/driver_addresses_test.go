@@ -26,9 +26,19 @@ func TestDriverAddresses(t *testing.T) {
 	if diffs, _ := diffSteps(want, runScriptOn(script, true, "h200")); len(diffs) > 0 {
 		t.Errorf("ckpt_block.py differs from PyTorch:\n%s", strings.Join(diffs, "\n"))
 	}
-	diffs, _ := diffSteps(want, runScriptOn(script, true, "h200", "--driver-addresses=false"))
+	// without the addresses its figures part from PyTorch's at line 35,
+	// all labelled estimated from the first segment, which --strict refuses
+	off := runScriptOn(script, false, "h200", "--driver-addresses=false")
+	diffs, _ := diffSteps(want, off)
 	if len(diffs) == 0 || !strings.HasPrefix(diffs[0], "line 35:") {
 		t.Errorf("with --driver-addresses=false ckpt_block.py's first difference is %q, want line 35's", diffs)
+	}
+	if i := slices.IndexFunc(off, func(s pythonStep) bool { return s.Exact != nil }); i < 0 || off[i].Line > 35 {
+		t.Errorf("with --driver-addresses=false ckpt_block.py is labelled exact up to its difference at line 35")
+	}
+	strict := runScriptOn(script, true, "h200", "--driver-addresses=false")
+	if i := slices.IndexFunc(strict, func(s pythonStep) bool { return s.Error != nil }); i < 0 || !strings.Contains(*strict[i].Error, "placed without the driver's addresses") {
+		t.Errorf("--strict --driver-addresses=false does not refuse the first segment")
 	}
 	if diffs, _ := diffSteps(want, runScriptOn(script, true, "h200", "--driver-addresses")); len(diffs) > 0 {
 		t.Errorf("with --driver-addresses (the default, said) ckpt_block.py differs from PyTorch:\n%s", strings.Join(diffs, "\n"))
@@ -53,8 +63,8 @@ func TestDriverAddresses(t *testing.T) {
 		if diffs, _ := diffSteps(want, runScriptOn(script, true, "h100")); len(diffs) > 0 {
 			t.Errorf("%s.py differs from PyTorch:\n%s", c.name, strings.Join(diffs, "\n"))
 		}
-		if diffs, _ := diffSteps(want, runScriptOn(script, true, "h100", "--driver-addresses=false")); len(diffs) == 0 || !strings.HasPrefix(diffs[0], c.stop) {
-			t.Errorf("with --driver-addresses=false %s.py's first difference (--strict) is %q, want %s", c.name, diffs, c.stop)
+		if diffs, _ := diffSteps(want, runScriptOn(script, false, "h100", "--driver-addresses=false")); len(diffs) == 0 || !strings.HasPrefix(diffs[0], c.stop) {
+			t.Errorf("with --driver-addresses=false %s.py's first difference is %q, want %s", c.name, diffs, c.stop)
 		}
 	}
 	// models/train_sweep.py: its attention's cuDNN maps libraries where

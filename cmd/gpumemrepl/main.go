@@ -233,8 +233,8 @@ REPL and run flags:
                        cuBLAS handles, the first reduction or embedding lookup,
                        torch.optim's library, cuDNN's first handle), which decides which
                        of two equal free blocks PyTorch takes (testdata/segments/README.md);
-                       off, a figure still marked exact may differ where two blocks tie (a
-                       switch for comparing, not for answers)
+                       off, every figure from the first segment on is estimated (a switch
+                       for comparing, not for answers)
                        (the five simulated-GPU flags pick the simulated device under auto)
   --calibration FILE[:FILE...]
                        calibration files: convolutions recorded on your GPU by

@@ -39,6 +39,7 @@ type pythonStep struct {
 	MaxReserv int64   `json:"max_reserved_bytes"`
 	Host      int64   `json:"host_rss_bytes"`
 	Error     *string `json:"error"`
+	Exact     *bool   `json:"exact"` // false where the figures rest on an estimate, absent where exact
 }
 
 // pythonRecordings are the Python programs recorded with PyTorch 2.11

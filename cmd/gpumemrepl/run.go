@@ -89,8 +89,8 @@ func (f *sessionFlags) session(fs *flag.FlagSet, stderr io.Writer) (*engine.Sess
 		return nil, fmt.Errorf("--device %s: want auto, sim or cuda", strconv.Quote(f.device))
 	}
 	o := engine.Options{Preset: p, AllocConf: f.allocConf, Devices: f.devices, FakeHost: f.fakeHost, Backend: backend, Strict: f.strict,
-		DriverAddresses: f.driverAddresses,
-		HostBudget:      f.hostBudget.Get().(uint64), HostTotal: f.hostTotal.Get().(uint64)}
+		DriverAddresses: f.driverAddresses, PlacementUnmodelled: !f.driverAddresses,
+		HostBudget: f.hostBudget.Get().(uint64), HostTotal: f.hostTotal.Get().(uint64)}
 	if f.totalBytes.v != nil {
 		o.TotalBytes = *f.totalBytes.v
 	}
