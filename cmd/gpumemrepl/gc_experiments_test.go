@@ -2,10 +2,8 @@ package main
 
 import (
 	"bufio"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -394,20 +392,7 @@ func freeListRecording(t *testing.T, name string) (script, stderr string) {
 		}
 		return "../../scripts/" + name + ".py", string(rec)
 	}
-	f, err := os.Open(dir + name + ".stderr.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, err := io.ReadAll(z)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir + name + ".py", string(rec)
+	return dir + name + ".py", string(readGzip(t, dir+name+".stderr.gz"))
 }
 
 // TestFreeLists runs the recordings that read CPython's free lists

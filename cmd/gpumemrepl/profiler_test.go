@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -202,6 +203,15 @@ func compareWithProfiler(t *testing.T, name string, allocated uint64, got []peak
 // stops the test.
 func decodeGzipJSON(t *testing.T, path string, v any) {
 	t.Helper()
+	if err := json.Unmarshal(readGzip(t, path), v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readGzip is the gunzipped content of the file at path, or stops the
+// test.
+func readGzip(t *testing.T, path string) []byte {
+	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -211,9 +221,11 @@ func decodeGzipJSON(t *testing.T, path string, v any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.NewDecoder(z).Decode(v); err != nil {
+	b, err := io.ReadAll(z)
+	if err != nil {
 		t.Fatal(err)
 	}
+	return b
 }
 
 // thousands is n with commas.
