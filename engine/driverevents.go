@@ -45,7 +45,9 @@ func (s *Session) observer(dev Device) device.Observer {
 
 // notePlacement records an estimate where dev's device placed the
 // segment of n bytes just made where it cannot say the driver would
-// (device.Observer's Unplaced): every figure from here on rests on it.
+// (device.Observer's Unplaced), or, once, at the first segment of a
+// simulated device whose driver addresses the user turned off
+// (Options.PlacementUnmodelled): every figure from here on rests on it.
 // Under --strict it is the error to raise.
 func (s *Session) notePlacement(dev Device, n uint64) error {
 	if _, sim := s.gpus[dev.Index].b.(*simBackend); sim && s.opts.PlacementUnmodelled && !s.placementNoted {
