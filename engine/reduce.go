@@ -42,6 +42,32 @@ func innerProbed(op string, dtype DType, n, rows int64) bool {
 		(dtype.Name == "float32" || dtype.Name == "bfloat16") && n <= 100_000 && rows <= 14336 && n*rows <= 1<<27
 }
 
+// reductionUnrecorded is why a reduction of x along d (geom its
+// geometry) follows no recorded rule on the GPU, or "" where one holds:
+// over 2 GiB; contiguous, an innermost dimension longer than
+// maxInnerReduction outside innerProbed's range; not contiguous, unless
+// x itself is reduced along its innermost dimension with rows apart
+// (geom merged from several dimensions keeps no strides of its own)
+// within apartProbed's range.
+func reductionUnrecorded(r reduceOp, x, geom *Tensor, d int) string {
+	n, rows := geom.Shape[d], int64(numel(geom.Shape[:d]))
+	innermost := numel(geom.Shape[d+1:]) == 1
+	switch {
+	case x.Bytes() > 1<<31-1:
+		return "a tensor over 2 GiB"
+	case geom.IsContiguous():
+		if innermost && n > maxInnerReduction && !innerProbed(r.name, x.DType, n, rows) {
+			return fmt.Sprintf("an innermost dimension of more than %d elements outside the probed range (scripts/probe_reduce_inner.py)", maxInnerReduction)
+		}
+		return ""
+	case geom != x || !rowsApart(x, d):
+		return "a tensor that is not contiguous"
+	case !apartProbed(r.name, x.DType, n, rows):
+		return "rows not contiguous with each other outside the probed range (scripts/probe_reduce_inner.py --strided)"
+	}
+	return ""
+}
+
 // apartProbed reports whether a reduction of op along the innermost
 // dimension, n long, of rows not contiguous with each other is in the
 // range scripts/probe_reduce_inner.py --strided recorded
@@ -317,23 +343,8 @@ func (s *Session) reduceDim(r reduceOp, x *Tensor, dim int64, keep bool) ([]*Ten
 // its dimension d; dims names them for an estimate.
 func (s *Session) reduceAlong(r reduceOp, x, geom *Tensor, d int, shape []int64, dims string) ([]*Tensor, error) {
 	innermost := numel(geom.Shape[d+1:]) == 1
-	n, rows := geom.Shape[d], int64(numel(geom.Shape[:d]))
-	long := innermost && n > maxInnerReduction && !innerProbed(r.name, x.DType, n, rows)
-	// rows apart: x itself reduced along its innermost dimension (geom
-	// merged from several dimensions keeps no strides of its own)
-	apart := !geom.IsContiguous() && geom == x && rowsApart(x, d)
-	probedApart := apart && apartProbed(r.name, x.DType, n, rows)
-	if x.Device().CUDA && (!geom.IsContiguous() && !probedApart || geom.IsContiguous() && long || x.Bytes() > 1<<31-1) {
+	if why := reductionUnrecorded(r, x, geom, d); x.Device().CUDA && why != "" {
 		refusal := NotModelledError(fmt.Sprintf("torch.%s along a dimension of a tensor that is not contiguous, the innermost of more than %d elements, or over 2 GiB (the kernel's buffer across blocks)", r.name, maxInnerReduction))
-		why := "a tensor that is not contiguous"
-		switch {
-		case x.Bytes() > 1<<31-1:
-			why = "a tensor over 2 GiB"
-		case apart:
-			why = "rows not contiguous with each other outside the probed range (scripts/probe_reduce_inner.py --strided)"
-		case geom.IsContiguous():
-			why = fmt.Sprintf("an innermost dimension of more than %d elements outside the probed range (scripts/probe_reduce_inner.py)", maxInnerReduction)
-		}
 		if err := s.estimate(refusal, "torch."+r.name, "%s along dim %s: reductions of %s were not recorded; taken as the recorded rule of a contiguous tensor whose innermost dimension is at most %d (no buffer across the kernel's blocks, which PyTorch's kernel may add)", argShapes(Args{x}), dims, why, maxInnerReduction); err != nil {
 			return nil, err
 		}
