@@ -241,7 +241,7 @@ func cumsumScanScratch(n uint64, in, out DType) (uint64, bool) {
 	switch {
 	case in.Name != out.Name:
 	case in.Name == "float32" && n <= 1<<26:
-		return cubTemporaries(16 * (ceilDiv(n, 3840) + 32)), true
+		return float32ScanScratch(n), true
 	case n < 1 || n > scanDTypesProbed:
 	case in.Name == "float16" || in.Name == "bfloat16":
 		return cubTemporaries(16*(ceilDiv(n, 7680)+32), 256), true
@@ -249,6 +249,13 @@ func cumsumScanScratch(n uint64, in, out DType) (uint64, bool) {
 		return int64ScanScratch(n), true
 	}
 	return 0, false
+}
+
+// float32ScanScratch is CUB's DeviceScan scratch for n sums of 4 bytes
+// (float32's cumsum; unique's scan of int flags into int64,
+// inclusive_sum_truncating, recorded at 5 elements: unique.go).
+func float32ScanScratch(n uint64) uint64 {
+	return cubTemporaries(16 * (ceilDiv(n, 3840) + 32))
 }
 
 // scanDTypesProbed is the largest count of one line scripts/probe_cub.py
@@ -606,24 +613,36 @@ func init() {
 		}})
 }
 
-// torch.var_mean and std_mean (testdata/pyrules_pending/
-// ops_census_misc.py, not yet recorded: estimated): one Welford kernel
-// with two outputs of the reduced shape (over every element, its 16-byte
-// accumulator a block as std's), var (std) first. Their node saves the
-// input and makes, in backward, var's (std's) temporaries and the mean's
-// gradient, then their sum: four tensors of the input's shape, the last
-// kept.
+// torch.var_mean and std_mean: one Welford kernel with two outputs of
+// the reduced shape (over every element, its 16-byte accumulator a
+// block as std's), var (std) first. Their node saves the input and its
+// backward is varMeanBackward. var_mean along dimensions, forward and
+// backward, is testdata/pyrules/ops_census_more.py's (held statement by
+// statement by TestRecordedStatements); over every element, and
+// std_mean's backward, are not recorded: estimated (ops_structseq.py
+// records std_mean's forward over every element, not its backward).
 func init() {
-	for _, op := range [...][2]string{{"var_mean", "ops_census_more.py"}, {"std_mean", ""}} { // each with its recording
-		name, rec := op[0], op[1]
-		declare(estimated(rec, &OpDef{Name: name, Function: true, Params: []Param{input, intsParam("dim", "None"), {Name: "correction", Kind: NumberParam, Default: "None", KeywordOnly: true}, {Name: "keepdim", Kind: BoolParam, Default: "False", KeywordOnly: true}},
-			Memory: "two outputs of the reduced shape (a 16-byte accumulator a block over every element); saves the input; backward makes four tensors of the input's shape, the last the gradient",
+	for _, name := range [...]string{"var_mean", "std_mean"} {
+		std := name == "std_mean"
+		declare(&OpDef{Name: name, Function: true, Params: []Param{input, intsParam("dim", "None"), {Name: "correction", Kind: NumberParam, Default: "None", KeywordOnly: true}, {Name: "keepdim", Kind: BoolParam, Default: "False", KeywordOnly: true}},
+			Memory: "two outputs of the reduced shape (a 16-byte accumulator a block over every element); saves the input; backward makes var's (std's) gradient of the input, then the mean's, then their sum, the others freed" +
+				" (var_mean along dimensions recorded; over every element, and std_mean, estimated from PyTorch's formulas)",
 			runTuple: func(s *Session, a Args) ([]*Tensor, bool, error) {
-				x := a.Tensor(0)
+				x, dims := a.Tensor(0), a.Ints(1)
+				full := len(dims) == 0
 				if !isFloat(x.DType) {
 					return nil, false, Errorf(RuntimeError, "std and var only support floating point and complex dtypes")
 				}
-				shape, err := reducedShape(x.Shape, a.Ints(1), a.Bool(3))
+				if std || full {
+					cause := recording("")
+					if !std {
+						cause = "over every element " + cause + " (ops_census_more.py records it along a dimension)"
+					}
+					if err := s.estimate(nil, "torch."+name, "%s: memory rule from PyTorch's formula, %s", argShapes(a), cause); err != nil {
+						return nil, false, err
+					}
+				}
+				shape, err := reducedShape(x.Shape, dims, a.Bool(3))
 				if err != nil {
 					return nil, false, err
 				}
@@ -631,37 +650,53 @@ func init() {
 				if err != nil {
 					return nil, false, err
 				}
-				if len(a.Ints(1)) == 0 {
+				if full {
 					if err := s.reductionTemps(x, welford(x.DType)); err != nil {
 						s.dropAll(outs)
 						return nil, false, err
 					}
 				}
-				node := map[string]string{"var_mean": "VarMeanBackward0", "std_mean": "StdMeanBackward0"}[name]
-				s.recordPieces(node, outs, x, outputsBackward(4))
+				node := map[bool]string{false: "VarMeanBackward0", true: "StdMeanBackward0"}[std]
+				s.recordPieces(node, outs, x, []*Tensor{x}, varMeanBackward(std, full))
 				return outs, true, nil
-			}}))
+			}})
 	}
 }
 
-// outputsBackward is the backward of a node of several outputs (their
-// gradients in n.grads, some nil): temps tensors of the input's shape,
-// the last its gradient; the others and the outputs' gradients freed.
-func outputsBackward(temps int) backward {
-	return func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+// varMeanBackward is VarMeanBackward0's (StdMeanBackward0's) backward,
+// var_mean_backward's formula (std_mean_backward's): var's (std's)
+// backward of the first output's gradient (varianceBackward), then
+// mean_backward of the second's, its gradient expanded and divided by
+// the count (a tensor of the input's shape), and the sum of the two,
+// var's part freed, then the mean's. An output without a gradient (not
+// used) leaves its part out.
+func varMeanBackward(std, full bool) backward {
+	return func(s *Session, n *node, _ *Tensor) ([]*Tensor, error) {
 		grads := n.grads
 		n.grads = make([]*Tensor, len(grads))
 		defer s.dropAll(grads)
-		for _, gi := range grads {
-			if gi != nil {
-				g = gi
+		var part *Tensor
+		if g := grads[0]; g != nil {
+			ts, err := varianceBackward(std, full)(s, n, g)
+			if err != nil {
+				return ts, err
 			}
+			part = ts[0]
 		}
-		ts, err := s.allocAll(g.Device(), slices.Repeat([]tensorShape{{n.inputs[0].shape, g.DType}}, temps)...)
-		if err != nil {
-			return []*Tensor{nil}, err
+		g := grads[1]
+		if g == nil {
+			return []*Tensor{part}, nil
 		}
-		s.dropAll(ts[:temps-1])
-		return ts[temps-1:], nil
+		aux, err := s.alloc(n.inputs[0].shape, g.DType, g.Device())
+		if err != nil || part == nil {
+			if part != nil {
+				s.dropTensor(part)
+			}
+			return []*Tensor{aux}, err
+		}
+		sum, err := s.alloc(n.inputs[0].shape, g.DType, g.Device())
+		s.dropTensor(part)
+		s.dropTensor(aux)
+		return []*Tensor{sum}, err
 	}
 }

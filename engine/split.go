@@ -50,7 +50,7 @@ func (s *Session) Split(t *Tensor, sizes []int64, dim int64, node string) ([]*Te
 		shapes[i] = out[i].Shape
 		start += n
 	}
-	s.recordPieces(node, out, t, zerosThen(shapes))
+	s.recordPieces(node, out, t, nil, zerosThen(shapes))
 	return out, nil
 }
 
@@ -86,19 +86,20 @@ func (s *Session) Unbind(t *Tensor, dim int64) ([]*Tensor, error) {
 	for i := range out {
 		out[i] = restrided(t, shape, strides, t.offset+uint64(int64(i)*st[d]))
 	}
-	s.recordPieces("UnbindBackward0", out, t, zerosThen(nil))
+	s.recordPieces("UnbindBackward0", out, t, nil, zerosThen(nil))
 	return out, nil
 }
 
-// recordPieces records op name on ps, views of t, where autograd does:
-// one node, each piece one of its outputs, whose backward bw reads each
-// piece's gradient from n.grads.
-func (s *Session) recordPieces(name string, ps []*Tensor, t *Tensor, bw backward) {
+// recordPieces records op name on ps, views of t or new tensors made
+// from it, where autograd does: one node, saving save, each piece one of
+// its outputs, whose backward bw reads each piece's gradient from
+// n.grads.
+func (s *Session) recordPieces(name string, ps []*Tensor, t *Tensor, save []*Tensor, bw backward) {
 	if !s.gradEnabled || !t.requiresGrad() || len(ps) == 0 {
 		return
 	}
 	old := ps[0].fn
-	s.record(name, ps[0], []*Tensor{t}, nil, bw)
+	s.record(name, ps[0], []*Tensor{t}, save, bw)
 	s.replaced(ps[0], old)
 	s.dropSlot(ps[0])
 	n := ps[0].fn
