@@ -4,33 +4,46 @@ import (
 	"slices"
 )
 
-// torch.unique and unique_consecutive (testdata/pyrules/
-// ops_census_misc.py and ops_census_more.py, not yet held to them: their
-// steps say "estimated"), of the flattened input (dim=None; a dim is refused).
-// PyTorch's CUDA kernel sorts a copy of the input (unique always sorts
-// on the GPU; unique_consecutive does not), finds the unique values in
-// it and resizes its output down to their count: the output's storage
-// keeps the input's element count whatever the values, so only its
-// shape depends on them. The tool takes that count from the values it
-// knows; where it knows none it takes every element as distinct (the
-// largest shape), and the estimate says so.
+// torch.unique and unique_consecutive of the flattened input (dim=None;
+// a dim is refused), as PyTorch 2.11's CUDA kernel (UniqueCub) runs
+// them. The output keeps the input's count of elements whatever the
+// values (PyTorch resizes it down in place), so only its shape depends
+// on them: the tool takes that count from the values it knows; where it
+// knows none it takes every element as distinct (the largest shape),
+// and the estimate says so.
 //
-// What it makes: a contiguous copy of an input that is not contiguous;
-// the sorted copy (unique only); with return_inverse an int64 arange
-// and the sorted positions, CUB's sort of the pairs (keys alone
-// without), the arange freed; the output (the input's count of
-// elements, its dtype); with return_inverse the int64 inverse of the
-// input's shape (its scan's int64 buffer made and freed first); with
-// return_counts the int64 counts (the input's count plus one); then the
-// sorted copy, the positions and the contiguous copy freed.
+// What it makes, in order: a contiguous copy of an input that is not
+// contiguous (freed last); unique's sorted copy (unique_consecutive
+// reads the input) and CUB's radix sort of the keys, or with
+// return_inverse of (key, int64 position) pairs, after an int64 arange
+// and the sorted positions (the arange freed after the sort); with
+// return_inverse the int64 inverse of the input's shape, then the scan
+// of where the sorted values change (into an int64 buffer for unique,
+// the inverse itself for unique_consecutive after an int buffer of the
+// flags), CUB's scan scratch, the buffer freed; the output, an int64
+// length, with return_counts the int64 counts (the input's count),
+// CUB's unique or run-length encoding scratch, the length freed; then
+// the sorted positions and the sorted copy freed.
+//
+// testdata/pyrules/ops_census_misc.py and ops_census_more.py recorded
+// int64 inputs of 5 elements (each kernel one tile) and of 2^20 (values
+// not known); inputs of other dtypes or of more than uniqueOneTile
+// elements take the same rules with tiles not recorded, and bool
+// inputs PyTorch's count of true values: estimated.
+
+// uniqueOneTile is the most elements for which every CUB kernel unique
+// runs takes one tile of its scratch: the radix sort's one tile
+// (maxOneTileSort); the scans', select's and run-length encoding's
+// scratch is the same for up to 16 tiles of at least 144 items.
+const uniqueOneTile = maxOneTileSort
 
 func init() {
 	params := []Param{input, boolParam("return_inverse", "False"), boolParam("return_counts", "False"), {Name: "dim", Kind: IntParam, Default: "None"}}
-	memory := " (estimated: " + recording("ops_census_more.py") + "): the output keeps the input's count of elements (PyTorch resizes it down), its shape the distinct values' count when the tool knows the values, else the input's count; a sorted copy, CUB's sort scratch; int64 inverse and counts when asked"
+	memory := ": the output keeps the input's count of elements (PyTorch resizes it down), its shape the distinct values' count when the tool knows the values, else the input's count (estimated); CUB's scratch; int64 inverse and counts when asked"
 	declare(
 		&OpDef{Name: "unique", Function: true, Method: true,
 			Params: append([]Param{input, boolParam("sorted", "True")}, params[1:]...),
-			Memory: "unique values, sorted" + memory,
+			Memory: "unique values, sorted (a sorted copy and CUB's sort)" + memory,
 			runTuple: func(s *Session, a Args) ([]*Tensor, bool, error) {
 				return s.unique("torch.unique", a.Tensor(0), false, a.Bool(2), a.Bool(3), a[4])
 			}},
@@ -40,6 +53,48 @@ func init() {
 				return s.unique("torch.unique_consecutive", a.Tensor(0), true, a.Bool(1), a.Bool(2), a[3])
 			}},
 	)
+}
+
+// uniqueValues are op's outputs of x's values vals: the unique values,
+// each element's place among them and their counts.
+func uniqueValues(vals []float64, consecutive bool) (out, inv, cnt knownValues) {
+	sorted := slices.Clone(vals)
+	if !consecutive {
+		slices.Sort(sorted)
+	}
+	out = knownValues(slices.Compact(sorted))
+	cnt = make(knownValues, len(out))
+	j := 0
+	for _, v := range vals {
+		if consecutive {
+			for out[j] != v {
+				j++
+			}
+		} else {
+			j, _ = slices.BinarySearch(out, v)
+		}
+		inv = append(inv, float64(j))
+		cnt[j]++
+	}
+	return out, inv, cnt
+}
+
+// uniqueUnrecorded is why op over x (n elements, values known or not)
+// departs from the recorded rules, or "".
+func uniqueUnrecorded(x *Tensor, n int64, known bool) string {
+	switch {
+	case !x.Device().CUDA:
+		return "on the host"
+	case x.DType.Name == "bool":
+		return "of bools (PyTorch counts the true values)"
+	case x.DType.Name != "int64":
+		return "of " + x.DType.Name + " (CUB's kernels for its size not recorded)"
+	case n > uniqueOneTile:
+		return "of more than one tile of CUB's kernels (not recorded)"
+	case !known:
+		return "values unknown: the output's shape taken as every element distinct, the largest it can be"
+	}
+	return ""
 }
 
 // unique is op (torch.unique, or unique_consecutive when consecutive) of
@@ -54,104 +109,177 @@ func (s *Session) unique(op string, x *Tensor, consecutive, inverse, counts bool
 	distinct := n
 	var out, inv, cnt knownValues
 	if known {
-		sorted := slices.Clone(vals)
-		if !consecutive {
-			slices.Sort(sorted)
-		}
-		out = knownValues(slices.Compact(sorted))
+		out, inv, cnt = uniqueValues(vals, consecutive)
 		distinct = int64(len(out))
-		// each element's place among the unique values, and their counts
-		cnt = make(knownValues, len(out))
-		j := 0
-		for _, v := range vals {
-			if consecutive {
-				for out[j] != v {
-					j++
-				}
-			} else {
-				j, _ = slices.BinarySearch(out, v)
-			}
-			inv = append(inv, float64(j))
-			cnt[j]++
+	}
+	if why := uniqueUnrecorded(x, n, known); why != "" {
+		if err := s.estimate(nil, op, "%s: memory rule from PyTorch's kernel, %s", argShapes(Args{x}), why); err != nil {
+			return nil, false, err
 		}
 	}
-	cause := "the output's shape from the values the tool knows"
-	if !known {
-		cause = "values unknown: the output's shape taken as every element distinct, the largest it can be"
-	}
-	if err := s.estimate(nil, op, "%s: memory rule from PyTorch's kernel, %s; %s", argShapes(Args{x}), recording("ops_census_more.py"), cause); err != nil {
-		return nil, false, err
-	}
-	dev, flat := x.Device(), []int64{n}
+	dev := x.Device()
 	var held []*Tensor // freed when the call returns, the last made first
 	defer func() { s.dropAll(held) }()
-	keep := func(shape []int64, dt DType) (*Tensor, error) {
+	keep := func(shape []int64, dt DType) error {
 		t, err := s.alloc(slices.Clone(shape), dt, dev)
 		if err == nil {
 			held = append(held, t)
 		}
-		return t, err
+		return err
 	}
 	if !x.IsContiguous() {
-		if _, err := keep(x.Shape, x.DType); err != nil {
+		if err := keep(x.Shape, x.DType); err != nil {
 			return nil, false, err
-		}
-	}
-	if !consecutive {
-		if _, err := keep(flat, x.DType); err != nil {
-			return nil, false, err
-		}
-		scratch := onesweepScratch(uint64(n), x.DType.Size, x.DType.Size, keysOnlyTile, false)
-		if inverse {
-			ts, err := s.allocAll(dev, tensorShape{flat, DTypes["int64"]}, tensorShape{slices.Clone(flat), DTypes["int64"]})
-			if err != nil {
-				return nil, false, err
-			}
-			held = append(held, ts[1])
-			defer s.dropTensor(ts[0])
-			scratch = pairsScratch(uint64(n), x.DType.Size)
-		}
-		if dev.CUDA && n > 0 {
-			if err := s.libScratch(dev, "CUB's radix sort", scratch); err != nil {
-				return nil, false, err
-			}
 		}
 	}
 	var results []*Tensor
-	fail := func(err error) ([]*Tensor, bool, error) {
-		s.dropAll(results)
+	var err error
+	switch {
+	case n == 0: // empty outputs
+		results, err = s.allocAll(dev, tensorShape{[]int64{0}, x.DType}, tensorShape{slices.Clone(x.Shape), DTypes["int64"]}, tensorShape{[]int64{0}, DTypes["int64"]})
+	case x.DType.Name == "bool" && !consecutive:
+		results, err = s.uniqueBools(x, inverse, &held)
+	default:
+		results, err = s.uniqueSorted(x, consecutive, inverse, counts, keep)
+	}
+	if err != nil {
 		return nil, false, err
+	}
+	o := results[0]
+	o.Shape = []int64{distinct}
+	if known && distinct > 1 {
+		o.st.vals = out
+	}
+	kept := []*Tensor{o}
+	for i, asked := range []bool{inverse, counts} {
+		t := results[i+1]
+		if !asked { // empty: PyTorch's has no storage
+			s.dropTensor(t)
+			continue
+		}
+		kept = append(kept, t)
+		if i == 1 {
+			t.Shape = []int64{distinct}
+		}
+		if v := []knownValues{inv, cnt}[i]; len(v) > 1 {
+			t.st.vals = v
+		}
+	}
+	return kept, len(kept) > 1, nil
+}
+
+// uniqueSorted is UniqueCub for a type CUB sorts: the output, the
+// inverse and the counts (empty where not asked), made by keep's
+// tensors and CUB's kernels as the package comment above says.
+func (s *Session) uniqueSorted(x *Tensor, consecutive, inverse, counts bool, keep func([]int64, DType) error) ([]*Tensor, error) {
+	n, dev := uint64(x.Numel()), x.Device()
+	flat, long := []int64{int64(n)}, DTypes["int64"]
+	if !consecutive {
+		if err := keep(x.Shape, x.DType); err != nil {
+			return nil, err
+		}
+		scratch := uint64(1)
+		var arange *Tensor
+		if inverse {
+			var err error
+			if arange, err = s.alloc(flat, long, dev); err != nil {
+				return nil, err
+			}
+			if err := keep(flat, long); err != nil {
+				s.dropTensor(arange)
+				return nil, err
+			}
+			if n > maxOneTileSort {
+				scratch = pairsScratch(n, x.DType.Size)
+			}
+		} else if n > maxOneTileSort {
+			scratch = onesweepScratch(n, x.DType.Size, x.DType.Size, keysOnlyTile, false)
+		}
+		err := s.libScratch(dev, "CUB's radix sort", scratch)
+		if arange != nil {
+			s.dropTensor(arange)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	var made []*Tensor
+	fail := func(err error) ([]*Tensor, error) {
+		s.dropAll(made)
+		return nil, err
+	}
+	ishape := []int64{0}
+	if inverse {
+		ishape = slices.Clone(x.Shape)
+	}
+	inv, err := s.alloc(ishape, long, dev)
+	if err != nil {
+		return nil, err
+	}
+	made = append(made, inv)
+	if inverse {
+		buf := tensorShape{flat, long} // unique scans into a buffer, then scatters it
+		if consecutive {
+			buf = tensorShape{flat, DTypes["int32"]} // the flags; the scan writes the inverse
+		}
+		ts, err := s.allocAll(dev, buf)
+		if err != nil {
+			return fail(err)
+		}
+		err = s.libScratch(dev, "CUB's scan", float32ScanScratch(n))
+		s.dropAll(ts)
+		if err != nil {
+			return fail(err)
+		}
 	}
 	o, err := s.alloc(slices.Clone(flat), x.DType, dev)
 	if err != nil {
 		return fail(err)
 	}
-	o.Shape = []int64{distinct}
-	if known && distinct > 1 {
-		o.st.vals = out
+	made = append(made, o)
+	length, err := s.alloc([]int64{1}, long, dev)
+	if err != nil {
+		return fail(err)
 	}
-	results = append(results, o)
-	if inverse {
-		ts, err := s.allocAll(dev, tensorShape{flat, DTypes["int64"]}, tensorShape{slices.Clone(x.Shape), DTypes["int64"]})
-		if err != nil {
-			return fail(err)
-		}
-		s.dropTensor(ts[0])
-		if len(inv) > 1 {
-			ts[1].st.vals = inv
-		}
-		results = append(results, ts[1])
-	}
+	defer s.dropTensor(length)
+	cshape := []int64{0}
 	if counts {
-		c, err := s.alloc([]int64{n + 1}, DTypes["int64"], dev)
-		if err != nil {
-			return fail(err)
-		}
-		c.Shape = []int64{distinct}
-		if len(cnt) > 1 {
-			c.st.vals = cnt
-		}
-		results = append(results, c)
+		cshape = flat
 	}
-	return results, len(results) > 1, nil
+	c, err := s.alloc(cshape, long, dev)
+	if err != nil {
+		return fail(err)
+	}
+	made = append(made, c)
+	if err := s.libScratch(dev, "CUB's select", cubSelectScratch(n)); err != nil {
+		return fail(err)
+	}
+	return []*Tensor{o, inv, c}, nil
+}
+
+// uniqueBools is UniqueCub for bools (not consecutive): a 4-byte count
+// of the true values (freed last, with held) and CUB's sum's scratch,
+// then the output of 2 and the int64 counts of 2, and with
+// return_inverse the int64 inverse of the input's shape; returned as
+// the output, the inverse and the counts.
+func (s *Session) uniqueBools(x *Tensor, inverse bool, held *[]*Tensor) ([]*Tensor, error) {
+	dev := x.Device()
+	count, err := s.alloc(nil, DTypes["int32"], dev)
+	if err != nil {
+		return nil, err
+	}
+	*held = append(*held, count)
+	sms, threads := s.gpus[dev.Index].b.grid()
+	if err := s.libScratch(dev, "CUB's sum", cubSumScratch(x.Numel(), sms, threads)); err != nil {
+		return nil, err
+	}
+	ishape := []int64{0}
+	if inverse {
+		ishape = slices.Clone(x.Shape)
+	}
+	ts, err := s.allocAll(dev, tensorShape{[]int64{2}, boolDType}, tensorShape{[]int64{2}, DTypes["int64"]}, tensorShape{ishape, DTypes["int64"]})
+	if err != nil {
+		return nil, err
+	}
+	return []*Tensor{ts[0], ts[2], ts[1]}, nil
 }
