@@ -6,8 +6,9 @@ import (
 
 // Tensor.repeat, tile and repeat_interleave (testdata/pyrules/
 // ops_repeat_shape.py, held statement by statement by
-// TestRecordedStatements; repeat_interleave by a tensor of counts not
-// yet held, pyrules/ops_repeat_more.py: estimated). PyTorch's repeat makes the output and copies the input,
+// TestRecordedStatements; repeat_interleave by a tensor of counts,
+// pyrules/ops_repeat_more.py, its cases beside the recorded one
+// estimated: interleaveIndices). PyTorch's repeat makes the output and copies the input,
 // expanded, into a view of it: one tensor. Its backward (RepeatBackward0:
 // the gradient summed over the repeats, repeatBackward) is modelled
 // where the sums are reductions whose buffers are recorded rules. repeat_interleave by an int is PyTorch's
@@ -34,7 +35,7 @@ func init() {
 		&OpDef{Name: "repeat_interleave", Function: true, Method: true,
 			Params: []Param{input, {Name: "repeats", Kind: OperandParam, Default: "None"}, {Name: "dim", Kind: IntParam, Default: "None"},
 				{Name: "output_size", Kind: IntParam, Default: "None", KeywordOnly: true}},
-			Memory: "by an int: one tensor (unsqueeze, expand, a contiguous clone), backward expand's sum; by a tensor of counts: their cumsum and the int64 indices (freed after), index_select's output; the output's size is the counts' sum, refused when their values are not known and output_size is not given",
+			Memory: "by an int: one tensor (unsqueeze, expand, a contiguous clone), backward expand's sum; by a tensor of counts: their int64 cumsum, CUB's scan scratch, the check that none is negative (a bool tensor and a bool, freed), the indices, the cumsum freed, then index_select's output and the indices freed; the output's size is the counts' sum, refused when their values are not known and output_size is not given",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				return s.repeatInterleave(a.Tensor(0), a.Tensor(1), a[2], a[3])
 			}},
@@ -44,11 +45,6 @@ func init() {
 // repeatInterleave is torch.repeat_interleave(x, repeats, dim,
 // output_size=size); repeats nil is torch.repeat_interleave(counts).
 func (s *Session) repeatInterleave(x, repeats *Tensor, dim, size any) (*Tensor, error) {
-	if repeats == nil || !repeats.number {
-		if err := s.estimate(nil, "torch.repeat_interleave", "%s by a tensor of counts: memory rule from PyTorch's formula, %s", argShapes(Args{x, repeats}), recording("ops_repeat_more.py")); err != nil {
-			return nil, err
-		}
-	}
 	if repeats == nil {
 		if len(x.Shape) > 1 {
 			return nil, Errorf(RuntimeError, "repeats must be 0-dim or 1-dim tensor")
@@ -114,10 +110,26 @@ func (s *Session) repeatInterleave(x, repeats *Tensor, dim, size any) (*Tensor, 
 }
 
 // interleaveIndices is torch.repeat_interleave(counts) over n counts
-// (one count is expanded to n): each index repeated its count of times,
-// in the counts' dtype; the counts' int64 cumsum first, freed after. Its
-// size is the counts' sum, or output_size.
+// (one count is expanded to n), PyTorch's repeat_interleave_common: each
+// index repeated its count of times, in the counts' dtype. It makes the
+// counts' int64 cumsum (on the GPU with CUB's scan scratch, made and
+// freed); without output_size, the total read from it and the check
+// that no count is negative, (counts >= 0).all() (a bool tensor of n, a
+// bool, the reduction's buffer across blocks; freed newest first); then
+// the indices, and frees the cumsum. Its size is the counts' sum, or
+// output_size.
+//
+// ops_repeat_more.py recorded n int64 counts on the GPU without
+// output_size; an int32 cumsum (into int64), one count expanded (the
+// scan copies it dense), counts not contiguous (copied first), given
+// output_size and counts on the host follow PyTorch's source and are
+// estimated.
 func (s *Session) interleaveIndices(counts *Tensor, n int64, size any) (*Tensor, error) {
+	if why := interleaveUnrecorded(counts, n, size); why != "" {
+		if err := s.estimate(nil, "torch.repeat_interleave", "%s by a tensor of counts (%s): memory rule from PyTorch's formula, not recorded on the GPU", argShapes(Args{counts}), why); err != nil {
+			return nil, err
+		}
+	}
 	var total int64
 	var idx knownValues
 	vals, known := counts.Values()
@@ -146,15 +158,66 @@ func (s *Session) interleaveIndices(counts *Tensor, n int64, size any) (*Tensor,
 	if dt.Name != "int32" {
 		dt = DTypes["int64"]
 	}
-	ts, err := s.allocAll(counts.Device(), tensorShape{[]int64{n}, DTypes["int64"]}, tensorShape{[]int64{total}, dt})
+	dev := counts.Device()
+	if n == 0 {
+		return s.alloc([]int64{0}, dt, dev)
+	}
+	cumsum, err := s.alloc([]int64{n}, DTypes["int64"], dev)
 	if err != nil {
 		return nil, err
 	}
-	s.dropTensor(ts[0])
-	if len(idx) > 1 {
-		ts[1].st.vals = idx
+	defer s.dropTensor(cumsum)
+	if dev.CUDA {
+		if err := s.libScratch(dev, "CUB's scan", int64ScanScratch(uint64(n))); err != nil {
+			return nil, err
+		}
 	}
-	return ts[1], nil
+	if size == nil {
+		if err := s.nonNegativeCheck(dev, n); err != nil {
+			return nil, err
+		}
+	}
+	out, err := s.alloc([]int64{total}, dt, dev)
+	if err != nil {
+		return nil, err
+	}
+	if len(idx) > 1 {
+		out.st.vals = idx
+	}
+	return out, nil
+}
+
+// interleaveUnrecorded is why repeat_interleave_common over counts, n of
+// them, and output_size size departs from what ops_repeat_more.py
+// recorded, or "".
+func interleaveUnrecorded(counts *Tensor, n int64, size any) string {
+	switch {
+	case !counts.Device().CUDA:
+		return "on the host"
+	case counts.DType.Name != "int64":
+		return "of " + counts.DType.Name + ", scanned into int64"
+	case int64(counts.Numel()) != n:
+		return "one count expanded"
+	case !counts.IsContiguous():
+		return "not contiguous"
+	case uint64(n) > scanDTypesProbed:
+		return "more than CUB's scan was measured at"
+	case size != nil:
+		return "with output_size"
+	}
+	return ""
+}
+
+// nonNegativeCheck is (counts >= 0).all() over n counts on dev, as
+// PyTorch checks them: the comparison's bool tensor, all's bool and its
+// buffer across blocks, all freed newest first.
+func (s *Session) nonNegativeCheck(dev Device, n int64) error {
+	ts, err := s.allocAll(dev, tensorShape{[]int64{n}, boolDType}, tensorShape{nil, boolDType})
+	if err != nil {
+		return err
+	}
+	defer s.dropAll(ts)
+	return s.reductionTemps(ts[0], elem(boolDType))
 }
 
 // repeat is x.repeat(repeats).
