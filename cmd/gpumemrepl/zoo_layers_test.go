@@ -163,8 +163,10 @@ func TestMoERouting(t *testing.T) {
 // TestMultinomial: torch.multinomial of rows of probabilities, one
 // sample, takes what gpt2_sample.py's recorded sampling loop does (the
 // result, the checks' reductions and bools, then a tensor of the
-// input's shape for the Gumbel trick, freed): exact; more samples are
-// estimated as their result alone.
+// input's shape for the Gumbel trick, freed); several with replacement
+// what census_python.py's recording does (the result, then three
+// tensors of the input's shape, freed): exact; a 1-d input is
+// estimated.
 func TestMultinomial(t *testing.T) {
 	runZooLayerCases(t, []zooLayerCase{{
 		name: "multinomial_one", strict: true,
@@ -174,9 +176,16 @@ func TestMultinomial(t *testing.T) {
 		// the result (512 bytes), the kept bools (1,024) and q (603,136)
 		want: []string{"(3, 1) torch.int64 512 604672\n"},
 	}, {
-		name: "multinomial_many",
-		src:  "import torch\nprobs = torch.rand(3, 100, device='cuda')\nidx = torch.multinomial(probs, 5, replacement=True)\nprint(tuple(idx.shape))\n",
-		want: []string{"(3, 5)\n", "estimated: torch.multinomial [3, 100] float32: memory rule from PyTorch's formula, recorded on the GPU in testdata/pyrules/ops_census_more.py but not yet held to it"},
+		name: "multinomial_many", strict: true,
+		src: "import torch\nprobs = torch.rand(3, 100, device='cuda')\nbase = torch.cuda.memory_allocated()\n" +
+			"torch.cuda.reset_peak_memory_stats()\nidx = torch.multinomial(probs, 5, replacement=True)\n" +
+			"print(tuple(idx.shape), torch.cuda.memory_allocated() - base, torch.cuda.max_memory_allocated() - base)\n",
+		// the result (512 bytes) and three copies of the input (1,536 each)
+		want: []string{"(3, 5) 512 5120\n"},
+	}, {
+		name: "multinomial_1d",
+		src:  "import torch\nprobs = torch.rand(100, device='cuda')\nidx = torch.multinomial(probs, 5, replacement=True)\nprint(tuple(idx.shape))\n",
+		want: []string{"(5,)\n", "estimated: torch.multinomial [100] float32 of a 1-d input: memory rule from PyTorch's kernel, not recorded on the GPU"},
 	}})
 }
 
