@@ -193,35 +193,53 @@ func init() {
 	)
 }
 
-// torch.isin(elements, test_elements) (testdata/pyrules/
-// ops_census_misc.py, not yet held to it): PyTorch compares each element
-// with every test element when there are few of them (fewer than 10 *
-// numel^0.145), a bool of [elements..., tests] reduced with any() along
-// its last dimension (the bool freed); past that it sorts both, which
-// the tool does not model. A bool tensor of the elements' shape.
+// torch.isin(elements, test_elements): a bool tensor of the elements'
+// shape. With few test elements (fewer than 10 * numel^0.145) PyTorch's
+// CUDA kernel compares each element with every test element, a bool of
+// [elements..., tests], reduces it with any() along its last dimension
+// (a bool of the elements' shape and the reduction's buffers) and copies
+// that into the output; the any freed, then the comparison
+// (testdata/pyrules/ops_census_misc.py). Past that it sorts both, which
+// the tool does not model; the host's kernel is estimated.
 func init() {
-	declare(estimated("ops_census_misc.py", &OpDef{Name: "isin", Function: true, Params: []Param{{Name: "elements", Kind: TensorParam}, {Name: "test_elements", Kind: TensorParam},
+	declare(&OpDef{Name: "isin", Function: true, Params: []Param{{Name: "elements", Kind: TensorParam}, {Name: "test_elements", Kind: TensorParam},
 		boolParam("assume_unique", "False"), boolParam("invert", "False")},
-		Memory: "a bool tensor of the elements' shape, after a bool of every element against every test element (freed); many test elements (a sort) refused",
+		Memory: "a bool tensor of the elements' shape, then a bool of every element against every test element and its any() along the tests (both freed); many test elements (a sort) refused",
 		run: func(s *Session, a Args) (*Tensor, error) {
 			x, test := a.Tensor(0), a.Tensor(1)
-			if _, err := sameDevice(x, test); err != nil {
+			dev, err := sameDevice(x, test)
+			if err != nil {
 				return nil, err
 			}
 			n, m := float64(x.Numel()), float64(test.Numel())
 			if m >= 10*math.Pow(n, 0.145) {
 				return nil, NotModelledError("torch.isin with many test elements (PyTorch sorts them)")
 			}
-			ts, err := s.allocAll(x.Device(), tensorShape{append(slices.Clone(x.Shape), int64(m)), boolDType}, tensorShape{slices.Clone(x.Shape), boolDType})
+			if !dev.CUDA {
+				if err := s.estimate(nil, "torch.isin", "%s: memory rule from PyTorch's CUDA kernel, the host's not recorded", argShapes(Args{x, test})); err != nil {
+					return nil, err
+				}
+			}
+			out, err := s.alloc(slices.Clone(x.Shape), boolDType, dev)
+			if err != nil || n == 0 {
+				return out, err
+			}
+			cross, err := s.alloc(append(slices.Clone(x.Shape), int64(m)), boolDType, dev)
 			if err != nil {
+				s.dropTensor(out)
 				return nil, err
 			}
-			s.dropTensor(ts[0])
-			out := ts[1]
+			found, _, err := s.RunTuple(Ops["any"], Args{cross, int64(-1), false})
+			s.dropAll(found)
+			s.dropTensor(cross)
+			if err != nil {
+				s.dropTensor(out)
+				return nil, err
+			}
 			if tv, ok := test.Values(); ok {
 				invert := a.Bool(3)
 				out.st.vals = mapValues(x, out, func(v float64) float64 { return boolValue(slices.Contains(tv, v) != invert) })
 			}
 			return out, nil
-		}}))
+		}})
 }
