@@ -116,25 +116,22 @@ class SyncBatchNorm(_BatchNorm):
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True, momentum=0.1, eps=1e-05):
     # PyTorch's composite: the weights and running stats repeated per
     # sample, batch norm over (1, N*C, ...), the running stats updated with
-    # the samples' mean
+    # the samples' mean when the input's stats were used (in eval they are
+    # not: testdata/pyrules/modules_census_nn.py recorded both)
     if use_input_stats:
         n = input.shape[0]
         for d in input.shape[2:]:
             n *= d
         if n == 1:
             raise ValueError(f'Expected more than 1 spatial element when training, got input size {input.shape}')
-    if running_mean is not None or running_var is not None:
-        # recorded without running stats (testdata/pyrules/modules_census.py)
-        _estimate('F.instance_norm', "PyTorch's composite (weights and running stats repeated per sample, batch_norm of the batch as one sample) with running stats, recorded on the GPU in testdata/pyrules/modules_census_nn.py but not yet held to it",
-                  input, weight, bias, running_mean, running_var)
     b, c = input.shape[0], input.shape[1]
     weight_, bias_, mean_, var_ = (None if t is None else t.repeat(b) for t in (weight, bias, running_mean, running_var))
     shape = list(input.shape)
     shape[0], shape[1] = 1, b * c
     out = functional.batch_norm(input.contiguous().view(shape), mean_, var_, weight_, bias_, use_input_stats, momentum, eps)
-    if running_mean is not None:
+    if use_input_stats and running_mean is not None:
         running_mean.copy_(mean_.view(b, c).mean(0))
-    if running_var is not None:
+    if use_input_stats and running_var is not None:
         running_var.copy_(var_.view(b, c).mean(0))
     return out.view(input.shape)
 
