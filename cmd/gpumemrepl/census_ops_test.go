@@ -36,8 +36,8 @@ gen = torch.Generator(device='cuda').manual_seed(0)
 
 var censusOps = []censusOp{
 	{"a = x.repeat_interleave(2, dim=0)", "", 4 * mib},
-	{"b = torch.repeat_interleave(c)", "torch.repeat_interleave [3] int64 by a tensor of counts" + unheldNote("ops_repeat_more.py"), 512},
-	{"d = torch.ones(3, 4, device='cuda').repeat_interleave(c, dim=0)", "torch.repeat_interleave [3, 4] float32 x [3] int64 by a tensor of counts" + unheldNote("ops_repeat_more.py"), 512},
+	{"b = torch.repeat_interleave(c)", "", 512},
+	{"d = torch.ones(3, 4, device='cuda').repeat_interleave(c, dim=0)", "", 512},
 	{"e = x.flip(0)", "", 2 * mib},
 	{"f = torch.roll(x, (1, 2), (0, 1))", "", 2 * mib},
 	{"g = x.amax(dim=-1)", "", 2048},
@@ -47,12 +47,12 @@ var censusOps = []censusOp{
 	{"k = x.isnan()", "", mib / 2},
 	{"l = torch.isfinite(x)", "", mib / 2},
 	{"m = x.clamp_min(0.5)", "", 2 * mib},
-	{"n = torch.randperm(1000, device='cuda', generator=gen)", unheld("torch.randperm n=1000", "ops_census_misc.py"), 8192},
-	{"o = torch.multinomial(torch.ones(4, 1000, device='cuda'), 2)", unheld("torch.multinomial [4, 1000] float32", "ops_census_more.py"), 512},
+	{"n = torch.randperm(1000, device='cuda', generator=gen)", "", 8192},
+	{"o = torch.multinomial(torch.ones(4, 1000, device='cuda'), 2)", "", 512},
 	{"q = x[:, :512].trace()", "", 512},
 	{"r = torch.diag(x[0, :300])", "", 360448},
 	{"s = torch.scalar_tensor(2, device='cuda')", "", 512},
-	{"u = torch.unique(c)", "torch.unique [3] int64: memory rule from PyTorch's kernel, recorded on the GPU in testdata/pyrules/ops_census_more.py but not yet held to it; the output's shape from the values the tool knows", 512},
+	{"u = torch.unique(c)", "", 512},
 	{"v = (x * 1).triu_(1)", "", 2 * mib},
 	{"w1 = torch.view_as_complex(x.reshape(512, 512, 2))", "", 0},
 	{"w2 = torch.polar(torch.ones(512, 512, device='cuda'), torch.zeros(512, 512, device='cuda'))", "", 2 * mib},
@@ -67,7 +67,7 @@ var censusOps = []censusOp{
 	{"y6 = torch.maximum(x, x.detach()[:1])", "", 2 * mib},
 	{"y7 = x.scatter(1, c.view(1, 3).expand(512, 3), 0.0)", "", 2 * mib},
 	{"y8 = torch.ones(512, 512, device='cuda').fill_diagonal_(0.0)", "", mib},
-	{"z1 = torch.isin(c, c[:1])", unheld("torch.isin [3] int64 x [1] int64", "ops_census_misc.py"), 512},
+	{"z1 = torch.isin(c, c[:1])", "", 512},
 	{"z2 = x.logsumexp(-1)", "", 2048},
 	{"z3 = torch.tensor_split(x, 3, dim=1)", "", 0},
 	{"z4 = x.unfold(1, 64, 32)", "", 0},
@@ -76,7 +76,7 @@ var censusOps = []censusOp{
 	{"z7 = torch.diff(x, dim=1)", "", 512 * 1023 * 4},
 	{"z8 = torch.hann_window(400, device='cuda')", "", 2048},
 	{"z9 = torch.quantile(x.detach(), 0.5, dim=1)", unheld("torch.quantile [512, 1024] float32", "ops_census_misc.py"), 2048},
-	{"z10 = torch.var_mean(x, dim=1)", unheld("torch.var_mean [512, 1024] float32", "ops_census_more.py"), 2 * 2048},
+	{"z10 = torch.var_mean(x, dim=1)", "", 2 * 2048},
 }
 
 // TestCensusOpsEstimated: each op of censusOps runs through the binary
