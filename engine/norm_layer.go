@@ -120,9 +120,17 @@ func accType(dt DType) DType {
 	return dt
 }
 
-// nonNil are the tensors of ts that are not nil.
+// nonNil are the tensors of ts that are not nil, in a new slice: ts is
+// left as it was (a caller's slice of gradients by position, passed as
+// ts..., must keep its positions).
 func nonNil(ts ...*Tensor) []*Tensor {
-	return slices.DeleteFunc(ts, func(t *Tensor) bool { return t == nil })
+	var out []*Tensor
+	for _, t := range ts {
+		if t != nil {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // layerNormBackward is layer_norm's and rms_norm's backward: a gradient of
