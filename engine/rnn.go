@@ -454,15 +454,6 @@ func (f *rnnForward) backward(s *Session, n *node, _ *Tensor) ([]*Tensor, error)
 	grads := n.grads
 	n.grads = make([]*Tensor, len(grads))
 	defer dropAll(s, nonNil(grads...))
-	if !c.train {
-		return nil, Errorf(RuntimeError, "cudnn RNN backward can only be called in training mode")
-	}
-	data, weight, recorded := c.backwardWorkspaces()
-	if !recorded {
-		if err := s.estimate(nil, "CudnnRnnBackward0", "%s: cuDNN's workspaces of the data and weight passes estimated as the training forward's (%s); not recorded on the GPU at this configuration (scripts/probe_rnn.py's backward phase)", c, allocator.FormatSize(data)); err != nil {
-			return nil, err
-		}
-	}
 	dev := f.x.Device()
 	var late []*Tensor // freed once the backward's passes are done, zeros last-made first
 	defer func() { dropAll(s, late) }()
@@ -488,7 +479,7 @@ func (f *rnnForward) backward(s *Session, n *node, _ *Tensor) ([]*Tensor, error)
 	}
 	slices.Reverse(zeros)
 	late = append(zeros, late...)
-	dx, dhx, dcx, err := f.dataPass(s, grads, data)
+	dx, dhx, dcx, err := f.dataPass(s, grads)
 	if err != nil {
 		return nil, err
 	}
@@ -499,7 +490,7 @@ func (f *rnnForward) backward(s *Session, n *node, _ *Tensor) ([]*Tensor, error)
 	}
 	weights := slices.ContainsFunc(n.inputs[1:len(f.layout)*int(f.stride0)+1], func(e edge) bool { return e.to != nil })
 	if weights {
-		dws, err := f.weightPass(s, n, weight)
+		dws, err := f.weightPass(s, n)
 		if err != nil {
 			dropAll(s, nonNil(out...))
 			return nil, err
@@ -518,9 +509,11 @@ func (f *rnnForward) backward(s *Session, n *node, _ *Tensor) ([]*Tensor, error)
 }
 
 // dataPass is _cudnn_rnn_backward_input: the input's gradient and h_0's
-// and c_0's, with the dense copies and the workspace (of workspace
-// bytes) it frees.
-func (f *rnnForward) dataPass(s *Session, grads []*Tensor, workspace uint64) (dx, dhx, dcx *Tensor, err error) {
+// and c_0's, with the dense copies and the workspace it frees. A call
+// made in eval mode fails once the gradients are made, before the
+// workspace (PyTorch's check comes there: rnn_layers.py's eval backward
+// recorded it), and they go, last made first.
+func (f *rnnForward) dataPass(s *Session, grads []*Tensor) (dx, dhx, dcx *Tensor, err error) {
 	dev := f.x.Device()
 	var temps []*Tensor // freed at its end, last made first
 	defer func() {
@@ -548,7 +541,9 @@ func (f *rnnForward) dataPass(s *Session, grads []*Tensor, workspace uint64) (dx
 		return nil, nil, nil, err
 	}
 	fail := func(err error) (*Tensor, *Tensor, *Tensor, error) {
-		dropAll(s, nonNil(dx, dhx, dcx))
+		made := nonNil(dx, dhx, dcx)
+		slices.Reverse(made)
+		dropAll(s, made)
 		return nil, nil, nil, err
 	}
 	for i, g := range grads[1:] {
@@ -568,6 +563,13 @@ func (f *rnnForward) dataPass(s *Session, grads []*Tensor, workspace uint64) (dx
 			return fail(err)
 		}
 	}
+	if !f.call.train {
+		return fail(Errorf(RuntimeError, "cudnn RNN backward can only be called in training mode"))
+	}
+	workspace, _, err := f.workspaces(s)
+	if err != nil {
+		return fail(err)
+	}
 	ws, err := s.alloc([]int64{int64(workspace)}, DTypes["uint8"], dev)
 	if err != nil {
 		return fail(err)
@@ -577,6 +579,17 @@ func (f *rnnForward) dataPass(s *Session, grads []*Tensor, workspace uint64) (dx
 		transposeInPlace(dx)
 	}
 	return dx, dhx, dcx, nil
+}
+
+// workspaces are cuDNN's workspaces of the data and weight passes, the
+// call labelled estimated where they were not recorded.
+func (f *rnnForward) workspaces(s *Session) (data, weight uint64, err error) {
+	c := f.call
+	data, weight, recorded := c.backwardWorkspaces()
+	if !recorded {
+		err = s.estimate(nil, "CudnnRnnBackward0", "%s: cuDNN's workspaces of the data and weight passes estimated as the training forward's (%s); not recorded on the GPU at this configuration (scripts/probe_rnn.py's backward phase)", c, allocator.FormatSize(data))
+	}
+	return data, weight, err
 }
 
 // needsCopy reports whether t, read in the [steps, batch, ...] order
@@ -595,10 +608,11 @@ func (f *rnnForward) needsCopy(t *Tensor) bool {
 }
 
 // weightPass is _cudnn_rnn_backward_weight: a zeroed buffer of the
-// weight space and a workspace (of workspace bytes); each weight's
-// gradient a view of the buffer (with biases) or a copy out of it.
-func (f *rnnForward) weightPass(s *Session, n *node, workspace uint64) ([]*Tensor, error) {
+// weight space and a workspace; each weight's gradient a view of the
+// buffer (with biases) or a copy out of it.
+func (f *rnnForward) weightPass(s *Session, n *node) ([]*Tensor, error) {
 	c, dev := f.call, f.x.Device()
+	_, workspace, _ := c.backwardWorkspaces() // labelled by the data pass
 	var xCopy *Tensor
 	if f.needsCopy(&f.x) {
 		t, err := s.alloc(slices.Clone(f.xShape), f.x.DType, dev)
