@@ -107,7 +107,8 @@ func (s *Session) packPadded(in, lengthsT *Tensor, batchFirst bool) ([]*Tensor, 
 			return nil, Errorf(RuntimeError, "`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. You can pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to sidestep this requirement if you do not need ONNX exportability.")
 		}
 	}
-	if err := s.estimate(nil, "torch.nn.utils.rnn.pack_padded_sequence", "%s: modelled from PyTorch's source, recorded on the GPU but not yet held to it (testdata/pyrules/rnn_packed.py)", argShapes(Args{in})); err != nil {
+	made, err := s.estimateOp("torch.nn.utils.rnn.pack_padded_sequence", "%s: modelled from PyTorch's source, recorded on the GPU but not yet held to it (testdata/pyrules/rnn_packed.py)", argShapes(Args{in}))
+	if err != nil {
 		return nil, err
 	}
 	batchSizes := make([]int64, 0, lengths[0])
@@ -162,6 +163,7 @@ func (s *Session) packPadded(in, lengthsT *Tensor, batchFirst bool) ([]*Tensor, 
 		t.view = false
 		return []*Tensor{t}, nil
 	})
+	made(data)
 	return []*Tensor{data, bs}, nil
 }
 
@@ -181,7 +183,8 @@ func (s *Session) padPacked(data, batchSizesT *Tensor, batchFirst bool, total in
 		}
 		steps = total
 	}
-	if err := s.estimateCopies("torch.nn.utils.rnn.pad_packed_sequence", data); err != nil {
+	made, err := s.estimateCopies("torch.nn.utils.rnn.pad_packed_sequence", data)
+	if err != nil {
 		return nil, err
 	}
 	batch := batchSizes[0]
@@ -201,6 +204,7 @@ func (s *Session) padPacked(data, batchSizesT *Tensor, batchFirst bool, total in
 		return nil, err
 	}
 	s.record("torch::autograd::CopySlices", out, []*Tensor{data}, nil, gradPerInput)
+	made(out)
 	if batchFirst {
 		t := s.Transpose(out, 0, 1)
 		s.recordPermute("TransposeBackward0", t, out, swapped(len(out.Shape), 0, 1))
@@ -216,7 +220,8 @@ func (s *Session) padSequence(seqs []*Tensor, batchFirst bool) (*Tensor, error) 
 	if len(seqs) == 0 {
 		return nil, Errorf(RuntimeError, "received an empty list of sequences")
 	}
-	if err := s.estimateCopies("torch.nn.utils.rnn.pad_sequence", seqs...); err != nil {
+	made, err := s.estimateCopies("torch.nn.utils.rnn.pad_sequence", seqs...)
+	if err != nil {
 		return nil, err
 	}
 	longest := int64(0)
@@ -232,16 +237,17 @@ func (s *Session) padSequence(seqs []*Tensor, batchFirst bool) (*Tensor, error) 
 		return nil, err
 	}
 	s.record("torch::autograd::CopySlices", out, seqs, nil, gradPerInput)
+	made(out)
 	return out, nil
 }
 
 // estimateCopies labels an op that copies its inputs into a new tensor:
 // estimated, and under autograd its backward through PyTorch's
-// CopySlices more so.
-func (s *Session) estimateCopies(op string, inputs ...*Tensor) error {
+// CopySlices more so (estimateOp's made, for its output).
+func (s *Session) estimateCopies(op string, inputs ...*Tensor) (made func(outs ...*Tensor), err error) {
 	why := "modelled from PyTorch's source, recorded on the GPU but not yet held to it (testdata/pyrules/rnn_packed.py)"
 	if needsGraph(s, inputs) {
 		why = "its backward through the copies (PyTorch's CopySlices) estimated as one gradient of each input's shape; " + why
 	}
-	return s.estimate(nil, op, "%s: %s", argShapes(Args{inputs}), why)
+	return s.estimateOp(op, "%s: %s", argShapes(Args{inputs}), why)
 }

@@ -161,7 +161,8 @@ func recording(rec string) string {
 // estimated marks an entry whose rule was modelled from PyTorch's
 // formulas and is not yet held to a recording (rec, as recording
 // takes it): help says so, and every run of it, in place too, is an
-// estimate naming its arguments' shapes (refused under Options.Strict).
+// estimate naming its arguments' shapes (refused under Options.Strict),
+// and so is the backward of the node it records (estimateBackwards).
 func estimated(rec string, d *OpDef) *OpDef {
 	d.Memory += " (" + recording(rec) + ": estimated from PyTorch's formulas)"
 	name := "torch." + d.Name
@@ -171,7 +172,7 @@ func estimated(rec string, d *OpDef) *OpDef {
 	case !d.Function:
 		name = "Tensor." + d.Name
 	}
-	note := func(s *Session, op string, a Args) error {
+	note := func(s *Session, op string, a Args) (func(outs ...*Tensor), error) {
 		shapes := argShapes(a)
 		if shapes == "" { // a factory: its sizes
 			var sizes []string
@@ -187,33 +188,76 @@ func estimated(rec string, d *OpDef) *OpDef {
 			}
 			shapes = strings.Join(sizes, " ")
 		}
-		return s.estimate(nil, op, "%s: memory rule from PyTorch's formula, %s", shapes, recording(rec))
+		return s.estimateOp(op, "%s: memory rule from PyTorch's formula, %s", shapes, recording(rec))
 	}
 	if run := d.run; run != nil {
 		d.run = func(s *Session, a Args) (*Tensor, error) {
-			if err := note(s, name, a); err != nil {
+			made, err := note(s, name, a)
+			if err != nil {
 				return nil, err
 			}
-			return run(s, a)
+			t, err := run(s, a)
+			made(t)
+			return t, err
 		}
 	}
 	if run := d.runTuple; run != nil {
 		d.runTuple = func(s *Session, a Args) ([]*Tensor, bool, error) {
-			if err := note(s, name, a); err != nil {
+			made, err := note(s, name, a)
+			if err != nil {
 				return nil, false, err
 			}
-			return run(s, a)
+			ts, tuple, err := run(s, a)
+			made(ts...)
+			return ts, tuple, err
 		}
 	}
 	if run := d.inPlace; run != nil {
 		d.inPlace = func(s *Session, a Args) error {
-			if err := note(s, "Tensor."+d.InPlace, a); err != nil {
+			made, err := note(s, "Tensor."+d.InPlace, a)
+			if err != nil {
 				return err
 			}
-			return run(s, a)
+			err = run(s, a)
+			made(a.Tensor(0))
+			return err
 		}
 	}
 	return d
+}
+
+// estimateOp is estimate (no refusal of its own) for an op that may
+// record a node: made, called with the op's outputs once it has,
+// carries the estimate to that node's backward (estimateBackwards).
+func (s *Session) estimateOp(op, cause string, args ...any) (made func(outs ...*Tensor), err error) {
+	c, seq := fmt.Sprintf(cause, args...), s.seq
+	if err := s.estimate(nil, op, "%s", c); err != nil {
+		return nil, err
+	}
+	return func(outs ...*Tensor) { estimateBackwards(seq, op, c, outs) }, nil
+}
+
+// estimateBackwards carries the estimate of op (its cause) to the
+// backward of each node it recorded for outs, those made after node
+// seq: that backward follows the op's general rule too, so the step
+// that runs it is estimated, naming the op, wherever the estimate of
+// the forward came before (ops_census_more.py's var_mean backward and
+// rnn_packed.py's backward through pad_packed_sequence differed from
+// their recordings, labelled exact).
+func estimateBackwards(seq int, op, cause string, outs []*Tensor) {
+	for _, t := range outs {
+		if t == nil || t.fn == nil || t.fn.seq <= seq || t.fn.bw == nil {
+			continue
+		}
+		n, bw := t.fn, t.fn.bw
+		n.bw = func(s *Session, n *node, g *Tensor) ([]*Tensor, error) {
+			if err := s.estimate(nil, op+" backward", "%s", cause); err != nil {
+				return nil, err
+			}
+			return bw(s, n, g)
+		}
+		seq = n.seq // a node of several outputs once
+	}
 }
 
 // argShapes are an op's tensor arguments as shape and dtype, "x" between
