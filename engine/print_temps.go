@@ -112,9 +112,13 @@ const smallPoolMax = 1 << 20
 // the current stream, no values make a new segment or a new peak, and
 // freeing them merges every split block back: allocated, reserved,
 // their peaks and the cache's layout are PyTorch's whatever the values.
-// The print then takes nothing and says so (the memory history and the
-// allocation counts leave those temporaries out); otherwise it takes
-// those temporaries, an estimate (refused under Options.Strict).
+// The print then takes nothing, and the step is an estimate of the
+// memory history and the allocation counts, which leave those
+// temporaries out (zoo_layers.py's print of an EmbeddingBag, whose
+// repr prints its weight, differed from its recording there, labelled
+// exact); under Options.Strict, whose promise is exact figures or
+// none, it only says so, its figures being PyTorch's. Otherwise it
+// takes those temporaries, an estimate (refused under Options.Strict).
 func (s *Session) unknownPrint(t *Tensor, p *printAllocs) error {
 	g := s.gpus[t.Device().Index]
 	st := g.alloc.Stats().AllocatedBytes[0]
@@ -136,6 +140,9 @@ func (s *Session) unknownPrint(t *Tensor, p *printAllocs) error {
 			return err
 		}
 		return s.formatterTemps(t, true)
+	}
+	if !s.opts.Strict {
+		return s.estimate(nil, "print", "of %s: its values are unknown to the tool and PyTorch's formatter allocates by them (up to %s at once), under the peak and within the cache here, so allocated, reserved and their peaks are PyTorch's whatever the values, but the memory history and the allocation counts leave those temporaries out", argShapes(Args{t}), allocator.FormatSize(p.peak))
 	}
 	s.event("printed a CUDA %s tensor whose values the tool does not know: PyTorch's formatter takes up to %s of temporaries at once by its values, under the peak and within the cache, so the figures are exact (the memory history and allocation counts leave them out)", t.DType.Name, allocator.FormatSize(p.peak))
 	return nil

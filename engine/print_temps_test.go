@@ -126,7 +126,9 @@ func TestMaskedSelectScratch(t *testing.T) {
 // whose values the tool does not know, where some values could raise
 // the peak, is an estimate that takes the temporaries of the values that
 // take the most (under Options.Strict: refused, before anything is
-// allocated), and takes nothing where no values could; an integer one's
+// allocated), and takes nothing where no values could, an estimate of
+// the memory history only (under Options.Strict: exact, its figures
+// PyTorch's whatever the values); an integer one's
 // temporaries follow from its layout (a transposed one: reshape's copy,
 // then each row's copy for tolist).
 func TestPrintUnknownValues(t *testing.T) {
@@ -154,18 +156,24 @@ func TestPrintUnknownValues(t *testing.T) {
 	}
 	// under a peak 1 MiB higher, and with the small pool's segment
 	// mostly free, no values could change a figure: the print takes
-	// nothing
-	big, err := s.alloc([]int64{1 << 20}, DTypes["uint8"], cuda0)
-	if err != nil {
-		t.Fatal(err)
+	// nothing, and its estimate says the history leaves them out
+	for _, s := range []*Session{s, strict} {
+		big, err := s.alloc([]int64{1 << 20}, DTypes["uint8"], cuda0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.dropTensor(big)
 	}
-	s.dropTensor(big)
+	estimates := s.Tier().Estimates
 	got := eventsDuring(t, s, func() error {
 		_, err := s.Repr(x)
 		return err
 	})
-	if got != "" {
-		t.Errorf("a print that cannot change a figure made allocator events %s", got)
+	if got != "" || s.Tier().Estimates != estimates+1 || !strings.HasSuffix(s.tiers.step[len(s.tiers.step)-1].Cause, "the memory history and the allocation counts leave those temporaries out") {
+		t.Errorf("a print that cannot change a figure made allocator events %s, estimates %v", got, s.tiers.step)
+	}
+	if _, err := strict.Repr(y); err != nil || !strict.Tier().Exact() {
+		t.Errorf("under --strict, a print that cannot change a figure: %v, tier %+v", err, strict.Tier())
 	}
 	i, err := s.alloc([]int64{3, 4}, DTypes["int64"], cuda0)
 	if err != nil {
