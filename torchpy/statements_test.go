@@ -60,9 +60,12 @@ func TestRecordedStatements(t *testing.T) {
 				}
 			}
 			for _, l := range listed[name] {
-				if !slices.Contains(differ, l) {
+				switch {
+				case !slices.Contains(differ, l):
 					t.Errorf("line %d now matches its recording: take it off %s's list in statements_differ.txt", l, name)
-				} else if testing.Verbose() {
+				case st.unlabelled(l, why[l]):
+					t.Errorf("line %d differs from its recording (%s) but is labelled exact: no estimate or refusal on its path", l, why[l])
+				case testing.Verbose():
 					t.Logf("line %d (listed): %s", l, why[l])
 				}
 			}
@@ -73,6 +76,59 @@ func TestRecordedStatements(t *testing.T) {
 	if *update {
 		writeDifferList(t, names, found)
 	}
+}
+
+// unlabelled reports whether line, which differs from its recording as
+// d says, is labelled exact by the run, so that nothing tells a user
+// its figures or events may not be PyTorch's. A statement is labelled
+// by an estimate or an error of its own; by a refusal before it (the
+// run leaves out what PyTorch did there, and every statement after
+// runs on that); where only its print differs, by any estimate before
+// it (the figures it prints rest on it: the step is marked estimated);
+// and where its events differ, by an estimate of the statement that
+// made a block it frees (the difference is on that block's path: a
+// backward freeing what an estimated forward saved). An estimate
+// before it on no such path does not label it: a statement's events
+// are its own ops' rules, which an unrelated estimate does not excuse.
+func (st *statements) unlabelled(line int, d difference) bool {
+	r := st.rows[line]
+	if len(r.estimates) > 0 || r.err != "" {
+		return false
+	}
+	for _, sp := range st.spans[:r.span] {
+		if sp.refused {
+			return false
+		}
+	}
+	if !d.events {
+		return r.exact
+	}
+	h := st.s.History(0)
+	for i := r.from; i < r.to; i++ {
+		if h[i].Action != "free_completed" {
+			continue
+		}
+		for j := i - 1; j >= 0; j-- {
+			if h[j].Action == "alloc" && h[j].Addr == h[i].Addr {
+				if st.spanAt(j).estimated {
+					return false
+				}
+				break
+			}
+		}
+	}
+	return true
+}
+
+// spanAt is the statement run whose events include the history's i-th.
+func (st *statements) spanAt(i int) span {
+	k, _ := slices.BinarySearchFunc(st.spans, i, func(sp span, i int) int {
+		if sp.to <= i {
+			return -1
+		}
+		return 1
+	})
+	return st.spans[k]
 }
 
 // checkCauses holds what the estimates of a recorded rule script's run
@@ -103,14 +159,29 @@ func (st *statements) checkCauses(t *testing.T) {
 type statements struct {
 	s    *engine.Session
 	rows map[int]statementRow
+	// spans are the statements as they ran (a loop's body once a pass),
+	// in order
+	spans []span
 }
 
-// statementRow is what the run did at one statement.
+// statementRow is what the run did at one statement (its last run).
 type statementRow struct {
 	from, to  int
 	output    string
 	err       string
 	estimates []string
+	// exact is whether the step's figures were labelled exact (no
+	// estimate so far in the run); span is its run's index in spans
+	exact bool
+	span  int
+}
+
+// span is one run of a statement: its events are the session
+// history's [from, to); estimated if it estimated or was refused
+// (refused: it was).
+type span struct {
+	to                 int
+	estimated, refused bool
 }
 
 // statementWriter reads the runner's JSON rows as they are written and
@@ -133,10 +204,13 @@ func (w *statementWriter) Write(p []byte) (int, error) {
 			Output    string   `json:"output"`
 			Error     string   `json:"error"`
 			Estimates []string `json:"estimates"`
+			Exact     *bool    `json:"exact"`
 		}
 		if json.Unmarshal(w.buf.Next(i+1), &row) == nil && row.Line > 0 {
 			n := len(w.st.s.History(0))
-			w.st.rows[row.Line] = statementRow{w.last, n, row.Output, row.Error, row.Estimates}
+			refused := slices.ContainsFunc(row.Estimates, func(e string) bool { return strings.HasPrefix(e, "refused ") })
+			w.st.rows[row.Line] = statementRow{w.last, n, row.Output, row.Error, row.Estimates, row.Exact == nil, len(w.st.spans)}
+			w.st.spans = append(w.st.spans, span{n, len(row.Estimates) > 0, refused})
 			w.last = n
 		}
 	}
@@ -168,12 +242,22 @@ func (st *statements) events(r statementRow) []event {
 	return evs
 }
 
+// difference is how a statement differs from its recording.
+type difference struct {
+	why string
+	// events: its allocations and frees, or whether it raised (not only
+	// what it printed)
+	events bool
+}
+
+func (d difference) String() string { return d.why }
+
 // compare lists the recorded statements (by line) whose events, error
-// or print differ from the recording at path, and why each does.
-func (st *statements) compare(t *testing.T, path string) ([]int, map[int]string) {
+// or print differ from the recording at path, and how each does.
+func (st *statements) compare(t *testing.T, path string) ([]int, map[int]difference) {
 	t.Helper()
 	var differ []int
-	why := map[int]string{}
+	why := map[int]difference{}
 	skip := undefinedOutput[strings.TrimSuffix(filepath.Base(path), ".jsonl")]
 	for _, rec := range recordedStatements(t, path) {
 		got, ok := st.rows[rec.line]
@@ -191,7 +275,7 @@ func (st *statements) compare(t *testing.T, path string) ([]int, map[int]string)
 			continue
 		}
 		differ = append(differ, rec.line)
-		why[rec.line] = d
+		why[rec.line] = difference{d, !strings.HasPrefix(d, "printed")}
 	}
 	return differ, why
 }
