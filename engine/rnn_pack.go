@@ -14,13 +14,14 @@ import (
 // an int64 tensor on the host. Its backward makes the input's gradient,
 // zeros of its shape filled block by block (a transposed view of it for
 // batch_first). _pad_packed_sequence makes the padded output (full of the
-// padding value), copies each block in and gives the lengths on the host;
-// pad_sequence makes the padded batch and copies each sequence in. The
-// tool needs the lengths' values (a tensor of values it knows, as
-// torch.as_tensor of a list makes). Recorded on the GPU but not
-// yet held to it (testdata/pyrules/rnn_packed.py): estimated. Their backwards
-// through their copies (PyTorch's CopySlices) are estimated as one
-// gradient of each input's shape.
+// padding value), copies each block in (under autograd through a slice
+// and a view of the data, CopySlices over the output: copyBlocks) and
+// gives the lengths on the host; pad_sequence makes the padded batch and
+// copies each sequence in. The tool needs the lengths' values (a tensor
+// of values it knows, as torch.as_tensor of a list makes). Recorded on
+// the GPU but not yet held to it (testdata/pyrules/rnn_packed.py):
+// estimated. pad_sequence's backward through its copies (PyTorch's
+// CopySlices) is estimated as one gradient of each input's shape.
 
 func init() {
 	declare(
@@ -34,7 +35,7 @@ func init() {
 		&OpDef{Name: "_pad_packed_sequence", Function: true,
 			Params: []Param{{Name: "data", Kind: TensorParam}, {Name: "batch_sizes", Kind: TensorParam}, {Name: "batch_first", Kind: BoolParam},
 				{Name: "padding_value", Kind: NumberParam}, {Name: "total_length", Kind: IntParam}},
-			Memory: "the padded output, full of padding_value, the blocks copied in; the lengths on the host (estimated until recorded)",
+			Memory: "the padded output, full of padding_value, the blocks copied in; the lengths on the host; backward, each block's copy last first: the output's gradient, the block's and zeros for it, then zeros of the data's shape (estimated until recorded)",
 			runTuple: func(s *Session, a Args) ([]*Tensor, bool, error) {
 				ts, err := s.padPacked(a.Tensor(0), a.Tensor(1), a.Bool(2), a.Int(4))
 				return ts, true, err
@@ -107,7 +108,7 @@ func (s *Session) packPadded(in, lengthsT *Tensor, batchFirst bool) ([]*Tensor, 
 			return nil, Errorf(RuntimeError, "`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. You can pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to sidestep this requirement if you do not need ONNX exportability.")
 		}
 	}
-	made, err := s.estimateOp("torch.nn.utils.rnn.pack_padded_sequence", "%s: modelled from PyTorch's source, recorded on the GPU but not yet held to it (testdata/pyrules/rnn_packed.py)", argShapes(Args{in}))
+	made, err := s.estimateOp("torch.nn.utils.rnn.pack_padded_sequence", "%s: %s", argShapes(Args{in}), packedWhy)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +184,7 @@ func (s *Session) padPacked(data, batchSizesT *Tensor, batchFirst bool, total in
 		}
 		steps = total
 	}
-	made, err := s.estimateCopies("torch.nn.utils.rnn.pad_packed_sequence", data)
+	made, err := s.estimateOp("torch.nn.utils.rnn.pad_packed_sequence", "%s: %s", argShapes(Args{data}), packedWhy)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +204,12 @@ func (s *Session) padPacked(data, batchSizesT *Tensor, batchFirst bool, total in
 		s.dropTensor(out)
 		return nil, err
 	}
-	s.record("torch::autograd::CopySlices", out, []*Tensor{data}, nil, gradPerInput)
+	if needsGraph(s, []*Tensor{data}) {
+		if err := s.copyBlocks(out, data, batchSizes); err != nil {
+			s.dropTensor(lt)
+			return nil, err
+		}
+	}
 	made(out)
 	if batchFirst {
 		t := s.Transpose(out, 0, 1)
@@ -212,6 +218,42 @@ func (s *Session) padPacked(data, batchSizesT *Tensor, batchFirst bool, total in
 		out = t
 	}
 	return []*Tensor{out, lt}, nil
+}
+
+// copyBlocks is _pad_packed_sequence's copies under autograd: for each
+// run of steps of one batch size, in order, the run's rows of data (a
+// slice, SliceBackward0, viewed as [steps, batch, ...], ViewBackward0)
+// copied into out's [steps, :batch] (CopySlices over out). Backward
+// goes through them last first: each copy's base gradient and the
+// slice's clone, the zeros for what the copy overwrote (none for the
+// first, out having no graph before it), and each slice's gradient
+// (zeros of data's shape), added into the first (rnn_packed.py lines
+// 18 and 30 recorded them).
+func (s *Session) copyBlocks(out, data *Tensor, batchSizes []int64) error {
+	steps := int64(len(batchSizes))
+	off, prevStep, prevBatch := int64(0), int64(0), batchSizes[0]
+	for i := int64(0); i <= steps; i++ {
+		b := int64(0)
+		if i < steps {
+			b = batchSizes[i]
+		}
+		if b == prevBatch {
+			continue
+		}
+		n := prevBatch * (i - prevStep)
+		rows, err := s.NarrowDim(data, 0, off, n)
+		if err != nil {
+			return err
+		}
+		block, err := s.View(rows, append([]int64{i - prevStep, prevBatch}, data.Shape[1:]...))
+		s.dropTensor(rows)
+		if err != nil {
+			return err
+		}
+		s.copySlices(out, block)
+		off, prevStep, prevBatch = off+n, i, b
+	}
+	return nil
 }
 
 // padSequence is pad_sequence's kernel: the padded batch, each sequence
@@ -241,11 +283,14 @@ func (s *Session) padSequence(seqs []*Tensor, batchFirst bool) (*Tensor, error) 
 	return out, nil
 }
 
+// packedWhy is why the packed sequences' ops are estimated.
+const packedWhy = "modelled from PyTorch's source, recorded on the GPU but not yet held to it (testdata/pyrules/rnn_packed.py)"
+
 // estimateCopies labels an op that copies its inputs into a new tensor:
 // estimated, and under autograd its backward through PyTorch's
 // CopySlices more so (estimateOp's made, for its output).
 func (s *Session) estimateCopies(op string, inputs ...*Tensor) (made func(outs ...*Tensor), err error) {
-	why := "modelled from PyTorch's source, recorded on the GPU but not yet held to it (testdata/pyrules/rnn_packed.py)"
+	why := packedWhy
 	if needsGraph(s, inputs) {
 		why = "its backward through the copies (PyTorch's CopySlices) estimated as one gradient of each input's shape; " + why
 	}
