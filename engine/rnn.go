@@ -242,7 +242,7 @@ func (s *Session) runRNN(op string, mode rnnMode, a Args) ([]*Tensor, error) {
 	if int64(len(params)) != int64(len(layout))*stride0 {
 		return nil, Errorf(RuntimeError, "%s: %d weights for %d layers and directions of %d each", op, len(params), len(layout), stride0)
 	}
-	cast, err := s.autocastRNN(op, call, x, hx, cx, params, layout, total)
+	cast, err := s.autocastRNN(call, x, hx, cx, params, layout, total)
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +278,7 @@ func (s *Session) runRNN(op string, mode rnnMode, a Args) ([]*Tensor, error) {
 	if batchFirst { // output.transpose_(0, 1)
 		transposeInPlace(out)
 	}
-	inputs := slices.Concat([]*Tensor{x}, params, []*Tensor{hx})
+	inputs := slices.Concat([]*Tensor{x}, weights, []*Tensor{hx})
 	if cx != nil {
 		inputs = append(inputs, cx)
 	}
@@ -317,11 +317,13 @@ func transposeInPlace(t *Tensor) {
 // rnnCast is what autocast makes for a call (AutocastRNN.cpp's
 // _cudnn_rnn_cast_reflatten): the input and hidden states cast to
 // float16, and, for weights of another dtype, a float16 buffer of the
-// weight space with each weight copied into its view there. The node's
-// edges still lead to the weights themselves: their gradients, float16
-// views of the backward's buffer, are cast back to each weight's dtype
-// as they reach it, and the copies' own backward (PyTorch's CopySlices
-// on the buffer) is not modelled: estimated.
+// weight space with each weight copied into its view there, a cast
+// autograd records (ToCopyBackward0): the layer's node leads to those
+// views, and each weight's gradient, a float16 view of the backward's
+// buffer, is cast back to the weight's dtype in a node of its own once
+// the layer's node is done and its saved tensors gone, the last weight
+// first, the buffer freed after the last (rnn_layers.py line 108
+// recorded it).
 type rnnCast struct {
 	x, hx, cx *Tensor
 	weights   []*Tensor // views of buf
@@ -336,14 +338,11 @@ func (c *rnnCast) drop(s *Session) {
 
 // autocastRNN casts a call under torch.autocast for CUDA: nil when it
 // is off.
-func (s *Session) autocastRNN(op string, call rnnCall, x, hx, cx *Tensor, params []*Tensor, layout [][]rnnParam, total int64) (*rnnCast, error) {
+func (s *Session) autocastRNN(call rnnCall, x, hx, cx *Tensor, params []*Tensor, layout [][]rnnParam, total int64) (*rnnCast, error) {
 	if st := s.Autocast(); !st.Enabled {
 		return nil, nil
 	}
 	half := DTypes["float16"]
-	if err := s.estimate(nil, op, "%s under torch.autocast: the input, h_0, c_0 and the weights cast to float16 as AutocastRNN.cpp does, the weights' copies' backward (CopySlices) not modelled", call); err != nil {
-		return nil, err
-	}
 	c := &rnnCast{}
 	if params[0].DType != half {
 		buf, err := s.zeros([]int64{total}, half, x.Device())
@@ -356,19 +355,23 @@ func (s *Session) autocastRNN(op string, call rnnCall, x, hx, cx *Tensor, params
 			p := layout[int64(i)/stride0][paramPlace(int64(i)%stride0, stride0, call.proj)]
 			v := restrided(buf, slices.Clone(w.Shape), denseStrides(w.Shape), uint64(p.offset))
 			v.view = false
+			s.record("ToCopyBackward0", v, []*Tensor{w}, nil, castBackward(w.DType))
 			c.weights = append(c.weights, v)
 		}
 	}
-	for i, t := range []*Tensor{x, hx, cx} {
-		if t == nil {
+	// _cudnn_rnn's arguments, evaluated last first (GCC's order): c_0's
+	// cast, h_0's, then the input's (rnn_layers.py line 105 recorded it)
+	casts, ts := []**Tensor{&c.x, &c.hx, &c.cx}, []*Tensor{x, hx, cx}
+	for i := len(ts) - 1; i >= 0; i-- {
+		if ts[i] == nil {
 			continue
 		}
-		h, err := s.ToDType(t, half)
+		h, err := s.ToDType(ts[i], half)
 		if err != nil {
 			c.drop(s)
 			return nil, err
 		}
-		*[]**Tensor{&c.x, &c.hx, &c.cx}[i] = h
+		*casts[i] = h
 	}
 	return c, nil
 }
