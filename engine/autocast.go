@@ -85,6 +85,9 @@ type autocast struct {
 	// logProbs marks cross_entropy of a lower-precision input running:
 	// its log_softmax hands nll_loss the float32 cast (crossEntropyRun).
 	logProbs bool
+	// smoothing marks cross_entropy with label_smoothing of a
+	// lower-precision input running (labelSmoothing's autocast forms).
+	smoothing bool
 }
 
 // defaultAutocast is PyTorch's setting before any region: off,
@@ -379,19 +382,52 @@ func (s *Session) readAsFloat32(t *Tensor) *Tensor {
 // log-probabilities, their float32 cast, the loss and total_weight).
 // The engine's cross_entropy runs its log_softmax through the op table
 // and its nll_loss directly, so that log_softmax runs as it is and
-// hands nll_loss the cast (logProbsForNLL). Probabilities and
-// label_smoothing take other paths, not recorded: refused.
+// hands nll_loss the cast (logProbsForNLL). Label smoothing composes
+// the same way from ops each recorded under autocast (labelSmoothing),
+// not recorded together: an estimate. Probabilities take another path,
+// not recorded: refused.
 func (s *Session) crossEntropyRun(args Args, run func(Args) ([]*Tensor, error)) ([]*Tensor, error) {
 	x, t := args.Tensor(0), args.Tensor(1)
 	if x == nil || t == nil || !lowerPrecision(x) {
 		return run(args)
 	}
-	if slices.Equal(x.Shape, t.Shape) || args.Number(7) != 0 {
-		return nil, NotModelledError("F.cross_entropy of probabilities or with label_smoothing of a " + x.DType.Name + " input under autocast")
+	if slices.Equal(x.Shape, t.Shape) {
+		return nil, NotModelledError("F.cross_entropy of probabilities of a " + x.DType.Name + " input under autocast")
+	}
+	if args.Number(7) != 0 {
+		if err := s.estimate(nil, "F.cross_entropy", "label_smoothing of a %s input under autocast: PyTorch's composite (log_softmax in the input's dtype, nll_loss's float32 cast of it, the smoothing sum in float32) from ops recorded apart, %s", x.DType.Name, recording("")); err != nil {
+			return nil, err
+		}
+		s.amp.smoothing = true
+		defer func() { s.amp.smoothing = false }()
+		return run(args)
 	}
 	s.amp.logProbs = true
 	defer func() { s.amp.logProbs = false }()
 	return run(args)
+}
+
+// smoothingLogProbs is label smoothing's log_softmax of x and what its
+// nll_loss reads: the same tensor, or under autocast (amp.smoothing)
+// the log-probabilities in x's own dtype (PyTorch's composite passes
+// it as dtype=, so autocast leaves it) and nll_loss's float32 cast of
+// them (a new reference each; the caller drops both).
+func (s *Session) smoothingLogProbs(x *Tensor) (lsm, forNLL *Tensor, err error) {
+	amp := s.amp.smoothing
+	if amp {
+		s.amp.inOp = true
+	}
+	lsm, err = s.Run(Ops["log_softmax"], Args{x, classDim(x)})
+	s.amp.inOp = false
+	if err != nil || !amp {
+		return lsm, share(lsm), err
+	}
+	forNLL, err = s.ToDType(lsm, Float32)
+	if err != nil {
+		s.dropTensor(lsm)
+		return nil, nil, err
+	}
+	return lsm, forNLL, nil
 }
 
 // logProbsForNLL runs cross_entropy's log_softmax as it is (its node

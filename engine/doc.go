@@ -146,7 +146,8 @@
 //     norm_layer.go, weightnorm.go (nn.utils.weight_norm's ops;
 //     estimated), embedding.go, embedding_bag.go (torch.embedding_bag;
 //     estimated), dropout.go, attention.go,
-//     attention_math.go, mha.go, encoder.go, loss.go, loss_nll.go, nn.go
+//     attention_math.go, mha.go, encoder.go, loss.go, loss_nll.go,
+//     loss_ctc.go, nn.go
 //     and module.go (parameters, a module's conversions).
 //   - Recurrent layers: rnn.go (torch.lstm, gru, rnn_tanh, rnn_relu and
 //     _cudnn_rnn_flatten_weight on cuDNN, under autocast too),

@@ -215,7 +215,7 @@ func (s *Session) labelSmoothing(x, t *Tensor, red int) (*Tensor, error) {
 	if red == reduceMean && x.Device().CUDA && reductionBlocks(t.Numel(), 1) > 1 {
 		return nil, NotModelledError("F.cross_entropy with label_smoothing of so many targets (the count's reduction buffer)")
 	}
-	lsm, err := s.Run(Ops["log_softmax"], Args{x, classDim(x)})
+	lsm, forNLL, err := s.smoothingLogProbs(x)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +226,8 @@ func (s *Session) labelSmoothing(x, t *Tensor, red int) (*Tensor, error) {
 		}
 	}()
 	locals = append(locals, lsm)
-	nll, err := s.nllLoss(lsm, t, nil, red)
+	nll, err := s.nllLoss(forNLL, t, nil, red)
+	s.dropTensor(forNLL) // autocast's cast goes as nll_loss returns (its node keeps it)
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ var nnModulePaths = map[string]string{
 	"modules.transformer":   "Transformer TransformerEncoder TransformerEncoderLayer TransformerDecoder TransformerDecoderLayer",
 	"modules.conv":          "Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d",
 	"modules.pooling":       "MaxPool1d MaxPool2d MaxPool3d AvgPool1d AvgPool2d AvgPool3d AdaptiveAvgPool1d AdaptiveAvgPool2d AdaptiveAvgPool3d AdaptiveMaxPool1d AdaptiveMaxPool2d",
-	"modules.loss":          "CrossEntropyLoss NLLLoss MSELoss L1Loss BCELoss BCEWithLogitsLoss SmoothL1Loss HuberLoss KLDivLoss TripletMarginLoss",
+	"modules.loss":          "CrossEntropyLoss NLLLoss MSELoss L1Loss BCELoss BCEWithLogitsLoss SmoothL1Loss HuberLoss KLDivLoss TripletMarginLoss CTCLoss",
 	"modules.distance":      "PairwiseDistance",
 	"modules.flatten":       "Flatten Unflatten",
 	"modules.pixelshuffle":  "PixelShuffle PixelUnshuffle",

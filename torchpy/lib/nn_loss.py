@@ -123,9 +123,52 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     return result
 
 
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction='mean', zero_infinity=False):
+    # ATen's ctc_loss (LossCTC.cpp's ctc_loss_impl) over its native CUDA
+    # kernel, torch._ctc_loss (the engine's rule): the lengths read on
+    # the host, the targets made int64 on the device, zero_infinity's
+    # where (its zeros made before its mask, as GCC evaluates C++'s
+    # arguments), the reduction; cuDNN's CTC refused
+    import torch
+    if reduction not in ('none', 'mean', 'sum'):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    il = input_lengths.tolist() if isinstance(input_lengths, torch.Tensor) else list(input_lengths)
+    tl = target_lengths.tolist() if isinstance(target_lengths, torch.Tensor) else list(target_lengths)
+    batched = log_probs.dim() == 3
+    lp = log_probs if batched else log_probs.unsqueeze(1)
+    if not isinstance(il, list) or not isinstance(tl, list):
+        # lengths whose values the tool does not know (drawn at random, read
+        # from data): log_alpha's width is twice the longest target's
+        # plus one, taken at its bound, the targets' width
+        _estimate('F.ctc_loss', "lengths whose values are not computed: the longest target taken as the targets' width, log_alpha's size as large as it can be", lp, targets)
+        n = lp.size(1)
+        width = targets.size(1) if targets.dim() == 2 else targets.size(0)
+        il = [lp.size(0)] * n
+        tl = [width] * n
+    if (torch.backends.cudnn.enabled and blank == 0 and targets.dim() == 1 and lp.dtype == torch.float32
+            and targets.dtype == torch.int32 and targets.device.type == 'cpu' and lp.is_cuda and lp.dim() == 3
+            and all(n == lp.size(0) for n in il) and all(t < 256 and t <= n for t, n in zip(tl, il))):
+        raise _refusal(NotImplementedError("F.ctc_loss by cuDNN's CTC (int32 targets on the host, blank 0, every input of full length) is not modelled by gpumemrepl"))
+    res = torch._ctc_loss(lp, targets.to(lp.device, torch.long), il, tl, blank, zero_infinity)[0]
+    if zero_infinity:
+        zero = torch.zeros((), dtype=res.dtype, device=res.device)
+        inf = res == float('inf')
+        res = torch.where(inf, zero, res)
+        del inf, zero
+    if reduction == 'mean':
+        lengths = torch.tensor(tl, dtype=res.dtype, device=res.device).clamp_min(1)
+        out = (res / lengths).mean()
+        del lengths
+        return out
+    if reduction == 'sum':
+        return res.sum()
+    return res if batched else res.squeeze(0)
+
+
 functional.pairwise_distance = pairwise_distance
 functional.triplet_margin_loss = triplet_margin_loss
-del pairwise_distance, triplet_margin_loss
+functional.ctc_loss = ctc_loss
+del pairwise_distance, triplet_margin_loss, ctc_loss
 
 
 class TripletMarginLoss(_Loss):
@@ -155,3 +198,15 @@ class PairwiseDistance(Module):
 
     def forward(self, x1, x2):
         return functional.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
+class CTCLoss(_Loss):
+    """CTCLoss(blank=0, reduction='mean', zero_infinity=False): F.ctc_loss, PyTorch's native CUDA kernel (log_alpha saved; backward log_beta and the gradient)."""
+
+    def __init__(self, blank=0, reduction='mean', zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return functional.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction, self.zero_infinity)
