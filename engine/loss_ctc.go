@@ -14,16 +14,18 @@ package engine
 // kernel's size heuristic (2*T + 2.4*batch + 0.2*classes > 450) it also
 // sums the blanks' alphas and betas (batch x T x S+1) and reduces them
 // by logsumexp, and with zero_infinity replaces the gradient by a
-// where. Modelled from the source, recorded by
-// testdata/pyrules_pending/loss_ctc.py: estimated until held to it.
-// cuDNN's CTC (int32 targets on the host, blank 0, every input the
-// full length) is refused.
+// where. Recorded (testdata/pyrules/loss_ctc.py: padded and
+// concatenated targets, each reduction, zero_infinity, shorter inputs,
+// both sides of the heuristic, forward and backward, every statement
+// matching); zero_infinity past the heuristic, not recorded, is
+// estimated. cuDNN's CTC (int32 targets on the host, blank 0, every
+// input the full length) is refused.
 func init() {
 	declare(&OpDef{Name: "_ctc_loss", Function: true,
 		Params: []Param{{Name: "log_probs", Kind: TensorParam}, {Name: "targets", Kind: TensorParam},
 			{Name: "input_lengths", Kind: DimsParam}, {Name: "target_lengths", Kind: DimsParam},
 			{Name: "blank", Kind: IntParam, Default: "0"}, boolParam("zero_infinity", "False")},
-		Memory: "the lengths and offsets (int64 on the device, freed as it returns), log_alpha (batch x T x 2*S+1) and the loss (one per sequence), returned as (loss, log_alpha) and saved with log_probs and the targets; backward the lengths and offsets again, log_beta and the gradient, past a size heuristic the blanks' sum and its logsumexp (estimated: not yet recorded on the GPU)",
+		Memory: "the lengths and offsets (int64 on the device, freed as it returns), log_alpha (batch x T x 2*S+1) and the loss (one per sequence), returned as (loss, log_alpha) and saved with log_probs and the targets; backward the lengths and offsets again, log_beta and the gradient, past a size heuristic the blanks' sum and its logsumexp",
 		runTuple: func(s *Session, a Args) ([]*Tensor, bool, error) {
 			outs, err := s.ctcLoss(a.Tensor(0), a.Tensor(1), a.Ints(2), a.Ints(3), a.Int(4), a.Bool(5))
 			return outs, true, err
@@ -69,8 +71,10 @@ func (s *Session) ctcLoss(lp, targets *Tensor, il, tl []int64, blank int64, zero
 	if len(targets.Shape) == 2 && targets.Shape[1] < maxTarget {
 		return nil, Errorf(RuntimeError, "Expected tensor to have size at least %d at dimension 1, but got size %d for argument #2 'targets' (while checking arguments for ctc_loss_gpu)", maxTarget, targets.Shape[1])
 	}
-	if err := s.estimate(nil, "F.ctc_loss", "%s: PyTorch's native CUDA kernel from its source, %s", argShapes(Args{lp, targets}), recording("")); err != nil {
-		return nil, err
+	if zeroInf && ctcLarge(lp.Shape) {
+		if err := s.estimate(nil, "F.ctc_loss", "%s with zero_infinity, whose backward takes the blanks' logsumexp path: PyTorch's native CUDA kernel from its source, the where after it %s", argShapes(Args{lp, targets}), recording("loss_ctc.py")); err != nil {
+			return nil, err
+		}
 	}
 	small, err := s.ctcLengths(dev, batch)
 	if err != nil {
@@ -106,9 +110,6 @@ func (s *Session) ctcLengths(dev Device, batch int64) ([]*Tensor, error) {
 func ctcLossBackward(logProbs *Tensor, alphaShape []int64, maxTarget int64, zeroInf bool) backward {
 	shape, dt, dev := logProbs.Shape, logProbs.DType, logProbs.Device()
 	return func(s *Session, _ *node, _ *Tensor) ([]*Tensor, error) {
-		if err := s.estimate(nil, "F.ctc_loss", "backward of %s: PyTorch's native CUDA kernel from its source, %s", dimList(shape), recording("")); err != nil {
-			return []*Tensor{nil}, err
-		}
 		small, err := s.ctcLengths(dev, shape[1])
 		if err != nil {
 			return []*Tensor{nil}, err
@@ -120,10 +121,10 @@ func ctcLossBackward(logProbs *Tensor, alphaShape []int64, maxTarget int64, zero
 		}
 		beta, grad := ts[0], ts[1]
 		defer s.dropTensor(beta)
-		T, batch, classes := shape[0], shape[1], shape[2]
-		if 2*T+(24*batch)/10+(2*classes)/10 <= 450 {
+		if !ctcLarge(shape) {
 			return []*Tensor{grad}, nil
 		}
+		T, batch := shape[0], shape[1]
 		// the blanks' alpha + beta, then its logsumexp over the targets
 		sum, err := s.alloc([]int64{batch, T, maxTarget + 1}, dt, dev)
 		if err != nil {
@@ -155,4 +156,10 @@ func ctcLossBackward(logProbs *Tensor, alphaShape []int64, maxTarget int64, zero
 		s.dropTensor(grad)
 		return []*Tensor{out}, err
 	}
+}
+
+// ctcLarge is the backward's heuristic for log-probabilities of shape
+// (T, batch, classes): past it, the blanks' logsumexp path.
+func ctcLarge(shape []int64) bool {
+	return 2*shape[0]+(24*shape[1])/10+(2*shape[2])/10 > 450
 }
