@@ -15,6 +15,8 @@ type conversion struct {
 	// empty makes each tensor new and uninitialised on dev instead
 	// (Module.to_empty: torch.empty_like(t, device=dev)).
 	empty bool
+	// shape is what the method's Python makes for CPython's collector
+	shape applyShape
 }
 
 func floating(dt engine.DType) bool {
@@ -39,13 +41,35 @@ func (c conversion) target(t *engine.Tensor) (engine.Device, func(engine.DType) 
 	}
 }
 
+// changes says whether fn(t) makes a new tensor: the method returns t
+// itself where t is already on the device with the dtype asked for.
+func (c conversion) changes(t *engine.Tensor) bool {
+	dev, dt := c.target(t)
+	return c.empty || dev != t.Device() || dt(t.DType) != t.DType
+}
+
 // convert is Module._apply(fn): the children's trees first, then the
 // module's parameters (each one's data replaced, then its .grad's), then
 // its buffers (each replaced in _buffers by the converted one); a
 // recurrent layer then flattens its weights again (RNNBase._apply ends
-// with _init_flat_weights).
+// with _init_flat_weights). What its Python makes for CPython's
+// collector is made as it runs (module_apply_python.go).
 func (b *Binding) convert(o *eval.Instance, c conversion) error {
-	if err := b.convertTensors(o, c); err != nil {
+	h := heldObjects{in: b.in}
+	defer h.free()
+	if err := b.applyEnter(&h); err != nil {
+		return err
+	}
+	if err := b.childrenPython(o, func(m *eval.Instance) error { return b.convert(m, c) }); err != nil {
+		return err
+	}
+	if err := b.applyHelper(&h); err != nil {
+		return err
+	}
+	if err := b.convertParams(o, c, &h); err != nil {
+		return err
+	}
+	if err := b.convertBuffers(o, c); err != nil {
 		return err
 	}
 	if o.Type().Lookup("_init_flat_weights") == nil {
@@ -58,112 +82,175 @@ func (b *Binding) convert(o *eval.Instance, c conversion) error {
 	return err
 }
 
-// convertTensors is convert of the module's tree and its own tensors.
-func (b *Binding) convertTensors(o *eval.Instance, c conversion) error {
-	for _, ch := range children(o) {
-		if err := b.convert(ch.m, c); err != nil {
-			return err
-		}
-	}
-	if ps := sub(o, "_parameters"); ps != nil && b.overwriteParams {
-		if err := b.overwrite(ps, c); err != nil {
-			return err
-		}
-	} else if ps != nil {
-		var err error
-		ps.Items(func(_, v eval.Value) bool {
-			if t, ok := v.(*Tensor); ok {
-				dev, dt := c.target(t.T)
-				if c.empty {
-					err = b.S.EmptyParameter(t.T, dev)
-				} else {
-					err = b.S.ConvertParameter(t.T, dev, dt)
-				}
-			}
-			return err == nil
-		})
-		if errors.Is(err, engine.ErrNoData) {
-			return b.in.Raise(eval.NotImplementedErrType, "Cannot copy out of meta tensor; no data! Please use torch.nn.Module.to_empty() instead of torch.nn.Module.to() when moving module from meta to a different device.")
-		}
-		if err != nil {
-			return b.pyErr(err)
-		}
-	}
-	bs := sub(o, "_buffers")
-	if bs == nil {
-		return nil
-	}
+// tensorItems are the tensors of registry d (None skipped) and their
+// names, in order.
+func tensorItems(d *eval.Dict) ([]string, []*Tensor) {
 	var names []string
-	var bufs []*Tensor
-	bs.Items(func(k, v eval.Value) bool {
+	var ts []*Tensor
+	d.Items(func(k, v eval.Value) bool {
 		if t, ok := v.(*Tensor); ok {
-			names, bufs = append(names, k.(string)), append(bufs, t)
+			names, ts = append(names, k.(string)), append(ts, t)
 		}
 		return true
 	})
-	for i, t := range bufs {
-		dev, dt := c.target(t.T)
-		var n *engine.Tensor
-		var err error
-		if c.empty {
-			n, err = b.S.EmptyLike(t.T, dev)
-		} else {
-			n, err = b.S.Convert(t.T, dev, dt(t.T.DType))
+	return names, ts
+}
+
+// convertParams is _apply's loop over the module's parameters: each
+// converted under no_grad (param_applied = fn(param)), then
+// compute_should_use_set_data and is_traceable_wrapper_subclass, then
+// its .grad the same way; the last param_applied and grad_applied stay
+// in the frame h until _apply returns.
+func (b *Binding) convertParams(o *eval.Instance, c conversion, h *heldObjects) error {
+	ps := sub(o, "_parameters")
+	if ps == nil {
+		return nil
+	}
+	names, params := tensorItems(ps)
+	loop := heldObjects{in: b.in}
+	defer loop.free()
+	b.itemsLoop(&loop)
+	var applied, gradApplied eval.Value
+	defer func() {
+		for _, v := range []eval.Value{applied, gradApplied} {
+			if v != nil {
+				h.add(v)
+			}
+		}
+	}()
+	for i, p := range params {
+		// the .grad as it is before the conversion, which converts both
+		grad, gradChanges := b.S.Grad(p.T), false
+		if grad != nil {
+			gradChanges = c.changes(grad)
+			b.S.Release(grad)
+		}
+		err := b.noGradPython(func() error {
+			return b.fnPython(c, c.changes(p.T), &applied, func() error { return b.convertParam(ps, names[i], p, c) })
+		})
+		if err == nil {
+			err = b.shouldUseSetData()
+		}
+		if err == nil {
+			err = b.in.Check() // is_traceable_wrapper_subclass(param_applied)
+		}
+		if err == nil && b.overwriteParams {
+			// Parameter(param_applied, param.requires_grad): the class
+			// call's argument pair, its __new__
+			b.in.Decref(nones(b.in, 2))
+			err = b.in.Check()
+		}
+		if err == nil && grad != nil {
+			err = b.noGradPython(func() error {
+				return b.fnPython(c, gradChanges, &gradApplied, func() error { return nil })
+			})
+			if err == nil {
+				err = b.shouldUseSetData()
+			}
 		}
 		if err != nil {
-			return b.pyErr(err)
+			return err
 		}
-		b.in.PutStr(bs, names[i], b.wrap(n), "old ."+names[i])
 	}
 	return nil
 }
 
-// overwrite is Module._apply's parameters under
-// set_overwrite_module_params_on_conversion(True): each parameter
-// converted without a graph becomes a new Parameter in _parameters (its
-// .grad converted too); the old object keeps its storage while
-// something holds it.
-func (b *Binding) overwrite(ps *eval.Dict, c conversion) error {
-	var names []string
-	var params []*Tensor
-	ps.Items(func(k, v eval.Value) bool {
-		if t, ok := v.(*Tensor); ok {
-			names, params = append(names, k.(string)), append(params, t)
-		}
-		return true
-	})
-	for i, p := range params {
-		dev, dt := c.target(p.T)
-		prev := b.S.SetGradEnabled(false)
-		n, err := b.S.Convert(p.T, dev, dt(p.T.DType))
-		var g, oldGrad = (*Tensor)(nil), b.S.Grad(p.T)
-		if err == nil && oldGrad != nil {
-			var gt = oldGrad
-			gt, err = b.S.Convert(oldGrad, dev, dt(oldGrad.DType))
-			if err == nil {
-				g = b.wrap(gt)
+// convertParam converts parameter p of registry ps, named name, and its
+// .grad: in place (param.data = param_applied), or under
+// set_overwrite_module_params_on_conversion(True) as a new Parameter.
+func (b *Binding) convertParam(ps *eval.Dict, name string, p *Tensor, c conversion) error {
+	if b.overwriteParams {
+		return b.overwrite(ps, name, p, c)
+	}
+	dev, dt := c.target(p.T)
+	var err error
+	if c.empty {
+		err = b.S.EmptyParameter(p.T, dev)
+	} else {
+		err = b.S.ConvertParameter(p.T, dev, dt)
+	}
+	if errors.Is(err, engine.ErrNoData) {
+		return b.in.Raise(eval.NotImplementedErrType, "Cannot copy out of meta tensor; no data! Please use torch.nn.Module.to_empty() instead of torch.nn.Module.to() when moving module from meta to a different device.")
+	}
+	if err != nil {
+		return b.pyErr(err)
+	}
+	return nil
+}
+
+// convertBuffers is _apply's loop over the module's buffers: each
+// replaced in _buffers by fn(buf).
+func (b *Binding) convertBuffers(o *eval.Instance, c conversion) error {
+	bs := sub(o, "_buffers")
+	if bs == nil {
+		return nil
+	}
+	names, bufs := tensorItems(bs)
+	loop := heldObjects{in: b.in}
+	defer loop.free()
+	b.itemsLoop(&loop)
+	for i, t := range bufs {
+		var out eval.Value
+		err := b.fnPython(c, c.changes(t.T), &out, func() error {
+			dev, dt := c.target(t.T)
+			var n *engine.Tensor
+			var err error
+			if c.empty {
+				n, err = b.S.EmptyLike(t.T, dev)
+			} else {
+				n, err = b.S.Convert(t.T, dev, dt(t.T.DType))
 			}
+			if err != nil {
+				return b.pyErr(err)
+			}
+			b.in.PutStr(bs, names[i], b.wrap(n), "old ."+names[i])
+			return nil
+		})
+		if out != nil {
+			b.in.Decref(out)
 		}
-		b.S.SetGradEnabled(prev)
 		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// overwrite is Module._apply's parameter p (named name in ps) under
+// set_overwrite_module_params_on_conversion(True): converted without a
+// graph it becomes a new Parameter in _parameters (its .grad converted
+// too); the old object keeps its storage while something holds it.
+func (b *Binding) overwrite(ps *eval.Dict, name string, p *Tensor, c conversion) error {
+	dev, dt := c.target(p.T)
+	prev := b.S.SetGradEnabled(false)
+	n, err := b.S.Convert(p.T, dev, dt(p.T.DType))
+	var g, oldGrad = (*Tensor)(nil), b.S.Grad(p.T)
+	if err == nil && oldGrad != nil {
+		var gt = oldGrad
+		gt, err = b.S.Convert(oldGrad, dev, dt(oldGrad.DType))
+		if err == nil {
+			g = b.wrap(gt)
+		}
+	}
+	b.S.SetGradEnabled(prev)
+	if err != nil {
+		return b.pyErr(err)
+	}
+	if p.T.RequiresGrad() {
+		if err := b.S.SetRequiresGrad(n); err != nil {
 			return b.pyErr(err)
 		}
-		if p.T.RequiresGrad() {
-			if err := b.S.SetRequiresGrad(n); err != nil {
-				return b.pyErr(err)
-			}
-		}
-		np := b.newParam(n)
-		if g != nil {
-			err = b.S.SetGrad(np.T, g.T)
-			b.in.Decref(g)
-			if err != nil {
-				b.in.Decref(np)
-				return b.pyErr(err)
-			}
-		}
-		b.in.PutStr(ps, names[i], np, "old ."+names[i])
 	}
+	np := b.newParam(n)
+	if g != nil {
+		err = b.S.SetGrad(np.T, g.T)
+		b.in.Decref(g)
+		if err != nil {
+			b.in.Decref(np)
+			return b.pyErr(err)
+		}
+	}
+	b.in.PutStr(ps, name, np, "old ."+name)
 	return nil
 }
 
@@ -208,26 +295,27 @@ func (b *Binding) toArgs(args []eval.Value, kw []eval.KeywordArg) (conversion, e
 
 // conversions declares to, cuda, cpu, half, float, double and bfloat16.
 func conversions(m *eval.Class) {
-	declare := func(name string, read func(b *Binding, args []eval.Value, kw []eval.KeywordArg) (conversion, error)) {
+	declare := func(name string, shape applyShape, read func(b *Binding, args []eval.Value, kw []eval.KeywordArg) (conversion, error)) {
 		modMethod(m, name, name+"()", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			c, err := read(b, args, kw)
 			if err != nil {
 				return nil, err
 			}
+			c.shape = shape
 			if c.dev != nil {
 				if err := b.cudaStarts(*c.dev); err != nil {
 					return nil, err
 				}
 			}
-			if err := b.convert(o, c); err != nil {
+			if err := b.conversionPython(shape, len(args), func() error { return b.convert(o, c) }); err != nil {
 				return nil, err
 			}
 			eval.Incref(o)
 			return o, nil
 		})
 	}
-	declare("to", (*Binding).toArgs)
-	declare("cuda", func(b *Binding, args []eval.Value, kw []eval.KeywordArg) (conversion, error) {
+	declare("to", toShape, (*Binding).toArgs)
+	declare("cuda", cudaShape, func(b *Binding, args []eval.Value, kw []eval.KeywordArg) (conversion, error) {
 		d := engine.Device{CUDA: true, Index: b.S.CurrentDevice()}
 		v := eval.Kwarg(kw, "device")
 		if len(args) > 0 {
@@ -241,7 +329,7 @@ func conversions(m *eval.Class) {
 		}
 		return conversion{dev: &d}, nil
 	})
-	declare("to_empty", func(b *Binding, args []eval.Value, kw []eval.KeywordArg) (conversion, error) {
+	declare("to_empty", toEmptyShape, func(b *Binding, args []eval.Value, kw []eval.KeywordArg) (conversion, error) {
 		a, err := b.in.ArgSpec("to_empty", args, kw, 1, "device", "recurse")
 		if err != nil {
 			return conversion{}, err
@@ -255,13 +343,13 @@ func conversions(m *eval.Class) {
 		d, err := b.deviceArg(a[0])
 		return conversion{dev: &d, empty: true}, err
 	})
-	declare("cpu", func(b *Binding, args []eval.Value, kw []eval.KeywordArg) (conversion, error) {
+	declare("cpu", castShape, func(b *Binding, args []eval.Value, kw []eval.KeywordArg) (conversion, error) {
 		d := engine.CPU
 		return conversion{dev: &d}, b.arity("cpu", args, 0)
 	})
 	for name, dt := range map[string]string{"half": "float16", "float": "float32", "double": "float64", "bfloat16": "bfloat16"} {
 		d := engine.DTypes[dt]
-		declare(name, func(b *Binding, args []eval.Value, kw []eval.KeywordArg) (conversion, error) {
+		declare(name, castShape, func(b *Binding, args []eval.Value, kw []eval.KeywordArg) (conversion, error) {
 			return conversion{dt: &d}, b.arity(name, args, 0)
 		})
 	}
