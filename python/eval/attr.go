@@ -1,5 +1,7 @@
 package eval
 
+import "github.com/gpumemrepl/gpumemrepl/python/syntax"
+
 // GetAttr is getattr(obj, name): an owned result, or AttributeError.
 func (in *Interp) GetAttr(obj Value, name string) (Value, error) {
 	v, found, err := in.getAttr(obj, name)
@@ -366,14 +368,21 @@ func (s *Super) Clear(in *Interp) {
 }
 
 func (in *Interp) superAttr(s *Super, name string) (Value, bool, error) {
+	return in.superAttrOf(s.Class, s.Self, name)
+}
+
+// superLookup finds name in the classes after cls in self's MRO (self's
+// own MRO when self is a subclass of cls): the attribute as the class
+// holds it, borrowed.
+func (in *Interp) superLookup(cls *Class, self Value, name string) (Value, bool) {
 	var mro []*Class
-	if c, ok := s.Self.(*Class); ok && c.IsSubclass(s.Class) {
+	if c, ok := self.(*Class); ok && c.IsSubclass(cls) {
 		mro = c.MRO
 	} else {
-		mro = TypeOf(s.Self).MRO
+		mro = TypeOf(self).MRO
 	}
 	i := 0
-	for i < len(mro) && mro[i] != s.Class {
+	for i < len(mro) && mro[i] != cls {
 		i++
 	}
 	for _, k := range mro[min(i+1, len(mro)):] {
@@ -385,18 +394,80 @@ func (in *Interp) superAttr(s *Super, name string) (Value, bool, error) {
 			v, ok = b, true
 		}
 		if ok {
-			if p, ok := v.(*Property); ok {
-				r, err := in.call(p.Get, []Value{s.Self}, nil)
-				return r, err == nil, err
-			}
-			if _, isCls := s.Self.(*Class); isCls {
-				if w, ok := v.(*wrapper); ok && w.class {
-					return in.newMethod(w.fn, s.Self), true, nil
-				}
-				return newRef(v), true, nil
-			}
-			return in.bindTo(v, s.Self, TypeOf(s.Self)), true, nil
+			return v, true
 		}
 	}
-	return nil, false, nil
+	return nil, false
+}
+
+// superAttrOf is super(cls, self).name.
+func (in *Interp) superAttrOf(cls *Class, self Value, name string) (Value, bool, error) {
+	v, ok := in.superLookup(cls, self, name)
+	if !ok {
+		return nil, false, nil
+	}
+	if p, ok := v.(*Property); ok {
+		r, err := in.call(p.Get, []Value{self}, nil)
+		return r, err == nil, err
+	}
+	if _, isCls := self.(*Class); isCls {
+		if w, ok := v.(*wrapper); ok && w.class {
+			return in.newMethod(w.fn, self), true, nil
+		}
+		return newRef(v), true, nil
+	}
+	return in.bindTo(v, self, TypeOf(self)), true, nil
+}
+
+// superOperand is CPython 3.12's LOAD_SUPER_ATTR: where e, the object
+// of an attribute, is super() or super(C, obj) -- the builtin, called
+// with no keyword and no starred argument --, the class and object it
+// looks up from, without the super object the call would make (ok
+// false where e is not such a call).
+func (in *Interp) superOperand(fr *Frame, e syntax.Expr, name string) (cls *Class, self Value, ok bool, err error) {
+	c, isCall := e.(*syntax.Call)
+	if !isCall || len(c.Keywords) > 0 || (len(c.Args) != 0 && len(c.Args) != 2) || name == "__class__" {
+		return nil, nil, false, nil
+	}
+	if n, ok := c.Func.(*syntax.Name); !ok || n.Id != "super" {
+		return nil, nil, false, nil
+	}
+	for _, a := range c.Args {
+		if _, ok := a.(*syntax.Starred); ok {
+			return nil, nil, false, nil
+		}
+	}
+	f, err := in.eval(fr, c.Func)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	in.Decref(f)
+	if f != Value(SuperType) {
+		return nil, nil, false, nil
+	}
+	args, err := in.evalElts(fr, c.Args)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	defer in.decrefAll(args)
+	if cls, self, err = in.superArgs(args, nil); err != nil {
+		return nil, nil, false, err
+	}
+	return newRef(cls).(*Class), newRef(self), true, nil
+}
+
+// superGet is LOAD_SUPER_ATTR's lookup of name from cls and self (which
+// it lets go): where nothing is found, CPython makes the super object
+// and asks it, which raises.
+func (in *Interp) superGet(cls *Class, self Value, name string) (Value, error) {
+	v, ok, err := in.superAttrOf(cls, self, name)
+	if ok || err != nil {
+		in.Decref(cls)
+		in.Decref(self)
+		return v, err
+	}
+	s := Track(in, &Super{Class: cls, Self: self})
+	v, err = in.GetAttr(s, name)
+	in.Decref(s)
+	return v, err
 }

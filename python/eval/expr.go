@@ -18,6 +18,13 @@ func (in *Interp) eval(fr *Frame, e syntax.Expr) (Value, error) {
 	case *syntax.Name:
 		return in.loadName(fr, e.Id)
 	case *syntax.Attribute:
+		if cls, self, ok, err := in.superOperand(fr, e.Value, e.Attr); ok || err != nil {
+			if err != nil {
+				return nil, err
+			}
+			fr.setPos(e)
+			return in.superGet(cls, self, e.Attr)
+		}
 		obj, err := in.eval(fr, e.Value)
 		if err != nil {
 			return nil, err
@@ -286,19 +293,9 @@ func (in *Interp) evalDict(fr *Frame, e *syntax.Dict) (Value, error) {
 func (in *Interp) evalCall(fr *Frame, e *syntax.Call) (Value, error) {
 	var fn, self Value
 	if a, ok := e.Func.(*syntax.Attribute); ok {
-		obj, err := in.eval(fr, a.Value)
-		if err != nil {
+		var err error
+		if fn, self, err = in.methodCallee(fr, a); err != nil {
 			return nil, err
-		}
-		fr.setPos(a)
-		if m := in.methodOf(obj, a.Attr); m != nil {
-			fn, self = newRef(m), obj
-		} else {
-			fn, err = in.GetAttr(obj, a.Attr)
-			in.Decref(obj)
-			if err != nil {
-				return nil, err
-			}
 		}
 	} else {
 		var err error
@@ -326,6 +323,43 @@ func (in *Interp) evalCall(fr *Frame, e *syntax.Call) (Value, error) {
 	r, err := in.callStack(fn, self, args, kw, exCall(e))
 	fr.setPos(e)
 	return r, err
+}
+
+// methodCallee is what CPython pushes for a call obj.name(...): the
+// plain function of a method found on obj's class and obj (no bound
+// method), else the attribute and nil; for super().name(...) (see
+// superOperand) a method found from the class after C, a function or a
+// method of a built-in type, and the object, with no super object and no
+// bound method either, where the object is an instance (not a class).
+func (in *Interp) methodCallee(fr *Frame, a *syntax.Attribute) (fn, self Value, err error) {
+	cls, obj, ok, err := in.superOperand(fr, a.Value, a.Attr)
+	if err != nil {
+		return nil, nil, err
+	}
+	fr.setPos(a)
+	if ok {
+		if _, isCls := obj.(*Class); !isCls {
+			v, _ := in.superLookup(cls, obj, a.Attr)
+			f, isFn := v.(*Function)
+			b, isB := v.(*Builtin)
+			if isFn && f != nil || isB && b.Method && b.Self == nil {
+				in.Decref(cls)
+				return newRef(v), obj, nil
+			}
+		}
+		fn, err = in.superGet(cls, obj, a.Attr)
+		return fn, nil, err
+	}
+	if obj, err = in.eval(fr, a.Value); err != nil {
+		return nil, nil, err
+	}
+	fr.setPos(a)
+	if m := in.methodOf(obj, a.Attr); m != nil {
+		return newRef(m), obj, nil
+	}
+	fn, err = in.GetAttr(obj, a.Attr)
+	in.Decref(obj)
+	return fn, nil, err
 }
 
 // exCall says whether CPython compiles a call to CALL_FUNCTION_EX, its

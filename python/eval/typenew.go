@@ -352,53 +352,61 @@ func newMethodWrapper(class bool) func(in *Interp, _ *Class, args []Value, kw []
 }
 
 func newSuper(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error) {
-	var cls *Class
-	var self Value
-	// CPython words super's count with its parentheses
-	if err := in.noKw("super", kw); err != nil {
+	cls, self, err := in.superArgs(args, kw)
+	if err != nil {
 		return nil, err
 	}
+	s := &Super{Class: newRef(cls).(*Class), Self: newRef(self)}
+	in.track(s)
+	return s, nil
+}
+
+// superArgs are the class and object super(*args) looks up from (the
+// caller's __class__ cell and first argument for super()), borrowed.
+func (in *Interp) superArgs(args []Value, kw []KeywordArg) (cls *Class, self Value, err error) {
+	// CPython words super's count with its parentheses
+	if err := in.noKw("super", kw); err != nil {
+		return nil, nil, err
+	}
 	if err := in.unpackExpected("super()", args, nil, "type?", new(Value), "object_or_type?", new(Value), "/"); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	switch len(args) {
 	case 1, 2:
 		c, ok := args[0].(*Class)
 		if !ok {
-			return nil, in.typeError("super() argument 1 must be a type, not %s", TypeOf(args[0]).Name)
+			return nil, nil, in.typeError("super() argument 1 must be a type, not %s", TypeOf(args[0]).Name)
 		}
 		if len(args) == 1 {
-			return nil, in.Refuse(NotImplementedErrType, "this tool does not model an unbound super object (super(%s) without its second argument)", c.Name)
+			return nil, nil, in.Refuse(NotImplementedErrType, "this tool does not model an unbound super object (super(%s) without its second argument)", c.Name)
 		}
 		cls, self = c, args[1]
 		if o, isClass := self.(*Class); !TypeOf(self).IsSubclass(cls) && (!isClass || !o.IsSubclass(cls)) {
-			return nil, in.typeError("super(type, obj): obj must be an instance or subtype of type")
+			return nil, nil, in.typeError("super(type, obj): obj must be an instance or subtype of type")
 		}
 	case 0:
 		fr := in.frame
 		if fr == nil || fr.code == nil || fr.fn == nil || len(fr.fn.params.Args)+len(fr.fn.params.Posonlyargs) == 0 {
-			return nil, in.Raise(RuntimeErrorType, "super(): no arguments")
+			return nil, nil, in.Raise(RuntimeErrorType, "super(): no arguments")
 		}
 		i, ok := fr.code.free["__class__"]
 		if !ok {
-			return nil, in.Raise(RuntimeErrorType, "super(): __class__ cell not found")
+			return nil, nil, in.Raise(RuntimeErrorType, "super(): __class__ cell not found")
 		}
 		c, ok := fr.closure[i].V.(*Class)
 		if !ok {
-			return nil, in.Raise(RuntimeErrorType, "super(): empty __class__ cell")
+			return nil, nil, in.Raise(RuntimeErrorType, "super(): empty __class__ cell")
 		}
 		self = fr.locals[0]
 		if cell, ok := self.(*Cell); ok && fr.code.cells[fr.code.scope.Locals[0]] {
 			self = cell.V
 		}
 		if self == nil {
-			return nil, in.Raise(RuntimeErrorType, "super(): arg[0] deleted")
+			return nil, nil, in.Raise(RuntimeErrorType, "super(): arg[0] deleted")
 		}
 		cls = c
 	}
-	s := &Super{Class: newRef(cls).(*Class), Self: newRef(self)}
-	in.track(s)
-	return s, nil
+	return cls, self, nil
 }
 
 // toInt is int(x[, base]).
