@@ -253,3 +253,41 @@ sys._debugmallocstats()
 		t.Errorf("pairs on the free list %s before C(1, 2) and %s after, want 0 and 1 (its arguments' tuple)", before, after)
 	}
 }
+
+// super().m() and super(C, obj).m() call the method found after C with
+// obj, making no super object and no bound method (CPython 3.12's
+// LOAD_SUPER_ATTR): nothing counts while it runs. super().m read as an
+// attribute, not called, is a bound method, which counts.
+func TestSuperMakesNoObject(t *testing.T) {
+	path := writeProgram(t, "super_call.py", `import gc
+gc.disable()
+
+
+class A:
+    def m(self):
+        return gc.get_count()[0]
+
+
+class B(A):
+    def m(self):
+        n = gc.get_count()[0]
+        return super().m() - n
+
+    def m2(self):
+        n = gc.get_count()[0]
+        return super(B, self).m() - n
+
+    def m3(self):
+        n = gc.get_count()[0]
+        f = super().m
+        return gc.get_count()[0] - n
+
+
+b = B()
+print(b.m(), b.m2(), b.m3())
+`)
+	out, errOut, code := run(t, path)
+	if code != 0 || !strings.Contains(out, "0 0 1\n") {
+		t.Errorf("exit %d, printed %q, want \"0 0 1\" (objects counted inside super().m(), super(B, self).m(), after f = super().m)\n%s", code, out, errOut)
+	}
+}
