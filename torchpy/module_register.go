@@ -35,18 +35,21 @@ func (b *Binding) checkName(o *eval.Instance, what string, v eval.Value, reg str
 		return "", b.in.Raise(eval.KeyErrorType, "%s name can't contain \".\", got: %s", what, name)
 	case name == "":
 		return "", b.in.Raise(eval.KeyErrorType, "%s name can't be empty string \"\"", what)
-	case hasAttr(o, name) && !hasKey(sub(o, reg), name):
+	case hasAttr(b.in, o, name) && !hasKey(sub(o, reg), name):
 		return "", b.in.Raise(eval.KeyErrorType, "attribute '%s' already exists", name)
 	}
 	return name, nil
 }
 
 // hasAttr is hasattr(o, name) for a module: its __dict__, its
-// registries, its class.
-func hasAttr(o *eval.Instance, name string) bool {
+// registries, its class. Where neither its attributes nor its class has
+// name, hasattr calls Module.__getattr__, which reads self.__dict__:
+// CPython makes the instance's dict then, if it has not yet.
+func hasAttr(in *eval.Interp, o *eval.Instance, name string) bool {
 	if hasKey(o.Dict, name) || o.Type().Lookup(name) != nil {
 		return true
 	}
+	in.MaterializeDict(o)
 	for _, reg := range []string{"_parameters", "_buffers", "_modules"} {
 		if d := sub(o, reg); d != nil && hasKey(d, name) {
 			return true
@@ -172,7 +175,7 @@ func lookups(m *eval.Class) {
 			if err != nil {
 				return nil, err
 			}
-			if !hasAttr(sm, name) {
+			if !hasAttr(b.in, sm, name) {
 				return nil, b.in.Raise(eval.AttributeErrorType, "%s has no attribute `%s`", sm.Type().Name, name)
 			}
 			v, ok := sub(sm, reg).GetStr(name)

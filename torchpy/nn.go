@@ -37,6 +37,11 @@ func modMethod(c *eval.Class, name, doc string, fn func(b *Binding, self *eval.I
 		if !ok {
 			return nil, in.Raise(eval.TypeErrorType, "%s() needs a Module", name)
 		}
+		// each is a Python function of PyTorch's: the evaluation loop's
+		// check at its start
+		if err := in.Check(); err != nil {
+			return nil, err
+		}
 		return fn(bindingOf(in), o, args, kw)
 	}))
 }
@@ -72,13 +77,24 @@ var moduleRegistries = []struct{ name, kind string }{
 
 // moduleInit is Module.__init__: the registries, in PyTorch's order,
 // counted by CPython's collector as PyTorch makes them (a set or an
-// OrderedDict one object from no free list); then the instance's
-// __dict__, which CPython makes (from its attributes, kept inline until
-// then) when Module.__setattr__ or __getattr__ first reads
-// self.__dict__, as every torch.nn module's __init__ does by setting an
-// attribute or adding a child.
+// OrderedDict one object from no free list). The instance's __dict__
+// CPython makes later (from its attributes, kept inline until then),
+// when Module.__setattr__ or __getattr__ first reads self.__dict__: an
+// attribute set, or a child or parameter added (hasattr's lookup of a
+// new name), as every torch.nn module's __init__ does after it; a
+// subclass of the script's, at its first such statement
+// (gh46386_hook_self's LeakyModule sets self.body once its Sequential
+// is made).
 func (b *Binding) moduleInit(o *eval.Instance) error {
 	in := b.in
+	// Module.__init__(self, *args, **kwargs): the dict of its keywords,
+	// which CPython makes for every call, held while it runs; the check
+	// at its start
+	kwargs := in.NewDict()
+	defer in.Decref(kwargs)
+	if err := in.Check(); err != nil {
+		return err
+	}
 	in.PutStr(o.Dict, "training", true, "")
 	for _, r := range moduleRegistries {
 		if _, ok := o.Dict.GetStr(r.name); ok {
@@ -104,7 +120,6 @@ func (b *Binding) moduleInit(o *eval.Instance) error {
 		}
 		in.PutStr(o.Dict, r.name, v, "")
 	}
-	in.MaterializeDict(o)
 	return nil
 }
 
@@ -184,6 +199,7 @@ func init() {
 		name, _ := args[0].(string)
 		v := args[1]
 		in := b.in
+		in.MaterializeDict(o) // params = self.__dict__.get("_parameters")
 		ps, bs, ms := sub(o, "_parameters"), sub(o, "_buffers"), sub(o, "_modules")
 		t, isTensor := v.(*Tensor)
 		_, isMod := isModule(v)
@@ -237,6 +253,7 @@ func init() {
 			return nil, err
 		}
 		name, _ := args[0].(string)
+		b.in.MaterializeDict(o) // if "_parameters" in self.__dict__
 		for _, reg := range []string{"_parameters", "_buffers", "_modules"} {
 			if d := sub(o, reg); d != nil {
 				if v, ok := d.GetStr(name); ok {
@@ -364,9 +381,14 @@ func layers() {
 		if err := b.cudaStarts(dev); err != nil {
 			return nil, err
 		}
+		// factory_kwargs = {"device": device, "dtype": dtype}, held until
+		// Linear.__init__ returns
+		factory := in.NewDict()
+		defer in.Decref(factory)
 		if err := b.moduleInit(o); err != nil {
 			return nil, err
 		}
+		in.MaterializeDict(o) // self.in_features = in_features
 		in.PutStr(o.Dict, "in_features", nIn, "")
 		in.PutStr(o.Dict, "out_features", nOut, "")
 		ps := sub(o, "_parameters")
@@ -433,6 +455,7 @@ func layers() {
 		if err := b.moduleInit(o); err != nil {
 			return nil, err
 		}
+		b.in.MaterializeDict(o) // self.approximate = approximate
 		b.in.PutStr(o.Dict, "approximate", approximate, "")
 		return eval.None, nil
 	})
