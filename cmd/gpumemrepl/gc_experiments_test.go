@@ -380,12 +380,13 @@ func freeListReads(stderr string) [][]string {
 
 // freeListRecording is what free_lists.txt's NAME names: a probe,
 // scripts/NAME.py, with its stderr testdata/experiments/gc/NAME.stderr,
-// or rounds/EXPERIMENT, the copy of a leak experiment that
-// scripts/gc_free_lists_rounds.sh ran, with its stderr gzipped beside it
+// or rounds/EXPERIMENT (steps/EXPERIMENT), the copy of a leak experiment
+// that scripts/gc_free_lists_rounds.sh (scripts/gc_free_lists_steps.py)
+// made and recorded, with its stderr gzipped beside it
 // (testdata/experiments/gc/rounds/EXPERIMENT.py and .stderr.gz).
 func freeListRecording(t *testing.T, name string) (script, stderr string) {
 	const dir = "../../testdata/experiments/gc/"
-	if !strings.HasPrefix(name, "rounds/") {
+	if !strings.Contains(name, "/") {
 		rec, err := os.ReadFile(dir + name + ".stderr")
 		if err != nil {
 			t.Fatal(err)
