@@ -291,10 +291,10 @@ func (in *Interp) evalDict(fr *Frame, e *syntax.Dict) (Value, error) {
 // method without making a bound method, as CPython's LOAD_METHOD does,
 // holding obj until the call ends.
 func (in *Interp) evalCall(fr *Frame, e *syntax.Call) (Value, error) {
-	var fn, self Value
+	var fn, self, bound Value
 	if a, ok := e.Func.(*syntax.Attribute); ok {
 		var err error
-		if fn, self, err = in.methodCallee(fr, a); err != nil {
+		if fn, self, bound, err = in.methodCallee(fr, a); err != nil {
 			return nil, err
 		}
 	} else {
@@ -304,6 +304,9 @@ func (in *Interp) evalCall(fr *Frame, e *syntax.Call) (Value, error) {
 		}
 	}
 	fail := func(args []Value, err error) (Value, error) {
+		if bound != nil {
+			in.Decref(bound)
+		}
 		if self != nil {
 			in.Decref(self)
 		}
@@ -320,6 +323,9 @@ func (in *Interp) evalCall(fr *Frame, e *syntax.Call) (Value, error) {
 		return fail(args, err)
 	}
 	fr.setPos(e)
+	if bound != nil { // CALL takes the function and self out of it
+		in.Decref(bound)
+	}
 	r, err := in.callStack(fn, self, args, kw, exCall(e))
 	fr.setPos(e)
 	return r, err
@@ -331,10 +337,16 @@ func (in *Interp) evalCall(fr *Frame, e *syntax.Call) (Value, error) {
 // superOperand) a method found from the class after C, a function or a
 // method of a built-in type, and the object, with no super object and no
 // bound method either, where the object is an instance (not a class).
-func (in *Interp) methodCallee(fr *Frame, a *syntax.Attribute) (fn, self Value, err error) {
+// LOAD_SUPER_ATTR_METHOD asks for the method alone only where
+// Py_TYPE(self)->tp_getattro is PyObject_GenericGetAttr: for a class with
+// __getattr__ or __getattribute__ (an nn.Module) it binds the method, a
+// new object that lives while the call's arguments are evaluated, until
+// CALL takes the function and self out of it and drops it: bound, for
+// the caller to drop then.
+func (in *Interp) methodCallee(fr *Frame, a *syntax.Attribute) (fn, self, bound Value, err error) {
 	cls, obj, ok, err := in.superOperand(fr, a.Value, a.Attr)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	fr.setPos(a)
 	if ok {
@@ -343,23 +355,46 @@ func (in *Interp) methodCallee(fr *Frame, a *syntax.Attribute) (fn, self Value, 
 			f, isFn := v.(*Function)
 			b, isB := v.(*Builtin)
 			if isFn && f != nil || isB && b.Method && b.Self == nil {
+				if getattrHook(TypeOf(obj)) {
+					bound = in.bindTo(v, obj, TypeOf(obj))
+				}
 				in.Decref(cls)
-				return newRef(v), obj, nil
+				return newRef(v), obj, bound, nil
 			}
 		}
 		fn, err = in.superGet(cls, obj, a.Attr)
-		return fn, nil, err
+		return fn, nil, nil, err
 	}
 	if obj, err = in.eval(fr, a.Value); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	fr.setPos(a)
 	if m := in.methodOf(obj, a.Attr); m != nil {
-		return newRef(m), obj, nil
+		return newRef(m), obj, nil, nil
 	}
 	fn, err = in.GetAttr(obj, a.Attr)
 	in.Decref(obj)
-	return fn, nil, err
+	return fn, nil, nil, err
+}
+
+// getattrHook says whether CPython gives cls's instances a tp_getattro
+// of its own (slot_tp_getattr_hook): cls or a base defines __getattr__
+// or __getattribute__.
+func getattrHook(cls *Class) bool {
+	if cls.lookupAttr("__getattr__") != nil {
+		return true
+	}
+	for _, k := range cls.MRO {
+		if k == ObjectType {
+			break
+		}
+		if k.Dict != nil {
+			if _, ok := k.Dict.getStr("__getattribute__"); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // exCall says whether CPython compiles a call to CALL_FUNCTION_EX, its
