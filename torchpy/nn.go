@@ -95,11 +95,27 @@ func (b *Binding) moduleInit(o *eval.Instance) error {
 	if err := in.Check(); err != nil {
 		return err
 	}
-	in.PutStr(o.Dict, "training", true, "")
+	// each attribute is set by super().__setattr__(name, value): a
+	// module's type looks attributes up through Module.__getattr__, so
+	// LOAD_SUPER_ATTR binds object.__setattr__, a method-wrapper that
+	// lives while the value is made and the call runs (the check after
+	// an OrderedDict() or set() call counts it), dropped before the
+	// check after the call
+	setattr := func(name string, v eval.Value) error {
+		in.PutStr(o.Dict, name, v, "")
+		return in.Check()
+	}
+	wrapper := in.NewInternal()
+	if err := setattr("training", true); err != nil {
+		in.Decref(wrapper)
+		return err
+	}
+	in.Decref(wrapper)
 	for _, r := range moduleRegistries {
 		if _, ok := o.Dict.GetStr(r.name); ok {
 			continue
 		}
+		wrapper := in.NewInternal()
 		var v eval.Value
 		switch r.kind {
 		case "none":
@@ -112,13 +128,21 @@ func (b *Binding) moduleInit(o *eval.Instance) error {
 				cls = eval.SetType
 			}
 			made, err := in.Call(cls, nil, nil)
+			if err == nil {
+				in.CountAsOwn(made.(eval.Object))
+				v = made
+				err = in.Check()
+			}
 			if err != nil {
+				in.Decref(wrapper)
 				return err
 			}
-			in.CountAsOwn(made.(eval.Object))
-			v = made
 		}
 		in.PutStr(o.Dict, r.name, v, "")
+		in.Decref(wrapper)
+		if err := in.Check(); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -410,6 +434,11 @@ func layers() {
 		} else {
 			in.PutStr(ps, "bias", eval.None, "")
 		}
+		// reset_parameters: kaiming_uniform_'s _calculate_correct_fan
+		// makes valid_modes = ["fan_in", "fan_out"] and drops it (a list
+		// new where CPython's free list of lists is dry:
+		// gc_module_conversions' trace)
+		in.Decref(in.NewList(nil))
 		return eval.None, nil
 	})
 	modMethod(LinearType, "forward", "forward(input)", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
