@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -42,6 +43,37 @@ func TestRoundsCopiesMatchTheirExperiments(t *testing.T) {
 		}
 		if !strings.Contains(string(got), "sys._debugmallocstats()") {
 			t.Errorf("rounds/%s reads no free list", name)
+		}
+	}
+}
+
+// TestStepsCopiesMatchTheirExperiments holds each
+// testdata/experiments/gc/steps/NAME.py to what
+// scripts/gc_free_lists_steps.py makes of NAME.py today (a read as each
+// round starts and after each statement of its loops), for the same
+// reason.
+func TestStepsCopiesMatchTheirExperiments(t *testing.T) {
+	const dir = "../../testdata/experiments/gc/"
+	copies, err := filepath.Glob(dir + "steps/*.py")
+	if err != nil || len(copies) == 0 {
+		t.Fatalf("no steps/*.py under %s: %v", dir, err)
+	}
+	for _, c := range copies {
+		name := filepath.Base(c)
+		out := filepath.Join(t.TempDir(), name)
+		if b, err := exec.Command("python3", "../../scripts/gc_free_lists_steps.py", dir+name, out).CombinedOutput(); err != nil {
+			t.Fatalf("gc_free_lists_steps.py %s: %v\n%s", name, err, b)
+		}
+		want, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("steps/%s is not what scripts/gc_free_lists_steps.py makes of %s now: record it again or restore %s", name, name, name)
 		}
 	}
 }
