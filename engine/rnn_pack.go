@@ -18,16 +18,18 @@ import (
 // and a view of the data, CopySlices over the output: copyBlocks) and
 // gives the lengths on the host; pad_sequence makes the padded batch and
 // copies each sequence in. The tool needs the lengths' values (a tensor
-// of values it knows, as torch.as_tensor of a list makes). Recorded on
-// the GPU but not yet held to it (testdata/pyrules/rnn_packed.py):
-// estimated. pad_sequence's backward through its copies (PyTorch's
-// CopySlices) is estimated as one gradient of each input's shape.
+// of values it knows, as torch.as_tensor of a list makes). Recorded and
+// held (testdata/pyrules/rnn_packed.py and train_lstm_packed.py, every
+// statement matching: both layouts, sorted and not, forward and
+// backward); pad_sequence's backward through its copies (PyTorch's
+// CopySlices), not recorded, is estimated as one gradient of each
+// input's shape.
 
 func init() {
 	declare(
 		&OpDef{Name: "_pack_padded_sequence", Function: true,
 			Params: []Param{input, {Name: "lengths", Kind: TensorParam}, {Name: "batch_first", Kind: BoolParam}},
-			Memory: "a dense copy of each block of steps not contiguous, the packed data (their cat) and batch_sizes on the host; backward zeros of the input's shape (estimated until recorded)",
+			Memory: "a dense copy of each block of steps not contiguous, the packed data (their cat) and batch_sizes on the host; backward zeros of the input's shape",
 			runTuple: func(s *Session, a Args) ([]*Tensor, bool, error) {
 				ts, err := s.packPadded(a.Tensor(0), a.Tensor(1), a.Bool(2))
 				return ts, true, err
@@ -35,7 +37,7 @@ func init() {
 		&OpDef{Name: "_pad_packed_sequence", Function: true,
 			Params: []Param{{Name: "data", Kind: TensorParam}, {Name: "batch_sizes", Kind: TensorParam}, {Name: "batch_first", Kind: BoolParam},
 				{Name: "padding_value", Kind: NumberParam}, {Name: "total_length", Kind: IntParam}},
-			Memory: "the padded output, full of padding_value, the blocks copied in; the lengths on the host; backward, each block's copy last first: the output's gradient, the block's and zeros for it, then zeros of the data's shape (estimated until recorded)",
+			Memory: "the padded output, full of padding_value, the blocks copied in; the lengths on the host; backward, each block's copy last first: the output's gradient, the block's and zeros for it, then zeros of the data's shape",
 			runTuple: func(s *Session, a Args) ([]*Tensor, bool, error) {
 				ts, err := s.padPacked(a.Tensor(0), a.Tensor(1), a.Bool(2), a.Int(4))
 				return ts, true, err
@@ -43,7 +45,7 @@ func init() {
 		&OpDef{Name: "_pad_sequence", Function: true,
 			Params: []Param{{Name: "sequences", Kind: TensorsParam}, {Name: "batch_first", Kind: BoolParam, Default: "False"},
 				{Name: "padding_value", Kind: NumberParam, Default: "0.0"}, {Name: "padding_side", Kind: StringParam, Default: "'right'"}},
-			Memory: "the padded batch, full of padding_value, each sequence copied in (estimated until recorded)",
+			Memory: "the padded batch, full of padding_value, each sequence copied in",
 			run: func(s *Session, a Args) (*Tensor, error) {
 				return s.padSequence(a.TensorList(0), a.Bool(1))
 			}},
@@ -108,10 +110,6 @@ func (s *Session) packPadded(in, lengthsT *Tensor, batchFirst bool) ([]*Tensor, 
 			return nil, Errorf(RuntimeError, "`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. You can pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to sidestep this requirement if you do not need ONNX exportability.")
 		}
 	}
-	made, err := s.estimateOp("torch.nn.utils.rnn.pack_padded_sequence", "%s: %s", argShapes(Args{in}), packedWhy)
-	if err != nil {
-		return nil, err
-	}
 	batchSizes := make([]int64, 0, lengths[0])
 	var blocks []*Tensor // the steps, each a copy or a view
 	defer func() { dropAll(s, blocks) }()
@@ -164,7 +162,6 @@ func (s *Session) packPadded(in, lengthsT *Tensor, batchFirst bool) ([]*Tensor, 
 		t.view = false
 		return []*Tensor{t}, nil
 	})
-	made(data)
 	return []*Tensor{data, bs}, nil
 }
 
@@ -183,10 +180,6 @@ func (s *Session) padPacked(data, batchSizesT *Tensor, batchFirst bool, total in
 			return nil, Errorf(RuntimeError, "Expected total_length to be at least the length of the longest sequence in input, but got total_length=%d and max sequence length being %d", total, steps)
 		}
 		steps = total
-	}
-	made, err := s.estimateOp("torch.nn.utils.rnn.pad_packed_sequence", "%s: %s", argShapes(Args{data}), packedWhy)
-	if err != nil {
-		return nil, err
 	}
 	batch := batchSizes[0]
 	lengths := make([]int64, batch)
@@ -210,7 +203,6 @@ func (s *Session) padPacked(data, batchSizesT *Tensor, batchFirst bool, total in
 			return nil, err
 		}
 	}
-	made(out)
 	if batchFirst {
 		t := s.Transpose(out, 0, 1)
 		s.recordPermute("TransposeBackward0", t, out, swapped(len(out.Shape), 0, 1))
@@ -262,9 +254,13 @@ func (s *Session) padSequence(seqs []*Tensor, batchFirst bool) (*Tensor, error) 
 	if len(seqs) == 0 {
 		return nil, Errorf(RuntimeError, "received an empty list of sequences")
 	}
-	made, err := s.estimateCopies("torch.nn.utils.rnn.pad_sequence", seqs...)
-	if err != nil {
-		return nil, err
+	made := func(...*Tensor) {}
+	if needsGraph(s, seqs) { // its backward through the copies, not recorded
+		var err error
+		made, err = s.estimateOp("torch.nn.utils.rnn.pad_sequence", "%s: its backward through the copies (PyTorch's CopySlices) estimated as one gradient of each input's shape, %s", argShapes(Args{seqs}), recording(""))
+		if err != nil {
+			return nil, err
+		}
 	}
 	longest := int64(0)
 	for _, t := range seqs {
@@ -281,18 +277,4 @@ func (s *Session) padSequence(seqs []*Tensor, batchFirst bool) (*Tensor, error) 
 	s.record("torch::autograd::CopySlices", out, seqs, nil, gradPerInput)
 	made(out)
 	return out, nil
-}
-
-// packedWhy is why the packed sequences' ops are estimated.
-const packedWhy = "modelled from PyTorch's source, recorded on the GPU but not yet held to it (testdata/pyrules/rnn_packed.py)"
-
-// estimateCopies labels an op that copies its inputs into a new tensor:
-// estimated, and under autograd its backward through PyTorch's
-// CopySlices more so (estimateOp's made, for its output).
-func (s *Session) estimateCopies(op string, inputs ...*Tensor) (made func(outs ...*Tensor), err error) {
-	why := packedWhy
-	if needsGraph(s, inputs) {
-		why = "its backward through the copies (PyTorch's CopySlices) estimated as one gradient of each input's shape; " + why
-	}
-	return s.estimateOp(op, "%s: %s", argShapes(Args{inputs}), why)
 }
