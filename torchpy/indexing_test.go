@@ -239,3 +239,32 @@ func runSnippet(t *testing.T, src string) (*engine.Session, map[int]string) {
 	}
 	return runScript(t, script)
 }
+
+// TestTensorAsIndex: a one-element integer tensor is an index, as
+// Tensor.__index__ makes it (x[:n], range(n)), where the tool knows its
+// value; a floating one is PyTorch's TypeError, and one whose value the
+// tool does not compute is refused, naming why.
+func TestTensorAsIndex(t *testing.T) {
+	_, printed := runSnippet(t, `import torch
+n = torch.tensor(3)
+x = torch.zeros(10, device='cuda')
+print(x[:n].shape, list(range(n)), x[torch.tensor([2, 5]).sum():].shape)
+try:
+    x[:torch.tensor(2.0)]
+except TypeError as e:
+    print(e)
+try:
+    x[:torch.randint(0, 5, ())]
+except Exception as e:
+    print(type(e).__name__)
+`)
+	for line, want := range map[int]string{
+		4: "torch.Size([3]) [0, 1, 2] torch.Size([3])\n",
+		5: "only integer tensors of a single element can be converted to an index\n",
+		9: "UnknownValueError\n",
+	} {
+		if printed[line] != want {
+			t.Errorf("line %d printed %q, want %q", line, printed[line], want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ package torchpy
 
 import (
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
@@ -401,6 +402,18 @@ func init() {
 			return f, nil
 		})
 	}
+	tensorMethod("__index__", "", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
+		// a one-element integer tensor indexes as its value (x[:n], range(n))
+		if t.T.Numel() != 1 || t.T.DType.IsFloatingPoint() || strings.HasPrefix(t.T.DType.Name, "complex") {
+			return nil, b.in.Raise(eval.TypeErrorType, "only integer tensors of a single element can be converted to an index")
+		}
+		v, ok := knownItem(t.T)
+		if !ok {
+			return nil, b.in.Refuse(eval.UnknownValueErrorType, "this tool does not compute tensor values, so a tensor's value cannot be used as an index here")
+		}
+		f, _ := number(v)
+		return int64(f), nil
+	})
 	tensorMethod("__bool__", "", func(b *Binding, t *Tensor, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		if t.T.Numel() != 1 {
 			return nil, b.in.Raise(eval.RuntimeErrorType, "Boolean value of Tensor with more than one value is ambiguous")
