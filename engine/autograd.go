@@ -96,6 +96,11 @@ type gradSlot struct {
 	// SavedVariable keeps a leaf's TensorImpl, not a copy): its storage
 	// swapped by .data = follows into them.
 	savers []*node
+	// off is requires_grad_(False) of the leaf while a graph still
+	// holds its AccumulateGrad: that node accumulates nothing from then
+	// on (PyTorch's AccumulateGrad returns at once for a variable that
+	// no longer requires grad).
+	off bool
 }
 
 // newGradSlot is a new leaf's slot, held by the one tensor value made.
@@ -481,6 +486,10 @@ func unshared(t *Tensor) bool { return !t.expanded && !t.strided && (t.st.refs =
 // stolen when nothing else holds it (else copied); later ones are added
 // in place.
 func (s *Session) accumulateGrad(slot *gradSlot, g *Tensor) error {
+	if slot.off {
+		s.dropTensor(g)
+		return s.estimate(nil, "backward", "a gradient reached a leaf set requires_grad=False while a graph held it, and was dropped as PyTorch's AccumulateGrad drops it (from its source, not recorded on the GPU)")
+	}
 	if slot.grad != nil {
 		s.dropTensor(g)
 		return nil

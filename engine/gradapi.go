@@ -356,17 +356,22 @@ func (s *Session) runNode(n *node, g *Tensor, needed map[*node]bool) ([]*Tensor,
 var errLeafFlag = Errorf(RuntimeError, "you can only change requires_grad flags of leaf variables. If you want to use a computed variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
 
 // ClearRequiresGrad is t.requires_grad_(False) of a leaf: it takes part
-// in no graph made from now on. A leaf with a .grad, or one a live graph
-// still accumulates into, keeps both in PyTorch; the tool does not model
-// that yet.
+// in no graph made from now on. A live graph keeps the leaf's
+// AccumulateGrad, and with it the leaf, as before, but accumulates
+// nothing into it (an EMA teacher's weight_norm'd weight, computed from
+// its parameters as the module was built, before they were frozen). A
+// leaf with a .grad keeps it in PyTorch; the tool does not model that
+// yet.
 func (s *Session) ClearRequiresGrad(t *Tensor) error {
 	switch {
 	case t.fn != nil:
 		return errLeafFlag
 	case t.slot == nil:
 		return nil
-	case t.slot.grad != nil || t.slot.acc != nil && t.slot.acc.refs > 0:
-		return Refusef(NotImplementedError, "requires_grad_(False) of a tensor that has a .grad or is in a live graph is not modelled by gpumemrepl")
+	case t.slot.grad != nil:
+		return Refusef(NotImplementedError, "requires_grad_(False) of a tensor that has a .grad is not modelled by gpumemrepl")
+	case t.slot.acc != nil && t.slot.acc.refs > 0:
+		t.slot.off = true
 	}
 	s.dropSlot(t)
 	return nil

@@ -449,12 +449,22 @@ func layers() {
 		if err != nil {
 			return nil, err
 		}
-		ps := sub(o, "_parameters")
-		wv, _ := ps.GetStr("weight")
-		bv, _ := ps.GetStr("bias")
+		// self.weight and self.bias, as F.linear(input, self.weight,
+		// self.bias) reads them: a parameter, or what replaced it
+		// (weight_norm's weight, made again before each forward)
+		wv, err := b.in.GetAttr(o, "weight")
+		if err != nil {
+			return nil, err
+		}
+		defer b.in.Decref(wv)
+		bv, err := b.in.GetAttr(o, "bias")
+		if err != nil {
+			return nil, err
+		}
+		defer b.in.Decref(bv)
 		w, ok := wv.(*Tensor)
 		if !ok {
-			return nil, b.in.Raise(eval.TypeErrorType, "linear(): weight is not a tensor")
+			return nil, b.in.Raise(eval.TypeErrorType, "linear(): argument 'weight' (position 2) must be Tensor, not %s", eval.TypeOf(wv).Name)
 		}
 		var bias *engine.Tensor
 		if bt, ok := bv.(*Tensor); ok {
