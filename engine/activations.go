@@ -16,17 +16,40 @@ import "slices"
 // recorded event by event: bounds, dtypes, a module trained; of a view,
 // PyTorch's CopySlices, estimated: inplace.go's onView). hardswish,
 // hardsigmoid, mish and elu in
-// place are refused.
+// place are refused. F.silu in place (YOLO's SiLU(inplace=True)) is
+// silu_, whose formula reads the input as hardtanh_'s does: the same
+// clone saved, from PyTorch's source, estimated until
+// testdata/pyrules_pending/ops_silu_inplace.py is recorded.
+
+// inPlaceMode is what an activation's inplace=True does.
+type inPlaceMode int
+
+// The modes: refused, modelled and recorded, modelled and estimated.
+const (
+	inPlaceRefused inPlaceMode = iota
+	inPlaceRecorded
+	inPlaceEstimated
+)
 
 func init() {
 	// act is the activation name whose node saves its input; with
-	// inPlaceModelled its inplace=True records the same node
-	// (hardtanh_'s takes hardtanh's name and formula).
-	act := func(name, node string, inPlaceModelled bool, params ...Param) *OpDef {
+	// inPlace recorded (or estimated, naming the rule script that waits)
+	// its inplace=True records the same node (hardtanh_'s takes
+	// hardtanh's name and formula), else it is refused.
+	act := func(name, node string, mode inPlaceMode, params ...Param) *OpDef {
 		u := unary(name, node, saveInput, 1)
 		var inPlace func(s *Session, a Args) error
-		if inPlaceModelled {
+		if mode != inPlaceRefused {
 			inPlace = inPlaceSavingInput(node, 1)
+		}
+		if mode == inPlaceEstimated {
+			saving := inPlace
+			inPlace = func(s *Session, a Args) error {
+				if err := s.estimate(nil, "F."+name+"(inplace=True)", "%s: the input's clone saved as hardtanh_'s, from PyTorch's source, %s", argShapes(a[:1]), recording("")); err != nil {
+					return err
+				}
+				return saving(s, a)
+			}
 		}
 		n := len(params)
 		memory := u.Memory
@@ -52,12 +75,13 @@ func init() {
 	}
 	inplace := boolParam("inplace", "False")
 	declare(
-		act("hardtanh", "HardtanhBackward0", true, numberParam("min_val", "-1.0"), numberParam("max_val", "1.0"), inplace),
-		act("relu6", "HardtanhBackward0", true, inplace),
-		act("hardswish", "HardswishBackward0", false, inplace),
-		act("hardsigmoid", "HardsigmoidBackward0", false, inplace),
-		act("mish", "MishBackward0", false, inplace),
-		act("elu", "EluBackward0", false, numberParam("alpha", "1.0"), inplace),
+		act("hardtanh", "HardtanhBackward0", inPlaceRecorded, numberParam("min_val", "-1.0"), numberParam("max_val", "1.0"), inplace),
+		act("relu6", "HardtanhBackward0", inPlaceRecorded, inplace),
+		act("hardswish", "HardswishBackward0", inPlaceRefused, inplace),
+		act("hardsigmoid", "HardsigmoidBackward0", inPlaceRefused, inplace),
+		act("mish", "MishBackward0", inPlaceRefused, inplace),
+		act("elu", "EluBackward0", inPlaceRefused, numberParam("alpha", "1.0"), inplace),
+		act("silu", "SiluBackward0", inPlaceEstimated, inplace),
 	)
 	// softplus takes no inplace=; its node saves the input too
 	soft := unary("softplus", "SoftplusBackward0", saveInput, 1)

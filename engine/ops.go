@@ -213,6 +213,21 @@ func sameDevice(ts ...*Tensor) (Device, error) {
 	return *dev, nil
 }
 
+// elementwiseDevice is sameDevice for the operands of an elementwise
+// op, where a 0-d host tensor beside a CUDA one is allowed: PyTorch's
+// TensorIterator reads it as a scalar argument of the kernel (no copy,
+// no device memory), as YOLO's anchors * self.stride[i] does.
+func elementwiseDevice(ts ...*Tensor) (Device, error) {
+	cuda := slices.ContainsFunc(ts, func(t *Tensor) bool { return t != nil && !t.number && t.Device().CUDA })
+	kept := ts
+	if cuda {
+		kept = slices.DeleteFunc(slices.Clone(ts), func(t *Tensor) bool {
+			return t != nil && !t.number && !t.Device().CUDA && len(t.Shape) == 0
+		})
+	}
+	return sameDevice(kept...)
+}
+
 func init() {
 	declare(functional(&OpDef{Name: "linear", Params: []Param{input, {Name: "weight", Kind: TensorParam}, optTensor("bias")},
 		Memory: "x @ weight.t() (+ bias): addmm with a bias, mm without, the weight's transpose a view; an input of 3 or more dimensions folded into rows (a view; a dense copy when not contiguous, the bias then added in place); the cuBLAS workspace on first use (cuBLASLt's too with a bias, unless a weight dimension is 1); saves what each gradient needs",
@@ -631,7 +646,7 @@ func (s *Session) compare(a, b *Tensor) (*Tensor, error) {
 // operands checks the two operands of an elementwise op: their device,
 // and the shape they broadcast to.
 func operands(a, b *Tensor) (Device, []int64, error) {
-	dev, err := sameDevice(a, b)
+	dev, err := elementwiseDevice(a, b)
 	if err != nil {
 		return dev, nil, err
 	}

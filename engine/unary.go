@@ -80,7 +80,7 @@ func init() {
 	}
 	neg := unary("neg", "NegBackward0", saveNothing, 1)
 	neg.Dunders = []Dunder{{Name: "__neg__"}}
-	declare(neg, gelu(), functional(unary("silu", "SiluBackward0", saveInput, 1)))
+	declare(neg, gelu())
 	Ops["relu"].Functional = true
 }
 
