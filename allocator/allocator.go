@@ -50,6 +50,9 @@ type Allocator struct {
 	// scratch lists the blocks a release walks, reused from call to call.
 	scratch []*Block
 	pend    pendingState // frees waiting for other streams' events
+	// onTie, when set, is told of each tie best fit breaks by address
+	// (SetTieObserver).
+	onTie func(x, y uint64)
 }
 
 // New returns the allocator of device number index, with config cfg.
@@ -308,7 +311,26 @@ func (a *Allocator) getFreeBlock(pool *BlockPool, s uint64) (*Block, poolCursor)
 	if s >= maxSplit && b.size >= s+a.cfg.MaxNonSplitRounding {
 		return nil, poolCursor{}
 	}
+	if a.onTie != nil {
+		a.noteTies(b, c)
+	}
 	return b, c
+}
+
+// SetTieObserver has f told, where best fit takes the cached block at x
+// over one of the same size at y (the pool orders them by address), of
+// the two: the device may not know that the driver would order them so.
+func (a *Allocator) SetTieObserver(f func(x, y uint64)) { a.onTie = f }
+
+// noteTies tells onTie of each cached block of b's size after b (at c)
+// in its pool.
+func (a *Allocator) noteTies(b *Block, c poolCursor) {
+	for {
+		if c.next(); !c.ok() || c.entry().size != b.size {
+			return
+		}
+		a.onTie(b.ptr, c.entry().ptr)
+	}
 }
 
 // allocBlock is alloc_block: a new segment of size bytes from the device.

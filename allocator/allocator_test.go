@@ -500,3 +500,33 @@ func TestDeviceRefusals(t *testing.T) {
 		t.Errorf("50 MiB more: %v, %d refusals, want out of memory after more refusals", err, a.DeviceRefusals())
 	}
 }
+
+// TestTiesToldToTheDevice: where best fit takes one of two cached blocks
+// of the same size, the tie observer is told of both, the lower address
+// first (the one taken); with one block of the size, or none cached, it
+// is told nothing.
+func TestTiesToldToTheDevice(t *testing.T) {
+	a := newTest(t, "")
+	var told [][2]uint64
+	a.SetTieObserver(func(x, y uint64) { told = append(told, [2]uint64{x, y}) })
+	p, _ := a.Malloc(30 << 20)
+	q, _ := a.Malloc(30 << 20)
+	r, _ := a.Malloc(40 << 20)
+	for _, x := range []uint64{p, q, r} {
+		if err := a.Free(x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(told) != 0 {
+		t.Fatalf("told %v with nothing cached", told)
+	}
+	got, _ := a.Malloc(30 << 20)
+	lo, hi := min(p, q), max(p, q)
+	if len(told) != 1 || told[0] != [2]uint64{lo, hi} || got != lo {
+		t.Errorf("30 MiB over two cached 30 MiB blocks at %#x and %#x: took %#x, told %x; want the lower taken and both told", p, q, got, told)
+	}
+	told = nil
+	if _, err := a.Malloc(30 << 20); err != nil || len(told) != 0 {
+		t.Errorf("30 MiB over one cached 30 MiB block (and a 40 MiB one): told %x, want nothing (%v)", told, err)
+	}
+}
