@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
-	"github.com/gpumemrepl/gpumemrepl/allocator/device"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
 )
 
@@ -89,7 +88,7 @@ func (s *Session) NewTensor(sp TensorSpec) (*Tensor, error) {
 	}
 	t.st = st
 	if sp.Op == "zeros" || sp.Op == "ones" || sp.Op == "full" {
-		s.driverEvent(sp.Device, device.Kernel) // the fill
+		s.kernelOn(t) // the fill
 	}
 	if !isComplex(sp.DType) { // the tool keeps no complex values
 		st.vals = createValues(sp.Op, sp.Values)

@@ -43,12 +43,54 @@ func (s *Session) observer(dev Device) device.Observer {
 	return nil
 }
 
-// notePlacement records an estimate where dev's device placed the
-// segment of n bytes just made where it cannot say the driver would
-// (device.Observer's Unplaced), or, once, at the first segment of a
-// simulated device whose driver addresses the user turned off
-// (Options.PlacementUnmodelled): every figure from here on rests on it.
-// Under --strict it is the error to raise.
+// An op on a host tensor of hostGrain elements or more runs on the
+// host's intra-op threads (PyTorch's GRAIN_SIZE), whose malloc arenas
+// (64 MiB each, on 128 MiB strides) leave arenaGap between them above a
+// context made after them (module_convert line 29: the next chunk went
+// between two).
+const (
+	hostGrain = 32768
+	arenaGap  = 64 << 20
+)
+
+// contextCreated tells device i, whose CUDA context was just created,
+// how much room the host's mappings may leave above it, and has its
+// allocator tell it of each tie its best fit breaks by address
+// (device.Observer). A host storage made before the context was mapped
+// above it, by malloc on its own where large, and leaves a hole its size
+// once freed (the model's tensors, as .cuda() moves them:
+// h100/probe_old_lmem_host1 line 27, train_sweep line 56); the host's
+// intra-op threads leave arenaGap between their arenas.
+func (s *Session) contextCreated(i int) {
+	if o := s.observer(Device{CUDA: true, Index: i}); o != nil {
+		s.gpus[i].alloc.SetTieObserver(o.Tie)
+		room := s.hostLargest
+		if s.hostThreads {
+			room = max(room, arenaGap)
+		}
+		o.HostRoom(room)
+	}
+}
+
+// kernelOn reports a kernel that wrote t: to t's device where it is a
+// GPU, else as the host's intra-op threads' where it is large enough (a
+// meta tensor runs none).
+func (s *Session) kernelOn(t *Tensor) {
+	switch dev := t.Device(); {
+	case dev.CUDA:
+		s.driverEvent(dev, device.Kernel)
+	case !dev.Meta && t.Numel() >= hostGrain:
+		s.hostThreads = true
+	}
+}
+
+// notePlacement records an estimate where dev's device cannot say that
+// the allocation of n bytes just made is where the driver's addresses
+// put it (device.Observer's Unplaced: its new segment placed elsewhere,
+// or a tie of best fit broken by addresses it does not know), or, once,
+// at the first segment of a simulated device whose driver addresses the
+// user turned off (Options.PlacementUnmodelled): every figure from here
+// on rests on it. Under --strict it is the error to raise.
 func (s *Session) notePlacement(dev Device, n uint64) error {
 	if _, sim := s.gpus[dev.Index].b.(*simBackend); sim && s.opts.PlacementUnmodelled && !s.placementNoted {
 		s.placementNoted = true
@@ -56,7 +98,7 @@ func (s *Session) notePlacement(dev Device, n uint64) error {
 	}
 	if o := s.observer(dev); o != nil {
 		if err := o.Unplaced(); err != nil {
-			return s.estimate(nil, "cudaMalloc", "a new segment for %s on cuda:%d: %v", allocator.FormatSize(n), dev.Index, err)
+			return s.estimate(nil, "malloc", "%s on cuda:%d: %v", allocator.FormatSize(n), dev.Index, err)
 		}
 	}
 	return nil
@@ -99,13 +141,13 @@ func (s *Session) opRan(d *OpDef, a Args, outs []*Tensor, inPlace bool) {
 	}
 	in := a.Tensor(0)
 	if inPlace && in != nil && !in.number {
-		s.driverEvent(in.Device(), device.Kernel)
+		s.kernelOn(in)
 		return
 	}
 	for _, t := range outs {
 		memcpy := in != nil && !in.number && !in.Device().CUDA && in.DType == t.DType && in.IsContiguous()
 		if t != nil && !t.number && t.st != nil && (in == nil || in.st != t.st) && !memcpy {
-			s.driverEvent(t.Device(), device.Kernel)
+			s.kernelOn(t)
 		}
 	}
 }

@@ -185,6 +185,11 @@ type Session struct {
 	tiers       tiers // the estimates made, and where the figures stand (tiers.go)
 	// placementNoted: the estimate of Options.PlacementUnmodelled made
 	placementNoted bool
+	// hostLargest is the largest host storage made, hostThreads whether
+	// an op has run on the host's intra-op threads: what may leave room
+	// above a CUDA context created now (driverevents.go's contextCreated).
+	hostLargest uint64
+	hostThreads bool
 	// reporting is set while the tool's own report runs the program's
 	// code (Reporting).
 	reporting bool
@@ -343,6 +348,7 @@ func (s *Session) initGPU(i int) (*gpu, error) {
 		g.alloc, g.dev = allocator.New(log, i, s.cfg), dev
 		g.streams.s, g.streams.g = s, g
 		g.alloc.SetStreamEvents(&g.streams)
+		s.contextCreated(i)
 		if used, ok := g.b.driverUsed(); ok {
 			g.ctx = used
 			s.event("CUDA context created on cuda:%d: %s of device memory before any tensor", i, allocator.FormatSize(used))
@@ -489,6 +495,7 @@ func (s *Session) newStorageOn(dev Device, stream, n uint64, fill bool) (*storag
 			return nil, &hostAllocError{bytes: n}
 		}
 		s.hostLive += n
+		s.hostLargest = max(s.hostLargest, n)
 		s.host.grew(s.hostLive)
 		if !s.opts.FakeHost {
 			s.host.add(st, fill)

@@ -71,10 +71,18 @@ const (
 // besides allocating: the simulated one, which must take for the driver
 // what the real driver takes. The engine reports each event to a device
 // that implements it; the CUDA device need not (its driver sees them).
-// Unplaced says, once, why the segment it placed last may not lie where
-// the driver would put it (what it does not model), nil where it does:
-// the figures from there on are an estimate.
+// Unplaced says, once, why the segment it placed last, or the tie it
+// was told of last (Tie), may not be what the driver's addresses make
+// it (what it does not model), nil where it is: the figures from there
+// on are an estimate. Tie is told that the caching allocator's best fit
+// took the free block at x over one of the same size at y, the lower
+// address of the two. HostRoom is told, as the CUDA context is created,
+// that the host's mappings above it (a model built on the host before,
+// its tensors freed as they move, its threads' malloc arenas) may leave
+// room for the driver's chunks smaller than n bytes.
 type Observer interface {
 	Observe(Event)
 	Unplaced() error
+	Tie(x, y uint64)
+	HostRoom(n uint64)
 }

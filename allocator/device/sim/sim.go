@@ -95,6 +95,12 @@ const (
 //     (train_sweep's line 64), where the tool would carve chunks: a
 //     range carved there after cuDNN's first handle is unplaced
 //     (Unplaced), and the figures after it are estimated.
+//   - Where the host mapped memory before the context was made (a model
+//     built on the host), the driver's chunks may go into the room its
+//     mappings leave above the context (testdata/segments/README.md),
+//     which is not modelled: a chunk smaller than that room (HostRoom)
+//     is unordered, and a tie of best fit between blocks of two chunks,
+//     one of them unordered, is unplaced (Tie).
 const (
 	lmemOld    = 414 * mib
 	lmemNew    = 512 * mib
@@ -114,6 +120,10 @@ type chunk struct {
 	span
 	used   []span
 	pinned bool // the CUDA context's own: never released
+	// unordered: small enough for the room the host's mappings may leave
+	// above the context (HostRoom), so that the driver's address of it,
+	// above or below the others, is not known.
+	unordered bool
 }
 
 // fit returns where size bytes go in c: the smallest free hole of the
@@ -155,6 +165,9 @@ type Device struct {
 	// (Observe).
 	grown, reduced, library, cudnn bool
 	handles                        int
+	// hostRoom is how large the room the host's mappings may leave above
+	// the context can be (HostRoom): a chunk smaller is unordered.
+	hostRoom uint64
 	// gaveBack is the context's chunk where it was empty when the local
 	// memory grew, and given back; libraries the free ranges in it at
 	// cuDNN's first handle, where cuDNN's libraries may lie (not
@@ -242,7 +255,7 @@ func (d *Device) carve(size, anchor, align uint64) (uint64, bool) {
 	r := d.free[best]
 	for _, l := range d.libraries {
 		if top-size < l.end() && l.start < top {
-			d.unplaced = errors.New("a range where cuDNN's libraries may lie: it maps them (about 350 MiB, by the engines it loads) at its first use, part of them into the old local memory the driver gave back at the first kernel (its 2 MiB then went to a newer chunk's hole), which the simulated device does not model (testdata/segments/README.md)")
+			d.unplaced = errors.New("a new segment in a range where cuDNN's libraries may lie: it maps them (about 350 MiB, by the engines it loads) at its first use, part of them into the old local memory the driver gave back at the first kernel (its 2 MiB then went to a newer chunk's hole), which the simulated device does not model (testdata/segments/README.md)")
 		}
 	}
 	d.free[best].size = top - size - r.start
@@ -258,7 +271,7 @@ func (d *Device) reserve(size uint64) (*chunk, error) {
 	if !ok {
 		return nil, fmt.Errorf("cudaMalloc: address space exhausted: %w", device.ErrOutOfMemory)
 	}
-	c := &chunk{span: span{start, size}}
+	c := &chunk{span: span{start, size}, unordered: size < d.hostRoom}
 	d.chunks = append(d.chunks, c)
 	return c, nil
 }
@@ -334,6 +347,38 @@ func (d *Device) Unplaced() error {
 	err := d.unplaced
 	d.unplaced = nil
 	return err
+}
+
+// Tie implements device.Observer: where one of the two blocks lies in a
+// chunk whose place among the others is not known (unordered), and the
+// other in another chunk, the driver may have put them the other way
+// round, and PyTorch's best fit taken the other.
+func (d *Device) Tie(x, y uint64) {
+	if d.hostRoom == 0 { // no chunk is unordered
+		return
+	}
+	if cx, cy := d.chunkAt(x), d.chunkAt(y); cx != cy && (cx.isUnordered() || cy.isUnordered()) {
+		d.unplaced = errors.New("best fit took one of two equal free blocks by their addresses, and one lies in a chunk the driver reserved after the model was built on the host: the host's mappings (its tensors, then freed, and its threads' malloc arenas) lie above the CUDA context, and the driver's chunks may go into the room they leave (testdata/segments/h100/module_convert line 32, train_sweep line 56), which the simulated device does not model, so PyTorch may have taken the other (testdata/segments/README.md)")
+	}
+}
+
+// HostRoom implements device.Observer: a chunk reserved from now on
+// that is smaller than n bytes may lie in the room the host's mappings
+// leave above the context, which the device does not model (unordered).
+func (d *Device) HostRoom(n uint64) { d.hostRoom = n }
+
+// isUnordered reports whether c is a chunk and unordered.
+func (c *chunk) isUnordered() bool { return c != nil && c.unordered }
+
+// chunkAt is the chunk that holds address p, or nil (an address of an
+// expandable segment's reservation).
+func (d *Device) chunkAt(p uint64) *chunk {
+	for _, c := range d.chunks {
+		if p >= c.start && p < c.end() {
+			return c
+		}
+	}
+	return nil
 }
 
 // release returns an empty chunk's range to the free address space.

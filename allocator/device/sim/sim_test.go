@@ -265,3 +265,36 @@ func TestCuDNNAfterTheGiveBack(t *testing.T) {
 		}
 	}
 }
+
+// TestTiesInTheHostsRoom: after the host's mappings may leave room of
+// 64 MiB above the context (HostRoom), a tie of best fit between blocks
+// of two chunks is unplaced where either chunk is smaller than the room
+// (module_convert's third segment, which the driver put between the
+// host's malloc arenas: testdata/segments/h100/module_convert.jsonl),
+// and not between two blocks of one chunk, nor between chunks the room
+// cannot hold, nor without the room.
+func TestTiesInTheHostsRoom(t *testing.T) {
+	for _, room := range []uint64{0, 64 << 20} {
+		d := New(H200Total)
+		d.HostRoom(room)
+		ctx := alloc(t, d, 20<<20)   // the context's 24 MiB gap
+		small := alloc(t, d, 20<<20) // a 32 MiB chunk
+		other := alloc(t, d, 20<<20) // another
+		big := alloc(t, d, 64<<20)   // a 64 MiB chunk
+		for _, c := range []struct {
+			name     string
+			x, y     uint64
+			unplaced bool
+		}{
+			{"the context's chunk and a 32 MiB one", ctx, small, room > 0},
+			{"two 32 MiB chunks", small, other, room > 0},
+			{"one 32 MiB chunk", small, small + 2<<20, false},
+			{"the context's chunk and a 64 MiB one", ctx, big, false},
+		} {
+			d.Tie(c.x, c.y)
+			if err := d.Unplaced(); (err != nil) != c.unplaced {
+				t.Errorf("room %d MiB, a tie in %s: unplaced %v, want %v", room>>20, c.name, err, c.unplaced)
+			}
+		}
+	}
+}
