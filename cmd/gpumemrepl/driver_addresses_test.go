@@ -19,7 +19,8 @@ import (
 // once held back for the addresses, exact: pyrules_pending's README),
 // and vit_train.py and siamese_triplet.py under --strict on the
 // simulated H100, their recordings' card; models/train_sweep.py is refused there at the first
-// tie of best fit with a block of a chunk in the room its host-built model left.
+// tie of best fit with a block of a chunk in the room its host-built model left, and
+// pyrules/module_convert.py likewise, before its figures part from PyTorch's.
 func TestDriverAddresses(t *testing.T) {
 	const script = "../../testdata/pyrules/ckpt_block.py"
 	want, _ := readRecording(t, recordingOf("pyrules/ckpt_block", script))
@@ -76,6 +77,23 @@ func TestDriverAddresses(t *testing.T) {
 	steps := runScriptOn(sweep, true, "h100")
 	if i := slices.IndexFunc(steps, func(s pythonStep) bool { return s.Error != nil }); i < 0 || steps[i].Line != 64 || !strings.Contains(*steps[i].Error, "on cuda:0: best fit took one of two equal free blocks by their addresses, and one lies in a chunk the driver reserved after the model was built on the host") {
 		t.Errorf("train_sweep.py under --strict: %+v, want line 64 refused where best fit breaks a tie in the host's room", steps)
+	}
+	// pyrules/module_convert.py: its model, built on the host, ran a fill
+	// of 3M elements there (the intra-op threads' malloc arenas), and the
+	// driver put its third chunk between two arenas: PyTorch's figures
+	// part from the tool's at line 55, which labels them from line 45,
+	// where its best fit breaks a tie with a block of that chunk, and
+	// --strict refuses there
+	const convert = "../../testdata/pyrules/module_convert.py"
+	want, _ = readRecording(t, recordingOf("pyrules/module_convert", convert))
+	steps = runScriptOn(convert, false, recordedOn(convert))
+	diffs, _ = diffSteps(want, steps)
+	if i := slices.IndexFunc(steps, func(s pythonStep) bool { return s.Exact != nil }); i < 0 || steps[i].Line != 45 || len(diffs) == 0 || !strings.HasPrefix(diffs[0], "line 55:") {
+		t.Errorf("module_convert.py: labelled from %+v, differing %q; want labelled from line 45, differing from line 55", steps[max(i, 0)], diffs)
+	}
+	steps = runScriptOn(convert, true, recordedOn(convert))
+	if i := slices.IndexFunc(steps, func(s pythonStep) bool { return s.Error != nil }); i < 0 || steps[i].Line != 45 || !strings.Contains(*steps[i].Error, "one lies in a chunk the driver reserved after the model was built on the host") {
+		t.Errorf("module_convert.py under --strict: %+v, want line 45 refused where best fit breaks a tie in the host's room", steps)
 	}
 	// the flag describes a simulated device: it does not go with a real one
 	if _, errOut, code := run(t, "run", "--device", "cuda", "--driver-addresses", script); code == 0 || !strings.Contains(errOut, "--driver-addresses describes a simulated device") {
