@@ -88,7 +88,7 @@ func (s *Session) NewTensor(sp TensorSpec) (*Tensor, error) {
 	}
 	t.st = st
 	if sp.Op == "zeros" || sp.Op == "ones" || sp.Op == "full" {
-		s.kernelOn(t) // the fill
+		s.kernelOn(sp.Op, t) // the fill
 	}
 	if !isComplex(sp.DType) { // the tool keeps no complex values
 		st.vals = createValues(sp.Op, sp.Values)

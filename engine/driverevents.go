@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"strings"
+
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/device"
 )
@@ -43,15 +45,35 @@ func (s *Session) observer(dev Device) device.Observer {
 	return nil
 }
 
-// An op on a host tensor of hostGrain elements or more runs on the
-// host's intra-op threads (PyTorch's GRAIN_SIZE), whose malloc arenas
-// (64 MiB each, on 128 MiB strides) leave arenaGap between them above a
-// context made after them (module_convert line 29: the next chunk went
-// between two).
-const (
-	hostGrain = 32768
-	arenaGap  = 64 << 20
-)
+// arenaGap is the room between two of the host's intra-op threads'
+// malloc arenas (64 MiB each, on 128 MiB strides) above a context made
+// after them: a 32 MiB chunk goes there (module_convert line 32, and
+// h100/probe_host_room_{threads,ops}: their 20 MiB segments' chunks
+// between the arenas, the 64 MiB ones below the context).
+const arenaGap = 64 << 20
+
+// hostGrain is the most elements of a host op's output that its
+// parallel_for runs on the calling thread; more run on the host's
+// intra-op threads, which start at the first such op: PyTorch's
+// GRAIN_SIZE (32,768: probe_host_room_threads' fill of 3M elements), and
+// 2048 for the elementwise math vml.h computes (its parallel_for's
+// grain: probe_host_room_ops' cos of 8,192 elements started them, as
+// llama_train's rope cache did).
+func hostGrain(op string) uint64 {
+	if vmlOps[strings.TrimSuffix(op, "_")] {
+		return 2048
+	}
+	return 32768
+}
+
+// vmlOps are the unary ops whose CPU kernel is vml.h's (UnaryOpsKernel's
+// IMPLEMENT_FLOAT_KERNEL and IMPLEMENT_COMPLEX_KERNEL).
+var vmlOps = map[string]bool{
+	"acos": true, "asin": true, "atan": true, "ceil": true, "cos": true, "cosh": true,
+	"erf": true, "erfc": true, "erfinv": true, "exp": true, "expm1": true, "floor": true,
+	"i0": true, "lgamma": true, "log": true, "log10": true, "log1p": true, "log2": true,
+	"round": true, "sin": true, "sinh": true, "sqrt": true, "tan": true, "tanh": true, "trunc": true,
+}
 
 // contextCreated tells device i, whose CUDA context was just created,
 // how much room the host's mappings may leave above it, and has its
@@ -72,14 +94,14 @@ func (s *Session) contextCreated(i int) {
 	}
 }
 
-// kernelOn reports a kernel that wrote t: to t's device where it is a
-// GPU, else as the host's intra-op threads' where it is large enough (a
-// meta tensor runs none).
-func (s *Session) kernelOn(t *Tensor) {
+// kernelOn reports the kernel of op that wrote t: to t's device where
+// it is a GPU, else as the host's intra-op threads' where t is large
+// enough (a meta tensor runs none).
+func (s *Session) kernelOn(op string, t *Tensor) {
 	switch dev := t.Device(); {
 	case dev.CUDA:
 		s.driverEvent(dev, device.Kernel)
-	case !dev.Meta && t.Numel() >= hostGrain:
+	case !dev.Meta && t.Numel() > hostGrain(op):
 		s.hostThreads = true
 	}
 }
@@ -131,9 +153,9 @@ func (s *Session) reductionRan(dev Device) {
 }
 
 // opRan reports the kernel of op d, run on a with outputs outs, where
-// it wrote a CUDA tensor: an output that is not a view of its input, or
-// the input itself where d ran in place. A contiguous host tensor
-// copied to the GPU in its dtype runs none (a cudaMemcpy:
+// it wrote a tensor (kernelOn): an output that is not a view of its
+// input, or the input itself where d ran in place. A contiguous host
+// tensor copied to the GPU in its dtype runs none (a cudaMemcpy:
 // probe_old_lmem_host1's 96 MiB .cuda() grew nothing, its fill did).
 func (s *Session) opRan(d *OpDef, a Args, outs []*Tensor, inPlace bool) {
 	if noKernel[d.Name] {
@@ -141,13 +163,13 @@ func (s *Session) opRan(d *OpDef, a Args, outs []*Tensor, inPlace bool) {
 	}
 	in := a.Tensor(0)
 	if inPlace && in != nil && !in.number {
-		s.kernelOn(in)
+		s.kernelOn(d.Name, in)
 		return
 	}
 	for _, t := range outs {
-		memcpy := in != nil && !in.number && !in.Device().CUDA && in.DType == t.DType && in.IsContiguous()
+		memcpy := in != nil && !in.number && !in.Device().CUDA && t.Device().CUDA && in.DType == t.DType && in.IsContiguous()
 		if t != nil && !t.number && t.st != nil && (in == nil || in.st != t.st) && !memcpy {
-			s.kernelOn(t)
+			s.kernelOn(d.Name, t)
 		}
 	}
 }

@@ -57,6 +57,12 @@ func TestSegmentsWhereTheDriverPutThem(t *testing.T) {
 		{"h100/probe_cudnn_libs_attention", "../scripts/probe_cudnn_libs", map[string]string{"PROBE_CUDNN": "attention"}, 5, "line 30: below the new local memory, cuDNN's libraries having filled the old local memory the driver gave back, where the tool carves it (an estimate there)"},
 		{"h100/probe_cudnn_libs_conv", "../scripts/probe_cudnn_libs", map[string]string{"PROBE_CUDNN": "conv"}, 5, "as the attention's"},
 		{"h100/gpt2_sample", "models/zoo/gpt2_sample", nil, 3, "line 125: a model built on the host, the driver's next chunks above the context where its host tensors were (+832 on)"},
+		{"h100/probe_host_room_none", "../scripts/probe_host_room", map[string]string{"PROBE_ROOM": "none"}, 5, ""},
+		{"h100/probe_host_room_ops", "../scripts/probe_host_room", map[string]string{"PROBE_ROOM": "ops"}, 1, "line 41: a chunk between the malloc arenas of the host's intra-op threads (line 31's cos of 8,192 elements started them), where the tool labels ties instead"},
+		{"h100/probe_host_room_threads", "../scripts/probe_host_room", map[string]string{"PROBE_ROOM": "threads"}, 1, "as ops' (line 32's fill of 3M elements)"},
+		{"h100/probe_host_room_tensor40", "../scripts/probe_host_room", map[string]string{"PROBE_ROOM": "tensor40"}, 5, ""},
+		{"h100/probe_host_room_tensor64", "../scripts/probe_host_room", map[string]string{"PROBE_ROOM": "tensor64"}, 1, "line 41: a chunk where the 64 MiB host tensor was, 32 MiB aligned (the 40 MiB one's hole held none)"},
+		{"h100/probe_host_room_small20", "../scripts/probe_host_room", map[string]string{"PROBE_ROOM": "small20"}, 5, ""},
 		{"h100/probe_piece_hole_sum", "../scripts/probe_piece_hole", map[string]string{"PROBE_OP": "sum"}, 6, ""},
 		{"h100/probe_piece_hole_embedding", "../scripts/probe_piece_hole", map[string]string{"PROBE_OP": "embedding"}, 6, ""},
 	} {
