@@ -270,8 +270,9 @@ func (s *Session) rpow(base float64, x *Tensor) (*Tensor, error) {
 }
 
 // Gather is torch.gather(x, dim, index): a new tensor of index's shape
-// in x's dtype; saves the index; backward makes the input's gradient
-// (zeros, scattered into).
+// in x's dtype; saves the index and x (derivatives.yaml's
+// gather_backward reads self; released in the order of their names);
+// backward makes the input's gradient (zeros, scattered into).
 func (s *Session) Gather(x *Tensor, dim int64, index *Tensor) (*Tensor, error) {
 	if index.DType.Name != "int64" {
 		return nil, Errorf(RuntimeError, "gather(): Expected dtype int64 for index")
@@ -287,7 +288,7 @@ func (s *Session) Gather(x *Tensor, dim int64, index *Tensor) (*Tensor, error) {
 		return nil, err
 	}
 	out.st.vals = gatherValues(x, int(dim), index, out)
-	s.record("GatherBackward0", out, []*Tensor{x}, []*Tensor{index}, likeInput(1))
+	s.record("GatherBackward0", out, []*Tensor{x}, []*Tensor{index, x}, likeInput(1))
 	return out, nil
 }
 
