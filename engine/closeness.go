@@ -200,7 +200,7 @@ func init() {
 // (a bool of the elements' shape and the reduction's buffers) and copies
 // that into the output; the any freed, then the comparison
 // (testdata/pyrules/ops_census_misc.py). Past that it sorts both, which
-// the tool does not model; the host's kernel is estimated.
+// the tool does not model.
 func init() {
 	declare(&OpDef{Name: "isin", Function: true, Params: []Param{{Name: "elements", Kind: TensorParam}, {Name: "test_elements", Kind: TensorParam},
 		boolParam("assume_unique", "False"), boolParam("invert", "False")},
@@ -214,11 +214,6 @@ func init() {
 			n, m := float64(x.Numel()), float64(test.Numel())
 			if m >= 10*math.Pow(n, 0.145) {
 				return nil, NotModelledError("torch.isin with many test elements (PyTorch sorts them)")
-			}
-			if !dev.CUDA {
-				if err := s.estimate(nil, "torch.isin", "%s: memory rule from PyTorch's CUDA kernel, the host's not recorded", argShapes(Args{x, test})); err != nil {
-					return nil, err
-				}
 			}
 			out, err := s.alloc(slices.Clone(x.Shape), boolDType, dev)
 			if err != nil || n == 0 {

@@ -22,10 +22,10 @@ import "slices"
 // the input copied, a copy renormalised along rows and their prefix sums
 // (three tensors of the input's shape, freed newest first); a single
 // row's prefix sum is one line, CUB's scan (its scratch made and freed).
-// testdata/pyrules/census_python.py recorded 4 samples from 8 rows.
-//
-// A 1-d input, one row with replacement and the host's kernels follow
-// PyTorch's source and are estimated.
+// testdata/pyrules/census_python.py recorded 4 samples from 8 rows;
+// scripts/probe_unique.py (testdata/pyrules/unique_probe.txt) a 1-d
+// input both ways, one row with replacement and rows too short for
+// topk's multi-block kernel.
 
 // multinomial is torch.multinomial(p, n, replacement); gen is the
 // generator's device, or nil.
@@ -44,20 +44,6 @@ func (s *Session) multinomial(p *Tensor, n int64, replacement bool, gen any) (*T
 		return nil, Errorf(RuntimeError, "cannot sample n_sample > prob_dist.size(-1) samples without replacement")
 	}
 	fast := !replacement || n == 1
-	var why string
-	switch {
-	case !p.Device().CUDA:
-		why = "on the host"
-	case len(p.Shape) == 1:
-		why = "of a 1-d input"
-	case !fast && p.Shape[0] == 1:
-		why = "of one row with replacement (CUB's scan of its prefix sum)"
-	}
-	if why != "" {
-		if err := s.estimate(nil, "torch.multinomial", "%s %s %s: memory rule from PyTorch's kernel, not recorded on the GPU", dimList(p.Shape), p.DType.Name, why); err != nil {
-			return nil, err
-		}
-	}
 	shape := slices.Clone(p.Shape)
 	shape[len(shape)-1] = n
 	defer s.SetGradEnabled(s.SetGradEnabled(false))

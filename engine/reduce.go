@@ -241,7 +241,7 @@ func cumsumScanScratch(n uint64, in, out DType) (uint64, bool) {
 	switch {
 	case in.Name != out.Name:
 	case in.Name == "float32" && n <= 1<<26:
-		return float32ScanScratch(n), true
+		return cubTemporaries(16 * (ceilDiv(n, 3840) + 32)), true
 	case n < 1 || n > scanDTypesProbed:
 	case in.Name == "float16" || in.Name == "bfloat16":
 		return cubTemporaries(16*(ceilDiv(n, 7680)+32), 256), true
@@ -249,13 +249,6 @@ func cumsumScanScratch(n uint64, in, out DType) (uint64, bool) {
 		return int64ScanScratch(n), true
 	}
 	return 0, false
-}
-
-// float32ScanScratch is CUB's DeviceScan scratch for n sums of 4 bytes
-// (float32's cumsum; unique's scan of int flags into int64,
-// inclusive_sum_truncating, recorded at 5 elements: unique.go).
-func float32ScanScratch(n uint64) uint64 {
-	return cubTemporaries(16 * (ceilDiv(n, 3840) + 32))
 }
 
 // scanDTypesProbed is the largest count of one line scripts/probe_cub.py

@@ -112,18 +112,19 @@ func (s *Session) repeatInterleave(x, repeats *Tensor, dim, size any) (*Tensor, 
 // interleaveIndices is torch.repeat_interleave(counts) over n counts
 // (one count is expanded to n), PyTorch's repeat_interleave_common: each
 // index repeated its count of times, in the counts' dtype. It makes the
-// counts' int64 cumsum (on the GPU with CUB's scan scratch, made and
-// freed); without output_size, the total read from it and the check
+// counts' int64 cumsum (on the GPU int32 counts copied as int64 first
+// and CUB's scan scratch, made and freed); without output_size, the total read from it and the check
 // that no count is negative, (counts >= 0).all() (a bool tensor of n, a
 // bool, the reduction's buffer across blocks; freed newest first); then
 // the indices, and frees the cumsum. Its size is the counts' sum, or
 // output_size.
 //
 // ops_repeat_more.py recorded n int64 counts on the GPU without
-// output_size; an int32 cumsum (into int64), one count expanded (the
-// scan copies it dense), counts not contiguous (copied first), given
-// output_size and counts on the host follow PyTorch's source and are
-// estimated.
+// output_size, scripts/probe_unique.py (testdata/pyrules/
+// unique_probe.txt) int64 and int32 ones from 1 to 2^22 (int32 counts
+// copied as int64 for the scan); one count expanded (the scan copies it
+// dense), counts not contiguous (copied first) and given output_size
+// follow PyTorch's source and are estimated on the GPU.
 func (s *Session) interleaveIndices(counts *Tensor, n int64, size any) (*Tensor, error) {
 	if why := interleaveUnrecorded(counts, n, size); why != "" {
 		if err := s.estimate(nil, "torch.repeat_interleave", "%s by a tensor of counts (%s): memory rule from PyTorch's formula, not recorded on the GPU", argShapes(Args{counts}), why); err != nil {
@@ -168,7 +169,7 @@ func (s *Session) interleaveIndices(counts *Tensor, n int64, size any) (*Tensor,
 	}
 	defer s.dropTensor(cumsum)
 	if dev.CUDA {
-		if err := s.libScratch(dev, "CUB's scan", int64ScanScratch(uint64(n))); err != nil {
+		if err := s.int64Scan(counts, n); err != nil {
 			return nil, err
 		}
 	}
@@ -187,15 +188,30 @@ func (s *Session) interleaveIndices(counts *Tensor, n int64, size any) (*Tensor,
 	return out, nil
 }
 
+// int64Scan is the GPU cumsum of n counts into int64, after its output:
+// int32 counts copied as int64 first (freed after), then CUB's scan
+// scratch.
+func (s *Session) int64Scan(counts *Tensor, n int64) error {
+	if counts.DType.Name == "int64" {
+		return s.libScratch(counts.Device(), "CUB's scan", int64ScanScratch(uint64(n)))
+	}
+	wide, err := s.alloc([]int64{n}, DTypes["int64"], counts.Device())
+	if err != nil {
+		return err
+	}
+	defer s.dropTensor(wide)
+	return s.libScratch(counts.Device(), "CUB's scan", int64ScanScratch(uint64(n)))
+}
+
 // interleaveUnrecorded is why repeat_interleave_common over counts, n of
 // them, and output_size size departs from what ops_repeat_more.py
 // recorded, or "".
 func interleaveUnrecorded(counts *Tensor, n int64, size any) string {
 	switch {
 	case !counts.Device().CUDA:
-		return "on the host"
-	case counts.DType.Name != "int64":
-		return "of " + counts.DType.Name + ", scanned into int64"
+		return ""
+	case counts.DType.Name != "int64" && counts.DType.Name != "int32":
+		return "of " + counts.DType.Name
 	case int64(counts.Numel()) != n:
 		return "one count expanded"
 	case !counts.IsContiguous():

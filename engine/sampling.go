@@ -30,7 +30,7 @@ func init() {
 	declare(withGenerator(randperm, 1))
 	declare(&OpDef{Name: "multinomial", Function: true, Method: true,
 		Params: []Param{input, {Name: "num_samples", Kind: IntParam}, boolParam("replacement", "False"), {Name: "generator", Kind: GeneratorParam, Default: "None", KeywordOnly: true}},
-		Memory: "int64 samples; without replacement or of one sample: the checks' reductions and 0-d bools, then a tensor of the input's shape (freed) for the Gumbel trick's argmax, or its topk (values made and freed, topk's buffers); with replacement: three tensors of the input's shape (freed); a 1-d input estimated",
+		Memory: "int64 samples; without replacement or of one sample: the checks' reductions and 0-d bools, then a tensor of the input's shape (freed) for the Gumbel trick's argmax, or its topk (values made and freed, topk's buffers); with replacement: three tensors of the input's shape (freed), one row's prefix sum CUB's scan",
 		run: func(s *Session, a Args) (*Tensor, error) {
 			return s.multinomial(a.Tensor(0), a.Int(1), a.Bool(2), a[3])
 		}})

@@ -28,8 +28,14 @@ func probeShape(t *testing.T, s string) []int64 {
 // eventsSince writes them.
 func eventsOf(t *testing.T, shape []int64, dt DType, op func(s *Session, x *Tensor) error) string {
 	t.Helper()
+	return eventsOfSpec(t, TensorSpec{Op: "rand", Shape: shape, DType: dt, Device: cuda0}, op)
+}
+
+// eventsOfSpec is eventsOf over a tensor made as spec says.
+func eventsOfSpec(t *testing.T, spec TensorSpec, op func(s *Session, x *Tensor) error) string {
+	t.Helper()
 	s := newTestSession(t, 1)
-	x := mustTensor(t, s, TensorSpec{Op: "rand", Shape: shape, DType: dt, Device: cuda0})
+	x := mustTensor(t, s, spec)
 	seen := len(s.History(0))
 	if err := op(s, x); err != nil {
 		t.Fatal(err)

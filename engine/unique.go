@@ -26,16 +26,47 @@ import (
 // the sorted positions and the sorted copy freed.
 //
 // testdata/pyrules/ops_census_misc.py and ops_census_more.py recorded
-// int64 inputs of 5 elements (each kernel one tile) and of 2^20 (values
-// not known); inputs of other dtypes or of more than uniqueOneTile
-// elements take the same rules with tiles not recorded, and bool
-// inputs PyTorch's count of true values: estimated.
+// int64 inputs of 5 elements and of 2^20, and scripts/probe_unique.py
+// (testdata/pyrules/unique_probe.txt, TestUniqueProbeTable) every form
+// over int64, float32 and int32 inputs of 1 to 2^22 elements around
+// the kernels' tiles: CUB's radix sort of one tile takes 1 byte (up to
+// 2304 pairs or int64 keys, at least 4609 4-byte keys), past it the
+// onesweep sort's scratch (keys alone: tiles of 5760 int64, 6912
+// float32, 7296 int32 keys; pairs: onesweepTile); the scan of the
+// inverse a 16-byte tile status for each tile of 6144 flags and 32
+// more; DeviceSelect's unique the same for tiles of 8448 int64 items
+// (cubSelectScratch) or 12501 to 12945 4-byte ones; the run-length
+// encoding for tiles of 768 items of any of the three. Other dtypes,
+// larger inputs, 4-byte keys alone between one tile and 5759, a 4-byte
+// select whose scratch the tile's range leaves open, and bool inputs
+// (PyTorch's count of true values) are estimated; so are values the
+// tool does not know (the output's count depends on them).
 
-// uniqueOneTile is the most elements for which every CUB kernel unique
-// runs takes one tile of its scratch: the radix sort's one tile
-// (maxOneTileSort); the scans', select's and run-length encoding's
-// scratch is the same for up to 16 tiles of at least 144 items.
-const uniqueOneTile = maxOneTileSort
+// keysOnlyTiles are the items of a tile of CUB's onesweep radix sort of
+// keys alone by dtype on the H200 (unique_probe.txt).
+var keysOnlyTiles = map[string]uint64{"int64": keysOnlyTile, "float32": 6912, "int32": 7296}
+
+// keysOneTile is the most keys of size bytes CUB's radix sort of keys
+// alone sorts in one tile: 2304 8-byte keys (maxOneTileSort), 4864
+// 4-byte ones (its policy's 19 items a thread for 4-byte keys, 9 for
+// 8-byte, of 256 threads; unique_probe.txt measured one tile at 4609
+// and several at 5759).
+func keysOneTile(size uint64) uint64 {
+	return 256 * (76 / size)
+}
+
+// uniqueProbed is the most elements unique_probe.txt measured.
+const uniqueProbed = 1 << 22
+
+// selectTiles4 are the least and most items a tile of DeviceSelect's
+// unique of 4-byte items can take, by unique_probe.txt.
+var selectTiles4 = [2]uint64{12501, 12945}
+
+// tileStatus is the scratch of a CUB kernel that keeps a 16-byte status
+// for each tile of n items and 32 more.
+func tileStatus(n, tile uint64) uint64 {
+	return cubTemporaries(16 * (ceilDiv(max(n, 1), tile) + 32))
+}
 
 func init() {
 	params := []Param{input, boolParam("return_inverse", "False"), boolParam("return_counts", "False"), {Name: "dim", Kind: IntParam, Default: "None"}}
@@ -79,18 +110,24 @@ func uniqueValues(vals []float64, consecutive bool) (out, inv, cnt knownValues) 
 	return out, inv, cnt
 }
 
-// uniqueUnrecorded is why op over x (n elements, values known or not)
-// departs from the recorded rules, or "".
-func uniqueUnrecorded(x *Tensor, n int64, known bool) string {
+// uniqueUnrecorded is why op over x (n elements, values known or not;
+// consecutive, inverse and counts as asked) departs from the recorded
+// rules, or "".
+func uniqueUnrecorded(x *Tensor, n int64, known, consecutive, inverse, counts bool) string {
+	size, un := x.DType.Size, uint64(n)
 	switch {
 	case !x.Device().CUDA:
-		return "on the host"
+		return ""
 	case x.DType.Name == "bool":
 		return "of bools (PyTorch counts the true values)"
-	case x.DType.Name != "int64":
-		return "of " + x.DType.Name + " (CUB's kernels for its size not recorded)"
-	case n > uniqueOneTile:
-		return "of more than one tile of CUB's kernels (not recorded)"
+	case keysOnlyTiles[x.DType.Name] == 0:
+		return "of " + x.DType.Name + " (CUB's kernels for it not recorded)"
+	case un > uniqueProbed:
+		return "of more elements than CUB's kernels were measured at"
+	case size == 4 && !consecutive && !inverse && un > 4609 && un < 5759:
+		return "of 4-byte keys between CUB's sort of one tile and of several, as measured"
+	case size == 4 && !counts && tileStatus(un, selectTiles4[0]) != tileStatus(un, selectTiles4[1]):
+		return "of 4-byte items where DeviceSelect's scratch depends on its tile, not measured exactly"
 	case !known:
 		return "values unknown: the output's shape taken as every element distinct, the largest it can be"
 	}
@@ -112,7 +149,7 @@ func (s *Session) unique(op string, x *Tensor, consecutive, inverse, counts bool
 		out, inv, cnt = uniqueValues(vals, consecutive)
 		distinct = int64(len(out))
 	}
-	if why := uniqueUnrecorded(x, n, known); why != "" {
+	if why := uniqueUnrecorded(x, n, known, consecutive, inverse, counts); why != "" {
 		if err := s.estimate(nil, op, "%s: memory rule from PyTorch's kernel, %s", argShapes(Args{x}), why); err != nil {
 			return nil, false, err
 		}
@@ -192,8 +229,12 @@ func (s *Session) uniqueSorted(x *Tensor, consecutive, inverse, counts bool, kee
 			if n > maxOneTileSort {
 				scratch = pairsScratch(n, x.DType.Size)
 			}
-		} else if n > maxOneTileSort {
-			scratch = onesweepScratch(n, x.DType.Size, x.DType.Size, keysOnlyTile, false)
+		} else if n > keysOneTile(x.DType.Size) {
+			tile := keysOnlyTiles[x.DType.Name]
+			if tile == 0 {
+				tile = keysOnlyTile
+			}
+			scratch = onesweepScratch(n, x.DType.Size, x.DType.Size, tile, false)
 		}
 		err := s.libScratch(dev, "CUB's radix sort", scratch)
 		if arange != nil {
@@ -226,7 +267,7 @@ func (s *Session) uniqueSorted(x *Tensor, consecutive, inverse, counts bool, kee
 		if err != nil {
 			return fail(err)
 		}
-		err = s.libScratch(dev, "CUB's scan", float32ScanScratch(n))
+		err = s.libScratch(dev, "CUB's scan", tileStatus(n, 6144))
 		s.dropAll(ts)
 		if err != nil {
 			return fail(err)
@@ -251,7 +292,14 @@ func (s *Session) uniqueSorted(x *Tensor, consecutive, inverse, counts bool, kee
 		return fail(err)
 	}
 	made = append(made, c)
-	if err := s.libScratch(dev, "CUB's select", cubSelectScratch(n)); err != nil {
+	scratch := cubSelectScratch(n)
+	switch {
+	case counts:
+		scratch = tileStatus(n, 768)
+	case x.DType.Size == 4:
+		scratch = tileStatus(n, selectTiles4[0])
+	}
+	if err := s.libScratch(dev, "CUB's unique", scratch); err != nil {
 		return fail(err)
 	}
 	return []*Tensor{o, inv, c}, nil
