@@ -2,8 +2,11 @@ package engine
 
 import "fmt"
 
-// nn.utils.weight_norm's ops (testdata/pyrules/modules_census_nn.py;
-// recorded, not yet held to it: estimated from PyTorch's source):
+// nn.utils.weight_norm's ops (testdata/pyrules/modules_census_nn.py,
+// held statement by statement, its conv1d's cuDNN workspaces in
+// convtable/weightnorm.jsonl.gz: dim 0 of float32 on the GPU, a dense
+// gradient; the other cases on the GPU, from PyTorch's source, are
+// estimated):
 //
 //   - norm_except_dim(v, pow=2, dim=0): the norm of v over every
 //     dimension but dim (0 or the last), shaped as v with 1s elsewhere,
@@ -20,15 +23,25 @@ import "fmt"
 
 func init() {
 	declare(
-		estimated("modules_census_nn.py", &OpDef{Name: "norm_except_dim", Function: true,
+		&OpDef{Name: "norm_except_dim", Function: true,
 			Params: []Param{{Name: "v", Kind: TensorParam}, {Name: "pow", Kind: IntParam, Default: "2"}, {Name: "dim", Kind: IntParam, Default: "0"}},
 			Memory: "the norm over every dimension but dim (0 or the last), one tensor shaped as v with 1s elsewhere; backward refused",
-			run:    func(s *Session, a Args) (*Tensor, error) { return s.normExceptDim(a.Tensor(0), a.Int(2)) }}),
-		estimated("modules_census_nn.py", &OpDef{Name: "_weight_norm", Function: true,
+			run:    func(s *Session, a Args) (*Tensor, error) { return s.normExceptDim(a.Tensor(0), a.Int(2)) }},
+		&OpDef{Name: "_weight_norm", Function: true,
 			Params: []Param{{Name: "v", Kind: TensorParam}, {Name: "g", Kind: TensorParam}, {Name: "dim", Kind: IntParam, Default: "0"}},
 			Memory: "the fused kernel's w (v's shape), then the norms (g's shape, float32), saved with v and g; backward a dense copy of a gradient that is not contiguous, then v's and g's gradients",
-			run:    func(s *Session, a Args) (*Tensor, error) { return s.weightNorm(a.Tensor(0), a.Tensor(1), a.Int(2)) }}),
+			run:    func(s *Session, a Args) (*Tensor, error) { return s.weightNorm(a.Tensor(0), a.Tensor(1), a.Int(2)) }},
 	)
+}
+
+// weightNormRecorded labels op over v along dim on the GPU estimated
+// where modules_census_nn.py did not record it: another dim than 0,
+// another dtype than float32.
+func (s *Session) weightNormRecorded(op string, v *Tensor, dim int64) error {
+	if dim == 0 && v.DType.Name == "float32" || !v.Device().CUDA {
+		return nil
+	}
+	return s.estimate(nil, op, "%s dim=%d: memory rule from PyTorch's source, not recorded on the GPU (modules_census_nn.py records dim 0 of float32)", argShapes(Args{v}), dim)
 }
 
 // normExceptDim is torch.norm_except_dim(v, 2, dim).
@@ -39,6 +52,9 @@ func (s *Session) normExceptDim(v *Tensor, dim int64) (*Tensor, error) {
 	}
 	if !isFloat(v.DType) || !v.IsContiguous() {
 		return nil, NotModelledError("torch.norm_except_dim of a tensor not contiguous or not floating")
+	}
+	if err := s.weightNormRecorded("torch.norm_except_dim", v, dim); err != nil {
+		return nil, err
 	}
 	shape := make([]int64, r)
 	for i := range shape {
@@ -67,6 +83,9 @@ func (s *Session) weightNorm(v, g *Tensor, dim int64) (*Tensor, error) {
 	case !v.IsContiguous() || !g.IsContiguous():
 		return nil, NotModelledError("torch._weight_norm of a tensor not contiguous (PyTorch's copies first)")
 	}
+	if err := s.weightNormRecorded("torch._weight_norm", v, dim); err != nil {
+		return nil, err
+	}
 	acc := Float32
 	if v.DType.Name == "float64" {
 		acc = v.DType
@@ -86,6 +105,11 @@ func (s *Session) weightNorm(v, g *Tensor, dim int64) (*Tensor, error) {
 func weightNormBackward(s *Session, n *node, grad *Tensor) ([]*Tensor, error) {
 	var dense *Tensor
 	if !grad.IsContiguous() {
+		if grad.Device().CUDA {
+			if err := s.estimate(nil, "torch._weight_norm backward", "%s: a gradient not contiguous copied first, from PyTorch's source, not recorded on the GPU", argShapes(Args{grad})); err != nil {
+				return []*Tensor{nil, nil}, err
+			}
+		}
 		t, err := s.alloc(grad.Shape, grad.DType, grad.Device())
 		if err != nil {
 			return []*Tensor{nil, nil}, err
