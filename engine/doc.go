@@ -121,7 +121,7 @@
 //     absolute, divide, swapaxes, concat; expand_as, view_as, type_as,
 //     unflatten, movedim, broadcast_to; new_zeros and the other new_*;
 //     clamp_min, clamp_max), reorder.go (flip, roll; estimated).
-//   - Sampling: multinomial.go (torch.multinomial; a 1-d input
+//   - Sampling: multinomial.go (torch.multinomial; the host's
 //     estimated).
 //   - Factories: factories.go (zeros, ones, empty, full, rand, arange,
 //     the *_like forms, eye, linspace, randint, tril, triu; F.one_hot);
@@ -129,15 +129,16 @@
 //   - Reductions and selections: reduce.go (with amax and amin,
 //     estimated), reduce_dims.go (along several dimensions;
 //     std and var's correction, norm's p), reduce_outer.go, unique.go
-//     (unique, unique_consecutive; past one tile of CUB's kernels, or
-//     of values not known, estimated), diag.go (trace, diag;
+//     (unique, unique_consecutive; values not known, other dtypes than
+//     int64, float32 and int32, estimated), diag.go (trace, diag;
 //     estimated), selectk.go, cumprod.go (cumprod and its backward;
-//     estimated), sort.go, topk.go, radixsort.go.
+//     estimated), sort.go, topk.go, radixsort.go, quantile.go
+//     (PyTorch's composite; linear along a dimension recorded).
 //   - Indexing: advindex.go, indexcheck.go, indexops.go, masks.go,
 //     maskgrad.go.
 //   - Resampling: resample.go (F.pad, F.interpolate), repeat.go (repeat,
-//     tile, repeat_interleave; by counts other than int64 ones on the
-//     GPU, or with output_size, estimated).
+//     tile, repeat_interleave; by counts other than int64 and int32
+//     ones on the GPU, or with output_size, estimated).
 //   - Layers: conv.go with convtable.go, convparse.go and convtable/
 //     (the recorded convolutions), convestimate.go (the others, from
 //     the nearest recorded one), convgrad.go (a backward whose incoming
