@@ -58,9 +58,9 @@
 //     shapes, why) and lets it go on by a general rule, or under
 //     Options.Strict returns the op's refusal; Tier says whether the
 //     session's figures are exact or rest on its first estimate;
-//     estimated(rec, d) makes a whole entry an estimate (a rule modelled
-//     from PyTorch's formulas, not yet held to a recording; rec names
-//     the rule script that recorded it, "" for none yet).
+//     recording(rec) says, in an estimate's cause, where a rule modelled
+//     from PyTorch's formulas stands (rec the rule script that recorded
+//     it, "" for none yet).
 //   - cards.go: the rules that read the GPU (the cuBLAS workspace, a
 //     reduction's blocks, CUB's and cuDNN's scratch, the attention
 //     backend, where the memory runs out), recorded on the GH100 (the
@@ -168,10 +168,11 @@
 //     run on the GPU machine with scripts/record_script.py --events (the
 //     manual's "Adding an op" says how to make its figures tell).
 //  2. Declare one OpDef in an init of the family's file, beside the rule
-//     (wrapped in estimated(SCRIPT, ...) until the rule is held to its
-//     rule script's recording, "" while the script waits for the GPU in
-//     testdata/pyrules_pending; an op whose rule covers some arguments
-//     and not others calls s.estimate for those, naming why):
+//     (calling s.estimate with recording(SCRIPT) in its cause until the
+//     rule is held to its rule script's recording, "" while the script
+//     waits for the GPU in testdata/pyrules_pending; an op whose rule
+//     covers some arguments and not others calls it for those alone,
+//     naming why):
 //     its names (Function for torch.NAME, Method for Tensor.NAME,
 //     functional() for F.NAME only, InPlace, Dunders), its Params with
 //     PyTorch's defaults, its Memory line, and run (or runTuple, inPlace),

@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/gpumemrepl/gpumemrepl/allocator"
 	"github.com/gpumemrepl/gpumemrepl/allocator/snapshot"
@@ -156,74 +155,6 @@ func recording(rec string) string {
 		return "not yet recorded on the GPU"
 	}
 	return "recorded on the GPU in testdata/pyrules/" + rec + " but not yet held to it"
-}
-
-// estimated marks an entry whose rule was modelled from PyTorch's
-// formulas and is not yet held to a recording (rec, as recording
-// takes it): help says so, and every run of it, in place too, is an
-// estimate naming its arguments' shapes (refused under Options.Strict),
-// and so is the backward of the node it records (estimateBackwards).
-func estimated(rec string, d *OpDef) *OpDef {
-	d.Memory += " (" + recording(rec) + ": estimated from PyTorch's formulas)"
-	name := "torch." + d.Name
-	switch {
-	case !d.Function && !d.Method:
-		name = "F." + d.Name
-	case !d.Function:
-		name = "Tensor." + d.Name
-	}
-	note := func(s *Session, op string, a Args) (func(outs ...*Tensor), error) {
-		shapes := argShapes(a)
-		if shapes == "" { // a factory: its sizes
-			var sizes []string
-			for i, p := range d.Params {
-				switch v := a[i].(type) {
-				case int64:
-					sizes = append(sizes, fmt.Sprintf("%s=%d", p.Name, v))
-				case []int64:
-					sizes = append(sizes, p.Name+"="+dimList(v))
-				case float64:
-					sizes = append(sizes, fmt.Sprintf("%s=%g", p.Name, v))
-				}
-			}
-			shapes = strings.Join(sizes, " ")
-		}
-		return s.estimateOp(op, "%s: memory rule from PyTorch's formula, %s", shapes, recording(rec))
-	}
-	if run := d.run; run != nil {
-		d.run = func(s *Session, a Args) (*Tensor, error) {
-			made, err := note(s, name, a)
-			if err != nil {
-				return nil, err
-			}
-			t, err := run(s, a)
-			made(t)
-			return t, err
-		}
-	}
-	if run := d.runTuple; run != nil {
-		d.runTuple = func(s *Session, a Args) ([]*Tensor, bool, error) {
-			made, err := note(s, name, a)
-			if err != nil {
-				return nil, false, err
-			}
-			ts, tuple, err := run(s, a)
-			made(ts...)
-			return ts, tuple, err
-		}
-	}
-	if run := d.inPlace; run != nil {
-		d.inPlace = func(s *Session, a Args) error {
-			made, err := note(s, "Tensor."+d.InPlace, a)
-			if err != nil {
-				return err
-			}
-			err = run(s, a)
-			made(a.Tensor(0))
-			return err
-		}
-	}
-	return d
 }
 
 // estimateOp is estimate (no refusal of its own) for an op that may
