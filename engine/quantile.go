@@ -51,8 +51,10 @@ func (s *Session) quantile(x *Tensor, q float64, dim any, keep bool, mode string
 	case len(x.Shape) == 0 || x.Numel() == 0:
 		return nil, NotModelledError("torch.quantile of a 0-d or empty tensor")
 	}
+	made := func(...*Tensor) {}
 	if mode != "linear" || dim == nil {
-		if err := s.estimate(nil, "torch.quantile", "%s interpolation=%s dim=%v: memory rule from PyTorch's composite, not recorded on the GPU (ops_census_misc.py records linear interpolation along a dimension)", argShapes(Args{x}), mode, dim); err != nil {
+		var err error
+		if made, err = s.estimateOp("torch.quantile", "%s interpolation=%s dim=%v: memory rule from PyTorch's composite, not recorded on the GPU (ops_census_misc.py records linear interpolation along a dimension)", argShapes(Args{x}), mode, dim); err != nil {
 			return nil, err
 		}
 	}
@@ -128,6 +130,9 @@ func (s *Session) quantile(x *Tensor, q float64, dim any, keep bool, mode string
 	}
 	y, err := s.view(vals, out, "SqueezeBackward4")
 	s.dropTensor(vals)
+	if err == nil {
+		made(sorted, y)
+	}
 	return y, err
 }
 

@@ -626,12 +626,14 @@ func init() {
 				if !isFloat(x.DType) {
 					return nil, false, Errorf(RuntimeError, "std and var only support floating point and complex dtypes")
 				}
+				made := func(...*Tensor) {}
 				if std || full {
 					cause := recording("")
 					if !std {
 						cause = "over every element " + cause + " (ops_census_more.py records it along a dimension)"
 					}
-					if err := s.estimate(nil, "torch."+name, "%s: memory rule from PyTorch's formula, %s", argShapes(a), cause); err != nil {
+					var err error
+					if made, err = s.estimateOp("torch."+name, "%s: memory rule from PyTorch's formula, %s", argShapes(a), cause); err != nil {
 						return nil, false, err
 					}
 				}
@@ -651,6 +653,7 @@ func init() {
 				}
 				node := map[bool]string{false: "VarMeanBackward0", true: "StdMeanBackward0"}[std]
 				s.recordPieces(node, outs, x, []*Tensor{x}, varMeanBackward(std, full))
+				made(outs...)
 				return outs, true, nil
 			}})
 	}
