@@ -15,8 +15,8 @@ import (
 // Their in-place forms (CLIP's mask.triu_(1)) write the tensor through
 // the same out= kernel, which reads any strides: nothing allocated
 // (triu_ held to testdata/pyrules/ops_census_misc.py statement by
-// statement; tril_ not recorded, so a CUDA tensor's figures are
-// estimated).
+// statement, tril_ to ops_tril.py: under autograd, under no_grad, on a
+// transposed view).
 func init() {
 	for _, name := range []string{"tril", "triu"} {
 		node := map[string]string{"tril": "TrilBackward0", "triu": "TriuBackward0"}[name]
@@ -28,12 +28,14 @@ func init() {
 				if len(x.Shape) < 2 {
 					return Errorf(RuntimeError, "%s: input tensor must have at least 2 dimensions", name+"_")
 				}
-				if x.Device().CUDA && name == "tril" { // triu_'s rule is held to its recording
-					if err := s.estimate(nil, "Tensor.tril_", "%s %s: memory rule from PyTorch's formula, %s", dimList(x.Shape), x.DType.Name, recording("")); err != nil {
-						return err
-					}
+				vals := triangleValues(x, a.Int(1), name == "triu")
+				if err := inPlaceUnary(node, saveNothing, 1)(s, a); err != nil {
+					return err
 				}
-				return inPlaceUnary(node, saveNothing, 1)(s, a)
+				if vals != nil && x.IsContiguous() && x.Bytes() == x.st.bytes { // the values it wrote, where they are its storage's
+					x.st.vals = vals
+				}
+				return nil
 			},
 			run: func(s *Session, a Args) (*Tensor, error) {
 				x := a.Tensor(0)
