@@ -314,7 +314,11 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		b.S.ZeroGrad(engineTensors(parameters(o, map[*Tensor]bool{}, nil)), toNone)
+		ps := engineTensors(parameters(o, map[*Tensor]bool{}, nil))
+		b.S.ZeroGrad(ps, toNone)
+		if toNone {
+			b.dropGradObjects(ps)
+		}
 		return eval.None, nil
 	})
 	modMethod(m, "__repr__", "", func(b *Binding, o *eval.Instance, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {

@@ -19,8 +19,16 @@ type Optimizer struct {
 	cls      *eval.Class
 	groups   *eval.List
 	defaults *eval.Dict
-	o        *engine.Optimizer
-	b        *Binding
+	// py is what PyTorch's optimizer keeps of Python objects beside
+	// them (optim_python.go): its hooks' registries and its state.
+	py optimizerPython
+	// stepWrapper is the wrapper of step a scheduler made
+	// (lr_scheduler.py), which PyTorch keeps as the optimizer's step;
+	// optCalled is set once the optimizer stepped after it was made.
+	stepWrapper eval.Value
+	optCalled   bool
+	o           *engine.Optimizer
+	b           *Binding
 }
 
 // The optimizer classes, over torch.optim.Optimizer (which isinstance
@@ -39,7 +47,8 @@ var (
 // Type is the optimizer's class.
 func (o *Optimizer) Type() *eval.Class { return o.cls }
 
-// Traverse visits the groups and the defaults.
+// Traverse visits the groups, the defaults and the Python objects kept
+// beside them.
 func (o *Optimizer) Traverse(visit func(eval.Value)) {
 	if o.groups != nil {
 		visit(o.groups)
@@ -47,12 +56,20 @@ func (o *Optimizer) Traverse(visit func(eval.Value)) {
 	if o.defaults != nil {
 		visit(o.defaults)
 	}
+	o.py.traverse(visit)
+	if o.stepWrapper != nil {
+		visit(o.stepWrapper)
+	}
 }
 
-// Clear drops the groups and the defaults.
+// Clear drops the groups, the defaults and the objects kept beside them.
 func (o *Optimizer) Clear(in *eval.Interp) {
-	g, d := o.groups, o.defaults
-	o.groups, o.defaults = nil, nil
+	g, d, w := o.groups, o.defaults, o.stepWrapper
+	o.groups, o.defaults, o.stepWrapper = nil, nil, nil
+	o.py.clear(in)
+	if w != nil {
+		in.Decref(w)
+	}
 	if d != nil {
 		in.Decref(d)
 	}
@@ -112,7 +129,15 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return eval.None, o.b.pyErr(o.b.S.Step(o.o, groups))
+		var withGrad []*Tensor
+		for _, g := range o.groupDicts() {
+			for _, p := range groupParams(g) {
+				if p.T.HasGrad() {
+					withGrad = append(withGrad, p)
+				}
+			}
+		}
+		return eval.None, o.b.stepPython(o, withGrad, func() error { return o.b.pyErr(o.b.S.Step(o.o, groups)) })
 	})
 	optMethod("zero_grad", "zero_grad(set_to_none=True)", func(o *Optimizer, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		toNone, err := o.b.setToNone(args, kw)
@@ -123,8 +148,7 @@ func init() {
 		for _, g := range o.groupDicts() {
 			ps = append(ps, engineTensors(groupParams(g))...)
 		}
-		o.b.S.ZeroGrad(ps, toNone)
-		return eval.None, nil
+		return eval.None, o.b.zeroGradPython(ps, toNone, func() { o.b.S.ZeroGrad(ps, toNone) })
 	})
 	optMethod("add_param_group", "add_param_group(param_group)", func(o *Optimizer, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 		if len(args) != 1 || len(kw) > 0 {

@@ -43,6 +43,10 @@ func optDefaults(cls *eval.Class) ([]optDefault, int) {
 // newOptimizer is SGD(params, ...), Adam(params, ...) or AdamW(params,
 // ...): params is an iterable of tensors or of dicts (param groups, each
 // with its own options); the defaults fill each group's missing options.
+// It makes the Python objects PyTorch's construction makes, in its order
+// (optim_python.go): the type call's arguments, the optimizer, its
+// defaults (dict(...)), its hooks and state, its groups' list,
+// list(params), and a group's dict and list where params are tensors.
 func (b *Binding) newOptimizer(cls *eval.Class, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 	in := b.in
 	opts, positional := optDefaults(cls)
@@ -60,8 +64,30 @@ func (b *Binding) newOptimizer(cls *eval.Class, args []eval.Value, kw []eval.Key
 	if t, ok := a[0].(*Tensor); ok {
 		return nil, in.Raise(eval.TypeErrorType, "params argument given to the optimizer should be an iterable of Tensors or dicts, but got %s", typename(t.T))
 	}
-	o := &Optimizer{cls: cls, b: b, defaults: in.NewDict(), groups: in.NewList(nil)}
+	first := !b.dynamoImported
+	o, err := b.constructOptimizer(cls, opts, a, in.HeapTypeCall(cls, args, kw))
+	if err == nil && first {
+		s := dynamoImport
+		s.Count = dynamoImportEnd
+		in.SettleImport(s)
+	}
+	return o, err
+}
+
+// constructOptimizer is the optimizer's construction, from its
+// arguments a (params and opts by position); release frees the type
+// call's arguments once it is done.
+func (b *Binding) constructOptimizer(cls *eval.Class, opts []optDefault, a []eval.Value, release func()) (eval.Value, error) {
+	in := b.in
+	defer release()
+	o := &Optimizer{cls: cls, b: b}
 	eval.Track(in, o)
+	dv, err := in.Call(eval.DictType, nil, nil)
+	if err != nil {
+		in.Decref(o)
+		return nil, err
+	}
+	o.defaults = dv.(*eval.Dict)
 	for i, d := range opts {
 		v := a[i+1]
 		if v == nil {
@@ -80,35 +106,51 @@ func (b *Binding) newOptimizer(cls *eval.Class, args []eval.Value, kw []eval.Key
 		kind = cls.Name
 	}
 	o.o = b.S.NewOptimizer(kind)
-	var groups []eval.Value
-	err = in.ForEach(a[0], func(v eval.Value) error {
-		eval.Incref(v)
-		groups = append(groups, v)
-		return nil
-	})
-	if err == nil && len(groups) == 0 {
-		err = in.Raise(eval.ValueErrorType, "optimizer got an empty parameter list")
+	if err := b.optimizerHooks(o); err != nil {
+		in.Decref(o)
+		return nil, err
 	}
-	if err == nil {
-		if _, isDict := groups[0].(*eval.Dict); !isDict {
-			d := in.NewDict()
-			in.PutStr(d, "params", in.NewList(groups), "")
-			groups = []eval.Value{d}
-		}
-		for _, g := range groups {
-			if err = b.addParamGroup(o, g); err != nil {
-				break
-			}
-		}
-	}
-	for _, g := range groups {
-		in.Decref(g)
-	}
-	if err != nil {
+	o.groups = in.NewList(nil)
+	if err := b.addParamGroups(o, a[0]); err != nil {
 		in.Decref(o)
 		return nil, err
 	}
 	return o, nil
+}
+
+// addParamGroups is __init__'s param_groups = list(params) and its
+// add_param_group of each (the first of a process imports
+// torch._dynamo: dynamoImport).
+func (b *Binding) addParamGroups(o *Optimizer, params eval.Value) error {
+	in := b.in
+	lv, err := in.Call(eval.ListType, []eval.Value{params}, nil)
+	if err != nil {
+		return err
+	}
+	groups := lv.(*eval.List)
+	defer func() { in.Decref(groups) }()
+	if len(groups.Items()) == 0 {
+		return in.Raise(eval.ValueErrorType, "optimizer got an empty parameter list")
+	}
+	if _, isDict := groups.Items()[0].(*eval.Dict); !isDict {
+		d := in.NewDict()
+		in.PutStr(d, "params", groups, "")
+		groups = in.NewList([]eval.Value{d})
+	}
+	for _, g := range groups.Items() {
+		if err := b.disableDynamo(2, b.importDynamo, func() error { return b.addParamGroup(o, g) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// importDynamo is the first add_param_group's import of torch._dynamo.
+func (b *Binding) importDynamo() {
+	if !b.dynamoImported {
+		b.dynamoImported = true
+		b.in.ImportCollected(dynamoImport, dynamoImportRan, dynamoImportMade)
+	}
 }
 
 // checkDefaults is __init__'s checks of the options that matter here.
@@ -142,53 +184,88 @@ func truthy(in *eval.Interp, d *eval.Dict, name string) bool {
 	return t
 }
 
-// addParamGroup is add_param_group(group): a copy of the dict whose
-// params is a list of the tensors, the defaults filling what it lacks.
+// addParamGroup is add_param_group(group): group, a dict, is kept as
+// the optimizer's (PyTorch's keeps the dict it is given), its params
+// made a list of the tensors (list(params), then the list of those not
+// named), the defaults filling what it lacks. The sets its checks make
+// are made and freed in their order.
 func (b *Binding) addParamGroup(o *Optimizer, v eval.Value) error {
 	in := b.in
-	if !b.dynamoImported {
-		b.dynamoImported = true
-		in.ImportCollected(dynamoImport, dynamoImportRan, dynamoImportMade)
-	}
-	src, ok := v.(*eval.Dict)
+	g, ok := v.(*eval.Dict)
 	if !ok {
-		return in.Raise(eval.TypeErrorType, "param_group must be a dict")
+		return in.Raise(eval.TypeErrorType, "param_group must be a dict, but got %s", in.TypeName(v))
 	}
-	pv, ok := src.GetStr("params")
+	pv, ok := g.GetStr("params")
 	if !ok {
 		return in.Raise(eval.KeyErrorType, "'params'")
 	}
-	if eval.TypeOf(pv) == eval.SetType {
+	var listed eval.Value
+	switch {
+	case eval.TypeOf(pv) == eval.SetType:
 		return in.Raise(eval.TypeErrorType, "optimizer parameters need to be organized in ordered collections, but the ordering of tensors in sets will change between runs. Please use a list instead.")
+	case isTensor(pv):
+		eval.Incref(pv)
+		listed = in.NewList([]eval.Value{pv})
+	default:
+		l, err := in.Call(eval.ListType, []eval.Value{pv}, nil)
+		if err != nil {
+			return err
+		}
+		listed = l
 	}
+	in.PutStr(g, "params", listed, "")
 	var ps, names []eval.Value
-	collect := func(t eval.Value) error {
-		if tup, ok := t.(*eval.Tuple); ok && len(tup.Items()) == 2 {
+	tensors, named := in.NewList(nil), in.NewList(nil)
+	defer in.Decref(named)
+	for _, t := range listed.(*eval.List).Items() {
+		if tup, ok := t.(*eval.Tuple); ok {
 			// named_parameters(): (name, tensor), the names kept as param_names
-			if name, ok := tup.Items()[0].(string); ok {
-				names, t = append(names, name), tup.Items()[1]
+			items := tup.Items()
+			if len(items) > 0 {
+				names = append(names, items[0])
+				named.Append(items[0])
+			}
+			if len(items) > 1 {
+				t = items[1]
 			}
 		}
-		if _, ok := t.(*Tensor); !ok {
+		ps = append(ps, t)
+		tensors.Append(t)
+	}
+	in.PutStr(g, "params", tensors, "")
+	if len(names) > 0 {
+		if len(names) != len(ps) {
+			return in.Raise(eval.ValueErrorType, "all optimizer params should be with/without names. Some param names are missing")
+		}
+		eval.Incref(named)
+		in.PutStr(g, "param_names", named, "")
+	}
+	for _, t := range ps {
+		if !isTensor(t) {
 			return in.Raise(eval.TypeErrorType, "optimizer can only optimize Tensors, but one of the params is %s", in.TypeName(t))
 		}
-		eval.Incref(t)
-		ps = append(ps, t)
-		return nil
 	}
 	var err error
-	if _, one := pv.(*Tensor); one {
-		err = collect(pv)
-	} else {
-		err = in.ForEach(pv, collect)
-	}
-	if err != nil {
-		for _, p := range ps {
-			in.Decref(p)
+	f := &pyFrame{in: in}
+	defer f.done()
+	f.objects(1) // self.defaults.items()'s iterator, with the pair it reuses
+	f.tuple(2)
+	o.defaults.Items(func(k, v eval.Value) bool {
+		if name, _ := k.(string); err == nil && !hasKey(g, name) {
+			err = in.SetItem(g, k, v)
 		}
+		return true
+	})
+	f.free(2)
+	if err != nil {
 		return err
 	}
+	f.objects(1) // len(set(params))
+	f.free(1)
+	f.objects(1) // param_set
 	for _, other := range o.groupDicts() {
+		f.objects(1) // set(group["params"])
+		f.free(1)
 		for _, q := range groupParams(other) {
 			for _, p := range ps {
 				if err == nil && p == eval.Value(q) {
@@ -197,37 +274,18 @@ func (b *Binding) addParamGroup(o *Optimizer, v eval.Value) error {
 			}
 		}
 	}
+	f.objects(1) // set(param_group["params"])
 	if err != nil {
-		for _, p := range ps {
-			in.Decref(p)
-		}
-		return err
-	}
-	g := in.NewDict()
-	src.Items(func(k, v eval.Value) bool {
-		if k == "params" {
-			in.PutStr(g, "params", in.NewList(ps), "")
-			if len(names) > 0 && len(names) == len(ps) {
-				in.PutStr(g, "param_names", in.NewList(names), "")
-			}
-		} else if err == nil {
-			err = in.SetItem(g, k, v)
-		}
-		return true
-	})
-	o.defaults.Items(func(k, v eval.Value) bool {
-		if name, _ := k.(string); err == nil && !hasKey(g, name) {
-			err = in.SetItem(g, k, v)
-		}
-		return true
-	})
-	if err != nil {
-		in.Decref(g)
 		return err
 	}
 	o.groups.Append(g)
-	in.Decref(g)
 	return nil
+}
+
+// isTensor reports whether v is a tensor.
+func isTensor(v eval.Value) bool {
+	_, ok := v.(*Tensor)
+	return ok
 }
 
 // groupDicts are the optimizer's param groups.

@@ -130,8 +130,14 @@ type Binding struct {
 	// wrapper of a function it decorates.
 	decorate eval.Value
 	// orderedDict is collections.OrderedDict, which import torch
-	// imports (Module.__init__'s hook registries are OrderedDicts).
-	orderedDict eval.Value
+	// imports (Module.__init__'s hook registries are OrderedDicts), and
+	// defaultDict collections.defaultdict (an optimizer's state).
+	orderedDict, defaultDict eval.Value
+	// gradObjects are the Python objects of parameters' gradients that
+	// PyTorch keeps while the gradient lives, by parameter
+	// (optim_python.go); zeroGradKept what the first zero_grad keeps.
+	gradObjects  map[*engine.Tensor]eval.Value
+	zeroGradKept []eval.Value
 	// deviceBlocks are the default devices that torch.device blocks
 	// entered replaced, innermost last (defaults.go).
 	deviceBlocks []engine.Device
@@ -299,6 +305,7 @@ func init() {
 			}
 			if args[0] == eval.None {
 				t.b.S.ZeroGrad([]*engine.Tensor{t.T}, true)
+				t.b.dropGradObjects([]*engine.Tensor{t.T})
 				return eval.None, nil
 			}
 			g, ok := args[0].(*Tensor)
@@ -308,6 +315,7 @@ func init() {
 			if err := t.b.S.SetGrad(t.T, g.T); err != nil {
 				return nil, t.b.pyErr(err)
 			}
+			t.b.dropGradObjects([]*engine.Tensor{t.T})
 			return eval.None, nil
 		})))
 	method("__repr__", "", func(in *eval.Interp, s eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {

@@ -116,6 +116,9 @@ func (b *Binding) torchModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	if b.orderedDict, err = in.GetAttr(collections, "OrderedDict"); err != nil {
 		return nil, err
 	}
+	if b.defaultDict, err = in.GetAttr(collections, "defaultdict"); err != nil {
+		return nil, err
+	}
 	m := in.NewModule("torch")
 	m.Set(in, "__version__", "2.11.0")
 	m.Set(in, "Tensor", TensorType)

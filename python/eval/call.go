@@ -424,6 +424,13 @@ func (in *Interp) heapTypeCall(cls *Class, args []Value, kw []KeywordArg) func()
 	}
 }
 
+// HeapTypeCall is what calling a class a class statement made takes,
+// for a class written in Go that stands for one (torch.optim.Adam):
+// the tuple and dict of heapTypeCall, and what frees them.
+func (in *Interp) HeapTypeCall(cls *Class, args []Value, kw []KeywordArg) func() {
+	return in.heapTypeCall(cls, args, kw)
+}
+
 // newTakesArgs reports whether cls's __new__ is not object's (its own,
 // a value type's or an exception's), so that object.__init__ lets the
 // arguments a call passes to both go, as CPython's excess_args checks

@@ -410,6 +410,20 @@ func (in *Interp) SetGCState(s GCState) {
 	g.scheduled = false
 }
 
+// SettleImport puts the collector's counts and free lists in state s,
+// as a recording read them once the call that ran an import
+// ImportCollected stood for returned (the objects' generations as they
+// are); nothing with the collector disabled, where ImportCollected
+// counted the import's objects.
+func (in *Interp) SettleImport(s GCState) {
+	if in.gcDisabled {
+		return
+	}
+	g := &in.gc
+	g.count = s.Count
+	g.freeLists, g.freeDicts, g.freeTuples = s.FreeLists, s.FreeDicts, s.FreeTuples
+}
+
 // ImportCollected puts the collector in state s as an import too large
 // to model leaves it (torch._dynamo's, which the first optimizer's
 // add_param_group runs): its full collections free the garbage there

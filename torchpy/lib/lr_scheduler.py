@@ -1,30 +1,131 @@
 # torch.optim.lr_scheduler, as gpumemrepl runs it (embedded by lr_scheduler.go).
 import math
+import warnings
+from functools import wraps
+from weakref import ref
+
+
+_EPOCH_DEPRECATION = ("The epoch parameter in `scheduler.step()` was not necessary and is being "
+                      "deprecated where possible. Please use `scheduler.step()` to step the "
+                      "scheduler. During the deprecation, if epoch is different from None, the "
+                      "closed form is used instead of the new chainable form, where available. "
+                      "Please open an issue if you are unable to replicate your use case: "
+                      "https://github.com/pytorch/pytorch/issues/new/choose.")
 
 
 class LRScheduler:
+    # What each step sets is PyTorch 2.11's; so is what the scheduler
+    # makes of Python objects, for CPython's collector (a leak experiment
+    # holds schedulers in reference cycles: testdata/experiments/gc's
+    # gh47589): the wrapper of the optimizer's step that tells a step
+    # taken (its weak reference, its two cells, its dict), the context
+    # objects of each step, the lists of learning rates.
+    _get_lr_called_within_step = False
+    _is_initial = False
+
     def __init__(self, optimizer, last_epoch=-1):
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
         if last_epoch == -1:
             for group in optimizer.param_groups:
-                group.setdefault('initial_lr', group['lr'])
+                initial_lr = group['lr']
+                group.setdefault('initial_lr', initial_lr)
+        else:
+            for i, group in enumerate(optimizer.param_groups):
+                if 'initial_lr' not in group:
+                    raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] when resuming an optimizer")
         self.base_lrs = [group['initial_lr'] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
+
+        def patch_track_step_called(opt):
+            # PyTorch replaces opt.step by a wrapper that marks the
+            # optimizer stepped; the tool's optimizer keeps the wrapper
+            # (_set_step_wrapper) and marks itself when stepped
+            if _step_wrapper(opt) is not None:
+                return
+
+            def wrap_step(step_fn):
+                opt_ref = ref(self.optimizer)
+                func = type(opt_ref()).step
+
+                @wraps(func)
+                def wrapper(*args, **kwargs):
+                    return func(opt_ref(), *args, **kwargs)
+
+                wrapper._wrapped_by_lr_sched = True
+                return wrapper
+
+            _set_step_wrapper(opt, wrap_step(opt.step))
+
+        patch_track_step_called(self.optimizer)
+        self._initial_step()
+
+    def _initial_step(self):
         self._step_count = 0
-        self.step()
+        with _initial_mode(self):
+            self.step()
 
     def get_last_lr(self):
         return self._last_lr
 
     def step(self, epoch=None):
+        if self._step_count == 1:
+            if _step_wrapper(self.optimizer) is None:
+                warnings.warn("Seems like `optimizer.step()` has been overridden after learning rate scheduler "
+                              "initialization. Please, make sure to call `optimizer.step()` before "
+                              "`lr_scheduler.step()`. See more details at "
+                              "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate", UserWarning)
+            elif not _opt_called(self.optimizer):
+                warnings.warn("Detected call of `lr_scheduler.step()` before `optimizer.step()`. "
+                              "In PyTorch 1.1.0 and later, you should call them in the opposite order: "
+                              "`optimizer.step()` before `lr_scheduler.step()`.  Failure to do this "
+                              "will result in PyTorch skipping the first value of the learning rate schedule. "
+                              "See more details at "
+                              "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate", UserWarning)
         self._step_count += 1
-        self.last_epoch += 1
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        if epoch is not None:
+            warnings.warn(_EPOCH_DEPRECATION, UserWarning)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch=None):
+        # (the schedulers' closed forms for a given epoch are not written
+        # here: get_lr's values, which set no memory)
+        with _enable_get_lr_call(self):
+            if epoch is None:
+                self.last_epoch += 1
+            else:
+                self.last_epoch = epoch
+            values = self.get_lr()
+        for group, lr in zip(self.optimizer.param_groups, values):
             group['lr'] = lr
         self._last_lr = [group['lr'] for group in self.optimizer.param_groups]
 
     def state_dict(self):
         return {k: v for k, v in self.__dict__.items() if k != 'optimizer'}
+
+
+class _enable_get_lr_call:
+    def __init__(self, o):
+        self.o = o
+
+    def __enter__(self):
+        self.o._get_lr_called_within_step = True
+        return self
+
+    def __exit__(self, type, value, traceback):
+        self.o._get_lr_called_within_step = False
+
+
+class _initial_mode:
+    def __init__(self, o):
+        self.o = o
+
+    def __enter__(self):
+        self.o._is_initial = True
+
+    def __exit__(self, type, value, traceback):
+        self.o._is_initial = False
 
 
 class _LRScheduler(LRScheduler):
@@ -102,14 +203,24 @@ del _name
 
 class LambdaLR(LRScheduler):
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        if isinstance(lr_lambda, (list, tuple)):
-            self.lr_lambdas = list(lr_lambda)
-        else:
+        self.optimizer = optimizer
+        if not isinstance(lr_lambda, list) and not isinstance(lr_lambda, tuple):
             self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
+        else:
+            if len(lr_lambda) != len(optimizer.param_groups):
+                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
+            self.lr_lambdas = list(lr_lambda)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        _warn_get_lr_called_within_step(self)
         return [base * f(self.last_epoch) for f, base in zip(self.lr_lambdas, self.base_lrs)]
+
+
+def _warn_get_lr_called_within_step(scheduler):
+    if not scheduler._get_lr_called_within_step:
+        warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
+                      UserWarning, stacklevel=2)
 
 
 class CosineAnnealingLR(LRScheduler):
