@@ -197,12 +197,13 @@ func (b *Binding) setToNone(args []eval.Value, kw []eval.KeywordArg) (bool, erro
 func (b *Binding) optimModule(in *eval.Interp) (*eval.ModuleObj, error) {
 	m := in.NewModule("torch.optim")
 	m.Set(in, "Optimizer", OptimizerType)
+	b.adamBetas = in.NewTuple([]eval.Value{0.9, 0.999})
 	for _, c := range optimizerClasses {
 		m.Set(in, c.Name, c)
 		c.New = func(in *eval.Interp, cls *eval.Class, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 			return b.newOptimizer(cls, args, kw)
 		}
-		c.SetAttr("__signature_params__", signatureParams(in, c))
+		c.SetAttr("__signature_params__", b.signatureParams(c))
 	}
 	for _, name := range []string{"Adagrad", "LBFGS", "Adafactor", "Adadelta", "Adamax", "NAdam", "RAdam", "ASGD", "Rprop", "SparseAdam", "Muon"} {
 		b.fn(m, name, "not modelled yet", func(in *eval.Interp, _ eval.Value, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
@@ -246,8 +247,9 @@ func (o *Optimizer) repr() string {
 // signatureParams is cls's constructor as inspect.signature reads a
 // class of the tool's: params, then its options by position, then by
 // keyword only ((name, kind) and (name, kind, default) tuples).
-func signatureParams(in *eval.Interp, cls *eval.Class) eval.Value {
-	opts, positional := optDefaults(cls)
+func (b *Binding) signatureParams(cls *eval.Class) eval.Value {
+	in := b.in
+	opts, positional := b.optDefaults(cls)
 	items := []eval.Value{in.NewTuple([]eval.Value{"params", int64(1)})}
 	for i, o := range opts {
 		kind := int64(1)

@@ -17,8 +17,9 @@ func value(v eval.Value) func(*eval.Interp) eval.Value {
 }
 
 // optDefaults are each class's options (PyTorch 2.11's signatures) and
-// how many of them come by position after params.
-func optDefaults(cls *eval.Class) ([]optDefault, int) {
+// how many of them come by position after params. Adam's betas default
+// is one tuple, its function's default (adamBetas), as PyTorch's.
+func (b *Binding) optDefaults(cls *eval.Class) ([]optDefault, int) {
 	switch cls {
 	case SGDType:
 		return []optDefault{{"lr", value(1e-3)}, {"momentum", value(int64(0))}, {"dampening", value(int64(0))},
@@ -34,7 +35,10 @@ func optDefaults(cls *eval.Class) ([]optDefault, int) {
 	if cls == AdamType {
 		wd, decoupled = int64(0), false
 	}
-	betas := func(in *eval.Interp) eval.Value { return in.NewTuple([]eval.Value{0.9, 0.999}) }
+	betas := func(*eval.Interp) eval.Value {
+		eval.Incref(b.adamBetas)
+		return b.adamBetas
+	}
 	return []optDefault{{"lr", value(1e-3)}, {"betas", betas}, {"eps", value(1e-8)}, {"weight_decay", value(wd)},
 		{"amsgrad", value(false)}, {"maximize", value(false)}, {"foreach", value(eval.None)}, {"capturable", value(false)},
 		{"differentiable", value(false)}, {"fused", value(eval.None)}, {"decoupled_weight_decay", value(decoupled)}}, 5
@@ -45,11 +49,11 @@ func optDefaults(cls *eval.Class) ([]optDefault, int) {
 // with its own options); the defaults fill each group's missing options.
 // It makes the Python objects PyTorch's construction makes, in its order
 // (optim_python.go): the type call's arguments, the optimizer, its
-// defaults (dict(...)), its hooks and state, its groups' list,
+// defaults (a dict display), its hooks and state, its groups' list,
 // list(params), and a group's dict and list where params are tensors.
 func (b *Binding) newOptimizer(cls *eval.Class, args []eval.Value, kw []eval.KeywordArg) (eval.Value, error) {
 	in := b.in
-	opts, positional := optDefaults(cls)
+	opts, positional := b.optDefaults(cls)
 	names := []string{"params"}
 	for _, o := range opts {
 		names = append(names, o.name)
@@ -82,12 +86,7 @@ func (b *Binding) constructOptimizer(cls *eval.Class, opts []optDefault, a []eva
 	defer release()
 	o := &Optimizer{cls: cls, b: b}
 	eval.Track(in, o)
-	dv, err := in.Call(eval.DictType, nil, nil)
-	if err != nil {
-		in.Decref(o)
-		return nil, err
-	}
-	o.defaults = dv.(*eval.Dict)
+	o.defaults = in.NewDict()
 	for i, d := range opts {
 		v := a[i+1]
 		if v == nil {

@@ -13,10 +13,9 @@ import (
 // these objects take generation 0 past its threshold, so its figures
 // depend on them.
 //
-// An optimizer keeps: itself, its defaults (a dict(...) call: counted,
-// whatever the free list of dicts holds), Optimizer.__init__'s six
-// OrderedDicts of hooks and its state, a defaultdict(dict); its groups'
-// list, each group's dict and params list. Its construction also counts
+// An optimizer keeps: itself, its defaults (a dict display),
+// Optimizer.__init__'s six OrderedDicts of hooks and its state, a
+// defaultdict(dict); its groups' list, each group's dict and params list. Its construction also counts
 // two lists (list(params) in __init__ and again in add_param_group, type
 // calls too, freed onto the free list of lists). A step (Adam's) keeps,
 // for each parameter with a gradient, the state dict the defaultdict

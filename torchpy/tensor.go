@@ -138,6 +138,8 @@ type Binding struct {
 	// (optim_python.go); zeroGradKept what the first zero_grad keeps.
 	gradObjects  map[*engine.Tensor]eval.Value
 	zeroGradKept []eval.Value
+	// adamBetas is Adam's and AdamW's default betas, (0.9, 0.999).
+	adamBetas eval.Value
 	// deviceBlocks are the default devices that torch.device blocks
 	// entered replaced, innermost last (defaults.go).
 	deviceBlocks []engine.Device
