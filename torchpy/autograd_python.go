@@ -57,25 +57,34 @@ func (b *Binding) backwardPython(seeded bool, run func() error) error {
 		return err
 	}
 	free(2)
-	// the first generator expression: its function and generator, an
-	// object, a pair, is_tensor_like's call; the first two calls leave one
-	// object more (gh10348's second backward adds 2, gc_costs.py's too)
+	// the first generator expression, t_tensors = tuple(t for t in
+	// tensors if is_tensor_like(t)): its function and generator, a pair,
+	// is_tensor_like's call, and the tuple PySequence_Tuple makes for a
+	// guessed length (a 10-tuple from its free list, or made), resized to
+	// the one tensor, held until backward returns; the first two calls
+	// leave one object more (gh10348's second backward adds 2, gc_costs.py's
+	// too)
 	hold(2, 1)
-	alloc(3)
+	alloc(2)
 	pair := in.NewTuple([]eval.Value{eval.None, eval.None})
 	err := in.Check()
 	in.Decref(pair)
-	free(3)
+	tensors := in.NewTupleGuessed([]eval.Value{eval.None})
+	defer in.Decref(tensors)
+	free(2)
 	if err != nil {
 		return err
 	}
-	// the second: four objects, one left behind
-	alloc(3)
-	in.LeaveGarbage()
+	// the second, t_inputs, of no inputs: its function and generator, and
+	// the 10-tuple, back on its free list as it gives the empty tuple
+	// (gh47589's reads: where Adam's betas took the free list's 10-tuple,
+	// both are made and count)
+	alloc(2)
+	in.Decref(in.NewTupleGuessed(nil))
 	if err := in.Check(); err != nil {
 		return err
 	}
-	free(3)
+	free(2)
 	// _make_grads: its list, a zip and its pair, two objects, the
 	// cast's lookup (a pair), the seed, one more object
 	if err := in.Check(); err != nil {

@@ -73,7 +73,7 @@ func (b *Binding) newOptimizer(cls *eval.Class, args []eval.Value, kw []eval.Key
 	if err == nil && first {
 		s := dynamoImport
 		s.Count = dynamoImportEnd
-		in.SettleImport(s)
+		in.SettleImport(s, dynamoImportLeft)
 	}
 	return o, err
 }
@@ -86,7 +86,7 @@ func (b *Binding) constructOptimizer(cls *eval.Class, opts []optDefault, a []eva
 	defer release()
 	o := &Optimizer{cls: cls, b: b}
 	eval.Track(in, o)
-	o.defaults = in.NewDict()
+	values := make([]eval.Value, len(opts))
 	for i, d := range opts {
 		v := a[i+1]
 		if v == nil {
@@ -94,7 +94,23 @@ func (b *Binding) constructOptimizer(cls *eval.Class, opts []optDefault, a []eva
 		} else {
 			eval.Incref(v)
 		}
-		in.PutStr(o.defaults, d.name, v, "")
+		if d.name == "betas" {
+			betas, err := b.scalarBetas(v)
+			in.Decref(v)
+			if err != nil {
+				for _, v := range values[:i] {
+					in.Decref(v)
+				}
+				in.Decref(o)
+				return nil, err
+			}
+			v = betas
+		}
+		values[i] = v
+	}
+	o.defaults = in.NewDict()
+	for i, d := range opts {
+		in.PutStr(o.defaults, d.name, values[i], "")
 	}
 	if err := b.checkDefaults(o.defaults); err != nil {
 		in.Decref(o)

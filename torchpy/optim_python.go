@@ -56,6 +56,32 @@ func (p *optimizerPython) clear(in *eval.Interp) {
 	}
 }
 
+// scalarBetas is Adam.__init__'s betas = tuple(map(_to_scalar, betas)):
+// the map object, its iterator over betas and the tuple of iterators it
+// keeps, and a tuple made for a guessed length (a 10-tuple), resized to
+// the two betas, which the optimizer keeps (its defaults' and groups'
+// betas).
+func (b *Binding) scalarBetas(betas eval.Value) (eval.Value, error) {
+	in := b.in
+	f := &pyFrame{in: in}
+	defer f.done()
+	f.tuple(1)
+	f.objects(2)
+	var items []eval.Value
+	err := in.ForEach(betas, func(v eval.Value) error {
+		eval.Incref(v)
+		items = append(items, v)
+		return nil
+	})
+	if err != nil {
+		for _, v := range items {
+			in.Decref(v)
+		}
+		return nil, err
+	}
+	return in.NewTupleGuessed(items), nil
+}
+
 // optimizerHooks makes what Optimizer.__init__ keeps after its defaults:
 // the six OrderedDicts of hooks (step pre and post, state_dict pre and
 // post, load_state_dict pre and post), then the state's defaultdict.

@@ -410,15 +410,17 @@ func (in *Interp) SetGCState(s GCState) {
 	g.scheduled = false
 }
 
-// SettleImport puts the collector's counts and free lists in state s,
-// as a recording read them once the call that ran an import
-// ImportCollected stood for returned (the objects' generations as they
-// are); nothing with the collector disabled, where ImportCollected
+// SettleImport leaves what an import ImportCollected stood for leaves
+// once the call that ran it returned: left, garbage in a cycle that the
+// next collection frees, and the collector's counts and free lists in
+// state s, as a recording read them then (the objects' generations as
+// they are); nothing with the collector disabled, where ImportCollected
 // counted the import's objects.
-func (in *Interp) SettleImport(s GCState) {
+func (in *Interp) SettleImport(s GCState, left Made) {
 	if in.gcDisabled {
 		return
 	}
+	in.LeaveCycle(left)
 	g := &in.gc
 	g.count = s.Count
 	g.freeLists, g.freeDicts, g.freeTuples = s.FreeLists, s.FreeDicts, s.FreeTuples

@@ -154,16 +154,31 @@ func newTuple(in *Interp, _ *Class, args []Value, kw []KeywordArg) (Value, error
 	}
 	t := in.noneTuple(int(hint)).(*Tuple)
 	items, err := in.collect(iterable)
-	if err != nil || len(items) == 0 {
+	if err != nil {
 		in.Decref(t)
-		if err != nil {
-			return nil, err
-		}
-		return in.NewTuple(nil), nil
+		return nil, err
+	}
+	return in.resize(t, items), nil
+}
+
+// resize is _PyTuple_Resize of t, made for a guessed length, to items
+// (taken over): in place, or for none the empty tuple, t freed onto the
+// free list of its first size.
+func (in *Interp) resize(t *Tuple, items []Value) *Tuple {
+	if len(items) == 0 {
+		in.Decref(t)
+		return in.NewTuple(nil)
 	}
 	t.items = items
 	in.resized(t)
-	return t, nil
+	return t
+}
+
+// NewTupleGuessed is tuple() of an iterable that gives no length (a
+// generator, a map), as CPython's PySequence_Tuple makes it: a 10-tuple
+// made before the items come, resized to them (items taken over).
+func (in *Interp) NewTupleGuessed(items []Value) *Tuple {
+	return in.resize(in.noneTuple(10).(*Tuple), items)
 }
 
 // lengthHint is PyObject_LengthHint(v, def): v's len() where it has one,

@@ -103,14 +103,34 @@ func (in *Interp) Warn(category *Class, msg string, stacklevel int) error {
 // frame, CPython's "sys", line 1.
 func (in *Interp) warnPlace(stacklevel int) (file string, line int, fromMain bool) {
 	fr := in.frame
+	in.warnFrameObject(fr)
 	for i := 1; i < stacklevel && fr != nil; i++ {
 		fr = fr.back
+		in.warnFrameObject(fr)
 	}
 	if fr == nil {
 		return "sys", 1, false
 	}
 	name, _ := fr.globals.getStr("__name__")
 	return fr.file, int(fr.start.Line), name == "__main__"
+}
+
+// warnFrameObject is what CPython 3.12's warn makes of a frame it
+// walks to find the warning's place (setup_context: the frame that
+// warns, then each caller stacklevel goes up): its frame object, made
+// the first time something asks for it, a container counted as made,
+// which lives until the frame returns. A module's frame is left out:
+// under scripts/record_gc.py each statement's frame goes as the
+// statement ends, before the counts are read.
+func (in *Interp) warnFrameObject(fr *Frame) {
+	for fr != nil && fr.inlinedComp() {
+		fr = fr.back
+	}
+	if fr == nil || fr.toplevel || fr.cost != costNone || in.gc.quiet > 0 {
+		return
+	}
+	fr.cost = costPlain
+	in.gcCount()
 }
 
 // sysStream is sys.stdout or sys.stderr as the program has it now (it
