@@ -300,24 +300,29 @@ func (b *Binding) adamStepPython(o *Optimizer, withGrad []*Tensor, run func() er
 	if err := b.initGroupPython(o, withGrad); err != nil {
 		return err
 	}
-	// adam(...) through _disable_dynamo_if_unsupported's maybe_fallback
+	// adam(...) through _disable_dynamo_if_unsupported's
+	// maybe_fallback(*args, **kwargs): its six arguments and fifteen
+	// keywords, and the tuple of the keywords' names its call of adam
+	// unpacks them to
 	f.tuple(6)
 	f.dict()
 	if err := in.Check(); err != nil {
 		return err
 	}
-	f.tuple(18) // adam's keywords
+	f.tuple(15)
+	// _default_to_fused_or_foreach: the lists of supported devices, the
+	// generator expression all() reads for foreach (a function and a
+	// generator), the pair it returns
 	f.list()
 	f.list()
-	f.objects(4) // two generator expressions, each a function and a generator
-	f.free(4)
+	f.objects(2)
+	f.free(2)
 	f.free(2)
 	f.tuple(2)
 	f.free(1)
-	f.objects(2)
+	f.objects(2) // all(isinstance(t, torch.Tensor) for t in state_steps)
 	f.free(2)
-	f.tuple(17) // _multi_tensor_adam's keywords
-	if err := in.Check(); err != nil {
+	if err := in.Check(); err != nil { // _multi_tensor_adam
 		return err
 	}
 	f.list() // [params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps]
