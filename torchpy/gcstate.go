@@ -112,7 +112,7 @@ func (b *Binding) RecorderReads() error {
 // The import's last objects, made after its last collection, hold
 // garbage that the next collection frees: gh47589's first collection
 // after it gives back 20 dicts, 32 1-tuples, 8 pairs and 11 4-tuples
-// more than the tool's did without them (rounds/gh47589_lambdalr_self's
+// more than the tool's did without them (methods/gh47589_lambdalr_self's
 // reads, the GPU call of 2026-12-06 21:48), which is where CPython's
 // free lists stand after it, for the prints that follow
 // (dynamoImportLeft, made as the construction ends, the counts and free
