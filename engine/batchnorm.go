@@ -14,7 +14,8 @@ import (
 //
 //   - training: the output, then the batch's mean and inverse standard
 //     deviation, one float32 per channel each, saved by the node with
-//     the input (the running stats are updated in place). PyTorch's
+//     the input (the running stats are updated in place, their version
+//     counters not bumped, as PyTorch's batch_norm leaves them). PyTorch's
 //     kernel, on an input whose channels are its innermost dimension (a
 //     2-d input, or a plane of 1x1), reduces through a buffer across
 //     blocks when it splits the batch (stagedBlocks);
@@ -138,7 +139,7 @@ func (s *Session) batchNorm(x, mean, vr, w, b *Tensor, training bool) (*Tensor, 
 	if training {
 		for _, t := range []*Tensor{mean, vr} {
 			if t != nil {
-				s.written(t)
+				overwritten(t)
 			}
 		}
 	}

@@ -93,8 +93,15 @@ func (s *Session) WriteInto(t *Tensor) { s.written(t) }
 // (backward checks it), and its values are no longer known.
 func (s *Session) written(t *Tensor) {
 	t.st.version++
-	t.st.vals, t.st.share, t.st.zeros = nil, 0, nil
+	overwritten(t)
 }
+
+// overwritten is t written by a kernel autograd does not see write it:
+// its values are no longer known, its version counter stays (batch
+// norm's running stats, which PyTorch's batch_norm updates in place
+// without bumping their version: pytorch/pytorch#13402, so a backward of
+// an earlier forward still reads them, as BYOL's two views do).
+func overwritten(t *Tensor) { t.st.vals, t.st.share, t.st.zeros = nil, 0, nil }
 
 // onView labels an in-place op of the program's (op, writing
 // a.Tensor(0)) estimated where autograd records it on a view: PyTorch
