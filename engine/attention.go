@@ -67,16 +67,6 @@ type sdpaShape struct {
 	b, h, m, n, d, dv int64 // batch, heads, queries, keys, head dims
 }
 
-// backwardModelled refuses cuDNN's backward of attention over other
-// than as many keys as queries, where none was recorded (the
-// memory-efficient kernel's was: mha_cross.py).
-func (g sdpaShape) backwardModelled() error {
-	if g.m != g.n {
-		return NotModelledError("the backward of cuDNN attention with other than as many keys as queries")
-	}
-	return nil
-}
-
 // Attention is F.scaled_dot_product_attention(q, k, v, attn_mask,
 // dropout_p, is_causal, scale=) (scale 0 for the default). 4-d inputs
 // [B, H, T, D] go to a fused kernel, where neither dropout nor causality
@@ -416,8 +406,10 @@ func (s *Session) cudnnAttention(q, k, v, bias *Tensor, g sdpaShape, grad bool) 
 	if grad {
 		lse := ts[3]
 		bw := func(s *Session, n *node, grad *Tensor) ([]*Tensor, error) {
-			if err := g.backwardModelled(); err != nil {
-				return make([]*Tensor, 3), err
+			if g.m != g.n { // cross-attention: recorded for the memory-efficient kernel only (mha_cross.py)
+				if err := s.estimate(nil, "F.scaled_dot_product_attention", "cuDNN's backward over %d queries and %d keys: dq, dk and dv and its workspace (a float32 dq accumulator and one float per query row) as with as many keys as queries, where it was recorded (tfm_sdpa_bf16.py); with other than as many, not recorded", g.m, g.n); err != nil {
+					return make([]*Tensor, 3), err
+				}
 			}
 			return s.attentionGrads(n, grad, outStrides, layouts, func(dev Device) error {
 				return s.libScratch(dev, "cuDNN attention", uint64(4*g.b*g.h*g.m*(g.d+1)+256))
