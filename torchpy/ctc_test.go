@@ -1,8 +1,6 @@
 package torchpy_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -13,8 +11,7 @@ import (
 // lengths whose values the tool does not compute (log_alpha then sized
 // by the targets' width).
 func TestCTCLabels(t *testing.T) {
-	script := filepath.Join(t.TempDir(), "ctc.py")
-	if err := os.WriteFile(script, []byte(`import torch
+	st := runStatements(t, snippetFile(t, `import torch
 import torch.nn.functional as F
 lp = torch.randn(50, 4, 20, device='cuda', requires_grad=True).log_softmax(2)
 tgt = torch.randint(1, 20, (4, 10), device='cuda')
@@ -22,10 +19,7 @@ loss = F.ctc_loss(lp, tgt, [50] * 4, [10] * 4)
 big = torch.randn(300, 4, 20, device='cuda').log_softmax(2)
 loss2 = F.ctc_loss(big, tgt, [300] * 4, [10] * 4, zero_infinity=True)
 loss3 = F.ctc_loss(lp, tgt, torch.full((4,), 50), torch.randint(1, 10, (4,)))
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	st := runStatements(t, script)
+`))
 	for line, want := range map[int]string{5: "", 7: "with zero_infinity, whose backward takes the blanks' logsumexp path", 8: "lengths whose values are not computed"} {
 		est := strings.Join(st.rows[line].estimates, "; ")
 		if st.rows[line].err != "" || (want == "") != (est == "") || !strings.Contains(est, want) {

@@ -1,8 +1,6 @@
 package torchpy_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -14,8 +12,7 @@ import (
 // and a backward that reaches a frozen leaf through the older graph
 // drops the gradient, an estimate; a leaf with a .grad is refused.
 func TestFreezeInALiveGraph(t *testing.T) {
-	script := filepath.Join(t.TempDir(), "freeze.py")
-	if err := os.WriteFile(script, []byte(`import torch
+	st := runStatements(t, snippetFile(t, `import torch
 import torch.nn as nn
 teacher = nn.utils.weight_norm(nn.Linear(8, 16, bias=False)).cuda()
 w = teacher.weight
@@ -32,10 +29,7 @@ try:
     x.requires_grad = False
 except NotImplementedError as e:
     print('refused')
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	st := runStatements(t, script)
+`))
 	for line, want := range map[int]string{
 		9:  "torch.Size([2, 16]) False False False\n",
 		11: "None None\n",

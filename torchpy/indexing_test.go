@@ -233,11 +233,17 @@ func TestMaskFillOfUnknownValues(t *testing.T) {
 // runSnippet runs the Python source src as a script file (runScript).
 func runSnippet(t *testing.T, src string) (*engine.Session, map[int]string) {
 	t.Helper()
+	return runScript(t, snippetFile(t, src))
+}
+
+// snippetFile writes the Python source src to a script file of its own.
+func snippetFile(t *testing.T, src string) string {
+	t.Helper()
 	script := filepath.Join(t.TempDir(), "snippet.py")
 	if err := os.WriteFile(script, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return runScript(t, script)
+	return script
 }
 
 // TestTensorAsIndex: a one-element integer tensor is an index, as
