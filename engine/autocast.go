@@ -411,12 +411,12 @@ func (s *Session) crossEntropyRun(args Args, run func(Args) ([]*Tensor, error)) 
 // it as dtype=, so autocast leaves it) and nll_loss's float32 cast of
 // them (a new reference each; the caller drops both).
 func (s *Session) smoothingLogProbs(x *Tensor) (lsm, forNLL *Tensor, err error) {
-	amp := s.amp.smoothing
+	amp, inOp := s.amp.smoothing, s.amp.inOp
 	if amp {
 		s.amp.inOp = true
 	}
 	lsm, err = s.Run(Ops["log_softmax"], Args{x, classDim(x)})
-	s.amp.inOp = false
+	s.amp.inOp = inOp
 	if err != nil || !amp {
 		return lsm, share(lsm), err
 	}
