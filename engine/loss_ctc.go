@@ -142,22 +142,15 @@ func ctcLossBackward(logProbs *Tensor, alphaShape []int64, maxTarget int64, zero
 		if !zeroInf {
 			return []*Tensor{grad}, nil
 		}
-		// grad = where(nll == inf, zeros({}), grad): the zeros made first
-		zero, err := s.alloc(nil, dt, dev)
-		if err != nil {
-			s.dropTensor(grad)
-			return []*Tensor{nil}, err
-		}
-		defer s.dropTensor(zero)
-		cond, err := s.alloc([]int64{1, batch, 1}, boolDType, dev)
-		if err != nil {
-			s.dropTensor(grad)
-			return []*Tensor{nil}, err
-		}
-		defer s.dropTensor(cond)
-		out, err := s.alloc(shape, dt, dev)
+		// grad = where(nll == inf, zeros({}), grad): the zeros made first,
+		// the old gradient freed as it is replaced, then the mask, the zeros
+		ws, err := s.allocAll(dev, tensorShape{nil, dt}, tensorShape{[]int64{1, batch, 1}, boolDType}, tensorShape{shape, dt})
 		s.dropTensor(grad)
-		return []*Tensor{out}, err
+		if err != nil {
+			return []*Tensor{nil}, err
+		}
+		s.dropAll(ws[:2])
+		return []*Tensor{ws[2]}, nil
 	}
 }
 
